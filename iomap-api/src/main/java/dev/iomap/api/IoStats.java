@@ -1,0 +1,69 @@
+package dev.iomap.api;
+
+import java.util.Arrays;
+
+/**
+ * A snapshot of what the page cache and its device did: the numbers behind write amplification.
+ *
+ * @param appBytesWritten bytes applications asked to write
+ * @param appBytesRead bytes applications read
+ * @param device the device's own counters
+ * @param mapBlocksCalls calls of {@link WritebackOps#mapBlocks}
+ * @param ioends ioends submitted to the device
+ * @param folioStatesAllocated per-block folio states created
+ * @param foliosByOrder folios created, indexed by order (copied)
+ */
+public record IoStats(
+        long appBytesWritten,
+        long appBytesRead,
+        DeviceStats device,
+        long mapBlocksCalls,
+        long ioends,
+        long folioStatesAllocated,
+        long[] foliosByOrder) {
+
+    /** Copies the per-order counts. */
+    public IoStats {
+        foliosByOrder = foliosByOrder.clone();
+    }
+
+    /**
+     * Device bytes written (data and metadata) per byte the application wrote.
+     *
+     * @return the ratio, or 0 if the application wrote nothing
+     */
+    public double writeAmplification() {
+        return appBytesWritten == 0 ? 0 : (double) device.bytesWritten() / appBytesWritten;
+    }
+
+    /** @return a copy of the folios created per order */
+    @Override
+    public long[] foliosByOrder() {
+        return foliosByOrder.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof IoStats other
+                && appBytesWritten == other.appBytesWritten
+                && appBytesRead == other.appBytesRead
+                && device.equals(other.device)
+                && mapBlocksCalls == other.mapBlocksCalls
+                && ioends == other.ioends
+                && folioStatesAllocated == other.folioStatesAllocated
+                && Arrays.equals(foliosByOrder, other.foliosByOrder);
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(appBytesWritten) * 31 + Arrays.hashCode(foliosByOrder);
+    }
+
+    @Override
+    public String toString() {
+        return "IoStats[appBytesWritten=" + appBytesWritten + ", appBytesRead=" + appBytesRead
+                + ", device=" + device + ", mapBlocksCalls=" + mapBlocksCalls + ", ioends=" + ioends
+                + ", folioStatesAllocated=" + folioStatesAllocated
+                + ", foliosByOrder=" + Arrays.toString(foliosByOrder) + "]";
+    }
+}

@@ -1,0 +1,13 @@
+package dev.iomap.api;
+
+/**
+ * The adapter or device does not do this operation (the kernel's EOPNOTSUPP): a declared-absent
+ * capability, never a half-implemented one.
+ */
+public class NotSupportedException extends IomapException {
+
+    /** @param message which operation, and on what */
+    public NotSupportedException(String message) {
+        super(message);
+    }
+}
