@@ -1,0 +1,45 @@
+package dev.iomap.core;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapInode;
+import dev.iomap.api.IomapMapping;
+import dev.iomap.api.IomapOps;
+import dev.iomap.api.IomapRequest;
+import dev.iomap.api.WritebackOps;
+import java.util.Set;
+
+/**
+ * The mapping of a raw block device opened as a file: the kernel's {@code blkdev_iomap_begin}. File
+ * offset equals device offset and every block is {@code MAPPED}, so the whole buffered path runs end
+ * to end with no filesystem. Stateless and thread-safe.
+ */
+public final class BlockDeviceMapping implements IomapOps, WritebackOps {
+    private final BlockDevice device;
+
+    /** @param device the device the file covers */
+    public BlockDeviceMapping(BlockDevice device) {
+        this.device = device;
+    }
+
+    @Override
+    public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request)
+            throws InvalidRangeException {
+        return IomapMapping.of(map(pos));
+    }
+
+    @Override
+    public Iomap mapBlocks(IomapInode inode, long pos, long length) throws InvalidRangeException {
+        return map(pos);
+    }
+
+    private Iomap map(long pos) throws InvalidRangeException {
+        if (pos < 0 || pos >= device.capacity()) {
+            throw new InvalidRangeException("offset " + pos + " is outside the device of "
+                    + device.capacity() + " bytes");
+        }
+        long start = pos & -device.blockSize();
+        return Iomap.mapped(start, device.capacity() - start, start);
+    }
+}

@@ -1,0 +1,190 @@
+package dev.iomap.core;
+
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapException;
+import dev.iomap.api.IomapRequest;
+import dev.iomap.api.IomapType;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.Set;
+
+/**
+ * The read path: the kernel's {@code iomap_read_folio}, {@code iomap_readahead} and
+ * {@code filemap_read}. Only blocks that are not uptodate are read; holes, unwritten and delalloc
+ * extents, new blocks and blocks past EOF are zero-filled in memory; inline data is copied.
+ */
+final class BufferedRead {
+    private final CachedInode inode;
+
+    BufferedRead(CachedInode inode) {
+        this.inode = inode;
+    }
+
+    /**
+     * Copies file data at {@code pos} into {@code dst}, up to EOF. Caller holds the inode lock shared.
+     *
+     * @return bytes read, or -1 if {@code pos} is at or past EOF and {@code dst} has room
+     */
+    int read(long pos, ByteBuffer dst) throws IOException {
+        long size = inode.size();
+        if (!dst.hasRemaining()) {
+            return 0;
+        }
+        if (pos >= size) {
+            return -1;
+        }
+        PageCache cache = inode.pageCache();
+        long end = Math.min(size, pos + dst.remaining());
+        long p = pos;
+        while (p < end) {
+            Folio folio = uptodateFolio(p, end - p);
+            int offset = (int) (p - folio.pos());
+            int n = (int) Math.min(end - p, folio.size() - offset);
+            MemorySegment.copy(folio.memory(), offset, MemorySegment.ofBuffer(dst), 0, n);
+            dst.position(dst.position() + n);
+            p += n;
+        }
+        int total = (int) (end - pos);
+        inode.stats().appRead(total);
+        return total;
+    }
+
+    /** The folio holding {@code pos}, with at least the bytes the caller wants uptodate. */
+    private Folio uptodateFolio(long pos, long wanted) throws IOException {
+        PageCache cache = inode.pageCache();
+        long index = pos >>> cache.pageShift();
+        Folio cached = cache.lookup(index);
+        if (cached != null) {
+            int offset = (int) (pos - cached.pos());
+            int n = (int) Math.min(wanted, cached.size() - offset);
+            if (cached.isRangeUptodate(offset, n)) {
+                return cached;
+            }
+        }
+        int order = cache.options().orderHints() ? FolioOrder.hint(wanted, cache.pageShift()) : 0;
+        Folio folio = cache.grabLocked(index, order);
+        try {
+            readFolio(folio);
+            return folio;
+        } finally {
+            folio.unlock();
+        }
+    }
+
+    /**
+     * Makes a locked folio fully uptodate, reading only the blocks that are not.
+     *
+     * @param folio a locked folio
+     */
+    void readFolio(Folio folio) throws IOException {
+        if (folio.isUptodate()) {
+            return;
+        }
+        FolioState state = folio.stateForUpdate();
+        int offset = 0;
+        while (offset < folio.size()) {
+            int start = state == null ? 0 : state.nextNotUptodateBlock(offset, folio.size());
+            if (start >= folio.size()) {
+                break;
+            }
+            int stop = state == null ? folio.size() : state.nextUptodateBlock(start, folio.size());
+            if (stop < 0) {
+                stop = folio.size();
+            }
+            readRange(folio, start, stop - start);
+            offset = stop;
+        }
+        if (state == null || state.isFullyUptodate()) {
+            folio.markUptodate();
+        }
+    }
+
+    /** Fills {@code [offset, offset + length)} of a locked folio through the adapter's mappings. */
+    private void readRange(Folio folio, int offset, int length) throws IOException {
+        long pos = folio.pos() + offset;
+        long size = inode.size();
+        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, Set.<IomapRequest>of());
+        try {
+            while (iter.next()) {
+                int from = (int) (iter.pos() - folio.pos());
+                int n = (int) iter.length();
+                fill(folio, from, n, iter.iomap(), size);
+                iter.advance(n);
+            }
+        } catch (IOException | RuntimeException e) {
+            BufferedWrite.abort(iter, e);
+            throw e;
+        }
+    }
+
+    private void fill(Folio folio, int from, int length, Iomap iomap, long size) throws IOException {
+        long pos = folio.pos() + from;
+        long beforeEof = Math.max(0, Math.min(length, size - pos));
+        beforeEof = (beforeEof + inode.blockSize() - 1) & -inode.blockSize();
+        beforeEof = Math.min(beforeEof, length);
+        if (iomap.type() == IomapType.INLINE) {
+            copyInline(folio, from, length, iomap);
+        } else if (iomap.needsZeroing() || beforeEof == 0) {
+            folio.memory().asSlice(from, length).fill((byte) 0);
+        } else {
+            readBlocks(folio, from, (int) beforeEof, iomap);
+            if (beforeEof < length) {
+                folio.memory().asSlice(from + beforeEof, length - beforeEof).fill((byte) 0);
+            }
+        }
+        markUptodate(folio, from, length);
+    }
+
+    /**
+     * Reads whole blocks of a locked folio from the device and marks them uptodate.
+     *
+     * @param folio a locked folio
+     * @param offset byte offset inside the folio, block aligned
+     * @param length bytes, block aligned
+     * @param iomap a {@code MAPPED} mapping containing the range
+     */
+    void readBlocks(Folio folio, int offset, int length, Iomap iomap) throws IOException {
+        long pos = folio.pos() + offset;
+        if (iomap.type() != IomapType.MAPPED || pos + length > iomap.end()) {
+            throw new IomapException("cannot read file range [" + pos + ", +" + length + ") of inode "
+                    + inode.ino() + " through " + iomap);
+        }
+        inode.device().read(iomap.deviceAddress(pos), folio.buffer(offset, length));
+        markUptodate(folio, offset, length);
+    }
+
+    private void markUptodate(Folio folio, int offset, int length) {
+        FolioState state = folio.state();
+        if (state == null) {
+            if (offset == 0 && length == folio.size()) {
+                folio.markUptodate();
+            }
+            return;
+        }
+        if (state.setRangeUptodate(offset, length)) {
+            folio.markUptodate();
+        }
+    }
+
+    /** Copies inline data into a locked folio and zeroes the rest of it; the folio becomes uptodate. */
+    void fillInline(Folio folio, Iomap iomap) throws IOException {
+        copyInline(folio, 0, folio.size(), iomap);
+        folio.markUptodate();
+        FolioState state = folio.state();
+        if (state != null) {
+            state.setRangeUptodate(0, folio.size());
+        }
+    }
+
+    private void copyInline(Folio folio, int from, int length, Iomap iomap) throws IOException {
+        long pos = folio.pos() + from;
+        byte[] data = iomap.inlineData();
+        if (folio.pos() != 0 || iomap.offset() != 0) {
+            throw new IomapException("inline data must start at file offset 0, inode " + inode.ino());
+        }
+        int available = (int) Math.max(0, Math.min(length, data.length - pos));
+        MemorySegment.copy(MemorySegment.ofArray(data), pos, folio.memory(), from, available);
+        folio.memory().asSlice(from + available, length - available).fill((byte) 0);
+    }
+}

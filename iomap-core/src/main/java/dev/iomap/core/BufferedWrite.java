@@ -1,0 +1,192 @@
+package dev.iomap.core;
+
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapRequest;
+import dev.iomap.api.IomapType;
+import dev.iomap.api.WriteOps;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The buffered write path: the kernel's {@code iomap_file_buffered_write}, {@code iomap_write_begin}
+ * and {@code iomap_write_end}. Callers hold the inode lock exclusively.
+ */
+final class BufferedWrite {
+    private static final Set<IomapRequest> WRITE = EnumSet.of(IomapRequest.WRITE);
+
+    private final CachedInode inode;
+    private boolean sourceFailed;
+
+    BufferedWrite(CachedInode inode) {
+        this.inode = inode;
+    }
+
+    /**
+     * Writes {@code length} bytes from {@code src} at {@code pos}.
+     *
+     * @return bytes written; fewer than {@code length} only after a short copy
+     */
+    long write(long pos, CopySource src, long length) throws IOException {
+        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, WRITE);
+        long written = 0;
+        try {
+            while (iter.next()) {
+                long done = writeIter(iter, src);
+                written += done;
+                iter.advance(done);
+                if (sourceFailed) {
+                    iter.abort();
+                    break;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            abort(iter, e);
+            throw e;
+        }
+        return written;
+    }
+
+    static void abort(IomapIter iter, Exception failure) {
+        try {
+            iter.abort();
+        } catch (IOException | RuntimeException suppressed) {
+            failure.addSuppressed(suppressed);
+        }
+    }
+
+    /** Writes as much of the current mapping as the source gives; marks the iterator stale if needed. */
+    private long writeIter(IomapIter iter, CopySource src) throws IOException {
+        PageCache cache = inode.pageCache();
+        long maxFolioSize = cache.options().maxFolioSize();
+        long total = iter.length();
+        long done = 0;
+        while (done < total) {
+            long pos = iter.pos() + done;
+            long bytes = Math.min(total - done, maxFolioSize - (pos & (maxFolioSize - 1)));
+            Folio folio = writeBegin(iter, pos, bytes);
+            if (folio == null) {
+                iter.markStale();
+                break;
+            }
+            int copied;
+            int accepted;
+            try {
+                int offset = (int) (pos - folio.pos());
+                int length = (int) Math.min(bytes, folio.size() - offset);
+                copied = src.copyTo(folio.memory(), offset, length);
+                accepted = writeEnd(folio, offset, length, copied);
+                inode.writeOps().putFolio(inode, pos, accepted, iter.iomap());
+                inode.extendSize(pos + accepted);
+                if (accepted < length) {
+                    sourceFailed = true;
+                }
+            } finally {
+                folio.unlock();
+            }
+            done += accepted;
+            if (sourceFailed) {
+                break;
+            }
+        }
+        inode.stats().appWritten(done);
+        return done;
+    }
+
+    /**
+     * Gets the folio for {@code [pos, pos + length)} locked and ready for the copy, or null if the
+     * mapping went stale. Only the partial edge blocks that are not uptodate are read, or zeroed when
+     * their old contents must not be seen.
+     */
+    private Folio writeBegin(IomapIter iter, long pos, long length) throws IOException {
+        PageCache cache = inode.pageCache();
+        WriteOps hooks = inode.writeOps();
+        int order = cache.options().orderHints() ? FolioOrder.hint(length, cache.pageShift()) : 0;
+        hooks.getFolio(inode, pos, (int) Math.min(length, Integer.MAX_VALUE), iter.iomap());
+        Folio folio = cache.grabLocked(pos >>> cache.pageShift(), order);
+        try {
+            if (!inode.ops().valid(inode, iter.iomap())) {
+                folio.unlock();
+                return null;
+            }
+            int from = (int) (pos - folio.pos());
+            int to = (int) Math.min(folio.size(), from + length);
+            prepareBlocks(iter, folio, from, to);
+            return folio;
+        } catch (IOException | RuntimeException e) {
+            folio.unlock();
+            throw e;
+        }
+    }
+
+    private void prepareBlocks(IomapIter iter, Folio folio, int from, int to) throws IOException {
+        boolean unshare = iter.request().contains(IomapRequest.UNSHARE);
+        if (from == 0 && to == folio.size() && !unshare) {
+            return;
+        }
+        FolioState state = folio.stateForUpdate();
+        if (folio.isUptodate()) {
+            return;
+        }
+        Iomap srcmap = iter.srcmap();
+        if (srcmap.type() == IomapType.INLINE) {
+            inode.reader().fillInline(folio, srcmap);
+            return;
+        }
+        int blockSize = inode.blockSize();
+        int first = from & -blockSize;
+        int last = (to - 1) & -blockSize;
+        for (int block = first; block <= last; block += blockSize) {
+            boolean coversBlock = from <= block && to >= block + blockSize;
+            if (coversBlock && !unshare) {
+                continue;
+            }
+            if (state != null && state.isBlockUptodate(block)) {
+                continue;
+            }
+            long blockPos = folio.pos() + block;
+            if (srcmap.needsZeroing() || blockPos >= inode.size()) {
+                // Zero only what the copy will not overwrite, and leave the block not uptodate:
+                // a short copy must not expose the bytes it did not reach.
+                zeroOutside(folio.memory(), block, blockSize, from, to);
+                continue;
+            }
+            inode.reader().readBlocks(folio, block, blockSize, srcmap);
+        }
+    }
+
+    private static void zeroOutside(MemorySegment memory, int block, int blockSize, int from, int to) {
+        int blockEnd = block + blockSize;
+        if (from > block) {
+            memory.asSlice(block, Math.min(from, blockEnd) - block).fill((byte) 0);
+        }
+        if (to < blockEnd) {
+            int start = Math.max(to, block);
+            memory.asSlice(start, blockEnd - start).fill((byte) 0);
+        }
+    }
+
+    /**
+     * Marks the copied range uptodate and dirty. A short copy into a folio that is not uptodate counts
+     * as nothing: the blocks it half filled would otherwise be uptodate with bytes never written.
+     *
+     * @return bytes accepted
+     */
+    private int writeEnd(Folio folio, int offset, int length, int copied) {
+        if (copied < length && !folio.isUptodate()) {
+            return 0;
+        }
+        if (copied == 0) {
+            return 0;
+        }
+        FolioState state = folio.state();
+        if (state == null) {
+            folio.markUptodate();
+        } else if (state.markWritten(inode.pageCache().options().stateLock(), offset, length, copied)) {
+            folio.markUptodate();
+        }
+        folio.markDirty();
+        return copied;
+    }
+}

@@ -1,0 +1,70 @@
+package dev.iomap.core;
+
+import dev.iomap.api.DeviceStats;
+import dev.iomap.api.IoStats;
+import dev.iomap.api.PageCacheOptions;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+
+/** The counters of one {@link IomapCache}, shared by all its inodes. Thread-safe. */
+final class CacheStats {
+    private final LongAdder appBytesWritten = new LongAdder();
+    private final LongAdder appBytesRead = new LongAdder();
+    private final LongAdder mapBlocksCalls = new LongAdder();
+    private final LongAdder ioends = new LongAdder();
+    private final LongAdder folioStatesAllocated = new LongAdder();
+    private final AtomicLongArray foliosByOrder = new AtomicLongArray(PageCacheOptions.MAX_ORDER + 1);
+    private final AtomicLong cachedBytes = new AtomicLong();
+    private final AtomicLong dirtyBytes = new AtomicLong();
+
+    void appWritten(long bytes) {
+        appBytesWritten.add(bytes);
+    }
+
+    void appRead(long bytes) {
+        appBytesRead.add(bytes);
+    }
+
+    void mapBlocksCalled() {
+        mapBlocksCalls.increment();
+    }
+
+    void ioendSubmitted() {
+        ioends.increment();
+    }
+
+    void folioStateAllocated() {
+        folioStatesAllocated.increment();
+    }
+
+    void folioCreated(int order, int size) {
+        foliosByOrder.incrementAndGet(order);
+        cachedBytes.addAndGet(size);
+    }
+
+    void folioRemoved(int size) {
+        cachedBytes.addAndGet(-size);
+    }
+
+    void dirtyBytes(long delta) {
+        dirtyBytes.addAndGet(delta);
+    }
+
+    long cachedBytes() {
+        return cachedBytes.get();
+    }
+
+    long dirtyBytes() {
+        return dirtyBytes.get();
+    }
+
+    IoStats snapshot(DeviceStats device) {
+        long[] orders = new long[foliosByOrder.length()];
+        for (int i = 0; i < orders.length; i++) {
+            orders[i] = foliosByOrder.get(i);
+        }
+        return new IoStats(appBytesWritten.sum(), appBytesRead.sum(), device, mapBlocksCalls.sum(),
+                ioends.sum(), folioStatesAllocated.sum(), orders);
+    }
+}

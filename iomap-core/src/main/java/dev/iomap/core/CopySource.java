@@ -1,0 +1,37 @@
+package dev.iomap.core;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * Where the bytes of a buffered write come from. A copy may be short, like a user copy that faults
+ * half way: the write path then treats the folio as the kernel does and stops.
+ */
+@FunctionalInterface
+public interface CopySource {
+
+    /**
+     * Copies the next {@code length} bytes of the source into {@code dst} at {@code dstOffset}.
+     *
+     * @param dst folio memory
+     * @param dstOffset byte offset inside {@code dst}
+     * @param length bytes wanted
+     * @return bytes copied, from 0 to {@code length}; fewer means the source failed or ended
+     */
+    int copyTo(MemorySegment dst, long dstOffset, int length);
+
+    /**
+     * A source reading the remaining bytes of a buffer, advancing its position.
+     *
+     * @param src the buffer
+     * @return the source
+     */
+    static CopySource of(ByteBuffer src) {
+        return (dst, dstOffset, length) -> {
+            int n = Math.min(length, src.remaining());
+            MemorySegment.copy(MemorySegment.ofBuffer(src), 0, dst, dstOffset, n);
+            src.position(src.position() + n);
+            return n;
+        };
+    }
+}

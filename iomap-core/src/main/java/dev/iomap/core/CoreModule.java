@@ -1,0 +1,28 @@
+package dev.iomap.core;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.multibindings.MapBinder;
+import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.api.PageCacheOptions;
+import java.util.Objects;
+
+/**
+ * The core's Guice bindings. Public bindings: {@link PageCacheOptions} (the instance given here),
+ * {@link IomapEngine} (singleton) and the adapter {@code MapBinder<String, FilesystemAdapter>}
+ * (declared here, so it exists even when no plugin contributes). Side-effect free.
+ */
+public final class CoreModule extends AbstractModule {
+    private final PageCacheOptions options;
+
+    /** @param options the options the engine uses */
+    public CoreModule(PageCacheOptions options) {
+        this.options = Objects.requireNonNull(options, "options");
+    }
+
+    @Override
+    protected void configure() {
+        bind(PageCacheOptions.class).toInstance(options);
+        bind(IomapEngine.class);
+        MapBinder.newMapBinder(binder(), String.class, FilesystemAdapter.class);
+    }
+}

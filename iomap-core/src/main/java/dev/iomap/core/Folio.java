@@ -1,0 +1,280 @@
+package dev.iomap.core;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * {@code 2^order} pages of one file, naturally aligned in the file, held in off-heap memory: the
+ * kernel's {@code struct folio}.
+ *
+ * <p>Flags: {@code LOCKED} (the folio lock, held while data or state changes), {@code UPTODATE} (every
+ * byte is valid), {@code DIRTY} (some block needs writeback) and {@code WRITEBACK} (a device write is
+ * in flight). Without a {@link FolioState} the folio-wide flags stand for every block; a folio with
+ * more than one block may carry a state that tracks each block.
+ *
+ * <p>Thread-safety: data and {@link #state()} change only with the folio lock held; the flags are
+ * atomic; writeback ends on the I/O completion thread without the lock.
+ */
+public final class Folio {
+    private static final int UPTODATE = 1;
+    private static final int DIRTY = 2;
+    private static final int WRITEBACK = 4;
+
+    private final PageCache cache;
+    private final long index;
+    private final int order;
+    private final int size;
+    private final MemorySegment memory;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final AtomicInteger flags = new AtomicInteger();
+    private final AtomicLong writebackPending = new AtomicLong();
+    private final Object writebackWaiters = new Object();
+    private FolioState state;
+    private volatile long dirtiedAtNanos;
+    private volatile boolean removed;
+
+    Folio(PageCache cache, long index, int order, int size, MemorySegment memory) {
+        this.cache = cache;
+        this.index = index;
+        this.order = order;
+        this.size = size;
+        this.memory = memory;
+    }
+
+    /** @return index of the first page, a multiple of {@code 2^order} */
+    public long index() {
+        return index;
+    }
+
+    /** @return log2 of the number of pages */
+    public int order() {
+        return order;
+    }
+
+    /** @return bytes in the folio */
+    public int size() {
+        return size;
+    }
+
+    /** @return file offset of the first byte */
+    public long pos() {
+        return index << cache.pageShift();
+    }
+
+    /** @return file offset just past the last byte */
+    public long end() {
+        return pos() + size;
+    }
+
+    /** @return the folio's memory; change it only with the folio locked */
+    public MemorySegment memory() {
+        return memory;
+    }
+
+    /**
+     * A view of part of the folio as a direct buffer, for device I/O.
+     *
+     * @param offset byte offset inside the folio
+     * @param length bytes
+     * @return a buffer positioned at 0 with {@code length} bytes remaining
+     */
+    ByteBuffer buffer(int offset, int length) {
+        return memory.asSlice(offset, length).asByteBuffer();
+    }
+
+    /** @return the number of blocks in the folio */
+    public int blockCount() {
+        return size >>> cache.blockShift();
+    }
+
+    /** Takes the folio lock, waiting for it. */
+    public void lock() {
+        lock.lock();
+    }
+
+    /** @return whether the lock was free and is now held by the caller */
+    public boolean tryLock() {
+        return lock.tryLock();
+    }
+
+    /** Releases the folio lock; the caller must hold it. */
+    public void unlock() {
+        lock.unlock();
+    }
+
+    /** @return whether the calling thread holds the folio lock */
+    public boolean isLockedByCurrentThread() {
+        return lock.isHeldByCurrentThread();
+    }
+
+    /** @return the per-block state, or null if the folio has none */
+    public FolioState state() {
+        return state;
+    }
+
+    /**
+     * The per-block state, created if missing for a folio of more than one block. A new state
+     * inherits the folio-wide uptodate and dirty flags. Caller holds the folio lock.
+     *
+     * @return the state, or null for a one-block folio
+     */
+    FolioState stateForUpdate() {
+        if (state != null || blockCount() == 1) {
+            return state;
+        }
+        state = new FolioState(size, cache.blockShift(), isUptodate(), isDirty());
+        cache.stats().folioStateAllocated();
+        return state;
+    }
+
+    /** Drops the per-block state (full invalidation). Caller holds the folio lock. */
+    void dropState() {
+        state = null;
+    }
+
+    /** @return whether every byte of the folio is valid */
+    public boolean isUptodate() {
+        return (flags.get() & UPTODATE) != 0;
+    }
+
+    /** @return whether the folio has blocks waiting for writeback */
+    public boolean isDirty() {
+        return (flags.get() & DIRTY) != 0;
+    }
+
+    /** @return whether a device write of this folio is in flight */
+    public boolean isWriteback() {
+        return (flags.get() & WRITEBACK) != 0;
+    }
+
+    /**
+     * Whether the bytes {@code [offset, offset + length)} hold valid data.
+     *
+     * @param offset byte offset inside the folio
+     * @param length bytes, at least 1
+     * @return true if the folio, or every block the range touches, is uptodate
+     */
+    public boolean isRangeUptodate(int offset, int length) {
+        if (isUptodate()) {
+            return true;
+        }
+        FolioState current = state;
+        return current != null && current.isRangeUptodate(offset, length);
+    }
+
+    /** Marks the whole folio uptodate. */
+    void markUptodate() {
+        flags.getAndUpdate(f -> f | UPTODATE);
+    }
+
+    /** Clears the uptodate flag (invalidation). Caller holds the folio lock. */
+    void clearUptodate() {
+        flags.getAndUpdate(f -> f & ~UPTODATE);
+    }
+
+    /**
+     * Sets the folio dirty flag and tags it in its cache (the kernel's {@code filemap_dirty_folio}).
+     *
+     * @return whether the folio was clean before
+     */
+    boolean markDirty() {
+        int old = flags.getAndUpdate(f -> f | DIRTY);
+        if ((old & DIRTY) != 0) {
+            return false;
+        }
+        dirtiedAtNanos = System.nanoTime();
+        cache.tagDirty(this);
+        return true;
+    }
+
+    /**
+     * Clears the dirty flag before writeback (the kernel's {@code folio_clear_dirty_for_io}).
+     *
+     * @return whether the folio was dirty
+     */
+    boolean clearDirtyForIo() {
+        int old = flags.getAndUpdate(f -> f & ~DIRTY);
+        if ((old & DIRTY) == 0) {
+            return false;
+        }
+        cache.untagDirty(this);
+        return true;
+    }
+
+    /** @return when the folio last went from clean to dirty, in {@link System#nanoTime()} units */
+    long dirtiedAtNanos() {
+        return dirtiedAtNanos;
+    }
+
+    /**
+     * Starts writeback: sets the flag and holds a bias of one pending byte so that ioends completing
+     * while the folio is still being mapped cannot end its writeback early. Caller holds the lock.
+     */
+    void startWriteback() {
+        flags.getAndUpdate(f -> f | WRITEBACK);
+        writebackPending.set(1);
+        cache.tagWriteback(this);
+    }
+
+    /**
+     * Adds bytes about to be written by an ioend.
+     *
+     * @param bytes bytes added to an ioend
+     */
+    void addWritebackPending(int bytes) {
+        writebackPending.addAndGet(bytes);
+    }
+
+    /**
+     * Ends writeback of {@code bytes}; the last one clears the flag and wakes waiters.
+     *
+     * @param bytes bytes whose write finished (1 for the bias)
+     */
+    void finishWriteback(long bytes) {
+        if (writebackPending.addAndGet(-bytes) != 0) {
+            return;
+        }
+        flags.getAndUpdate(f -> f & ~WRITEBACK);
+        cache.untagWriteback(this);
+        synchronized (writebackWaiters) {
+            writebackWaiters.notifyAll();
+        }
+    }
+
+    /** Waits until no device write of this folio is in flight (the kernel's {@code folio_wait_writeback}). */
+    public void waitWriteback() {
+        if (!isWriteback()) {
+            return;
+        }
+        boolean interrupted = false;
+        synchronized (writebackWaiters) {
+            while (isWriteback()) {
+                try {
+                    writebackWaiters.wait();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** @return whether the folio was removed from its cache */
+    boolean isRemoved() {
+        return removed;
+    }
+
+    void markRemoved() {
+        removed = true;
+    }
+
+    @Override
+    public String toString() {
+        return "Folio[index=" + index + ", order=" + order + ", flags=" + flags.get() + "]";
+    }
+}

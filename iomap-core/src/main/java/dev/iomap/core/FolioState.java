@@ -1,0 +1,324 @@
+package dev.iomap.core;
+
+import dev.iomap.api.StateLock;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Per-block state of one folio with more than one block: the kernel's {@code iomap_folio_state}.
+ *
+ * <p>Two bitmaps in one allocation, uptodate bits first and dirty bits second, reached only through
+ * the accessors below, which take byte offsets inside the folio so that no caller ever sees the
+ * layout. Every accessor takes the state lock; {@link #setRangeUptodateAndDirty} takes it once for
+ * both updates.
+ *
+ * <p>Rounding: setting a range marks every block the range touches; {@link #clearRangeDirty} clears
+ * only the blocks the range covers completely, so the partly cleared edge blocks stay dirty.
+ */
+public final class FolioState {
+    private final int blockShift;
+    private final int nrBlocks;
+    private final long[] bits;
+    private final ReentrantLock stateLock = new ReentrantLock();
+
+    /**
+     * Creates the state of a folio, inheriting the folio-wide flags: an uptodate folio has every
+     * block uptodate, a dirty folio every block dirty.
+     *
+     * @param folioSize bytes in the folio
+     * @param blockShift log2 of the block size
+     * @param uptodate whether the folio is already uptodate
+     * @param dirty whether the folio is already dirty
+     */
+    FolioState(int folioSize, int blockShift, boolean uptodate, boolean dirty) {
+        this.blockShift = blockShift;
+        this.nrBlocks = folioSize >>> blockShift;
+        this.bits = new long[(2 * nrBlocks + 63) >>> 6];
+        if (uptodate) {
+            setBits(0, nrBlocks);
+        }
+        if (dirty) {
+            setBits(nrBlocks, nrBlocks);
+        }
+    }
+
+    /** @return number of blocks in the folio */
+    public int blockCount() {
+        return nrBlocks;
+    }
+
+    /**
+     * Marks the blocks touched by {@code [offset, offset + length)} uptodate.
+     *
+     * @param offset byte offset inside the folio
+     * @param length bytes
+     * @return whether every block of the folio is now uptodate
+     */
+    public boolean setRangeUptodate(int offset, int length) {
+        stateLock.lock();
+        try {
+            setUptodateLocked(offset, length);
+            return isFullyUptodateLocked();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /**
+     * Marks the blocks touched by {@code [offset, offset + length)} dirty.
+     *
+     * @param offset byte offset inside the folio
+     * @param length bytes; 0 marks nothing
+     */
+    public void setRangeDirty(int offset, int length) {
+        if (length == 0) {
+            return;
+        }
+        stateLock.lock();
+        try {
+            setBits(nrBlocks + firstBlock(offset), blocksTouched(offset, length));
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /**
+     * Marks {@code [offset, offset + uptodateLength)} uptodate and {@code [offset, offset +
+     * dirtyLength)} dirty under one acquisition of the state lock.
+     *
+     * @param offset byte offset inside the folio
+     * @param uptodateLength bytes now uptodate
+     * @param dirtyLength bytes now dirty, at most {@code uptodateLength}
+     * @return whether every block of the folio is now uptodate
+     */
+    public boolean setRangeUptodateAndDirty(int offset, int uptodateLength, int dirtyLength) {
+        stateLock.lock();
+        try {
+            setUptodateLocked(offset, uptodateLength);
+            if (dirtyLength > 0) {
+                setBits(nrBlocks + firstBlock(offset), blocksTouched(offset, dirtyLength));
+            }
+            return isFullyUptodateLocked();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /**
+     * Marks the range uptodate and dirty the way {@code lockMode} says: one lock cycle for
+     * {@link StateLock#COMBINED}, two for {@link StateLock#SEPARATE}.
+     *
+     * @param lockMode how many lock cycles to take
+     * @param offset byte offset inside the folio
+     * @param uptodateLength bytes now uptodate
+     * @param dirtyLength bytes now dirty
+     * @return whether every block of the folio is now uptodate
+     */
+    public boolean markWritten(StateLock lockMode, int offset, int uptodateLength, int dirtyLength) {
+        if (lockMode == StateLock.COMBINED) {
+            return setRangeUptodateAndDirty(offset, uptodateLength, dirtyLength);
+        }
+        boolean fullyUptodate = setRangeUptodate(offset, uptodateLength);
+        setRangeDirty(offset, dirtyLength);
+        return fullyUptodate;
+    }
+
+    /**
+     * Clears dirty on the blocks that {@code [offset, offset + length)} covers completely.
+     *
+     * @param offset byte offset inside the folio
+     * @param length bytes
+     */
+    public void clearRangeDirty(int offset, int length) {
+        int first = (offset + (1 << blockShift) - 1) >>> blockShift;
+        int end = (offset + length) >>> blockShift;
+        if (end <= first) {
+            return;
+        }
+        stateLock.lock();
+        try {
+            clearBits(nrBlocks + first, end - first);
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** Clears every dirty bit. */
+    public void clearAllDirty() {
+        stateLock.lock();
+        try {
+            clearBits(nrBlocks, nrBlocks);
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /**
+     * @param offset byte offset inside the folio
+     * @return whether the block holding {@code offset} is uptodate
+     */
+    public boolean isBlockUptodate(int offset) {
+        stateLock.lock();
+        try {
+            return testBit(firstBlock(offset));
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /**
+     * @param offset byte offset inside the folio
+     * @return whether the block holding {@code offset} is dirty
+     */
+    public boolean isBlockDirty(int offset) {
+        stateLock.lock();
+        try {
+            return testBit(nrBlocks + firstBlock(offset));
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /**
+     * @param offset byte offset inside the folio
+     * @param length bytes, at least 1
+     * @return whether every block touched by the range is uptodate
+     */
+    public boolean isRangeUptodate(int offset, int length) {
+        stateLock.lock();
+        try {
+            int first = firstBlock(offset);
+            int end = first + blocksTouched(offset, length);
+            return nextBit(first, end, false) == end;
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** @return whether every block is uptodate */
+    public boolean isFullyUptodate() {
+        stateLock.lock();
+        try {
+            return isFullyUptodateLocked();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** @return whether any block is dirty */
+    public boolean isAnyDirty() {
+        return nextDirtyBlock(0, nrBlocks << blockShift) >= 0;
+    }
+
+    /**
+     * The next dirty block at or after {@code from}, before {@code limit}.
+     *
+     * @param from byte offset inside the folio, block aligned
+     * @param limit byte offset to stop at
+     * @return the byte offset of that block, or -1 if there is none
+     */
+    public int nextDirtyBlock(int from, int limit) {
+        return nextBlock(nrBlocks, from, limit, true);
+    }
+
+    /**
+     * The next clean block at or after {@code from}, before {@code limit}.
+     *
+     * @param from byte offset inside the folio, block aligned
+     * @param limit byte offset to stop at
+     * @return the byte offset of that block, or {@code limit} rounded up to a block if there is none
+     */
+    public int nextCleanBlock(int from, int limit) {
+        int found = nextBlock(nrBlocks, from, limit, false);
+        return found >= 0 ? found : roundUpToBlock(limit);
+    }
+
+    /**
+     * The next uptodate block at or after {@code from}, before {@code limit}.
+     *
+     * @param from byte offset inside the folio, block aligned
+     * @param limit byte offset to stop at
+     * @return the byte offset of that block, or -1 if there is none
+     */
+    public int nextUptodateBlock(int from, int limit) {
+        return nextBlock(0, from, limit, true);
+    }
+
+    /**
+     * The next block that is not uptodate at or after {@code from}, before {@code limit}.
+     *
+     * @param from byte offset inside the folio, block aligned
+     * @param limit byte offset to stop at
+     * @return the byte offset of that block, or {@code limit} rounded up to a block if there is none
+     */
+    public int nextNotUptodateBlock(int from, int limit) {
+        int found = nextBlock(0, from, limit, false);
+        return found >= 0 ? found : roundUpToBlock(limit);
+    }
+
+    private int nextBlock(int base, int from, int limit, boolean set) {
+        int first = from >>> blockShift;
+        int end = Math.min(nrBlocks, blocksTouched(0, limit));
+        if (first >= end) {
+            return -1;
+        }
+        stateLock.lock();
+        try {
+            int bit = nextBit(base + first, base + end, set);
+            return bit == base + end ? -1 : (bit - base) << blockShift;
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    private int roundUpToBlock(int offset) {
+        return blocksTouched(0, offset) << blockShift;
+    }
+
+    private void setUptodateLocked(int offset, int length) {
+        if (length > 0) {
+            setBits(firstBlock(offset), blocksTouched(offset, length));
+        }
+    }
+
+    private boolean isFullyUptodateLocked() {
+        return nextBit(0, nrBlocks, false) == nrBlocks;
+    }
+
+    private int firstBlock(int offset) {
+        return offset >>> blockShift;
+    }
+
+    private int blocksTouched(int offset, int length) {
+        if (length <= 0) {
+            return 0;
+        }
+        int last = (offset + length - 1) >>> blockShift;
+        return last - firstBlock(offset) + 1;
+    }
+
+    private boolean testBit(int bit) {
+        return (bits[bit >>> 6] & (1L << bit)) != 0;
+    }
+
+    private void setBits(int start, int count) {
+        for (int bit = start; bit < start + count; bit++) {
+            bits[bit >>> 6] |= 1L << bit;
+        }
+    }
+
+    private void clearBits(int start, int count) {
+        for (int bit = start; bit < start + count; bit++) {
+            bits[bit >>> 6] &= ~(1L << bit);
+        }
+    }
+
+    /** The first bit in {@code [start, end)} equal to {@code set}, or {@code end}. */
+    private int nextBit(int start, int end, boolean set) {
+        for (int bit = start; bit < end; bit++) {
+            if (testBit(bit) == set) {
+                return bit;
+            }
+        }
+        return end;
+    }
+}

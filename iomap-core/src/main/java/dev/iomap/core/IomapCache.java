@@ -1,0 +1,137 @@
+package dev.iomap.core;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.IoStats;
+import dev.iomap.api.IomapOps;
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.api.WritebackOps;
+import java.io.IOException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * The page cache of one mounted device: its inodes, their folios and the statistics that give write
+ * amplification. Create one per device with {@link IomapEngine#newCache(BlockDevice)}.
+ *
+ * <p>Thread-safe. Closing it forgets every inode without writing anything back; call
+ * {@link #syncAll()} first to keep dirty data.
+ */
+public final class IomapCache implements AutoCloseable {
+    private final PageCacheOptions options;
+    private final BlockDevice device;
+    private final CacheStats stats = new CacheStats();
+    private final ConcurrentMap<Long, CachedInode> inodes = new ConcurrentHashMap<>();
+
+    /**
+     * @param options page size, folio orders, the experiment switches
+     * @param device where the data lives; its block size must not exceed the page size
+     */
+    public IomapCache(PageCacheOptions options, BlockDevice device) {
+        this.options = Objects.requireNonNull(options, "options");
+        this.device = Objects.requireNonNull(device, "device");
+        if (device.blockSize() > options.pageSize()) {
+            throw new IllegalArgumentException("device block size " + device.blockSize()
+                    + " is larger than the page size " + options.pageSize());
+        }
+    }
+
+    /** @return the options */
+    public PageCacheOptions options() {
+        return options;
+    }
+
+    /** @return the device */
+    public BlockDevice device() {
+        return device;
+    }
+
+    /**
+     * Adds an inode to the cache.
+     *
+     * @param ino inode number, not yet in this cache
+     * @param blockSize the filesystem block size: a power of two from 512 to the page size
+     * @param size the current file size
+     * @param maxFileSize the largest size the file may reach
+     * @param ops how the adapter maps the file
+     * @param writebackOps how the adapter takes part in writeback
+     * @return the inode
+     * @throws IllegalStateException if {@code ino} is already cached
+     */
+    public CachedInode addInode(long ino, int blockSize, long size, long maxFileSize, IomapOps ops,
+            WritebackOps writebackOps) {
+        CachedInode inode = new CachedInode(this, ino, blockSize, size, maxFileSize, ops, writebackOps);
+        if (inodes.putIfAbsent(ino, inode) != null) {
+            throw new IllegalStateException("inode " + ino + " is already cached");
+        }
+        return inode;
+    }
+
+    /**
+     * Opens the whole device as one file through {@link BlockDeviceMapping} (file offset = device
+     * offset, always mapped), as inode 0.
+     *
+     * @return an open file of {@link BlockDevice#capacity()} bytes
+     */
+    public OpenFile openBlockDevice() {
+        CachedInode inode = inodes.get(0L);
+        if (inode == null) {
+            BlockDeviceMapping mapping = new BlockDeviceMapping(device);
+            inode = inodes.computeIfAbsent(0L, ino -> new CachedInode(this, ino, device.blockSize(),
+                    device.capacity(), device.capacity(), mapping, mapping));
+        }
+        return inode.open();
+    }
+
+    /**
+     * @param ino inode number
+     * @return the cached inode, or null
+     */
+    public CachedInode inode(long ino) {
+        return inodes.get(ino);
+    }
+
+    /** @return the cached inodes */
+    public Collection<CachedInode> inodes() {
+        return List.copyOf(inodes.values());
+    }
+
+    /**
+     * Writes back every dirty folio of every inode, waits for it and flushes the device.
+     *
+     * @throws IOException if the flush fails (writeback errors go to each inode's open files)
+     */
+    public void syncAll() throws IOException {
+        for (CachedInode inode : inodes.values()) {
+            inode.writeAndWait(0, Long.MAX_VALUE);
+        }
+        device.flush();
+    }
+
+    /** @return the counters so far, with the device's */
+    public IoStats stats() {
+        return stats.snapshot(device.stats());
+    }
+
+    /** @return bytes of folio memory cached */
+    public long cachedBytes() {
+        return stats.cachedBytes();
+    }
+
+    /** @return bytes in dirty folios */
+    public long dirtyBytes() {
+        return stats.dirtyBytes();
+    }
+
+    CacheStats statsCounters() {
+        return stats;
+    }
+
+    /** Forgets every inode; the device stays open (its owner closes it). */
+    @Override
+    public void close() {
+        inodes.clear();
+    }
+}

@@ -1,0 +1,64 @@
+package dev.iomap.core;
+
+import com.google.common.collect.ImmutableSortedMap;
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.PageCacheOptions;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import java.util.Map;
+import java.util.SortedMap;
+
+/**
+ * The engine as one object: the page-cache options in force and the adapters found by the plugins.
+ * Obtain it from {@link Bootstrap#start}. Immutable and thread-safe.
+ */
+@Singleton
+public final class IomapEngine {
+    private final PageCacheOptions options;
+    private final SortedMap<String, FilesystemAdapter> adapters;
+
+    /**
+     * @param options the options every new cache uses
+     * @param adapters the adapters contributed to the {@code MapBinder}, by name
+     */
+    @Inject
+    public IomapEngine(PageCacheOptions options, Map<String, FilesystemAdapter> adapters) {
+        this.options = options;
+        this.adapters = ImmutableSortedMap.copyOf(adapters);
+    }
+
+    /** @return the options */
+    public PageCacheOptions options() {
+        return options;
+    }
+
+    /** @return every adapter by name, sorted */
+    public SortedMap<String, FilesystemAdapter> adapters() {
+        return adapters;
+    }
+
+    /**
+     * @param name an adapter name
+     * @return the adapter
+     * @throws NotSupportedException naming the adapters there are, if none has that name
+     */
+    public FilesystemAdapter adapter(String name) throws NotSupportedException {
+        FilesystemAdapter adapter = adapters.get(name);
+        if (adapter == null) {
+            throw new NotSupportedException("no adapter named '" + name + "'; available: " + adapters.keySet());
+        }
+        return adapter;
+    }
+
+    /**
+     * A new page cache over a device, with this engine's options.
+     *
+     * @param device the device
+     * @return the cache
+     */
+    public IomapCache newCache(BlockDevice device) {
+        return new IomapCache(options, device);
+    }
+}

@@ -1,0 +1,145 @@
+package dev.iomap.core;
+
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapException;
+import dev.iomap.api.IomapMapping;
+import dev.iomap.api.IomapOps;
+import dev.iomap.api.IomapRequest;
+import java.io.IOException;
+import java.util.Set;
+
+/**
+ * One pass over a file range, one mapping at a time: the kernel's {@code iomap_iter}.
+ *
+ * <pre>{@code
+ * IomapIter iter = new IomapIter(inode, ops, pos, length, request);
+ * while (iter.next()) {
+ *     long done = act(iter.pos(), iter.length(), iter.iomap());
+ *     iter.advance(done);          // or iter.markStale() to look the range up again
+ * }
+ * }</pre>
+ *
+ * <p>{@link #next()} ends the previous mapping through {@link IomapOps#end} with the bytes processed
+ * and begins the next at the advanced position. It stops when the range is done, or when a mapping
+ * processed nothing without being marked stale (the action gave up). Not thread-safe.
+ */
+public final class IomapIter {
+    private final CachedInode inode;
+    private final IomapOps ops;
+    private final Set<IomapRequest> request;
+    private long pos;
+    private long remaining;
+    private IomapMapping mapping;
+    private long mappedLength;
+    private long processed;
+    private boolean stale;
+
+    /**
+     * @param inode the file
+     * @param ops the adapter's mapping operations
+     * @param pos first byte
+     * @param length bytes in the range
+     * @param request why the mappings are wanted
+     */
+    public IomapIter(CachedInode inode, IomapOps ops, long pos, long length, Set<IomapRequest> request) {
+        this.inode = inode;
+        this.ops = ops;
+        this.pos = pos;
+        this.remaining = length;
+        this.request = request;
+    }
+
+    /**
+     * Ends the current mapping, if any, and begins the next.
+     *
+     * @return true if there is a mapping to act on
+     * @throws IOException from the adapter, or if it returned a mapping that does not contain the
+     *     position asked for
+     */
+    public boolean next() throws IOException {
+        if (mapping != null) {
+            Iomap done = mapping.iomap();
+            mapping = null;
+            ops.end(inode, pos, mappedLength, processed, request, done);
+            pos += processed;
+            remaining -= processed;
+            boolean gaveUp = processed == 0 && !stale;
+            processed = 0;
+            stale = false;
+            if (gaveUp) {
+                return false;
+            }
+        }
+        if (remaining <= 0) {
+            return false;
+        }
+        IomapMapping next = ops.begin(inode, pos, remaining, request);
+        if (next == null || !next.iomap().contains(pos)
+                || (next.srcmap() != null && !next.srcmap().contains(pos))) {
+            throw new IomapException("adapter mapping " + next + " does not contain file offset " + pos
+                    + " of inode " + inode.ino());
+        }
+        mapping = next;
+        long end = Math.min(next.iomap().end(), pos + remaining);
+        if (next.srcmap() != null) {
+            end = Math.min(end, next.srcmap().end());
+        }
+        mappedLength = end - pos;
+        return true;
+    }
+
+    /**
+     * Ends the current mapping after a failure, reporting the bytes processed so far to
+     * {@link IomapOps#end} (so an adapter can release what the rest would have used). Idempotent.
+     *
+     * @throws IOException from {@link IomapOps#end}
+     */
+    public void abort() throws IOException {
+        if (mapping == null) {
+            return;
+        }
+        Iomap done = mapping.iomap();
+        mapping = null;
+        remaining = 0;
+        ops.end(inode, pos, mappedLength, processed, request, done);
+    }
+
+    /** @return the current position */
+    public long pos() {
+        return pos + processed;
+    }
+
+    /** @return bytes of the current mapping left from {@link #pos()} within the range */
+    public long length() {
+        return mappedLength - processed;
+    }
+
+    /** @return the mapping to act on */
+    public Iomap iomap() {
+        return mapping.iomap();
+    }
+
+    /** @return the mapping to read existing data through (the srcmap, or the iomap itself) */
+    public Iomap srcmap() {
+        return mapping.readSource();
+    }
+
+    /** @return why the mappings are wanted */
+    public Set<IomapRequest> request() {
+        return request;
+    }
+
+    /**
+     * Records bytes done under the current mapping.
+     *
+     * @param bytes bytes processed, at most {@link #length()}
+     */
+    public void advance(long bytes) {
+        processed += bytes;
+    }
+
+    /** Marks the current mapping stale: {@link #next()} will look up the rest of the range again. */
+    public void markStale() {
+        stale = true;
+    }
+}

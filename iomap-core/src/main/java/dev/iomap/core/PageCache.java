@@ -1,0 +1,237 @@
+package dev.iomap.core;
+
+import dev.iomap.api.PageCacheOptions;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The folios of one inode, by page index: the kernel's {@code address_space}.
+ *
+ * <p>Folios are naturally aligned ({@code index} a multiple of {@code 2^order}) and never overlap.
+ * Lookups are lock-free; insertion and removal take the cache's insert lock. Dirty and writeback
+ * folios are tagged so that writeback and fsync find them in index order without scanning clean ones.
+ */
+public final class PageCache {
+    private final PageCacheOptions options;
+    private final int pageShift;
+    private final int blockShift;
+    private final CacheStats stats;
+    private final ConcurrentSkipListMap<Long, Folio> folios = new ConcurrentSkipListMap<>();
+    private final ConcurrentSkipListSet<Long> dirtyTag = new ConcurrentSkipListSet<>();
+    private final ConcurrentSkipListSet<Long> writebackTag = new ConcurrentSkipListSet<>();
+    private final ReentrantLock insertLock = new ReentrantLock();
+
+    /**
+     * @param options page size, largest order, poisoning
+     * @param blockSize the filesystem block size: a power of two, at most the page size
+     * @param stats where folio creation is counted
+     */
+    PageCache(PageCacheOptions options, int blockSize, CacheStats stats) {
+        if (Integer.bitCount(blockSize) != 1 || blockSize < 512 || blockSize > options.pageSize()) {
+            throw new IllegalArgumentException("block size must be a power of two from 512 to the page size "
+                    + options.pageSize() + ", got " + blockSize);
+        }
+        this.options = options;
+        this.pageShift = options.pageShift();
+        this.blockShift = Integer.numberOfTrailingZeros(blockSize);
+        this.stats = stats;
+    }
+
+    /** @return log2 of the page size */
+    public int pageShift() {
+        return pageShift;
+    }
+
+    /** @return log2 of the block size */
+    public int blockShift() {
+        return blockShift;
+    }
+
+    /** @return the options this cache was built with */
+    public PageCacheOptions options() {
+        return options;
+    }
+
+    CacheStats stats() {
+        return stats;
+    }
+
+    /**
+     * The folio covering a page index.
+     *
+     * @param index page index
+     * @return the folio, or null if the page is not cached
+     */
+    public Folio lookup(long index) {
+        Map.Entry<Long, Folio> floor = folios.floorEntry(index);
+        if (floor == null) {
+            return null;
+        }
+        Folio folio = floor.getValue();
+        return index < folio.index() + (1L << folio.order()) ? folio : null;
+    }
+
+    /**
+     * The folio covering {@code index}, created if missing with {@code preferredOrder} capped at the
+     * largest order, at the alignment of {@code index}, and lowered until it fits between cached
+     * folios. Returned locked and not under writeback.
+     *
+     * @param index page index
+     * @param preferredOrder the order the caller would like (a hint)
+     * @return the locked folio
+     */
+    public Folio grabLocked(long index, int preferredOrder) {
+        while (true) {
+            Folio folio = lookup(index);
+            if (folio == null) {
+                folio = create(index, preferredOrder);
+            }
+            folio.lock();
+            if (!folio.isRemoved()) {
+                folio.waitWriteback();
+                return folio;
+            }
+            folio.unlock();
+        }
+    }
+
+    private Folio create(long index, int preferredOrder) {
+        insertLock.lock();
+        try {
+            Folio existing = lookup(index);
+            if (existing != null) {
+                return existing;
+            }
+            int order = Math.min(Math.max(preferredOrder, 0), options.maxFolioOrder());
+            if (index != 0) {
+                order = Math.min(order, Long.numberOfTrailingZeros(index));
+            }
+            while (order > 0 && overlapsCached(index, 1L << order)) {
+                order--;
+            }
+            int size = options.pageSize() << order;
+            Folio folio = new Folio(this, index, order, size, allocate(size));
+            folios.put(index, folio);
+            stats.folioCreated(order, size);
+            return folio;
+        } finally {
+            insertLock.unlock();
+        }
+    }
+
+    private boolean overlapsCached(long index, long pages) {
+        Long next = folios.ceilingKey(index);
+        return next != null && next < index + pages;
+    }
+
+    private MemorySegment allocate(int size) {
+        MemorySegment memory = Arena.ofAuto().allocate(size, Math.min(size, options.pageSize()));
+        if (options.poisonNewFolios()) {
+            memory.fill(PageCacheOptions.POISON_BYTE);
+        }
+        return memory;
+    }
+
+    /**
+     * Removes a folio from the cache. Caller holds its lock; the folio must be clean and not under
+     * writeback.
+     *
+     * @param folio the folio
+     */
+    void remove(Folio folio) {
+        insertLock.lock();
+        try {
+            if (folios.remove(folio.index(), folio)) {
+                folio.markRemoved();
+                stats.folioRemoved(folio.size());
+            }
+        } finally {
+            insertLock.unlock();
+        }
+    }
+
+    /**
+     * Folios whose pages intersect {@code [firstIndex, lastIndex]}, in index order.
+     *
+     * @param firstIndex first page index
+     * @param lastIndex last page index, inclusive
+     * @return a snapshot list
+     */
+    public List<Folio> foliosIn(long firstIndex, long lastIndex) {
+        List<Folio> result = new ArrayList<>();
+        Folio first = lookup(firstIndex);
+        if (first != null) {
+            result.add(first);
+            firstIndex = first.index() + (1L << first.order());
+        }
+        if (firstIndex <= lastIndex) {
+            result.addAll(folios.subMap(firstIndex, true, lastIndex, true).values());
+        }
+        return result;
+    }
+
+    /** @return the number of folios cached */
+    public int folioCount() {
+        return folios.size();
+    }
+
+    /**
+     * Indices of dirty folios from {@code firstIndex} on, ascending; a live view.
+     *
+     * @param firstIndex first page index
+     * @return the dirty tag
+     */
+    NavigableSet<Long> dirtyFrom(long firstIndex) {
+        return dirtyTag.tailSet(firstIndex, true);
+    }
+
+    /**
+     * Indices of folios under writeback from {@code firstIndex} on, ascending; a live view.
+     *
+     * @param firstIndex first page index
+     * @return the writeback tag
+     */
+    NavigableSet<Long> writebackFrom(long firstIndex) {
+        return writebackTag.tailSet(firstIndex, true);
+    }
+
+    /** @return whether any folio is dirty */
+    public boolean hasDirty() {
+        return !dirtyTag.isEmpty();
+    }
+
+    /**
+     * The folio starting at exactly {@code index}.
+     *
+     * @param index page index
+     * @return the folio or null
+     */
+    Folio folioAt(long index) {
+        return folios.get(index);
+    }
+
+    void tagDirty(Folio folio) {
+        dirtyTag.add(folio.index());
+        stats.dirtyBytes(folio.size());
+    }
+
+    void untagDirty(Folio folio) {
+        dirtyTag.remove(folio.index());
+        stats.dirtyBytes(-folio.size());
+    }
+
+    void tagWriteback(Folio folio) {
+        writebackTag.add(folio.index());
+    }
+
+    void untagWriteback(Folio folio) {
+        writebackTag.remove(folio.index());
+    }
+}

@@ -1,0 +1,235 @@
+package dev.iomap.core;
+
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapException;
+import dev.iomap.api.IomapType;
+import dev.iomap.api.IoPurpose;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Writeback of one inode: the kernel's {@code iomap_writepages} and {@code iomap_writepage_map}.
+ *
+ * <p>Dirty folios are visited in index order. Each has its dirty flag cleared and writeback started;
+ * the folio wholly past EOF is dropped, the one straddling EOF has its tail zeroed; then every run
+ * of dirty blocks (every run of uptodate blocks when per-block dirty tracking is off) is mapped with
+ * {@code mapBlocks} and added to the current {@link Ioend}, which is submitted when the next run
+ * cannot be merged into it. A writeback pass never blocks on a folio lock while holding an unsubmitted
+ * ioend, so writers waiting for writeback always make progress.
+ */
+final class Writeback {
+    private final CachedInode inode;
+    private Ioend ioend;
+
+    Writeback(CachedInode inode) {
+        this.inode = inode;
+    }
+
+    /**
+     * Writes back the dirty folios intersecting {@code [start, end)}.
+     *
+     * @param sync whether to also write folios already under writeback (after waiting for it), as
+     *     fsync needs; a background pass skips them
+     */
+    void writepages(long start, long end, boolean sync) {
+        PageCache cache = inode.pageCache();
+        if (end <= start || !cache.hasDirty()) {
+            return;
+        }
+        long firstIndex = start >>> cache.pageShift();
+        long lastIndex = (end - 1) >>> cache.pageShift();
+        Folio first = cache.lookup(firstIndex);
+        long from = first != null ? first.index() : firstIndex;
+        try {
+            for (long index : cache.dirtyFrom(from)) {
+                if (index > lastIndex) {
+                    break;
+                }
+                Folio folio = cache.folioAt(index);
+                if (folio != null) {
+                    writeFolioIfDirty(folio, sync);
+                }
+            }
+        } finally {
+            submit();
+        }
+    }
+
+    private void writeFolioIfDirty(Folio folio, boolean sync) {
+        if (!folio.tryLock()) {
+            submit();
+            folio.lock();
+        }
+        try {
+            if (folio.isRemoved() || !folio.isDirty()) {
+                return;
+            }
+            if (folio.isWriteback()) {
+                if (!sync) {
+                    return;
+                }
+                submit();
+                folio.waitWriteback();
+            }
+            writeFolio(folio);
+        } finally {
+            folio.unlock();
+        }
+    }
+
+    /** Maps and queues the dirty blocks of a locked, dirty folio. */
+    private void writeFolio(Folio folio) {
+        long size = inode.size();
+        if (folio.pos() >= size) {
+            folio.clearDirtyForIo();
+            FolioState state = folio.state();
+            if (state != null) {
+                state.clearAllDirty();
+            }
+            return;
+        }
+        int end = folio.size();
+        if (folio.end() > size) {
+            int eof = (int) (size - folio.pos());
+            folio.memory().asSlice(eof, folio.size() - eof).fill((byte) 0);
+            end = (eof + inode.blockSize() - 1) & -inode.blockSize();
+        }
+        FolioState state = folio.stateForUpdate();
+        folio.clearDirtyForIo();
+        folio.startWriteback();
+        try {
+            writeRuns(folio, state, end);
+        } catch (IOException | RuntimeException e) {
+            inode.writebackError().record(asIoException(e));
+            inode.writebackOps().discardFolio(inode, folio.pos(), folio.size());
+        } finally {
+            if (state != null) {
+                state.clearAllDirty();
+            }
+            folio.finishWriteback(1);
+        }
+    }
+
+    private void writeRuns(Folio folio, FolioState state, int end) throws IOException {
+        boolean perBlockDirty = inode.pageCache().options().perBlockDirty();
+        int offset = 0;
+        while (offset < end) {
+            int start;
+            int stop;
+            if (state == null) {
+                start = 0;
+                stop = end;
+            } else if (perBlockDirty) {
+                start = state.nextDirtyBlock(offset, end);
+                stop = start < 0 ? -1 : state.nextCleanBlock(start, end);
+            } else {
+                start = state.nextUptodateBlock(offset, end);
+                stop = start < 0 ? -1 : state.nextNotUptodateBlock(start, end);
+            }
+            if (start < 0) {
+                return;
+            }
+            stop = Math.min(stop, end);
+            mapRun(folio, start, stop - start);
+            offset = stop;
+        }
+    }
+
+    /** Asks the adapter where a dirty run goes and adds it to ioends. */
+    private void mapRun(Folio folio, int offset, int length) throws IOException {
+        long maxIoend = inode.pageCache().options().maxIoendBytes();
+        long pos = folio.pos() + offset;
+        long stop = pos + length;
+        Iomap iomap = null;
+        while (pos < stop) {
+            if (iomap == null || !iomap.contains(pos)) {
+                inode.stats().mapBlocksCalled();
+                iomap = inode.writebackOps().mapBlocks(inode, pos, stop - pos);
+                checkWritable(iomap, pos);
+            }
+            long chunk = Math.min(Math.min(stop, iomap.end()) - pos, maxIoend);
+            if (ioend == null || !ioend.canAppend(pos, chunk, iomap, maxIoend)) {
+                submit();
+                ioend = new Ioend(iomap, pos);
+            }
+            ioend.append(folio, (int) (pos - folio.pos()), (int) chunk);
+            pos += chunk;
+        }
+    }
+
+    private void checkWritable(Iomap iomap, long pos) throws IomapException {
+        if (iomap == null || !iomap.contains(pos)
+                || (iomap.type() != IomapType.MAPPED && iomap.type() != IomapType.UNWRITTEN)) {
+            throw new IomapException("mapBlocks of inode " + inode.ino() + " at " + pos
+                    + " returned " + iomap + "; writeback needs a MAPPED or UNWRITTEN mapping containing it");
+        }
+    }
+
+    /** Submits the current ioend, if any. */
+    private void submit() {
+        Ioend current = ioend;
+        if (current == null) {
+            return;
+        }
+        ioend = null;
+        inode.stats().ioendSubmitted();
+        CompletableFuture<Void> write;
+        try {
+            write = inode.device().write(current.address(), current.buffers(), IoPurpose.DATA);
+        } catch (RuntimeException e) {
+            write = CompletableFuture.failedFuture(e);
+        }
+        write.whenComplete((ignored, failure) -> complete(current, failure));
+    }
+
+    /** Runs the adapter's completion work, records errors, then ends folio writeback. */
+    private void complete(Ioend done, Throwable failure) {
+        IOException error = failure == null ? null : asIoException(failure);
+        try {
+            inode.writebackOps().ioendCompleted(inode, done.completion(error));
+        } catch (IOException | RuntimeException e) {
+            if (error == null) {
+                error = asIoException(e);
+            } else {
+                error.addSuppressed(e);
+            }
+        } finally {
+            if (error != null) {
+                inode.writebackError().record(error);
+            }
+            done.finishFolios();
+        }
+    }
+
+    static IOException asIoException(Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof UncheckedIOException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause instanceof IOException io ? io : new IOException(cause.toString(), cause);
+    }
+
+    /** Waits for every folio under writeback in {@code [start, end)}. */
+    void waitWriteback(long start, long end) {
+        PageCache cache = inode.pageCache();
+        if (end <= start) {
+            return;
+        }
+        long firstIndex = start >>> cache.pageShift();
+        long lastIndex = (end - 1) >>> cache.pageShift();
+        Folio first = cache.lookup(firstIndex);
+        long from = first != null ? first.index() : firstIndex;
+        for (long index : cache.writebackFrom(from)) {
+            if (index > lastIndex) {
+                break;
+            }
+            Folio folio = cache.folioAt(index);
+            if (folio != null) {
+                folio.waitWriteback();
+            }
+        }
+    }
+}

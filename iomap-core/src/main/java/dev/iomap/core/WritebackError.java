@@ -1,0 +1,39 @@
+package dev.iomap.core;
+
+import java.io.IOException;
+
+/**
+ * Writeback errors of one inode, reported to each open file once: the kernel's {@code errseq_t}.
+ *
+ * <p>Every recorded error advances a sequence number; an open file samples it when opened and, at
+ * fsync, sees the latest error if the sequence moved since its last look. Thread-safe.
+ */
+public final class WritebackError {
+    private long sequence;
+    private IOException latest;
+
+    /**
+     * Records an error; never drops it.
+     *
+     * @param error the error
+     */
+    public synchronized void record(IOException error) {
+        sequence++;
+        latest = error;
+    }
+
+    /** @return the current sequence number, for a newly opened file */
+    public synchronized long sample() {
+        return sequence;
+    }
+
+    /**
+     * The error recorded since {@code seen}, if any.
+     *
+     * @param seen the sequence number the caller saw last
+     * @return the latest error if the sequence moved, else null
+     */
+    public synchronized IOException since(long seen) {
+        return sequence == seen ? null : latest;
+    }
+}

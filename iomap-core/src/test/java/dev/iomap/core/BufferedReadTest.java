@@ -1,0 +1,159 @@
+package dev.iomap.core;
+
+import static dev.iomap.core.TestData.buffer;
+import static dev.iomap.core.TestData.pattern;
+import static dev.iomap.core.TestData.read;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapFlag;
+import dev.iomap.api.IomapMapping;
+import dev.iomap.api.IomapOps;
+import dev.iomap.api.IomapType;
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.api.WriteOps;
+import dev.iomap.api.WritebackOps;
+import dev.iomap.core.device.RamBlockDevice;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class BufferedReadTest {
+    private static final int K1 = 1024;
+    private static final long MAX = 1L << 30;
+
+    private final RamBlockDevice device = new RamBlockDevice(K1, 16L << 20);
+
+    private static PageCacheOptions poisoned() {
+        return PageCacheOptions.builder().poisonNewFolios(true).maxFolioOrder(0).build();
+    }
+
+    private void fillDevice(long offset, byte[] bytes) throws Exception {
+        device.write(offset, ByteBuffer.wrap(bytes), dev.iomap.api.IoPurpose.DATA).join();
+    }
+
+    /** An adapter whose file is: block 0 mapped at device 8 KiB, block 1 a hole, block 2 unwritten,
+     * block 3 mapped but NEW; the file is 3.5 KiB long. */
+    private CachedInode mixedFile(IomapCache cache) throws Exception {
+        IomapOps ops = mock(IomapOps.class);
+        when(ops.writeOps()).thenReturn(WriteOps.NONE);
+        when(ops.valid(any(), any())).thenReturn(true);
+        when(ops.begin(any(), anyLong(), anyLong(), any())).thenAnswer(call -> {
+            long block = call.<Long>getArgument(1) / K1;
+            Iomap iomap = switch ((int) block) {
+                case 0 -> Iomap.mapped(0, K1, 8 * K1);
+                case 1 -> Iomap.hole(K1, K1);
+                case 2 -> new Iomap(2 * K1, K1, IomapType.UNWRITTEN, Set.of(), 12 * K1, null, 0);
+                default -> new Iomap(block * K1, K1, IomapType.MAPPED, EnumSet.of(IomapFlag.NEW),
+                        (block + 10) * K1, null, 0);
+            };
+            return IomapMapping.of(iomap);
+        });
+        return cache.addInode(1, K1, 3 * K1 + 512, MAX, ops, mock(WritebackOps.class));
+    }
+
+    @Test
+    void holesUnwrittenAndNewBlocksReadAsZeroesAndMappedBlocksFromTheDevice() throws Exception {
+        fillDevice(8 * K1, pattern(0, K1, 1));
+        fillDevice(11 * K1, pattern(0, 4 * K1, 2));
+        IomapCache cache = new IomapCache(poisoned(), device);
+        OpenFile file = mixedFile(cache).open();
+
+        byte[] bytes = read(file, 0, 8 * K1);
+
+        byte[] expected = new byte[3 * K1 + 512];
+        System.arraycopy(pattern(0, K1, 1), 0, expected, 0, K1);
+        assertThat(bytes).isEqualTo(expected);
+        assertThat(device.stats().reads()).isEqualTo(1);
+        assertThat(device.stats().bytesRead()).isEqualTo(K1);
+    }
+
+    @Test
+    void bytesPastEofInTheLastFolioAreZero() throws Exception {
+        IomapCache cache = new IomapCache(poisoned(), device);
+        CachedInode inode = mixedFile(cache);
+        read(inode.open(), 0, 10);
+
+        Folio folio = inode.pageCache().lookup(0);
+        byte[] tail = new byte[4096 - (3 * K1 + 512)];
+        java.lang.foreign.MemorySegment.copy(folio.memory(), java.lang.foreign.ValueLayout.JAVA_BYTE,
+                3 * K1 + 512, tail, 0, tail.length);
+        assertThat(folio.isUptodate()).isTrue();
+        assertThat(tail).isEqualTo(new byte[tail.length]);
+    }
+
+    @Test
+    void readAtOrPastEofReturnsMinusOne() throws Exception {
+        IomapCache cache = new IomapCache(poisoned(), device);
+        OpenFile file = mixedFile(cache).open();
+
+        assertThat(file.read(3 * K1 + 512, ByteBuffer.allocate(10))).isEqualTo(-1);
+        assertThat(file.read(1 << 20, ByteBuffer.allocate(10))).isEqualTo(-1);
+        assertThat(file.read(0, ByteBuffer.allocate(0))).isZero();
+    }
+
+    @Test
+    void aPartiallyUptodateFolioReadsOnlyItsMissingBlocks() throws Exception {
+        fillDevice(0, pattern(0, 4 * K1, 3));
+        IomapCache cache = new IomapCache(PageCacheOptions.builder().maxFolioOrder(0).build(), device);
+        OpenFile file = cache.openBlockDevice();
+        file.write(K1, buffer(pattern(0, 2 * K1, 4)));
+        assertThat(device.stats().reads()).isZero();
+
+        byte[] bytes = read(file, 0, 4 * K1);
+
+        byte[] expected = pattern(0, 4 * K1, 3);
+        System.arraycopy(pattern(0, 2 * K1, 4), 0, expected, K1, 2 * K1);
+        assertThat(bytes).isEqualTo(expected);
+        assertThat(device.stats().reads()).isEqualTo(2);
+        assertThat(device.stats().bytesRead()).isEqualTo(2 * K1);
+    }
+
+    @Test
+    void readingUptodateBytesOfAPartlyUptodateFolioTouchesNoDevice() throws Exception {
+        IomapCache cache = new IomapCache(PageCacheOptions.builder().maxFolioOrder(0).build(), device);
+        OpenFile file = cache.openBlockDevice();
+        file.write(K1, buffer(pattern(0, 2 * K1, 5)));
+
+        assertThat(read(file, K1, 2 * K1)).isEqualTo(pattern(0, 2 * K1, 5));
+        assertThat(device.stats().reads()).isZero();
+    }
+
+    @Test
+    void inlineDataIsCopiedAndTheRestZeroed() throws Exception {
+        byte[] inline = pattern(0, 300, 6);
+        IomapOps ops = mock(IomapOps.class);
+        when(ops.begin(any(), anyLong(), anyLong(), any())).thenAnswer(call -> {
+            long pos = call.<Long>getArgument(1);
+            return IomapMapping.of(pos < K1
+                    ? new Iomap(0, K1, IomapType.INLINE, Set.of(), Iomap.NULL_ADDR, inline, 0)
+                    : Iomap.hole(pos & -K1, K1));
+        });
+        IomapCache cache = new IomapCache(poisoned(), device);
+        OpenFile file = cache.addInode(1, K1, 300, MAX, ops, mock(WritebackOps.class)).open();
+
+        assertThat(read(file, 0, 1000)).isEqualTo(inline);
+        Folio folio = file.inode().pageCache().lookup(0);
+        assertThat(folio.memory().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 300)).isZero();
+        assertThat(folio.memory().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 4095)).isZero();
+        assertThat(device.stats().reads()).isZero();
+    }
+
+    @Test
+    void largeReadsCreateLargeFolios() throws Exception {
+        IomapCache cache = new IomapCache(PageCacheOptions.defaults(), device);
+        OpenFile file = cache.openBlockDevice();
+
+        byte[] bytes = read(file, 0, 256 * K1);
+
+        assertThat(bytes).hasSize(256 * K1);
+        assertThat(cache.stats().foliosByOrder()[6]).isEqualTo(1);
+        assertThat(Arrays.stream(cache.stats().foliosByOrder()).sum()).isEqualTo(1);
+    }
+}

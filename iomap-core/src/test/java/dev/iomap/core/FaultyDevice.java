@@ -1,0 +1,82 @@
+package dev.iomap.core;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.DeviceIoException;
+import dev.iomap.api.DeviceStats;
+import dev.iomap.api.IoPurpose;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** Wraps a device and fails writes touching a chosen range while armed; counts the failures. */
+final class FaultyDevice implements BlockDevice {
+    private final BlockDevice delegate;
+    private volatile long failFrom = -1;
+    private volatile long failTo = -1;
+    private volatile int failures;
+
+    FaultyDevice(BlockDevice delegate) {
+        this.delegate = delegate;
+    }
+
+    void failWrites(long from, long to) {
+        failFrom = from;
+        failTo = to;
+    }
+
+    void heal() {
+        failFrom = -1;
+        failTo = -1;
+    }
+
+    int failures() {
+        return failures;
+    }
+
+    @Override
+    public int blockSize() {
+        return delegate.blockSize();
+    }
+
+    @Override
+    public long capacity() {
+        return delegate.capacity();
+    }
+
+    @Override
+    public void read(long offset, ByteBuffer dst) throws IOException {
+        delegate.read(offset, dst);
+    }
+
+    @Override
+    public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
+        long length = srcs.stream().mapToLong(ByteBuffer::remaining).sum();
+        if (offset < failTo && offset + length > failFrom) {
+            failures++;
+            return CompletableFuture.failedFuture(
+                    new DeviceIoException("injected write error", offset, length, null));
+        }
+        return delegate.write(offset, srcs, purpose);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        delegate.flush();
+    }
+
+    @Override
+    public void discard(long offset, long length) throws IOException {
+        delegate.discard(offset, length);
+    }
+
+    @Override
+    public DeviceStats stats() {
+        return delegate.stats();
+    }
+
+    @Override
+    public void close() throws IOException {
+        delegate.close();
+    }
+}

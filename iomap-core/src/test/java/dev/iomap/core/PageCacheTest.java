@@ -1,0 +1,101 @@
+package dev.iomap.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.iomap.api.PageCacheOptions;
+import org.junit.jupiter.api.Test;
+
+class PageCacheTest {
+    private final CacheStats stats = new CacheStats();
+
+    private PageCache cache(int maxOrder) {
+        return new PageCache(PageCacheOptions.builder().maxFolioOrder(maxOrder).build(), 4096, stats);
+    }
+
+    private static Folio grab(PageCache cache, long index, int order) {
+        Folio folio = cache.grabLocked(index, order);
+        folio.unlock();
+        return folio;
+    }
+
+    @Test
+    void orderHintIsFloorLog2OfTheLengthInPages() {
+        assertThat(FolioOrder.hint(0, 12)).isZero();
+        assertThat(FolioOrder.hint(4096, 12)).isZero();
+        assertThat(FolioOrder.hint(8191, 12)).isZero();
+        assertThat(FolioOrder.hint(8192, 12)).isEqualTo(1);
+        assertThat(FolioOrder.hint(128 * 1024, 12)).isEqualTo(5);
+        assertThat(FolioOrder.hint(3L << 20, 12)).isEqualTo(9);
+        assertThat(FolioOrder.hint(128 * 1024, 16)).isEqualTo(1);
+    }
+
+    @Test
+    void orderHintFallsBackWhenALargerFolioCannotBePlaced() {
+        PageCache cache = cache(9);
+        grab(cache, 3, 0);
+
+        Folio folio = grab(cache, 0, 3);
+
+        assertThat(folio.index()).isZero();
+        assertThat(folio.order()).isEqualTo(1);
+        assertThat(cache.lookup(1)).isSameAs(folio);
+        assertThat(cache.lookup(2)).isNull();
+    }
+
+    @Test
+    void orderIsLoweredToTheAlignmentOfTheIndex() {
+        PageCache cache = cache(9);
+
+        Folio folio = grab(cache, 6, 4);
+
+        assertThat(folio.index()).isEqualTo(6);
+        assertThat(folio.order()).isEqualTo(1);
+    }
+
+    @Test
+    void orderIsCappedAtTheLargestOrder() {
+        PageCache cache = cache(2);
+
+        Folio folio = grab(cache, 0, 9);
+
+        assertThat(folio.order()).isEqualTo(2);
+        assertThat(folio.size()).isEqualTo(4 * 4096);
+        assertThat(stats.snapshot(dev.iomap.api.DeviceStats.ZERO).foliosByOrder()[2]).isEqualTo(1);
+    }
+
+    @Test
+    void lookupFindsTheFolioCoveringAnyOfItsPages() {
+        PageCache cache = cache(9);
+        Folio folio = grab(cache, 16, 4);
+
+        assertThat(cache.lookup(15)).isNull();
+        assertThat(cache.lookup(16)).isSameAs(folio);
+        assertThat(cache.lookup(31)).isSameAs(folio);
+        assertThat(cache.lookup(32)).isNull();
+        assertThat(grab(cache, 20, 0)).isSameAs(folio);
+    }
+
+    @Test
+    void dirtyFoliosAreFoundInIndexOrderWithoutCleanOnes() {
+        PageCache cache = cache(0);
+        for (long index : new long[] {9, 2, 5, 7}) {
+            grab(cache, index, 0);
+        }
+        for (long index : new long[] {9, 2, 7}) {
+            cache.lookup(index).markDirty();
+        }
+
+        assertThat(cache.dirtyFrom(0)).containsExactly(2L, 7L, 9L);
+        assertThat(cache.dirtyFrom(3)).containsExactly(7L, 9L);
+        cache.lookup(7).clearDirtyForIo();
+        assertThat(cache.dirtyFrom(0)).containsExactly(2L, 9L);
+    }
+
+    @Test
+    void poisonedFoliosStartFullOfPoison() {
+        PageCache cache = new PageCache(PageCacheOptions.builder().poisonNewFolios(true).build(), 4096, stats);
+        Folio folio = grab(cache, 0, 0);
+        assertThat(folio.memory().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 100))
+                .isEqualTo(PageCacheOptions.POISON_BYTE);
+    }
+}

@@ -1,0 +1,86 @@
+package dev.iomap.core;
+
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapFlag;
+import dev.iomap.api.IomapInode;
+import dev.iomap.api.IomapMapping;
+import dev.iomap.api.IomapOps;
+import dev.iomap.api.IomapRequest;
+import dev.iomap.api.IomapType;
+import dev.iomap.api.WritebackOps;
+import java.util.BitSet;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * A minimal adapter for tests: file offset = device offset, blocks allocated by a write's
+ * {@code begin} (reported {@code MAPPED + NEW}), unallocated blocks are holes, and {@code end} frees
+ * the new blocks a short write did not reach.
+ */
+final class SparseTestOps implements IomapOps, WritebackOps {
+    private final int blockSize;
+    private final BitSet allocated = new BitSet();
+    private BitSet newlyAllocated = new BitSet();
+
+    SparseTestOps(int blockSize) {
+        this.blockSize = blockSize;
+    }
+
+    synchronized boolean isAllocated(long pos) {
+        return allocated.get((int) (pos / blockSize));
+    }
+
+    @Override
+    public synchronized IomapMapping begin(IomapInode inode, long pos, long length,
+            Set<IomapRequest> request) {
+        int first = (int) (pos / blockSize);
+        int last = (int) ((pos + length - 1) / blockSize);
+        long start = (long) first * blockSize;
+        if (allocated.get(first)) {
+            int end = Math.min(last + 1, allocated.nextClearBit(first));
+            return IomapMapping.of(Iomap.mapped(start, (long) (end - first) * blockSize, start));
+        }
+        int end = Math.min(last + 1, nextSet(first));
+        long bytes = (long) (end - first) * blockSize;
+        if (!request.contains(IomapRequest.WRITE)) {
+            return IomapMapping.of(Iomap.hole(start, bytes));
+        }
+        allocated.set(first, end);
+        newlyAllocated = new BitSet();
+        newlyAllocated.set(first, end);
+        return IomapMapping.of(new Iomap(start, bytes, IomapType.MAPPED, EnumSet.of(IomapFlag.NEW), start,
+                null, 0));
+    }
+
+    private int nextSet(int from) {
+        int next = allocated.nextSetBit(from);
+        return next < 0 ? Integer.MAX_VALUE : next;
+    }
+
+    @Override
+    public synchronized void end(IomapInode inode, long pos, long length, long written,
+            Set<IomapRequest> request, Iomap iomap) {
+        if (!iomap.has(IomapFlag.NEW)) {
+            return;
+        }
+        // The first block the write did not reach: a block it wrote part of stays.
+        int firstUnused = written == 0 ? (int) (pos / blockSize)
+                : (int) ((pos + written + blockSize - 1) / blockSize);
+        for (int block = newlyAllocated.nextSetBit(firstUnused); block >= 0;
+                block = newlyAllocated.nextSetBit(block + 1)) {
+            allocated.clear(block);
+        }
+        newlyAllocated = new BitSet();
+    }
+
+    @Override
+    public synchronized Iomap mapBlocks(IomapInode inode, long pos, long length) {
+        int first = (int) (pos / blockSize);
+        if (!allocated.get(first)) {
+            throw new IllegalStateException("dirty data over a hole at " + pos);
+        }
+        int end = allocated.nextClearBit(first);
+        long start = (long) first * blockSize;
+        return Iomap.mapped(start, (long) (end - first) * blockSize, start);
+    }
+}

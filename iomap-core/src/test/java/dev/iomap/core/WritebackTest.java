@@ -1,0 +1,255 @@
+package dev.iomap.core;
+
+import static dev.iomap.core.TestData.buffer;
+import static dev.iomap.core.TestData.pattern;
+import static dev.iomap.core.TestData.readDevice;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.doAnswer;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.verifyNoMoreInteractions;
+import static org.mockito.Mockito.when;
+
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapFlag;
+import dev.iomap.api.IomapType;
+import dev.iomap.api.IoendCompletion;
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.api.WritebackException;
+import dev.iomap.api.WritebackOps;
+import dev.iomap.core.device.RamBlockDevice;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+
+class WritebackTest {
+    private static final int K4 = 4096;
+    private static final long MAX = 1L << 30;
+
+    private final RamBlockDevice device = new RamBlockDevice(K4, 64L << 20);
+
+    /** 64 KiB pages, single-page folios, 4 KiB blocks: 16 blocks per folio. */
+    private IomapCache cache64k(boolean perBlockDirty) {
+        return new IomapCache(PageCacheOptions.builder().pageSize(65536).maxFolioOrder(0)
+                .perBlockDirty(perBlockDirty).build(), device);
+    }
+
+    private static WritebackOps identityWriteback() {
+        WritebackOps ops = mock(WritebackOps.class);
+        try {
+            when(ops.mapBlocks(any(), anyLong(), anyLong()))
+                    .thenAnswer(call -> Iomap.mapped(call.<Long>getArgument(1), call.<Long>getArgument(2),
+                            call.<Long>getArgument(1)));
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+        return ops;
+    }
+
+    @Test
+    void mapBlocksIsCalledOnlyForDirtyRuns() throws Exception {
+        IomapCache cache = cache64k(true);
+        BlockDeviceMapping mapping = new BlockDeviceMapping(device);
+        WritebackOps writeback = identityWriteback();
+        CachedInode inode = cache.addInode(1, K4, 0, MAX, mapping, writeback);
+        OpenFile file = inode.open();
+        file.write(0, buffer(new byte[65536 * 2]));
+        file.fsync();
+        org.mockito.Mockito.clearInvocations(writeback);
+
+        file.write(K4, buffer(pattern(K4, 2 * K4, 1)));        // blocks 1-2
+        file.write(5 * K4 + 7, buffer(pattern(5 * K4 + 7, 3, 1))); // block 5
+        file.write(65536 + 15 * K4, buffer(pattern(0, K4, 1)));   // folio 1, block 15
+        file.fsync();
+
+        verify(writeback).mapBlocks(inode, K4, 2 * K4);
+        verify(writeback).mapBlocks(inode, 5 * K4, K4);
+        verify(writeback).mapBlocks(inode, 65536 + 15 * K4, K4);
+        verify(writeback, org.mockito.Mockito.times(3)).ioendCompleted(eq(inode), any());
+        verifyNoMoreInteractions(writeback);
+    }
+
+    @Test
+    void adjacentDirtyRunsMergeIntoOneIoend() throws Exception {
+        IomapCache cache = cache64k(true);
+        BlockDeviceMapping mapping = new BlockDeviceMapping(device);
+        WritebackOps writeback = identityWriteback();
+        CachedInode inode = cache.addInode(1, K4, 0, MAX, mapping, writeback);
+        OpenFile file = inode.open();
+        file.write(0, buffer(new byte[65536 * 2]));
+        file.fsync();
+        org.mockito.Mockito.clearInvocations(writeback);
+        long ioendsBefore = cache.stats().ioends();
+        long writesBefore = device.stats().writes();
+
+        // The last block of folio 0 and the first of folio 1: contiguous in file and on the device.
+        file.write(65536 - K4, buffer(pattern(65536 - K4, 2 * K4, 2)));
+        file.fsync();
+
+        ArgumentCaptor<IoendCompletion> done = ArgumentCaptor.forClass(IoendCompletion.class);
+        verify(writeback).ioendCompleted(eq(inode), done.capture());
+        assertThat(done.getValue().offset()).isEqualTo(65536 - K4);
+        assertThat(done.getValue().length()).isEqualTo(2 * K4);
+        assertThat(cache.stats().ioends() - ioendsBefore).isEqualTo(1);
+        assertThat(device.stats().writes() - writesBefore).isEqualTo(1);
+        assertThat(readDevice(device, 65536 - K4, 2 * K4)).isEqualTo(pattern(65536 - K4, 2 * K4, 2));
+    }
+
+    @Test
+    void ioendsDoNotMergeAcrossTypesOrDeviceDiscontinuities() throws Exception {
+        IomapCache cache = cache64k(true);
+        BlockDeviceMapping mapping = new BlockDeviceMapping(device);
+        WritebackOps writeback = mock(WritebackOps.class);
+        when(writeback.mapBlocks(any(), anyLong(), anyLong())).thenAnswer(call -> {
+            long pos = call.<Long>getArgument(1);
+            long block = pos / K4;
+            // blocks 0-1 MAPPED at identity, block 2 UNWRITTEN, block 3 MAPPED far away
+            if (block < 2) {
+                return Iomap.mapped(0, 2 * K4, 0);
+            }
+            if (block == 2) {
+                return new Iomap(2 * K4, K4, IomapType.UNWRITTEN, EnumSet.noneOf(IomapFlag.class), 2 * K4, null, 0);
+            }
+            return Iomap.mapped(3 * K4, K4, 40 * K4);
+        });
+        CachedInode inode = cache.addInode(1, K4, 0, MAX, mapping, writeback);
+        OpenFile file = inode.open();
+
+        file.write(0, buffer(pattern(0, 4 * K4, 3)));
+        file.fsync();
+
+        List<IoendCompletion> ends = new ArrayList<>();
+        ArgumentCaptor<IoendCompletion> done = ArgumentCaptor.forClass(IoendCompletion.class);
+        verify(writeback, org.mockito.Mockito.times(3)).ioendCompleted(eq(inode), done.capture());
+        ends.addAll(done.getAllValues());
+        assertThat(ends).extracting(IoendCompletion::offset).containsExactly(0L, 2L * K4, 3L * K4);
+        assertThat(ends).extracting(IoendCompletion::type)
+                .containsExactly(IomapType.MAPPED, IomapType.UNWRITTEN, IomapType.MAPPED);
+        assertThat(readDevice(device, 40 * K4, K4)).isEqualTo(java.util.Arrays.copyOfRange(
+                pattern(0, 4 * K4, 3), 3 * K4, 4 * K4));
+    }
+
+    @Test
+    void ioendsAreCappedAtTheConfiguredSize() throws Exception {
+        IomapCache cache = new IomapCache(PageCacheOptions.builder().maxIoendBytes(64 * 1024).build(), device);
+        OpenFile file = cache.openBlockDevice();
+
+        file.write(0, buffer(pattern(0, 256 * 1024, 4)));
+        file.fsync();
+
+        assertThat(cache.stats().ioends()).isEqualTo(4);
+        assertThat(device.stats().dataBytesWritten()).isEqualTo(256 * 1024);
+    }
+
+    @Test
+    void theTailPastEofIsZeroedAtWriteback() throws Exception {
+        IomapCache cache = new IomapCache(PageCacheOptions.defaults(), device);
+        SparseTestOps ops = new SparseTestOps(K4);
+        CachedInode inode = cache.addInode(1, K4, 0, MAX, ops, ops);
+        OpenFile file = inode.open();
+        file.write(0, buffer(pattern(0, 100, 5)));
+        // A store past EOF through a mapping of the last folio (what mmap allows).
+        Folio folio = inode.pageCache().lookup(0);
+        for (int i = 100; i < K4; i++) {
+            folio.memory().set(ValueLayout.JAVA_BYTE, i, (byte) 0x55);
+        }
+
+        file.fsync();
+
+        byte[] expected = new byte[K4];
+        System.arraycopy(pattern(0, 100, 5), 0, expected, 0, 100);
+        assertThat(readDevice(device, 0, K4)).isEqualTo(expected);
+        assertThat(folio.memory().get(ValueLayout.JAVA_BYTE, 100)).isZero();
+        assertThat(folio.memory().get(ValueLayout.JAVA_BYTE, K4 - 1)).isZero();
+    }
+
+    @Test
+    void withoutPerBlockDirtyTheWholeUptodateFolioIsWritten() throws Exception {
+        IomapCache cache = cache64k(false);
+        OpenFile file = cache.openBlockDevice();
+        TestData.read(file, 0, 65536);
+
+        file.write(7 * K4, buffer(pattern(7 * K4, K4, 6)));
+        file.fsync();
+
+        assertThat(device.stats().dataBytesWritten()).isEqualTo(65536);
+    }
+
+    @Test
+    void withPerBlockDirtyOnlyTheDirtyBlockIsWritten() throws Exception {
+        IomapCache cache = cache64k(true);
+        OpenFile file = cache.openBlockDevice();
+        TestData.read(file, 0, 65536);
+
+        file.write(7 * K4, buffer(pattern(7 * K4, K4, 6)));
+        file.fsync();
+
+        assertThat(device.stats().dataBytesWritten()).isEqualTo(K4);
+        assertThat(readDevice(device, 7 * K4, K4)).isEqualTo(pattern(7 * K4, K4, 6));
+    }
+
+    @Test
+    void aDeviceWriteErrorIsReportedOnceByTheNextFsyncOfEveryOpenFile() throws Exception {
+        FaultyDevice faulty = new FaultyDevice(device);
+        IomapCache cache = new IomapCache(PageCacheOptions.defaults(), faulty);
+        OpenFile first = cache.openBlockDevice();
+        OpenFile second = first.inode().open();
+        faulty.failWrites(0, K4);
+
+        first.write(0, buffer(pattern(0, K4, 7)));
+        assertThatThrownBy(first::fsync).isInstanceOf(WritebackException.class)
+                .hasMessageContaining("injected write error");
+        assertThatCode(first::fsync).doesNotThrowAnyException();
+        assertThatThrownBy(second::fsync).isInstanceOf(WritebackException.class);
+        assertThatCode(second::fsync).doesNotThrowAnyException();
+        OpenFile openedLater = first.inode().open();
+        assertThatCode(openedLater::fsync).doesNotThrowAnyException();
+        assertThat(faulty.failures()).isEqualTo(1);
+    }
+
+    @Test
+    void aMapBlocksFailureIsReportedAndTheFolioDiscarded() throws Exception {
+        IomapCache cache = new IomapCache(PageCacheOptions.defaults(), device);
+        WritebackOps writeback = mock(WritebackOps.class);
+        when(writeback.mapBlocks(any(), anyLong(), anyLong()))
+                .thenThrow(new dev.iomap.api.NoSpaceException("no blocks left"));
+        BlockDeviceMapping mapping = new BlockDeviceMapping(device);
+        CachedInode inode = cache.addInode(1, K4, 0, MAX, mapping, writeback);
+        OpenFile file = inode.open();
+
+        file.write(0, buffer(pattern(0, K4, 8)));
+
+        assertThatThrownBy(file::fsync).isInstanceOf(WritebackException.class)
+                .hasMessageContaining("no blocks left");
+        verify(writeback).discardFolio(inode, 0, K4);
+        assertThat(inode.pageCache().hasDirty()).isFalse();
+    }
+
+    @Test
+    void theCompletionHookRunsBeforeTheFolioLeavesWriteback() throws Exception {
+        IomapCache cache = new IomapCache(PageCacheOptions.defaults(), device);
+        BlockDeviceMapping mapping = new BlockDeviceMapping(device);
+        WritebackOps writeback = identityWriteback();
+        CachedInode inode = cache.addInode(1, K4, 0, MAX, mapping, writeback);
+        List<Boolean> underWriteback = new ArrayList<>();
+        doAnswer(call -> {
+            underWriteback.add(inode.pageCache().lookup(0).isWriteback());
+            return null;
+        }).when(writeback).ioendCompleted(any(), any());
+        OpenFile file = inode.open();
+
+        file.write(0, buffer(pattern(0, K4, 9)));
+        file.fsync();
+
+        assertThat(underWriteback).containsExactly(true);
+        assertThat(inode.pageCache().lookup(0).isWriteback()).isFalse();
+    }
+}
