@@ -301,22 +301,36 @@ public final class FolioState {
     }
 
     private void setBits(int start, int count) {
-        for (int bit = start; bit < start + count; bit++) {
-            bits[bit >>> 6] |= 1L << bit;
+        int end = start + count;
+        for (int word = start >>> 6; word <= (end - 1) >>> 6 && count > 0; word++) {
+            bits[word] |= wordMask(word, start, end);
         }
     }
 
     private void clearBits(int start, int count) {
-        for (int bit = start; bit < start + count; bit++) {
-            bits[bit >>> 6] &= ~(1L << bit);
+        int end = start + count;
+        for (int word = start >>> 6; word <= (end - 1) >>> 6 && count > 0; word++) {
+            bits[word] &= ~wordMask(word, start, end);
         }
+    }
+
+    /** The bits of {@code word} that lie in {@code [start, end)}. */
+    private static long wordMask(int word, int start, int end) {
+        int wordStart = word << 6;
+        long low = start > wordStart ? -1L << (start - wordStart) : -1L;
+        long high = end < wordStart + 64 ? -1L >>> (wordStart + 64 - end) : -1L;
+        return low & high;
     }
 
     /** The first bit in {@code [start, end)} equal to {@code set}, or {@code end}. */
     private int nextBit(int start, int end, boolean set) {
-        for (int bit = start; bit < end; bit++) {
-            if (testBit(bit) == set) {
-                return bit;
+        if (start >= end) {
+            return end;
+        }
+        for (int word = start >>> 6; word <= (end - 1) >>> 6; word++) {
+            long candidates = (set ? bits[word] : ~bits[word]) & wordMask(word, start, end);
+            if (candidates != 0) {
+                return (word << 6) + Long.numberOfTrailingZeros(candidates);
             }
         }
         return end;
