@@ -15,12 +15,16 @@ import java.util.concurrent.CompletableFuture;
  *   <li>{@code offset} and the length of every read and write are multiples of {@link #blockSize()}
  *       and lie inside {@code [0, capacity())}; anything else fails with {@link InvalidRangeException}
  *       (synchronously for reads, as the future's exception for writes).</li>
- *   <li>A write completes asynchronously. The caller must not change the buffers until the future
- *       completes. Once it completes normally a read sees the data; it survives a power cut only after
- *       a later {@link #flush()} returns.</li>
+ *   <li>A write completes asynchronously, possibly on a thread of the device's own: callbacks on the
+ *       future must not block. The device reads the buffers from any thread (so they must not be
+ *       confined to one) and leaves their positions unchanged; the caller must not change them until
+ *       the future completes. Once it completes normally a read sees the data; it survives a power
+ *       cut only after a later {@link #flush()} returns. Concurrent writes to overlapping ranges are
+ *       not ordered.</li>
  *   <li>I/O errors are {@link DeviceIoException}s naming the range.</li>
  *   <li>Every device counts what it does ({@link #stats()}).</li>
- *   <li>After {@link #close()} every operation fails with {@link IOException}.</li>
+ *   <li>After {@link #close()} every I/O operation fails with {@link IOException}; {@link #blockSize()},
+ *       {@link #capacity()} and {@link #stats()} keep answering.</li>
  * </ul>
  */
 public interface BlockDevice extends AutoCloseable {

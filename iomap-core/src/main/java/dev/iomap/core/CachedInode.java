@@ -169,6 +169,10 @@ public final class CachedInode implements IomapInode {
         return cache.statsCounters();
     }
 
+    java.util.concurrent.Executor completionExecutor() {
+        return cache.completionExecutor();
+    }
+
     BufferedRead reader() {
         return reader;
     }

@@ -11,6 +11,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The page cache of one mounted device: its inodes, their folios and the statistics that give write
@@ -24,6 +27,7 @@ public final class IomapCache implements AutoCloseable {
     private final BlockDevice device;
     private final CacheStats stats = new CacheStats();
     private final ConcurrentMap<Long, CachedInode> inodes = new ConcurrentHashMap<>();
+    private final ExecutorService completions = Executors.newCachedThreadPool(new CompletionThreads());
 
     /**
      * @param options page size, folio orders, the experiment switches
@@ -129,9 +133,27 @@ public final class IomapCache implements AutoCloseable {
         return stats;
     }
 
-    /** Forgets every inode; the device stays open (its owner closes it). */
+    /** Where ioends that completed asynchronously run their completion work. */
+    ExecutorService completionExecutor() {
+        return completions;
+    }
+
+    /** Forgets every inode and stops the completion threads; the device stays open. */
     @Override
     public void close() {
         inodes.clear();
+        completions.shutdown();
+    }
+
+    /** Daemon threads named {@code iomap-ioend-N}, like the kernel's ioend completion workqueue. */
+    private static final class CompletionThreads implements java.util.concurrent.ThreadFactory {
+        private final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable task) {
+            Thread thread = new Thread(task, "iomap-ioend-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        }
     }
 }

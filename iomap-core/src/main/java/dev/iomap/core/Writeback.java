@@ -181,7 +181,13 @@ final class Writeback {
         } catch (RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
         }
-        write.whenComplete((ignored, failure) -> complete(current, failure));
+        if (write.isDone()) {
+            write.whenComplete((ignored, failure) -> complete(current, failure));
+        } else {
+            // Off the device's own threads: the adapter's completion work may do device I/O.
+            write.whenCompleteAsync((ignored, failure) -> complete(current, failure),
+                    inode.completionExecutor());
+        }
     }
 
     /** Runs the adapter's completion work, records errors, then ends folio writeback. */

@@ -1,0 +1,63 @@
+package dev.iomap.core;
+
+import static dev.iomap.core.TestData.buffer;
+import static dev.iomap.core.TestData.pattern;
+import static dev.iomap.core.TestData.readDevice;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapInode;
+import dev.iomap.api.IoPurpose;
+import dev.iomap.api.IoendCompletion;
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.api.WritebackOps;
+import dev.iomap.core.device.FileBlockDevice;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Writeback over a device that completes writes on its own threads. */
+class AsyncCompletionTest {
+    private static final int K4 = 4096;
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void completionWorkMayDoDeviceIoWithoutStarvingTheDeviceThreads(@TempDir Path dir) throws Exception {
+        try (FileBlockDevice device = FileBlockDevice.open(dir.resolve("dev.img"), K4, 64L << 20, false)) {
+            Set<Long> logged = ConcurrentHashMap.newKeySet();
+            WritebackOps writeback = new WritebackOps() {
+                @Override
+                public Iomap mapBlocks(IomapInode inode, long pos, long length) {
+                    return Iomap.mapped(pos, length, pos);
+                }
+
+                @Override
+                public void ioendCompleted(IomapInode inode, IoendCompletion completion) {
+                    // A journaling adapter logs the completion synchronously: a metadata write.
+                    long logBlock = (32L << 20) + completion.offset();
+                    device.write(logBlock, ByteBuffer.allocateDirect(K4), IoPurpose.METADATA).join();
+                    logged.add(completion.offset());
+                }
+            };
+            IomapCache cache = new IomapCache(PageCacheOptions.builder().maxIoendBytes(K4).build(), device);
+            OpenFile file = cache.addInode(1, K4, 0, 32L << 20, new BlockDeviceMapping(device), writeback).open();
+
+            for (int i = 0; i < 64; i++) {
+                file.write((long) i * 2 * K4, buffer(pattern((long) i * 2 * K4, K4, i)));
+            }
+            file.fsync();
+
+            assertThat(logged).hasSize(64);
+            assertThat(device.stats().metadataBytesWritten()).isEqualTo(64L * K4);
+            for (int i = 0; i < 64; i++) {
+                assertThat(readDevice(device, (long) i * 2 * K4, K4)).isEqualTo(pattern((long) i * 2 * K4, K4, i));
+            }
+            cache.close();
+        }
+    }
+}
