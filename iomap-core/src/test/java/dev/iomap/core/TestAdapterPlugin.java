@@ -1,0 +1,43 @@
+package dev.iomap.core;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Module;
+import com.google.inject.multibindings.MapBinder;
+import dev.iomap.api.AdapterPlugin;
+import dev.iomap.api.FilesystemAdapter;
+
+/**
+ * A plugin for the core's tests, listed in
+ * {@code src/test/resources/META-INF/services/dev.iomap.api.AdapterPlugin}, so every
+ * {@link Bootstrap#start} in these tests finds one adapter, {@value #NAME}.
+ */
+public final class TestAdapterPlugin implements AdapterPlugin {
+    /** The adapter's name. */
+    public static final String NAME = "test-adapter";
+    /** The adapter's description. */
+    public static final String DESCRIPTION = "an adapter that maps nothing, for the core's tests";
+
+    /** Found by {@link java.util.ServiceLoader}. */
+    public TestAdapterPlugin() {
+    }
+
+    @Override
+    public Module module() {
+        return new AbstractModule() {
+            @Override
+            protected void configure() {
+                MapBinder.newMapBinder(binder(), String.class, FilesystemAdapter.class)
+                        .addBinding(NAME).toInstance(new TestAdapter(NAME, DESCRIPTION));
+            }
+        };
+    }
+
+    /**
+     * A filesystem adapter that only has a name.
+     *
+     * @param name its name
+     * @param description what it models
+     */
+    public record TestAdapter(String name, String description) implements FilesystemAdapter {
+    }
+}
