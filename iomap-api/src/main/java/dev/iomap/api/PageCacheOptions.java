@@ -21,6 +21,7 @@ import java.util.Objects;
  * @param dirtyBackgroundBytes dirty bytes above which background writeback starts
  * @param dirtyLimitBytes dirty bytes above which writers are throttled; at least the background value
  * @param dirtyExpire age after which dirty data is written back anyway
+ * @param writebackInterval how often the flusher wakes to look for expired data
  * @param maxIoendBytes largest ioend writeback builds by merging adjacent dirty runs
  * @param poisonNewFolios fill new folio memory with {@link #POISON_BYTE} instead of zeroes, so stale
  *     data exposure shows up in tests (the kernel's page poisoning)
@@ -35,6 +36,7 @@ public record PageCacheOptions(
         long dirtyBackgroundBytes,
         long dirtyLimitBytes,
         Duration dirtyExpire,
+        Duration writebackInterval,
         long maxIoendBytes,
         boolean poisonNewFolios) {
 
@@ -48,6 +50,7 @@ public record PageCacheOptions(
     public PageCacheOptions {
         Objects.requireNonNull(stateLock, "stateLock");
         Objects.requireNonNull(dirtyExpire, "dirtyExpire");
+        Objects.requireNonNull(writebackInterval, "writebackInterval");
         if (Integer.bitCount(pageSize) != 1 || pageSize < 4096 || pageSize > 65536) {
             throw new IllegalArgumentException("pageSize must be a power of two from 4096 to 65536, got " + pageSize);
         }
@@ -64,6 +67,9 @@ public record PageCacheOptions(
         }
         if (dirtyExpire.isNegative() || dirtyExpire.isZero()) {
             throw new IllegalArgumentException("dirtyExpire must be positive, got " + dirtyExpire);
+        }
+        if (writebackInterval.isNegative() || writebackInterval.isZero()) {
+            throw new IllegalArgumentException("writebackInterval must be positive, got " + writebackInterval);
         }
         if (maxIoendBytes < pageSize) {
             throw new IllegalArgumentException("maxIoendBytes must be at least one page, got " + maxIoendBytes);
@@ -92,6 +98,7 @@ public record PageCacheOptions(
                 .dirtyBackgroundBytes(dirtyBackgroundBytes)
                 .dirtyLimitBytes(dirtyLimitBytes)
                 .dirtyExpire(dirtyExpire)
+                .writebackInterval(writebackInterval)
                 .maxIoendBytes(maxIoendBytes)
                 .poisonNewFolios(poisonNewFolios);
     }
@@ -118,6 +125,7 @@ public record PageCacheOptions(
         private long dirtyBackgroundBytes = 32 * MIB;
         private long dirtyLimitBytes = 64 * MIB;
         private Duration dirtyExpire = Duration.ofSeconds(30);
+        private Duration writebackInterval = Duration.ofSeconds(5);
         private long maxIoendBytes = MIB;
         private boolean poisonNewFolios;
 
@@ -206,6 +214,15 @@ public record PageCacheOptions(
         }
 
         /**
+         * @param value how often the flusher wakes
+         * @return this builder
+         */
+        public Builder writebackInterval(Duration value) {
+            writebackInterval = value;
+            return this;
+        }
+
+        /**
          * @param value largest ioend in bytes
          * @return this builder
          */
@@ -231,8 +248,8 @@ public record PageCacheOptions(
             int order = maxFolioOrder != null ? maxFolioOrder
                     : Math.max(0, 21 - Integer.numberOfTrailingZeros(Math.max(pageSize, 1)));
             return new PageCacheOptions(pageSize, order, orderHints, perBlockDirty, stateLock,
-                    cacheBudgetBytes, dirtyBackgroundBytes, dirtyLimitBytes, dirtyExpire, maxIoendBytes,
-                    poisonNewFolios);
+                    cacheBudgetBytes, dirtyBackgroundBytes, dirtyLimitBytes, dirtyExpire, writebackInterval,
+                    maxIoendBytes, poisonNewFolios);
         }
     }
 }

@@ -59,6 +59,7 @@ final class BufferedRead {
             int offset = (int) (pos - cached.pos());
             int n = (int) Math.min(wanted, cached.size() - offset);
             if (cached.isRangeUptodate(offset, n)) {
+                cached.touch();
                 return cached;
             }
         }

@@ -11,10 +11,19 @@ import java.util.Set;
 
 /**
  * The buffered write path: the kernel's {@code iomap_file_buffered_write}, {@code iomap_write_begin}
- * and {@code iomap_write_end}. Callers hold the inode lock exclusively.
+ * and {@code iomap_write_end}, and the paths built on them: {@code iomap_zero_range} and
+ * {@code iomap_file_unshare}. Callers hold the inode lock exclusively. One instance per call.
  */
 final class BufferedWrite {
     private static final Set<IomapRequest> WRITE = EnumSet.of(IomapRequest.WRITE);
+    private static final Set<IomapRequest> ZERO = EnumSet.of(IomapRequest.ZERO);
+    private static final Set<IomapRequest> UNSHARE = EnumSet.of(IomapRequest.WRITE, IomapRequest.UNSHARE);
+    private static final CopySource ZEROES = (dst, offset, length) -> {
+        dst.asSlice(offset, length).fill((byte) 0);
+        return length;
+    };
+    /** Unshare copies nothing: write_begin already read every block of the range. */
+    private static final CopySource KEEP = (dst, offset, length) -> length;
 
     private final CachedInode inode;
     private boolean sourceFailed;
@@ -24,12 +33,70 @@ final class BufferedWrite {
     }
 
     /**
-     * Writes {@code length} bytes from {@code src} at {@code pos}.
+     * Writes {@code length} bytes from {@code src} at {@code pos}, first zeroing the gap between
+     * EOF and {@code pos} if the write starts past EOF.
      *
      * @return bytes written; fewer than {@code length} only after a short copy
      */
     long write(long pos, CopySource src, long length) throws IOException {
-        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, WRITE);
+        long size = inode.size();
+        if (pos > size) {
+            zeroRange(size, pos - size);
+        }
+        return iterate(pos, length, WRITE, src);
+    }
+
+    /**
+     * Zeroes {@code [pos, pos + length)} through the cache, skipping holes and unwritten extents.
+     * Dirty cache in the range is written back first, so that the mappings seen are the ones that
+     * data will really land in (an unwritten extent under dirty cache becomes written).
+     */
+    void zeroRange(long pos, long length) throws IOException {
+        if (length <= 0) {
+            return;
+        }
+        inode.writeAndWaitIfDirty(pos, pos + length);
+        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, ZERO);
+        try {
+            while (iter.next()) {
+                Iomap srcmap = iter.srcmap();
+                if (srcmap.type() == IomapType.HOLE || srcmap.type() == IomapType.UNWRITTEN) {
+                    iter.advance(iter.length());
+                    continue;
+                }
+                iter.advance(writeIter(iter, ZEROES));
+            }
+        } catch (IOException | RuntimeException e) {
+            abort(iter, e);
+            throw e;
+        }
+    }
+
+    /**
+     * Copies shared (reflinked) blocks in the range to the adapter's copy-on-write destination by
+     * reading them, even whole folios, and dirtying them.
+     */
+    void unshare(long pos, long length) throws IOException {
+        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, UNSHARE);
+        try {
+            while (iter.next()) {
+                Iomap srcmap = iter.srcmap();
+                boolean shared = iter.iomap().has(dev.iomap.api.IomapFlag.SHARED);
+                if (!shared || srcmap.type() == IomapType.HOLE || srcmap.type() == IomapType.UNWRITTEN) {
+                    iter.advance(iter.length());
+                    continue;
+                }
+                iter.advance(writeIter(iter, KEEP));
+            }
+        } catch (IOException | RuntimeException e) {
+            abort(iter, e);
+            throw e;
+        }
+    }
+
+    private long iterate(long pos, long length, Set<IomapRequest> request, CopySource src)
+            throws IOException {
+        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, request);
         long written = 0;
         try {
             while (iter.next()) {
@@ -89,8 +156,11 @@ final class BufferedWrite {
             if (sourceFailed) {
                 break;
             }
+            inode.balanceDirty();
         }
-        inode.stats().appWritten(done);
+        if (src != ZEROES && src != KEEP) {
+            inode.stats().appWritten(done);
+        }
         return done;
     }
 

@@ -1,6 +1,7 @@
 package dev.iomap.core;
 
 import dev.iomap.api.BlockDevice;
+import dev.iomap.api.DelallocPunch;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapInode;
 import dev.iomap.api.IomapOps;
@@ -40,7 +41,8 @@ public final class CachedInode implements IomapInode {
         this.maxFileSize = maxFileSize;
         this.ops = ops;
         this.writebackOps = writebackOps;
-        this.pageCache = new PageCache(cache.options(), blockSize, cache.statsCounters());
+        this.pageCache = new PageCache(cache.options(), blockSize, cache.statsCounters(),
+                incoming -> cache.reclaim().ifOverBudget(incoming));
     }
 
     @Override
@@ -121,6 +123,137 @@ public final class CachedInode implements IomapInode {
     }
 
     /**
+     * Zeroes {@code [pos, pos + length)}: holes and unwritten extents are skipped (after writing back
+     * any dirty cache over the range), mapped and delalloc blocks are zeroed through the cache.
+     *
+     * @param pos first byte, at least 0
+     * @param length bytes
+     * @throws InvalidRangeException for a negative or overflowing range
+     * @throws IOException from the adapter or the device
+     */
+    public void zeroRange(long pos, long length) throws IOException {
+        InvalidRangeException.checkRange("zero range of inode " + ino, pos, length, maxFileSize);
+        inodeLock.writeLock().lock();
+        try {
+            new BufferedWrite(this).zeroRange(pos, length);
+        } finally {
+            inodeLock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Unshares {@code [pos, pos + length)}: every block the adapter maps as {@code SHARED} is read,
+     * even whole folios, and dirtied so writeback copies it to the adapter's private destination.
+     *
+     * @param pos first byte, at least 0
+     * @param length bytes
+     * @throws InvalidRangeException for a negative or overflowing range
+     * @throws IOException from the adapter or the device
+     */
+    public void unshare(long pos, long length) throws IOException {
+        InvalidRangeException.checkRange("unshare of inode " + ino, pos, length, maxFileSize);
+        inodeLock.writeLock().lock();
+        try {
+            long end = Math.min(pos + length, size);
+            if (end > pos) {
+                new BufferedWrite(this).unshare(pos, end - pos);
+            }
+        } finally {
+            inodeLock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Changes the file size. Shrinking zeroes the tail of the new last block (the kernel's
+     * {@code iomap_truncate_page}), then drops the folios past the new size and zeroes and
+     * partially invalidates the one straddling it. Growing zeroes the blocks between the old and new
+     * size that are mapped (so stale device data never shows). {@code whileLocked} then runs with the
+     * inode lock still held: the adapter frees or reserves its blocks there.
+     *
+     * @param newSize the new size, at least 0
+     * @param whileLocked the adapter's part, run last under the inode lock; may be null
+     * @throws InvalidRangeException if {@code newSize} is negative or too large
+     * @throws IOException from the adapter or the device
+     */
+    public void truncate(long newSize, IoRunnable whileLocked) throws IOException {
+        InvalidRangeException.checkRange("truncate of inode " + ino, newSize, 0, maxFileSize);
+        inodeLock.writeLock().lock();
+        try {
+            long oldSize = size;
+            BufferedWrite zeroer = new BufferedWrite(this);
+            if (newSize < oldSize) {
+                long blockEnd = (newSize + blockSize - 1) & -blockSize;
+                zeroer.zeroRange(newSize, Math.min(blockEnd, oldSize) - newSize);
+                size = newSize;
+                Invalidate.truncatePagecache(this, newSize);
+            } else if (newSize > oldSize) {
+                zeroer.zeroRange(oldSize, newSize - oldSize);
+                size = newSize;
+            }
+            if (whileLocked != null) {
+                whileLocked.run();
+            }
+        } finally {
+            inodeLock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Drops the cache over {@code [start, end)} after writing back what is dirty there (what a
+     * filesystem does before punching a hole or cloning a range). Folios straddling an edge keep
+     * their data.
+     *
+     * @param start first byte
+     * @param end first byte past the range
+     */
+    public void flushAndInvalidate(long start, long end) {
+        writeAndWait(start, end);
+        Invalidate.invalidateRange(this, start, end);
+    }
+
+    /**
+     * A shared writable mapping of this file.
+     *
+     * @return the mapped region
+     */
+    public MappedRegion map() {
+        return new MappedRegion(this);
+    }
+
+    /**
+     * Marks every block of the folio at {@code pos} dirty, creating its per-block state if missing
+     * (the kernel's {@code iomap_dirty_folio}). Does nothing if the page is not cached.
+     *
+     * @param pos a file offset inside the folio
+     * @return whether a cached folio was dirtied
+     */
+    public boolean dirtyFolio(long pos) {
+        Folio folio = pageCache.lookup(pos >>> pageCache.pageShift());
+        if (folio == null) {
+            return false;
+        }
+        folio.lock();
+        try {
+            if (folio.isRemoved() || !folio.isUptodate()) {
+                return false;
+            }
+            FolioState state = folio.stateForUpdate();
+            if (state != null) {
+                state.setRangeDirty(0, folio.size());
+            }
+            folio.markDirty();
+            return true;
+        } finally {
+            folio.unlock();
+        }
+    }
+
+    @Override
+    public void releaseDelalloc(long pos, long length, long written, DelallocPunch punch) throws IOException {
+        new DelallocRelease(this).release(pos, length, written, punch);
+    }
+
+    /**
      * Starts writeback of the dirty data in {@code [start, end)} without waiting for it.
      *
      * @param start first byte
@@ -129,6 +262,15 @@ public final class CachedInode implements IomapInode {
      */
     public void writeback(long start, long end, boolean sync) {
         new Writeback(this).writepages(start, end, sync);
+    }
+
+    /**
+     * Starts writeback of the folios that have been dirty since before {@code dirtiedBefore}.
+     *
+     * @param dirtiedBefore a {@link System#nanoTime()} instant
+     */
+    void writebackExpired(long dirtiedBefore) {
+        new Writeback(this).writepagesDirtiedBefore(dirtiedBefore);
     }
 
     /**
@@ -141,6 +283,26 @@ public final class CachedInode implements IomapInode {
         Writeback writeback = new Writeback(this);
         writeback.writepages(start, end, true);
         writeback.waitWriteback(start, end);
+    }
+
+    /** Writes back and waits for {@code [start, end)} only if some of it is dirty or in flight. */
+    void writeAndWaitIfDirty(long start, long end) {
+        if (pageCache.hasDirty() || pageCache.hasWriteback()) {
+            writeAndWait(start, end);
+        }
+    }
+
+    /** Throttles the calling writer while the cache holds more dirty data than its hard limit. */
+    void balanceDirty() {
+        cache.balanceDirty(this);
+    }
+
+    void lockShared() {
+        inodeLock.readLock().lock();
+    }
+
+    void unlockShared() {
+        inodeLock.readLock().unlock();
     }
 
     void extendSize(long newEnd) {

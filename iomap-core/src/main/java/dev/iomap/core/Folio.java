@@ -34,6 +34,7 @@ public final class Folio {
     private final Object writebackWaiters = new Object();
     private FolioState state;
     private volatile long dirtiedAtNanos;
+    private volatile long lastAccess;
     private volatile boolean removed;
 
     Folio(PageCache cache, long index, int order, int size, MemorySegment memory) {
@@ -42,6 +43,21 @@ public final class Folio {
         this.order = order;
         this.size = size;
         this.memory = memory;
+    }
+
+    /** @return the cache holding this folio */
+    PageCache cache() {
+        return cache;
+    }
+
+    /** Records an access, for least-recently-used reclaim. */
+    void touch() {
+        lastAccess = System.nanoTime();
+    }
+
+    /** @return when the folio was last accessed, in {@link System#nanoTime()} units */
+    long lastAccess() {
+        return lastAccess;
     }
 
     /** @return index of the first page, a multiple of {@code 2^order} */

@@ -16,11 +16,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The page cache of one mounted device: its inodes, their folios and the statistics that give write
- * amplification. Create one per device with {@link IomapEngine#newCache(BlockDevice)}.
+ * The page cache of one mounted device: its inodes, their folios, the statistics that give write
+ * amplification, and the background work that keeps it within bounds: the flusher (background
+ * writeback past {@code dirtyBackgroundBytes} or {@code dirtyExpire}), throttling of writers past
+ * {@code dirtyLimitBytes}, and reclaim of clean folios past {@code cacheBudgetBytes}. Create one per
+ * device with {@link IomapEngine#newCache(BlockDevice)}, which also starts the flusher.
  *
- * <p>Thread-safe. Closing it forgets every inode without writing anything back; call
- * {@link #syncAll()} first to keep dirty data.
+ * <p>Thread-safe. Closing it stops the flusher and forgets every inode without writing anything
+ * back; call {@link #syncAll()} first to keep dirty data.
  */
 public final class IomapCache implements AutoCloseable {
     private final PageCacheOptions options;
@@ -28,6 +31,8 @@ public final class IomapCache implements AutoCloseable {
     private final CacheStats stats = new CacheStats();
     private final ConcurrentMap<Long, CachedInode> inodes = new ConcurrentHashMap<>();
     private final ExecutorService completions = Executors.newCachedThreadPool(new CompletionThreads());
+    private final Reclaim reclaim = new Reclaim(this);
+    private final Flusher flusher = new Flusher(this);
 
     /**
      * @param options page size, folio orders, the experiment switches
@@ -114,6 +119,55 @@ public final class IomapCache implements AutoCloseable {
         device.flush();
     }
 
+    /**
+     * Starts the flusher thread. Without it dirty data is written back only by fsync, sync, writers
+     * hitting the dirty limit, and explicit {@link CachedInode#writeback} calls. Idempotent.
+     */
+    public void startBackgroundWriteback() {
+        flusher.start();
+    }
+
+    /**
+     * Drops every clean, unlocked folio (the kernel's {@code drop_caches}); dirty folios and folios
+     * under writeback stay.
+     *
+     * @return bytes freed
+     */
+    public long dropCleanCache() {
+        return reclaim.shrink(0);
+    }
+
+    /**
+     * Throttles a writer while dirty data is above the hard limit: it writes back its own inode,
+     * then, while still above, waits for the flusher (or, without one, writes back every inode).
+     */
+    void balanceDirty(CachedInode writer) {
+        long limit = options.dirtyLimitBytes();
+        if (stats.dirtyBytes() <= limit) {
+            if (stats.dirtyBytes() > options.dirtyBackgroundBytes() && flusher.isRunning()) {
+                flusher.kick();
+            }
+            return;
+        }
+        writer.writeback(0, Long.MAX_VALUE, false);
+        for (int round = 0; round < 100 && stats.dirtyBytes() > limit; round++) {
+            if (flusher.isRunning()) {
+                flusher.throttle(java.time.Duration.ofMillis(10));
+            } else {
+                for (CachedInode inode : inodes.values()) {
+                    inode.writeback(0, Long.MAX_VALUE, false);
+                }
+                if (stats.dirtyBytes() > limit) {
+                    Thread.onSpinWait();
+                }
+            }
+        }
+    }
+
+    Reclaim reclaim() {
+        return reclaim;
+    }
+
     /** @return the counters so far, with the device's */
     public IoStats stats() {
         return stats.snapshot(device.stats());
@@ -138,9 +192,10 @@ public final class IomapCache implements AutoCloseable {
         return completions;
     }
 
-    /** Forgets every inode and stops the completion threads; the device stays open. */
+    /** Stops the flusher, forgets every inode and stops the completion threads; the device stays open. */
     @Override
     public void close() {
+        flusher.stop();
         inodes.clear();
         completions.shutdown();
     }

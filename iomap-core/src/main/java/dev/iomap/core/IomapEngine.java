@@ -53,12 +53,14 @@ public final class IomapEngine {
     }
 
     /**
-     * A new page cache over a device, with this engine's options.
+     * A new page cache over a device, with this engine's options and its flusher running.
      *
      * @param device the device
      * @return the cache
      */
     public IomapCache newCache(BlockDevice device) {
-        return new IomapCache(options, device);
+        IomapCache cache = new IomapCache(options, device);
+        cache.startBackgroundWriteback();
+        return cache;
     }
 }

@@ -55,6 +55,17 @@ public final class OpenFile {
     }
 
     /**
+     * Changes the file size through the cache alone (no adapter work); see
+     * {@link CachedInode#truncate}.
+     *
+     * @param newSize the new size
+     * @throws IOException on a bad size or an adapter or device error
+     */
+    public void truncate(long newSize) throws IOException {
+        inode.truncate(newSize, null);
+    }
+
+    /**
      * Reads into {@code dst} from {@code pos}.
      *
      * @param pos file offset, at least 0

@@ -10,6 +10,7 @@ import java.util.NavigableSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongConsumer;
 
 /**
  * The folios of one inode, by page index: the kernel's {@code address_space}.
@@ -27,6 +28,7 @@ public final class PageCache {
     private final ConcurrentSkipListSet<Long> dirtyTag = new ConcurrentSkipListSet<>();
     private final ConcurrentSkipListSet<Long> writebackTag = new ConcurrentSkipListSet<>();
     private final ReentrantLock insertLock = new ReentrantLock();
+    private final LongConsumer beforeAllocate;
 
     /**
      * @param options page size, largest order, poisoning
@@ -34,6 +36,17 @@ public final class PageCache {
      * @param stats where folio creation is counted
      */
     PageCache(PageCacheOptions options, int blockSize, CacheStats stats) {
+        this(options, blockSize, stats, bytes -> { });
+    }
+
+    /**
+     * @param options page size, largest order, poisoning
+     * @param blockSize the filesystem block size: a power of two, at most the page size
+     * @param stats where folio creation is counted
+     * @param beforeAllocate told the size of each new folio before it is allocated (direct reclaim)
+     */
+    PageCache(PageCacheOptions options, int blockSize, CacheStats stats, LongConsumer beforeAllocate) {
+        this.beforeAllocate = beforeAllocate;
         if (Integer.bitCount(blockSize) != 1 || blockSize < 512 || blockSize > options.pageSize()) {
             throw new IllegalArgumentException("block size must be a power of two from 512 to the page size "
                     + options.pageSize() + ", got " + blockSize);
@@ -91,10 +104,13 @@ public final class PageCache {
         while (true) {
             Folio folio = lookup(index);
             if (folio == null) {
+                beforeAllocate.accept((long) options.pageSize() << Math.min(preferredOrder,
+                        options.maxFolioOrder()));
                 folio = create(index, preferredOrder);
             }
             folio.lock();
             if (!folio.isRemoved()) {
+                folio.touch();
                 folio.waitWriteback();
                 return folio;
             }
@@ -200,6 +216,11 @@ public final class PageCache {
      */
     NavigableSet<Long> writebackFrom(long firstIndex) {
         return writebackTag.tailSet(firstIndex, true);
+    }
+
+    /** @return whether any folio is under writeback */
+    public boolean hasWriteback() {
+        return !writebackTag.isEmpty();
     }
 
     /** @return whether any folio is dirty */

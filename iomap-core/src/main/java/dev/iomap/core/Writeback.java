@@ -22,6 +22,7 @@ import java.util.concurrent.CompletionException;
 final class Writeback {
     private final CachedInode inode;
     private Ioend ioend;
+    private long dirtiedBefore = Long.MAX_VALUE;
 
     Writeback(CachedInode inode) {
         this.inode = inode;
@@ -57,7 +58,16 @@ final class Writeback {
         }
     }
 
+    /** A background pass over the folios dirty since before {@code nanos} ({@link System#nanoTime()}). */
+    void writepagesDirtiedBefore(long nanos) {
+        dirtiedBefore = nanos;
+        writepages(0, Long.MAX_VALUE, false);
+    }
+
     private void writeFolioIfDirty(Folio folio, boolean sync) {
+        if (dirtiedBefore != Long.MAX_VALUE && folio.dirtiedAtNanos() - dirtiedBefore > 0) {
+            return;
+        }
         if (!folio.tryLock()) {
             submit();
             folio.lock();

@@ -13,17 +13,33 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * A minimal adapter for tests: file offset = device offset, blocks allocated by a write's
- * {@code begin} (reported {@code MAPPED + NEW}), unallocated blocks are holes, and {@code end} frees
- * the new blocks a short write did not reach.
+ * A minimal adapter for tests: file offset + base = device offset, blocks allocated by a write's
+ * {@code begin} (reported {@code MAPPED + NEW}), unallocated blocks are holes, {@code end} frees
+ * the new blocks a short write did not reach, and {@link #truncateBlocks} frees blocks past EOF.
  */
 final class SparseTestOps implements IomapOps, WritebackOps {
     private final int blockSize;
+    private final long base;
     private final BitSet allocated = new BitSet();
     private BitSet newlyAllocated = new BitSet();
 
     SparseTestOps(int blockSize) {
+        this(blockSize, 0);
+    }
+
+    SparseTestOps(int blockSize, long base) {
         this.blockSize = blockSize;
+        this.base = base;
+    }
+
+    /** Frees every block wholly past {@code newSize}. */
+    synchronized void truncateBlocks(long newSize) {
+        int first = (int) ((newSize + blockSize - 1) / blockSize);
+        allocated.clear(first, Math.max(first, allocated.length()));
+    }
+
+    synchronized int allocatedBlocks() {
+        return allocated.cardinality();
     }
 
     synchronized boolean isAllocated(long pos) {
@@ -38,7 +54,7 @@ final class SparseTestOps implements IomapOps, WritebackOps {
         long start = (long) first * blockSize;
         if (allocated.get(first)) {
             int end = Math.min(last + 1, allocated.nextClearBit(first));
-            return IomapMapping.of(Iomap.mapped(start, (long) (end - first) * blockSize, start));
+            return IomapMapping.of(Iomap.mapped(start, (long) (end - first) * blockSize, base + start));
         }
         int end = Math.min(last + 1, nextSet(first));
         long bytes = (long) (end - first) * blockSize;
@@ -48,8 +64,8 @@ final class SparseTestOps implements IomapOps, WritebackOps {
         allocated.set(first, end);
         newlyAllocated = new BitSet();
         newlyAllocated.set(first, end);
-        return IomapMapping.of(new Iomap(start, bytes, IomapType.MAPPED, EnumSet.of(IomapFlag.NEW), start,
-                null, 0));
+        return IomapMapping.of(new Iomap(start, bytes, IomapType.MAPPED, EnumSet.of(IomapFlag.NEW),
+                base + start, null, 0));
     }
 
     private int nextSet(int from) {
@@ -81,6 +97,6 @@ final class SparseTestOps implements IomapOps, WritebackOps {
         }
         int end = allocated.nextClearBit(first);
         long start = (long) first * blockSize;
-        return Iomap.mapped(start, (long) (end - first) * blockSize, start);
+        return Iomap.mapped(start, (long) (end - first) * blockSize, base + start);
     }
 }

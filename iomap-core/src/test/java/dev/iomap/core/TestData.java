@@ -40,11 +40,16 @@ final class TestData {
         return dst.array();
     }
 
-    /** A source that copies only the first {@code limit} bytes of {@code bytes}, like a faulting copy. */
+    /**
+     * A source over {@code bytes} that faults after {@code limit} bytes in total, however many copies
+     * they take: every later copy comes back short.
+     */
     static CopySource shortSource(byte[] bytes, int limit) {
+        int[] consumed = {0};
         return (MemorySegment dst, long dstOffset, int length) -> {
-            int n = Math.min(length, limit);
-            MemorySegment.copy(MemorySegment.ofArray(bytes), 0, dst, dstOffset, n);
+            int n = Math.max(0, Math.min(length, limit - consumed[0]));
+            MemorySegment.copy(MemorySegment.ofArray(bytes), consumed[0], dst, dstOffset, n);
+            consumed[0] += n;
             return n;
         };
     }

@@ -1,0 +1,139 @@
+package dev.iomap.core;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Background writeback of one {@link IomapCache}: the kernel's flusher thread. It wakes every
+ * {@code writebackInterval}, or at once when dirty data passes the background threshold, and writes
+ * back every inode while dirty bytes stay above that threshold, then any folio dirty for longer than
+ * {@code dirtyExpire}; then it reclaims if the cache is over budget. Writers past the hard dirty
+ * limit wait in {@link #throttle} until writeback brings the total back under it.
+ */
+final class Flusher implements Runnable {
+    private final IomapCache cache;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition work = lock.newCondition();
+    private final Condition progress = lock.newCondition();
+    private Thread thread;
+    private boolean kicked;
+    private volatile boolean stopping;
+
+    Flusher(IomapCache cache) {
+        this.cache = cache;
+    }
+
+    synchronized void start() {
+        if (thread != null) {
+            return;
+        }
+        thread = Thread.ofPlatform().daemon().name("iomap-flusher").start(this);
+    }
+
+    boolean isRunning() {
+        return thread != null && !stopping;
+    }
+
+    /** Wakes the flusher now. */
+    void kick() {
+        lock.lock();
+        try {
+            kicked = true;
+            work.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits, at most {@code maxWait}, for writeback to make progress (the kernel's
+     * {@code balance_dirty_pages} pause).
+     */
+    void throttle(Duration maxWait) {
+        kick();
+        lock.lock();
+        try {
+            progress.await(maxWait.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void run() {
+        while (!stopping) {
+            awaitWork();
+            if (stopping) {
+                return;
+            }
+            try {
+                flushOnce();
+            } catch (RuntimeException e) {
+                // I/O errors are recorded on the inodes; anything else is a bug, logged and survived.
+                System.getLogger(Flusher.class.getName()).log(System.Logger.Level.ERROR,
+                        "background writeback failed", e);
+            }
+            signalProgress();
+        }
+    }
+
+    private void awaitWork() {
+        lock.lock();
+        try {
+            if (!kicked) {
+                work.await(cache.options().writebackInterval().toNanos(), TimeUnit.NANOSECONDS);
+            }
+            kicked = false;
+        } catch (InterruptedException e) {
+            stopping = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** One pass: over the background threshold, expired data, then reclaim. */
+    void flushOnce() {
+        long background = cache.options().dirtyBackgroundBytes();
+        for (CachedInode inode : cache.inodes()) {
+            if (cache.dirtyBytes() <= background) {
+                break;
+            }
+            inode.writeback(0, Long.MAX_VALUE, false);
+            signalProgress();
+        }
+        long expiredBefore = System.nanoTime() - cache.options().dirtyExpire().toNanos();
+        for (CachedInode inode : cache.inodes()) {
+            inode.writebackExpired(expiredBefore);
+        }
+        cache.reclaim().ifOverBudget(0);
+    }
+
+    private void signalProgress() {
+        lock.lock();
+        try {
+            progress.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void stop() {
+        stopping = true;
+        Thread running;
+        synchronized (this) {
+            running = thread;
+        }
+        if (running != null) {
+            running.interrupt();
+            try {
+                running.join(TimeUnit.SECONDS.toMillis(10));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package dev.iomap.core;
+
+/**
+ * Dropping cached data: the kernel's {@code iomap_invalidate_folio}, {@code iomap_release_folio} and
+ * {@code truncate_inode_pages_range}. Every method needs the folio lock held, except
+ * {@link #truncatePagecache}, which takes the folio locks itself.
+ */
+final class Invalidate {
+
+    private Invalidate() {
+    }
+
+    /**
+     * Invalidates {@code [offset, offset + length)} of a locked folio that is not under writeback.
+     * The whole folio: its dirty state is cancelled and its per-block state dropped. Part of it: the
+     * blocks the range covers completely stop being dirty; the rest stay dirty.
+     *
+     * @param folio a locked folio
+     * @param offset byte offset inside the folio
+     * @param length bytes
+     */
+    static void invalidateFolio(Folio folio, int offset, int length) {
+        if (offset == 0 && length >= folio.size()) {
+            folio.clearDirtyForIo();
+            folio.dropState();
+            return;
+        }
+        if (!folio.isDirty()) {
+            return;
+        }
+        FolioState state = folio.stateForUpdate();
+        if (state == null) {
+            return;
+        }
+        state.clearRangeDirty(offset, length);
+        if (!state.isAnyDirty()) {
+            folio.clearDirtyForIo();
+        }
+    }
+
+    /**
+     * Lets a clean folio go: drops its per-block state. A dirty folio is refused, since its state
+     * says which blocks need writing; so is one under writeback.
+     *
+     * @param folio a locked folio
+     * @return whether the folio may be removed from the cache
+     */
+    static boolean releaseFolio(Folio folio) {
+        if (folio.isDirty() || folio.isWriteback()) {
+            return false;
+        }
+        folio.dropState();
+        return true;
+    }
+
+    /**
+     * Removes every folio past {@code newSize} and zeroes and partially invalidates the one
+     * straddling it (the kernel's {@code truncate_inode_partial_folio}). Waits for writeback of
+     * each folio it touches.
+     *
+     * @param inode the file, whose inode lock the caller holds exclusively
+     * @param newSize the new size
+     */
+    static void truncatePagecache(CachedInode inode, long newSize) {
+        PageCache cache = inode.pageCache();
+        long firstIndex = newSize >>> cache.pageShift();
+        for (Folio folio : cache.foliosIn(firstIndex, Long.MAX_VALUE >>> cache.pageShift())) {
+            if (folio.end() <= newSize) {
+                continue;
+            }
+            folio.lock();
+            try {
+                if (folio.isRemoved()) {
+                    continue;
+                }
+                folio.waitWriteback();
+                if (folio.pos() >= newSize) {
+                    invalidateFolio(folio, 0, folio.size());
+                    cache.remove(folio);
+                    continue;
+                }
+                int keep = (int) (newSize - folio.pos());
+                folio.memory().asSlice(keep, folio.size() - keep).fill((byte) 0);
+                invalidateFolio(folio, keep, folio.size() - keep);
+            } finally {
+                folio.unlock();
+            }
+        }
+    }
+
+    /**
+     * Invalidates the cache over {@code [start, end)}: whole folios inside are removed (after their
+     * writeback), folios straddling an edge are partially invalidated and keep their data.
+     * Callers write back first if dirty data must survive.
+     *
+     * @param inode the file
+     * @param start first byte
+     * @param end first byte past the range
+     */
+    static void invalidateRange(CachedInode inode, long start, long end) {
+        PageCache cache = inode.pageCache();
+        if (end <= start) {
+            return;
+        }
+        for (Folio folio : cache.foliosIn(start >>> cache.pageShift(), (end - 1) >>> cache.pageShift())) {
+            folio.lock();
+            try {
+                if (folio.isRemoved()) {
+                    continue;
+                }
+                folio.waitWriteback();
+                long from = Math.max(start, folio.pos());
+                long to = Math.min(end, folio.end());
+                if (from == folio.pos() && to == folio.end()) {
+                    invalidateFolio(folio, 0, folio.size());
+                    cache.remove(folio);
+                } else {
+                    invalidateFolio(folio, (int) (from - folio.pos()), (int) (to - from));
+                }
+            } finally {
+                folio.unlock();
+            }
+        }
+    }
+}

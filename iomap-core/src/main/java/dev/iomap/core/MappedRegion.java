@@ -1,0 +1,116 @@
+package dev.iomap.core;
+
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.IomapRequest;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * A shared writable mapping of a file, standing in for {@code mmap(MAP_SHARED)}: loads and stores go
+ * straight to folio memory. The first store into a folio is a write fault: the folio is read in,
+ * the adapter is asked for space ({@code begin} with {@code WRITE} and {@code FAULT}, the kernel's
+ * {@code iomap_page_mkwrite}) and only the blocks inside EOF are marked dirty. A store may reach
+ * past EOF inside the last page, as with mmap, but those bytes are never written back; a store
+ * beyond the last page of the file is refused, where mmap would raise SIGBUS.
+ *
+ * <p>Thread-safe: each access takes the inode lock shared (excluding truncate) and the folio lock.
+ */
+public final class MappedRegion {
+    private static final Set<IomapRequest> FAULT = EnumSet.of(IomapRequest.WRITE, IomapRequest.FAULT);
+
+    private final CachedInode inode;
+
+    MappedRegion(CachedInode inode) {
+        this.inode = inode;
+    }
+
+    /**
+     * Stores the remaining bytes of {@code src} at file offset {@code pos}.
+     *
+     * @param pos file offset, at least 0
+     * @param src the bytes; its position advances
+     * @throws InvalidRangeException if a byte falls beyond the last page of the file
+     * @throws IOException from the adapter or the device
+     */
+    public void store(long pos, ByteBuffer src) throws IOException {
+        access(pos, src, true);
+    }
+
+    /**
+     * Loads bytes at {@code pos} into {@code dst}, including the zeroes past EOF in the last page.
+     *
+     * @param pos file offset, at least 0
+     * @param dst where the bytes go; its position advances
+     * @throws InvalidRangeException if a byte falls beyond the last page of the file
+     * @throws IOException from the adapter or the device
+     */
+    public void load(long pos, ByteBuffer dst) throws IOException {
+        access(pos, dst, false);
+    }
+
+    private void access(long pos, ByteBuffer buffer, boolean store) throws IOException {
+        InvalidRangeException.checkRange("mapped access to inode " + inode.ino(), pos, buffer.remaining(),
+                Long.MAX_VALUE);
+        inode.lockShared();
+        try {
+            PageCache cache = inode.pageCache();
+            long pageMask = cache.options().pageSize() - 1L;
+            long mappable = (inode.size() + pageMask) & ~pageMask;
+            if (pos + buffer.remaining() > mappable) {
+                throw new InvalidRangeException("mapped access [" + pos + ", +" + buffer.remaining()
+                        + ") passes the last page of inode " + inode.ino() + " (size " + inode.size() + ")");
+            }
+            while (buffer.hasRemaining()) {
+                Folio folio = cache.grabLocked(pos >>> cache.pageShift(), 0);
+                try {
+                    inode.reader().readFolio(folio);
+                    int offset = (int) (pos - folio.pos());
+                    int n = Math.min(buffer.remaining(), folio.size() - offset);
+                    MemorySegment bytes = MemorySegment.ofBuffer(buffer);
+                    if (store) {
+                        mkwrite(folio);
+                        MemorySegment.copy(bytes, 0, folio.memory(), offset, n);
+                    } else {
+                        MemorySegment.copy(folio.memory(), offset, bytes, 0, n);
+                    }
+                    buffer.position(buffer.position() + n);
+                    pos += n;
+                } finally {
+                    folio.unlock();
+                }
+            }
+        } finally {
+            inode.unlockShared();
+        }
+    }
+
+    /**
+     * The write fault on a locked, uptodate folio: map the part inside EOF for writing and dirty
+     * exactly those blocks (the 2024 fix to the dirty length of {@code iomap_page_mkwrite}).
+     */
+    private void mkwrite(Folio folio) throws IOException {
+        long insideEof = Math.min(folio.size(), inode.size() - folio.pos());
+        if (insideEof <= 0) {
+            throw new InvalidRangeException("write fault past EOF of inode " + inode.ino());
+        }
+        IomapIter iter = new IomapIter(inode, inode.ops(), folio.pos(), insideEof, FAULT);
+        try {
+            while (iter.next()) {
+                int offset = (int) (iter.pos() - folio.pos());
+                int length = (int) iter.length();
+                FolioState state = folio.stateForUpdate();
+                if (state != null) {
+                    state.setRangeDirty(offset, length);
+                }
+                folio.markDirty();
+                iter.advance(length);
+            }
+        } catch (IOException | RuntimeException e) {
+            BufferedWrite.abort(iter, e);
+            throw e;
+        }
+    }
+}
