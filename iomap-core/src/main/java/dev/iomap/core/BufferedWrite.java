@@ -145,7 +145,10 @@ final class BufferedWrite {
                 copied = src.copyTo(folio.memory(), offset, length);
                 accepted = writeEnd(folio, offset, length, copied);
                 inode.writeOps().putFolio(inode, pos, accepted, iter.iomap());
-                inode.extendSize(pos + accepted);
+                if (src != ZEROES && src != KEEP) {
+                    // Only a write moves EOF; zeroing and unsharing past it never do.
+                    inode.extendSize(pos + accepted);
+                }
                 if (accepted < length) {
                     sourceFailed = true;
                 }

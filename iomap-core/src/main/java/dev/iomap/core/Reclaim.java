@@ -41,13 +41,17 @@ final class Reclaim {
             return 0;
         }
         try {
-            List<Folio> candidates = new ArrayList<>();
+            // Access times change under us: sort a snapshot of them, not the live values.
+            List<Candidate> candidates = new ArrayList<>();
             for (CachedInode inode : cache.inodes()) {
-                candidates.addAll(inode.pageCache().foliosIn(0, Long.MAX_VALUE));
+                for (Folio folio : inode.pageCache().foliosIn(0, Long.MAX_VALUE)) {
+                    candidates.add(new Candidate(folio.lastAccess(), folio));
+                }
             }
-            candidates.sort(Comparator.comparingLong(Folio::lastAccess));
+            candidates.sort(Comparator.comparingLong(Candidate::lastAccess));
             long freed = 0;
-            for (Folio folio : candidates) {
+            for (Candidate candidate : candidates) {
+                Folio folio = candidate.folio();
                 if (cache.cachedBytes() <= target) {
                     break;
                 }
@@ -57,6 +61,9 @@ final class Reclaim {
         } finally {
             running.unlock();
         }
+    }
+
+    private record Candidate(long lastAccess, Folio folio) {
     }
 
     private static long tryDrop(Folio folio) {

@@ -74,6 +74,18 @@ class ZeroTruncateTest {
     }
 
     @Test
+    void zeroingPastEofNeverMovesEof() throws Exception {
+        IomapCache cache = new IomapCache(poisoned(), device);
+        BlockDeviceMapping mapping = new BlockDeviceMapping(device);
+        CachedInode inode = cache.addInode(1, K1, 3000, MAX, mapping, mapping);
+
+        inode.zeroRange(2000, 10 * K1);
+
+        assertThat(inode.size()).isEqualTo(3000);
+        assertThat(inode.open().read(3000, ByteBuffer.allocate(10))).isEqualTo(-1);
+    }
+
+    @Test
     void truncateDownZeroesThePartialBlockAndDropsWhatIsPastEof() throws Exception {
         IomapCache cache = new IomapCache(poisoned(), device);
         SparseTestOps ops = new SparseTestOps(K1);

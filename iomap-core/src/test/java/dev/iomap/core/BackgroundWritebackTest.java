@@ -1,0 +1,144 @@
+package dev.iomap.core;
+
+import static dev.iomap.core.TestData.buffer;
+import static dev.iomap.core.TestData.pattern;
+import static dev.iomap.core.TestData.read;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.api.WritebackException;
+import dev.iomap.core.device.RamBlockDevice;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/** The flusher, writer throttling and reclaim. */
+class BackgroundWritebackTest {
+    private static final int K4 = 4096;
+    private static final Duration NEVER = Duration.ofHours(1);
+
+    private final RamBlockDevice device = new RamBlockDevice(K4, 64L << 20);
+
+    private static PageCacheOptions.Builder small() {
+        return PageCacheOptions.builder().maxFolioOrder(0).cacheBudgetBytes(64L << 20)
+                .dirtyBackgroundBytes(64 * 1024).dirtyLimitBytes(128 * 1024)
+                .dirtyExpire(NEVER).writebackInterval(NEVER);
+    }
+
+    /** Waits up to ten seconds for a condition that background threads make true. */
+    private static void eventually(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition not reached in 10 s").isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
+    void theFlusherStartsWhenDirtyDataPassesTheBackgroundThreshold() throws Exception {
+        try (IomapCache cache = new IomapCache(small().dirtyLimitBytes(1 << 20).build(), device)) {
+            cache.startBackgroundWriteback();
+            OpenFile file = cache.openBlockDevice();
+
+            file.write(0, buffer(pattern(0, 256 * 1024, 1)));
+
+            eventually(() -> cache.dirtyBytes() <= 64 * 1024
+                    && device.stats().dataBytesWritten() >= 192 * 1024);
+            assertThat(device.stats().flushes()).isZero();
+        }
+    }
+
+    @Test
+    void theFlusherWritesBackExpiredData() throws Exception {
+        try (IomapCache cache = new IomapCache(small().dirtyExpire(Duration.ofMillis(50))
+                .writebackInterval(Duration.ofMillis(10)).build(), device)) {
+            cache.startBackgroundWriteback();
+
+            cache.openBlockDevice().write(3 * K4, buffer(pattern(3 * K4, K4, 2)));
+
+            eventually(() -> device.stats().dataBytesWritten() == K4 && cache.dirtyBytes() == 0);
+            assertThat(TestData.readDevice(device, 3 * K4, K4)).isEqualTo(pattern(3 * K4, K4, 2));
+        }
+    }
+
+    @Test
+    void writersAreThrottledAtTheHardDirtyLimit() throws Exception {
+        IomapCache cache = new IomapCache(small().build(), device);
+        OpenFile file = cache.openBlockDevice();
+
+        for (int i = 0; i < 256; i++) {
+            file.write((long) i * K4, buffer(pattern((long) i * K4, K4, 3)));
+            assertThat(cache.dirtyBytes()).isLessThanOrEqualTo(128 * 1024);
+        }
+        assertThat(device.stats().dataBytesWritten()).isGreaterThanOrEqualTo((256 - 32) * K4);
+    }
+
+    @Test
+    void theCacheStaysWithinItsBudget() throws Exception {
+        IomapCache cache = new IomapCache(small().cacheBudgetBytes(64 * 1024).build(), device);
+        OpenFile file = cache.openBlockDevice();
+
+        for (int i = 0; i < 64; i++) {
+            read(file, (long) i * K4, K4);
+            assertThat(cache.cachedBytes()).isLessThanOrEqualTo(64 * 1024);
+        }
+        assertThat(file.inode().pageCache().folioCount()).isLessThanOrEqualTo(16);
+    }
+
+    @Test
+    void reclaimDropsTheLeastRecentlyUsedCleanFolioFirst() throws Exception {
+        IomapCache cache = new IomapCache(small().cacheBudgetBytes(4 * K4).build(), device);
+        OpenFile file = cache.openBlockDevice();
+        for (int i = 0; i < 4; i++) {
+            read(file, (long) i * K4, K4);
+        }
+        read(file, 0, K4);
+
+        read(file, 4 * K4, K4);
+
+        PageCache pages = file.inode().pageCache();
+        assertThat(pages.lookup(1)).isNull();
+        assertThat(pages.lookup(0)).isNotNull();
+        assertThat(pages.lookup(2)).isNotNull();
+        assertThat(pages.lookup(4)).isNotNull();
+    }
+
+    @Test
+    void reclaimNeverDropsDirtyData() throws Exception {
+        IomapCache cache = new IomapCache(small().cacheBudgetBytes(8 * K4).dirtyLimitBytes(64L << 20)
+                .dirtyBackgroundBytes(32L << 20).build(), device);
+        OpenFile file = cache.openBlockDevice();
+
+        for (int i = 0; i < 32; i++) {
+            file.write((long) i * K4, buffer(pattern((long) i * K4, K4, 4)));
+        }
+        cache.dropCleanCache();
+
+        assertThat(file.inode().pageCache().folioCount()).isEqualTo(32);
+        file.fsync();
+        cache.dropCleanCache();
+        assertThat(file.inode().pageCache().folioCount()).isZero();
+        assertThat(read(file, 0, 32 * K4)).isEqualTo(pattern(0, 32 * K4, 4));
+    }
+
+    @Test
+    void aWritebackErrorSurvivesReclaimAndReachesEveryOpenFileOnce() throws Exception {
+        FaultyDevice faulty = new FaultyDevice(device);
+        IomapCache cache = new IomapCache(small().build(), faulty);
+        OpenFile writer = cache.openBlockDevice();
+        OpenFile other = writer.inode().open();
+        faulty.failWrites(0, 64L << 20);
+        writer.write(0, buffer(pattern(0, 8 * K4, 5)));
+
+        writer.inode().writeAndWait(0, Long.MAX_VALUE);
+        cache.dropCleanCache();
+
+        assertThat(writer.inode().pageCache().folioCount()).isZero();
+        assertThatThrownBy(writer::fsync).isInstanceOf(WritebackException.class);
+        assertThatCode(writer::fsync).doesNotThrowAnyException();
+        assertThatThrownBy(other::fsync).isInstanceOf(WritebackException.class);
+        assertThatCode(other::fsync).doesNotThrowAnyException();
+    }
+}
