@@ -45,7 +45,9 @@ class AsyncCompletionTest {
                 }
             };
             IomapCache cache = new IomapCache(PageCacheOptions.builder().maxIoendBytes(K4).build(), device);
-            OpenFile file = cache.addInode(1, K4, 0, 32L << 20, new BlockDeviceMapping(device), writeback).open();
+            // A preallocated file as large as its area: every write below is an overwrite.
+            OpenFile file = cache.addInode(1, K4, 32L << 20, 32L << 20, new BlockDeviceMapping(device), writeback)
+                    .open();
 
             for (int i = 0; i < 64; i++) {
                 file.write((long) i * 2 * K4, buffer(pattern((long) i * 2 * K4, K4, i)));

@@ -9,6 +9,7 @@ import dev.iomap.api.IoPurpose;
 import dev.iomap.api.NotSupportedException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
@@ -21,10 +22,12 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -33,19 +36,25 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A block device backed by a file, read and written with positional {@link FileChannel} calls.
  *
- * <p>Reads, flushes and discards run in the calling thread. Writes run on at most two daemon threads
- * the device owns, named {@code iomap-file-io-N} and given back after 30 idle seconds; the returned
- * future completes on one of them, so callbacks attached with the non-async
- * {@link CompletableFuture} methods run there too and must not block (use the {@code *Async}
- * variants for that). Writes in flight at the same time are not ordered with respect to each other;
- * wait for one before issuing another to the same range. As the write threads read the caller's
- * buffers, those must be readable from any thread: memory of a confined {@link Arena} is not, and a
- * write from it fails with {@link WrongThreadException}.
+ * <p>Only threads the device owns (daemons, given back after 30 idle seconds) use the channel, so
+ * interrupting a caller cannot close it, as interrupting a thread inside a {@link FileChannel} call
+ * would. A read, flush or discard runs on one of the threads named {@code iomap-file-sync-N}, one
+ * per such call in flight, while the calling thread waits; the call returns or throws in the
+ * calling thread as if it had run there. An interrupt of the calling thread neither cuts the wait
+ * short nor is lost: its interrupt status is set on return. These calls never queue behind writes,
+ * so one made from a write-completion callback cannot deadlock (though, like any blocking
+ * callback, it holds up the writes queued behind it).
+ *
+ * <p>Writes run on at most two threads named {@code iomap-file-io-N}; the returned future completes
+ * on one of them, so callbacks attached with the non-async {@link CompletableFuture} methods run
+ * there too and must not block (use the {@code *Async} variants for that). Writes in flight at the
+ * same time are not ordered with respect to each other; wait for one before issuing another to the
+ * same range. As the write threads read the caller's buffers, those must be readable from any
+ * thread: memory of a confined {@link Arena} is not, and a write from it fails with
+ * {@link WrongThreadException}.
  *
  * <p>Thread-safe: any number of reads, writes and discards may run at once, with no device-wide lock.
- * Concurrent operations on overlapping ranges are not atomic with respect to each other. Caution, as
- * for any {@link FileChannel}: interrupting a thread while it reads, flushes or discards closes the
- * channel, after which every operation fails with {@link DeviceIoException}.
+ * Concurrent operations on overlapping ranges are not atomic with respect to each other.
  *
  * <p>With direct I/O ({@code O_DIRECT}) the page cache is bypassed. The block size must then be a
  * multiple of the filesystem's I/O alignment (its block size, at least 512). A caller's buffer is
@@ -65,6 +74,8 @@ public final class FileBlockDevice implements BlockDevice {
     /** Bytes of zeroes a discard writes at a time, unless a block is larger. */
     private static final int ZEROES_SIZE = 1 << 16;
     private static final int WRITE_THREADS = 2;
+    /** Unbounded: each thread serves one waiting caller, so there are never more than callers. */
+    private static final int SYNC_THREADS = Integer.MAX_VALUE;
     /** An idle device gives its threads back after this long. */
     private static final long IDLE_THREAD_TIMEOUT_SECONDS = 30;
 
@@ -79,6 +90,11 @@ public final class FileBlockDevice implements BlockDevice {
     private final ByteBuffer zeroes;
     private final Set<Thread> writeThreads = ConcurrentHashMap.newKeySet();
     private final ExecutorService writer;
+    /**
+     * Runs reads, flushes and discards, whose callers wait for them. Nothing interrupts its threads:
+     * {@link #close()} uses {@code shutdown()}, never {@code shutdownNow()}.
+     */
+    private final ExecutorService syncIo;
     private final DeviceCounters counters = new DeviceCounters();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -104,6 +120,9 @@ public final class FileBlockDevice implements BlockDevice {
                 task -> registeredWriteThread(named, task));
         pool.allowCoreThreadTimeOut(true);
         this.writer = pool;
+        this.syncIo = new ThreadPoolExecutor(0, SYNC_THREADS,
+                IDLE_THREAD_TIMEOUT_SECONDS, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                Thread.ofPlatform().name("iomap-file-sync-", 1).daemon().factory());
     }
 
     /**
@@ -220,8 +239,10 @@ public final class FileBlockDevice implements BlockDevice {
     }
 
     /**
-     * Reads {@code dst.remaining()} bytes at {@code offset} into {@code dst} in the calling thread and
-     * moves its position to its limit. On an I/O error {@code dst}'s position and content are
+     * Reads {@code dst.remaining()} bytes at {@code offset} into {@code dst} and moves its position to
+     * its limit, on one of the device's threads while the calling thread waits, even if interrupted
+     * (see the class comment). Memory confined to the calling thread (of a confined {@link Arena})
+     * is read into through a copy. On an I/O error {@code dst}'s position and content are
      * unspecified; on a bad range they are unchanged.
      *
      * @param offset device byte offset, block aligned
@@ -239,10 +260,9 @@ public final class FileBlockDevice implements BlockDevice {
         }
         int length = dst.remaining();
         DeviceCounters.checkRequest("read", offset, length, blockSize, capacity);
-        try {
-            io.read(offset, dst);
-        } catch (IOException e) {
-            throw ioError("read from", offset, length, e);
+        ByteBuffer filled = waitFor("read from", offset, length, () -> readInto(offset, dst));
+        if (filled != dst) {
+            dst.put(filled.flip());
         }
         counters.countRead(length);
     }
@@ -282,7 +302,9 @@ public final class FileBlockDevice implements BlockDevice {
     }
 
     /**
-     * Makes every write whose future completed before this call durable ({@code fdatasync}).
+     * Makes every write whose future completed before this call durable ({@code fdatasync}), on one
+     * of the device's threads while the calling thread waits, even if interrupted (see the class
+     * comment).
      *
      * @throws DeviceIoException if the file cannot be synced
      * @throws IOException if the device is closed
@@ -290,17 +312,17 @@ public final class FileBlockDevice implements BlockDevice {
     @Override
     public void flush() throws IOException {
         ensureOpen();
-        try {
+        waitFor("flush of", 0, capacity, () -> {
             channel.force(false);
-        } catch (IOException e) {
-            throw ioError("flush of", 0, capacity, e);
-        }
+            return null;
+        });
         counters.countFlush();
     }
 
     /**
-     * Writes zeroes over the range in the calling thread; later reads of it return zeroes. Counted
-     * as discarded bytes, not as bytes written.
+     * Writes zeroes over the range, on one of the device's threads while the calling thread waits,
+     * even if interrupted (see the class comment); later reads of it return zeroes. Counted as
+     * discarded bytes, not as bytes written. Not ordered with respect to writes in flight.
      *
      * @param offset device byte offset, block aligned
      * @param length bytes, block aligned
@@ -312,19 +334,10 @@ public final class FileBlockDevice implements BlockDevice {
     public void discard(long offset, long length) throws IOException {
         ensureOpen();
         DeviceCounters.checkRequest("discard", offset, length, blockSize, capacity);
-        try {
-            long position = offset;
-            long end = offset + length;
-            while (position < end) {
-                ByteBuffer piece = zeroes.duplicate();
-                piece.limit((int) Math.min(piece.capacity(), end - position));
-                int bytes = piece.remaining();
-                io.write(position, piece);
-                position += bytes;
-            }
-        } catch (IOException e) {
-            throw ioError("discard in", offset, length, e);
-        }
+        waitFor("discard in", offset, length, () -> {
+            writeZeroes(offset, length);
+            return null;
+        });
         counters.countDiscard(length);
     }
 
@@ -353,6 +366,7 @@ public final class FileBlockDevice implements BlockDevice {
             return;
         }
         writer.shutdown();
+        syncIo.shutdown();
         awaitQueuedWrites();
         try (channel) {
             channel.force(false);
@@ -392,6 +406,72 @@ public final class FileBlockDevice implements BlockDevice {
         } catch (Error e) {
             done.completeExceptionally(e);
             throw e;
+        }
+    }
+
+    /** An I/O action for {@link #waitFor}. */
+    @FunctionalInterface
+    private interface SyncIo<T> {
+        T run() throws IOException;
+    }
+
+    /**
+     * Runs {@code action} on a thread of {@link #syncIo} and waits for it without being
+     * interruptible: {@link CompletableFuture#join()} waits on through interrupts and sets the
+     * interrupt status again before it returns. The action's failure is thrown here, its
+     * {@link IOException} wrapped as {@link #ioError} does.
+     *
+     * @param operation what the action does to the file, for the message of an I/O error
+     */
+    private <T> T waitFor(String operation, long offset, long length, SyncIo<T> action)
+            throws IOException {
+        var result = new CompletableFuture<T>();
+        try {
+            syncIo.execute(() -> {
+                try {
+                    result.complete(action.run());
+                } catch (Throwable e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            throw closedException(e);
+        }
+        try {
+            return result.join();
+        } catch (CompletionException e) {
+            switch (e.getCause()) {
+                case IOException cause -> throw ioError(operation, offset, length, cause);
+                case RuntimeException cause -> throw cause;
+                case Error cause -> throw cause;
+                default -> throw new IllegalStateException("unexpected failure of " + operation, e);
+            }
+        }
+    }
+
+    /**
+     * Reads into {@code dst}, or, if its memory is confined to another thread (the caller's), into
+     * a new heap buffer for the caller to copy.
+     *
+     * @return the buffer read into
+     */
+    private ByteBuffer readInto(long offset, ByteBuffer dst) throws IOException {
+        boolean reachable = !dst.isDirect()
+                || MemorySegment.ofBuffer(dst).isAccessibleBy(Thread.currentThread());
+        ByteBuffer target = reachable ? dst : ByteBuffer.allocate(dst.remaining());
+        io.read(offset, target);
+        return target;
+    }
+
+    private void writeZeroes(long offset, long length) throws IOException {
+        long position = offset;
+        long end = offset + length;
+        while (position < end) {
+            ByteBuffer piece = zeroes.duplicate();
+            piece.limit((int) Math.min(piece.capacity(), end - position));
+            int bytes = piece.remaining();
+            io.write(position, piece);
+            position += bytes;
         }
     }
 

@@ -9,6 +9,7 @@ import dev.iomap.api.DeviceStats;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IoPurpose;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,10 +21,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
 
 /**
  * What every {@link BlockDevice} in the core must do. A subclass says how to open a device; the
@@ -34,6 +39,8 @@ abstract class BlockDeviceContractTest {
     static final int BLOCKS = 64;
     static final long CAPACITY = (long) BLOCK * BLOCKS;
     static final long SEED = Long.getLong("iomap.test.seed", 0);
+    /** Reads of one block each by a thread interrupted all along. */
+    static final int INTERRUPTED_READS = 2000;
 
     protected BlockDevice device;
     protected final Random random = new Random(SEED);
@@ -265,6 +272,84 @@ abstract class BlockDeviceContractTest {
         device.close();
         assertThat(device.stats()).isEqualTo(new DeviceStats(0, 0, BLOCK, 0, 1, 0, 0));
         assertThat(device.capacity()).isEqualTo(CAPACITY);
+    }
+
+    @Test
+    void readsIntoMemoryConfinedToTheCallingThread() throws Exception {
+        byte[] data = randomBytes(2 * BLOCK);
+        await(device.write(BLOCK, ByteBuffer.wrap(data), IoPurpose.DATA));
+
+        try (Arena arena = Arena.ofConfined()) {
+            ByteBuffer dst = arena.allocate(data.length, BLOCK).asByteBuffer();
+            device.read(BLOCK, dst);
+
+            assertThat(dst.position()).isEqualTo(data.length);
+            assertThat(dst.flip()).isEqualTo(ByteBuffer.wrap(data));
+        }
+    }
+
+    /**
+     * A caller interrupted before its call, then again and again while it reads, flushes and
+     * discards: every call works, keeps the interrupt, and the device still works afterwards.
+     */
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
+    void interruptedCallersKeepTheirInterruptAndTheDeviceKeepsWorking() throws Exception {
+        long lastBlock = CAPACITY - BLOCK;
+        byte[] data = randomBytes((int) lastBlock);
+        await(device.write(0, ByteBuffer.wrap(data), IoPurpose.DATA));
+        await(device.write(lastBlock, ByteBuffer.wrap(randomBytes(BLOCK)), IoPurpose.DATA));
+        var calls = new FutureTask<>(() -> {
+            Thread.currentThread().interrupt();
+            assertThat(readBytes(0, BLOCK)).isEqualTo(Arrays.copyOf(data, BLOCK));
+            assertThat(Thread.interrupted()).as("interrupted after the read").isTrue();
+            Thread.currentThread().interrupt();
+            device.flush();
+            assertThat(Thread.interrupted()).as("interrupted after the flush").isTrue();
+            Thread.currentThread().interrupt();
+            device.discard(lastBlock, BLOCK);
+            assertThat(Thread.interrupted()).as("interrupted after the discard").isTrue();
+
+            while (!Thread.currentThread().isInterrupted()) { // until the interrupter has begun
+                Thread.onSpinWait();
+            }
+            int keptInterrupts = 0;
+            for (int i = 0; i < INTERRUPTED_READS; i++) {
+                int block = i % (BLOCKS - 1);
+                assertThat(readBytes((long) block * BLOCK, BLOCK))
+                        .isEqualTo(Arrays.copyOfRange(data, block * BLOCK, (block + 1) * BLOCK));
+                if (i % 100 == 0) {
+                    device.flush();
+                    device.discard(lastBlock, BLOCK);
+                }
+                if (Thread.interrupted()) {
+                    keptInterrupts++;
+                }
+            }
+            return keptInterrupts;
+        });
+        Thread caller = Thread.ofPlatform().name("interrupted-caller").start(calls);
+        Thread interrupter = Thread.ofPlatform().name("interrupter").start(() -> {
+            while (!calls.isDone()) {
+                caller.interrupt();
+                LockSupport.parkNanos(20_000);
+            }
+        });
+
+        int keptInterrupts = calls.get();
+        interrupter.join();
+        caller.join();
+
+        assertThat(keptInterrupts).isPositive();
+        byte[] block3 = randomBytes(BLOCK);
+        await(device.write(3L * BLOCK, ByteBuffer.wrap(block3), IoPurpose.DATA));
+        device.flush();
+        byte[] expected = Arrays.copyOf(data, (int) CAPACITY);
+        System.arraycopy(block3, 0, expected, 3 * BLOCK, BLOCK);
+        assertThat(readBytes(0, (int) CAPACITY)).isEqualTo(expected);
+        DeviceStats stats = device.stats();
+        assertThat(stats.reads()).isEqualTo(1 + INTERRUPTED_READS + 1);
+        assertThat(stats.flushes()).isEqualTo(1 + INTERRUPTED_READS / 100 + 1);
     }
 
     @Test

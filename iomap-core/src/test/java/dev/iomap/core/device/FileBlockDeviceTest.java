@@ -8,6 +8,7 @@ import dev.iomap.api.DeviceStats;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IoPurpose;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -16,6 +17,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The contract on a file device through the page cache; then what only the file device does. */
@@ -122,6 +125,28 @@ class FileBlockDeviceTest extends BlockDeviceContractTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("called on its own write thread");
         device.flush();
+        assertThat(device.stats().flushes()).isEqualTo(1);
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
+    void readFlushAndDiscardFromACompletionCallbackDoNotDeadlock() throws Exception {
+        byte[] data = randomBytes(BLOCK);
+        await(device.write(BLOCK, ByteBuffer.wrap(data), IoPurpose.DATA));
+        await(device.write(2L * BLOCK, ByteBuffer.wrap(randomBytes(BLOCK)), IoPurpose.DATA));
+
+        byte[] read = onAWriteThread(() -> {
+            try {
+                device.flush();
+                device.discard(2L * BLOCK, BLOCK);
+                return readBytes(BLOCK, BLOCK);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+
+        assertThat(read).isEqualTo(data);
+        assertThat(readBytes(2L * BLOCK, BLOCK)).containsOnly(0);
         assertThat(device.stats().flushes()).isEqualTo(1);
     }
 
