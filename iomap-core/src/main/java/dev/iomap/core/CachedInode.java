@@ -212,6 +212,35 @@ public final class CachedInode implements IomapInode {
     }
 
     /**
+     * Runs {@code action} with the inode lock held exclusively (reentrant: the action may call the
+     * other methods of this inode).
+     *
+     * @param action the work
+     * @throws IOException from the action
+     */
+    public void withExclusiveLock(IoRunnable action) throws IOException {
+        inodeLock.writeLock().lock();
+        try {
+            action.run();
+        } finally {
+            inodeLock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Drops every folio of the file without writing anything back (the file is being deleted),
+     * after waiting for writeback in flight.
+     */
+    public void discardCache() {
+        inodeLock.writeLock().lock();
+        try {
+            Invalidate.truncatePagecache(this, 0);
+        } finally {
+            inodeLock.writeLock().unlock();
+        }
+    }
+
+    /**
      * A shared writable mapping of this file.
      *
      * @return the mapped region

@@ -90,7 +90,9 @@ final class Invalidate {
 
     /**
      * Invalidates the cache over {@code [start, end)}: whole folios inside are removed (after their
-     * writeback), folios straddling an edge are partially invalidated and keep their data.
+     * writeback). A folio straddling an edge is removed whole if it is clean (its data is on the
+     * device; we cannot split folios, and keeping it would keep stale bytes for the range), else it
+     * has the range zeroed and partially invalidated (the kernel's {@code truncate_inode_partial_folio}).
      * Callers write back first if dirty data must survive.
      *
      * @param inode the file
@@ -111,11 +113,14 @@ final class Invalidate {
                 folio.waitWriteback();
                 long from = Math.max(start, folio.pos());
                 long to = Math.min(end, folio.end());
-                if (from == folio.pos() && to == folio.end()) {
+                boolean whole = from == folio.pos() && to == folio.end();
+                if (whole || !folio.isDirty()) {
                     invalidateFolio(folio, 0, folio.size());
                     cache.remove(folio);
                 } else {
-                    invalidateFolio(folio, (int) (from - folio.pos()), (int) (to - from));
+                    int offset = (int) (from - folio.pos());
+                    folio.memory().asSlice(offset, to - from).fill((byte) 0);
+                    invalidateFolio(folio, offset, (int) (to - from));
                 }
             } finally {
                 folio.unlock();

@@ -95,6 +95,18 @@ public final class IomapCache implements AutoCloseable {
     }
 
     /**
+     * Forgets an inode whose file is gone: drops its folios without writing them back.
+     *
+     * @param ino inode number
+     */
+    public void removeInode(long ino) {
+        CachedInode inode = inodes.remove(ino);
+        if (inode != null) {
+            inode.discardCache();
+        }
+    }
+
+    /**
      * @param ino inode number
      * @return the cached inode, or null
      */

@@ -100,7 +100,12 @@ public final class OpenFile {
         fsync();
     }
 
-    private synchronized void checkWritebackError() throws WritebackException {
+    /**
+     * Reports a writeback error recorded since this file last looked, once.
+     *
+     * @throws WritebackException if there is one
+     */
+    public synchronized void checkWritebackError() throws WritebackException {
         WritebackError errors = inode.writebackError();
         long now = errors.sample();
         IOException error = errors.since(errorSeen);

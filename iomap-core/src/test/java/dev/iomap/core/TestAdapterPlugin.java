@@ -33,11 +33,33 @@ public final class TestAdapterPlugin implements AdapterPlugin {
     }
 
     /**
-     * A filesystem adapter that only has a name.
+     * A filesystem adapter that only has a name: it formats and mounts nothing.
      *
      * @param name its name
      * @param description what it models
      */
     public record TestAdapter(String name, String description) implements FilesystemAdapter {
+
+        @Override
+        public java.util.Set<dev.iomap.api.Capability> capabilities() {
+            return java.util.Set.of();
+        }
+
+        @Override
+        public void format(dev.iomap.api.BlockDevice device, dev.iomap.api.FormatOptions options)
+                throws dev.iomap.api.NotSupportedException {
+            throw new dev.iomap.api.NotSupportedException(name + " formats nothing");
+        }
+
+        @Override
+        public dev.iomap.api.MountedFilesystem mount(dev.iomap.api.BlockDevice device,
+                dev.iomap.api.MountOptions options) throws dev.iomap.api.NotSupportedException {
+            throw new dev.iomap.api.NotSupportedException(name + " mounts nothing");
+        }
+
+        @Override
+        public dev.iomap.api.FsckReport fsck(dev.iomap.api.BlockDevice device) {
+            return new dev.iomap.api.FsckReport(java.util.List.of(), "nothing");
+        }
     }
 }

@@ -1,0 +1,44 @@
+package dev.iomap.api;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * What an adapter can do beyond reading and writing files, declared once in
+ * {@link FilesystemAdapter#capabilities()}. An operation whose capability is absent fails with
+ * {@link NotSupportedException}.
+ */
+public enum Capability {
+    /** Directories other than the root, and rename. */
+    DIRECTORIES,
+    /** {@link FallocateMode#ALLOCATE}. */
+    FALLOCATE,
+    /** {@link FallocateMode#PUNCH_HOLE}. */
+    PUNCH_HOLE,
+    /** {@link FallocateMode#ZERO_RANGE}. */
+    ZERO_RANGE,
+    /** Writes to shared blocks go elsewhere (a copy-on-write fork); unshare works. */
+    COPY_ON_WRITE,
+    /** {@code cloneRange} shares blocks between files (reflink). Implies {@link #COPY_ON_WRITE}. */
+    CLONE,
+    /** Truncate to any size. */
+    TRUNCATE,
+    /** Writes at any offset, not only at EOF. */
+    RANDOM_WRITE,
+    /** Data and metadata survive a power cut once fsync returned. */
+    DURABLE_FSYNC;
+
+    /**
+     * Adds what the declared capabilities imply.
+     *
+     * @param declared what an adapter declares
+     * @return a new set with the implied capabilities added
+     */
+    public static Set<Capability> withImplied(Set<Capability> declared) {
+        EnumSet<Capability> all = declared.isEmpty() ? EnumSet.noneOf(Capability.class) : EnumSet.copyOf(declared);
+        if (all.contains(CLONE)) {
+            all.add(COPY_ON_WRITE);
+        }
+        return all;
+    }
+}

@@ -1,0 +1,119 @@
+package dev.iomap.api;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * A mounted filesystem: an adapter's on-device format behind iomap4j's page cache.
+ *
+ * <p>Paths are absolute, '/'-separated ({@code "/dir/file"}); empty names, "." and ".." are refused
+ * with {@link java.nio.file.InvalidPathException}. Errors
+ * use the {@code java.nio.file} exceptions where one fits ({@link java.nio.file.NoSuchFileException},
+ * {@link java.nio.file.FileAlreadyExistsException}, {@link java.nio.file.DirectoryNotEmptyException},
+ * {@link java.nio.file.NotDirectoryException}), {@link NoSpaceException} when the device is full and
+ * {@link NotSupportedException} for an operation the adapter does not have.
+ *
+ * <p>Thread-safe. After {@link #close()} (unmount: everything written back and the image left clean)
+ * every method fails with {@link java.nio.file.ClosedFileSystemException}.
+ */
+public interface IomapFileSystem extends Closeable {
+
+    /** @return the adapter's name */
+    String adapterName();
+
+    /** @return what the adapter can do */
+    java.util.Set<Capability> capabilities();
+
+    /**
+     * Creates an empty regular file and opens it.
+     *
+     * @param path where, in an existing directory
+     * @return the open file
+     * @throws IOException if the name exists, the parent is missing, or there is no space
+     */
+    IomapFile create(String path) throws IOException;
+
+    /**
+     * Opens an existing regular file.
+     *
+     * @param path the file
+     * @return the open file
+     * @throws IOException if it does not exist or is a directory
+     */
+    IomapFile open(String path) throws IOException;
+
+    /**
+     * Creates a directory.
+     *
+     * @param path where, in an existing directory
+     * @throws IOException if the name exists or the parent is missing
+     */
+    void mkdir(String path) throws IOException;
+
+    /**
+     * Lists a directory.
+     *
+     * @param path the directory
+     * @return its entries sorted by name
+     * @throws IOException if it does not exist or is not a directory
+     */
+    List<DirEntry> readdir(String path) throws IOException;
+
+    /**
+     * Removes a file's name. An open file stays readable and writable until closed.
+     *
+     * @param path the file
+     * @throws IOException if it does not exist or is a directory
+     */
+    void unlink(String path) throws IOException;
+
+    /**
+     * Removes an empty directory.
+     *
+     * @param path the directory
+     * @throws IOException if it does not exist, is not a directory, or is not empty
+     */
+    void rmdir(String path) throws IOException;
+
+    /**
+     * Renames, replacing an existing regular file at the target.
+     *
+     * @param from the existing name
+     * @param to the new name
+     * @throws IOException if {@code from} is missing, or {@code to} is a non-empty directory
+     */
+    void rename(String from, String to) throws IOException;
+
+    /**
+     * @param path a file or directory
+     * @return what it is
+     * @throws IOException if it does not exist
+     */
+    FileStat stat(String path) throws IOException;
+
+    /**
+     * @return space and inode counts
+     * @throws IOException on a device error
+     */
+    FsStat statfs() throws IOException;
+
+    /**
+     * Writes back every file and makes all metadata durable (the kernel's {@code syncfs}).
+     *
+     * @throws IOException on a device error
+     */
+    void sync() throws IOException;
+
+    /** @return what the page cache and device did since mount */
+    IoStats stats();
+
+    /**
+     * Unmounts: syncs, leaves a clean image and releases the cache. Idempotent. Open files become
+     * unusable.
+     *
+     * @throws IOException if the final sync fails
+     */
+    @Override
+    void close() throws IOException;
+}

@@ -1,0 +1,108 @@
+package dev.iomap.api;
+
+import java.io.IOException;
+import java.util.ServiceLoader;
+
+/**
+ * Formats and mounts filesystems by adapter name. The engine behind it is found with
+ * {@link ServiceLoader} ({@link FileSystemRuntime}, provided by {@code iomap-core}), so applications
+ * compile against this module alone.
+ *
+ * <pre>{@code
+ * IomapFileSystems.format("xfs-like", device, FormatOptions.blockSize(4096));
+ * try (IomapFileSystem fs = IomapFileSystems.mount("xfs-like", device, MountOptions.defaults());
+ *         IomapFile file = fs.create("/hello")) {
+ *     file.write(0, ByteBuffer.wrap("hello".getBytes(UTF_8)));
+ *     file.fsync();
+ * }
+ * }</pre>
+ */
+public final class IomapFileSystems {
+
+    private IomapFileSystems() {
+    }
+
+    /**
+     * Formats a device with an adapter's empty filesystem.
+     *
+     * @param adapter the adapter's name
+     * @param device the device
+     * @param options block size, label, adapter properties
+     * @throws NotSupportedException if no adapter has that name
+     * @throws IOException as {@link FilesystemAdapter#format}
+     */
+    public static void format(String adapter, BlockDevice device, FormatOptions options) throws IOException {
+        runtime().format(adapter, device, options);
+    }
+
+    /**
+     * Mounts a formatted device.
+     *
+     * @param adapter the adapter's name
+     * @param device the device
+     * @param options page-cache options and whether the flusher runs
+     * @return the mounted filesystem
+     * @throws NotSupportedException if no adapter has that name
+     * @throws IOException as {@link FilesystemAdapter#mount}
+     */
+    public static IomapFileSystem mount(String adapter, BlockDevice device, MountOptions options)
+            throws IOException {
+        return runtime().mount(adapter, device, options);
+    }
+
+    /**
+     * Checks an unmounted image.
+     *
+     * @param adapter the adapter's name
+     * @param device the device
+     * @return the report
+     * @throws IOException as {@link FilesystemAdapter#fsck}
+     */
+    public static FsckReport fsck(String adapter, BlockDevice device) throws IOException {
+        return runtime().fsck(adapter, device);
+    }
+
+    /**
+     * @return the names of the adapters on the class path
+     */
+    public static java.util.SortedSet<String> adapters() {
+        return runtime().adapters();
+    }
+
+    private static FileSystemRuntime runtime() {
+        return ServiceLoader.load(FileSystemRuntime.class).findFirst().orElseThrow(() ->
+                new IllegalStateException("no iomap4j runtime on the class path: add iomap-core"));
+    }
+
+    /** The engine behind {@link IomapFileSystems}; implemented by {@code iomap-core}. */
+    public interface FileSystemRuntime {
+
+        /**
+         * @param adapter adapter name
+         * @param device the device
+         * @param options format options
+         * @throws IOException as {@link IomapFileSystems#format}
+         */
+        void format(String adapter, BlockDevice device, FormatOptions options) throws IOException;
+
+        /**
+         * @param adapter adapter name
+         * @param device the device
+         * @param options mount options
+         * @return the mounted filesystem
+         * @throws IOException as {@link IomapFileSystems#mount}
+         */
+        IomapFileSystem mount(String adapter, BlockDevice device, MountOptions options) throws IOException;
+
+        /**
+         * @param adapter adapter name
+         * @param device the device
+         * @return the report
+         * @throws IOException as {@link IomapFileSystems#fsck}
+         */
+        FsckReport fsck(String adapter, BlockDevice device) throws IOException;
+
+        /** @return adapter names */
+        java.util.SortedSet<String> adapters();
+    }
+}

@@ -1,0 +1,48 @@
+package dev.iomap.core.vfs;
+
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.MountedFilesystem;
+import dev.iomap.core.CachedInode;
+import java.io.IOException;
+
+/** Reflink: checks, locking order and cache work around {@link MountedFilesystem#cloneRange}. */
+final class CloneRange {
+
+    private CloneRange() {
+    }
+
+    static void clone(MountedFilesystem mount, CachedInode source, long srcOffset, CachedInode target,
+            long dstOffset, long length) throws IOException {
+        long block = target.blockSize();
+        InvalidRangeException.checkRange("clone source", srcOffset, length, source.maxFileSize());
+        InvalidRangeException.checkRange("clone target", dstOffset, length, target.maxFileSize());
+        if (((srcOffset | dstOffset) & (block - 1)) != 0) {
+            throw new InvalidRangeException("clone offsets must be multiples of the block size " + block);
+        }
+        // Lock in inode-number order so two opposite clones cannot deadlock.
+        CachedInode first = source.ino() <= target.ino() ? source : target;
+        CachedInode second = first == source ? target : source;
+        first.withExclusiveLock(() -> second.withExclusiveLock(() -> {
+            long srcSize = source.size();
+            if (srcOffset + length > srcSize) {
+                throw new InvalidRangeException("clone source range [" + srcOffset + ", +" + length
+                        + ") passes its EOF " + srcSize);
+            }
+            if ((length & (block - 1)) != 0 && srcOffset + length != srcSize) {
+                throw new InvalidRangeException("clone length must be a multiple of the block size "
+                        + block + " unless the range ends at the source's EOF");
+            }
+            if (source == target && srcOffset < dstOffset + length && dstOffset < srcOffset + length) {
+                throw new InvalidRangeException("clone ranges of one file overlap");
+            }
+            long end = dstOffset + length;
+            if (end > target.size()) {
+                target.truncate(end, () -> mount.setSize(target, end));
+            }
+            source.writeAndWait(srcOffset, srcOffset + length);
+            long alignedEnd = (end + block - 1) & -block;
+            target.flushAndInvalidate(dstOffset, alignedEnd);
+            mount.cloneRange(source, srcOffset, target, dstOffset, length);
+        }));
+    }
+}

@@ -1,0 +1,180 @@
+package dev.iomap.core.vfs;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileStat;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.IomapFile;
+import dev.iomap.api.MappedFile;
+import dev.iomap.api.MountedFilesystem;
+import dev.iomap.core.CachedInode;
+import dev.iomap.core.CopySource;
+import dev.iomap.core.OpenFile;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@link IomapFile}: the order in which page-cache work and adapter work happen for each operation,
+ * as a filesystem's file operations do it in the kernel.
+ */
+final class CoreFile implements IomapFile {
+    private final CoreFileSystem fs;
+    private final CachedInode inode;
+    private final OpenFile handle;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    CoreFile(CoreFileSystem fs, CachedInode inode) {
+        this.fs = fs;
+        this.inode = inode;
+        this.handle = inode.open();
+    }
+
+    CachedInode inode() {
+        return inode;
+    }
+
+    void ensureOpen() throws ClosedChannelException {
+        fs.ensureOpen();
+        if (closed.get()) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    private MountedFilesystem mount() {
+        return fs.mount();
+    }
+
+    @Override
+    public long ino() {
+        return inode.ino();
+    }
+
+    @Override
+    public long size() {
+        return inode.size();
+    }
+
+    @Override
+    public int read(long pos, ByteBuffer dst) throws IOException {
+        ensureOpen();
+        return inode.read(pos, dst);
+    }
+
+    @Override
+    public int write(long pos, ByteBuffer src) throws IOException {
+        ensureOpen();
+        if (pos != inode.size()) {
+            fs.require(Capability.RANDOM_WRITE, "a write at " + pos + " (not at EOF " + inode.size() + ")");
+        }
+        return (int) inode.write(pos, CopySource.of(src), src.remaining());
+    }
+
+    @Override
+    public void truncate(long size) throws IOException {
+        ensureOpen();
+        fs.require(Capability.TRUNCATE, "truncate");
+        inode.truncate(size, () -> mount().setSize(inode, size));
+    }
+
+    @Override
+    public void fallocate(FallocateMode mode, long offset, long length, boolean keepSize) throws IOException {
+        ensureOpen();
+        InvalidRangeException.checkRange("fallocate of inode " + inode.ino(), offset, length, inode.maxFileSize());
+        if (length == 0) {
+            throw new InvalidRangeException("fallocate of inode " + inode.ino() + ": length 0");
+        }
+        switch (mode) {
+            case ALLOCATE -> fs.require(Capability.FALLOCATE, "fallocate");
+            case PUNCH_HOLE -> fs.require(Capability.PUNCH_HOLE, "punch hole");
+            case ZERO_RANGE -> fs.require(Capability.ZERO_RANGE, "zero range");
+            default -> throw new IllegalStateException(mode.name());
+        }
+        long end = offset + length;
+        inode.withExclusiveLock(() -> {
+            if (mode == FallocateMode.ALLOCATE) {
+                long block = inode.blockSize();
+                long start = offset & -block;
+                mount().fallocate(inode, mode, start, ((end + block - 1) & -block) - start);
+            } else {
+                clearRange(mode, offset, end);
+            }
+            if (!keepSize && mode != FallocateMode.PUNCH_HOLE && end > inode.size()) {
+                inode.truncate(end, () -> mount().setSize(inode, end));
+            }
+        });
+    }
+
+    /**
+     * Punch or zero: the partial blocks at the edges are zeroed through the cache; the whole blocks
+     * between are written back, dropped from the cache, then handed to the adapter.
+     */
+    private void clearRange(FallocateMode mode, long offset, long end) throws IOException {
+        long block = inode.blockSize();
+        long first = (offset + block - 1) & -block;
+        long last = end & -block;
+        if (last <= first) {
+            inode.zeroRange(offset, end - offset);
+            return;
+        }
+        inode.zeroRange(offset, first - offset);
+        inode.zeroRange(last, end - last);
+        inode.flushAndInvalidate(first, last);
+        mount().fallocate(inode, mode, first, last - first);
+    }
+
+    @Override
+    public void unshare(long offset, long length) throws IOException {
+        ensureOpen();
+        fs.require(Capability.COPY_ON_WRITE, "unshare");
+        inode.unshare(offset, length);
+    }
+
+    @Override
+    public void cloneRange(IomapFile source, long srcOffset, long dstOffset, long length) throws IOException {
+        ensureOpen();
+        fs.require(Capability.CLONE, "clone");
+        if (!(source instanceof CoreFile src) || src.fs != fs) {
+            throw new InvalidRangeException("clone source must be an open file of the same filesystem");
+        }
+        src.ensureOpen();
+        CloneRange.clone(fs.mount(), src.inode, srcOffset, inode, dstOffset, length);
+    }
+
+    @Override
+    public void fsync() throws IOException {
+        sync(false);
+    }
+
+    @Override
+    public void fdatasync() throws IOException {
+        sync(true);
+    }
+
+    private void sync(boolean dataOnly) throws IOException {
+        ensureOpen();
+        inode.writeAndWait(0, Long.MAX_VALUE);
+        mount().fsync(inode, dataOnly);
+        fs.cache().device().flush();
+        handle.checkWritebackError();
+    }
+
+    @Override
+    public MappedFile map() {
+        return new CoreMappedFile(this, inode.map());
+    }
+
+    @Override
+    public FileStat stat() throws IOException {
+        ensureOpen();
+        return fs.stat(inode.ino());
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (closed.compareAndSet(false, true)) {
+            fs.released(inode.ino());
+        }
+    }
+}

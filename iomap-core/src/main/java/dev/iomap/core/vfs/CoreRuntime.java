@@ -1,0 +1,82 @@
+package dev.iomap.core.vfs;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.FsckReport;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.IomapFileSystems;
+import dev.iomap.api.MountOptions;
+import dev.iomap.api.MountedFilesystem;
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.core.Bootstrap;
+import dev.iomap.core.IomapEngine;
+import java.io.IOException;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * The {@link IomapFileSystems.FileSystemRuntime} of {@code iomap-core}, found by
+ * {@link java.util.ServiceLoader}. The adapters come from the plugins on the class path, discovered
+ * once (Guice bootstrap) on first use.
+ */
+public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime {
+    private volatile IomapEngine engine;
+
+    /** For {@link java.util.ServiceLoader}. */
+    public CoreRuntime() {
+    }
+
+    private IomapEngine engine() {
+        IomapEngine current = engine;
+        if (current == null) {
+            synchronized (this) {
+                if (engine == null) {
+                    engine = Bootstrap.start(PageCacheOptions.defaults());
+                }
+                current = engine;
+            }
+        }
+        return current;
+    }
+
+    private FilesystemAdapter adapter(String name) throws IOException {
+        return engine().adapter(name);
+    }
+
+    @Override
+    public void format(String adapter, BlockDevice device, FormatOptions options) throws IOException {
+        adapter(adapter).format(device, options);
+    }
+
+    @Override
+    public IomapFileSystem mount(String adapter, BlockDevice device, MountOptions options) throws IOException {
+        FilesystemAdapter fsAdapter = adapter(adapter);
+        MountedFilesystem mount = fsAdapter.mount(device, options);
+        return new CoreFileSystem(fsAdapter, mount, device, options);
+    }
+
+    /**
+     * Mounts with an adapter instance that is not a plugin (tests, embedded use).
+     *
+     * @param adapter the adapter
+     * @param device the device
+     * @param options mount options
+     * @return the mounted filesystem
+     * @throws IOException as {@link FilesystemAdapter#mount}
+     */
+    public static IomapFileSystem mount(FilesystemAdapter adapter, BlockDevice device, MountOptions options)
+            throws IOException {
+        return new CoreFileSystem(adapter, adapter.mount(device, options), device, options);
+    }
+
+    @Override
+    public FsckReport fsck(String adapter, BlockDevice device) throws IOException {
+        return adapter(adapter).fsck(device);
+    }
+
+    @Override
+    public SortedSet<String> adapters() {
+        return new TreeSet<>(engine().adapters().keySet());
+    }
+}

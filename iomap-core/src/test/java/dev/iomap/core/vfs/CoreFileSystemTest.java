@@ -1,0 +1,229 @@
+package dev.iomap.core.vfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.DirEntry;
+import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileType;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.IomapFile;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.MountOptions;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.core.device.RamBlockDevice;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.ClosedFileSystemException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class CoreFileSystemTest {
+    private static final int K1 = 1024;
+
+    private final RamBlockDevice device = new RamBlockDevice(K1, 8L << 20);
+
+    private IomapFileSystem mount(MemoryAdapter adapter) throws Exception {
+        adapter.format(device, FormatOptions.blockSize(K1));
+        return CoreRuntime.mount(adapter, device,
+                new MountOptions(PageCacheOptions.builder().maxFolioOrder(2).build(), false));
+    }
+
+    private static MemoryAdapter full() {
+        return new MemoryAdapter(EnumSet.allOf(Capability.class));
+    }
+
+    private static byte[] bytes(int length, int seed) {
+        byte[] out = new byte[length];
+        for (int i = 0; i < length; i++) {
+            out[i] = (byte) (i * 7 + seed);
+        }
+        return out;
+    }
+
+    private static byte[] readAll(IomapFile file) throws Exception {
+        ByteBuffer dst = ByteBuffer.allocate((int) file.size());
+        while (dst.hasRemaining() && file.read(dst.position(), dst) > 0) {
+            continue;
+        }
+        return dst.array();
+    }
+
+    @Test
+    void namespaceOperationsResolvePathsAndUseNioExceptions() throws Exception {
+        try (IomapFileSystem fs = mount(full())) {
+            fs.mkdir("/a");
+            fs.mkdir("/a/b");
+            fs.create("/a/b/f").close();
+
+            assertThat(fs.readdir("/a")).containsExactly(new DirEntry("b", fs.stat("/a/b").ino(), FileType.DIRECTORY));
+            assertThat(fs.stat("/a/b/f").type()).isEqualTo(FileType.REGULAR);
+            assertThatThrownBy(() -> fs.create("/a/b/f")).isInstanceOf(FileAlreadyExistsException.class);
+            assertThatThrownBy(() -> fs.open("/a/missing")).isInstanceOf(NoSuchFileException.class);
+            assertThatThrownBy(() -> fs.create("/a/b/f/x")).isInstanceOf(NotDirectoryException.class);
+            assertThatThrownBy(() -> fs.readdir("/a/b/f")).isInstanceOf(NotDirectoryException.class);
+            assertThatThrownBy(() -> fs.open("/a")).isInstanceOf(FileSystemException.class)
+                    .hasMessageContaining("Is a directory");
+            assertThatThrownBy(() -> fs.rmdir("/a")).isInstanceOf(DirectoryNotEmptyException.class);
+            assertThatThrownBy(() -> fs.open("relative")).isInstanceOf(InvalidPathException.class);
+            assertThatThrownBy(() -> fs.open("/a/../a")).isInstanceOf(InvalidPathException.class);
+            fs.rename("/a/b/f", "/a/g");
+            assertThat(fs.readdir("/a")).extracting(DirEntry::name).containsExactly("b", "g");
+        }
+    }
+
+    @Test
+    void dataWrittenThroughAFileSurvivesRemount() throws Exception {
+        MemoryAdapter adapter = full();
+        byte[] data = bytes(10_000, 1);
+        try (IomapFileSystem fs = mount(adapter); IomapFile file = fs.create("/f")) {
+            file.write(0, ByteBuffer.wrap(data));
+        }
+        try (IomapFileSystem fs = CoreRuntime.mount(adapter, device, MountOptions.defaults());
+                IomapFile file = fs.open("/f")) {
+            assertThat(file.size()).isEqualTo(10_000);
+            assertThat(readAll(file)).isEqualTo(data);
+        }
+        assertThat(adapter.calls).contains("unmount");
+    }
+
+    @Test
+    void fsyncWritesBackBeforeTheAdapterCommits() throws Exception {
+        MemoryAdapter adapter = full();
+        try (IomapFileSystem fs = mount(adapter); IomapFile file = fs.create("/f")) {
+            file.write(0, ByteBuffer.wrap(bytes(3000, 2)));
+            file.fdatasync();
+            assertThat(adapter.calls).containsExactly("fdatasync " + file.ino());
+            assertThat(device.stats().dataBytesWritten()).isEqualTo(3 * K1);
+        }
+    }
+
+    @Test
+    void truncateGoesThroughTheCacheThenTheAdapter() throws Exception {
+        MemoryAdapter adapter = full();
+        try (IomapFileSystem fs = mount(adapter); IomapFile file = fs.create("/f")) {
+            file.write(0, ByteBuffer.wrap(bytes(8 * K1, 3)));
+            file.truncate(3000);
+            file.truncate(5000);
+
+            byte[] expected = new byte[5000];
+            System.arraycopy(bytes(8 * K1, 3), 0, expected, 0, 3000);
+            assertThat(readAll(file)).isEqualTo(expected);
+            assertThat(adapter.calls).containsExactly("setSize " + file.ino() + " 3000",
+                    "setSize " + file.ino() + " 5000");
+        }
+    }
+
+    @Test
+    void punchHoleZeroesPartialEdgesAndHandsWholeBlocksToTheAdapter() throws Exception {
+        MemoryAdapter adapter = full();
+        try (IomapFileSystem fs = mount(adapter); IomapFile file = fs.create("/f")) {
+            byte[] data = bytes(16 * K1, 4);
+            file.write(0, ByteBuffer.wrap(data));
+
+            file.fallocate(FallocateMode.PUNCH_HOLE, K1 + 10, 5 * K1, false);
+
+            Arrays.fill(data, K1 + 10, 6 * K1 + 10, (byte) 0);
+            assertThat(readAll(file)).isEqualTo(data);
+            assertThat(file.size()).isEqualTo(16 * K1);
+            assertThat(adapter.calls).containsExactly("fallocate PUNCH_HOLE " + 2 * K1 + " " + 4 * K1);
+            file.fsync();
+            assertThat(fs.stat("/f").allocatedBytes()).isEqualTo(12 * K1);
+        }
+    }
+
+    @Test
+    void allocateWithoutKeepSizeGrowsTheFile() throws Exception {
+        MemoryAdapter adapter = full();
+        try (IomapFileSystem fs = mount(adapter); IomapFile file = fs.create("/f")) {
+            file.fallocate(FallocateMode.ALLOCATE, 100, 5000, false);
+            assertThat(file.size()).isEqualTo(5100);
+            file.fallocate(FallocateMode.ALLOCATE, 10_000, 10, true);
+            assertThat(file.size()).isEqualTo(5100);
+            assertThat(adapter.calls).startsWith("fallocate ALLOCATE 0 " + 5 * K1);
+        }
+    }
+
+    @Test
+    void anUndeclaredCapabilityFailsWithNotSupported() throws Exception {
+        MemoryAdapter adapter = new MemoryAdapter(Set.of(Capability.TRUNCATE));
+        try (IomapFileSystem fs = mount(adapter); IomapFile file = fs.create("/f")) {
+            assertThatThrownBy(() -> fs.mkdir("/d")).isInstanceOf(NotSupportedException.class)
+                    .hasMessageContaining("DIRECTORIES");
+            assertThatThrownBy(() -> file.fallocate(FallocateMode.PUNCH_HOLE, 0, 10, true))
+                    .isInstanceOf(NotSupportedException.class).hasMessageContaining("PUNCH_HOLE");
+            assertThatThrownBy(() -> file.cloneRange(file, 0, 4096, 4096))
+                    .isInstanceOf(NotSupportedException.class).hasMessageContaining("CLONE");
+            assertThatThrownBy(() -> file.unshare(0, 10)).isInstanceOf(NotSupportedException.class);
+            file.write(0, ByteBuffer.wrap(bytes(10, 5)));
+            assertThatThrownBy(() -> file.write(100, ByteBuffer.wrap(bytes(10, 5))))
+                    .isInstanceOf(NotSupportedException.class).hasMessageContaining("RANDOM_WRITE");
+        }
+    }
+
+    @Test
+    void anUnlinkedOpenFileStaysUsableUntilItsLastClose() throws Exception {
+        MemoryAdapter adapter = full();
+        try (IomapFileSystem fs = mount(adapter)) {
+            IomapFile file = fs.create("/f");
+            file.write(0, ByteBuffer.wrap(bytes(2000, 6)));
+            fs.unlink("/f");
+
+            assertThat(readAll(file)).isEqualTo(bytes(2000, 6));
+            assertThat(adapter.calls).doesNotContain("evict " + file.ino());
+            file.close();
+            assertThat(adapter.calls).contains("evict " + file.ino());
+            assertThatThrownBy(() -> fs.open("/f")).isInstanceOf(NoSuchFileException.class);
+            assertThatThrownBy(() -> file.read(0, ByteBuffer.allocate(1))).isInstanceOf(ClosedChannelException.class);
+        }
+    }
+
+    @Test
+    void renameOverAnExistingFileEvictsIt() throws Exception {
+        MemoryAdapter adapter = full();
+        try (IomapFileSystem fs = mount(adapter)) {
+            fs.create("/a").close();
+            IomapFile b = fs.create("/b");
+            long replaced = b.ino();
+            b.close();
+
+            fs.rename("/a", "/b");
+
+            assertThat(adapter.calls).contains("evict " + replaced);
+            assertThat(fs.readdir("/")).extracting(DirEntry::name).containsExactly("b");
+        }
+    }
+
+    @Test
+    void cloneChecksAlignmentAndRanges() throws Exception {
+        try (IomapFileSystem fs = mount(full()); IomapFile file = fs.create("/f")) {
+            file.write(0, ByteBuffer.wrap(bytes(8 * K1, 7)));
+            assertThatThrownBy(() -> file.cloneRange(file, 10, 4 * K1, K1))
+                    .hasMessageContaining("multiples of the block size");
+            assertThatThrownBy(() -> file.cloneRange(file, 0, K1, 2 * K1)).hasMessageContaining("overlap");
+            assertThatThrownBy(() -> file.cloneRange(file, 7 * K1, 10 * K1, 2 * K1))
+                    .hasMessageContaining("passes its EOF");
+        }
+    }
+
+    @Test
+    void aClosedFilesystemRefusesEverything() throws Exception {
+        IomapFileSystem fs = mount(full());
+        IomapFile file = fs.create("/f");
+        fs.close();
+        fs.close();
+
+        assertThatThrownBy(() -> fs.create("/g")).isInstanceOf(ClosedFileSystemException.class);
+        assertThatThrownBy(() -> file.write(0, ByteBuffer.allocate(1))).isInstanceOf(ClosedFileSystemException.class);
+    }
+}
