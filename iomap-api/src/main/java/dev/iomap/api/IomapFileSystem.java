@@ -105,6 +105,14 @@ public interface IomapFileSystem extends Closeable {
      */
     void sync() throws IOException;
 
+    /**
+     * Drops every clean cached folio of the mount (the kernel's {@code drop_caches}); dirty data and
+     * data under writeback stay. Later reads come from the device.
+     *
+     * @return bytes of cache freed
+     */
+    long dropCleanCache();
+
     /** @return what the page cache and device did since mount */
     IoStats stats();
 

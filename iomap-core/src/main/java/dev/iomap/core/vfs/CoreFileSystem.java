@@ -184,6 +184,12 @@ final class CoreFileSystem implements IomapFileSystem {
     }
 
     @Override
+    public long dropCleanCache() {
+        ensureOpen();
+        return cache.dropCleanCache();
+    }
+
+    @Override
     public IoStats stats() {
         return cache.stats();
     }
