@@ -12,6 +12,10 @@ public final class WritebackError {
     private long sequence;
     private IOException latest;
 
+    /** No error recorded yet. */
+    public WritebackError() {
+    }
+
     /**
      * Records an error; never drops it.
      *
