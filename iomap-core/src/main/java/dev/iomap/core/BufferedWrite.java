@@ -1,6 +1,7 @@
 package dev.iomap.core;
 
 import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapFlag;
 import dev.iomap.api.IomapRequest;
 import dev.iomap.api.IomapType;
 import dev.iomap.api.WriteOps;
@@ -8,6 +9,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The buffered write path: the kernel's {@code iomap_file_buffered_write}, {@code iomap_write_begin}
@@ -56,20 +58,7 @@ final class BufferedWrite {
             return;
         }
         inode.writeAndWaitIfDirty(pos, pos + length);
-        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, ZERO);
-        try {
-            while (iter.next()) {
-                Iomap srcmap = iter.srcmap();
-                if (srcmap.type() == IomapType.HOLE || srcmap.type() == IomapType.UNWRITTEN) {
-                    iter.advance(iter.length());
-                    continue;
-                }
-                iter.advance(writeIter(iter, ZEROES));
-            }
-        } catch (IOException | RuntimeException e) {
-            abort(iter, e);
-            throw e;
-        }
+        rewrite(pos, length, ZERO, ZEROES, iter -> isZeroOnDisk(iter.srcmap()));
     }
 
     /**
@@ -77,16 +66,21 @@ final class BufferedWrite {
      * reading them, even whole folios, and dirtying them.
      */
     void unshare(long pos, long length) throws IOException {
-        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, UNSHARE);
+        rewrite(pos, length, UNSHARE, KEEP,
+                iter -> !iter.iomap().has(IomapFlag.SHARED) || isZeroOnDisk(iter.srcmap()));
+    }
+
+    private static boolean isZeroOnDisk(Iomap srcmap) {
+        return srcmap.type() == IomapType.HOLE || srcmap.type() == IomapType.UNWRITTEN;
+    }
+
+    /** Runs {@code src} through write_begin/write_end over every mapping for which {@code skip} is false. */
+    private void rewrite(long pos, long length, Set<IomapRequest> request, CopySource src,
+            Predicate<IomapIter> skip) throws IOException {
+        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, request);
         try {
             while (iter.next()) {
-                Iomap srcmap = iter.srcmap();
-                boolean shared = iter.iomap().has(dev.iomap.api.IomapFlag.SHARED);
-                if (!shared || srcmap.type() == IomapType.HOLE || srcmap.type() == IomapType.UNWRITTEN) {
-                    iter.advance(iter.length());
-                    continue;
-                }
-                iter.advance(writeIter(iter, KEEP));
+                iter.advance(skip.test(iter) ? iter.length() : writeIter(iter, src));
             }
         } catch (IOException | RuntimeException e) {
             abort(iter, e);
