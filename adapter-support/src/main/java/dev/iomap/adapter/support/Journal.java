@@ -1,0 +1,557 @@
+package dev.iomap.adapter.support;
+
+import dev.iomap.adapter.support.JournalFormat.Superblock;
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.IomapException;
+import dev.iomap.api.NoSpaceException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.security.SecureRandom;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A metadata write-ahead log with physical (whole-block) logging, in the manner of jbd2: a
+ * transaction's new block images are written to the log and made durable by one flush at
+ * {@link Transaction#commit()}; they reach their home blocks only at {@link #checkpoint()}. After a
+ * crash, {@link #replay()} re-applies every transaction whose commit made it to the device.
+ *
+ * <p><b>Region.</b> The journal owns device blocks {@code [start, start + length)}, {@code length >=}
+ * {@value #MIN_LENGTH_BLOCKS}. Block {@code start} is the journal superblock; the other
+ * {@code length - 1} blocks are a circular log, position {@code p} being block {@code start + 1 + p}.
+ * A transaction is laid out from the head: {@code [descriptor, data...]...  commit}, each descriptor
+ * listing the home block numbers of the data blocks after it, wrapping from the last position to
+ * position 0. Descriptors and commits are {@link MetadataBlock}s whose sequence number is the
+ * transaction's; the commit holds a CRC32C of all the transaction's descriptor and data blocks, so a
+ * transaction torn by a power cut is recognised as incomplete. Every record carries a journal id
+ * chosen at format time, so transactions of an earlier format of the same region are never replayed.
+ * Byte layouts are in the module README.
+ *
+ * <p><b>Durability.</b> {@code commit} writes the transaction and flushes: when it returns, the
+ * transaction survives a power cut. The journal superblock (tail position and sequence) is written
+ * only by {@code checkpoint}, after the home blocks are written and flushed; the head is not stored
+ * but found by replay, which scans from the tail while sequence numbers continue and checksums hold,
+ * and stops at the first transaction that does not (the torn tail). Sequence numbers are never
+ * reused: after a replay, numbering resumes {@code length - 1} past where the scan stopped.
+ *
+ * <p><b>Reading metadata.</b> Until a checkpoint, a committed block's home location holds its old
+ * contents. Callers must therefore read journaled metadata through {@link #readBlock(long)} (or
+ * {@link Transaction#read(long)} inside a transaction), which return the newest committed image from
+ * the in-memory overlay ({@link #latest(long)}) and fall back to the home block. Reading the device
+ * directly is correct only for blocks never logged, or right after a checkpoint.
+ *
+ * <p><b>Space.</b> A commit that does not fit in the free part of the log first checkpoints (counted in
+ * {@link Stats#forcedCheckpoints()}). A transaction bigger than the whole log is refused with
+ * {@link NoSpaceException} when the block that makes it too big is logged, and nothing is written.
+ *
+ * <p><b>Life cycle.</b> {@link #format} once (mkfs), then at every mount {@link #open} and
+ * {@link #replay()} before anything else ({@link IllegalStateException} otherwise), and
+ * {@link #checkpoint()} at unmount so the log is empty. An I/O error during a commit or checkpoint
+ * <em>aborts</em> the journal (as jbd2 does): every later commit or checkpoint fails with an
+ * {@link IomapException} naming the first error, and the filesystem must be remounted, which replays.
+ *
+ * <p><b>Thread-safety.</b> All methods of {@code Journal} are thread-safe. Commits, checkpoints and
+ * replay are serialised by one lock held across their device I/O; reads ({@link #readBlock},
+ * {@link #latest}) do not take it, so they never wait for a commit's flush. A {@link Transaction}
+ * belongs to one thread.
+ * Transactions may be open concurrently; they are applied in commit order, so two transactions that
+ * log the same block must be ordered by the caller's own locking (last commit wins).
+ */
+public final class Journal {
+    /** The smallest region: superblock, then room for a descriptor, one data block and a commit. */
+    public static final long MIN_LENGTH_BLOCKS = 4;
+
+    private final BlockDevice device;
+    private final int blockSize;
+    private final long start;
+    private final long length;
+    private final long logBlocks;
+    private final long journalId;
+    private final JournalLog log;
+    private final ReentrantLock lock = new ReentrantLock();
+
+    // Guarded by lock, except where noted.
+    private long tailPosition;
+    private long tailSequence;
+    private long headPosition;
+    private long nextSequence;
+    private long usedBlocks;
+    /** Written under the lock, read without it. */
+    private volatile boolean replayed;
+    private IOException abortCause;
+    /**
+     * Newest committed, not yet checkpointed image of each block: read-only buffers. Changed under
+     * the lock (an entry is removed only after its home block is written), read without it.
+     */
+    private final Map<Long, ByteBuffer> overlay = new ConcurrentHashMap<>();
+    private long transactionsCommitted;
+    private long blocksLogged;
+    private long logBlocksWritten;
+    private long checkpoints;
+    private long forcedCheckpoints;
+    private long blocksCheckpointed;
+    private long transactionsReplayed;
+    private long blocksReplayed;
+
+    private Journal(BlockDevice device, Superblock superblock) {
+        this.device = device;
+        this.blockSize = device.blockSize();
+        this.start = superblock.regionStart();
+        this.length = superblock.regionLength();
+        this.logBlocks = length - 1;
+        this.journalId = superblock.journalId();
+        this.log = new JournalLog(device, start, length, journalId);
+        this.tailPosition = superblock.tailPosition();
+        this.tailSequence = superblock.tailSequence();
+        this.headPosition = tailPosition;
+        this.nextSequence = tailSequence;
+    }
+
+    /**
+     * What the journal has done since it was opened, for write-amplification reports.
+     *
+     * @param transactionsCommitted non-empty transactions committed
+     * @param blocksLogged data block images in them
+     * @param logBlocksWritten log blocks written: data, descriptors and commits
+     * @param checkpoints checkpoints that wrote something, forced ones and replay's included (a
+     *     replay always writes the superblock, so it always counts)
+     * @param forcedCheckpoints checkpoints forced by a full log
+     * @param blocksCheckpointed home blocks written by checkpoints
+     * @param transactionsReplayed transactions found and applied by {@link #replay()}
+     * @param blocksReplayed block images in them
+     * @param logCapacityBlocks blocks in the circular log (the region less its superblock)
+     * @param logUsedBlocks log blocks holding transactions not yet checkpointed
+     */
+    public record Stats(long transactionsCommitted, long blocksLogged, long logBlocksWritten,
+            long checkpoints, long forcedCheckpoints, long blocksCheckpointed,
+            long transactionsReplayed, long blocksReplayed, long logCapacityBlocks, long logUsedBlocks) {
+    }
+
+    /**
+     * What one {@link #replay()} found.
+     *
+     * @param transactions complete transactions applied
+     * @param blocks block images in them (a block logged twice counts twice)
+     * @param nextSequence the sequence number the next commit gets
+     */
+    public record ReplayResult(long transactions, long blocks, long nextSequence) {
+    }
+
+    /**
+     * Makes an empty journal in {@code [start, start + length)}: writes its superblock (a fresh random
+     * journal id, tail at position 0, sequence 1) and flushes. The log blocks are not touched.
+     *
+     * @param device the device
+     * @param start first block of the region
+     * @param length blocks in the region, at least {@value #MIN_LENGTH_BLOCKS}
+     * @throws InvalidRangeException if the region is too small or not inside the device
+     * @throws IOException if the device fails
+     */
+    public static void format(BlockDevice device, long start, long length) throws IOException {
+        format(device, start, length, new SecureRandom().nextLong());
+    }
+
+    /**
+     * {@link #format(BlockDevice, long, long)} with a given journal id, for reproducible images. Use a
+     * different id for every format of the same region, or transactions of the old journal may be
+     * replayed into the new filesystem.
+     *
+     * @param device the device
+     * @param start first block of the region
+     * @param length blocks in the region
+     * @param journalId the id every record will carry
+     * @throws IOException as the other form
+     */
+    public static void format(BlockDevice device, long start, long length, long journalId) throws IOException {
+        checkRegion(device, start, length);
+        new JournalLog(device, start, length, journalId).writeSuperblock(0, 1);
+        device.flush();
+    }
+
+    /**
+     * Opens the journal in {@code [start, start + length)}, reading and verifying its superblock.
+     * Call {@link #replay()} next.
+     *
+     * @param device the device
+     * @param start first block of the region, as given to {@link #format}
+     * @param length blocks in the region, as given to {@link #format}
+     * @return the journal, not yet replayed
+     * @throws InvalidRangeException if the region is too small or not inside the device
+     * @throws CorruptFilesystemException if the superblock is damaged, of another version or block
+     *     size, or describes another region
+     * @throws IOException if the device fails
+     */
+    public static Journal open(BlockDevice device, long start, long length) throws IOException {
+        checkRegion(device, start, length);
+        Superblock superblock = Superblock.decode(
+                MetadataBlock.read(device, start, JournalFormat.SUPERBLOCK_TYPE));
+        String where = "journal superblock at block " + start;
+        if (superblock.blockSize() != device.blockSize()) {
+            throw new CorruptFilesystemException(where + " was made for " + superblock.blockSize()
+                    + "-byte blocks; the device has " + device.blockSize() + "-byte blocks");
+        }
+        if (superblock.regionStart() != start || superblock.regionLength() != length) {
+            throw new CorruptFilesystemException(where + " describes the region [" + superblock.regionStart()
+                    + ", +" + superblock.regionLength() + "), not [" + start + ", +" + length + ")");
+        }
+        if (superblock.tailPosition() < 0 || superblock.tailPosition() >= length - 1
+                || superblock.tailSequence() < 1) {
+            throw new CorruptFilesystemException(where + ": bad tail position "
+                    + superblock.tailPosition() + " or sequence " + superblock.tailSequence());
+        }
+        return new Journal(device, superblock);
+    }
+
+    /**
+     * Scans the log from the tail and applies every complete transaction: one whose descriptors and
+     * commit verify, whose sequence number follows the previous one and whose transaction checksum
+     * matches. Stops at the first that is not (the torn tail: later transactions are ignored too,
+     * and for good: numbering restarts past every sequence number the log could hold), then
+     * checkpoints, so the log is empty when this returns. Writes the journal superblock and flushes
+     * even when there was nothing to apply. Must be called once after {@link #open}; calling it again
+     * is harmless.
+     *
+     * @return what was applied
+     * @throws IomapException if the journal was aborted
+     * @throws IOException if the device fails (the journal is then aborted)
+     */
+    public ReplayResult replay() throws IOException {
+        lock.lock();
+        try {
+            ensureNotAborted();
+            long position = tailPosition;
+            long sequence = tailSequence;
+            long scanned = 0;
+            long transactions = 0;
+            long blocks = 0;
+            Map<Long, ByteBuffer> images = new LinkedHashMap<>();
+            try {
+                while (true) {
+                    JournalLog.Found found = log.scan(position, sequence, logBlocks - scanned);
+                    if (found == null) {
+                        break;
+                    }
+                    images.putAll(found.images());
+                    blocks += found.imageCount();
+                    transactions++;
+                    scanned += found.logBlocks();
+                    position = (position + found.logBlocks()) % logBlocks;
+                    sequence++;
+                }
+            } catch (IOException e) {
+                throw abort(e);
+            }
+            overlay.putAll(images);
+            headPosition = position;
+            // Skip more sequence numbers than the log can hold transactions, so that a complete
+            // transaction lying beyond the one the scan stopped at is never taken for a new one.
+            nextSequence = sequence + logBlocks;
+            usedBlocks = scanned;
+            transactionsReplayed += transactions;
+            blocksReplayed += blocks;
+            replayed = true;
+            checkpointLocked();
+            return new ReplayResult(transactions, blocks, nextSequence);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * @return a new, empty transaction
+     * @throws IllegalStateException if the journal has not been replayed
+     */
+    public Transaction begin() {
+        ensureReplayed();
+        return new Transaction();
+    }
+
+    /**
+     * Writes the newest committed image of every block to its home location, flushes, then moves the
+     * tail to the head in the journal superblock and flushes again: afterwards the log is empty and
+     * the home blocks are current. Does nothing if there is nothing to checkpoint.
+     *
+     * @throws IllegalStateException if the journal has not been replayed
+     * @throws IomapException if the journal was aborted
+     * @throws IOException if the device fails (the journal is then aborted)
+     */
+    public void checkpoint() throws IOException {
+        lock.lock();
+        try {
+            ensureReplayed();
+            ensureNotAborted();
+            checkpointLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The overlay: the newest committed image of {@code blockNo} not yet written home.
+     *
+     * @param blockNo a device block
+     * @return a copy of that image (the caller owns it), or empty if the block's home location is
+     *     current (never logged, or checkpointed since)
+     * @throws IllegalStateException if the journal has not been replayed
+     */
+    public Optional<ByteBuffer> latest(long blockNo) {
+        ensureReplayed();
+        ByteBuffer image = overlay.get(blockNo);
+        return image == null ? Optional.empty() : Optional.of(copy(image));
+    }
+
+    /**
+     * Reads a block as the journal sees it: the overlay image if there is one ({@link #latest(long)}),
+     * else the block's home location on the device. Uncommitted transactions are not visible.
+     *
+     * @param blockNo a device block
+     * @return a new little-endian buffer of one block, position 0, that the caller owns
+     * @throws IllegalStateException if the journal has not been replayed
+     * @throws InvalidRangeException if the block is outside the device
+     * @throws IOException if the device fails
+     */
+    public ByteBuffer readBlock(long blockNo) throws IOException {
+        Optional<ByteBuffer> image = latest(blockNo);
+        if (image.isPresent()) {
+            return image.get();
+        }
+        return BlockIo.read(device, blockNo, 1);
+    }
+
+    /** @return what the journal has done since it was opened */
+    public Stats stats() {
+        lock.lock();
+        try {
+            return new Stats(transactionsCommitted, blocksLogged, logBlocksWritten, checkpoints,
+                    forcedCheckpoints, blocksCheckpointed, transactionsReplayed, blocksReplayed,
+                    logBlocks, usedBlocks);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the most data blocks one transaction may log: it must fit in the empty log */
+    public long maxTransactionBlocks() {
+        return log.maxTransactionBlocks();
+    }
+
+    /** @return the first block of the region (the journal superblock) */
+    public long start() {
+        return start;
+    }
+
+    /** @return blocks in the region */
+    public long length() {
+        return length;
+    }
+
+    /** @return the id chosen at format time, carried by every record */
+    public long journalId() {
+        return journalId;
+    }
+
+    @Override
+    public String toString() {
+        return "Journal[blocks " + start + "+" + length + ", id " + Long.toHexString(journalId) + "]";
+    }
+
+    /**
+     * One transaction: block images logged by one thread, made durable together by {@link #commit()}
+     * or dropped by {@link #close()} before that. Not thread-safe. After {@code commit} or
+     * {@code close}, logging fails with {@link IllegalStateException}.
+     */
+    public final class Transaction implements AutoCloseable {
+        private final Map<Long, ByteBuffer> images = new LinkedHashMap<>();
+        private boolean open = true;
+
+        private Transaction() {
+        }
+
+        /**
+         * Adds the new contents of a block. Logging a block again in the same transaction replaces
+         * the earlier image.
+         *
+         * @param blockNo the block's home location; outside the journal region
+         * @param newContents exactly one block, between position and limit; copied, position unchanged
+         * @throws InvalidRangeException if the block is outside the device or inside the journal, or
+         *     the contents are not one block
+         * @throws NoSpaceException if the transaction would no longer fit in the log (this block is
+         *     not added; the transaction stays usable)
+         * @throws IllegalStateException if the transaction was committed or closed
+         */
+        public void log(long blockNo, ByteBuffer newContents) throws IomapException {
+            ensureOpen();
+            checkTarget(blockNo, newContents);
+            int count = images.size() + (images.containsKey(blockNo) ? 0 : 1);
+            if (log.logBlocksFor(count) > logBlocks) {
+                throw tooLarge(count);
+            }
+            images.put(blockNo, copy(newContents).asReadOnlyBuffer());
+        }
+
+        /**
+         * Reads a block as this transaction sees it: its own image if it logged the block, else
+         * {@link Journal#readBlock(long)}.
+         *
+         * @param blockNo a device block
+         * @return a new little-endian buffer of one block, position 0, that the caller owns
+         * @throws IOException as {@link Journal#readBlock(long)}
+         */
+        public ByteBuffer read(long blockNo) throws IOException {
+            ByteBuffer own = images.get(blockNo);
+            return own == null ? readBlock(blockNo) : copy(own);
+        }
+
+        /** @return distinct blocks logged so far */
+        public int blocks() {
+            return images.size();
+        }
+
+        /**
+         * Appends the transaction to the log and flushes the device: when this returns, the
+         * transaction survives a crash and its images are visible through {@link Journal#readBlock}.
+         * Home blocks are not written (see {@link Journal#checkpoint()}). An empty transaction writes
+         * nothing. The transaction is finished afterwards, whether this succeeds or fails.
+         *
+         * @throws NoSpaceException if the transaction is larger than the whole log
+         * @throws IomapException if the journal was aborted
+         * @throws IOException if the device fails (the journal is then aborted; whether the
+         *     transaction survives is unknown until replay)
+         * @throws IllegalStateException if already committed or closed
+         */
+        public void commit() throws IOException {
+            ensureOpen();
+            open = false;
+            if (!images.isEmpty()) {
+                commitTransaction(images);
+            }
+        }
+
+        /** Drops the transaction if it was not committed; does nothing otherwise. */
+        @Override
+        public void close() {
+            open = false;
+        }
+
+        private void ensureOpen() {
+            if (!open) {
+                throw new IllegalStateException("the transaction was already committed or closed");
+            }
+        }
+    }
+
+    private void commitTransaction(Map<Long, ByteBuffer> images) throws IOException {
+        lock.lock();
+        try {
+            ensureReplayed();
+            ensureNotAborted();
+            long needed = log.logBlocksFor(images.size());
+            if (needed > logBlocks) {
+                throw tooLarge(images.size());
+            }
+            if (needed > logBlocks - usedBlocks) {
+                forcedCheckpoints++;
+                checkpointLocked();
+            }
+            try {
+                log.append(headPosition, nextSequence, images);
+                device.flush();
+            } catch (IOException e) {
+                throw abort(e);
+            }
+            overlay.putAll(images);
+            headPosition = (headPosition + needed) % logBlocks;
+            usedBlocks += needed;
+            nextSequence++;
+            transactionsCommitted++;
+            blocksLogged += images.size();
+            logBlocksWritten += needed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void checkpointLocked() throws IOException {
+        if (overlay.isEmpty() && tailPosition == headPosition && tailSequence == nextSequence) {
+            return;
+        }
+        try {
+            if (!overlay.isEmpty()) {
+                log.writeHome(new TreeMap<>(overlay));
+                device.flush();
+            }
+            log.writeSuperblock(headPosition, nextSequence);
+            device.flush();
+        } catch (IOException e) {
+            throw abort(e);
+        }
+        checkpoints++;
+        blocksCheckpointed += overlay.size();
+        overlay.clear();
+        tailPosition = headPosition;
+        tailSequence = nextSequence;
+        usedBlocks = 0;
+    }
+
+    private void checkTarget(long blockNo, ByteBuffer contents) throws InvalidRangeException {
+        if (log.isInRegion(blockNo)) {
+            throw new InvalidRangeException("journal: cannot log block " + blockNo
+                    + ": it is inside the journal region [" + start + ", +" + length + ")");
+        }
+        if (!log.isValidTarget(blockNo)) {
+            throw new InvalidRangeException("journal: cannot log block " + blockNo
+                    + ": it is outside the device's " + BlockIo.blockCount(device) + " blocks");
+        }
+        if (contents.remaining() != blockSize) {
+            throw new InvalidRangeException("journal: the image of block " + blockNo + " is "
+                    + contents.remaining() + " bytes, not one " + blockSize + "-byte block");
+        }
+    }
+
+    private NoSpaceException tooLarge(long dataBlocks) {
+        return new NoSpaceException("journal: a transaction of " + dataBlocks + " blocks needs "
+                + log.logBlocksFor(dataBlocks) + " log blocks (with descriptors and commit) but the whole log is "
+                + logBlocks + " blocks; split it (at most " + maxTransactionBlocks() + " blocks per transaction)");
+    }
+
+    private IOException abort(IOException cause) {
+        if (abortCause == null) {
+            abortCause = cause;
+        }
+        return cause;
+    }
+
+    private void ensureNotAborted() throws IomapException {
+        if (abortCause != null) {
+            throw new IomapException(this + " was aborted by an I/O error; remount to replay it", abortCause);
+        }
+    }
+
+    private void ensureReplayed() {
+        if (!replayed) {
+            throw new IllegalStateException(this + " must be replayed (replay()) after open() before use");
+        }
+    }
+
+    private static void checkRegion(BlockDevice device, long start, long length) throws InvalidRangeException {
+        long blocks = BlockIo.blockCount(device);
+        if (length < MIN_LENGTH_BLOCKS || start < 0 || start > blocks - length) {
+            throw new InvalidRangeException("journal region [" + start + ", +" + length + ") must be at least "
+                    + MIN_LENGTH_BLOCKS + " blocks inside the device's " + blocks + " blocks");
+        }
+    }
+
+    /** @return a little-endian heap copy of {@code source}'s remaining bytes, position 0 */
+    private static ByteBuffer copy(ByteBuffer source) {
+        ByteBuffer copy = ByteBuffer.allocate(source.remaining()).order(ByteOrder.LITTLE_ENDIAN);
+        copy.put(source.duplicate());
+        return copy.flip();
+    }
+}
