@@ -2,13 +2,14 @@ package dev.iomap.core;
 
 import dev.iomap.api.BlockDevice;
 import dev.iomap.api.DelallocPunch;
+import dev.iomap.api.InodeCacheControl;
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.api.IomapInode;
 import dev.iomap.api.IomapOps;
 import dev.iomap.api.WriteOps;
 import dev.iomap.api.WritebackOps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -19,7 +20,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * {@code i_rwsem}); reads take it shared; writeback takes only folio locks. Open it with
  * {@link #open()} to read and write.
  */
-public final class CachedInode implements IomapInode {
+public final class CachedInode implements InodeCacheControl {
     private final IomapCache cache;
     private final long ino;
     private final int blockSize;
@@ -28,6 +29,8 @@ public final class CachedInode implements IomapInode {
     private final WritebackOps writebackOps;
     private final PageCache pageCache;
     private final ReentrantReadWriteLock inodeLock = new ReentrantReadWriteLock();
+    /** Taken by each writeback pass of an inode whose adapter wants file order. */
+    private final ReentrantLock writebackOrder = new ReentrantLock();
     private final WritebackError writebackError = new WritebackError();
     private final BufferedRead reader = new BufferedRead(this);
     private volatile long size;
@@ -308,6 +311,7 @@ public final class CachedInode implements IomapInode {
      * @param start first byte
      * @param end first byte past the range
      */
+    @Override
     public void writeAndWait(long start, long end) {
         Writeback writeback = new Writeback(this);
         writeback.writepages(start, end, true);
@@ -334,6 +338,13 @@ public final class CachedInode implements IomapInode {
         inodeLock.readLock().unlock();
     }
 
+    @Override
+    public void shrinkSizeAfterLostWrite(long deviceSize) {
+        if (deviceSize < size) {
+            size = Math.max(0, deviceSize);
+        }
+    }
+
     void extendSize(long newEnd) {
         if (newEnd > size) {
             size = newEnd;
@@ -350,6 +361,10 @@ public final class CachedInode implements IomapInode {
 
     WritebackOps writebackOps() {
         return writebackOps;
+    }
+
+    ReentrantLock writebackOrder() {
+        return writebackOrder;
     }
 
     BlockDevice device() {

@@ -4,6 +4,7 @@ import dev.iomap.api.Iomap;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.IomapType;
 import dev.iomap.api.IoPurpose;
+import dev.iomap.api.OrderedWritebackOps;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +19,11 @@ import java.util.concurrent.CompletionException;
  * {@code mapBlocks} and added to the current {@link Ioend}, which is submitted when the next run
  * cannot be merged into it. A writeback pass never blocks on a folio lock while holding an unsubmitted
  * ioend, so writers waiting for writeback always make progress.
+ *
+ * <p>For an inode whose adapter asks for file order ({@link OrderedWritebackOps}), passes take turns
+ * on the inode's writeback-order lock, a pass for a range starts at the beginning of the file, and a
+ * pass stops at the first dirty folio it leaves dirty, so ioends reach the device in ascending file
+ * order.
  */
 final class Writeback {
     private final CachedInode inode;
@@ -39,23 +45,35 @@ final class Writeback {
         if (end <= start || !cache.hasDirty()) {
             return;
         }
-        long firstIndex = start >>> cache.pageShift();
+        boolean ordered = writesInFileOrder();
+        // In file order nothing can be written past dirty data that is still waiting: start at 0.
+        long firstIndex = ordered ? 0 : start >>> cache.pageShift();
         long lastIndex = (end - 1) >>> cache.pageShift();
         Folio first = cache.lookup(firstIndex);
         long from = first != null ? first.index() : firstIndex;
+        if (ordered) {
+            inode.writebackOrder().lock();
+        }
         try {
             for (long index : cache.dirtyFrom(from)) {
                 if (index > lastIndex) {
                     break;
                 }
                 Folio folio = cache.folioAt(index);
-                if (folio != null) {
-                    writeFolioIfDirty(folio, sync);
+                if (folio != null && !writeFolioIfDirty(folio, sync) && ordered) {
+                    break;
                 }
             }
         } finally {
             submit();
+            if (ordered) {
+                inode.writebackOrder().unlock();
+            }
         }
+    }
+
+    private boolean writesInFileOrder() {
+        return inode.writebackOps() instanceof OrderedWritebackOps ops && ops.writesInFileOrder(inode);
     }
 
     /** A background pass over the folios dirty since before {@code nanos} ({@link System#nanoTime()}). */
@@ -64,9 +82,10 @@ final class Writeback {
         writepages(0, Long.MAX_VALUE, false);
     }
 
-    private void writeFolioIfDirty(Folio folio, boolean sync) {
+    /** @return false if the folio was left dirty for a later pass */
+    private boolean writeFolioIfDirty(Folio folio, boolean sync) {
         if (dirtiedBefore != Long.MAX_VALUE && folio.dirtiedAtNanos() - dirtiedBefore > 0) {
-            return;
+            return false;
         }
         if (!folio.tryLock()) {
             submit();
@@ -74,16 +93,17 @@ final class Writeback {
         }
         try {
             if (folio.isRemoved() || !folio.isDirty()) {
-                return;
+                return true;
             }
             if (folio.isWriteback()) {
                 if (!sync) {
-                    return;
+                    return false;
                 }
                 submit();
                 folio.waitWriteback();
             }
             writeFolio(folio);
+            return true;
         } finally {
             folio.unlock();
         }

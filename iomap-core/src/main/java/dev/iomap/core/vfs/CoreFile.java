@@ -7,6 +7,7 @@ import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.MappedFile;
 import dev.iomap.api.MountedFilesystem;
+import dev.iomap.api.SetSizeCheck;
 import dev.iomap.core.CachedInode;
 import dev.iomap.core.CopySource;
 import dev.iomap.core.OpenFile;
@@ -75,7 +76,13 @@ final class CoreFile implements IomapFile {
     public void truncate(long size) throws IOException {
         ensureOpen();
         fs.require(Capability.TRUNCATE, "truncate");
-        inode.truncate(size, () -> mount().setSize(inode, size));
+        InvalidRangeException.checkRange("truncate of inode " + inode.ino(), size, 0, inode.maxFileSize());
+        inode.withExclusiveLock(() -> {
+            if (mount() instanceof SetSizeCheck check) {
+                check.checkSetSize(inode, size);
+            }
+            inode.truncate(size, () -> mount().setSize(inode, size));
+        });
     }
 
     @Override
