@@ -1,0 +1,213 @@
+package dev.iomap.adapter.xfs;
+
+import dev.iomap.adapter.support.BlockRange;
+import dev.iomap.api.IomapException;
+import dev.iomap.api.NoSpaceException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The allocation groups of a mount: allocation near a hint, frees into busy lists, and reference counts.
+ * Block accounting ({@link SpaceAccount}) is the caller's: this class only finds and returns blocks.
+ *
+ * <p><b>Busy extents.</b> A freed data block is not handed out again until the transaction that freed
+ * it is on the device (else a crash could give it back to its old owner after new data overwrote it).
+ * A freed metadata block (directory or extent-list block) waits longer, until a checkpoint: until then
+ * the journal may still write an old image of it home, over whatever data it would hold.
+ *
+ * <p>Not thread-safe: used under the mount's metadata lock.
+ */
+final class BlockAllocator {
+    private final Geometry geometry;
+    private final AllocationGroup[] groups;
+    private final BitSet dirty = new BitSet();
+    private final List<BlockRange> busyData = new ArrayList<>();
+    private final List<BusyMetadata> busyMetadata = new ArrayList<>();
+    private long changes;
+
+    /** A freed metadata block range and the commit that made its free durable (-1: not yet). */
+    private static final class BusyMetadata {
+        final BlockRange range;
+        long commit = -1;
+
+        BusyMetadata(BlockRange range) {
+            this.range = range;
+        }
+    }
+
+    BlockAllocator(Geometry geometry, AllocationGroup[] groups) {
+        this.geometry = geometry;
+        this.groups = groups;
+    }
+
+    AllocationGroup group(int agno) {
+        return groups[agno];
+    }
+
+    int groupCount() {
+        return groups.length;
+    }
+
+    /** @return blocks free on the device once the running transaction commits, busy ones included */
+    long freeBlocks() {
+        long free = 0;
+        for (AllocationGroup group : groups) {
+            free += group.onDisk().freeBlocks();
+        }
+        return free;
+    }
+
+    /** @return blocks that can be handed out now */
+    long availableBlocks() {
+        long free = 0;
+        for (AllocationGroup group : groups) {
+            free += group.available().freeBlocks();
+        }
+        return free;
+    }
+
+    /** @return whether freed blocks wait for a commit or a checkpoint */
+    boolean hasBusy() {
+        return !busyData.isEmpty() || !busyMetadata.isEmpty();
+    }
+
+    /** @return whether freed metadata blocks wait for a checkpoint */
+    boolean hasBusyMetadata() {
+        return !busyMetadata.isEmpty();
+    }
+
+    /**
+     * Finds up to {@code want} contiguous blocks, near {@code near} if that is a data block.
+     *
+     * @return the blocks, at least one
+     * @throws NoSpaceException if no group has a free block that is not busy
+     */
+    BlockRange allocate(long want, long near) throws NoSpaceException {
+        int first = near >= geometry.dataStart() && near < geometry.totalBlocks() ? geometry.agOf(near) : 0;
+        for (int i = 0; i < groups.length; i++) {
+            AllocationGroup group = groups[(first + i) % groups.length];
+            if (group.available().freeBlocks() == 0) {
+                continue;
+            }
+            long hint = i == 0 && near >= 0 ? near : group.firstDataBlock();
+            try {
+                BlockRange range = group.available().allocate(want, hint, 1);
+                group.onDisk().allocateExact(range.start(), range.length());
+                changed(group.agno(), 2);
+                return range;
+            } catch (NoSpaceException e) {
+                // Try the next group.
+            } catch (IomapException e) {
+                throw new IllegalStateException("available free space is not free on disk in " + group, e);
+            }
+        }
+        throw new NoSpaceException("xfs-like: no free block that is not busy (" + availableBlocks()
+                + " available, " + freeBlocks() + " free)");
+    }
+
+    /**
+     * Frees blocks: free on the device at the next commit, handed out again once that is durable.
+     *
+     * @param metadata whether they held metadata (then they wait for a checkpoint)
+     */
+    void free(long start, long length, boolean metadata) {
+        int agno = geometry.agOf(start);
+        try {
+            groups[agno].onDisk().free(start, length);
+        } catch (IomapException e) {
+            throw new IllegalStateException("freeing blocks [" + start + ", +" + length + ") failed", e);
+        }
+        BlockRange range = new BlockRange(start, length);
+        if (metadata) {
+            busyMetadata.add(new BusyMetadata(range));
+        } else {
+            busyData.add(range);
+        }
+        changed(agno, 3);
+    }
+
+    /** Adds an owner to shared blocks. */
+    void incrementRefcount(long start, long length) {
+        int agno = geometry.agOf(start);
+        groups[agno].refcounts().increment(start, length);
+        changed(agno, 2);
+    }
+
+    /** Removes an owner; the caller frees what has none left. */
+    RefcountMap.Change decrementRefcount(long start, long length) {
+        int agno = geometry.agOf(start);
+        RefcountMap.Change change = groups[agno].refcounts().decrement(start, length);
+        changed(agno, 2);
+        return change;
+    }
+
+    /** @return whether any block of the range has two or more owners */
+    boolean isShared(long start, long length) {
+        return !groups[geometry.agOf(start)].refcounts().recordsIn(start, start + length).isEmpty();
+    }
+
+    /**
+     * The running transaction {@code commit} is durable.
+     *
+     * @param forcedCheckpoint whether the journal checkpointed every earlier commit while committing it
+     */
+    void committed(long commit, boolean forcedCheckpoint) {
+        for (BlockRange range : busyData) {
+            makeAvailable(range);
+        }
+        busyData.clear();
+        if (forcedCheckpoint) {
+            releaseMetadata(commit - 1);
+        }
+        for (BusyMetadata busy : busyMetadata) {
+            if (busy.commit < 0) {
+                busy.commit = commit;
+            }
+        }
+    }
+
+    /** Every commit up to {@code commit} is checkpointed: freed metadata blocks may be reused. */
+    void checkpointed(long commit) {
+        releaseMetadata(commit);
+    }
+
+    private void releaseMetadata(long upToCommit) {
+        for (Iterator<BusyMetadata> it = busyMetadata.iterator(); it.hasNext();) {
+            BusyMetadata busy = it.next();
+            if (busy.commit >= 0 && busy.commit <= upToCommit) {
+                makeAvailable(busy.range);
+                it.remove();
+            }
+        }
+    }
+
+    private void makeAvailable(BlockRange range) {
+        try {
+            groups[geometry.agOf(range.start())].available().free(range.start(), range.length());
+        } catch (IomapException e) {
+            throw new IllegalStateException("busy extent " + range + " was already available", e);
+        }
+    }
+
+    /** @return the groups changed since {@link #clearDirty()} */
+    BitSet dirtyGroups() {
+        return (BitSet) dirty.clone();
+    }
+
+    void clearDirty() {
+        dirty.clear();
+        changes = 0;
+    }
+
+    /** @return a rough count of metadata blocks the changes since {@link #clearDirty()} touched */
+    long changeEstimate() {
+        return changes;
+    }
+
+    private void changed(int agno, int blocks) {
+        dirty.set(agno);
+        changes += blocks;
+    }
+}

@@ -1,0 +1,303 @@
+package dev.iomap.adapter.xfs;
+
+import dev.iomap.adapter.support.BlockMapping;
+import dev.iomap.adapter.support.BlockReader;
+import dev.iomap.adapter.support.Extent;
+import dev.iomap.adapter.support.ExtentState;
+import dev.iomap.adapter.support.FreeSpaceAllocator;
+import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileType;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.IomapException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Reads every metadata structure of an image into memory, verifying each block's checksum and each
+ * structure's own consistency. Mount uses it strictly (the first problem is a
+ * {@link CorruptFilesystemException} naming the structure and its device offset); fsck collects every
+ * problem and loads what it can. Reads only; never writes.
+ */
+final class ImageLoader {
+    private final BlockDevice device;
+    private final Geometry geometry;
+    private final boolean strict;
+    private final List<String> problems = new ArrayList<>();
+
+    /** What was loaded. */
+    static final class Image {
+        final Map<Long, InodeState> inodes = new TreeMap<>();
+        final Map<Long, ByteBuffer> agPayloads = new HashMap<>();
+        AllocationGroup[] groups;
+        /** Extent-list blocks read, for fsck's ownership check: block to owner. */
+        final Map<Long, Long> listBlocks = new HashMap<>();
+    }
+
+    ImageLoader(BlockDevice device, Geometry geometry, boolean strict) {
+        this.device = device;
+        this.geometry = geometry;
+        this.strict = strict;
+    }
+
+    List<String> problems() {
+        return problems;
+    }
+
+    Image load() throws IOException {
+        Image image = new Image();
+        for (long index = 0; index < geometry.inodeTableBlocks(); index++) {
+            loadTableBlock(image, index);
+        }
+        image.groups = new AllocationGroup[geometry.agCount()];
+        for (int agno = 0; agno < geometry.agCount(); agno++) {
+            image.groups[agno] = loadGroup(image, agno);
+        }
+        for (InodeState inode : List.copyOf(image.inodes.values())) {
+            if (inode.isDirectory()) {
+                loadDirectory(image, inode);
+            }
+        }
+        return image;
+    }
+
+    void problem(String message) throws CorruptFilesystemException {
+        if (strict) {
+            throw new CorruptFilesystemException(message);
+        }
+        problems.add(message);
+    }
+
+    private void loadTableBlock(Image image, long index) throws IOException {
+        long block = geometry.inodeTableStart() + index;
+        List<InodeCodec.Slot> slots;
+        try {
+            slots = InodeCodec.decodeTableBlock(MetadataBlock.read(device, block, Layout.INODE_TABLE), geometry, index);
+        } catch (CorruptFilesystemException e) {
+            problem("inode table: " + e.getMessage());
+            return;
+        }
+        for (InodeCodec.Slot slot : slots) {
+            if (slot.typeCode() == Layout.TYPE_FREE) {
+                continue;
+            }
+            String where = "inode " + slot.ino() + " (inode table " + Layout.where(block, geometry.blockSize())
+                    + ", slot " + slot.ino() % geometry.inodesPerBlock() + ")";
+            try {
+                image.inodes.put(slot.ino(), inodeOf(image, slot, where));
+            } catch (CorruptFilesystemException e) {
+                problem(e.getMessage());
+            }
+        }
+    }
+
+    private InodeState inodeOf(Image image, InodeCodec.Slot slot, String where) throws IOException {
+        if (slot.ino() == 0) {
+            throw new CorruptFilesystemException(where + ": inode 0 is never used");
+        }
+        InodeState inode = new InodeState(slot.ino(), Directory.typeOf(slot.typeCode()));
+        inode.nlink = slot.nlink();
+        inode.diskSize = slot.size();
+        inode.mtime = slot.mtime();
+        inode.parent = slot.parent();
+        List<Extent> extents = slot.listHead() == 0 ? slot.inline() : readList(image, inode, slot, where);
+        if (extents.size() != slot.dataCount() + slot.cowCount()) {
+            throw new CorruptFilesystemException(where + ": holds " + extents.size() + " extents, counts say "
+                    + slot.dataCount() + " + " + slot.cowCount());
+        }
+        for (int i = 0; i < extents.size(); i++) {
+            Extent extent = extents.get(i);
+            checkExtent(extent, where);
+            try {
+                (i < slot.dataCount() ? inode.data : inode.cow).insert(extent);
+            } catch (InvalidRangeException e) {
+                throw new CorruptFilesystemException(where + ": " + e.getMessage());
+            }
+        }
+        if (inode.type == FileType.DIRECTORY) {
+            inode.directory = new Directory(geometry.blockSize());
+        }
+        return inode;
+    }
+
+    private void checkExtent(Extent extent, String where) throws CorruptFilesystemException {
+        long end = extent.deviceBlock() + extent.length();
+        if (extent.deviceBlock() < geometry.dataStart() || end > geometry.totalBlocks()) {
+            throw new CorruptFilesystemException(where + ": extent " + extent + " points outside the data area ["
+                    + geometry.dataStart() + ", " + geometry.totalBlocks() + ")");
+        }
+        if (geometry.agOf(extent.deviceBlock()) != geometry.agOf(end - 1)) {
+            throw new CorruptFilesystemException(where + ": extent " + extent + " crosses allocation groups");
+        }
+        if (extent.endBlock() > geometry.maxFileSize() / geometry.blockSize()) {
+            throw new CorruptFilesystemException(where + ": extent " + extent + " lies past the largest file size");
+        }
+    }
+
+    private List<Extent> readList(Image image, InodeState inode, InodeCodec.Slot slot, String where)
+            throws IOException {
+        List<Extent> extents = new ArrayList<>();
+        Set<Long> seen = new HashSet<>();
+        int capacity = Layout.extentListCapacity(geometry.blockSize());
+        long block = slot.listHead();
+        while (block != 0) {
+            if (block < geometry.dataStart() || block >= geometry.totalBlocks() || !seen.add(block)) {
+                throw new CorruptFilesystemException(where + ": extent list block " + block
+                        + " is outside the data area or repeated");
+            }
+            InodeCodec.ListBlock list = InodeCodec.decodeListBlock(
+                    MetadataBlock.read(device, block, Layout.EXTENT_LIST), capacity);
+            if (list.owner() != inode.ino) {
+                throw new CorruptFilesystemException(where + ": extent list " + Layout.where(block,
+                        geometry.blockSize()) + " belongs to inode " + list.owner());
+            }
+            extents.addAll(list.extents());
+            inode.listBlocks.add(block);
+            image.listBlocks.put(block, inode.ino);
+            block = list.next();
+        }
+        if (extents.size() <= Layout.INLINE_EXTENTS) {
+            throw new CorruptFilesystemException(where + ": " + extents.size()
+                    + " extents in an extent list; they fit in the inode");
+        }
+        return extents;
+    }
+
+    private AllocationGroup loadGroup(Image image, int agno) throws IOException {
+        long start = geometry.agStart(agno);
+        long length = geometry.agLength(agno);
+        String where = "allocation group " + agno + " header at " + Layout.where(start, geometry.blockSize());
+        FreeSpaceAllocator free = FreeSpaceAllocator.allAllocated(start, length);
+        RefcountMap refcounts = new RefcountMap();
+        try {
+            MetadataBlock header = MetadataBlock.read(device, start, Layout.AG_HEADER);
+            image.agPayloads.put(start, header.payload());
+            BlockReader reader = header.reader();
+            int storedAgno = reader.getInt();
+            reader.getInt();
+            long storedStart = reader.getLong();
+            long storedLength = reader.getLong();
+            long freeBlocks = reader.getLong();
+            long freeExtents = reader.getLong();
+            reader.getLong();
+            long refcountRecords = reader.getLong();
+            int freeLeaves = reader.getInt();
+            int refcountLeaves = reader.getInt();
+            if (storedAgno != agno || storedStart != start || storedLength != length
+                    || freeLeaves != geometry.freeLeaves(agno) || refcountLeaves != geometry.refcountLeaves(agno)) {
+                throw new CorruptFilesystemException(where + ": describes group " + storedAgno + " ["
+                        + storedStart + ", +" + storedLength + ") with " + freeLeaves + "+" + refcountLeaves
+                        + " leaves");
+            }
+            loadFreeLeaves(image, agno, free);
+            loadRefcountLeaves(image, agno, refcounts);
+            if (free.freeBlocks() != freeBlocks || free.freeExtentCount() != freeExtents
+                    || refcounts.size() != refcountRecords) {
+                throw new CorruptFilesystemException(where + ": counts " + freeBlocks + " free blocks in "
+                        + freeExtents + " extents and " + refcountRecords + " refcount records, leaves hold "
+                        + free.freeBlocks() + " in " + free.freeExtentCount() + " and " + refcounts.size());
+            }
+        } catch (CorruptFilesystemException e) {
+            problem(e.getMessage());
+        }
+        return new AllocationGroup(geometry, agno, free, refcounts);
+    }
+
+    private void loadFreeLeaves(Image image, int agno, FreeSpaceAllocator free) throws IOException {
+        long previousEnd = -1;
+        for (int leaf = 0; leaf < geometry.freeLeaves(agno); leaf++) {
+            long block = geometry.freeLeafBlock(agno, leaf);
+            MetadataBlock read = MetadataBlock.read(device, block, Layout.FREE_LEAF);
+            image.agPayloads.put(block, read.payload());
+            BlockReader reader = read.reader();
+            int count = leafHeader(reader, agno, leaf, Layout.freeLeafCapacity(geometry.blockSize()));
+            long low = geometry.agStart(agno) + leaf * geometry.freeLeafSpan();
+            for (int i = 0; i < count; i++) {
+                long start = reader.getLong();
+                long length = reader.getLong();
+                if (length < 1 || start <= previousEnd || start < low || start >= low + geometry.freeLeafSpan()) {
+                    throw reader.corrupt("free extent [" + start + ", +" + length + ") is empty, touches the one "
+                            + "before, or does not start in this leaf's blocks from " + low);
+                }
+                try {
+                    free.free(start, length);
+                } catch (IomapException e) {
+                    throw reader.corrupt(e.getMessage());
+                }
+                previousEnd = start + length;
+            }
+        }
+    }
+
+    private void loadRefcountLeaves(Image image, int agno, RefcountMap refcounts) throws IOException {
+        long previousEnd = geometry.agStart(agno);
+        long agEnd = geometry.agStart(agno) + geometry.agLength(agno);
+        for (int leaf = 0; leaf < geometry.refcountLeaves(agno); leaf++) {
+            long block = geometry.refcountLeafBlock(agno, leaf);
+            MetadataBlock read = MetadataBlock.read(device, block, Layout.REFCOUNT_LEAF);
+            image.agPayloads.put(block, read.payload());
+            BlockReader reader = read.reader();
+            int count = leafHeader(reader, agno, leaf, Layout.refcountLeafCapacity(geometry.blockSize()));
+            long low = geometry.agStart(agno) + leaf * geometry.refcountLeafSpan();
+            for (int i = 0; i < count; i++) {
+                long start = reader.getLong();
+                long length = reader.getLong();
+                int refs = reader.getInt();
+                if (length < 1 || refs < 2 || start < previousEnd || start < low
+                        || start >= low + geometry.refcountLeafSpan() || start + length > agEnd) {
+                    throw reader.corrupt("refcount record [" + start + ", +" + length + ") x" + refs
+                            + " is empty, below 2, overlapping, or outside its leaf or group");
+                }
+                refcounts.load(new RefcountMap.Record(start, length, refs));
+                previousEnd = start + length;
+            }
+        }
+    }
+
+    private static int leafHeader(BlockReader reader, int agno, int leaf, int capacity)
+            throws CorruptFilesystemException {
+        int storedAgno = reader.getInt();
+        int storedLeaf = reader.getInt();
+        int count = reader.getInt();
+        reader.getInt();
+        if (storedAgno != agno || storedLeaf != leaf || count < 0 || count > capacity) {
+            throw reader.corrupt("leaf of group " + storedAgno + " index " + storedLeaf + " with " + count
+                    + " records, expected group " + agno + " leaf " + leaf);
+        }
+        return count;
+    }
+
+    private void loadDirectory(Image image, InodeState dir) throws IOException {
+        String where = "directory inode " + dir.ino;
+        try {
+            if (!dir.cow.isEmpty()) {
+                throw new CorruptFilesystemException(where + ": has a COW fork");
+            }
+            long blocks = dir.data.mappedBlocks();
+            if (dir.data.endBlock() != blocks || dir.diskSize != blocks * geometry.blockSize()) {
+                throw new CorruptFilesystemException(where + ": size " + dir.diskSize + " and " + blocks
+                        + " blocks ending at file block " + dir.data.endBlock() + " disagree");
+            }
+            for (int index = 0; index < blocks; index++) {
+                BlockMapping mapping = dir.data.lookup(index);
+                if (!(mapping instanceof Extent extent) || extent.state() != ExtentState.WRITTEN || extent.shared()) {
+                    throw new CorruptFilesystemException(where + ": block " + index + " is " + mapping);
+                }
+                long block = extent.deviceBlockOf(index);
+                MetadataBlock read = MetadataBlock.read(device, block, Layout.DIRECTORY);
+                dir.directory.decodeBlock(read.reader(), dir.ino, index);
+            }
+        } catch (CorruptFilesystemException e) {
+            problem(e.getMessage());
+            dir.directory = new Directory(geometry.blockSize());
+        }
+    }
+}

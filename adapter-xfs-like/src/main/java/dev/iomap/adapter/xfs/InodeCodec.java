@@ -1,0 +1,206 @@
+package dev.iomap.adapter.xfs;
+
+import dev.iomap.adapter.support.BlockReader;
+import dev.iomap.adapter.support.BlockWriter;
+import dev.iomap.adapter.support.Extent;
+import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.InvalidRangeException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongFunction;
+
+/**
+ * Encoding of inode table blocks, inode slots and extent-list blocks (layouts in the README).
+ * Stateless.
+ */
+final class InodeCodec {
+    /** Slot flag: the extents are in extent-list blocks, not in the slot. */
+    static final int FLAG_EXTENT_LIST = 1;
+
+    private InodeCodec() {
+    }
+
+    /**
+     * One decoded inode slot.
+     *
+     * @param ino the inode number stored in it
+     * @param typeCode 0 free, 1 regular, 2 directory
+     * @param flags {@link #FLAG_EXTENT_LIST}
+     * @param nlink names
+     * @param size the on-disk size
+     * @param mtime modification time, milliseconds
+     * @param parent the parent directory (directories), else 0
+     * @param dataCount data-fork extents
+     * @param cowCount COW-fork extents
+     * @param listHead the first extent-list block, 0 if none
+     * @param inline the extents stored in the slot (data fork first), if not in a list
+     */
+    record Slot(long ino, int typeCode, int flags, int nlink, long size, long mtime, long parent,
+            int dataCount, int cowCount, long listHead, List<Extent> inline) {
+    }
+
+    /**
+     * One decoded extent-list block.
+     *
+     * @param owner the inode it belongs to
+     * @param next the next block of the list, 0 at the end
+     * @param extents the extents in it
+     */
+    record ListBlock(long owner, long next, List<Extent> extents) {
+    }
+
+    /**
+     * @param geometry the geometry
+     * @param tableIndex which table block (0 for the first)
+     * @param states the in-memory inode by number, null for a free slot
+     * @return the payload of the table block
+     */
+    static ByteBuffer encodeTableBlock(Geometry geometry, long tableIndex, LongFunction<InodeState> states) {
+        int perBlock = geometry.inodesPerBlock();
+        long first = tableIndex * perBlock;
+        BlockWriter writer = BlockWriter.allocate(Layout.INODE_TABLE_HEADER + perBlock * Layout.INODE_BYTES,
+                "xfs-like inode table block");
+        try {
+            writer.putLong(first).putInt(perBlock).putInt(0);
+            for (int slot = 0; slot < perBlock; slot++) {
+                InodeState state = states.apply(first + slot);
+                writer.putBytes(state == null ? new byte[Layout.INODE_BYTES] : lockedSlot(state));
+            }
+        } catch (InvalidRangeException e) {
+            throw new IllegalStateException("inode table block overflowed", e);
+        }
+        return writer.written();
+    }
+
+    private static byte[] lockedSlot(InodeState state) throws InvalidRangeException {
+        state.lock.lock();
+        try {
+            return encodeSlot(state);
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
+    private static byte[] encodeSlot(InodeState state) throws InvalidRangeException {
+        List<Extent> data = state.persistedData();
+        List<Extent> cow = state.persistedCow();
+        boolean inList = !state.listBlocks.isEmpty();
+        BlockWriter writer = BlockWriter.allocate(Layout.INODE_BYTES, "xfs-like inode " + state.ino);
+        writer.putByte(Directory.typeCode(state.type)).putByte(inList ? FLAG_EXTENT_LIST : 0).putByte(0).putByte(0)
+                .putInt(state.nlink)
+                .putLong(state.ino)
+                .putLong(state.diskSize)
+                .putLong(state.mtime)
+                .putLong(state.parent)
+                .putInt(data.size()).putInt(cow.size())
+                .putLong(inList ? state.listBlocks.getFirst() : 0)
+                .putLong(0);
+        if (!inList) {
+            for (Extent extent : data) {
+                Layout.putExtent(writer, extent);
+            }
+            for (Extent extent : cow) {
+                Layout.putExtent(writer, extent);
+            }
+        }
+        byte[] slot = new byte[Layout.INODE_BYTES];
+        byte[] written = writer.toByteArray();
+        System.arraycopy(written, 0, slot, 0, written.length);
+        return slot;
+    }
+
+    /**
+     * @param block a verified inode table block
+     * @param geometry the geometry
+     * @param tableIndex which table block it is
+     * @return its slots, free ones included
+     * @throws CorruptFilesystemException if a slot does not decode
+     */
+    static List<Slot> decodeTableBlock(MetadataBlock block, Geometry geometry, long tableIndex)
+            throws CorruptFilesystemException {
+        BlockReader reader = block.reader();
+        int perBlock = geometry.inodesPerBlock();
+        long first = reader.getLong();
+        int slots = reader.getInt();
+        reader.getInt();
+        if (first != tableIndex * perBlock || slots != perBlock) {
+            throw reader.corrupt("inode table block claims inodes " + first + "+" + slots + ", expected "
+                    + tableIndex * perBlock + "+" + perBlock);
+        }
+        List<Slot> result = new ArrayList<>(perBlock);
+        for (int i = 0; i < perBlock; i++) {
+            result.add(decodeSlot(reader, first + i));
+        }
+        return result;
+    }
+
+    private static Slot decodeSlot(BlockReader reader, long expectedIno) throws CorruptFilesystemException {
+        int start = reader.position();
+        int typeCode = reader.getByte();
+        int flags = reader.getByte();
+        reader.skip(2);
+        int nlink = reader.getInt();
+        long ino = reader.getLong();
+        long size = reader.getLong();
+        long mtime = reader.getLong();
+        long parent = reader.getLong();
+        int dataCount = reader.getInt();
+        int cowCount = reader.getInt();
+        long listHead = reader.getLong();
+        reader.getLong();
+        List<Extent> inline = new ArrayList<>();
+        if (typeCode != Layout.TYPE_FREE) {
+            if (ino != expectedIno || Directory.typeOf(typeCode) == null || (flags & ~FLAG_EXTENT_LIST) != 0
+                    || nlink < 0 || size < 0 || dataCount < 0 || cowCount < 0) {
+                throw reader.corrupt("inode slot " + expectedIno + " is damaged (ino " + ino + ", type "
+                        + typeCode + ", flags " + flags + ", nlink " + nlink + ", size " + size + ")");
+            }
+            boolean inList = (flags & FLAG_EXTENT_LIST) != 0;
+            if (!inList && dataCount + cowCount > Layout.INLINE_EXTENTS) {
+                throw reader.corrupt("inode " + ino + " claims " + (dataCount + cowCount) + " inline extents");
+            }
+            if (inList == (listHead == 0)) {
+                throw reader.corrupt("inode " + ino + " has extent-list flag " + inList + " and head " + listHead);
+            }
+            if (!inList) {
+                for (int i = 0; i < dataCount + cowCount; i++) {
+                    inline.add(Layout.getExtent(reader));
+                }
+            }
+        }
+        reader.skip(Layout.INODE_BYTES - (reader.position() - start));
+        return new Slot(ino, typeCode, flags, nlink, size, mtime, parent, dataCount, cowCount, listHead, inline);
+    }
+
+    static ByteBuffer encodeListBlock(long owner, long next, List<Extent> extents) {
+        BlockWriter writer = BlockWriter.allocate(Layout.EXTENT_LIST_HEADER + extents.size() * Layout.EXTENT_BYTES,
+                "xfs-like extent list");
+        try {
+            writer.putLong(owner).putLong(next).putInt(extents.size()).putInt(0);
+            for (Extent extent : extents) {
+                Layout.putExtent(writer, extent);
+            }
+        } catch (InvalidRangeException e) {
+            throw new IllegalStateException("extent list block overflowed", e);
+        }
+        return writer.written();
+    }
+
+    static ListBlock decodeListBlock(MetadataBlock block, int capacity) throws CorruptFilesystemException {
+        BlockReader reader = block.reader();
+        long owner = reader.getLong();
+        long next = reader.getLong();
+        int count = reader.getInt();
+        reader.getInt();
+        if (count < 1 || count > capacity) {
+            throw reader.corrupt("extent list block holds " + count + " extents, at most " + capacity);
+        }
+        List<Extent> extents = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            extents.add(Layout.getExtent(reader));
+        }
+        return new ListBlock(owner, next, extents);
+    }
+}

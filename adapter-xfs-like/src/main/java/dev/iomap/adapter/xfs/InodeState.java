@@ -1,0 +1,112 @@
+package dev.iomap.adapter.xfs;
+
+import dev.iomap.adapter.support.Extent;
+import dev.iomap.adapter.support.ExtentMap;
+import dev.iomap.adapter.support.ExtentState;
+import dev.iomap.api.FileType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One inode in memory: its attributes, its two extent forks and, for a directory, its entries.
+ *
+ * <p>The <b>data fork</b> maps file blocks to written or unwritten extents (flagged shared when their
+ * blocks have other owners) and to delayed allocations. The <b>COW fork</b> holds where writes to shared
+ * blocks go: delayed allocations, then allocated staging extents (stored unwritten) until I/O completion
+ * remaps them into the data fork. Delayed allocations live only in memory.
+ *
+ * <p><b>Locking.</b> The forks and {@link #sequence} are guarded by {@link #lock}; everything else, and
+ * every change of a persisted extent, also needs the mount's metadata lock, taken first. The
+ * {@link #sequence} is the validity cookie: bumped by every change of either fork.
+ */
+final class InodeState {
+    final long ino;
+    final ReentrantLock lock = new ReentrantLock();
+    final ExtentMap data = new ExtentMap();
+    final ExtentMap cow = new ExtentMap();
+    /** Extent-list blocks holding the forks when they do not fit in the slot, in order. */
+    final List<Long> listBlocks = new ArrayList<>();
+    FileType type;
+    int nlink;
+    long diskSize;
+    long mtime;
+    long parent;
+    Directory directory;
+    /** The validity cookie: bumped on every change of either fork. Written under {@link #lock}. */
+    volatile long sequence;
+    /**
+     * The in-memory size, or the end of the write in progress if larger: delayed allocations past it
+     * are speculative preallocation and may be trimmed. Guarded by {@link #lock}.
+     */
+    long protectedEnd;
+
+    InodeState(long ino, FileType type) {
+        this.ino = ino;
+        this.type = type;
+    }
+
+    boolean isDirectory() {
+        return type == FileType.DIRECTORY;
+    }
+
+    /** @return the extents of the data fork that are written to the device, in order */
+    List<Extent> persistedData() {
+        return persisted(data);
+    }
+
+    /** @return the allocated extents of the COW fork, in order */
+    List<Extent> persistedCow() {
+        return persisted(cow);
+    }
+
+    /** @return extents stored for this inode, both forks */
+    int persistedExtentCount() {
+        return persistedData().size() + persistedCow().size();
+    }
+
+    /** @return blocks reserved by delayed allocations in both forks */
+    long delallocBlocks() {
+        return delalloc(data) + delalloc(cow);
+    }
+
+    /** @return whether any data-fork extent is flagged shared */
+    boolean hasShared() {
+        for (Extent extent : data.extents()) {
+            if (extent.shared()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Bumps the validity cookie; caller holds {@link #lock}. */
+    void changed() {
+        sequence = sequence + 1;
+    }
+
+    private static List<Extent> persisted(ExtentMap fork) {
+        List<Extent> result = new ArrayList<>();
+        for (Extent extent : fork.extents()) {
+            if (extent.state() != ExtentState.DELALLOC) {
+                result.add(extent);
+            }
+        }
+        return result;
+    }
+
+    private static long delalloc(ExtentMap fork) {
+        long blocks = 0;
+        for (Extent extent : fork.extents()) {
+            if (extent.state() == ExtentState.DELALLOC) {
+                blocks += extent.length();
+            }
+        }
+        return blocks;
+    }
+
+    @Override
+    public String toString() {
+        return "inode " + ino;
+    }
+}

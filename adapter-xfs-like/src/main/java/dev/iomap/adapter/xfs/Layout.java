@@ -1,0 +1,119 @@
+package dev.iomap.adapter.xfs;
+
+import dev.iomap.adapter.support.BlockReader;
+import dev.iomap.adapter.support.BlockWriter;
+import dev.iomap.adapter.support.Extent;
+import dev.iomap.adapter.support.ExtentState;
+import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.InvalidRangeException;
+
+/**
+ * Type magics, record sizes and capacities of the on-device structures, and the 28-byte extent record
+ * they share. Byte layouts are in the module README. Stateless.
+ */
+final class Layout {
+    /** Inode table block. */
+    static final int INODE_TABLE = MetadataBlock.magic("XINO");
+    /** Extent-list block: the extents of an inode whose forks do not fit in its slot. */
+    static final int EXTENT_LIST = MetadataBlock.magic("XBMX");
+    /** Directory block. */
+    static final int DIRECTORY = MetadataBlock.magic("XDIR");
+    /** Allocation group header. */
+    static final int AG_HEADER = MetadataBlock.magic("XAGF");
+    /** Free-space leaf (free extents by start block). */
+    static final int FREE_LEAF = MetadataBlock.magic("XBNO");
+    /** Reference-count leaf (shared extents by start block). */
+    static final int REFCOUNT_LEAF = MetadataBlock.magic("XRFC");
+
+    /** Bytes of one inode slot. */
+    static final int INODE_BYTES = 232;
+    /** Bytes before the extents inside an inode slot. */
+    static final int INODE_CORE_BYTES = 64;
+    /** Extents (both forks together) stored inside the inode slot. */
+    static final int INLINE_EXTENTS = (INODE_BYTES - INODE_CORE_BYTES) / Layout.EXTENT_BYTES;
+    /** Bytes of one extent record. */
+    static final int EXTENT_BYTES = 28;
+    /** Header of an inode table block payload: first inode (8), slots (4), reserved (4). */
+    static final int INODE_TABLE_HEADER = 16;
+    /** Header of an extent-list block payload: owner (8), next block (8), count (4), reserved (4). */
+    static final int EXTENT_LIST_HEADER = 24;
+    /** Header of a directory block payload: directory inode (8), block index (4), count (4). */
+    static final int DIRECTORY_HEADER = 16;
+    /** Header of a leaf payload: AG number (4), leaf index (4), count (4), reserved (4). */
+    static final int LEAF_HEADER = 16;
+    /** Bytes of one free extent in a free-space leaf: start (8), length (8). */
+    static final int FREE_RECORD_BYTES = 16;
+    /** Bytes of one record in a reference-count leaf: start (8), length (8), count (4). */
+    static final int REFCOUNT_RECORD_BYTES = 20;
+    /** Longest name, in UTF-8 bytes. */
+    static final int MAX_NAME_BYTES = 255;
+    /** Fixed bytes of a directory entry: inode (8), type (1), name length (4). */
+    static final int DIRENT_FIXED_BYTES = 13;
+
+    /** Inode type codes. */
+    static final int TYPE_FREE = 0;
+    static final int TYPE_REGULAR = 1;
+    static final int TYPE_DIRECTORY = 2;
+
+    private static final int STATE_UNWRITTEN = 1;
+    private static final int SHARED_FLAG = 1 << 2;
+
+    private Layout() {
+    }
+
+    static int inodesPerBlock(int blockSize) {
+        return (MetadataBlock.maxPayload(blockSize) - INODE_TABLE_HEADER) / INODE_BYTES;
+    }
+
+    static int extentListCapacity(int blockSize) {
+        return (MetadataBlock.maxPayload(blockSize) - EXTENT_LIST_HEADER) / EXTENT_BYTES;
+    }
+
+    static int freeLeafCapacity(int blockSize) {
+        return (MetadataBlock.maxPayload(blockSize) - LEAF_HEADER) / FREE_RECORD_BYTES;
+    }
+
+    static int refcountLeafCapacity(int blockSize) {
+        return (MetadataBlock.maxPayload(blockSize) - LEAF_HEADER) / REFCOUNT_RECORD_BYTES;
+    }
+
+    static int directoryCapacity(int blockSize) {
+        return MetadataBlock.maxPayload(blockSize) - DIRECTORY_HEADER;
+    }
+
+    /**
+     * Writes one extent record: file block, length, device block, flags (bit 0 unwritten, bit 2 shared).
+     * Delayed allocations are in-memory reservations and are never written.
+     */
+    static void putExtent(BlockWriter writer, Extent extent) throws InvalidRangeException {
+        if (extent.state() == ExtentState.DELALLOC) {
+            throw new IllegalArgumentException("a delalloc extent is never written: " + extent);
+        }
+        int flags = (extent.state() == ExtentState.UNWRITTEN ? STATE_UNWRITTEN : 0)
+                | (extent.shared() ? SHARED_FLAG : 0);
+        writer.putLong(extent.fileBlock()).putLong(extent.length()).putLong(extent.deviceBlock()).putInt(flags);
+    }
+
+    /** Reads one extent record written by {@link #putExtent}. */
+    static Extent getExtent(BlockReader reader) throws CorruptFilesystemException {
+        long fileBlock = reader.getLong();
+        long length = reader.getLong();
+        long deviceBlock = reader.getLong();
+        int flags = reader.getInt();
+        if ((flags & ~(STATE_UNWRITTEN | SHARED_FLAG)) != 0) {
+            throw reader.corrupt("extent flags " + Integer.toHexString(flags) + " are not known");
+        }
+        ExtentState state = (flags & STATE_UNWRITTEN) != 0 ? ExtentState.UNWRITTEN : ExtentState.WRITTEN;
+        try {
+            return new Extent(fileBlock, length, deviceBlock, state, (flags & SHARED_FLAG) != 0);
+        } catch (IllegalArgumentException e) {
+            throw reader.corrupt("bad extent: " + e.getMessage());
+        }
+    }
+
+    /** @return "block N (device offset X)" */
+    static String where(long block, int blockSize) {
+        return "block " + block + " (device offset " + block * blockSize + ")";
+    }
+}

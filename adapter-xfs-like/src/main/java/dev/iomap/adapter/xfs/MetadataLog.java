@@ -1,0 +1,231 @@
+package dev.iomap.adapter.xfs;
+
+import dev.iomap.adapter.support.BlockRange;
+import dev.iomap.adapter.support.Extent;
+import dev.iomap.adapter.support.Journal;
+import dev.iomap.adapter.support.MetadataBlock;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The running transaction: which metadata changed since the last commit, and the commit that encodes
+ * it into block images and writes them through the journal, in the manner of XFS's delayed logging
+ * (the CIL). Every operation changes the in-memory metadata under the metadata lock and records what
+ * it touched here; a commit therefore always holds whole operations, and a crash leaves the state of
+ * the last commit.
+ *
+ * <p>A commit happens at fsync, sync and unmount, when the running transaction grows past half of what
+ * the journal takes in one transaction, and when freed blocks are needed. Before writing the journal
+ * it flushes the device, so the data of every completed write (which the transaction may now declare
+ * written) is durable before the metadata that points at it.
+ *
+ * <p>Used under the volume's metadata lock.
+ */
+final class MetadataLog {
+    private final Volume volume;
+    private final Geometry geometry;
+    private final TreeSet<Long> dirtyInodes = new TreeSet<>();
+    private final TreeSet<DirBlock> dirtyDirBlocks = new TreeSet<>();
+    /** The last committed payload of every allocation-group block, to log only what changed. */
+    private final Map<Long, ByteBuffer> agPayloads;
+    private long commits;
+
+    private record DirBlock(long ino, int block) implements Comparable<DirBlock> {
+        @Override
+        public int compareTo(DirBlock other) {
+            int byIno = Long.compare(ino, other.ino);
+            return byIno != 0 ? byIno : Integer.compare(block, other.block);
+        }
+    }
+
+    MetadataLog(Volume volume, Map<Long, ByteBuffer> agPayloads) {
+        this.volume = volume;
+        this.geometry = volume.geometry;
+        this.agPayloads = new HashMap<>(agPayloads);
+    }
+
+    /** The inode's slot (and extent list) must be written. */
+    void inodeChanged(InodeState inode) {
+        dirtyInodes.add(inode.ino);
+    }
+
+    void inodeChanged(long ino) {
+        dirtyInodes.add(ino);
+    }
+
+    void dirBlockChanged(long dirIno, int block) {
+        dirtyDirBlocks.add(new DirBlock(dirIno, block));
+    }
+
+    boolean isEmpty() {
+        return dirtyInodes.isEmpty() && dirtyDirBlocks.isEmpty() && volume.allocator.dirtyGroups().isEmpty();
+    }
+
+    /** @return commits so far */
+    long commits() {
+        return commits;
+    }
+
+    /** Commits if the running transaction has grown large; call at the end of an operation. */
+    void commitIfLarge() throws IOException {
+        long estimate = dirtyDirBlocks.size() + volume.allocator.changeEstimate();
+        for (long ino : dirtyInodes) {
+            InodeState inode = volume.inodes.get(ino);
+            estimate += 1 + (inode == null ? 0 : inode.listBlocks.size() + 1);
+        }
+        if (estimate > volume.journal.maxTransactionBlocks() / 2) {
+            commit();
+        }
+    }
+
+    /** Writes the running transaction to the journal and makes it durable. */
+    void commit() throws IOException {
+        if (isEmpty()) {
+            return;
+        }
+        for (long ino : dirtyInodes) {
+            InodeState inode = volume.inodes.get(ino);
+            if (inode != null) {
+                resizeExtentList(inode);
+            }
+        }
+        long sequence = commits + 1;
+        Map<Long, ByteBuffer> images = new LinkedHashMap<>();
+        addInodeImages(images, sequence);
+        addDirectoryImages(images, sequence);
+        Map<Long, ByteBuffer> newAgPayloads = addGroupImages(images, sequence);
+        volume.device.flush();
+        long checkpointsBefore = volume.journal.stats().checkpoints();
+        try (Journal.Transaction transaction = volume.journal.begin()) {
+            for (var image : images.entrySet()) {
+                transaction.log(image.getKey(), image.getValue());
+            }
+            transaction.commit();
+        }
+        boolean forced = volume.journal.stats().checkpoints() > checkpointsBefore;
+        commits = sequence;
+        agPayloads.putAll(newAgPayloads);
+        dirtyInodes.clear();
+        dirtyDirBlocks.clear();
+        volume.allocator.clearDirty();
+        volume.allocator.committed(sequence, forced);
+    }
+
+    /** Commits, then writes every committed block home and empties the journal. */
+    void checkpoint() throws IOException {
+        commit();
+        volume.journal.checkpoint();
+        volume.allocator.checkpointed(commits);
+    }
+
+    /**
+     * Gives the inode as many extent-list blocks as its extents need (none if they fit the slot). The
+     * count of persisted extents changes only under the metadata lock, which the caller holds; the inode
+     * lock guards the read against writers changing delayed allocations in the same maps.
+     */
+    private void resizeExtentList(InodeState inode) throws IOException {
+        int count;
+        inode.lock.lock();
+        try {
+            count = inode.persistedExtentCount();
+        } finally {
+            inode.lock.unlock();
+        }
+        int capacity = Layout.extentListCapacity(geometry.blockSize());
+        int needed = count <= Layout.INLINE_EXTENTS ? 0 : Math.ceilDiv(count, capacity);
+        while (inode.listBlocks.size() > needed) {
+            volume.allocator.free(inode.listBlocks.removeLast(), 1, true);
+            volume.space.release(1);
+        }
+        while (inode.listBlocks.size() < needed) {
+            long near = inode.listBlocks.isEmpty() ? -1 : inode.listBlocks.getLast() + 1;
+            volume.space.take(1, true);
+            try {
+                BlockRange block = volume.allocator.allocate(1, near);
+                inode.listBlocks.add(block.start());
+            } catch (IOException e) {
+                volume.space.release(1);
+                throw e;
+            }
+        }
+    }
+
+    private void addInodeImages(Map<Long, ByteBuffer> images, long sequence) {
+        TreeSet<Long> tableBlocks = new TreeSet<>();
+        for (long ino : dirtyInodes) {
+            tableBlocks.add(ino / geometry.inodesPerBlock());
+        }
+        for (long tableIndex : tableBlocks) {
+            long block = geometry.inodeTableStart() + tableIndex;
+            ByteBuffer payload = InodeCodec.encodeTableBlock(geometry, tableIndex, volume.inodes::get);
+            images.put(block, image(Layout.INODE_TABLE, block, sequence, payload));
+        }
+        for (long ino : dirtyInodes) {
+            InodeState inode = volume.inodes.get(ino);
+            if (inode != null && !inode.listBlocks.isEmpty()) {
+                addExtentList(images, inode, sequence);
+            }
+        }
+    }
+
+    private void addExtentList(Map<Long, ByteBuffer> images, InodeState inode, long sequence) {
+        List<Extent> all = new ArrayList<>();
+        inode.lock.lock();
+        try {
+            all.addAll(inode.persistedData());
+            all.addAll(inode.persistedCow());
+        } finally {
+            inode.lock.unlock();
+        }
+        int capacity = Layout.extentListCapacity(geometry.blockSize());
+        for (int i = 0; i < inode.listBlocks.size(); i++) {
+            long block = inode.listBlocks.get(i);
+            long next = i + 1 < inode.listBlocks.size() ? inode.listBlocks.get(i + 1) : 0;
+            List<Extent> chunk = all.subList(i * capacity, Math.min(all.size(), (i + 1) * capacity));
+            images.put(block, image(Layout.EXTENT_LIST, block, sequence,
+                    InodeCodec.encodeListBlock(inode.ino, next, chunk)));
+        }
+    }
+
+    private void addDirectoryImages(Map<Long, ByteBuffer> images, long sequence) throws IOException {
+        for (DirBlock dirty : dirtyDirBlocks) {
+            InodeState dir = volume.inodes.get(dirty.ino());
+            if (dir == null || dir.directory == null || dirty.block() >= dir.directory.blockCount()) {
+                continue;
+            }
+            long block = ((Extent) dir.data.lookup(dirty.block())).deviceBlockOf(dirty.block());
+            images.put(block, image(Layout.DIRECTORY, block, sequence,
+                    dir.directory.encodeBlock(dir.ino, dirty.block())));
+        }
+    }
+
+    private Map<Long, ByteBuffer> addGroupImages(Map<Long, ByteBuffer> images, long sequence) {
+        Map<Long, ByteBuffer> changed = new HashMap<>();
+        BitSet dirty = volume.allocator.dirtyGroups();
+        for (int agno = dirty.nextSetBit(0); agno >= 0; agno = dirty.nextSetBit(agno + 1)) {
+            for (var entry : volume.allocator.group(agno).encode().entrySet()) {
+                long block = entry.getKey();
+                if (!entry.getValue().equals(agPayloads.get(block))) {
+                    changed.put(block, entry.getValue());
+                    images.put(block, image(geometry.groupBlockType(agno, block), block, sequence, entry.getValue()));
+                }
+            }
+        }
+        return changed;
+    }
+
+    private ByteBuffer image(int type, long block, long sequence, ByteBuffer payload) {
+        try {
+            return new MetadataBlock(type, block, sequence, payload).encode(geometry.blockSize());
+        } catch (dev.iomap.api.InvalidRangeException e) {
+            throw new IllegalStateException("metadata block " + block + " overflowed", e);
+        }
+    }
+}

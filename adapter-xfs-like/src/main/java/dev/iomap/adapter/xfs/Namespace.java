@@ -1,0 +1,281 @@
+package dev.iomap.adapter.xfs;
+
+import dev.iomap.adapter.support.BlockRange;
+import dev.iomap.adapter.support.Extent;
+import dev.iomap.adapter.support.ExtentMap;
+import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileType;
+import dev.iomap.api.InvalidRangeException;
+import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.util.List;
+
+/**
+ * Directories and inode life cycle: create, lookup, readdir, unlink, rmdir, rename, and freeing an
+ * inode with everything it holds. Every method runs under the metadata lock (the caller's).
+ *
+ * <p>Link counts: a regular file has one per name; a directory has 2 plus one per subdirectory (its
+ * name, its own "." and each child's ".."). An unlinked regular file keeps its inode (link count 0)
+ * until {@code evict}; a removed directory is freed at once (it cannot be open).
+ */
+final class Namespace {
+    private final Volume volume;
+    private final FileSpace space;
+
+    Namespace(Volume volume, FileSpace space) {
+        this.volume = volume;
+        this.space = space;
+    }
+
+    long lookup(long dirIno, String name) throws IOException {
+        Directory.Entry entry = directory(dirIno).directory.get(name);
+        if (entry == null) {
+            throw new NoSuchFileException(name, null, "no such name in directory inode " + dirIno);
+        }
+        return entry.ino();
+    }
+
+    List<DirEntry> readdir(long dirIno) throws IOException {
+        return directory(dirIno).directory.list();
+    }
+
+    long create(long dirIno, String name, FileType type) throws IOException {
+        InodeState dir = directory(dirIno);
+        checkName(name);
+        if (dir.directory.get(name) != null) {
+            throw new FileAlreadyExistsException(name, null, "exists in directory inode " + dirIno);
+        }
+        long ino = volume.allocateInodeNumber();
+        int block = reserveEntry(dir, name);
+        InodeState inode = new InodeState(ino, type);
+        inode.nlink = type == FileType.DIRECTORY ? 2 : 1;
+        inode.parent = type == FileType.DIRECTORY ? dirIno : 0;
+        inode.mtime = System.currentTimeMillis();
+        if (type == FileType.DIRECTORY) {
+            inode.directory = new Directory(volume.geometry.blockSize());
+            dir.nlink++;
+        }
+        volume.inodes.put(ino, inode);
+        volume.usedInodes.set((int) ino);
+        addEntry(dir, name, ino, type, block);
+        volume.log.inodeChanged(inode);
+        return ino;
+    }
+
+    void unlink(long dirIno, String name) throws IOException {
+        InodeState dir = directory(dirIno);
+        Directory.Entry entry = existing(dir, name);
+        if (entry.type() == FileType.DIRECTORY) {
+            throw new FileSystemException(name, null, "is a directory: use rmdir");
+        }
+        removeEntry(dir, name);
+        InodeState inode = volume.inode(entry.ino());
+        inode.nlink--;
+        volume.log.inodeChanged(inode);
+    }
+
+    void rmdir(long dirIno, String name) throws IOException {
+        InodeState dir = directory(dirIno);
+        Directory.Entry entry = existing(dir, name);
+        if (entry.type() != FileType.DIRECTORY) {
+            throw new NotDirectoryException(name);
+        }
+        InodeState target = volume.inode(entry.ino());
+        if (!target.directory.isEmpty()) {
+            throw new DirectoryNotEmptyException(name);
+        }
+        removeEntry(dir, name);
+        dir.nlink--;
+        freeInode(target);
+    }
+
+    long rename(long fromDirIno, String fromName, long toDirIno, String toName) throws IOException {
+        InodeState fromDir = directory(fromDirIno);
+        Directory.Entry moving = existing(fromDir, fromName);
+        InodeState toDir = directory(toDirIno);
+        checkName(toName);
+        if (fromDirIno == toDirIno && fromName.equals(toName)) {
+            return -1;
+        }
+        InodeState moved = volume.inode(moving.ino());
+        if (moved.isDirectory()) {
+            long at = toDirIno;
+            for (int depth = 0; depth <= volume.inodes.size(); depth++, at = volume.inode(at).parent) {
+                if (at == moved.ino) {
+                    throw new FileSystemException(toName, null, "cannot move a directory into itself");
+                }
+                if (at == Geometry.ROOT_INO) {
+                    break;
+                }
+            }
+        }
+        Directory.Entry replaced = toDir.directory.get(toName);
+        long lostLastName = -1;
+        if (replaced != null) {
+            lostLastName = replace(toDir, toName, replaced, moving);
+        } else {
+            addEntry(toDir, toName, moving.ino(), moving.type(), reserveEntry(toDir, toName));
+        }
+        removeEntry(fromDir, fromName);
+        if (moved.isDirectory() && fromDirIno != toDirIno) {
+            fromDir.nlink--;
+            toDir.nlink++;
+            moved.parent = toDirIno;
+            volume.log.inodeChanged(moved);
+        }
+        return lostLastName;
+    }
+
+    /**
+     * Points {@code toName} at the moving inode instead of {@code replaced}.
+     *
+     * @return the replaced regular file, now without a name (evicted by the core), or -1 for a replaced
+     *     directory, which is freed at once
+     */
+    private long replace(InodeState toDir, String toName, Directory.Entry replaced, Directory.Entry moving)
+            throws IOException {
+        InodeState target = volume.inode(replaced.ino());
+        if (target.isDirectory() && moving.type() != FileType.DIRECTORY) {
+            throw new FileSystemException(toName, null, "is a directory");
+        }
+        if (!target.isDirectory() && moving.type() == FileType.DIRECTORY) {
+            throw new NotDirectoryException(toName);
+        }
+        if (target.isDirectory() && !target.directory.isEmpty()) {
+            throw new DirectoryNotEmptyException(toName);
+        }
+        toDir.directory.remove(toName);
+        toDir.directory.add(toName, moving.ino(), moving.type(), replaced.block());
+        volume.log.dirBlockChanged(toDir.ino, replaced.block());
+        if (target.isDirectory()) {
+            toDir.nlink--;
+            freeInode(target);
+            return -1;
+        }
+        target.nlink--;
+        volume.log.inodeChanged(target);
+        return target.ino;
+    }
+
+    /**
+     * Frees an inode: its blocks, its extent list and its slot. The inode must have no name left.
+     */
+    void freeInode(InodeState inode) throws IOException {
+        inode.lock.lock();
+        try {
+            if (inode.isDirectory()) {
+                for (Extent extent : inode.data.punch(0, ExtentMap.END)) {
+                    freeMetadata(extent.deviceBlock(), extent.length());
+                }
+            } else {
+                space.punchFrom(inode, 0);
+            }
+            for (long block : inode.listBlocks) {
+                freeMetadata(block, 1);
+            }
+            inode.listBlocks.clear();
+            inode.changed();
+        } finally {
+            inode.lock.unlock();
+        }
+        volume.inodes.remove(inode.ino);
+        volume.usedInodes.clear((int) inode.ino);
+        volume.sharingInodes.remove(inode.ino);
+        volume.log.inodeChanged(inode.ino);
+    }
+
+    InodeState directory(long ino) throws IOException {
+        InodeState dir = volume.inode(ino);
+        if (!dir.isDirectory()) {
+            throw new NotDirectoryException("inode " + ino);
+        }
+        return dir;
+    }
+
+    private Directory.Entry existing(InodeState dir, String name) throws NoSuchFileException {
+        Directory.Entry entry = dir.directory.get(name);
+        if (entry == null) {
+            throw new NoSuchFileException(name, null, "no such name in directory inode " + dir.ino);
+        }
+        return entry;
+    }
+
+    private static void checkName(String name) {
+        if (!Directory.validName(name)) {
+            throw new InvalidPathException(name, "not a valid name (empty, '.', '..', '/', NUL, or over "
+                    + Layout.MAX_NAME_BYTES + " bytes)");
+        }
+    }
+
+    /**
+     * Finds the directory block for a new entry, allocating a block at the end of the directory if
+     * none has room. Changes nothing but the allocation, so a failure leaves the directory as it was.
+     *
+     * @return the block index
+     */
+    private int reserveEntry(InodeState dir, String name) throws IOException {
+        int block = dir.directory.placeFor(name);
+        if (block < dir.directory.blockCount()) {
+            return block;
+        }
+        volume.ensureAvailable(1);
+        volume.space.take(1, true);
+        BlockRange range;
+        try {
+            range = volume.allocator.allocate(1, space.nearHint(dir, dir.data, block));
+        } catch (IOException e) {
+            volume.space.release(1);
+            throw e;
+        }
+        dir.lock.lock();
+        try {
+            dir.data.insert(Extent.written(block, 1, range.start()));
+            dir.changed();
+        } catch (InvalidRangeException e) {
+            throw new IllegalStateException("directory block " + block + " of inode " + dir.ino + " is mapped", e);
+        } finally {
+            dir.lock.unlock();
+        }
+        dir.diskSize += volume.geometry.blockSize();
+        return block;
+    }
+
+    private void addEntry(InodeState dir, String name, long ino, FileType type, int block) {
+        dir.directory.add(name, ino, type, block);
+        dir.mtime = System.currentTimeMillis();
+        volume.log.dirBlockChanged(dir.ino, block);
+        volume.log.inodeChanged(dir);
+    }
+
+    /** Removes a name, giving back empty blocks at the end of the directory. */
+    private void removeEntry(InodeState dir, String name) throws InvalidRangeException {
+        int block = dir.directory.remove(name);
+        volume.log.dirBlockChanged(dir.ino, block);
+        while (dir.directory.lastBlockEmpty()) {
+            long last = dir.directory.blockCount() - 1;
+            dir.directory.dropLastBlock();
+            dir.lock.lock();
+            try {
+                for (Extent extent : dir.data.punch(last, 1)) {
+                    freeMetadata(extent.deviceBlock(), extent.length());
+                }
+                dir.changed();
+            } finally {
+                dir.lock.unlock();
+            }
+            dir.diskSize -= volume.geometry.blockSize();
+        }
+        dir.mtime = System.currentTimeMillis();
+        volume.log.inodeChanged(dir);
+    }
+
+    private void freeMetadata(long block, long length) {
+        volume.allocator.free(block, length, true);
+        volume.space.release(length);
+    }
+}

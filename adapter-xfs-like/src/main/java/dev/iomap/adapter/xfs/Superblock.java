@@ -1,0 +1,101 @@
+package dev.iomap.adapter.xfs;
+
+import dev.iomap.adapter.support.BlockReader;
+import dev.iomap.adapter.support.BlockWriter;
+import dev.iomap.adapter.support.SuperblockCodec;
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.InvalidRangeException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The superblock (block 0): the geometry, whether the image was cleanly unmounted, and the label. Framed
+ * by {@link SuperblockCodec} (magic {@code XFS-LIKE}, version, length, CRC32C). Written directly, never
+ * through the journal: at mkfs, at mount (clean = false) and at unmount (clean = true), each time
+ * followed by a flush.
+ *
+ * @param geometry where everything is
+ * @param clean whether the image was unmounted cleanly (the journal is empty)
+ * @param uuid a random identifier chosen at mkfs
+ * @param label the label, at most 32 bytes of UTF-8
+ */
+record Superblock(Geometry geometry, boolean clean, long uuid, String label) {
+    static final SuperblockCodec CODEC = new SuperblockCodec("xfs-like", "XFS-LIKE", 1);
+    static final int MAX_LABEL_BYTES = 32;
+    private static final int PAYLOAD_BYTES = 128;
+
+    Superblock withClean(boolean isClean) {
+        return new Superblock(geometry, isClean, uuid, label);
+    }
+
+    void write(BlockDevice device) throws IOException {
+        Geometry g = geometry;
+        BlockWriter payload = BlockWriter.allocate(PAYLOAD_BYTES, "xfs-like superblock payload")
+                .putInt(g.blockSize())
+                .putLong(g.totalBlocks())
+                .putLong(g.journalStart())
+                .putLong(g.journalBlocks())
+                .putLong(g.inodeTableStart())
+                .putLong(g.inodeTableBlocks())
+                .putInt(g.agCount())
+                .putLong(g.agBlocks())
+                .putLong(Geometry.ROOT_INO)
+                .putInt(clean ? 1 : 0)
+                .putLong(uuid)
+                .putString(label);
+        CODEC.write(device, 0, payload.written());
+    }
+
+    /**
+     * Reads and checks the superblock of a device, through the device's own first block (the payload
+     * fits in 512 bytes); the caller then sees the device in filesystem blocks ({@link BlockSizeView}).
+     *
+     * @throws CorruptFilesystemException if it is foreign, damaged, or does not fit the device
+     */
+    static Superblock read(BlockDevice device) throws IOException {
+        if (device.capacity() < device.blockSize()) {
+            throw new CorruptFilesystemException("not an xfs-like image: the device is empty");
+        }
+        BlockReader reader = new BlockReader(CODEC.read(device, 0).payload(),
+                "xfs-like superblock payload at block 0 (device offset 0)");
+        int blockSize = reader.getInt();
+        long totalBlocks = reader.getLong();
+        long journalStart = reader.getLong();
+        long journalBlocks = reader.getLong();
+        long inodeTableStart = reader.getLong();
+        long inodeTableBlocks = reader.getLong();
+        int agCount = reader.getInt();
+        long agBlocks = reader.getLong();
+        long rootIno = reader.getLong();
+        int clean = reader.getInt();
+        long uuid = reader.getLong();
+        String label = reader.getString();
+        String where = "xfs-like superblock at device offset 0";
+        if (Integer.bitCount(blockSize) != 1 || blockSize < device.blockSize() || blockSize > 65536) {
+            throw new CorruptFilesystemException(where + ": block size " + blockSize
+                    + " is not a power of two from the device's " + device.blockSize() + " to 65536");
+        }
+        if (totalBlocks < Geometry.MIN_BLOCKS || totalBlocks > device.capacity() / blockSize) {
+            throw new CorruptFilesystemException(where + ": " + totalBlocks + " blocks do not fit the device's "
+                    + device.capacity() / blockSize);
+        }
+        if (journalStart != 1 || journalBlocks < Geometry.MIN_JOURNAL_BLOCKS || inodeTableStart != journalStart + journalBlocks
+                || inodeTableBlocks < 1 || agCount < 1 || agBlocks < 16 || rootIno != Geometry.ROOT_INO
+                || (clean & ~1) != 0
+                || inodeTableStart + inodeTableBlocks + (long) agCount * agBlocks > totalBlocks) {
+            throw new CorruptFilesystemException(where + ": inconsistent geometry (journal " + journalStart + "+"
+                    + journalBlocks + ", inode table " + inodeTableStart + "+" + inodeTableBlocks + ", "
+                    + agCount + " AGs of " + agBlocks + " blocks, root " + rootIno + ", clean " + clean + ")");
+        }
+        Geometry geometry = new Geometry(blockSize, totalBlocks, journalStart, journalBlocks, inodeTableStart,
+                inodeTableBlocks, agCount, agBlocks);
+        return new Superblock(geometry, clean == 1, uuid, label);
+    }
+
+    static void checkLabel(String label) throws InvalidRangeException {
+        if (label.getBytes(StandardCharsets.UTF_8).length > MAX_LABEL_BYTES) {
+            throw new InvalidRangeException("xfs-like: label longer than " + MAX_LABEL_BYTES + " bytes");
+        }
+    }
+}

@@ -1,0 +1,273 @@
+package dev.iomap.adapter.xfs;
+
+import dev.iomap.adapter.support.BlockMapping;
+import dev.iomap.adapter.support.Extent;
+import dev.iomap.adapter.support.ExtentMap;
+import dev.iomap.adapter.support.ExtentState;
+import dev.iomap.adapter.support.Hole;
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapFlag;
+import dev.iomap.api.IomapInode;
+import dev.iomap.api.IomapMapping;
+import dev.iomap.api.IomapOps;
+import dev.iomap.api.IomapRequest;
+import dev.iomap.api.IomapType;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.NoSpaceException;
+import java.io.IOException;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The xfs-like {@code iomap_ops}: {@code xfs_buffered_write_iomap_begin/end} and
+ * {@code xfs_read_iomap_begin} in spirit.
+ *
+ * <p>A write over a hole reserves a delayed allocation ({@code DELALLOC}, {@code NEW}) in memory, plus
+ * speculative preallocation past EOF when the write extends the file; a reservation that does not fit
+ * fails with {@link NoSpaceException} before anything is changed. A write over shared blocks (or over a
+ * range the COW fork already covers) is given the COW fork's mapping, flagged {@code SHARED}, with the
+ * data fork's mapping as {@code srcmap}. Every mapping carries the inode's validity cookie.
+ *
+ * <p>Thread-safe: takes only the inode lock and the space account's lock, never the metadata lock, so
+ * writers never wait for journal I/O.
+ */
+final class XfsIomapOps implements IomapOps {
+    /** Speculative preallocation never exceeds this. */
+    static final long MAX_PREALLOC_BYTES = 1 << 20;
+
+    private final Volume volume;
+    private final int blockSize;
+
+    XfsIomapOps(Volume volume) {
+        this.volume = volume;
+        this.blockSize = volume.geometry.blockSize();
+    }
+
+    @Override
+    public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request)
+            throws IOException {
+        volume.checkMounted();
+        InodeState state = volume.fileForIo(inode.ino());
+        long fileBlock = pos / blockSize;
+        long maxBlocks = volume.geometry.maxFileSize() / blockSize;
+        long end = pos > Long.MAX_VALUE - length ? Long.MAX_VALUE : pos + length;
+        long endBlock = Math.max(fileBlock + 1, Math.min(Math.ceilDiv(end, blockSize), maxBlocks));
+        boolean write = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.FAULT);
+        boolean zero = request.contains(IomapRequest.ZERO);
+        state.lock.lock();
+        try {
+            state.protectedEnd = Math.max(state.protectedEnd, write ? Math.max(inode.size(), end) : inode.size());
+            BlockMapping data = state.data.lookup(fileBlock);
+            if (write && !request.contains(IomapRequest.UNSHARE) && data.endBlock() < endBlock) {
+                checkRoom(state, fileBlock, endBlock);
+            }
+            if (write || zero) {
+                BlockMapping cow = state.cow.lookup(fileBlock);
+                if (cow instanceof Extent || data instanceof Extent extent && extent.shared()) {
+                    return cowMapping(state, fileBlock, endBlock, data, cow);
+                }
+            }
+            if (!write || request.contains(IomapRequest.UNSHARE)) {
+                return IomapMapping.of(report(state, fileBlock, endBlock, data, zero ? inode.size() : -1));
+            }
+            return IomapMapping.of(writeMapping(inode, state, fileBlock, endBlock, end, data));
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
+    @Override
+    public void end(IomapInode inode, long pos, long length, long written, Set<IomapRequest> request,
+            Iomap iomap) throws IOException {
+        InodeState state = volume.inodes.get(inode.ino());
+        if (state == null) {
+            return;
+        }
+        boolean write = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.FAULT);
+        if (write && iomap.type() == IomapType.DELALLOC && written < length) {
+            ExtentMap fork = iomap.has(IomapFlag.SHARED) ? state.cow : state.data;
+            inode.releaseDelalloc(pos, length, written,
+                    (ignored, offset, bytes) -> punchDelalloc(state, fork, offset, bytes));
+            if (fork == state.data) {
+                state.lock.lock();
+                try {
+                    state.protectedEnd = inode.size();
+                    trimPreallocation(state);
+                } finally {
+                    state.lock.unlock();
+                }
+            }
+        }
+        state.lock.lock();
+        try {
+            state.protectedEnd = inode.size();
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean valid(IomapInode inode, Iomap iomap) {
+        InodeState state = volume.inodes.get(inode.ino());
+        return state != null && state.sequence == iomap.validityCookie();
+    }
+
+    /**
+     * Releases the delayed allocations of a fork over {@code [offset, offset + bytes)}; written and
+     * unwritten extents there are left alone.
+     */
+    void punchDelalloc(InodeState state, ExtentMap fork, long offset, long bytes) throws InvalidRangeException {
+        long first = offset / blockSize;
+        long blocks = Math.ceilDiv(offset + bytes, blockSize) - first;
+        state.lock.lock();
+        try {
+            for (Extent extent : fork.extents(first, blocks)) {
+                if (extent.state() == ExtentState.DELALLOC) {
+                    fork.punch(extent.fileBlock(), extent.length());
+                    volume.space.unreserve(extent.length());
+                    state.changed();
+                }
+            }
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
+    /**
+     * Drops the speculative preallocation: delayed allocations of the data fork wholly past the
+     * protected end (in-memory size, or the write in progress). Caller holds the inode lock.
+     *
+     * @return blocks released
+     */
+    long trimPreallocation(InodeState state) throws InvalidRangeException {
+        long from = Math.ceilDiv(state.protectedEnd, blockSize);
+        long released = 0;
+        for (Extent extent : state.data.extents(from, ExtentMap.END - from)) {
+            if (extent.state() == ExtentState.DELALLOC) {
+                state.data.punch(extent.fileBlock(), extent.length());
+                volume.space.unreserve(extent.length());
+                released += extent.length();
+                state.changed();
+            }
+        }
+        return released;
+    }
+
+    private Iomap writeMapping(IomapInode inode, InodeState state, long fileBlock, long endBlock, long end,
+            BlockMapping data) throws IOException {
+        if (data instanceof Extent extent) {
+            return mapping(extent, fileBlock, Math.min(extent.endBlock(), endBlock), Set.of(), state);
+        }
+        Hole hole = (Hole) data;
+        long blocks = Math.min(hole.endBlock(), endBlock) - fileBlock;
+        reserve(state, blocks);
+        long extra = 0;
+        if (end > inode.size()) {
+            long wanted = Math.min(end, MAX_PREALLOC_BYTES) / blockSize;
+            long room = Math.min(hole.endBlock(), volume.geometry.maxFileSize() / blockSize) - (fileBlock + blocks);
+            extra = volume.space.reserveUpTo(Math.max(0, Math.min(wanted, room)));
+        }
+        state.data.insert(Extent.delalloc(fileBlock, blocks + extra));
+        state.changed();
+        return delalloc(fileBlock, fileBlock + blocks, EnumSet.of(IomapFlag.NEW), state);
+    }
+
+    private IomapMapping cowMapping(InodeState state, long fileBlock, long endBlock, BlockMapping data,
+            BlockMapping cow) throws IOException {
+        long stop = Math.min(endBlock, data.endBlock());
+        Iomap iomap;
+        if (cow instanceof Extent staged) {
+            stop = Math.min(stop, staged.endBlock());
+            iomap = mapping(staged, fileBlock, stop, EnumSet.of(IomapFlag.SHARED), state);
+        } else {
+            stop = Math.min(stop, cow.endBlock());
+            reserve(state, stop - fileBlock);
+            state.cow.insert(Extent.delalloc(fileBlock, stop - fileBlock));
+            state.changed();
+            iomap = delalloc(fileBlock, stop, EnumSet.of(IomapFlag.SHARED), state);
+        }
+        return new IomapMapping(iomap, report(state, fileBlock, stop, data, -1));
+    }
+
+    /**
+     * Refuses a write spanning several mappings whose holes and shared blocks will not all fit, before
+     * its first mapping is written: a write that cannot fit then changes nothing (unless another writer
+     * takes the space between two of its mappings).
+     */
+    private void checkRoom(InodeState state, long fileBlock, long endBlock) throws IOException {
+        long needed = 0;
+        for (BlockMapping mapping : state.data.mappings(fileBlock, endBlock - fileBlock)) {
+            if (mapping instanceof Hole hole) {
+                needed += hole.length();
+            } else if (mapping instanceof Extent extent && extent.shared()) {
+                needed += extent.length();
+            }
+        }
+        if (needed > volume.space.availableForData()) {
+            reserve(state, needed);
+            volume.space.unreserve(needed);
+        }
+    }
+
+    /** Reserves delayed-allocation blocks, trimming speculative preallocation first if they do not fit. */
+    private void reserve(InodeState state, long blocks) throws NoSpaceException {
+        if (volume.space.tryReserve(blocks)) {
+            return;
+        }
+        try {
+            trimPreallocation(state);
+            for (InodeState other : volume.inodes.values()) {
+                if (other != state && other.lock.tryLock()) {
+                    try {
+                        trimPreallocation(other);
+                    } finally {
+                        other.lock.unlock();
+                    }
+                }
+            }
+        } catch (InvalidRangeException e) {
+            throw new IllegalStateException(e);
+        }
+        if (!volume.space.tryReserve(blocks)) {
+            throw new NoSpaceException("xfs-like: no space to write " + blocks + " blocks to inode " + state.ino
+                    + ": " + volume.space.availableForData() + " blocks left");
+        }
+    }
+
+    /**
+     * What a read, a zeroing or a report sees: the data fork. For zeroing ({@code zeroSize >= 0}), delayed
+     * allocations past EOF are reported as holes (they hold no data).
+     */
+    private Iomap report(InodeState state, long fileBlock, long endBlock, BlockMapping data, long zeroSize) {
+        long stop = Math.min(endBlock, data.endBlock());
+        if (data instanceof Extent extent) {
+            if (extent.state() == ExtentState.DELALLOC && zeroSize >= 0) {
+                long eofBlock = Math.ceilDiv(zeroSize, blockSize);
+                if (fileBlock >= eofBlock) {
+                    return hole(fileBlock, stop, state);
+                }
+                stop = Math.min(stop, eofBlock);
+            }
+            return mapping(extent, fileBlock, stop, Set.of(), state);
+        }
+        return hole(fileBlock, stop, state);
+    }
+
+    private Iomap mapping(Extent extent, long from, long to, Set<IomapFlag> flags, InodeState state) {
+        return switch (extent.state()) {
+            case DELALLOC -> delalloc(from, to, flags, state);
+            case WRITTEN, UNWRITTEN -> new Iomap(from * blockSize, (to - from) * blockSize,
+                    extent.state().iomapType(), flags, extent.deviceBlockOf(from) * blockSize, null,
+                    state.sequence);
+        };
+    }
+
+    private Iomap delalloc(long from, long to, Set<IomapFlag> flags, InodeState state) {
+        return new Iomap(from * blockSize, (to - from) * blockSize, IomapType.DELALLOC, flags, Iomap.NULL_ADDR,
+                null, state.sequence);
+    }
+
+    private Iomap hole(long from, long to, InodeState state) {
+        return Iomap.hole(from * blockSize, (to - from) * blockSize).withValidityCookie(state.sequence);
+    }
+}

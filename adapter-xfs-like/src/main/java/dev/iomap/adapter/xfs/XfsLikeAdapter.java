@@ -1,0 +1,72 @@
+package dev.iomap.adapter.xfs;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.Capability;
+import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.FsckReport;
+import dev.iomap.api.MountOptions;
+import dev.iomap.api.MountedFilesystem;
+import java.io.IOException;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The xfs-like filesystem: allocation groups with free-space indexes and reference counts, inodes with a
+ * data fork and a copy-on-write fork of extents, delayed allocation converted to unwritten extents at
+ * writeback and to written ones at I/O completion, speculative EOF preallocation, reflink, and a metadata
+ * journal. The on-device format is in the module README.
+ *
+ * <p>Immutable and thread-safe; one instance serves every mount.
+ */
+public final class XfsLikeAdapter implements FilesystemAdapter {
+    /** The adapter's name. */
+    public static final String NAME = "xfs-like";
+
+    /** Creates the adapter (it holds no state). */
+    public XfsLikeAdapter() {
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String description() {
+        return "XFS model: allocation groups, delayed allocation, unwritten extents, reflink with a COW fork, "
+                + "metadata journal";
+    }
+
+    /**
+     * Everything: directories; fallocate allocate, punch and zero; reflink clones with copy-on-write and
+     * unshare; truncate; writes anywhere; fsync that survives a power cut (journal commit and flush).
+     */
+    @Override
+    public Set<Capability> capabilities() {
+        return Capability.withImplied(EnumSet.of(Capability.DIRECTORIES, Capability.FALLOCATE,
+                Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.COPY_ON_WRITE, Capability.CLONE,
+                Capability.TRUNCATE, Capability.RANDOM_WRITE, Capability.DURABLE_FSYNC));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The block size may be larger than the device's (4 KiB blocks on 512-byte sectors). Properties: {@code agcount} (allocation groups),
+     * {@code inodes} (inode table slots), {@code journalblocks} (journal size).
+     */
+    @Override
+    public void format(BlockDevice device, FormatOptions options) throws IOException {
+        Formatter.format(device, options);
+    }
+
+    @Override
+    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+        return XfsLikeMount.mount(device);
+    }
+
+    @Override
+    public FsckReport fsck(BlockDevice device) throws IOException {
+        return Fsck.check(device);
+    }
+}

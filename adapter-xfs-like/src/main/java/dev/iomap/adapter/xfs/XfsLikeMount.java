@@ -1,0 +1,391 @@
+package dev.iomap.adapter.xfs;
+
+import dev.iomap.adapter.support.Extent;
+import dev.iomap.adapter.support.ExtentMap;
+import dev.iomap.adapter.support.ExtentState;
+import dev.iomap.adapter.support.Journal;
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.DirEntry;
+import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileType;
+import dev.iomap.api.FsStat;
+import dev.iomap.api.InodeInfo;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.IomapInode;
+import dev.iomap.api.IomapOps;
+import dev.iomap.api.MountedFilesystem;
+import dev.iomap.api.WritebackOps;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * One mounted xfs-like filesystem: the adapter's side of the mount.
+ *
+ * <p>Mount reads the superblock, replays the journal, loads every metadata structure (verifying its
+ * checksum), frees what a crash left behind (unlinked inodes still allocated, COW staging extents) and
+ * marks the image in use. Unmount releases every reservation, frees unlinked inodes, commits,
+ * checkpoints the journal and marks the image clean.
+ *
+ * <p>Thread-safe; see {@link Volume} for the locks. Every operation changing metadata runs under the
+ * metadata lock and ends by letting the running transaction commit if it has grown large; fsync, sync
+ * and unmount commit it.
+ */
+final class XfsLikeMount implements MountedFilesystem {
+    private final Volume volume;
+    private final FileSpace space;
+    private final Namespace namespace;
+    private final XfsIomapOps iomapOps;
+    private final XfsWritebackOps writebackOps;
+
+    private XfsLikeMount(Volume volume) {
+        this.volume = volume;
+        this.space = new FileSpace(volume);
+        this.namespace = new Namespace(volume, space);
+        this.iomapOps = new XfsIomapOps(volume);
+        this.writebackOps = new XfsWritebackOps(volume, space);
+    }
+
+    static XfsLikeMount mount(BlockDevice raw) throws IOException {
+        Superblock superblock = Superblock.read(raw);
+        Geometry geometry = superblock.geometry();
+        BlockDevice device = BlockSizeView.of(raw, geometry.blockSize());
+        Journal journal = Journal.open(device, geometry.journalStart(), geometry.journalBlocks());
+        journal.replay();
+        ImageLoader.Image image = new ImageLoader(device, geometry, true).load();
+        Volume volume = new Volume(device, superblock, journal, new BlockAllocator(geometry, image.groups),
+                image.agPayloads);
+        for (InodeState inode : image.inodes.values()) {
+            volume.inodes.put(inode.ino, inode);
+            volume.usedInodes.set((int) inode.ino);
+            if (inode.hasShared()) {
+                volume.sharingInodes.add(inode.ino);
+            }
+        }
+        InodeState root = volume.inodes.get(Geometry.ROOT_INO);
+        if (root == null || !root.isDirectory()) {
+            throw new CorruptFilesystemException("xfs-like: the root directory (inode 1, inode table "
+                    + Layout.where(geometry.inodeBlock(1), geometry.blockSize()) + ") is missing");
+        }
+        XfsLikeMount mount = new XfsLikeMount(volume);
+        mount.recover();
+        superblock.withClean(false).write(device);
+        device.flush();
+        return mount;
+    }
+
+    /** Frees what a crash left: inodes with no name, and COW staging extents whose I/O never completed. */
+    private void recover() throws IOException {
+        volume.metaLock.lock();
+        try {
+            for (InodeState inode : List.copyOf(volume.inodes.values())) {
+                if (inode.nlink == 0) {
+                    namespace.freeInode(inode);
+                } else if (!inode.cow.isEmpty()) {
+                    inode.lock.lock();
+                    try {
+                        space.punch(inode, inode.cow, 0, ExtentMap.END);
+                    } finally {
+                        inode.lock.unlock();
+                    }
+                }
+            }
+            volume.log.commit();
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    @Override
+    public int blockSize() {
+        return volume.geometry.blockSize();
+    }
+
+    @Override
+    public long rootIno() {
+        return Geometry.ROOT_INO;
+    }
+
+    @Override
+    public long maxFileSize() {
+        return volume.geometry.maxFileSize();
+    }
+
+    @Override
+    public InodeInfo getattr(long ino) throws IOException {
+        volume.metaLock.lock();
+        try {
+            InodeState inode = volume.inode(ino);
+            inode.lock.lock();
+            try {
+                long blocks = inode.data.mappedBlocks() + inode.cow.mappedBlocks();
+                return new InodeInfo(ino, inode.type, inode.diskSize, blocks * blockSize(), inode.nlink,
+                        inode.mtime);
+            } finally {
+                inode.lock.unlock();
+            }
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    @Override
+    public long lookup(long dirIno, String name) throws IOException {
+        volume.metaLock.lock();
+        try {
+            return namespace.lookup(dirIno, name);
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    @Override
+    public List<DirEntry> readdir(long dirIno) throws IOException {
+        volume.metaLock.lock();
+        try {
+            return namespace.readdir(dirIno);
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    @Override
+    public long create(long dirIno, String name, FileType type) throws IOException {
+        return change(() -> namespace.create(dirIno, name, type));
+    }
+
+    @Override
+    public void unlink(long dirIno, String name) throws IOException {
+        change(() -> {
+            namespace.unlink(dirIno, name);
+            return 0L;
+        });
+    }
+
+    @Override
+    public void rmdir(long dirIno, String name) throws IOException {
+        change(() -> {
+            namespace.rmdir(dirIno, name);
+            return 0L;
+        });
+    }
+
+    @Override
+    public long rename(long fromDir, String fromName, long toDir, String toName) throws IOException {
+        return change(() -> namespace.rename(fromDir, fromName, toDir, toName));
+    }
+
+    @Override
+    public FsStat statfs() {
+        long inodes = volume.geometry.inodeCount() - 1;
+        volume.metaLock.lock();
+        try {
+            return new FsStat(blockSize(), volume.geometry.totalBlocks(), volume.space.availableForData(), inodes,
+                    inodes - volume.usedInodes.cardinality());
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    @Override
+    public IomapOps iomapOps() {
+        return iomapOps;
+    }
+
+    @Override
+    public WritebackOps writebackOps() {
+        return writebackOps;
+    }
+
+    @Override
+    public void setSize(IomapInode inode, long newSize) throws IOException {
+        InvalidRangeException.checkRange("xfs-like setSize of inode " + inode.ino(), newSize, 0, maxFileSize());
+        InodeState state = volume.fileForIo(inode.ino());
+        change(() -> {
+            state.lock.lock();
+            try {
+                state.protectedEnd = newSize;
+                space.punchFrom(state, Math.ceilDiv(newSize, blockSize()));
+                state.diskSize = newSize;
+                state.mtime = System.currentTimeMillis();
+                volume.log.inodeChanged(state);
+            } finally {
+                state.lock.unlock();
+            }
+            return 0L;
+        });
+    }
+
+    @Override
+    public void fallocate(IomapInode inode, FallocateMode mode, long offset, long length) throws IOException {
+        InvalidRangeException.checkRange("xfs-like fallocate of inode " + inode.ino(), offset, length, maxFileSize());
+        InodeState state = volume.fileForIo(inode.ino());
+        long first = mode == FallocateMode.ALLOCATE ? offset / blockSize() : Math.ceilDiv(offset, blockSize());
+        long end = mode == FallocateMode.ALLOCATE ? Math.ceilDiv(offset + length, blockSize())
+                : (offset + length) / blockSize();
+        if (end <= first) {
+            return;
+        }
+        change(() -> {
+            state.lock.lock();
+            try {
+                switch (mode) {
+                    case ALLOCATE -> {
+                        volume.ensureAvailable(FileSpace.holeBlocks(state, first, end - first));
+                        space.fillHoles(state, first, end - first, false);
+                    }
+                    case PUNCH_HOLE -> {
+                        space.punch(state, state.data, first, end - first);
+                        space.punch(state, state.cow, first, end - first);
+                    }
+                    case ZERO_RANGE -> space.zeroRange(state, first, end - first);
+                }
+                state.mtime = System.currentTimeMillis();
+                volume.log.inodeChanged(state);
+            } finally {
+                state.lock.unlock();
+            }
+            return 0L;
+        });
+    }
+
+    @Override
+    public void cloneRange(IomapInode source, long srcOffset, IomapInode target, long dstOffset, long length)
+            throws IOException {
+        int blockSize = blockSize();
+        if (srcOffset % blockSize != 0 || dstOffset % blockSize != 0) {
+            throw new InvalidRangeException("xfs-like clone: offsets " + srcOffset + " and " + dstOffset
+                    + " must be multiples of the block size " + blockSize);
+        }
+        InvalidRangeException.checkRange("xfs-like clone source", srcOffset, length, maxFileSize());
+        InvalidRangeException.checkRange("xfs-like clone target", dstOffset, length, maxFileSize());
+        long blocks = Math.ceilDiv(length, blockSize);
+        if (length % blockSize != 0 && dstOffset + length < target.size()) {
+            throw new InvalidRangeException("xfs-like clone: the source's partial EOF block cannot go into the "
+                    + "middle of the target (it would end at " + (dstOffset + length) + ", before the target's EOF "
+                    + target.size() + ")");
+        }
+        if (source.ino() == target.ino() && Math.abs(srcOffset - dstOffset) < blocks * blockSize) {
+            throw new InvalidRangeException("xfs-like clone: ranges of one file overlap");
+        }
+        InodeState from = volume.fileForIo(source.ino());
+        InodeState to = volume.fileForIo(target.ino());
+        InodeState firstLock = from.ino <= to.ino ? from : to;
+        InodeState secondLock = from.ino <= to.ino ? to : from;
+        change(() -> {
+            volume.ensureAvailable(8);
+            firstLock.lock.lock();
+            secondLock.lock.lock();
+            try {
+                long targetBlock = dstOffset / blockSize;
+                space.punch(to, to.data, targetBlock, blocks);
+                space.punch(to, to.cow, targetBlock, blocks);
+                space.share(from, srcOffset / blockSize, to, targetBlock, blocks);
+                to.diskSize = Math.max(to.diskSize, dstOffset + length);
+                to.mtime = System.currentTimeMillis();
+            } finally {
+                secondLock.lock.unlock();
+                firstLock.lock.unlock();
+            }
+            return 0L;
+        });
+    }
+
+    @Override
+    public void fsync(IomapInode inode, boolean dataOnly) throws IOException {
+        volume.metaLock.lock();
+        try {
+            volume.checkMounted();
+            volume.log.commit();
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    @Override
+    public void evict(long ino) throws IOException {
+        change(() -> {
+            InodeState inode = volume.inodes.get(ino);
+            if (inode != null && inode.nlink == 0) {
+                namespace.freeInode(inode);
+            }
+            return 0L;
+        });
+    }
+
+    @Override
+    public void sync() throws IOException {
+        volume.metaLock.lock();
+        try {
+            volume.checkMounted();
+            volume.log.commit();
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    @Override
+    public void unmount() throws IOException {
+        volume.metaLock.lock();
+        try {
+            if (volume.isUnmounted()) {
+                return;
+            }
+            for (InodeState inode : List.copyOf(volume.inodes.values())) {
+                if (inode.nlink == 0) {
+                    namespace.freeInode(inode);
+                    continue;
+                }
+                inode.lock.lock();
+                try {
+                    releaseDelalloc(inode, inode.data);
+                    space.punch(inode, inode.cow, 0, ExtentMap.END);
+                } finally {
+                    inode.lock.unlock();
+                }
+            }
+            volume.log.checkpoint();
+            volume.superblock.withClean(true).write(volume.device);
+            volume.device.flush();
+            volume.markUnmounted();
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    private void releaseDelalloc(InodeState inode, ExtentMap fork) throws InvalidRangeException {
+        for (Extent extent : fork.extents()) {
+            if (extent.state() == ExtentState.DELALLOC) {
+                space.punch(inode, fork, extent.fileBlock(), extent.length());
+            }
+        }
+    }
+
+    /** @return the in-memory state, for tests */
+    Volume volume() {
+        return volume;
+    }
+
+    /** Space and inode counters, for tests: free, reserved. */
+    long[] spaceCounters() {
+        return new long[] {volume.space.free(), volume.space.reserved(), volume.allocator.freeBlocks()};
+    }
+
+    /** One metadata change: under the metadata lock, on a mounted filesystem, ending with a commit check. */
+    private long change(MetadataChange body) throws IOException {
+        volume.metaLock.lock();
+        try {
+            volume.checkMounted();
+            long result = body.run();
+            volume.log.commitIfLarge();
+            return result;
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    @FunctionalInterface
+    private interface MetadataChange {
+        long run() throws IOException;
+    }
+}

@@ -1,0 +1,136 @@
+package dev.iomap.adapter.xfs;
+
+import dev.iomap.adapter.support.BlockMapping;
+import dev.iomap.adapter.support.Extent;
+import dev.iomap.adapter.support.ExtentState;
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapFlag;
+import dev.iomap.api.IomapInode;
+import dev.iomap.api.IomapType;
+import dev.iomap.api.IoendCompletion;
+import dev.iomap.api.WritebackOps;
+import java.io.IOException;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The xfs-like {@code iomap_writeback_ops}: {@code xfs_map_blocks} and the ioend completion
+ * ({@code xfs_end_ioend}).
+ *
+ * <p>{@link #mapBlocks} gives delayed allocations real blocks, allocated <em>unwritten</em> so that a
+ * crash before the data is on the device never shows stale blocks; dirty data over shared blocks goes
+ * to the COW fork ({@code SHARED}). {@link #ioendCompleted} converts what was written to written
+ * extents, or remaps COW staging extents into the data fork, and raises the on-disk size to cover the
+ * data, in the running transaction (durable at the next fsync). A failed write changes nothing.
+ *
+ * <p>Thread-safe: both take the metadata lock, then the inode lock.
+ */
+final class XfsWritebackOps implements WritebackOps {
+    private final Volume volume;
+    private final FileSpace space;
+    private final int blockSize;
+
+    XfsWritebackOps(Volume volume, FileSpace space) {
+        this.volume = volume;
+        this.space = space;
+        this.blockSize = volume.geometry.blockSize();
+    }
+
+    @Override
+    public Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
+        volume.checkMounted();
+        InodeState state = volume.fileForIo(inode.ino());
+        long fileBlock = pos / blockSize;
+        long endBlock = Math.max(fileBlock + 1, Math.ceilDiv(pos + length, blockSize));
+        volume.metaLock.lock();
+        try {
+            volume.ensureAvailable(endBlock - fileBlock);
+            Iomap iomap;
+            state.lock.lock();
+            try {
+                iomap = mapLocked(state, fileBlock, endBlock);
+            } finally {
+                state.lock.unlock();
+            }
+            volume.log.commitIfLarge();
+            return iomap;
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    private Iomap mapLocked(InodeState state, long fileBlock, long endBlock) throws IOException {
+        if (state.cow.lookup(fileBlock) instanceof Extent staged) {
+            Extent target = staged.state() == ExtentState.DELALLOC
+                    ? space.allocateDelalloc(state, state.cow, staged.slice(fileBlock,
+                            Math.min(staged.endBlock(), endBlock)))
+                    : staged;
+            return mapping(target, fileBlock, endBlock, IomapType.MAPPED, EnumSet.of(IomapFlag.SHARED), state);
+        }
+        BlockMapping data = state.data.lookup(fileBlock);
+        if (data instanceof Extent extent) {
+            long stop = Math.min(extent.endBlock(), endBlock);
+            if (extent.state() == ExtentState.DELALLOC) {
+                Extent allocated = space.allocateDelalloc(state, state.data, extent.slice(fileBlock, stop));
+                return mapping(allocated, fileBlock, endBlock, IomapType.UNWRITTEN, Set.of(), state);
+            }
+            if (extent.shared()) {
+                Extent staged = space.allocateUnwritten(state, state.cow, fileBlock, stop - fileBlock);
+                return mapping(staged, fileBlock, endBlock, IomapType.MAPPED, EnumSet.of(IomapFlag.SHARED), state);
+            }
+            return mapping(extent, fileBlock, endBlock, extent.state().iomapType(), Set.of(), state);
+        }
+        // Dirty data over a hole that nothing reserved (e.g. written through a mapping): allocate now.
+        long stop = Math.min(data.endBlock(), endBlock);
+        Extent allocated = space.allocateUnwritten(state, state.data, fileBlock, stop - fileBlock);
+        return mapping(allocated, fileBlock, endBlock, IomapType.UNWRITTEN, Set.of(), state);
+    }
+
+    @Override
+    public void ioendCompleted(IomapInode inode, IoendCompletion completion) throws IOException {
+        if (completion.failed() || volume.isUnmounted()) {
+            return;
+        }
+        InodeState state = volume.inodes.get(inode.ino());
+        if (state == null) {
+            return;
+        }
+        long fileBlock = completion.offset() / blockSize;
+        long blocks = Math.ceilDiv(completion.end(), blockSize) - fileBlock;
+        long deviceBlock = completion.address() / blockSize;
+        volume.metaLock.lock();
+        try {
+            state.lock.lock();
+            try {
+                if (completion.flags().contains(IomapFlag.SHARED)) {
+                    space.remapCow(state, fileBlock, blocks, deviceBlock);
+                } else if (completion.type() == IomapType.UNWRITTEN) {
+                    space.convertUnwritten(state, fileBlock, blocks, deviceBlock);
+                }
+                long newSize = Math.min(inode.size(), completion.end());
+                if (newSize > state.diskSize) {
+                    state.diskSize = newSize;
+                    state.mtime = System.currentTimeMillis();
+                    volume.log.inodeChanged(state);
+                }
+            } finally {
+                state.lock.unlock();
+            }
+            volume.log.commitIfLarge();
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    @Override
+    public void discardFolio(IomapInode inode, long pos, long length) {
+        // Reservations of discarded dirty data stay until truncate, punch, evict or unmount release them.
+    }
+
+    private Iomap mapping(Extent extent, long fileBlock, long endBlock, IomapType type, Set<IomapFlag> flags,
+            InodeState state) {
+        long stop = Math.min(extent.endBlock(), endBlock);
+        return new Iomap(fileBlock * blockSize, (stop - fileBlock) * blockSize, type, flags,
+                extent.deviceBlockOf(fileBlock) * blockSize, null, state.sequence);
+    }
+}

@@ -1,0 +1,93 @@
+package dev.iomap.adapter.xfs;
+
+import static dev.iomap.adapter.xfs.XfsFixture.pattern;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.iomap.adapter.support.Extent;
+import dev.iomap.adapter.support.SuperblockCodec;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.IomapFileSystems;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+
+class CorruptionTest {
+
+    private static void assertRefused(XfsFixture fx, String... fragments) {
+        var thrown = assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class);
+        for (String fragment : fragments) {
+            thrown.hasMessageContaining(fragment);
+        }
+    }
+
+    @Test
+    void aForeignSuperblockIsRefused() throws Exception {
+        try (XfsFixture fx = XfsFixture.create()) {
+            fx.unmountAndCheck();
+            fx.device.write(0, ByteBuffer.wrap("EXT4-ISH".repeat(512).getBytes()), dev.iomap.api.IoPurpose.METADATA)
+                    .join();
+            assertRefused(fx, "not a xfs-like image", "device offset 0");
+            assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems()).singleElement().asString()
+                    .contains("not a xfs-like image");
+        }
+    }
+
+    @Test
+    void aSuperblockWithABadChecksumIsRefused() throws Exception {
+        try (XfsFixture fx = XfsFixture.create()) {
+            fx.unmountAndCheck();
+            Images.flipByte(fx.device, 0, 30);
+            assertRefused(fx, "bad checksum", "device offset 0");
+        }
+    }
+
+    @Test
+    void aSuperblockOfAnotherVersionIsRefused() throws Exception {
+        try (XfsFixture fx = XfsFixture.create()) {
+            fx.unmountAndCheck();
+            ByteBuffer payload = Superblock.CODEC.read(fx.device, 0).payload();
+            new SuperblockCodec("xfs-like", "XFS-LIKE", 2).write(fx.device, 0, payload);
+            assertRefused(fx, "format version 2", "supports version 1");
+        }
+    }
+
+    @Test
+    void aCorruptInodeTableBlockIsRefusedNamingIt() throws Exception {
+        try (XfsFixture fx = XfsFixture.create()) {
+            fx.write("/f", pattern(1000, 1)).close();
+            fx.unmountAndCheck();
+            Geometry geometry = Images.geometry(fx.device);
+            long block = geometry.inodeTableStart();
+            Images.flipByte(fx.device, block, 100);
+            assertRefused(fx, "metadata block " + block, "device offset " + block * 4096, "bad checksum");
+            assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems())
+                    .anySatisfy(p -> assertThat(p).contains("inode table").contains("device offset " + block * 4096));
+        }
+    }
+
+    @Test
+    void aCorruptDirectoryBlockIsRefusedNamingIt() throws Exception {
+        try (XfsFixture fx = XfsFixture.create()) {
+            fx.write("/f", pattern(1000, 1)).close();
+            fx.unmountAndCheck();
+            InodeState root = Images.load(fx.device).inodes.get(Geometry.ROOT_INO);
+            long block = ((Extent) root.data.lookup(0)).deviceBlock();
+            Images.flipByte(fx.device, block, 40);
+            assertRefused(fx, "metadata block " + block, "device offset " + block * 4096);
+        }
+    }
+
+    @Test
+    void aCorruptFreeSpaceLeafIsRefusedNamingIt() throws Exception {
+        try (XfsFixture fx = XfsFixture.create()) {
+            fx.unmountAndCheck();
+            Geometry geometry = Images.geometry(fx.device);
+            long block = geometry.freeLeafBlock(1, 0);
+            Images.flipByte(fx.device, block, 0);
+            assertRefused(fx, "metadata block " + block, "device offset " + block * 4096, "XBNO");
+            assertThat(IomapFileSystems.fsck("xfs-like", fx.device).isClean()).isFalse();
+            // Put it back so the fixture's final fsck passes.
+            Images.flipByte(fx.device, block, 0);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package dev.iomap.adapter.xfs;
+
+import static dev.iomap.adapter.xfs.XfsFixture.pattern;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapFlag;
+import dev.iomap.api.IomapMapping;
+import dev.iomap.api.IomapRequest;
+import dev.iomap.api.IomapType;
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.core.CachedInode;
+import dev.iomap.core.CopySource;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class DelallocTest {
+    private static final int BLOCK = 4096;
+    private static final Set<IomapRequest> WRITE = EnumSet.of(IomapRequest.WRITE);
+
+    /** Copies at most {@code budget} bytes in all, then nothing: a user copy that faults. */
+    private static CopySource faultingAfter(int budget) {
+        int[] left = {budget};
+        return (MemorySegment dst, long offset, int length) -> {
+            int n = Math.min(length, left[0]);
+            dst.asSlice(offset, n).fill((byte) 0x77);
+            left[0] -= n;
+            return n;
+        };
+    }
+
+    @Test
+    void aShortWriteOverDelallocLeavesNoReservation() throws Exception {
+        try (DirectMount dm = new DirectMount(64L << 20)) {
+            CachedInode inode = dm.create("f");
+            DirectMount.write(inode, 0, pattern(2 * BLOCK, 1));
+            dm.fsync(inode);
+            dm.trimPreallocation(inode);
+            long freeBefore = dm.mount.statfs().freeBlocks();
+            long[] before = dm.counters();
+            // Nothing of the 20 blocks asked for is accepted: the copy faults inside the first folio.
+            long written = inode.write(2 * BLOCK, faultingAfter(100), 20 * BLOCK);
+            assertThat(written).isZero();
+            assertThat(inode.size()).isEqualTo(2 * BLOCK);
+            DirectMount.assertNoReservation(dm.counters());
+            assertThat(dm.counters()).isEqualTo(before);
+            assertThat(dm.mount.statfs().freeBlocks()).isEqualTo(freeBefore);
+        }
+    }
+
+    @Test
+    void aShortWriteKeepsTheReservationOfWhatWasWritten() throws Exception {
+        // One-page folios, so the copy fails at a folio boundary and the folios before it count.
+        PageCacheOptions small = PageCacheOptions.builder().maxFolioOrder(0).build();
+        try (DirectMount dm = new DirectMount(64L << 20, small)) {
+            CachedInode inode = dm.create("f");
+            long freeBefore = dm.mount.statfs().freeBlocks();
+            long written = inode.write(0, faultingAfter(3 * BLOCK), 40 * BLOCK);
+            assertThat(written).isEqualTo(3 * BLOCK);
+            long writtenBlocks = 3;
+            assertThat(dm.counters()[1]).as("reserved").isEqualTo(writtenBlocks);
+            dm.fsync(inode);
+            DirectMount.assertNoReservation(dm.counters());
+            assertThat(freeBefore - dm.mount.statfs().freeBlocks()).isEqualTo(writtenBlocks);
+        }
+    }
+
+    @Test
+    void extendingWritesReserveSpeculativePreallocationReleasedAtUnmount() throws Exception {
+        try (DirectMount dm = new DirectMount(64L << 20)) {
+            CachedInode inode = dm.create("f");
+            long[] start = dm.counters();
+            DirectMount.write(inode, 0, pattern(10_000, 2));
+            // 3 blocks for the data and min(10000, 1 MiB) / 4096 = 2 past it.
+            assertThat(dm.counters()[1] - start[1]).isEqualTo(5);
+            DirectMount.write(inode, 10_000, pattern(5000, 3));
+            assertThat(dm.counters()[1] - start[1]).isEqualTo(5);
+            dm.fsync(inode);
+            assertThat(dm.counters()[1]).as("prealloc left after writeback").isEqualTo(1);
+            dm.unmount();
+            dm.mount();
+            DirectMount.assertNoReservation(dm.counters());
+            CachedInode reopened = dm.open(inode.ino());
+            java.nio.ByteBuffer dst = java.nio.ByteBuffer.allocate(15_000);
+            reopened.read(0, dst);
+            byte[] expected = new byte[15_000];
+            System.arraycopy(pattern(10_000, 2), 0, expected, 0, 10_000);
+            System.arraycopy(pattern(5000, 3), 0, expected, 10_000, 5000);
+            assertThat(dst.array()).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void beginReservesDelallocAndMapBlocksMakesItUnwritten() throws Exception {
+        try (DirectMount dm = new DirectMount(64L << 20)) {
+            CachedInode inode = dm.create("f");
+            IomapMapping mapping = dm.mount.iomapOps().begin(inode, 0, 3 * BLOCK, WRITE);
+            Iomap iomap = mapping.iomap();
+            assertThat(iomap.type()).isEqualTo(IomapType.DELALLOC);
+            assertThat(iomap.has(IomapFlag.NEW)).isTrue();
+            assertThat(iomap.length()).isEqualTo(3 * BLOCK);
+            assertThat(dm.mount.iomapOps().valid(inode, iomap)).isTrue();
+            Iomap mapped = dm.mount.writebackOps().mapBlocks(inode, 0, 3 * BLOCK);
+            assertThat(mapped.type()).isEqualTo(IomapType.UNWRITTEN);
+            assertThat(mapped.length()).isEqualTo(3 * BLOCK);
+            assertThat(dm.mount.iomapOps().valid(inode, iomap)).as("cookie after writeback mapped").isFalse();
+            Iomap read = dm.mount.iomapOps().begin(inode, 0, 3 * BLOCK, Set.of()).iomap();
+            assertThat(read.type()).isEqualTo(IomapType.UNWRITTEN);
+            assertThat(read.address()).isEqualTo(mapped.address());
+            dm.mount.iomapOps().end(inode, 0, 3 * BLOCK, 0, WRITE, iomap);
+            // The unused reservation past the mapping stays until a truncate or unmount drops it.
+            dm.mount.setSize(inode, 0);
+            DirectMount.assertNoReservation(dm.counters());
+        }
+    }
+
+    @Test
+    void aWriteToASharedBlockGetsTheCowForkWithTheDataForkAsSource() throws Exception {
+        try (DirectMount dm = new DirectMount(64L << 20)) {
+            CachedInode src = dm.create("src");
+            DirectMount.write(src, 0, pattern(4 * BLOCK, 4));
+            dm.fsync(src);
+            CachedInode dst = dm.create("dst");
+            dst.truncate(4 * BLOCK, () -> dm.mount.setSize(dst, 4 * BLOCK));
+            dm.mount.cloneRange(src, 0, dst, 0, 4 * BLOCK);
+            long reserved = dm.counters()[1];
+            IomapMapping mapping = dm.mount.iomapOps().begin(dst, BLOCK, 100, WRITE);
+            assertThat(mapping.iomap().type()).isEqualTo(IomapType.DELALLOC);
+            assertThat(mapping.iomap().has(IomapFlag.SHARED)).isTrue();
+            assertThat(mapping.srcmap().type()).isEqualTo(IomapType.MAPPED);
+            Iomap srcMapping = dm.mount.iomapOps().begin(src, BLOCK, 100, Set.of()).iomap();
+            assertThat(mapping.srcmap().address()).isEqualTo(srcMapping.address());
+            Iomap cow = dm.mount.writebackOps().mapBlocks(dst, BLOCK, BLOCK);
+            assertThat(cow.has(IomapFlag.SHARED)).isTrue();
+            assertThat(cow.address()).isNotEqualTo(srcMapping.address());
+            dm.mount.iomapOps().end(dst, BLOCK, BLOCK, BLOCK, WRITE, mapping.iomap());
+            assertThat(dm.counters()[1]).as("reserved: the source's preallocation only").isEqualTo(reserved);
+        }
+    }
+}

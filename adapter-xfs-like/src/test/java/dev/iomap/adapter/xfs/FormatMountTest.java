@@ -1,0 +1,129 @@
+package dev.iomap.adapter.xfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.FsStat;
+import dev.iomap.api.IomapException;
+import dev.iomap.api.IomapFileSystems;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.core.device.RamBlockDevice;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class FormatMountTest {
+
+    @Test
+    void thePluginContributesTheAdapter() {
+        assertThat(IomapFileSystems.adapters()).contains("xfs-like");
+        assertThat(new XfsLikeAdapter().capabilities()).containsExactlyInAnyOrder(Capability.values());
+    }
+
+    @Test
+    void aFreshFilesystemIsEmptyCleanAndCounted() throws Exception {
+        try (XfsFixture fx = XfsFixture.create()) {
+            assertThat(fx.fs.readdir("/")).isEmpty();
+            FsStat stat = fx.fs.statfs();
+            assertThat(stat.blockSize()).isEqualTo(4096);
+            assertThat(stat.totalBlocks()).isEqualTo(16384);
+            assertThat(stat.freeBlocks()).isBetween(14000L, 16384L);
+            assertThat(stat.freeInodes()).isEqualTo(stat.totalInodes() - 1);
+            assertThat(fx.fs.capabilities()).contains(Capability.CLONE, Capability.DURABLE_FSYNC);
+        }
+    }
+
+    @Test
+    void formatAndMountAreRepeatableAndFsckIsClean() throws Exception {
+        try (RamBlockDevice device = new RamBlockDevice(4096, 16L << 20)) {
+            for (int round = 0; round < 2; round++) {
+                IomapFileSystems.format("xfs-like", device, FormatOptions.blockSize(4096));
+                XfsFixture.assertClean(device);
+                IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions()).close();
+                XfsFixture.assertClean(device);
+            }
+        }
+    }
+
+    @Test
+    void formatRefusesWhatItCannotDo() throws Exception {
+        try (RamBlockDevice device = new RamBlockDevice(4096, 16L << 20);
+                RamBlockDevice tiny = new RamBlockDevice(4096, 64 * 4096)) {
+            XfsLikeAdapter adapter = new XfsLikeAdapter();
+            assertThatThrownBy(() -> adapter.format(device, FormatOptions.blockSize(1024)))
+                    .isInstanceOf(InvalidRangeException.class).hasMessageContaining("device's block size");
+            assertThatThrownBy(() -> adapter.format(device, new FormatOptions(4096, "", Map.of("colour", "red"))))
+                    .isInstanceOf(IomapException.class).hasMessageContaining("unknown format property 'colour'");
+            assertThatThrownBy(() -> adapter.format(tiny, FormatOptions.blockSize(4096)))
+                    .isInstanceOf(InvalidRangeException.class).hasMessageContaining("at least 256 blocks");
+        }
+    }
+
+    @Test
+    void formatPropertiesShapeTheImage() throws Exception {
+        try (XfsFixture fx = XfsFixture.create(32L << 20, Map.of("agcount", "2", "inodes", "100",
+                "journalblocks", "200"))) {
+            assertThat(fx.fs.statfs().totalInodes()).isBetween(100L, 120L);
+            fx.write("/f", XfsFixture.pattern(5000, 3)).close();
+            fx.remount();
+            assertThat(fx.readFile("/f")).isEqualTo(XfsFixture.pattern(5000, 3));
+        }
+    }
+
+    @Test
+    void smallBlocksWork() throws Exception {
+        try (RamBlockDevice device = new RamBlockDevice(512, 8L << 20)) {
+            IomapFileSystems.format("xfs-like", device, FormatOptions.blockSize(512));
+            byte[] data = XfsFixture.pattern(100_000, 9);
+            try (var fs = IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions())) {
+                fs.mkdir("/d");
+                try (var file = fs.create("/d/f")) {
+                    XfsFixture.writeAt(file, 0, data);
+                    XfsFixture.writeAt(file, 300_000, data);
+                    file.fsync();
+                }
+            }
+            XfsFixture.assertClean(device);
+            try (var fs = IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions());
+                    var file = fs.open("/d/f")) {
+                assertThat(XfsFixture.read(file, 0, 100_000)).isEqualTo(data);
+                assertThat(XfsFixture.read(file, 100_000, 200_000)).containsOnly(0);
+                assertThat(XfsFixture.read(file, 300_000, 100_000)).isEqualTo(data);
+            }
+            XfsFixture.assertClean(device);
+        }
+    }
+
+    @Test
+    void fourKilobyteBlocksOnFiveHundredTwelveByteSectors() throws Exception {
+        try (RamBlockDevice device = new RamBlockDevice(512, 16L << 20)) {
+            IomapFileSystems.format("xfs-like", device, FormatOptions.blockSize(4096));
+            byte[] data = XfsFixture.pattern(123_457, 4);
+            try (var fs = IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions());
+                    var file = fs.create("/f")) {
+                assertThat(fs.statfs().blockSize()).isEqualTo(4096);
+                XfsFixture.writeAt(file, 0, data);
+                file.fsync();
+            }
+            XfsFixture.assertClean(device);
+            try (var fs = IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions())) {
+                assertThat(XfsFixture.readFile(fs, "/f")).isEqualTo(data);
+                assertThat(fs.stat("/f").allocatedBytes()).isEqualTo(31 * 4096);
+            }
+            XfsFixture.assertClean(device);
+        }
+    }
+
+    @Test
+    void anEmptyDeviceIsNotAnImage() throws Exception {
+        try (RamBlockDevice device = new RamBlockDevice(4096, 16L << 20)) {
+            assertThatThrownBy(() -> new XfsLikeAdapter().mount(device, XfsFixture.mountOptions()))
+                    .isInstanceOf(CorruptFilesystemException.class)
+                    .hasMessageContaining("not a xfs-like image").hasMessageContaining("device offset 0");
+            assertThat(new XfsLikeAdapter().fsck(device).problems()).singleElement().asString()
+                    .contains("not a xfs-like image");
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package dev.iomap.adapter.xfs;
+
+import static dev.iomap.adapter.xfs.XfsFixture.pattern;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.iomap.adapter.support.BlockRange;
+import dev.iomap.adapter.support.Extent;
+import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.api.FsckReport;
+import dev.iomap.api.IomapFile;
+import dev.iomap.api.IomapFileSystems;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** fsck finds inconsistencies that every block's checksum hides: each forged image below is well formed. */
+class FsckTest {
+
+    /** An unmounted image with /a (3 blocks), /b (a clone of /a) and /c; the file inode numbers 2, 3, 4. */
+    private static XfsFixture image() throws Exception {
+        XfsFixture fx = XfsFixture.create();
+        try (IomapFile a = fx.write("/a", pattern(10_000, 1)); IomapFile b = fx.fs.create("/b")) {
+            a.fsync();
+            b.cloneRange(a, 0, 0, 10_000);
+        }
+        fx.write("/c", pattern(5000, 2)).close();
+        fx.unmountAndCheck();
+        return fx;
+    }
+
+    private static FsckReport fsck(XfsFixture fx) throws Exception {
+        return IomapFileSystems.fsck("xfs-like", fx.device);
+    }
+
+    private static Extent firstExtent(ImageLoader.Image image, long ino) {
+        return image.inodes.get(ino).data.extents().getFirst();
+    }
+
+    @Test
+    void blocksBothFreeAndUsed() throws Exception {
+        try (XfsFixture fx = image()) {
+            ImageLoader.Image image = Images.load(fx.device);
+            Geometry geometry = Images.geometry(fx.device);
+            Extent c = firstExtent(image, 4);
+            AllocationGroup group = image.groups[geometry.agOf(c.deviceBlock())];
+            group.onDisk().free(c.deviceBlock(), 1);
+            Images.writeGroup(fx.device, geometry, group);
+            assertThat(fsck(fx).problems()).anySatisfy(p -> assertThat(p)
+                    .contains("blocks [" + c.deviceBlock() + ", +1)")
+                    .contains("device offset " + c.deviceBlock() * 4096)
+                    .contains("are free and also used by inode 4 data fork file block 0"));
+            group.onDisk().allocateExact(c.deviceBlock(), 1);
+            Images.writeGroup(fx.device, geometry, group);
+            fx.mount();
+        }
+    }
+
+    @Test
+    void leakedBlocks() throws Exception {
+        try (XfsFixture fx = image()) {
+            ImageLoader.Image image = Images.load(fx.device);
+            Geometry geometry = Images.geometry(fx.device);
+            AllocationGroup group = image.groups[1];
+            BlockRange free = group.onDisk().freeExtents().getLast();
+            group.onDisk().allocateExact(free.end() - 2, 2);
+            Images.writeGroup(fx.device, geometry, group);
+            assertThat(fsck(fx).problems()).containsExactly("blocks [" + (free.end() - 2) + ", +2) (device offset "
+                    + (free.end() - 2) * 4096 + ") are neither free nor used: leaked");
+            group.onDisk().free(free.end() - 2, 2);
+            Images.writeGroup(fx.device, geometry, group);
+            fx.mount();
+        }
+    }
+
+    @Test
+    void referenceCountsThatDoNotMatchTheOwners() throws Exception {
+        try (XfsFixture fx = image()) {
+            ImageLoader.Image image = Images.load(fx.device);
+            Geometry geometry = Images.geometry(fx.device);
+            Extent c = firstExtent(image, 4);
+            AllocationGroup group = image.groups[geometry.agOf(c.deviceBlock())];
+            group.refcounts().increment(c.deviceBlock(), 1);
+            Images.writeGroup(fx.device, geometry, group);
+            List<String> problems = fsck(fx).problems();
+            assertThat(problems).anySatisfy(p -> assertThat(p).contains("the refcount record says 2 owners, 1 "
+                    + "data-fork extents own them: inode 4 data fork file block 0"));
+            group.refcounts().decrement(c.deviceBlock(), 1);
+            Images.writeGroup(fx.device, geometry, group);
+            fx.mount();
+        }
+    }
+
+    @Test
+    void linkCountsAndDirectoryEntries() throws Exception {
+        try (XfsFixture fx = image()) {
+            ImageLoader.Image image = Images.load(fx.device);
+            Geometry geometry = Images.geometry(fx.device);
+            image.inodes.get(2L).nlink = 5;
+            InodeState orphan = new InodeState(9, dev.iomap.api.FileType.REGULAR);
+            orphan.nlink = 1;
+            image.inodes.put(9L, orphan);
+            long tableIndex = 2 / geometry.inodesPerBlock();
+            long block = geometry.inodeTableStart() + tableIndex;
+            MetadataBlock.write(fx.device, block, Layout.INODE_TABLE,
+                    InodeCodec.encodeTableBlock(geometry, tableIndex, image.inodes::get));
+            assertThat(fsck(fx).problems()).containsExactlyInAnyOrder(
+                    "inode 2 (inode table " + Layout.where(block, 4096) + "): link count 5 but 1 names",
+                    "inode 9 (inode table " + Layout.where(block, 4096)
+                            + ") is allocated but no directory names it (link count 1)");
+            image.inodes.get(2L).nlink = 1;
+            image.inodes.remove(9L);
+            MetadataBlock.write(fx.device, block, Layout.INODE_TABLE,
+                    InodeCodec.encodeTableBlock(geometry, tableIndex, image.inodes::get));
+            fx.mount();
+        }
+    }
+
+    @Test
+    void aCleanImageReportsWhatWasChecked() throws Exception {
+        try (XfsFixture fx = image()) {
+            FsckReport report = fsck(fx);
+            assertThat(report.isClean()).isTrue();
+            assertThat(report.checked()).isEqualTo("4 inodes, 4 extents, 16384 blocks in 4 allocation groups");
+            fx.mount();
+        }
+    }
+}
