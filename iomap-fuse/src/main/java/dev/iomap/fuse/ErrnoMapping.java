@@ -1,0 +1,128 @@
+package dev.iomap.fuse;
+
+import static dev.iomap.fuse.LinuxErrno.EACCES;
+import static dev.iomap.fuse.LinuxErrno.EBADF;
+import static dev.iomap.fuse.LinuxErrno.EEXIST;
+import static dev.iomap.fuse.LinuxErrno.EINVAL;
+import static dev.iomap.fuse.LinuxErrno.EIO;
+import static dev.iomap.fuse.LinuxErrno.EISDIR;
+import static dev.iomap.fuse.LinuxErrno.ENAMETOOLONG;
+import static dev.iomap.fuse.LinuxErrno.ENOENT;
+import static dev.iomap.fuse.LinuxErrno.ENOMEM;
+import static dev.iomap.fuse.LinuxErrno.ENOSPC;
+import static dev.iomap.fuse.LinuxErrno.ENOTDIR;
+import static dev.iomap.fuse.LinuxErrno.ENOTEMPTY;
+import static dev.iomap.fuse.LinuxErrno.EOPNOTSUPP;
+import static dev.iomap.fuse.LinuxErrno.EPERM;
+import static dev.iomap.fuse.LinuxErrno.EROFS;
+import static dev.iomap.fuse.LinuxErrno.EUCLEAN;
+
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.DeviceIoException;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.NoSpaceException;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.WritebackException;
+import java.io.UncheckedIOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * The one place an exception of the iomap API becomes an errno, chosen to match what the kernel's
+ * own filesystems return for the same mistake:
+ *
+ * <table>
+ * <caption>exception to errno</caption>
+ * <tr><th>exception</th><th>errno</th></tr>
+ * <tr><td>{@link NoSuchFileException}</td><td>ENOENT</td></tr>
+ * <tr><td>{@link FileAlreadyExistsException}</td><td>EEXIST</td></tr>
+ * <tr><td>{@link DirectoryNotEmptyException}</td><td>ENOTEMPTY</td></tr>
+ * <tr><td>{@link NotDirectoryException}</td><td>ENOTDIR</td></tr>
+ * <tr><td>{@link AccessDeniedException}</td><td>EACCES</td></tr>
+ * <tr><td>other {@link FileSystemException}</td><td>by its reason, which is the C library's message
+ *     for the errno ("Is a directory" is EISDIR, as the JDK itself words it); EIO otherwise</td></tr>
+ * <tr><td>{@link NoSpaceException}</td><td>ENOSPC</td></tr>
+ * <tr><td>{@link NotSupportedException}, {@link UnsupportedOperationException}</td><td>EOPNOTSUPP</td></tr>
+ * <tr><td>{@link InvalidRangeException}, {@link InvalidPathException}, other
+ *     {@link IllegalArgumentException}</td><td>EINVAL</td></tr>
+ * <tr><td>{@link CorruptFilesystemException}</td><td>EUCLEAN (XFS's EFSCORRUPTED)</td></tr>
+ * <tr><td>{@link WritebackException}, {@link DeviceIoException}, any other exception</td><td>EIO</td></tr>
+ * <tr><td>{@link ClosedChannelException} (a closed or unknown file handle)</td><td>EBADF</td></tr>
+ * <tr><td>{@link OutOfMemoryError}</td><td>ENOMEM</td></tr>
+ * </table>
+ *
+ * <p>Wrappers ({@link CompletionException}, {@link ExecutionException}, {@link UncheckedIOException})
+ * are looked through.
+ */
+public final class ErrnoMapping {
+
+    private ErrnoMapping() {
+    }
+
+    /**
+     * @param error what an operation threw
+     * @return the positive errno to report (the bridge returns it negated)
+     */
+    public static int errno(Throwable error) {
+        Throwable cause = unwrap(error);
+        return switch (cause) {
+            case NoSuchFileException e -> ENOENT;
+            case FileAlreadyExistsException e -> EEXIST;
+            case DirectoryNotEmptyException e -> ENOTEMPTY;
+            case NotDirectoryException e -> ENOTDIR;
+            case AccessDeniedException e -> EACCES;
+            case FileSystemException e -> byReason(e.getReason());
+            case NoSpaceException e -> ENOSPC;
+            case NotSupportedException e -> EOPNOTSUPP;
+            case InvalidRangeException e -> EINVAL;
+            case CorruptFilesystemException e -> EUCLEAN;
+            case ClosedChannelException e -> EBADF;
+            case UnsupportedOperationException e -> EOPNOTSUPP;
+            case IllegalArgumentException e -> EINVAL;
+            case OutOfMemoryError e -> ENOMEM;
+            default -> EIO;
+        };
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable current = error;
+        while ((current instanceof CompletionException || current instanceof ExecutionException
+                || current instanceof UncheckedIOException) && current.getCause() != null) {
+            current = current.getCause();
+        }
+        return current;
+    }
+
+    /** The errno whose C library message the reason starts with; EIO for none. */
+    private static int byReason(String reason) {
+        if (reason == null) {
+            return EIO;
+        }
+        record Message(String text, int errno) {
+        }
+        for (Message message : new Message[] {
+                new Message("Is a directory", EISDIR),
+                new Message("Not a directory", ENOTDIR),
+                new Message("Directory not empty", ENOTEMPTY),
+                new Message("File exists", EEXIST),
+                new Message("No such file or directory", ENOENT),
+                new Message("Invalid argument", EINVAL),
+                new Message("File name too long", ENAMETOOLONG),
+                new Message("Read-only file system", EROFS),
+                new Message("Operation not permitted", EPERM),
+                new Message("No space left on device", ENOSPC)}) {
+            if (reason.startsWith(message.text())) {
+                return message.errno();
+            }
+        }
+        return EIO;
+    }
+}

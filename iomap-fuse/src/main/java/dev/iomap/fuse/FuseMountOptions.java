@@ -1,0 +1,73 @@
+package dev.iomap.fuse;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How to mount.
+ *
+ * @param directIo whether every open bypasses the kernel's page cache (libfuse's
+ *     {@code fuse_config.direct_io}, which sets {@code direct_io} in the {@code fuse_file_info} of each
+ *     open and create; see {@link DirectIoConfig}), so the data path is iomap4j's page cache, not the
+ *     kernel's; on by default
+ * @param fuseOptions more {@code -o} options for libfuse (e.g. {@code "allow_other"})
+ * @param libraryPath libfuse3's shared object, or null to look in the usual places
+ *     ({@link #findLibrary()})
+ */
+public record FuseMountOptions(boolean directIo, List<String> fuseOptions, Path libraryPath) {
+
+    /** Places Debian, Fedora and others keep libfuse3, tried in order. */
+    static final List<Path> LIBRARY_CANDIDATES = List.of(
+            Path.of("/usr/lib/x86_64-linux-gnu/libfuse3.so.3"),
+            Path.of("/lib/x86_64-linux-gnu/libfuse3.so.3"),
+            Path.of("/usr/lib/aarch64-linux-gnu/libfuse3.so.3"),
+            Path.of("/lib/aarch64-linux-gnu/libfuse3.so.3"),
+            Path.of("/usr/lib64/libfuse3.so.3"),
+            Path.of("/lib64/libfuse3.so.3"),
+            Path.of("/usr/lib/libfuse3.so.3"),
+            Path.of("/usr/local/lib/libfuse3.so.3"));
+
+    /** Copies. */
+    public FuseMountOptions {
+        fuseOptions = List.copyOf(Objects.requireNonNull(fuseOptions, "fuseOptions"));
+    }
+
+    /** @return direct I/O on, no extra options, libfuse3 found in the usual places */
+    public static FuseMountOptions defaults() {
+        return new FuseMountOptions(true, List.of(), null);
+    }
+
+    /**
+     * @param value whether the kernel page cache is bypassed
+     * @return these options with that setting
+     */
+    public FuseMountOptions withDirectIo(boolean value) {
+        return new FuseMountOptions(value, fuseOptions, libraryPath);
+    }
+
+    /**
+     * @param options more {@code -o} options
+     * @return these options with those
+     */
+    public FuseMountOptions withFuseOptions(List<String> options) {
+        return new FuseMountOptions(directIo, options, libraryPath);
+    }
+
+    /**
+     * @param path libfuse3's shared object
+     * @return these options with that library
+     */
+    public FuseMountOptions withLibraryPath(Path path) {
+        return new FuseMountOptions(directIo, fuseOptions, path);
+    }
+
+    /** @return the library to load: the one given, else the first of the usual places that exists, else null */
+    public Path findLibrary() {
+        if (libraryPath != null) {
+            return libraryPath;
+        }
+        return LIBRARY_CANDIDATES.stream().filter(Files::isReadable).findFirst().orElse(null);
+    }
+}

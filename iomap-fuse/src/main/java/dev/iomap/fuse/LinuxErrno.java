@@ -1,0 +1,76 @@
+package dev.iomap.fuse;
+
+/**
+ * The Linux errno values the bridge returns (asm-generic/errno-base.h and errno.h; the same on every
+ * Linux architecture jfuse supports). jfuse's {@code Errno} has no ENOSPC, EFBIG or EUCLEAN, so the
+ * bridge uses these; a unit test checks they agree with jfuse's where both have one.
+ */
+public final class LinuxErrno {
+    /** Operation not permitted. */
+    public static final int EPERM = 1;
+    /** No such file or directory. */
+    public static final int ENOENT = 2;
+    /** Input/output error. */
+    public static final int EIO = 5;
+    /** Bad file descriptor (an unknown file handle). */
+    public static final int EBADF = 9;
+    /** Cannot allocate memory. */
+    public static final int ENOMEM = 12;
+    /** Permission denied. */
+    public static final int EACCES = 13;
+    /** File exists. */
+    public static final int EEXIST = 17;
+    /** Not a directory. */
+    public static final int ENOTDIR = 20;
+    /** Is a directory. */
+    public static final int EISDIR = 21;
+    /** Invalid argument. */
+    public static final int EINVAL = 22;
+    /** File too large. */
+    public static final int EFBIG = 27;
+    /** No space left on device. */
+    public static final int ENOSPC = 28;
+    /** Read-only file system. */
+    public static final int EROFS = 30;
+    /** File name too long. */
+    public static final int ENAMETOOLONG = 36;
+    /** Function not implemented. */
+    public static final int ENOSYS = 38;
+    /** Directory not empty. */
+    public static final int ENOTEMPTY = 39;
+    /** Operation not supported (ENOTSUP is the same number on Linux). */
+    public static final int EOPNOTSUPP = 95;
+    /** Structure needs cleaning: XFS's and ext4's EFSCORRUPTED. */
+    public static final int EUCLEAN = 117;
+
+    private LinuxErrno() {
+    }
+
+    /**
+     * @param errno a positive errno value
+     * @return its symbolic name, for messages and test reports
+     */
+    public static String name(int errno) {
+        return switch (errno) {
+            case EPERM -> "EPERM";
+            case ENOENT -> "ENOENT";
+            case EIO -> "EIO";
+            case EBADF -> "EBADF";
+            case ENOMEM -> "ENOMEM";
+            case EACCES -> "EACCES";
+            case EEXIST -> "EEXIST";
+            case ENOTDIR -> "ENOTDIR";
+            case EISDIR -> "EISDIR";
+            case EINVAL -> "EINVAL";
+            case EFBIG -> "EFBIG";
+            case ENOSPC -> "ENOSPC";
+            case EROFS -> "EROFS";
+            case ENAMETOOLONG -> "ENAMETOOLONG";
+            case ENOSYS -> "ENOSYS";
+            case ENOTEMPTY -> "ENOTEMPTY";
+            case EOPNOTSUPP -> "EOPNOTSUPP";
+            case EUCLEAN -> "EUCLEAN";
+            default -> "errno " + errno;
+        };
+    }
+}

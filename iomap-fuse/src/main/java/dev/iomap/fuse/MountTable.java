@@ -1,0 +1,57 @@
+package dev.iomap.fuse;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/** Reads the kernel's mount table ({@code /proc/self/mountinfo}) to see whether a FUSE mount is there. */
+final class MountTable {
+    private static final Path MOUNTINFO = Path.of("/proc/self/mountinfo");
+
+    private MountTable() {
+    }
+
+    /**
+     * @param mountPoint a real (symlink-free, absolute) path
+     * @return whether a FUSE file system is mounted there
+     */
+    static boolean isFuseMounted(Path mountPoint) {
+        try {
+            return isFuseMounted(Files.readAllLines(MOUNTINFO), mountPoint.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + MOUNTINFO, e);
+        }
+    }
+
+    /** mountinfo(5): field 5 is the mount point (octal escapes), the file system type follows " - ". */
+    static boolean isFuseMounted(List<String> mountinfo, String mountPoint) {
+        for (String line : mountinfo) {
+            String[] fields = line.split(" ");
+            int separator = line.indexOf(" - ");
+            if (fields.length < 5 || separator < 0) {
+                continue;
+            }
+            String type = line.substring(separator + 3).split(" ")[0];
+            if (type.startsWith("fuse") && unescape(fields[4]).equals(mountPoint)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String unescape(String field) {
+        var out = new StringBuilder(field.length());
+        for (int i = 0; i < field.length(); i++) {
+            char c = field.charAt(i);
+            if (c == '\\' && i + 3 < field.length()) {
+                out.append((char) Integer.parseInt(field.substring(i + 1, i + 4), 8));
+                i += 3;
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+}

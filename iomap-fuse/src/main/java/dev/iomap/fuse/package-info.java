@@ -1,0 +1,6 @@
+/**
+ * Mounts an {@link dev.iomap.api.IomapFileSystem} with FUSE (jfuse over libfuse3): the entry point is
+ * {@link dev.iomap.fuse.IomapMount}; {@link dev.iomap.fuse.FuseBridge} maps the FUSE operations and
+ * {@link dev.iomap.fuse.ErrnoMapping} the errors.
+ */
+package dev.iomap.fuse;

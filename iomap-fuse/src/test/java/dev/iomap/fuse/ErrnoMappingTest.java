@@ -1,0 +1,96 @@
+package dev.iomap.fuse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.DeviceIoException;
+import dev.iomap.api.IomapException;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.NoSpaceException;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.WritebackException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.ClosedFileSystemException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.util.concurrent.CompletionException;
+import java.util.stream.Stream;
+import org.cryptomator.jfuse.api.Errno;
+import org.cryptomator.jfuse.api.FuseBuilder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The exception-to-errno table, row by row, and the errno values against jfuse's own. */
+class ErrnoMappingTest {
+
+    static Stream<Arguments> table() {
+        return Stream.of(
+                row(new NoSuchFileException("/a"), LinuxErrno.ENOENT),
+                row(new FileAlreadyExistsException("/a"), LinuxErrno.EEXIST),
+                row(new DirectoryNotEmptyException("/d"), LinuxErrno.ENOTEMPTY),
+                row(new NotDirectoryException("/f"), LinuxErrno.ENOTDIR),
+                row(new AccessDeniedException("/a"), LinuxErrno.EACCES),
+                row(new FileSystemException("/d", null, "Is a directory"), LinuxErrno.EISDIR),
+                row(new FileSystemException("/a", "/a/b", "Invalid argument (a directory cannot move into itself)"),
+                        LinuxErrno.EINVAL),
+                row(new FileSystemException("/n", null, "File name too long"), LinuxErrno.ENAMETOOLONG),
+                row(new FileSystemException("/a", null, "something else"), LinuxErrno.EIO),
+                row(new FileSystemException("/a"), LinuxErrno.EIO),
+                row(new NoSpaceException("full"), LinuxErrno.ENOSPC),
+                row(new NotSupportedException("punch hole"), LinuxErrno.EOPNOTSUPP),
+                row(new UnsupportedOperationException("no"), LinuxErrno.EOPNOTSUPP),
+                row(new InvalidRangeException("negative offset"), LinuxErrno.EINVAL),
+                row(new InvalidPathException("/a/./b", "'.' name"), LinuxErrno.EINVAL),
+                row(new IllegalArgumentException("bad"), LinuxErrno.EINVAL),
+                row(new CorruptFilesystemException("bad magic"), LinuxErrno.EUCLEAN),
+                row(new WritebackException("lost", new IOException("device")), LinuxErrno.EIO),
+                row(new DeviceIoException("read", 0, 4096, null), LinuxErrno.EIO),
+                row(new IomapException("anything else"), LinuxErrno.EIO),
+                row(new IOException("plain"), LinuxErrno.EIO),
+                row(new ClosedChannelException(), LinuxErrno.EBADF),
+                row(new ClosedFileSystemException(), LinuxErrno.EIO),
+                row(new IllegalStateException("bug"), LinuxErrno.EIO),
+                row(new OutOfMemoryError(), LinuxErrno.ENOMEM),
+                row(new StackOverflowError(), LinuxErrno.EIO),
+                row(new CompletionException(new NoSpaceException("full")), LinuxErrno.ENOSPC),
+                row(new UncheckedIOException(new NoSuchFileException("/a")), LinuxErrno.ENOENT));
+    }
+
+    private static Arguments row(Throwable error, int errno) {
+        return Arguments.of(error.getClass().getSimpleName() + " -> " + LinuxErrno.name(errno), error, errno);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("table")
+    void mapsEachExceptionToTheKernelsErrno(String row, Throwable error, int errno) {
+        assertThat(ErrnoMapping.errno(error)).isEqualTo(errno);
+    }
+
+    @Test
+    void errnoValuesAgreeWithJfuses() {
+        Errno jfuse = FuseBuilder.getSupported().errno();
+        assertThat(LinuxErrno.ENOENT).isEqualTo(jfuse.enoent());
+        assertThat(LinuxErrno.EIO).isEqualTo(jfuse.eio());
+        assertThat(LinuxErrno.EBADF).isEqualTo(jfuse.ebadf());
+        assertThat(LinuxErrno.ENOMEM).isEqualTo(jfuse.enomem());
+        assertThat(LinuxErrno.EACCES).isEqualTo(jfuse.eacces());
+        assertThat(LinuxErrno.EEXIST).isEqualTo(jfuse.eexist());
+        assertThat(LinuxErrno.ENOTDIR).isEqualTo(jfuse.enotdir());
+        assertThat(LinuxErrno.EISDIR).isEqualTo(jfuse.eisdir());
+        assertThat(LinuxErrno.EINVAL).isEqualTo(jfuse.einval());
+        assertThat(LinuxErrno.EROFS).isEqualTo(jfuse.erofs());
+        assertThat(LinuxErrno.ENAMETOOLONG).isEqualTo(jfuse.enametoolong());
+        assertThat(LinuxErrno.ENOSYS).isEqualTo(jfuse.enosys());
+        assertThat(LinuxErrno.ENOTEMPTY).isEqualTo(jfuse.enotempty());
+        assertThat(LinuxErrno.EOPNOTSUPP).isEqualTo(jfuse.enotsup());
+    }
+}

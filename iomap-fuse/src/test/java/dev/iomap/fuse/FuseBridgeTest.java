@@ -1,0 +1,295 @@
+package dev.iomap.fuse;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.RETURNS_DEEP_STUBS;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.IomapFileSystems;
+import dev.iomap.api.MountOptions;
+import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.nio.testadapter.ImageTestAdapter;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.cryptomator.jfuse.api.DirFiller;
+import org.cryptomator.jfuse.api.FileInfo;
+import org.cryptomator.jfuse.api.FuseBuilder;
+import org.cryptomator.jfuse.api.FuseOperations.Operation;
+import org.cryptomator.jfuse.api.Stat;
+import org.cryptomator.jfuse.api.Statvfs;
+import org.cryptomator.jfuse.api.TimeSpec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The bridge's operations called directly (no kernel), over the image-test adapter on a RAM device. */
+class FuseBridgeTest {
+    RamBlockDevice device;
+    IomapFileSystem fs;
+    FuseBridge bridge;
+
+    @BeforeEach
+    void mount() throws IOException {
+        device = new RamBlockDevice(512, 4L << 20);
+        IomapFileSystems.format(ImageTestAdapter.NAME, device, FormatOptions.blockSize(4096));
+        fs = IomapFileSystems.mount(ImageTestAdapter.NAME, device, MountOptions.defaults());
+        bridge = new FuseBridge(fs, FuseBuilder.getSupported().errno(), 1000, 100, true);
+    }
+
+    @AfterEach
+    void unmount() throws IOException {
+        bridge.releaseAll();
+        fs.close();
+        device.close();
+    }
+
+    /** A FileInfo as libfuse would pass it: flags in, handle out. */
+    static final class Info implements FileInfo {
+        long fh;
+        final int flags;
+
+        Info(int flags) {
+            this.flags = flags;
+        }
+
+        @Override
+        public long getFh() {
+            return fh;
+        }
+
+        @Override
+        public void setFh(long fh) {
+            this.fh = fh;
+        }
+
+        @Override
+        public int getFlags() {
+            return flags;
+        }
+
+        @Override
+        public java.util.Set<java.nio.file.StandardOpenOption> getOpenFlags() {
+            return java.util.Set.of();
+        }
+
+        @Override
+        public long getLockOwner() {
+            return 0;
+        }
+    }
+
+    private Info create(String path) {
+        Info info = new Info(0);
+        assertThat(bridge.create(path, 0644, info)).isZero();
+        return info;
+    }
+
+    private int write(String path, Info info, long offset, String text) {
+        ByteBuffer buf = ByteBuffer.wrap(text.getBytes(UTF_8));
+        return bridge.write(path, buf, buf.remaining(), offset, info);
+    }
+
+    private String read(String path, Info info, long offset, int size) {
+        ByteBuffer buf = ByteBuffer.allocate(size);
+        int n = bridge.read(path, buf, size, offset, info);
+        assertThat(n).isNotNegative();
+        return new String(buf.array(), 0, n, UTF_8);
+    }
+
+    @Test
+    void declaresOnlyWhatItImplements() {
+        assertThat(bridge.supportedOperations()).doesNotContain(Operation.OPEN_DIR, Operation.RELEASE_DIR,
+                Operation.ACCESS, Operation.CHMOD, Operation.CHOWN, Operation.SYMLINK, Operation.READLINK,
+                Operation.GET_XATTR, Operation.SET_XATTR, Operation.LIST_XATTR, Operation.REMOVE_XATTR);
+        assertThat(bridge.supportedOperations()).contains(Operation.GET_ATTR, Operation.READ_DIR, Operation.MKDIR,
+                Operation.CREATE, Operation.OPEN, Operation.READ, Operation.WRITE, Operation.TRUNCATE,
+                Operation.UNLINK, Operation.RMDIR, Operation.RENAME, Operation.STATFS, Operation.FSYNC,
+                Operation.FLUSH, Operation.RELEASE);
+    }
+
+    @Test
+    void createWriteReadFsyncRelease() {
+        Info info = create("/f");
+        assertThat(info.fh).isPositive();
+        assertThat(write("/f", info, 0, "hello, fuse")).isEqualTo(11);
+        assertThat(read("/f", info, 7, 100)).isEqualTo("fuse");
+        assertThat(read("/f", info, 11, 100)).isEmpty();
+        assertThat(bridge.fsync("/f", 1, info)).isZero();
+        assertThat(bridge.fsync("/f", 0, info)).isZero();
+        assertThat(bridge.flush("/f", info)).isZero();
+        assertThat(bridge.openFiles()).isEqualTo(1);
+        assertThat(bridge.release("/f", info)).isZero();
+        assertThat(bridge.openFiles()).isZero();
+        assertThat(bridge.read("/f", ByteBuffer.allocate(1), 1, 0, info)).isEqualTo(-LinuxErrno.EBADF);
+
+        Info again = new Info(0);
+        assertThat(bridge.open("/f", again)).isZero();
+        assertThat(read("/f", again, 0, 5)).isEqualTo("hello");
+        Info truncating = new Info(FuseBridge.O_TRUNC);
+        assertThat(bridge.open("/f", truncating)).isZero();
+        assertThat(read("/f", again, 0, 5)).isEmpty();
+    }
+
+    @Test
+    void getattrFillsTheStatFromTheFileSystem() {
+        Info info = create("/f");
+        write("/f", info, 0, "12345");
+        Stat stat = mock(Stat.class, RETURNS_DEEP_STUBS);
+        assertThat(bridge.getattr("/f", stat, null)).isZero();
+        verify(stat).setMode(Stat.S_IFREG | 0644);
+        verify(stat).setSize(5);
+        verify(stat).setNLink((short) 1);
+        verify(stat).setUid(1000);
+        verify(stat).setGid(100);
+        verify(stat.mTime()).set(any());
+
+        Stat dir = mock(Stat.class, RETURNS_DEEP_STUBS);
+        assertThat(bridge.getattr("/", dir, null)).isZero();
+        verify(dir).setMode(Stat.S_IFDIR | 0755);
+
+        assertThat(bridge.unlink("/f")).isZero();
+        Stat unlinked = mock(Stat.class, RETURNS_DEEP_STUBS);
+        assertThat(bridge.getattr("/f", unlinked, info)).as("fstat of an open, unlinked file").isZero();
+        verify(unlinked).setNLink((short) 0);
+        assertThat(bridge.getattr("/f", mock(Stat.class, RETURNS_DEEP_STUBS), null)).isEqualTo(-LinuxErrno.ENOENT);
+    }
+
+    @Test
+    void readdirListsDotDotDotAndEntriesWithTheirTypes() throws IOException {
+        assertThat(bridge.mkdir("/d", 0755)).isZero();
+        create("/d/b");
+        assertThat(bridge.mkdir("/d/a", 0755)).isZero();
+        DirFiller filler = mock(DirFiller.class);
+        List<String> names = new ArrayList<>();
+        when(filler.fill(any(), any(), anyLong(), anyInt())).thenAnswer(call -> {
+            names.add(call.getArgument(0));
+            return 0;
+        });
+        org.mockito.Mockito.doAnswer(call -> names.add(call.getArgument(0))).when(filler).fill(any(String.class));
+        assertThat(bridge.readdir("/d", filler, 0, null, 0)).isZero();
+        assertThat(names).containsExactly(".", "..", "a", "b");
+        assertThat(bridge.readdir("/d/b", filler, 0, null, 0)).isEqualTo(-LinuxErrno.ENOTDIR);
+        assertThat(bridge.readdir("/missing", filler, 0, null, 0)).isEqualTo(-LinuxErrno.ENOENT);
+    }
+
+    @Test
+    void namespaceMistakesGetTheKernelsErrno() {
+        assertThat(bridge.mkdir("/d", 0755)).isZero();
+        assertThat(bridge.mkdir("/d", 0755)).isEqualTo(-LinuxErrno.EEXIST);
+        create("/d/f");
+        assertThat(bridge.rmdir("/d")).isEqualTo(-LinuxErrno.ENOTEMPTY);
+        assertThat(bridge.rmdir("/d/f")).isEqualTo(-LinuxErrno.ENOTDIR);
+        assertThat(bridge.unlink("/d")).isEqualTo(-LinuxErrno.EISDIR);
+        assertThat(bridge.unlink("/nope")).isEqualTo(-LinuxErrno.ENOENT);
+        assertThat(bridge.mkdir("/nope/x", 0755)).isEqualTo(-LinuxErrno.ENOENT);
+        assertThat(bridge.open("/d", new Info(0))).isEqualTo(-LinuxErrno.EISDIR);
+        assertThat(bridge.open("/nope", new Info(0))).isEqualTo(-LinuxErrno.ENOENT);
+        assertThat(bridge.create("/d/f", 0644, new Info(FuseBridge.O_EXCL))).isEqualTo(-LinuxErrno.EEXIST);
+        assertThat(bridge.create("/d/f", 0644, new Info(0))).as("O_CREAT without O_EXCL opens").isZero();
+        assertThat(bridge.mkdir("/" + "n".repeat(256), 0755)).isEqualTo(-LinuxErrno.ENAMETOOLONG);
+        assertThat(bridge.mkdir("/" + "é".repeat(128), 0755)).as("256 bytes of UTF-8").isEqualTo(-LinuxErrno.ENAMETOOLONG);
+        assertThat(bridge.mkdir("/" + "n".repeat(255), 0755)).isZero();
+    }
+
+    @Test
+    void renameReplacesUnlessNoReplaceAndRefusesExchange() {
+        create("/a");
+        create("/b");
+        assertThat(bridge.rename("/a", "/b", FuseBridge.RENAME_NOREPLACE)).isEqualTo(-LinuxErrno.EEXIST);
+        assertThat(bridge.rename("/a", "/b", 2)).as("RENAME_EXCHANGE").isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(bridge.rename("/a", "/b", 0)).isZero();
+        assertThat(bridge.getattr("/a", mock(Stat.class, RETURNS_DEEP_STUBS), null)).isEqualTo(-LinuxErrno.ENOENT);
+        assertThat(bridge.rename("/a", "/c", 0)).isEqualTo(-LinuxErrno.ENOENT);
+        assertThat(bridge.mkdir("/d", 0755)).isZero();
+        create("/d/x");
+        assertThat(bridge.mkdir("/e", 0755)).isZero();
+        assertThat(bridge.rename("/e", "/d", 0)).isEqualTo(-LinuxErrno.ENOTEMPTY);
+    }
+
+    @Test
+    void truncateByPathOrHandleAndStatfs() {
+        Info info = create("/t");
+        write("/t", info, 0, "0123456789");
+        assertThat(bridge.truncate("/t", 4, null)).isZero();
+        assertThat(read("/t", info, 0, 100)).isEqualTo("0123");
+        assertThat(bridge.truncate("/t", 6, info)).isZero();
+        assertThat(read("/t", info, 0, 100)).isEqualTo("0123\0\0");
+        assertThat(bridge.truncate("/missing", 0, null)).isEqualTo(-LinuxErrno.ENOENT);
+
+        Statvfs statvfs = mock(Statvfs.class);
+        assertThat(bridge.statfs("/", statvfs)).isZero();
+        verify(statvfs).setBsize(4096);
+        verify(statvfs).setNameMax(255);
+        verify(statvfs).setBlocks(org.mockito.ArgumentMatchers.longThat(blocks -> blocks > 0));
+    }
+
+    @Test
+    void fallocateModes() {
+        Info info = create("/f");
+        write("/f", info, 0, "x".repeat(3 * 4096));
+        int keep = FuseBridge.FALLOC_FL_KEEP_SIZE;
+        assertThat(bridge.fallocate("/f", 0, 0, 8 * 4096, info)).isZero();
+        assertThat(read("/f", info, 0, 10 * 4096)).hasSize(8 * 4096);
+        assertThat(bridge.fallocate("/f", FuseBridge.FALLOC_FL_PUNCH_HOLE | keep, 4096, 4096, info)).isZero();
+        assertThat(read("/f", info, 4096, 4096)).isEqualTo("\0".repeat(4096));
+        assertThat(read("/f", info, 2 * 4096, 1)).isEqualTo("x");
+        assertThat(bridge.fallocate("/f", FuseBridge.FALLOC_FL_ZERO_RANGE, 0, 10, info)).isZero();
+        assertThat(read("/f", info, 0, 11)).isEqualTo("\0".repeat(10) + "x");
+        assertThat(bridge.fallocate("/f", FuseBridge.FALLOC_FL_PUNCH_HOLE, 0, 4096, info))
+                .as("punch without KEEP_SIZE").isEqualTo(-LinuxErrno.EOPNOTSUPP);
+        assertThat(bridge.fallocate("/f", 0x08, 0, 4096, info)).as("COLLAPSE_RANGE").isEqualTo(-LinuxErrno.EOPNOTSUPP);
+        assertThat(bridge.fallocate("/f", FuseBridge.FALLOC_FL_UNSHARE_RANGE, 0, 4096, info))
+                .as("unshare without copy-on-write").isEqualTo(-LinuxErrno.EOPNOTSUPP);
+        assertThat(bridge.fallocate("/f", 0, -1, 4096, info)).isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(bridge.fallocate("/f", 0, 0, 0, info)).isEqualTo(-LinuxErrno.EINVAL);
+    }
+
+    @Test
+    void noSpaceIsEnospc() {
+        Info info = create("/big");
+        ByteBuffer chunk = ByteBuffer.allocate(1 << 20);
+        int result = 0;
+        for (int i = 0; i < 8 && result >= 0; i++) {
+            result = bridge.write("/big", chunk.clear(), chunk.capacity(), (long) i << 20, info);
+        }
+        assertThat(result).isEqualTo(-LinuxErrno.ENOSPC);
+    }
+
+    @Test
+    void utimensAcceptsNowAndOmitOnly() {
+        create("/f");
+        TimeSpec now = mock(TimeSpec.class);
+        when(now.isUtimeNow()).thenReturn(true);
+        TimeSpec omit = mock(TimeSpec.class);
+        when(omit.isUtimeOmit()).thenReturn(true);
+        TimeSpec explicit = mock(TimeSpec.class);
+        assertThat(bridge.utimens("/f", now, omit, null)).isZero();
+        assertThat(bridge.utimens("/f", explicit, now, null)).isEqualTo(-LinuxErrno.EOPNOTSUPP);
+        assertThat(bridge.utimens("/missing", now, now, null)).isEqualTo(-LinuxErrno.ENOENT);
+    }
+
+    @Test
+    void anExceptionNeverEscapesIntoLibfuse() throws IOException {
+        IomapFileSystem broken = mock(IomapFileSystem.class);
+        when(broken.stat(any())).thenThrow(new IllegalStateException("a bug"));
+        when(broken.readdir(any())).thenThrow(new StackOverflowError());
+        when(broken.statfs()).thenThrow(new CorruptFilesystemException("bad checksum"));
+        var brokenBridge = new FuseBridge(broken, FuseBuilder.getSupported().errno(), 0, 0, false);
+        assertThat(brokenBridge.getattr("/x", mock(Stat.class), null)).isEqualTo(-LinuxErrno.EIO);
+        assertThat(brokenBridge.readdir("/", mock(DirFiller.class), 0, null, 0)).isEqualTo(-LinuxErrno.EIO);
+        assertThat(brokenBridge.statfs("/", mock(Statvfs.class))).isEqualTo(-LinuxErrno.EUCLEAN);
+        assertThat(brokenBridge.write("/x", ByteBuffer.allocate(1), 1, 0, null)).isEqualTo(-LinuxErrno.EIO);
+        verify(broken).stat(eq("/x"));
+    }
+}

@@ -1,0 +1,65 @@
+package dev.iomap.fuse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Ctrl-C on {@code iomap mount}: SIGINT to a JVM blocked in {@link IomapMount#mountForeground}
+ * unmounts through its shutdown hook and leaves a clean image that mounts again with the data.
+ */
+class FuseInterruptTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void sigintUnmountsAndLeavesACleanImage() throws Exception {
+        MountedImage.assumeFuse();
+        Path image = dir.resolve("disk.img");
+        Path mountPoint = Files.createDirectories(dir.resolve("mnt"));
+        Path log = dir.resolve("mount.log");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process child = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
+                ForegroundMountMain.class.getName(), MountedImage.ADAPTER, image.toString(),
+                mountPoint.toString(), String.valueOf(16L << 20))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            Path real = mountPoint.toRealPath();
+            long deadline = System.nanoTime() + MountedImage.TIMEOUT.toNanos();
+            while (!MountTable.isFuseMounted(real)) {
+                assertThat(child.isAlive()).as("child exited early:%n%s", Files.readString(log)).isTrue();
+                assertThat(System.nanoTime()).as("mounted in time").isLessThan(deadline);
+                Thread.sleep(50);
+            }
+            var write = MountedImage.run(real, List.of("bash", "-c",
+                    "mkdir kept && printf 'written before Ctrl-C' > kept/file"));
+            assertThat(write.exit()).as(write.stderr()).isZero();
+
+            var interrupt = MountedImage.run(dir, List.of("kill", "-INT", String.valueOf(child.pid())));
+            assertThat(interrupt.exit()).isZero();
+            assertThat(child.waitFor(MountedImage.TIMEOUT.toSeconds(), TimeUnit.SECONDS))
+                    .as("child exits after SIGINT").isTrue();
+            assertThat(MountTable.isFuseMounted(real)).isFalse();
+            assertThat(Files.readString(log)).contains("iomap: unmounted " + real + "; the image is clean");
+        } finally {
+            if (child.isAlive()) {
+                child.destroyForcibly();
+                MountedImage.run(dir, List.of("fusermount3", "-u", "-z", mountPoint.toString()));
+            }
+        }
+        assertThat(MountedImage.fsck(MountedImage.ADAPTER, image).problems())
+                .as("fsck after Ctrl-C; child output:%n%s", Files.readString(log)).isEmpty();
+        try (MountedImage again = MountedImage.mount(MountedImage.ADAPTER, image, mountPoint)) {
+            assertThat(Files.readString(again.mountPoint.resolve("kept" + File.separator + "file")))
+                    .isEqualTo("written before Ctrl-C");
+            again.unmount();
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.iomap.nio;
+
+import dev.iomap.api.FsStat;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.FileAttributeView;
+import java.nio.file.attribute.FileStoreAttributeView;
+
+/** The one store of an iomap file system: its image, with space from {@code statfs}. */
+final class IomapFileStore extends FileStore {
+    private final IomapNioFileSystem fs;
+
+    IomapFileStore(IomapNioFileSystem fs) {
+        this.fs = fs;
+    }
+
+    @Override
+    public String name() {
+        return fs.imageUri().image().toString();
+    }
+
+    @Override
+    public String type() {
+        return fs.iomap().adapterName();
+    }
+
+    @Override
+    public boolean isReadOnly() {
+        return false;
+    }
+
+    private FsStat statfs() throws IOException {
+        fs.ensureOpen();
+        return fs.iomap().statfs();
+    }
+
+    @Override
+    public long getTotalSpace() throws IOException {
+        FsStat stat = statfs();
+        return stat.totalBlocks() * stat.blockSize();
+    }
+
+    @Override
+    public long getUsableSpace() throws IOException {
+        return getUnallocatedSpace();
+    }
+
+    @Override
+    public long getUnallocatedSpace() throws IOException {
+        FsStat stat = statfs();
+        return stat.freeBlocks() * stat.blockSize();
+    }
+
+    @Override
+    public long getBlockSize() throws IOException {
+        return statfs().blockSize();
+    }
+
+    @Override
+    public boolean supportsFileAttributeView(Class<? extends FileAttributeView> type) {
+        return type == BasicFileAttributeView.class;
+    }
+
+    @Override
+    public boolean supportsFileAttributeView(String name) {
+        return name.equals("basic");
+    }
+
+    @Override
+    public <V extends FileStoreAttributeView> V getFileStoreAttributeView(Class<V> type) {
+        return null;
+    }
+
+    @Override
+    public Object getAttribute(String attribute) {
+        throw new UnsupportedOperationException("iomap file stores have no attribute '" + attribute + "'");
+    }
+}

@@ -1,0 +1,55 @@
+package dev.iomap.nio;
+
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+
+/**
+ * The {@link OpenOption}s of a channel, checked as the default provider checks them.
+ *
+ * @param read whether the channel reads
+ * @param write whether it writes
+ * @param append whether every write goes to the end of the file
+ * @param truncateExisting whether an existing file is emptied
+ * @param create whether a missing file is created
+ * @param createNew whether the file must not exist yet
+ * @param deleteOnClose whether the name is removed when the channel closes
+ * @param sync whether every write is followed by fsync ({@code SYNC}) or fdatasync ({@code DSYNC})
+ * @param dataSyncOnly whether that sync is fdatasync
+ */
+record OpenFlags(boolean read, boolean write, boolean append, boolean truncateExisting, boolean create,
+        boolean createNew, boolean deleteOnClose, boolean sync, boolean dataSyncOnly) {
+
+    /**
+     * @param options the options given
+     * @return them, checked
+     * @throws IllegalArgumentException for {@code READ} with {@code APPEND}, or {@code APPEND} with
+     *     {@code TRUNCATE_EXISTING}
+     * @throws UnsupportedOperationException for an option of another kind
+     */
+    static OpenFlags of(Set<? extends OpenOption> options) {
+        for (OpenOption option : options) {
+            if (!(option instanceof StandardOpenOption) && option != LinkOption.NOFOLLOW_LINKS) {
+                throw new UnsupportedOperationException("open option " + option + " is not supported");
+            }
+        }
+        boolean append = options.contains(StandardOpenOption.APPEND);
+        boolean write = append || options.contains(StandardOpenOption.WRITE);
+        boolean read = options.contains(StandardOpenOption.READ) || !write;
+        boolean truncate = options.contains(StandardOpenOption.TRUNCATE_EXISTING);
+        if (append && options.contains(StandardOpenOption.READ)) {
+            throw new IllegalArgumentException("READ + APPEND not allowed");
+        }
+        if (append && truncate) {
+            throw new IllegalArgumentException("APPEND + TRUNCATE_EXISTING not allowed");
+        }
+        boolean sync = options.contains(StandardOpenOption.SYNC);
+        boolean dsync = options.contains(StandardOpenOption.DSYNC);
+        return new OpenFlags(read, write, append, write && truncate,
+                write && options.contains(StandardOpenOption.CREATE),
+                write && options.contains(StandardOpenOption.CREATE_NEW),
+                options.contains(StandardOpenOption.DELETE_ON_CLOSE),
+                sync || dsync, dsync && !sync);
+    }
+}
