@@ -1,0 +1,260 @@
+package dev.iomap.cli;
+
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.cli.bench.BenchRunner;
+import dev.iomap.cli.bench.BenchSettings;
+import dev.iomap.cli.bench.DeviceSpec;
+import dev.iomap.cli.bench.Progress;
+import dev.iomap.cli.bench.RunResult;
+import dev.iomap.cli.jobfile.BenchPlan;
+import dev.iomap.cli.jobfile.JobFile;
+import dev.iomap.cli.jobfile.JobFileException;
+import dev.iomap.cli.jobfile.JobFileParser;
+import dev.iomap.cli.jobfile.JobResolver;
+import dev.iomap.cli.report.CompareReport;
+import dev.iomap.cli.report.JsonReport;
+import dev.iomap.cli.report.TextReport;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code iomap bench JOBFILE...}: runs fio job files in process against an adapter. */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Runs fio job files against an adapter and reports write amplification too.",
+            "",
+            "Formats a fresh device with the adapter, mounts it, and runs the jobs in process as threads with"
+                    + " fio's psync engine. Reports what fio reports (IOPS, bandwidth, latency percentiles) plus"
+                    + " the page cache's and device's counters: write amplification = device bytes written /"
+                    + " bytes the jobs wrote. Each job file is its own reporting group."})
+final class BenchCommand implements Callable<Integer> {
+    private static final Duration PROGRESS_AFTER = Duration.ofSeconds(2);
+
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(paramLabel = "JOBFILE", arity = "1..*", description = "fio job files, run one after another")
+    private List<Path> jobFiles;
+
+    @Option(names = "--adapter", defaultValue = "xfs-like", paramLabel = "NAME",
+            description = "the filesystem adapter (default: ${DEFAULT-VALUE})")
+    private String adapter;
+
+    @Option(names = "--device", defaultValue = "ram", paramLabel = "DEVICE",
+            description = "ram, ram:SIZE or file:PATH (default: ram, sized for the jobs' files)")
+    private String device;
+
+    @Option(names = "--page-size", defaultValue = "4096", paramLabel = "SIZE",
+            description = "page size of the cache, 4k to 64k (default: ${DEFAULT-VALUE})")
+    private String pageSize;
+
+    @Option(names = "--block-size", defaultValue = "4096", paramLabel = "SIZE",
+            description = "filesystem block size to format with (default: ${DEFAULT-VALUE})")
+    private String blockSize;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+            description = "a page-cache option by its PageCacheOptions name, e.g. perBlockDirty=false,"
+                    + " maxFolioOrder=0, stateLock=SEPARATE, dirtyLimitBytes=128m (repeatable)")
+    private List<String> settings = new ArrayList<>();
+
+    @Option(names = "--compare", paramLabel = "KEY=V1,V2",
+            description = "run the jobs once per value of a --set key, alternating, and print the results"
+                    + " side by side with ratios to the first value")
+    private String compare;
+
+    @Option(names = "--repeat", defaultValue = "1", paramLabel = "N",
+            description = "with --compare: runs per value (default: ${DEFAULT-VALUE})")
+    private int repeat;
+
+    @Option(names = "--output-format", defaultValue = "normal", paramLabel = "FORMAT",
+            description = "normal, json, or normal,json (default: ${DEFAULT-VALUE})")
+    private String outputFormat;
+
+    @Option(names = "--output", paramLabel = "FILE", description = "write the report to FILE instead of stdout")
+    private Path output;
+
+    @Option(names = "--progress", defaultValue = "auto", paramLabel = "WHEN",
+            description = "progress line on stderr: auto (when a run lasts over 2 s and stderr is a terminal),"
+                    + " always, never (default: ${DEFAULT-VALUE})")
+    private String progress;
+
+    @Option(names = "--no-flusher", description = "mount without background writeback (device traffic only"
+            + " from syncs, dirty limits and unmount)")
+    private boolean noFlusher;
+
+    @Override
+    public Integer call() throws Exception {
+        Formats formats = Formats.parse(outputFormat);
+        BenchPlan plan = plan();
+        PrintWriter err = spec.commandLine().getErr();
+        plan.notes().forEach(err::println);
+        err.flush();
+        BenchSettings base = settings(List.of());
+        BenchRunner.checkDirectIo(plan, adapter);
+        try (Output out = Output.open(output, spec.commandLine().getOut())) {
+            boolean failed = compare == null ? runOnce(plan, base, formats, out.writer())
+                    : runComparison(plan, formats, out.writer());
+            return failed ? 1 : 0;
+        }
+    }
+
+    private BenchPlan plan() throws JobFileException, IOException {
+        JobFileParser parser = new JobFileParser(System.getenv());
+        List<JobFile> files = new ArrayList<>();
+        for (Path path : jobFiles) {
+            files.add(parser.parse(path));
+        }
+        return new JobResolver().resolve(files);
+    }
+
+    private boolean runOnce(BenchPlan plan, BenchSettings settings, Formats formats, PrintWriter out)
+            throws Exception {
+        TextReport text = new TextReport(out);
+        Consumer<String> notices = line -> { };
+        if (formats.normal()) {
+            text.preamble(plan, settings, Iomap.version());
+            notices = line -> {
+                out.println(line);
+                out.flush();
+            };
+        }
+        RunResult run = new BenchRunner(settings, notices, progress()).run(plan);
+        if (formats.normal()) {
+            text.results(run);
+        }
+        if (formats.json()) {
+            out.print(JsonReport.of(run, plan, Iomap.version()));
+        }
+        out.flush();
+        reportErrors(run);
+        return run.failed();
+    }
+
+    private boolean runComparison(BenchPlan plan, Formats formats, PrintWriter out) throws Exception {
+        var assignment = CacheSettings.Assignment.parse(compare);
+        String key = assignment.key();
+        List<String> values = Arrays.stream(assignment.value().split(",")).map(String::strip).toList();
+        if (values.size() < 2 || values.stream().anyMatch(String::isEmpty)) {
+            throw new UsageException("bad --compare '" + compare + "': give a key and two or more values, e.g."
+                    + " --compare perBlockDirty=false,true");
+        }
+        if (repeat < 1) {
+            throw new UsageException("--repeat must be at least 1, got " + repeat);
+        }
+        List<BenchSettings> perValue = new ArrayList<>();
+        for (String value : values) {
+            perValue.add(settings(List.of(new CacheSettings.Assignment(key, value))));
+        }
+        List<List<RunResult>> runs = new ArrayList<>();
+        values.forEach(value -> runs.add(new ArrayList<>()));
+        PrintWriter err = spec.commandLine().getErr();
+        boolean failed = false;
+        int total = repeat * values.size();
+        for (int round = 0; round < repeat; round++) {
+            for (int v = 0; v < values.size(); v++) {
+                int number = round * values.size() + v + 1;
+                err.println("run " + number + "/" + total + ": " + key + "=" + values.get(v));
+                err.flush();
+                RunResult run = new BenchRunner(perValue.get(v), line -> { }, progress()).run(plan);
+                reportErrors(run);
+                failed |= run.failed();
+                runs.get(v).add(run);
+            }
+        }
+        CompareReport report = new CompareReport(key, values, runs);
+        if (formats.normal()) {
+            BenchSettings first = perValue.getFirst();
+            out.print(report.text("adapter " + first.adapter() + ", block size " + first.blockSize() + ", page size "
+                    + first.pageCache().pageSize() + ", device " + device));
+        }
+        if (formats.json()) {
+            out.print(report.json(plan, Iomap.version()));
+        }
+        out.flush();
+        return failed;
+    }
+
+    private void reportErrors(RunResult run) {
+        PrintWriter err = spec.commandLine().getErr();
+        run.groups().forEach(group -> group.threads().forEach(thread -> thread.error().ifPresent(error ->
+                err.println("iomap: job " + thread.job().name() + " thread " + thread.thread() + ": " + error))));
+        err.flush();
+    }
+
+    /** The settings from the options, with extra {@code --set} assignments applied last. */
+    private BenchSettings settings(List<CacheSettings.Assignment> extra) throws UsageException {
+        List<CacheSettings.Assignment> assignments = new ArrayList<>();
+        for (String setting : settings) {
+            assignments.add(CacheSettings.Assignment.parse(setting));
+        }
+        assignments.addAll(extra);
+        PageCacheOptions cache = CacheSettings.options(pageSize, assignments);
+        int block;
+        try {
+            block = Math.toIntExact(Units.parseSize(blockSize, 1024));
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new UsageException("bad --block-size '" + blockSize + "': " + e.getMessage());
+        }
+        return new BenchSettings(adapter, DeviceSpec.parse(device), block, cache, !noFlusher);
+    }
+
+    private Progress progress() throws UsageException {
+        PrintWriter terminal = spec.commandLine().getErr();
+        return switch (progress.toLowerCase(Locale.ROOT)) {
+            case "never" -> Progress.none();
+            case "always" -> Progress.terminal(terminal, PROGRESS_AFTER);
+            case "auto" -> Terminal.stderrIsTerminal() ? Progress.terminal(terminal, PROGRESS_AFTER) : Progress.none();
+            default -> throw new UsageException("bad --progress '" + progress + "': use auto, always or never");
+        };
+    }
+
+    /** Which reports to print. */
+    private record Formats(boolean normal, boolean json) {
+        static Formats parse(String text) throws UsageException {
+            boolean normal = false;
+            boolean json = false;
+            for (String part : text.split(",")) {
+                switch (part.strip().toLowerCase(Locale.ROOT)) {
+                    case "normal" -> normal = true;
+                    case "json" -> json = true;
+                    default -> throw new UsageException("bad --output-format '" + text + "': use normal, json or"
+                            + " normal,json");
+                }
+            }
+            return new Formats(normal, json);
+        }
+    }
+
+    /** Standard output, or the {@code --output} file. */
+    private record Output(PrintWriter writer, boolean ownsWriter) implements AutoCloseable {
+        static Output open(Path file, PrintWriter stdout) throws IOException {
+            if (file == null) {
+                return new Output(stdout, false);
+            }
+            return new Output(new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8)), true);
+        }
+
+        @Override
+        public void close() {
+            writer.flush();
+            if (ownsWriter) {
+                writer.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package dev.iomap.cli;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FsckReport;
+import dev.iomap.api.IomapFileSystems;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code iomap fsck}: checks an unmounted image; exit status 0 if clean, 1 with the problems listed. */
+@Command(name = "fsck", mixinStandardHelpOptions = true, description = "Checks an unmounted image without changing it. Exit status 0: clean;"
+        + " 1: problems found (listed) or the image could not be read.")
+final class FsckCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ImageOptions image;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        FsckReport report;
+        try (BlockDevice device = image.openExisting()) {
+            report = IomapFileSystems.fsck(image.adapter, device);
+        } catch (CorruptFilesystemException e) {
+            report = new FsckReport(List.of(e.getMessage()), "nothing: the image is not readable as " + image.adapter);
+        }
+        if (report.isClean()) {
+            out.println(image.image + ": clean (" + image.adapter + "; checked " + report.checked() + ")");
+            return 0;
+        }
+        out.println(image.image + ": " + report.problems().size() + " problem" + (report.problems().size() == 1 ? "" : "s")
+                + " (" + image.adapter + "; checked " + report.checked() + "):");
+        report.problems().forEach(problem -> out.println("  " + problem));
+        return 1;
+    }
+}

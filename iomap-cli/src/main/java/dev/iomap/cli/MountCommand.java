@@ -1,0 +1,80 @@
+package dev.iomap.cli;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.IomapFileSystems;
+import dev.iomap.api.MountOptions;
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.fuse.FuseMountOptions;
+import dev.iomap.fuse.IomapMount;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code iomap mount}: mounts an image on a directory with FUSE and stays in the foreground until
+ * Ctrl-C or {@code fusermount3 -u}; either unmounts, writes everything back and leaves the image clean.
+ */
+@Command(name = "mount", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Mounts an image on a directory with FUSE and stays in the foreground.",
+                "Ctrl-C, or fusermount3 -u MOUNTPOINT from another shell, unmounts and leaves the image clean.",
+                "Needs fuse3 (libfuse3, /dev/fuse)."})
+final class MountCommand implements Callable<Integer> {
+
+    @Mixin
+    private ImageOptions image;
+
+    @Parameters(index = "1", paramLabel = "MOUNTPOINT", description = "an existing directory")
+    private Path mountPoint;
+
+    @Option(names = "--page-size", defaultValue = "4096", paramLabel = "SIZE",
+            description = "page size of the mount's cache (default: ${DEFAULT-VALUE})")
+    private String pageSize;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a page-cache option of the mount (repeatable)")
+    private List<String> settings = new ArrayList<>();
+
+    @Option(names = "--no-flusher", description = "mount without background writeback")
+    private boolean noFlusher;
+
+    @Option(names = "--kernel-cache", description = "let the kernel's page cache hold file data too (default: off,"
+            + " every open is direct I/O, so the data path is iomap4j's cache alone)")
+    private boolean kernelCache;
+
+    @Option(names = {"-o", "--fuse-option"}, paramLabel = "OPTION",
+            description = "a libfuse -o option, e.g. allow_other (repeatable)")
+    private List<String> fuseOptions = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        List<CacheSettings.Assignment> assignments = new ArrayList<>();
+        for (String setting : settings) {
+            assignments.add(CacheSettings.Assignment.parse(setting));
+        }
+        PageCacheOptions cache = CacheSettings.options(pageSize, assignments);
+        FuseMountOptions fuse = FuseMountOptions.defaults().withDirectIo(!kernelCache).withFuseOptions(fuseOptions);
+        BlockDevice device = image.openExisting();
+        IomapFileSystem fs;
+        try {
+            fs = IomapFileSystems.mount(image.adapter, device, new MountOptions(cache, !noFlusher));
+        } catch (IOException | RuntimeException e) {
+            device.close();
+            throw e;
+        }
+        try {
+            // Blocks until unmounted; from here the mount owns fs and device and closes both.
+            return IomapMount.mountForeground(fs, device, mountPoint, fuse);
+        } catch (IOException e) {
+            // Mounting failed, so nothing was closed yet.
+            try (device; fs) {
+                throw e;
+            }
+        }
+    }
+}

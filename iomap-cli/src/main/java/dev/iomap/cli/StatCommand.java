@@ -1,0 +1,95 @@
+package dev.iomap.cli;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.FsStat;
+import dev.iomap.api.IoStats;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.IomapFileSystems;
+import dev.iomap.api.MountOptions;
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.cli.report.FioFormat;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code iomap stat}: mounts an image and prints its geometry, usage and the mount's cache statistics. */
+@Command(name = "stat", mixinStandardHelpOptions = true, description = "Mounts an image and prints the adapter, block size, space and inode"
+        + " usage (statfs), the root directory, and the page cache's options and statistics of the mount.")
+final class StatCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ImageOptions image;
+
+    @Option(names = "--page-size", defaultValue = "4096", paramLabel = "SIZE",
+            description = "page size of the mount's cache (default: ${DEFAULT-VALUE})")
+    private String pageSize;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a page-cache option of the mount (repeatable)")
+    private List<String> settings = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        List<CacheSettings.Assignment> assignments = new ArrayList<>();
+        for (String setting : settings) {
+            assignments.add(CacheSettings.Assignment.parse(setting));
+        }
+        PageCacheOptions cache = CacheSettings.options(pageSize, assignments);
+        PrintWriter out = spec.commandLine().getOut();
+        try (BlockDevice device = image.openExisting();
+                IomapFileSystem fs = IomapFileSystems.mount(image.adapter, device, new MountOptions(cache, true))) {
+            FsStat stat = fs.statfs();
+            long used = stat.totalBlocks() - stat.freeBlocks();
+            out.println("image        : " + image.image + " (" + device.capacity() + " bytes)");
+            out.println("adapter      : " + fs.adapterName() + " (capabilities: " + fs.capabilities() + ")");
+            out.println("block size   : " + stat.blockSize());
+            out.println(String.format(Locale.ROOT, "blocks       : %d total, %d free, %d used (%.1f%%), %s of %s",
+                    stat.totalBlocks(), stat.freeBlocks(), used,
+                    stat.totalBlocks() == 0 ? 0.0 : 100.0 * used / stat.totalBlocks(),
+                    bytes(used * stat.blockSize()), bytes(stat.totalBlocks() * stat.blockSize())));
+            out.println("inodes       : " + count(stat.totalInodes()) + " total, " + count(stat.freeInodes()) + " free");
+            out.println("root         : " + fs.readdir("/").size() + " entries");
+            out.println("page cache   : page size " + cache.pageSize() + ", folios up to "
+                    + FioFormat.exactBytes(cache.maxFolioSize()) + ", order hints " + cache.orderHints() + ", per-block dirty "
+                    + cache.perBlockDirty() + ", state lock " + cache.stateLock() + ", budget "
+                    + FioFormat.exactBytes(cache.cacheBudgetBytes()));
+            printStats(out, fs.stats());
+        }
+        return 0;
+    }
+
+    private static void printStats(PrintWriter out, IoStats stats) {
+        var device = stats.device();
+        out.println("cache stats  : since mount: app written " + bytes(stats.appBytesWritten()) + ", app read "
+                + bytes(stats.appBytesRead()) + ", map_blocks " + stats.mapBlocksCalls() + ", ioends " + stats.ioends()
+                + ", folio states " + stats.folioStatesAllocated());
+        out.println("device stats : read " + bytes(device.bytesRead()) + " in " + device.reads() + " reads, written "
+                + bytes(device.bytesWritten()) + " (metadata " + bytes(device.metadataBytesWritten()) + ") in "
+                + device.writes() + " writes, " + device.flushes() + " flushes");
+        List<String> orders = new ArrayList<>();
+        long[] byOrder = stats.foliosByOrder();
+        for (int order = 0; order < byOrder.length; order++) {
+            if (byOrder[order] > 0) {
+                orders.add("order " + order + "=" + byOrder[order]);
+            }
+        }
+        out.println("folios       : " + (orders.isEmpty() ? "none created" : String.join(", ", orders)));
+    }
+
+    private static String bytes(long value) {
+        return FioFormat.num2str(value, 4, true, "B");
+    }
+
+    private static String count(long value) {
+        return value == Long.MAX_VALUE ? "unbounded" : Long.toString(value);
+    }
+}

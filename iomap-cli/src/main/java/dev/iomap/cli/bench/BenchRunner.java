@@ -1,0 +1,200 @@
+package dev.iomap.cli.bench;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.IoStats;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.IomapFileSystems;
+import dev.iomap.api.MountOptions;
+import dev.iomap.cli.UsageException;
+import dev.iomap.cli.jobfile.BenchPlan;
+import dev.iomap.cli.jobfile.JobSpec;
+import dev.iomap.cli.jobfile.Location;
+import dev.iomap.cli.report.FioFormat;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Runs a plan in process: formats a fresh device with the adapter, mounts it, and runs the groups
+ * one after another, each as {@link Layout} then one {@link Worker} thread per job thread, all
+ * started together. The filesystem's {@link IoStats} are read when the measured phase starts (after
+ * the ramp time) and when the last thread ends; the group's result holds the difference.
+ *
+ * <p>One runner runs one plan at a time.
+ */
+public final class BenchRunner {
+    private static final Duration TICK = Duration.ofSeconds(1);
+
+    private final BenchSettings settings;
+    private final Consumer<String> notices;
+    private final Progress progress;
+
+    /**
+     * @param settings adapter, device, block size and page-cache options
+     * @param notices where fio's informational lines ("Laying out IO file") go
+     * @param progress the progress line
+     */
+    public BenchRunner(BenchSettings settings, Consumer<String> notices, Progress progress) {
+        this.settings = settings;
+        this.notices = notices;
+        this.progress = progress;
+    }
+
+    /**
+     * @param plan the jobs
+     * @return what happened
+     * @throws UsageException if the plan asks for what the adapter or device cannot do
+     * @throws IOException if formatting, mounting, laying out or unmounting fails
+     * @throws InterruptedException if interrupted while the jobs run
+     */
+    public RunResult run(BenchPlan plan) throws UsageException, IOException, InterruptedException {
+        checkDirectIo(plan, settings.adapter());
+        long capacity = settings.device().capacityFor(plan.fileBytes(), settings.blockSize());
+        if (capacity < plan.fileBytes()) {
+            throw new UsageException("the device holds " + FioFormat.num2str(capacity, 4, true, "B")
+                    + " but the jobs' files need " + FioFormat.num2str(plan.fileBytes(), 4, true, "B")
+                    + ": give a larger ram:SIZE, or just ram");
+        }
+        List<GroupResult> groups = new ArrayList<>();
+        try (BlockDevice device = settings.device().open(capacity, settings.blockSize())) {
+            IomapFileSystems.format(settings.adapter(), device, FormatOptions.blockSize(settings.blockSize()));
+            var mount = new MountOptions(settings.pageCache(), settings.backgroundWriteback());
+            try (IomapFileSystem fs = IomapFileSystems.mount(settings.adapter(), device, mount)) {
+                Layout layout = new Layout(fs, notices);
+                for (List<JobSpec> group : plan.groups()) {
+                    layout.prepare(group);
+                    groups.add(runGroup(fs, group));
+                    unlinkFiles(fs, group);
+                }
+            }
+        }
+        return new RunResult(settings, settings.device().describe(capacity), groups, Instant.now());
+    }
+
+    /**
+     * Refuses {@code direct=1}: no adapter has a direct I/O path yet (the API has none).
+     *
+     * @param plan the jobs
+     * @param adapter the adapter they would run on
+     * @throws UsageException naming the line that asked for direct I/O
+     */
+    public static void checkDirectIo(BenchPlan plan, String adapter) throws UsageException {
+        for (JobSpec job : plan.jobs()) {
+            Optional<Location> direct = job.directIo();
+            if (direct.isPresent()) {
+                throw new UsageException("direct=1 at " + direct.get() + ": adapter '" + adapter
+                        + "' does not support direct I/O (iomap4j has no direct I/O path yet); use direct=0");
+            }
+        }
+    }
+
+    private GroupResult runGroup(IomapFileSystem fs, List<JobSpec> jobs) throws InterruptedException {
+        int threads = jobs.stream().mapToInt(JobSpec::numjobs).sum();
+        StartGate gate = new StartGate(threads);
+        CountDownLatch finished = new CountDownLatch(threads);
+        List<Worker> workers = new ArrayList<>();
+        for (JobSpec job : jobs) {
+            for (int thread = 0; thread < job.numjobs(); thread++) {
+                workers.add(new Worker(fs, job, thread, gate, finished));
+            }
+        }
+        long rampNanos = jobs.stream().mapToLong(job -> job.timing().rampTime().toNanos()).max().orElse(0);
+        var factory = Thread.ofPlatform().name(jobs.getFirst().name() + "-", 0).factory();
+        try (ExecutorService executor = Executors.newThreadPerTaskExecutor(factory)) {
+            List<Future<ThreadResult>> futures = workers.stream().map(executor::submit).toList();
+            gate.awaitReady();
+            long start = System.nanoTime();
+            IoStats before = rampNanos == 0 ? fs.stats() : null;
+            gate.open(start);
+            before = watch(fs, workers, finished, start, rampNanos, before);
+            IoStats after = fs.stats();
+            progress.clear();
+            List<ThreadResult> results = new ArrayList<>();
+            for (Future<ThreadResult> future : futures) {
+                results.add(resultOf(future));
+            }
+            return new GroupResult(jobs.getFirst().groupId(), results, delta(before == null ? after : before, after));
+        }
+    }
+
+    /** Waits for the threads, reading the stats at the ramp's end and updating the progress line. */
+    private IoStats watch(IomapFileSystem fs, List<Worker> workers, CountDownLatch finished, long start,
+            long rampNanos, IoStats before) throws InterruptedException {
+        IoStats measuredFrom = before;
+        ProgressLine line = new ProgressLine(workers, start);
+        while (true) {
+            long now = System.nanoTime();
+            long wait = TICK.toNanos();
+            if (measuredFrom == null) {
+                long untilRampEnd = start + rampNanos - now;
+                if (untilRampEnd <= 0) {
+                    measuredFrom = fs.stats();
+                } else {
+                    wait = Math.min(wait, untilRampEnd);
+                }
+            }
+            if (finished.await(wait, TimeUnit.NANOSECONDS)) {
+                return measuredFrom;
+            }
+            progress.show(Duration.ofNanos(System.nanoTime() - start), line.next());
+        }
+    }
+
+    private static ThreadResult resultOf(Future<ThreadResult> future) throws InterruptedException {
+        try {
+            return future.get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a benchmark thread failed unexpectedly", e.getCause());
+        }
+    }
+
+    private static void unlinkFiles(IomapFileSystem fs, List<JobSpec> jobs) throws IOException {
+        Set<String> removed = new HashSet<>();
+        for (JobSpec job : jobs) {
+            if (!job.files().unlink()) {
+                continue;
+            }
+            for (int thread = 0; thread < job.numjobs(); thread++) {
+                for (String path : job.files().paths(job.name(), thread)) {
+                    if (removed.add(path)) {
+                        fs.unlink(path);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * @param before the earlier snapshot
+     * @param after the later snapshot of the same filesystem
+     * @return what happened between them
+     */
+    static IoStats delta(IoStats before, IoStats after) {
+        long[] orders = after.foliosByOrder();
+        long[] earlier = before.foliosByOrder();
+        for (int i = 0; i < orders.length && i < earlier.length; i++) {
+            orders[i] -= earlier[i];
+        }
+        return new IoStats(
+                after.appBytesWritten() - before.appBytesWritten(),
+                after.appBytesRead() - before.appBytesRead(),
+                after.device().minus(before.device()),
+                after.mapBlocksCalls() - before.mapBlocksCalls(),
+                after.ioends() - before.ioends(),
+                after.folioStatesAllocated() - before.folioStatesAllocated(),
+                orders);
+    }
+}

@@ -1,0 +1,114 @@
+package dev.iomap.cli.bench;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.cli.Units;
+import dev.iomap.cli.UsageException;
+import dev.iomap.core.device.FileBlockDevice;
+import dev.iomap.core.device.RamBlockDevice;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * The device a benchmark formats: {@code ram}, {@code ram:SIZE} or {@code file:PATH}. Without a size
+ * the device is sized for the job: twice the bytes of its files plus 64 MiB (a RAM device only
+ * allocates what is written; a file grows sparsely). The device's logical block size is the
+ * filesystem's block size (adapters such as xfs-like require them to be equal).
+ */
+public sealed interface DeviceSpec {
+
+    /**
+     * @param text {@code ram}, {@code ram:SIZE} or {@code file:PATH}
+     * @return the spec
+     * @throws UsageException if the text is none of those
+     */
+    static DeviceSpec parse(String text) throws UsageException {
+        if (text.equals("ram")) {
+            return new Ram(0);
+        }
+        if (text.startsWith("ram:")) {
+            try {
+                long size = Units.parseSize(text.substring(4), 1024);
+                if (size <= 0) {
+                    throw new IllegalArgumentException("must be positive");
+                }
+                return new Ram(size);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("bad device size in '" + text + "': " + e.getMessage());
+            }
+        }
+        if (text.startsWith("file:") && text.length() > 5) {
+            return new ImageFile(Path.of(text.substring(5)));
+        }
+        throw new UsageException("bad --device '" + text + "': use ram, ram:SIZE (e.g. ram:2g) or file:PATH");
+    }
+
+    /**
+     * @param fileBytes bytes of all files the jobs create
+     * @param blockSize the device's logical block size
+     * @return the capacity to give the device, a multiple of {@code blockSize}
+     */
+    long capacityFor(long fileBytes, int blockSize);
+
+    /**
+     * @param capacity bytes, from {@link #capacityFor}: a multiple of {@code blockSize}
+     * @param blockSize the device's logical block size
+     * @return a new device, which the caller closes
+     * @throws IOException if it cannot be created
+     */
+    BlockDevice open(long capacity, int blockSize) throws IOException;
+
+    /**
+     * @param capacity bytes
+     * @return how reports name the device
+     */
+    String describe(long capacity);
+
+    /**
+     * @param fileBytes bytes of files
+     * @return the capacity chosen when none is given: a whole number of MiB, so of any block size
+     */
+    static long automaticCapacity(long fileBytes) {
+        long mib = 1L << 20;
+        long bytes = 2 * fileBytes + 64 * mib;
+        return (bytes + mib - 1) / mib * mib;
+    }
+
+    /** @param size bytes, or 0 for the automatic size */
+    record Ram(long size) implements DeviceSpec {
+
+        @Override
+        public long capacityFor(long fileBytes, int blockSize) {
+            long bytes = size > 0 ? size : automaticCapacity(fileBytes);
+            return (bytes + blockSize - 1) / blockSize * blockSize;
+        }
+
+        @Override
+        public BlockDevice open(long capacity, int blockSize) {
+            return new RamBlockDevice(blockSize, capacity);
+        }
+
+        @Override
+        public String describe(long capacity) {
+            return "ram:" + (capacity >> 20) + "MiB";
+        }
+    }
+
+    /** @param path the image file: created or extended as needed, left in place afterwards */
+    record ImageFile(Path path) implements DeviceSpec {
+
+        @Override
+        public long capacityFor(long fileBytes, int blockSize) {
+            return automaticCapacity(fileBytes);
+        }
+
+        @Override
+        public BlockDevice open(long capacity, int blockSize) throws IOException {
+            return FileBlockDevice.open(path, blockSize, capacity, false);
+        }
+
+        @Override
+        public String describe(long capacity) {
+            return "file:" + path + " (" + (capacity >> 20) + "MiB)";
+        }
+    }
+}

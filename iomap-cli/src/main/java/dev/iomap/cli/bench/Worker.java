@@ -1,0 +1,264 @@
+package dev.iomap.cli.bench;
+
+import dev.iomap.api.IomapFile;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.cli.jobfile.JobSpec;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One thread of a job: fio's psync engine over the mounted filesystem. Positional reads and writes
+ * of one block at a time, round robin over the thread's files, sequential or in random order (each
+ * block once per pass), an fsync or fdatasync after every N writes; only I/O issued after the ramp
+ * time is measured. The counters for the progress line are the only state other threads read.
+ */
+final class Worker implements Callable<ThreadResult> {
+    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
+
+    private final IomapFileSystem fs;
+    private final JobSpec job;
+    private final int thread;
+    private final StartGate gate;
+    private final CountDownLatch finished;
+    private final SplittableRandom random;
+    private final AtomicLong bytesRead = new AtomicLong();
+    private final AtomicLong bytesWritten = new AtomicLong();
+    private final AtomicLong iosRead = new AtomicLong();
+    private final AtomicLong iosWritten = new AtomicLong();
+    private volatile boolean running = true;
+
+    private final DirectionStats read = new DirectionStats();
+    private final DirectionStats write = new DirectionStats();
+    private final LatencyStats sync = new LatencyStats();
+    private final List<ThreadFile> files = new ArrayList<>();
+    private int nextFile;
+    private long writesIssued;
+    private boolean measuring;
+    private long measureStart;
+    private long userCpuStart;
+    private long cpuStart;
+
+    /** A file as one thread sees it: its handle and its offset sequences. */
+    private record ThreadFile(IomapFile file, OffsetSequence reads, OffsetSequence writes) {
+    }
+
+    Worker(IomapFileSystem fs, JobSpec job, int thread, StartGate gate, CountDownLatch finished) {
+        this.fs = fs;
+        this.job = job;
+        this.thread = thread;
+        this.gate = gate;
+        this.finished = finished;
+        this.random = new SplittableRandom(job.io().randomSeed() + thread);
+    }
+
+    @Override
+    public ThreadResult call() throws InterruptedException {
+        try {
+            Optional<String> error = Optional.empty();
+            try {
+                openFiles();
+            } catch (IOException e) {
+                error = Optional.of(describe(e));
+            } finally {
+                gate.ready();
+            }
+            long start = gate.awaitStart();
+            if (error.isEmpty()) {
+                try {
+                    run(start);
+                } catch (IOException e) {
+                    error = Optional.of(describe(e));
+                }
+            }
+            long end = System.nanoTime();
+            error = closeFiles(error);
+            return result(end, error);
+        } finally {
+            running = false;
+            finished.countDown();
+        }
+    }
+
+    private void openFiles() throws IOException {
+        long fileSize = job.files().fileSize();
+        for (String path : job.files().paths(job.name(), thread)) {
+            IomapFile file = fs.open(path);
+            files.add(new ThreadFile(file,
+                    OffsetSequence.of(fileSize, job.io().readBlockSize(), job.io().rw().random(), random),
+                    OffsetSequence.of(fileSize, job.io().writeBlockSize(), job.io().rw().random(), random)));
+        }
+    }
+
+    private void run(long start) throws IOException {
+        JobSpec.Timing timing = job.timing();
+        long rampEnd = start + timing.rampTime().toNanos();
+        boolean limited = !timing.runtime().isZero();
+        long deadline = rampEnd + timing.runtime().toNanos();
+        ByteBuffer writeBuffer = Filler.buffer(job.io().writeBlockSize(), random);
+        ByteBuffer readBuffer = ByteBuffer.allocateDirect(job.io().readBlockSize());
+        if (timing.rampTime().isZero()) {
+            startMeasuring(start);
+        }
+        for (int pass = 0; timing.timeBased() || pass < timing.loops(); pass++) {
+            for (long left = job.files().ioSize(); left > 0; ) {
+                long now = System.nanoTime();
+                if (limited && now - deadline >= 0) {
+                    finishWriting();
+                    return;
+                }
+                if (!measuring && now - rampEnd >= 0) {
+                    startMeasuring(now);
+                }
+                boolean isRead = chooseRead();
+                ThreadFile file = files.get(nextFile);
+                nextFile = (nextFile + 1) % files.size();
+                left -= isRead ? read(file, readBuffer) : write(file, writeBuffer);
+            }
+        }
+        finishWriting();
+    }
+
+    private boolean chooseRead() {
+        var rw = job.io().rw();
+        if (!rw.mixed()) {
+            return rw.reads();
+        }
+        return random.nextInt(100) < job.io().rwmixread();
+    }
+
+    private int read(ThreadFile file, ByteBuffer buffer) throws IOException {
+        long offset = file.reads().next();
+        buffer.clear();
+        long before = System.nanoTime();
+        file.file().read(offset, buffer);
+        long latency = System.nanoTime() - before;
+        int length = buffer.capacity();
+        if (measuring) {
+            read.record(length, latency);
+        }
+        bytesRead.lazySet(bytesRead.get() + length);
+        iosRead.lazySet(iosRead.get() + 1);
+        return length;
+    }
+
+    private int write(ThreadFile file, ByteBuffer buffer) throws IOException {
+        long offset = file.writes().next();
+        buffer.clear();
+        long before = System.nanoTime();
+        file.file().write(offset, buffer);
+        long latency = System.nanoTime() - before;
+        int length = buffer.capacity();
+        if (measuring) {
+            write.record(length, latency);
+        }
+        bytesWritten.lazySet(bytesWritten.get() + length);
+        iosWritten.lazySet(iosWritten.get() + 1);
+        writesIssued++;
+        JobSpec.SyncPolicy policy = job.sync();
+        if (policy.fsyncEvery() > 0 && writesIssued % policy.fsyncEvery() == 0) {
+            timedSync(file.file(), false);
+        }
+        if (policy.fdatasyncEvery() > 0 && writesIssued % policy.fdatasyncEvery() == 0) {
+            timedSync(file.file(), true);
+        }
+        return length;
+    }
+
+    private void timedSync(IomapFile file, boolean dataOnly) throws IOException {
+        long before = System.nanoTime();
+        if (dataOnly) {
+            file.fdatasync();
+        } else {
+            file.fsync();
+        }
+        if (measuring) {
+            sync.record(System.nanoTime() - before);
+        }
+    }
+
+    /** fio's end_fsync: part of the measured runtime, not of the sync latencies. */
+    private void finishWriting() throws IOException {
+        if (job.sync().endFsync() && writesIssued > 0) {
+            for (ThreadFile file : files) {
+                file.file().fsync();
+            }
+        }
+    }
+
+    private void startMeasuring(long now) {
+        measuring = true;
+        measureStart = now;
+        userCpuStart = CPU.getCurrentThreadUserTime();
+        cpuStart = CPU.getCurrentThreadCpuTime();
+    }
+
+    private Optional<String> closeFiles(Optional<String> error) {
+        Optional<String> result = error;
+        for (ThreadFile file : files) {
+            try {
+                if (job.sync().fsyncOnClose() && writesIssued > 0) {
+                    file.file().fsync();
+                }
+                file.file().close();
+            } catch (IOException e) {
+                if (result.isEmpty()) {
+                    result = Optional.of(describe(e));
+                }
+            }
+        }
+        return result;
+    }
+
+    private ThreadResult result(long end, Optional<String> error) {
+        long runtime = measuring ? end - measureStart : 0;
+        long user = measuring ? CPU.getCurrentThreadUserTime() - userCpuStart : 0;
+        long cpu = measuring ? CPU.getCurrentThreadCpuTime() - cpuStart : 0;
+        return new ThreadResult(job, thread, read, write, sync, runtime, user, Math.max(0, cpu - user),
+                Instant.now(), error);
+    }
+
+    private static String describe(IOException e) {
+        String message = e.getMessage();
+        return e.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    }
+
+    /** @return bytes read so far, measured or not (for the progress line) */
+    long bytesRead() {
+        return bytesRead.get();
+    }
+
+    /** @return bytes written so far */
+    long bytesWritten() {
+        return bytesWritten.get();
+    }
+
+    /** @return reads so far */
+    long iosRead() {
+        return iosRead.get();
+    }
+
+    /** @return writes so far */
+    long iosWritten() {
+        return iosWritten.get();
+    }
+
+    /** @return whether the thread is still working */
+    boolean running() {
+        return running;
+    }
+
+    /** @return the job */
+    JobSpec job() {
+        return job;
+    }
+}
