@@ -32,6 +32,12 @@ final class CloneRange {
                 throw new InvalidRangeException("clone length must be a multiple of the block size "
                         + block + " unless the range ends at the source's EOF");
             }
+            if ((length & (block - 1)) != 0 && dstOffset + length < target.size()) {
+                // The partial EOF block of the source would land inside the target and the rest of
+                // that block would read as zeroes (fstests generic/518): Linux refuses it too.
+                throw new InvalidRangeException("clone of the source's partial last block must end at or"
+                        + " past the target's EOF " + target.size() + ", not at " + (dstOffset + length));
+            }
             if (source == target && srcOffset < dstOffset + length && dstOffset < srcOffset + length) {
                 throw new InvalidRangeException("clone ranges of one file overlap");
             }

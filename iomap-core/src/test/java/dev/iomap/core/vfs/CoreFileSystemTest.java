@@ -213,6 +213,14 @@ class CoreFileSystemTest {
             assertThatThrownBy(() -> file.cloneRange(file, 0, K1, 2 * K1)).hasMessageContaining("overlap");
             assertThatThrownBy(() -> file.cloneRange(file, 7 * K1, 10 * K1, 2 * K1))
                     .hasMessageContaining("passes its EOF");
+            IomapFile other = fs.create("/other");
+            other.write(0, ByteBuffer.wrap(bytes(8 * K1, 8)));
+            IomapFile shortFile = fs.create("/short");
+            shortFile.write(0, ByteBuffer.wrap(bytes(K1 + 100, 9)));
+            assertThatThrownBy(() -> other.cloneRange(shortFile, 0, 2 * K1, K1 + 100))
+                    .isInstanceOf(dev.iomap.api.InvalidRangeException.class)
+                    .hasMessageContaining("partial last block");
+            assertThat(readAll(other)).isEqualTo(bytes(8 * K1, 8));
         }
     }
 
