@@ -1,0 +1,145 @@
+package dev.iomap.testkit;
+
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The whole kit in one class: extend it, implement {@link #fixture()}, and every suite runs as a
+ * nested class against the adapter.
+ *
+ * <pre>{@code
+ * class MyAdapterTest extends AdapterContractSuite {
+ *     @Override
+ *     protected AdapterFixture fixture() {
+ *         return AdapterFixture.of(new MyAdapter(), new Geometry(4096, 4096, 0));
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>To run one area only, extend that suite instead (e.g. {@link TruncateContract}).
+ */
+public abstract class AdapterContractSuite {
+
+    /**
+     * The adapter under test; called once per test.
+     *
+     * @return the fixture
+     */
+    protected abstract AdapterFixture fixture();
+
+    /** Create, open and the namespace. */
+    @Nested
+    public class CreateOpen extends CreateOpenContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** Reads. */
+    @Nested
+    public class Read extends ReadContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** Writes. */
+    @Nested
+    public class Write extends WriteContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** Truncate. */
+    @Nested
+    public class Truncate extends TruncateContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** fallocate, punch hole, zero range. */
+    @Nested
+    public class Fallocate extends FallocateContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** Clone and unshare. */
+    @Nested
+    public class Clone extends CloneContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** fsync, sync and remount. */
+    @Nested
+    public class Durability extends DurabilityContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** Mapped writes. */
+    @Nested
+    public class MappedWrite extends MappedWriteContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** Concurrency. */
+    @Nested
+    public class Concurrency extends ConcurrencyContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** Declared capabilities. */
+    @Nested
+    public class Capabilities extends CapabilityContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** The model checker. */
+    @Nested
+    public class Fsx extends FsxContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** Power cuts. */
+    @Nested
+    public class Crash extends CrashContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** Device errors. */
+    @Nested
+    public class Faults extends FaultContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.iomap.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.DirEntry;
+import dev.iomap.api.FallocateMode;
+import dev.iomap.api.IomapFile;
+import dev.iomap.api.NotSupportedException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Capabilities are declared in one place ({@link dev.iomap.api.FilesystemAdapter#capabilities()}),
+ * the mount reports them with their implications, and every capability declared absent fails its
+ * operation with {@link NotSupportedException} (a clear message, nothing half-done). A declared one
+ * must not.
+ */
+public abstract class CapabilityContract extends AdapterContract {
+
+    /**
+     * One operation per capability, run against a file of 4 blocks named {@code /cap-CAPABILITY}.
+     * (The dynamic tests of one factory share a mount, so every name is the capability's own.)
+     */
+    @FunctionalInterface
+    private interface Probe {
+        void run(IomapFile file) throws IOException;
+    }
+
+    private Map<Capability, Probe> probes() {
+        long block = blockSize();
+        return Map.of(
+                Capability.DIRECTORIES, file -> fs.mkdir("/dir"),
+                Capability.FALLOCATE, file -> file.fallocate(FallocateMode.ALLOCATE, 0, block, true),
+                Capability.PUNCH_HOLE, file -> file.fallocate(FallocateMode.PUNCH_HOLE, 0, block, true),
+                Capability.ZERO_RANGE, file -> file.fallocate(FallocateMode.ZERO_RANGE, 0, block, true),
+                Capability.COPY_ON_WRITE, file -> file.unshare(0, block),
+                Capability.CLONE, file -> {
+                    try (IomapFile target = fs.create("/clone-target")) {
+                        target.cloneRange(file, 0, 0, block);
+                    }
+                },
+                Capability.TRUNCATE, file -> file.truncate(block),
+                Capability.RANDOM_WRITE, file -> file.write(0, TestData.buffer(9, 0, 10)));
+    }
+
+    @Test
+    void theMountReportsTheDeclaredCapabilitiesWithTheirImplications() {
+        assertThat(fs.capabilities()).isEqualTo(Capability.withImplied(kit().adapter().capabilities()));
+        if (fs.capabilities().contains(Capability.CLONE)) {
+            assertThat(fs.capabilities()).contains(Capability.COPY_ON_WRITE);
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyCapabilityDeclaredAbsentFailsWithNotSupported() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Map.Entry<Capability, Probe> probe : probes().entrySet()) {
+            Capability capability = probe.getKey();
+            if (kit().has(capability)) {
+                continue;
+            }
+            tests.add(dynamicTest(capability + " is absent: its operation is refused", () -> {
+                IomapFile file = create("/cap-" + capability);
+                byte[] model = writePattern(file, 0, 4 * blockSize(), 1);
+                assertThatThrownBy(() -> probe.getValue().run(file))
+                        .isInstanceOf(NotSupportedException.class)
+                        .satisfies(e -> assertThat(e.getMessage()).as("message of the refusal")
+                                .isNotBlank()
+                                .containsAnyOf(capability.name(), capability.name().toLowerCase().replace('_', ' ')));
+                assertContent(file, model);
+                // Nothing half-done: no directory appeared, the file is as it was (the CLONE probe's
+                // target is created before the clone is refused, and stays empty).
+                assertThat(fs.readdir("/")).extracting(DirEntry::name).doesNotContain("dir");
+                if (capability == Capability.CLONE) {
+                    assertThat(fs.stat("/clone-target").size()).isZero();
+                }
+            }));
+        }
+        if (tests.isEmpty()) {
+            tests.add(dynamicTest("every capability is declared", () -> { }));
+        }
+        return tests.stream();
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyCapabilityDeclaredPresentWorks() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Map.Entry<Capability, Probe> probe : probes().entrySet()) {
+            if (!kit().has(probe.getKey())) {
+                continue;
+            }
+            tests.add(dynamicTest(probe.getKey() + " is declared: its operation works", () -> {
+                IomapFile file = create("/cap-" + probe.getKey());
+                writePattern(file, 0, 4 * blockSize(), 1);
+                probe.getValue().run(file);
+            }));
+        }
+        if (tests.isEmpty()) {
+            tests.add(dynamicTest("no capability is declared", () -> { }));
+        }
+        return tests.stream();
+    }
+
+    @Test
+    void withoutDurableFsyncTheCrashSuiteIsSkippedNotFailed() {
+        // DURABLE_FSYNC has no operation to refuse: fsync still works, it just promises nothing across
+        // a power cut. CrashContract checks the promise only when it is declared.
+        if (!kit().has(Capability.DURABLE_FSYNC)) {
+            assertThat(fs.capabilities()).doesNotContain(Capability.DURABLE_FSYNC);
+        }
+    }
+}

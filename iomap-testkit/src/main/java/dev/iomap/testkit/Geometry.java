@@ -1,0 +1,100 @@
+package dev.iomap.testkit;
+
+import dev.iomap.api.MountOptions;
+import dev.iomap.api.PageCacheOptions;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The shape of a test mount: filesystem block size, page size and largest folio order.
+ *
+ * @param blockSize filesystem block size (512 to the page size, power of two)
+ * @param pageSize page size (4 KiB to 64 KiB, power of two)
+ * @param maxFolioOrder largest folio order; 0 means single-page folios
+ */
+public record Geometry(int blockSize, int pageSize, int maxFolioOrder) {
+    /** The largest folio the "large" geometries use: 2 MiB, as the kernel's PMD size on x86. */
+    public static final long LARGE_FOLIO_BYTES = 2L << 20;
+
+    /** Validates. */
+    public Geometry {
+        if (Integer.bitCount(blockSize) != 1 || blockSize < 512 || blockSize > pageSize) {
+            throw new IllegalArgumentException("blockSize must be a power of two from 512 to the page size, got "
+                    + blockSize);
+        }
+        if (Integer.bitCount(pageSize) != 1 || pageSize < 4096 || pageSize > 65536) {
+            throw new IllegalArgumentException("pageSize must be a power of two from 4096 to 65536, got " + pageSize);
+        }
+        if (maxFolioOrder < 0 || maxFolioOrder > PageCacheOptions.MAX_ORDER) {
+            throw new IllegalArgumentException("maxFolioOrder out of range: " + maxFolioOrder);
+        }
+    }
+
+    /**
+     * @param blockSize block size
+     * @param pageSize page size
+     * @return the geometry whose largest folio is {@link #LARGE_FOLIO_BYTES}
+     */
+    public static Geometry largeFolios(int blockSize, int pageSize) {
+        int order = Long.numberOfTrailingZeros(LARGE_FOLIO_BYTES) - Integer.numberOfTrailingZeros(pageSize);
+        return new Geometry(blockSize, pageSize, order);
+    }
+
+    /**
+     * The eight geometries every adapter runs on: block size 1 KiB and 4 KiB, page size 4 KiB and
+     * 64 KiB, single-page and 2 MiB folios.
+     *
+     * @return the geometries
+     */
+    public static List<Geometry> standard() {
+        List<Geometry> all = new ArrayList<>();
+        for (int block : new int[] {1024, 4096}) {
+            for (int page : new int[] {4096, 65536}) {
+                all.add(new Geometry(block, page, 0));
+                all.add(largeFolios(block, page));
+            }
+        }
+        return List.copyOf(all);
+    }
+
+    /** @return bytes in the largest folio */
+    public long maxFolioSize() {
+        return (long) pageSize << maxFolioOrder;
+    }
+
+    /**
+     * Page-cache options of this geometry for tests: new folios poisoned (so a stale-data bug shows
+     * as {@link PageCacheOptions#POISON_BYTE} rather than as plausible zeroes).
+     *
+     * @return the options
+     */
+    public PageCacheOptions pageCacheOptions() {
+        return PageCacheOptions.builder()
+                .pageSize(pageSize)
+                .maxFolioOrder(maxFolioOrder)
+                .poisonNewFolios(true)
+                .build();
+    }
+
+    /**
+     * @param backgroundWriteback whether the flusher runs
+     * @return mount options of this geometry
+     */
+    public MountOptions mountOptions(boolean backgroundWriteback) {
+        return new MountOptions(pageCacheOptions(), backgroundWriteback);
+    }
+
+    /** @return a short name, e.g. {@code b1k-p64k-o5} */
+    public String name() {
+        return "b" + kib(blockSize) + "-p" + kib(pageSize) + "-o" + maxFolioOrder;
+    }
+
+    private static String kib(int bytes) {
+        return bytes % 1024 == 0 ? (bytes / 1024) + "k" : String.valueOf(bytes);
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

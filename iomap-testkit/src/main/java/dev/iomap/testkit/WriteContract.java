@@ -1,0 +1,175 @@
+package dev.iomap.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.IomapFile;
+import dev.iomap.api.NoSpaceException;
+import dev.iomap.api.WritebackException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Buffered writes: extending, overwriting, sub-block and sparse writes, buffers, limits, ENOSPC. */
+public abstract class WriteContract extends AdapterContract {
+
+    @Test
+    void appendsExtendTheFile() throws IOException {
+        IomapFile file = create("/a");
+        byte[] model = new byte[0];
+        for (int i = 0; i < 400; i++) {
+            int length = 1 + (i * 37) % 600;
+            model = apply(model, model.length, writePattern(file, model.length, length, i));
+            assertThat(file.size()).isEqualTo(model.length);
+        }
+        assertContent(file, model);
+        remountChecked();
+        assertContent(open("/a"), model);
+    }
+
+    @Test
+    void overwritesKeepTheBytesAround() throws IOException {
+        assumeCapable(Capability.RANDOM_WRITE);
+        IomapFile file = create("/a");
+        int length = 4 * pageSize() + 3 * blockSize();
+        byte[] model = writePattern(file, 0, length, 1);
+        file.fsync();
+        dropCache();
+        Random random = new Random(kit().settings().seedFor(kit().label() + "/overwrite"));
+        for (int i = 0; i < 100; i++) {
+            int pos = random.nextInt(length);
+            int len = 1 + random.nextInt(Math.min(length - pos, 2 * blockSize()));
+            model = apply(model, pos, writePattern(file, pos, len, 100 + i));
+            if (i % 25 == 24) {
+                file.fsync();
+                dropCache();
+            }
+        }
+        assertContent(file, model);
+        remountChecked();
+        assertContent(open("/a"), model);
+    }
+
+    @Test
+    void oneByteWritesIntoEveryBlockOfAColdFile() throws IOException {
+        assumeCapable(Capability.RANDOM_WRITE);
+        IomapFile file = create("/a");
+        int blocks = 2 * pageSize() / blockSize() + 2;
+        byte[] model = writePattern(file, 0, blocks * blockSize(), 1);
+        file.fsync();
+        dropCache();
+        for (int block = 0; block < blocks; block++) {
+            long pos = (long) block * blockSize() + (block * 131) % blockSize();
+            model = apply(model, pos, writePattern(file, pos, 1, 2));
+        }
+        assertContent(file, model);
+        file.fsync();
+        dropCache();
+        assertContent(file, model);
+    }
+
+    @Test
+    void aWritePastEofLeavesZeroesBetween() throws IOException {
+        assumeCapable(Capability.RANDOM_WRITE);
+        IomapFile file = create("/a");
+        byte[] model = writePattern(file, 0, blockSize() / 2 + 3, 1);
+        long far = 2 * maxFolioSize() + blockSize() + 7;
+        model = apply(model, far, writePattern(file, far, 10, 2));
+        assertContent(file, model);
+        file.fsync();
+        dropCache();
+        assertContent(file, model);
+        remountChecked();
+        assertContent(open("/a"), model);
+    }
+
+    @Test
+    void aZeroLengthWriteChangesNothing() throws IOException {
+        IomapFile file = create("/a");
+        assertThat(file.write(0, ByteBuffer.allocate(0))).isZero();
+        assertThat(file.size()).isZero();
+        byte[] data = writePattern(file, 0, 10, 1);
+        assertThat(file.write(10, ByteBuffer.allocate(0))).isZero();
+        assertContent(file, data);
+    }
+
+    @Test
+    void directAndSlicedBuffersWrite() throws IOException {
+        IomapFile file = create("/a");
+        byte[] data = TestData.pattern(1, 0, 3000);
+        ByteBuffer direct = ByteBuffer.allocateDirect(4000);
+        direct.position(500);
+        direct.put(data);
+        direct.position(500).limit(3500);
+        assertThat(file.write(0, direct)).isEqualTo(3000);
+        assertThat(direct.position()).isEqualTo(3500);
+        ByteBuffer readOnly = ByteBuffer.wrap(TestData.pattern(2, 3000, 100)).asReadOnlyBuffer();
+        assertThat(file.write(3000, readOnly)).isEqualTo(100);
+        assertContent(file, apply(data, 3000, TestData.pattern(2, 3000, 100)));
+    }
+
+    @Test
+    void badOffsetsAreRefused() throws IOException {
+        IomapFile file = create("/a");
+        assertThatThrownBy(() -> file.write(-1, ByteBuffer.allocate(1))).isInstanceOf(InvalidRangeException.class);
+        assertThatThrownBy(() -> file.write(Long.MAX_VALUE - 10, ByteBuffer.allocate(100)))
+                .isInstanceOf(InvalidRangeException.class);
+        assertThat(file.size()).isZero();
+    }
+
+    @Test
+    void aLargeWriteSpanningManyFolios() throws IOException {
+        IomapFile file = create("/a");
+        int length = (int) Math.min(4 * maxFolioSize() + 5 * pageSize() + 1, 12 << 20);
+        byte[] data = writePattern(file, 0, length, 9);
+        assertContent(file, data);
+        file.fsync();
+        remountChecked();
+        assertContent(open("/a"), data);
+    }
+
+    @Test
+    void aFullFilesystemSaysNoSpaceAndRecovers() throws IOException {
+        IomapFile file = create("/fill");
+        long chunk = 256 << 10;
+        long pos = 0;
+        IOException failure = null;
+        long limit = 2 * device.capacity();
+        while (pos < limit) {
+            try {
+                writePattern(file, pos, (int) chunk, pos);
+                pos += chunk;
+                if (pos % (8L << 20) == 0) {
+                    file.fsync();
+                }
+            } catch (IOException e) {
+                failure = e;
+                break;
+            }
+        }
+        if (failure == null) {
+            try {
+                file.fsync();
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+        if (failure == null) {
+            fail("wrote %d bytes to a %d-byte device without an error", pos, device.capacity());
+        }
+        boolean noSpace = failure instanceof NoSpaceException
+                || failure instanceof WritebackException && failure.getCause() instanceof NoSpaceException;
+        assertThat(noSpace).as("a full filesystem raises NoSpaceException (or reports it at fsync), got %s",
+                failure).isTrue();
+        file.close();
+        fs.unlink("/fill");
+        fs.sync();
+        byte[] data = writePattern(create("/after"), 0, 1 << 20, 3);
+        remountChecked();
+        assertContent(open("/after"), data);
+    }
+}

@@ -1,0 +1,264 @@
+package dev.iomap.testkit.fsx;
+
+import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FsckReport;
+import dev.iomap.api.IomapFile;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.testkit.AdapterFixture;
+import dev.iomap.testkit.TestData;
+import dev.iomap.testkit.device.MemoryBlockDevice;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** One model-checker run: the mount, the file, the model, the history, and the checks after each op. */
+final class FsxSession implements AutoCloseable {
+    private final AdapterFixture fixture;
+    private final int fullCheckEvery;
+    private final Path logDir;
+    private final List<String> header;
+    private final String logName;
+    private final FsxFile target;
+    private final MemoryBlockDevice device;
+    private final FileModel model = new FileModel();
+    private final List<Op> ops = new ArrayList<>();
+    private final List<long[]> touched = new ArrayList<>();
+    private IomapFileSystem fs;
+    private IomapFile file;
+
+    FsxSession(AdapterFixture fixture, int fullCheckEvery, Path logDir, List<String> header, String logName,
+            FsxFile target) throws IOException {
+        this.fixture = fixture;
+        this.fullCheckEvery = fullCheckEvery;
+        this.logDir = logDir;
+        this.header = header;
+        this.logName = logName;
+        this.target = target;
+        this.device = fixture.newFormattedDevice();
+        this.fs = fixture.mount(device);
+        this.file = target.create() ? fs.create(target.path()) : fs.open(target.path());
+        if (!target.create()) {
+            long size = file.size();
+            ByteBuffer contents = ByteBuffer.allocate(Math.toIntExact(size));
+            while (contents.hasRemaining() && file.read(contents.position(), contents) > 0) {
+                // read the whole file: the model starts from it
+            }
+            model.write(0, contents.array());
+            model.truncate(size);
+        }
+    }
+
+    long modelSize() {
+        return model.size();
+    }
+
+    List<Op> ops() {
+        return ops;
+    }
+
+    /** Runs one op, applies it to the model, and checks size, EOF page tail and, now and then, everything. */
+    void execute(Op op) {
+        long sizeBefore = model.size();
+        ops.add(op);
+        touched.add(op.touches(sizeBefore));
+        try {
+            apply(op);
+        } catch (IOException | RuntimeException e) {
+            throw failure("op threw " + e, e);
+        }
+        try {
+            checkSize();
+            checkEofTail();
+            if (ops.size() % fullCheckEvery == 0) {
+                checkAll();
+            }
+        } catch (IOException | RuntimeException e) {
+            throw failure("a check read threw " + e, e);
+        }
+    }
+
+    /** The final checks: whole file, remount (with fsck), whole file again. */
+    void finish() {
+        execute(new Op.Check());
+        execute(new Op.Remount());
+        execute(new Op.Check());
+    }
+
+    private void apply(Op op) throws IOException {
+        switch (op) {
+            case Op.Read(long offset, int length) -> checkRead(offset, length);
+            case Op.MapRead(long offset, int length) -> checkMapRead(offset, length);
+            case Op.Write(long offset, int length, long fill) -> {
+                byte[] data = TestData.pattern(fill, offset, length);
+                int n = file.write(offset, ByteBuffer.wrap(data));
+                if (n != length) {
+                    throw failure("write returned " + n + ", expected " + length, null);
+                }
+                model.write(offset, data);
+            }
+            case Op.MapWrite(long offset, int length, long fill) -> {
+                byte[] data = TestData.pattern(fill, offset, length);
+                file.map().store(offset, ByteBuffer.wrap(data));
+                model.write(offset, data);
+            }
+            case Op.Truncate(long size) -> {
+                file.truncate(size);
+                model.truncate(size);
+            }
+            case Op.Fallocate(long offset, long length, boolean keepSize) -> {
+                file.fallocate(FallocateMode.ALLOCATE, offset, length, keepSize);
+                extendIfNotKept(offset + length, keepSize);
+            }
+            case Op.PunchHole(long offset, long length) -> {
+                file.fallocate(FallocateMode.PUNCH_HOLE, offset, length, true);
+                model.zero(offset, length);
+            }
+            case Op.ZeroRange(long offset, long length, boolean keepSize) -> {
+                file.fallocate(FallocateMode.ZERO_RANGE, offset, length, keepSize);
+                model.zero(offset, length);
+                extendIfNotKept(offset + length, keepSize);
+            }
+            case Op.Clone(long source, long target, long length) -> {
+                file.cloneRange(file, source, target, length);
+                model.write(target, model.bytes(source, (int) length));
+            }
+            case Op.Copy(long source, long target, int length) -> {
+                byte[] data = checkRead(source, length);
+                int n = file.write(target, ByteBuffer.wrap(data));
+                if (n != data.length) {
+                    throw failure("copy wrote " + n + " of " + data.length, null);
+                }
+                model.write(target, data);
+            }
+            case Op.Fsync() -> file.fsync();
+            case Op.Fdatasync() -> file.fdatasync();
+            case Op.Sync() -> fs.sync();
+            case Op.DropCache() -> fs.dropCleanCache();
+            case Op.Remount() -> remount();
+            case Op.Check() -> checkAll();
+        }
+    }
+
+    private void extendIfNotKept(long end, boolean keepSize) {
+        if (!keepSize && end > model.size()) {
+            model.truncate(end);
+        }
+    }
+
+    private void remount() throws IOException {
+        file.close();
+        fs.close();
+        FsckReport report = fixture.fsck(device);
+        if (!report.isClean()) {
+            throw failure("fsck after unmount found problems (" + report.checked() + "):\n    "
+                    + String.join("\n    ", report.problems()), null);
+        }
+        fs = fixture.mount(device);
+        file = fs.open(target.path());
+    }
+
+    private byte[] checkRead(long offset, int length) throws IOException {
+        ByteBuffer dst = ByteBuffer.allocate(length);
+        while (dst.hasRemaining()) {
+            int n = file.read(offset + dst.position(), dst);
+            if (n <= 0) {
+                break;
+            }
+        }
+        byte[] actual = Arrays.copyOf(dst.array(), dst.position());
+        compare("read " + offset + " " + length, offset, model.read(offset, length), actual);
+        return actual;
+    }
+
+    private void checkMapRead(long offset, int length) throws IOException {
+        ByteBuffer dst = ByteBuffer.allocate(length);
+        file.map().load(offset, dst);
+        compare("mapread " + offset + " " + length, offset, model.bytes(offset, length), dst.array());
+    }
+
+    private void checkSize() {
+        long actual = file.size();
+        if (actual != model.size()) {
+            throw failure("size: expected " + model.size() + ", actual " + actual, null);
+        }
+    }
+
+    /** The bytes past EOF in the last page read as zero through the mapping. */
+    private void checkEofTail() throws IOException {
+        long size = model.size();
+        int page = fixture.geometry().pageSize();
+        int tail = (int) ((page - size % page) % page);
+        if (tail == 0) {
+            return;
+        }
+        ByteBuffer dst = ByteBuffer.allocate(tail);
+        file.map().load(size, dst);
+        compare("bytes past EOF in the last page", size, new byte[tail], dst.array());
+    }
+
+    private void checkAll() throws IOException {
+        long size = model.size();
+        long chunk = 1 << 20;
+        for (long offset = 0; offset < size; offset += chunk) {
+            checkRead(offset, (int) Math.min(chunk, size - offset));
+        }
+    }
+
+    private void compare(String what, long offset, byte[] expected, byte[] actual) {
+        if (Arrays.equals(expected, actual)) {
+            return;
+        }
+        throw failure(new Mismatch(what, offset, expected, actual).describe(ops, touched), null);
+    }
+
+    private FsxFailure failure(String problem, Throwable cause) {
+        Path log = logDir.resolve(fixture.label().replace('/', '-').replace('+', '-') + "-" + logName + ".fsxlog");
+        String logLine;
+        try {
+            List<String> lines = new ArrayList<>(header);
+            lines.add("failed after op #" + (ops.size() - 1) + ": " + problem.lines().findFirst().orElse(""));
+            OpLog.write(log, lines, ops);
+            logLine = "op log (" + ops.size() + " ops, one per line): " + log.toAbsolutePath();
+        } catch (IOException e) {
+            logLine = "op log could not be written: " + e;
+            log = null;
+        }
+        String report = "fsx on " + fixture.label() + ": mismatch after op #" + (ops.size() - 1) + " ("
+                + (ops.isEmpty() ? "none" : ops.getLast().toLine()) + ")\n  " + header.get(1) + "\n  "
+                + problem.replace("\n", "\n  ") + "\n  " + pendingWritebackError() + "\n  " + Mismatch.recent(ops)
+                + "  " + logLine;
+        return new FsxFailure(report, log, ops.size() - 1, cause);
+    }
+
+    /**
+     * Lost data often has a writeback error behind it that nobody has asked for yet: an fsync after
+     * the mismatch reports it.
+     */
+    private String pendingWritebackError() {
+        try {
+            file.fsync();
+            return "fsync after the mismatch: no writeback error pending";
+        } catch (IOException | RuntimeException e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            StackTraceElement[] where = root.getStackTrace();
+            return "fsync after the mismatch reports " + e + (root == e ? "" : "; root cause " + root
+                    + (where.length > 0 ? " at " + where[0] + (where.length > 1 ? " < " + where[1] : "") : ""));
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            file.close();
+            fs.close();
+        } catch (IOException | RuntimeException ignored) {
+            // A failed run already reported its problem; closing is best effort.
+        }
+    }
+}

@@ -1,0 +1,384 @@
+package dev.iomap.testkit.toy;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.Capability;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.DeviceStats;
+import dev.iomap.api.DirEntry;
+import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileStat;
+import dev.iomap.api.FileType;
+import dev.iomap.api.FsStat;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.IoPurpose;
+import dev.iomap.api.IoStats;
+import dev.iomap.api.IomapFile;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.MappedFile;
+import dev.iomap.api.NotSupportedException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * A filesystem small enough to trust, for testing the kit itself: no page cache, files are byte
+ * arrays, and fsync, sync and unmount write the whole filesystem as one blob at device offset 0 and
+ * flush. Bugs can be switched on, so the tests can prove the kit catches them. Root directory only.
+ */
+public final class ToyFileSystem implements IomapFileSystem {
+    static final int MAGIC = 0x70794673;
+    static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.TRUNCATE, Capability.RANDOM_WRITE,
+            Capability.DURABLE_FSYNC, Capability.FALLOCATE, Capability.PUNCH_HOLE, Capability.ZERO_RANGE);
+    private static final int PAGE = 4096;
+
+    /** Bugs to plant. */
+    public enum Bug {
+        /** Truncate down keeps the old bytes past the new size, so growing again shows them. */
+        TRUNCATE_KEEPS_TAIL,
+        /** fsync writes the blob but never flushes the device. */
+        FSYNC_WITHOUT_FLUSH
+    }
+
+    private static final class Data {
+        byte[] bytes = new byte[0];
+        long size;
+        long ino;
+    }
+
+    private final BlockDevice device;
+    private final Set<Bug> bugs;
+    private final Map<String, Data> files = new TreeMap<>();
+    private long nextIno = 2;
+    private boolean closed;
+
+    private ToyFileSystem(BlockDevice device, Set<Bug> bugs) {
+        this.device = device;
+        this.bugs = bugs;
+    }
+
+    static void format(BlockDevice device) throws IOException {
+        new ToyFileSystem(device, Set.of()).persist(true);
+    }
+
+    /**
+     * @param device a formatted device
+     * @param bugs bugs to plant
+     * @return the mounted filesystem
+     * @throws IOException if the image is not one
+     */
+    public static ToyFileSystem mount(BlockDevice device, Set<Bug> bugs) throws IOException {
+        ToyFileSystem fs = new ToyFileSystem(device, bugs);
+        fs.load();
+        return fs;
+    }
+
+    private synchronized void persist(boolean flush) throws IOException {
+        ByteArrayOutputStream payload = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(payload)) {
+            out.writeInt(MAGIC);
+            out.writeLong(nextIno);
+            out.writeInt(files.size());
+            for (Map.Entry<String, Data> entry : files.entrySet()) {
+                out.writeUTF(entry.getKey());
+                out.writeLong(entry.getValue().ino);
+                out.writeInt((int) entry.getValue().size);
+                out.write(entry.getValue().bytes, 0, (int) entry.getValue().size);
+            }
+        }
+        byte[] bytes = payload.toByteArray();
+        int block = device.blockSize();
+        ByteBuffer image = ByteBuffer.allocate((4 + bytes.length + block - 1) / block * block);
+        image.putInt(bytes.length).put(bytes).rewind();
+        device.write(0, image, IoPurpose.METADATA).join();
+        if (flush) {
+            device.flush();
+        }
+    }
+
+    private void load() throws IOException {
+        ByteBuffer head = ByteBuffer.allocate(device.blockSize());
+        device.read(0, head);
+        int length = head.getInt(0);
+        if (length <= 0 || length > device.capacity() - 4) {
+            throw new CorruptFilesystemException("toy: no filesystem at offset 0");
+        }
+        int block = device.blockSize();
+        ByteBuffer all = ByteBuffer.allocate((4 + length + block - 1) / block * block);
+        device.read(0, all);
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(all.array(), 4, length))) {
+            if (in.readInt() != MAGIC) {
+                throw new CorruptFilesystemException("toy: bad magic");
+            }
+            nextIno = in.readLong();
+            int count = in.readInt();
+            for (int i = 0; i < count; i++) {
+                Data data = new Data();
+                String name = in.readUTF();
+                data.ino = in.readLong();
+                data.size = in.readInt();
+                data.bytes = in.readNBytes((int) data.size);
+                files.put(name, data);
+            }
+        }
+    }
+
+    private static String name(String path) {
+        if (!path.startsWith("/") || path.length() < 2 || path.indexOf('/', 1) >= 0) {
+            throw new java.nio.file.InvalidPathException(path, "toy paths are /name");
+        }
+        return path.substring(1);
+    }
+
+    @Override
+    public String adapterName() {
+        return "toy";
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public synchronized IomapFile create(String path) throws IOException {
+        String name = name(path);
+        if (files.containsKey(name)) {
+            throw new FileAlreadyExistsException(path);
+        }
+        Data data = new Data();
+        data.ino = nextIno++;
+        files.put(name, data);
+        return new ToyFile(data);
+    }
+
+    @Override
+    public synchronized IomapFile open(String path) throws IOException {
+        Data data = files.get(name(path));
+        if (data == null) {
+            throw new NoSuchFileException(path);
+        }
+        return new ToyFile(data);
+    }
+
+    @Override
+    public void mkdir(String path) throws IOException {
+        throw new NotSupportedException("toy has no directories (DIRECTORIES)");
+    }
+
+    @Override
+    public synchronized List<DirEntry> readdir(String path) {
+        List<DirEntry> entries = new ArrayList<>();
+        files.forEach((name, data) -> entries.add(new DirEntry(name, data.ino, FileType.REGULAR)));
+        return entries;
+    }
+
+    @Override
+    public synchronized void unlink(String path) throws IOException {
+        if (files.remove(name(path)) == null) {
+            throw new NoSuchFileException(path);
+        }
+    }
+
+    @Override
+    public void rmdir(String path) throws IOException {
+        throw new NotSupportedException("toy has no directories (DIRECTORIES)");
+    }
+
+    @Override
+    public void rename(String from, String to) throws IOException {
+        throw new NotSupportedException("toy has no rename (DIRECTORIES)");
+    }
+
+    @Override
+    public synchronized FileStat stat(String path) throws IOException {
+        Data data = files.get(name(path));
+        if (data == null) {
+            throw new NoSuchFileException(path);
+        }
+        return new FileStat(data.ino, FileType.REGULAR, data.size, data.size, 1, 0);
+    }
+
+    @Override
+    public FsStat statfs() {
+        return new FsStat(device.blockSize(), device.capacity() / device.blockSize(), 0, 0, 0);
+    }
+
+    @Override
+    public void sync() throws IOException {
+        persist(true);
+    }
+
+    @Override
+    public long dropCleanCache() {
+        return 0;
+    }
+
+    @Override
+    public IoStats stats() {
+        return new IoStats(0, 0, DeviceStats.ZERO, 0, 0, 0, new long[1]);
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        if (!closed) {
+            persist(true);
+            closed = true;
+        }
+    }
+
+    private final class ToyFile implements IomapFile, MappedFile {
+        private final Data data;
+
+        ToyFile(Data data) {
+            this.data = data;
+        }
+
+        private void ensure(long length) {
+            if (length > data.bytes.length) {
+                data.bytes = Arrays.copyOf(data.bytes, (int) Math.max(length, data.bytes.length * 2L));
+            }
+        }
+
+        @Override
+        public long ino() {
+            return data.ino;
+        }
+
+        @Override
+        public long size() {
+            synchronized (ToyFileSystem.this) {
+                return data.size;
+            }
+        }
+
+        @Override
+        public int read(long pos, ByteBuffer dst) {
+            synchronized (ToyFileSystem.this) {
+                if (pos >= data.size) {
+                    return -1;
+                }
+                int n = (int) Math.min(dst.remaining(), data.size - pos);
+                dst.put(data.bytes, (int) pos, n);
+                return n;
+            }
+        }
+
+        @Override
+        public int write(long pos, ByteBuffer src) throws IOException {
+            InvalidRangeException.checkRange("toy write", pos, src.remaining(), 1L << 30);
+            synchronized (ToyFileSystem.this) {
+                int n = src.remaining();
+                ensure(pos + n);
+                src.get(data.bytes, (int) pos, n);
+                data.size = Math.max(data.size, pos + n);
+                return n;
+            }
+        }
+
+        @Override
+        public void truncate(long size) throws IOException {
+            InvalidRangeException.checkRange("toy truncate", size, 0, 1L << 30);
+            synchronized (ToyFileSystem.this) {
+                ensure(size);
+                if (size < data.size && !bugs.contains(Bug.TRUNCATE_KEEPS_TAIL)) {
+                    Arrays.fill(data.bytes, (int) size, (int) data.size, (byte) 0);
+                }
+                data.size = size;
+            }
+        }
+
+        @Override
+        public void fallocate(FallocateMode mode, long offset, long length, boolean keepSize) throws IOException {
+            InvalidRangeException.checkRange("toy fallocate", offset, length, 1L << 30);
+            if (length == 0) {
+                throw new InvalidRangeException("toy fallocate: length 0");
+            }
+            synchronized (ToyFileSystem.this) {
+                long end = offset + length;
+                if (mode != FallocateMode.ALLOCATE) {
+                    long stop = Math.min(end, data.size);
+                    if (offset < stop) {
+                        Arrays.fill(data.bytes, (int) offset, (int) stop, (byte) 0);
+                    }
+                }
+                if (!keepSize && mode != FallocateMode.PUNCH_HOLE && end > data.size) {
+                    ensure(end);
+                    data.size = end;
+                }
+            }
+        }
+
+        @Override
+        public void unshare(long offset, long length) throws IOException {
+            throw new NotSupportedException("toy: unshare (COPY_ON_WRITE)");
+        }
+
+        @Override
+        public void cloneRange(IomapFile source, long srcOffset, long dstOffset, long length) throws IOException {
+            throw new NotSupportedException("toy: clone (CLONE)");
+        }
+
+        @Override
+        public void fsync() throws IOException {
+            persist(!bugs.contains(Bug.FSYNC_WITHOUT_FLUSH));
+        }
+
+        @Override
+        public void fdatasync() throws IOException {
+            fsync();
+        }
+
+        @Override
+        public MappedFile map() {
+            return this;
+        }
+
+        @Override
+        public void store(long pos, ByteBuffer src) throws IOException {
+            synchronized (ToyFileSystem.this) {
+                checkMapped(pos, src.remaining());
+                int n = src.remaining();
+                long inside = Math.max(0, Math.min(n, data.size - pos));
+                src.get(data.bytes, (int) pos, (int) inside);
+                src.position(src.position() + (int) (n - inside));
+            }
+        }
+
+        @Override
+        public void load(long pos, ByteBuffer dst) throws IOException {
+            synchronized (ToyFileSystem.this) {
+                checkMapped(pos, dst.remaining());
+                ensure(pos + dst.remaining());
+                dst.put(data.bytes, (int) pos, dst.remaining());
+            }
+        }
+
+        private void checkMapped(long pos, int length) throws InvalidRangeException {
+            long mappable = (data.size + PAGE - 1) / PAGE * PAGE;
+            if (pos < 0 || pos + length > mappable) {
+                throw new InvalidRangeException("toy: mapped access past the last page");
+            }
+        }
+
+        @Override
+        public FileStat stat() {
+            return new FileStat(data.ino, FileType.REGULAR, size(), size(), 1, 0);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}

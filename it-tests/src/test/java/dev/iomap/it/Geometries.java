@@ -1,0 +1,16 @@
+package dev.iomap.it;
+
+import dev.iomap.testkit.Geometry;
+import java.util.List;
+
+/** The geometries every adapter runs on (a method source for parameterized test classes). */
+final class Geometries {
+
+    private Geometries() {
+    }
+
+    /** @return block 1 KiB and 4 KiB × page 4 KiB and 64 KiB × single-page and 2 MiB folios */
+    static List<Geometry> standard() {
+        return Geometry.standard();
+    }
+}

@@ -1,0 +1,100 @@
+package dev.iomap.it;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.jar.JarFile;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The arrows of DESIGN.md point one way: adapters (every {@code adapter-*} module, support library
+ * included) and the test kit see {@code iomap-api}, never the engine in {@code dev.iomap.core}. The
+ * classes are imported from the adapter jars (or reactor {@code target/classes}) on the test class
+ * path; the test fails if it found none, so a broken import cannot pass silently.
+ */
+class LayeringTest {
+
+    /** @return the class-path entries of the modules whose artifact name starts with {@code prefix} */
+    private static List<Location> modulesNamed(String prefix, Set<String> found) {
+        List<Location> locations = new ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            Path path = Path.of(entry);
+            String module = moduleName(path);
+            if (module != null && module.startsWith(prefix)) {
+                found.add(module);
+                locations.add(location(path));
+            }
+        }
+        return locations;
+    }
+
+    private static Location location(Path path) {
+        if (!path.toString().endsWith(".jar")) {
+            return Location.of(path);
+        }
+        try (JarFile jar = new JarFile(path.toFile())) {
+            return Location.of(jar);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@code .../adapter-xfs-like/target/classes} or {@code .../adapter-xfs-like-0.1.0-SNAPSHOT.jar}. */
+    private static String moduleName(Path path) {
+        String file = path.getFileName() == null ? "" : path.getFileName().toString();
+        if (file.equals("classes") && path.getParent() != null && path.getParent().getParent() != null
+                && path.getParent().getFileName().toString().equals("target")) {
+            return path.getParent().getParent().getFileName().toString();
+        }
+        if (file.endsWith(".jar")) {
+            return file.replaceFirst("-\\d.*\\.jar$", "");
+        }
+        return null;
+    }
+
+    private static JavaClasses importModules(String prefix, Set<String> found) {
+        return new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importLocations(modulesNamed(prefix, found));
+    }
+
+    @Test
+    void adaptersNeverUseTheCore() {
+        Set<String> modules = new TreeSet<>();
+        JavaClasses adapters = importModules("adapter-", modules);
+        assertThat(modules).as("adapter modules on the class path").contains("adapter-support", "adapter-xfs-like");
+        assertThat(adapters).as("adapter classes imported").isNotEmpty();
+        noClasses().should().dependOnClassesThat().resideInAPackage("dev.iomap.core..")
+                .because("adapters compile against iomap-api only (DESIGN.md, Modules)")
+                .check(adapters);
+    }
+
+    @Test
+    void theTestKitNeverUsesTheCore() {
+        Set<String> modules = new TreeSet<>();
+        JavaClasses kit = importModules("iomap-testkit", modules);
+        assertThat(kit).as("test kit classes imported").isNotEmpty();
+        noClasses().should().dependOnClassesThat().resideInAPackage("dev.iomap.core..")
+                .because("the kit tests any engine through iomap-api (DESIGN.md, Modules)")
+                .check(kit);
+    }
+
+    @Test
+    void snapfsTheKitsExampleAdapterNeverUsesTheCore() {
+        JavaClasses snapfs = new ClassFileImporter().importPackages("dev.iomap.it.snapfs");
+        assertThat(snapfs).isNotEmpty();
+        noClasses().should().dependOnClassesThat().resideInAPackage("dev.iomap.core..").check(snapfs);
+    }
+}

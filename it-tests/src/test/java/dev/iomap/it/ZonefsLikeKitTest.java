@@ -1,0 +1,93 @@
+package dev.iomap.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.iomap.adapter.zonefs.ZonefsLikeAdapter;
+import dev.iomap.api.BlockDevice;
+import dev.iomap.core.device.ZoneLayout;
+import dev.iomap.core.device.ZonedDevice;
+import dev.iomap.testkit.AdapterFixture;
+import dev.iomap.testkit.Geometry;
+import dev.iomap.testkit.fsx.FsxConfig;
+import dev.iomap.testkit.fsx.FsxFile;
+import dev.iomap.testkit.fsx.FsxRunner;
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * zonefs-like through the parts of the kit that fit it, on every standard geometry. Its namespace is
+ * fixed (no create) and its rules differ by kind of file, so the contract suites, which create their
+ * files, do not apply; the model checker does, driving an existing file under that file's rules: a
+ * conventional zone file (fixed size, overwritten anywhere, mapped stores) and a sequential one
+ * (appends of whole blocks, truncate to 0 or the capacity, no mapped stores). The zoned device is the
+ * core's emulation over the kit's device, rebuilt from it at every mount.
+ */
+@ParameterizedClass(name = "zonefs-like {0}")
+@MethodSource("dev.iomap.it.Geometries#standard")
+class ZonefsLikeKitTest {
+    /** Zone 0 (superblock) and two conventional zones, then nine sequential zones of 3 MiB capacity. */
+    private static final ZoneLayout LAYOUT = new ZoneLayout(4L << 20, 3L << 20, 12, 3, 4);
+
+    @Parameter
+    Geometry geometry;
+
+    private AdapterFixture fixture() {
+        return AdapterFixture.of(new ZonefsLikeAdapter(), geometry)
+                .withDeviceBytes(LAYOUT.backingBytes(AdapterFixture.SECTOR_SIZE))
+                .withDeviceLayer(new AdapterFixture.DeviceLayer() {
+                    @Override
+                    public BlockDevice formatting(BlockDevice device) throws IOException {
+                        return ZonedDevice.create(device, LAYOUT);
+                    }
+
+                    @Override
+                    public BlockDevice opening(BlockDevice device) throws IOException {
+                        return ZonedDevice.open(device);
+                    }
+                });
+    }
+
+    private static FsxFile conventional() {
+        return FsxFile.existing("/cnv/0").keepingItsSize();
+    }
+
+    private FsxFile sequential() {
+        return FsxFile.existing("/seq/0")
+                .appendingOnly(geometry.blockSize())
+                .withoutMappedWrites()
+                .truncatingOnlyTo(0L, LAYOUT.zoneCapacity())
+                .growingTo(LAYOUT.zoneCapacity());
+    }
+
+    private static void run(AdapterFixture fixture, FsxFile file, String what) throws IOException {
+        FsxConfig config = FsxConfig.of(fixture).withFile(file)
+                .withSeed(fixture.settings().seedFor(fixture.label() + file.path()));
+        FsxRunner.Result result = FsxRunner.run(fixture, config);
+        assertThat(result.ops()).isEqualTo(fixture.settings().fsxOps());
+        System.out.println("fsx " + result.label() + " " + what + " " + file.path() + ": " + result.ops()
+                + " ops, seed " + result.seed() + ", " + result.opCounts());
+    }
+
+    @Test
+    void conventionalZoneFileMatchesTheModel() throws IOException {
+        run(fixture(), conventional(), "conventional");
+    }
+
+    @Test
+    void sequentialZoneFileMatchesTheModel() throws IOException {
+        run(fixture(), sequential(), "sequential");
+    }
+
+    @Test
+    void conventionalZoneFileUnderMemoryPressure() throws IOException {
+        run(fixture().underMemoryPressure(), conventional(), "conventional");
+    }
+
+    @Test
+    void sequentialZoneFileUnderMemoryPressure() throws IOException {
+        run(fixture().underMemoryPressure(), sequential(), "sequential");
+    }
+}

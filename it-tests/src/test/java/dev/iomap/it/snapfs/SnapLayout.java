@@ -1,0 +1,147 @@
+package dev.iomap.it.snapfs;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.IoPurpose;
+import dev.iomap.api.NoSpaceException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletionException;
+import java.util.zip.CRC32C;
+
+/**
+ * Where snapfs keeps things: a superblock in block 0, two metadata slots written alternately (a torn
+ * or half-written slot fails its CRC and the other slot, one commit older, is used), then data.
+ *
+ * @param blockSize filesystem block size
+ * @param totalBlocks blocks on the device
+ * @param slotBlocks blocks per metadata slot
+ */
+record SnapLayout(int blockSize, long totalBlocks, int slotBlocks) {
+    private static final long SUPER_MAGIC = 0x534E415046533031L; // "SNAPFS01"
+    private static final long SLOT_MAGIC = 0x534E41504D455441L; // "SNAPMETA"
+    private static final int SLOT_HEADER = 24;
+
+    static SnapLayout forDevice(BlockDevice device, int blockSize) {
+        long totalBlocks = device.capacity() / blockSize;
+        long slotBytes = Math.min(4L << 20, device.capacity() / 16);
+        return new SnapLayout(blockSize, totalBlocks, (int) Math.max(1, slotBytes / blockSize));
+    }
+
+    long firstDataBlock() {
+        return 1 + 2L * slotBlocks;
+    }
+
+    long dataBlocks() {
+        return totalBlocks - firstDataBlock();
+    }
+
+    void writeSuperblock(BlockDevice device) throws IOException {
+        ByteBuffer block = ByteBuffer.allocate(blockSize);
+        block.putLong(SUPER_MAGIC).putInt(blockSize).putLong(totalBlocks).putInt(slotBlocks);
+        block.putInt(crc(block.array(), 0, block.position()));
+        write(device, 0, block.rewind(), IoPurpose.METADATA);
+    }
+
+    static SnapLayout readSuperblock(BlockDevice device) throws IOException {
+        ByteBuffer block = ByteBuffer.allocate(Math.max(device.blockSize(), 512));
+        device.read(0, block);
+        block.flip();
+        if (block.getLong() != SUPER_MAGIC) {
+            throw new CorruptFilesystemException("snapfs: no superblock magic at device offset 0");
+        }
+        int blockSize = block.getInt();
+        long totalBlocks = block.getLong();
+        int slotBlocks = block.getInt();
+        int stored = block.getInt();
+        if (stored != crc(block.array(), 0, 24)) {
+            throw new CorruptFilesystemException("snapfs: superblock checksum mismatch at device offset 0");
+        }
+        if (Integer.bitCount(blockSize) != 1 || totalBlocks * blockSize > device.capacity() || slotBlocks <= 0) {
+            throw new CorruptFilesystemException("snapfs: superblock geometry does not fit the device");
+        }
+        return new SnapLayout(blockSize, totalBlocks, slotBlocks);
+    }
+
+    /** Writes a commit into slot {@code sequence % 2}. */
+    void writeSlot(BlockDevice device, long sequence, byte[] payload) throws IOException {
+        long bytes = SLOT_HEADER + (long) payload.length;
+        long capacity = (long) slotBlocks * blockSize;
+        if (bytes > capacity) {
+            throw new NoSpaceException("snapfs: metadata of " + bytes + " bytes does not fit a slot of " + capacity);
+        }
+        ByteBuffer slot = ByteBuffer.allocate((int) ((bytes + blockSize - 1) / blockSize * blockSize));
+        slot.putLong(SLOT_MAGIC).putLong(sequence).putInt(payload.length).putInt(0).put(payload);
+        slot.putInt(20, crcOfSlot(slot.array(), payload.length));
+        write(device, slotOffset(sequence), slot.rewind(), IoPurpose.METADATA);
+    }
+
+    /** A decoded slot. */
+    record Slot(long sequence, byte[] payload) {
+    }
+
+    /** @return the valid slot with the higher sequence, or null */
+    Slot readNewestSlot(BlockDevice device) throws IOException {
+        Slot best = null;
+        for (int which = 0; which < 2; which++) {
+            Slot slot = readSlot(device, which);
+            if (slot != null && (best == null || slot.sequence() > best.sequence())) {
+                best = slot;
+            }
+        }
+        return best;
+    }
+
+    private Slot readSlot(BlockDevice device, int which) throws IOException {
+        long offset = slotOffset(which);
+        ByteBuffer first = ByteBuffer.allocate(blockSize);
+        device.read(offset, first);
+        first.flip();
+        if (first.getLong() != SLOT_MAGIC) {
+            return null;
+        }
+        long sequence = first.getLong();
+        int length = first.getInt();
+        int stored = first.getInt();
+        if (length < 0 || SLOT_HEADER + (long) length > (long) slotBlocks * blockSize) {
+            return null;
+        }
+        long slotBytes = (SLOT_HEADER + (long) length + blockSize - 1) / blockSize * blockSize;
+        ByteBuffer all = ByteBuffer.allocate((int) slotBytes);
+        device.read(offset, all);
+        if (stored != crcOfSlot(all.array(), length)) {
+            return null;
+        }
+        byte[] payload = new byte[length];
+        System.arraycopy(all.array(), SLOT_HEADER, payload, 0, length);
+        return new Slot(sequence, payload);
+    }
+
+    private long slotOffset(long sequence) {
+        return (1 + (sequence % 2) * slotBlocks) * blockSize;
+    }
+
+    private static int crcOfSlot(byte[] slot, int payloadLength) {
+        CRC32C crc = new CRC32C();
+        crc.update(slot, 8, 12);
+        crc.update(slot, SLOT_HEADER, payloadLength);
+        return (int) crc.getValue();
+    }
+
+    private static int crc(byte[] bytes, int from, int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, from, length);
+        return (int) crc.getValue();
+    }
+
+    static void write(BlockDevice device, long offset, ByteBuffer data, IoPurpose purpose) throws IOException {
+        try {
+            device.write(offset, data, purpose).join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw e;
+        }
+    }
+}

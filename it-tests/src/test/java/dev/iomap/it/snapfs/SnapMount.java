@@ -1,0 +1,445 @@
+package dev.iomap.it.snapfs;
+
+import static dev.iomap.it.snapfs.SnapState.PENDING;
+import static dev.iomap.it.snapfs.SnapState.UNWRITTEN;
+import static dev.iomap.it.snapfs.SnapState.WRITTEN;
+import static dev.iomap.it.snapfs.SnapState.deviceBlock;
+import static dev.iomap.it.snapfs.SnapState.pack;
+import static dev.iomap.it.snapfs.SnapState.state;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.DirEntry;
+import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileType;
+import dev.iomap.api.FsStat;
+import dev.iomap.api.InodeInfo;
+import dev.iomap.api.IoendCompletion;
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapFlag;
+import dev.iomap.api.IomapInode;
+import dev.iomap.api.IomapMapping;
+import dev.iomap.api.IomapOps;
+import dev.iomap.api.IomapRequest;
+import dev.iomap.api.IomapType;
+import dev.iomap.api.MountedFilesystem;
+import dev.iomap.api.NoSpaceException;
+import dev.iomap.api.WritebackOps;
+import dev.iomap.it.snapfs.SnapState.Inode;
+import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One snapfs mount. Every method holds the mount's monitor. Writes allocate blocks at
+ * {@code begin} (PENDING, mapped NEW); writeback completion marks them WRITTEN and moves the on-disk
+ * size; a commit (fsync, sync, unmount) flushes the data, writes the whole metadata to the other
+ * slot and flushes again. Blocks freed since the last commit are reused only after the next one, so
+ * the committed metadata never points at blocks holding someone else's new data.
+ */
+final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
+    private static final long MAX_FILE_SIZE = 1L << 40;
+    private static final int MAX_RUN_BLOCKS = 1024;
+
+    private final BlockDevice device;
+    private final SnapLayout layout;
+    private final SnapState state;
+    private final BitSet used = new BitSet();
+    private final BitSet freedSinceCommit = new BitSet();
+    private final int blockSize;
+    private final java.util.concurrent.atomic.AtomicReference<Runnable> afterWriteBegin;
+    private long sequence;
+    private long cursor;
+
+    SnapMount(BlockDevice device, SnapLayout layout, SnapState state, long sequence,
+            java.util.concurrent.atomic.AtomicReference<Runnable> afterWriteBegin) {
+        this.device = device;
+        this.afterWriteBegin = afterWriteBegin;
+        this.layout = layout;
+        this.state = state;
+        this.sequence = sequence;
+        this.blockSize = layout.blockSize();
+        this.cursor = layout.firstDataBlock();
+        used.set(0, (int) layout.firstDataBlock());
+        state.inodes.values().removeIf(inode -> inode.links <= 0 && inode.ino != SnapState.ROOT);
+        for (Inode inode : state.inodes.values()) {
+            for (long packed : inode.blocks.values()) {
+                used.set((int) deviceBlock(packed));
+            }
+        }
+    }
+
+    private Inode inode(long ino) throws NoSuchFileException {
+        Inode inode = state.inodes.get(ino);
+        if (inode == null) {
+            throw new NoSuchFileException("snapfs inode " + ino);
+        }
+        return inode;
+    }
+
+    @Override
+    public int blockSize() {
+        return blockSize;
+    }
+
+    @Override
+    public long rootIno() {
+        return SnapState.ROOT;
+    }
+
+    @Override
+    public long maxFileSize() {
+        return MAX_FILE_SIZE;
+    }
+
+    @Override
+    public synchronized InodeInfo getattr(long ino) throws IOException {
+        Inode inode = inode(ino);
+        return new InodeInfo(ino, inode.type, inode.size, (long) inode.blocks.size() * blockSize, inode.links,
+                inode.modified);
+    }
+
+    @Override
+    public synchronized long lookup(long dirIno, String name) throws IOException {
+        Long ino = inode(dirIno).entries.get(name);
+        if (ino == null) {
+            throw new NoSuchFileException(name);
+        }
+        return ino;
+    }
+
+    @Override
+    public synchronized long create(long dirIno, String name, FileType type) throws IOException {
+        Inode dir = inode(dirIno);
+        if (dir.entries.containsKey(name)) {
+            throw new FileAlreadyExistsException(name);
+        }
+        long ino = state.nextIno++;
+        Inode inode = new Inode(ino, type);
+        inode.modified = System.currentTimeMillis();
+        state.inodes.put(ino, inode);
+        dir.entries.put(name, ino);
+        return ino;
+    }
+
+    @Override
+    public synchronized List<DirEntry> readdir(long dirIno) throws IOException {
+        List<DirEntry> out = new ArrayList<>();
+        for (Map.Entry<String, Long> entry : inode(dirIno).entries.entrySet()) {
+            out.add(new DirEntry(entry.getKey(), entry.getValue(), inode(entry.getValue()).type));
+        }
+        return out;
+    }
+
+    @Override
+    public synchronized void unlink(long dirIno, String name) throws IOException {
+        Inode target = inode(lookup(dirIno, name));
+        if (target.type == FileType.DIRECTORY) {
+            throw new FileSystemException(name, null, "is a directory");
+        }
+        inode(dirIno).entries.remove(name);
+        target.links--;
+    }
+
+    @Override
+    public synchronized void rmdir(long dirIno, String name) throws IOException {
+        Inode target = inode(lookup(dirIno, name));
+        if (target.type != FileType.DIRECTORY) {
+            throw new java.nio.file.NotDirectoryException(name);
+        }
+        if (!target.entries.isEmpty()) {
+            throw new DirectoryNotEmptyException(name);
+        }
+        inode(dirIno).entries.remove(name);
+        state.inodes.remove(target.ino);
+    }
+
+    @Override
+    public synchronized long rename(long fromDir, String fromName, long toDir, String toName) throws IOException {
+        long ino = lookup(fromDir, fromName);
+        Inode target = inode(toDir);
+        Long replaced = target.entries.get(toName);
+        if (replaced != null && replaced == ino) {
+            return -1;
+        }
+        if (replaced != null) {
+            Inode victim = inode(replaced);
+            if (victim.type == FileType.DIRECTORY && !victim.entries.isEmpty()) {
+                throw new DirectoryNotEmptyException(toName);
+            }
+        }
+        inode(fromDir).entries.remove(fromName);
+        target.entries.put(toName, ino);
+        if (replaced == null) {
+            return -1;
+        }
+        Inode victim = inode(replaced);
+        if (victim.type == FileType.DIRECTORY) {
+            state.inodes.remove(replaced);
+            return -1;
+        }
+        victim.links--;
+        return replaced;
+    }
+
+    @Override
+    public synchronized FsStat statfs() {
+        long dataUsed = used.cardinality() - layout.firstDataBlock();
+        long freeBlocks = layout.dataBlocks() - dataUsed;
+        return new FsStat(blockSize, layout.dataBlocks(), freeBlocks, Long.MAX_VALUE, Long.MAX_VALUE);
+    }
+
+    @Override
+    public IomapOps iomapOps() {
+        return this;
+    }
+
+    @Override
+    public WritebackOps writebackOps() {
+        return this;
+    }
+
+    // ---- mapping ----
+
+    @Override
+    public synchronized IomapMapping begin(IomapInode file, long pos, long length, Set<IomapRequest> request)
+            throws IOException {
+        IomapMapping mapping = map(file, pos, length, request);
+        if (request.contains(IomapRequest.WRITE)) {
+            Runnable hook = afterWriteBegin.getAndSet(null);
+            if (hook != null) {
+                hook.run();
+            }
+        }
+        return mapping;
+    }
+
+    private IomapMapping map(IomapInode file, long pos, long length, Set<IomapRequest> request)
+            throws IOException {
+        Inode inode = inode(file.ino());
+        long first = pos / blockSize;
+        long last = Math.max(first, (pos + length - 1) / blockSize);
+        Long packed = inode.blocks.get(first);
+        boolean allocate = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.FAULT);
+        if (packed == null && !allocate) {
+            Long next = inode.blocks.ceilingKey(first);
+            long end = next == null ? last + 1 : Math.min(next, last + 1);
+            return IomapMapping.of(Iomap.hole(first * blockSize, (end - first) * blockSize)
+                    .withValidityCookie(inode.mappingSequence));
+        }
+        if (packed == null) {
+            Long nextMapped = inode.blocks.ceilingKey(first);
+            long holeEnd = nextMapped == null ? last + 1 : Math.min(nextMapped, last + 1);
+            long count = Math.min(holeEnd - first, MAX_RUN_BLOCKS);
+            long[] run = allocate(count);
+            for (long b = 0; b < run[1]; b++) {
+                inode.blocks.put(first + b, pack(run[0] + b, PENDING));
+            }
+            return IomapMapping.of(mapping(first, run[1], run[0], PENDING).withValidityCookie(inode.mappingSequence));
+        }
+        long count = 1;
+        while (first + count <= last && count < MAX_RUN_BLOCKS) {
+            Long next = inode.blocks.get(first + count);
+            if (next == null || state(next) != state(packed) || deviceBlock(next) != deviceBlock(packed) + count) {
+                break;
+            }
+            count++;
+        }
+        return IomapMapping.of(mapping(first, count, deviceBlock(packed), state(packed))
+                .withValidityCookie(inode.mappingSequence));
+    }
+
+    /**
+     * A mapping is stale once writeback completion, a free or a conversion changed the inode's
+     * blocks: a write that got "NEW" for a pending block must not zero it after the block was
+     * written back and its folio reclaimed (the kernel's {@code iomap_valid}).
+     */
+    @Override
+    public synchronized boolean valid(IomapInode file, Iomap iomap) {
+        Inode inode = state.inodes.get(file.ino());
+        return inode != null && inode.mappingSequence == iomap.validityCookie();
+    }
+
+    private Iomap mapping(long fileBlock, long count, long deviceBlock, int blockState) {
+        long offset = fileBlock * blockSize;
+        long length = count * blockSize;
+        long address = deviceBlock * blockSize;
+        return switch (blockState) {
+            case UNWRITTEN -> new Iomap(offset, length, IomapType.UNWRITTEN, Set.of(), address, null, 0);
+            case PENDING -> new Iomap(offset, length, IomapType.MAPPED, Set.of(IomapFlag.NEW), address, null, 0);
+            default -> Iomap.mapped(offset, length, address);
+        };
+    }
+
+    @Override
+    public synchronized Iomap mapBlocks(IomapInode file, long pos, long length) throws IOException {
+        Inode inode = inode(file.ino());
+        long first = pos / blockSize;
+        Long packed = inode.blocks.get(first);
+        if (packed == null) {
+            throw new IOException("snapfs: writeback of inode " + file.ino() + " at " + pos + " found no block");
+        }
+        long last = (pos + length - 1) / blockSize;
+        long count = 1;
+        while (first + count <= last) {
+            Long next = inode.blocks.get(first + count);
+            boolean nextUnwritten = next != null && state(next) == UNWRITTEN;
+            if (next == null || nextUnwritten != (state(packed) == UNWRITTEN)
+                    || deviceBlock(next) != deviceBlock(packed) + count) {
+                break;
+            }
+            count++;
+        }
+        long offset = first * blockSize;
+        long address = deviceBlock(packed) * blockSize;
+        return state(packed) == UNWRITTEN
+                ? new Iomap(offset, count * blockSize, IomapType.UNWRITTEN, Set.of(), address, null, 0)
+                : Iomap.mapped(offset, count * blockSize, address);
+    }
+
+    @Override
+    public synchronized void ioendCompleted(IomapInode file, IoendCompletion completion) throws IOException {
+        if (completion.failed()) {
+            return;
+        }
+        Inode inode = state.inodes.get(file.ino());
+        if (inode == null) {
+            return;
+        }
+        long firstDevice = completion.address() / blockSize;
+        long first = completion.offset() / blockSize;
+        long last = (completion.end() - 1) / blockSize;
+        for (long b = first; b <= last; b++) {
+            Long packed = inode.blocks.get(b);
+            if (packed != null && deviceBlock(packed) == firstDevice + (b - first)) {
+                inode.blocks.put(b, pack(deviceBlock(packed), WRITTEN));
+            }
+        }
+        inode.mappingSequence++;
+        inode.size = Math.max(inode.size, Math.min(file.size(), completion.end()));
+        inode.modified = System.currentTimeMillis();
+    }
+
+    // ---- space ----
+
+    /** Allocates up to {@code count} contiguous blocks, at least one: {@code {first, count}}. */
+    private long[] allocate(long count) throws NoSpaceException {
+        long start = findFree(cursor);
+        if (start < 0) {
+            start = findFree(layout.firstDataBlock());
+        }
+        if (start < 0) {
+            throw new NoSpaceException("snapfs: no free block among " + layout.dataBlocks());
+        }
+        long end = start;
+        while (end - start < count && end < layout.totalBlocks() && !used.get((int) end)) {
+            end++;
+        }
+        used.set((int) start, (int) end);
+        cursor = end;
+        return new long[] {start, end - start};
+    }
+
+    private long findFree(long from) {
+        long free = used.nextClearBit((int) from);
+        return free < layout.totalBlocks() ? free : -1;
+    }
+
+    /** Frees blocks {@code [from, to)} of a file: pending ones at once, committed ones after the next commit. */
+    private void free(Inode inode, long from, long to) {
+        inode.mappingSequence++;
+        for (Long fileBlock : new ArrayList<>(inode.blocks.subMap(from, to).keySet())) {
+            long packed = inode.blocks.remove(fileBlock);
+            if (state(packed) == PENDING) {
+                used.clear((int) deviceBlock(packed));
+            } else {
+                freedSinceCommit.set((int) deviceBlock(packed));
+            }
+        }
+    }
+
+    @Override
+    public synchronized void setSize(IomapInode file, long newSize) throws IOException {
+        Inode inode = inode(file.ino());
+        free(inode, (newSize + blockSize - 1) / blockSize, Long.MAX_VALUE);
+        inode.size = newSize;
+        inode.modified = System.currentTimeMillis();
+    }
+
+    @Override
+    public synchronized void fallocate(IomapInode file, FallocateMode mode, long offset, long length)
+            throws IOException {
+        Inode inode = inode(file.ino());
+        long first = offset / blockSize;
+        long end = (offset + length) / blockSize;
+        inode.mappingSequence++;
+        switch (mode) {
+            case PUNCH_HOLE -> free(inode, first, end);
+            case ALLOCATE, ZERO_RANGE -> {
+                List<Long> added = new ArrayList<>();
+                try {
+                    for (long b = first; b < end; b++) {
+                        Long packed = inode.blocks.get(b);
+                        if (packed == null) {
+                            long device = allocate(1)[0];
+                            inode.blocks.put(b, pack(device, UNWRITTEN));
+                            added.add(b);
+                        } else if (mode == FallocateMode.ZERO_RANGE) {
+                            inode.blocks.put(b, pack(deviceBlock(packed), UNWRITTEN));
+                        }
+                    }
+                } catch (NoSpaceException e) {
+                    for (long b : added) {
+                        used.clear((int) deviceBlock(inode.blocks.remove(b)));
+                    }
+                    throw e;
+                }
+            }
+            default -> throw new IllegalStateException(mode.name());
+        }
+    }
+
+    // ---- durability ----
+
+    @Override
+    public synchronized void fsync(IomapInode file, boolean dataOnly) throws IOException {
+        Inode inode = inode(file.ino());
+        inode.size = Math.max(inode.size, file.size());
+        commit();
+    }
+
+    @Override
+    public synchronized void evict(long ino) throws IOException {
+        Inode inode = state.inodes.remove(ino);
+        if (inode != null) {
+            free(inode, 0, Long.MAX_VALUE);
+        }
+    }
+
+    @Override
+    public synchronized void sync() throws IOException {
+        commit();
+    }
+
+    @Override
+    public synchronized void unmount() throws IOException {
+        commit();
+    }
+
+    /** Data first, then the metadata in the other slot, then a flush; only then are freed blocks reusable. */
+    private void commit() throws IOException {
+        device.flush();
+        BitSet releasable = (BitSet) freedSinceCommit.clone();
+        layout.writeSlot(device, sequence + 1, state.serialize());
+        device.flush();
+        sequence++;
+        used.andNot(releasable);
+        freedSinceCommit.andNot(releasable);
+    }
+}
