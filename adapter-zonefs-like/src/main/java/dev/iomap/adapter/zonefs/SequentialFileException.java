@@ -1,0 +1,17 @@
+package dev.iomap.adapter.zonefs;
+
+import dev.iomap.api.NotSupportedException;
+
+/**
+ * A sequential zone file refused an operation that its zone cannot do: a write anywhere but at the
+ * end of the file (an overwrite, or a write leaving a hole), a shared writable mapping, zeroing
+ * written blocks, or a truncate to a size other than 0 (zone reset) or the zone capacity (zone
+ * finish). zonefs answers these with {@code EINVAL} or {@code EPERM}; nothing was changed.
+ */
+public class SequentialFileException extends NotSupportedException {
+
+    /** @param message the file, what was asked and what the file accepts */
+    public SequentialFileException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,152 @@
+package dev.iomap.adapter.zonefs;
+
+import dev.iomap.api.InodeCacheControl;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.Iomap;
+import dev.iomap.api.IomapInode;
+import dev.iomap.api.IomapMapping;
+import dev.iomap.api.IomapOps;
+import dev.iomap.api.IomapRequest;
+import dev.iomap.api.IomapType;
+import dev.iomap.api.IoendCompletion;
+import dev.iomap.api.OrderedWritebackOps;
+import dev.iomap.api.Zone;
+import dev.iomap.api.ZoneCondition;
+import dev.iomap.api.ZonedBlockDevice;
+import java.io.IOException;
+import java.util.Set;
+
+/**
+ * How zone files map, the zonefs way: every block of a file lives at the same offset in its zone.
+ *
+ * <p>A conventional file is mapped ({@code MAPPED}) over its whole capacity, for reads, writes,
+ * mapped writes and writeback alike. A sequential file is mapped below its size and is a hole above
+ * it for reads; a buffered write must append whole blocks at the size (the write pointer of the
+ * file), which {@link #begin} checks before the core touches the cache, and gets an
+ * {@code UNWRITTEN} mapping up to the capacity. Writeback maps the dirty blocks where they belong;
+ * the core submits a sequential file's ioends in file order ({@link #writesInFileOrder}) and the
+ * zoned device accepts them only at the write pointer. When a write fails, the file's size falls
+ * back to the zone's write pointer, as zonefs does ({@link #ioendCompleted}); the core reports the
+ * error at the next fsync.
+ *
+ * <p>Thread-safe: called for many inodes at once, and for one inode from the writer and writeback.
+ */
+final class ZoneFileOps implements IomapOps, OrderedWritebackOps {
+    private final ZonefsLikeMount mount;
+    private final ZonedBlockDevice device;
+    private final long blockSize;
+
+    ZoneFileOps(ZonefsLikeMount mount, ZonedBlockDevice device, int blockSize) {
+        this.mount = mount;
+        this.device = device;
+        this.blockSize = blockSize;
+    }
+
+    @Override
+    public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request)
+            throws IOException {
+        ZoneFile file = mount.file(inode.ino());
+        long aligned = pos & -blockSize;
+        if (!file.isSequential()) {
+            if (request.contains(IomapRequest.WRITE) && pos + length > file.capacity()) {
+                throw pastCapacity(file, pos, length);
+            }
+            return IomapMapping.of(aligned < file.capacity() ? mapped(file, aligned, file.capacity())
+                    : hole(file, aligned, length));
+        }
+        long size = inode.size();
+        if (request.contains(IomapRequest.FAULT)) {
+            throw new SequentialFileException(file + ": a sequential zone file cannot be written through a"
+                    + " shared mapping (its blocks are written once, in order); append with write instead");
+        }
+        if (request.contains(IomapRequest.UNSHARE)) {
+            throw new SequentialFileException(file + ": a sequential zone file shares no blocks to unshare");
+        }
+        if (request.contains(IomapRequest.ZERO)) {
+            if (pos < size) {
+                throw new SequentialFileException(file + ": zeroing written blocks of a sequential zone file"
+                        + " (at " + pos + ", size " + size + ") would overwrite them");
+            }
+            return IomapMapping.of(hole(file, aligned, length));
+        }
+        if (request.contains(IomapRequest.WRITE)) {
+            checkAppend(file, size, pos, length);
+            return IomapMapping.of(new Iomap(pos, file.capacity() - pos, IomapType.UNWRITTEN, Set.of(),
+                    file.zoneStart() + pos, null, 0));
+        }
+        if (aligned < size) {
+            return IomapMapping.of(mapped(file, aligned, (size + blockSize - 1) & -blockSize));
+        }
+        return IomapMapping.of(hole(file, aligned, length));
+    }
+
+    /** A buffered write to a sequential file: whole blocks, exactly at the size, inside the capacity. */
+    private void checkAppend(ZoneFile file, long size, long pos, long length) throws IOException {
+        if (pos < size) {
+            throw new SequentialFileException(file + ": write at " + pos + " would overwrite data below the"
+                    + " size " + size + "; a sequential zone file is append-only, write at " + size);
+        }
+        if (pos > size) {
+            throw new SequentialFileException(file + ": write at " + pos + " would leave a hole after the size "
+                    + size + "; a sequential zone file has no holes, write at " + size);
+        }
+        if (pos + length > file.capacity()) {
+            throw pastCapacity(file, pos, length);
+        }
+        if ((length & (blockSize - 1)) != 0) {
+            throw new InvalidRangeException(file + ": an append of " + length + " bytes is not a whole number"
+                    + " of " + blockSize + "-byte blocks; a zone's write pointer moves in whole blocks");
+        }
+    }
+
+    private static InvalidRangeException pastCapacity(ZoneFile file, long pos, long length) {
+        return new InvalidRangeException(file + ": write of " + length + " bytes at " + pos
+                + " passes the zone capacity " + file.capacity() + " (the largest size of this file)");
+    }
+
+    private static Iomap mapped(ZoneFile file, long offset, long end) {
+        return Iomap.mapped(offset, end - offset, file.zoneStart() + offset);
+    }
+
+    private Iomap hole(ZoneFile file, long offset, long length) {
+        long end = Math.max(file.capacity(), (offset + length + blockSize - 1) & -blockSize);
+        return Iomap.hole(offset, Math.max(end - offset, blockSize));
+    }
+
+    @Override
+    public Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
+        ZoneFile file = mount.file(inode.ino());
+        if (pos + length > file.capacity()) {
+            throw pastCapacity(file, pos, length);
+        }
+        return mapped(file, pos, file.capacity());
+    }
+
+    @Override
+    public boolean writesInFileOrder(IomapInode inode) {
+        return mount.fileOrNull(inode.ino()) instanceof ZoneFile file && file.isSequential();
+    }
+
+    /**
+     * A sequential file's acknowledged size grows with each completed ioend. After a failed one, the
+     * zone's write pointer is what the device holds: the file falls back to it (zonefs'
+     * {@code zonefs_io_error}); an offline zone holds nothing readable.
+     */
+    @Override
+    public void ioendCompleted(IomapInode inode, IoendCompletion completion) throws IOException {
+        ZoneFile file = mount.file(inode.ino());
+        if (!file.isSequential()) {
+            return;
+        }
+        if (!completion.failed()) {
+            file.writtenUpTo(completion.end());
+            return;
+        }
+        Zone zone = device.zone(file.zoneIndex());
+        long deviceSize = zone.condition() == ZoneCondition.OFFLINE ? 0 : zone.writtenBytes();
+        file.resync(deviceSize);
+        if (inode instanceof InodeCacheControl cache) {
+            cache.shrinkSizeAfterLostWrite(deviceSize);
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package dev.iomap.adapter.zonefs;
+
+import dev.iomap.api.BlockDevice;
+import dev.iomap.api.Capability;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.FsckReport;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.MountOptions;
+import dev.iomap.api.MountedFilesystem;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.api.Zone;
+import dev.iomap.api.ZonedBlockDevice;
+import java.io.IOException;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The zonefs model: one file per zone of a {@link ZonedBlockDevice}, no metadata but a superblock.
+ * See the module README for the zone model and what each kind of file accepts.
+ *
+ * <p>Immutable and thread-safe; one instance serves every mount.
+ */
+public final class ZonefsLikeAdapter implements FilesystemAdapter {
+    /** The adapter's name. */
+    public static final String NAME = "zonefs-like";
+
+    /**
+     * What the filesystem can do, declared in one place. The core applies a capability to the whole
+     * filesystem, while zonefs' rules differ by zone type, so a capability is declared when one kind
+     * of file has it and the other kind refuses the operation itself, with a typed error and before
+     * anything changes:
+     * <ul>
+     *   <li>{@link Capability#RANDOM_WRITE}: conventional zone files are overwritten anywhere; a
+     *       sequential zone file refuses a write not at its end ({@link SequentialFileException}).</li>
+     *   <li>{@link Capability#TRUNCATE}: a sequential zone file truncates to 0 (zone reset) or to its
+     *       capacity (zone finish); anything else, and any truncate of a conventional zone file to
+     *       another size than its own, is refused ({@link dev.iomap.api.SetSizeCheck}).</li>
+     *   <li>{@link Capability#DURABLE_FSYNC}: fsync writes back and flushes the device, which makes
+     *       the data and the zone write pointers (the sequential files' sizes) durable.</li>
+     * </ul>
+     * Not declared: {@code DIRECTORIES} (the namespace is fixed), {@code FALLOCATE},
+     * {@code PUNCH_HOLE}, {@code ZERO_RANGE} (zones have no unallocated blocks and sequential data
+     * cannot be rewritten), {@code COPY_ON_WRITE} and {@code CLONE} (a block belongs to one zone).
+     */
+    private static final Set<Capability> CAPABILITIES =
+            Set.copyOf(EnumSet.of(Capability.RANDOM_WRITE, Capability.TRUNCATE, Capability.DURABLE_FSYNC));
+
+    /** For Guice and tests. */
+    public ZonefsLikeAdapter() {
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String description() {
+        return "zonefs: one file per zone of a zoned device, sequential zone files append-only at the write pointer";
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
+    }
+
+    /**
+     * Resets every sequential zone, discards every conventional zone (so conventional files start as
+     * zeroes) and writes the superblock at the start of zone 0, which is then finished if sequential.
+     *
+     * @throws NotSupportedException if the device is not zoned
+     * @throws InvalidRangeException if the block size does not fit the device or its zones, there is
+     *     no zone besides zone 0, or a property is given (there are none)
+     */
+    @Override
+    public void format(BlockDevice device, FormatOptions options) throws IOException {
+        ZonedBlockDevice zoned = zoned(device);
+        if (!options.properties().isEmpty()) {
+            throw new InvalidRangeException(NAME + " takes no format properties; got " + options.properties().keySet());
+        }
+        List<Zone> zones = zoned.zones();
+        checkGeometry(zoned, zones, options.blockSize());
+        int conventional = 0;
+        for (Zone zone : zones) {
+            if (zone.isSequential()) {
+                zoned.resetZone(zone.start());
+            } else {
+                zoned.discard(zone.start(), zone.capacity());
+                conventional++;
+            }
+        }
+        int files = zones.size() - 1;
+        int conventionalFiles = zones.getFirst().isSequential() ? conventional : conventional - 1;
+        new Superblock(options.blockSize(), zones.size(), zoned.zoneSize(), conventionalFiles,
+                files - conventionalFiles, Superblock.digest(zones), System.currentTimeMillis(), options.label())
+                .write(zoned);
+        if (zones.getFirst().isSequential()) {
+            zoned.finishZone(0);
+        }
+        zoned.flush();
+    }
+
+    private static void checkGeometry(ZonedBlockDevice device, List<Zone> zones, int blockSize)
+            throws InvalidRangeException {
+        if (blockSize < device.blockSize()) {
+            throw new InvalidRangeException(NAME + ": block size " + blockSize + " is smaller than the device's "
+                    + device.blockSize());
+        }
+        if (zones.size() < 2) {
+            throw new InvalidRangeException(NAME + " needs at least two zones (the superblock's and one file's);"
+                    + " the device has " + zones.size());
+        }
+        for (Zone zone : zones) {
+            if (zone.start() % blockSize != 0 || zone.capacity() % blockSize != 0) {
+                throw new InvalidRangeException(NAME + ": zone at " + zone.start() + " of capacity "
+                        + zone.capacity() + " is not a whole number of " + blockSize + "-byte blocks");
+            }
+        }
+    }
+
+    /**
+     * Reads the superblock, checks the zones are still those mkfs saw, and builds one file per zone.
+     *
+     * @throws NotSupportedException if the device is not zoned, or if the page cache would rewrite
+     *     clean blocks of a folio at writeback (per-block dirty tracking off with folios larger than a
+     *     block): a sequential zone cannot take a rewrite
+     */
+    @Override
+    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+        ZonedBlockDevice zoned = zoned(device);
+        Superblock superblock = Superblock.read(zoned);
+        List<Zone> zones = zoned.zones();
+        checkLayout(superblock, zones);
+        PageCacheOptions cache = options.pageCache();
+        if (!cache.perBlockDirty() && cache.maxFolioSize() > superblock.blockSize()
+                && zones.stream().anyMatch(Zone::isSequential)) {
+            throw new NotSupportedException(NAME + " cannot mount with per-block dirty tracking off and "
+                    + cache.maxFolioSize() + "-byte folios over " + superblock.blockSize()
+                    + "-byte blocks: writeback would rewrite clean blocks below a sequential zone's write pointer");
+        }
+        return new ZonefsLikeMount(zoned, superblock, zones);
+    }
+
+    static void checkLayout(Superblock superblock, List<Zone> zones) throws CorruptFilesystemException {
+        if (superblock.zoneCount() != zones.size() || superblock.layoutDigest() != Superblock.digest(zones)) {
+            throw new CorruptFilesystemException(NAME + ": the device's zones (" + zones.size() + ") are not the"
+                    + " ones mkfs found (" + superblock.zoneCount() + " zones, digest "
+                    + Integer.toHexString(superblock.layoutDigest()) + ")");
+        }
+    }
+
+    @Override
+    public FsckReport fsck(BlockDevice device) throws IOException {
+        return ZonefsLikeFsck.check(zoned(device));
+    }
+
+    private static ZonedBlockDevice zoned(BlockDevice device) throws NotSupportedException {
+        if (device instanceof ZonedBlockDevice zoned) {
+            return zoned;
+        }
+        throw new NotSupportedException(NAME + " needs a zoned device (a ZonedBlockDevice, e.g. the core's"
+                + " ZonedDevice over a RAM or file device); got " + device);
+    }
+}

@@ -1,0 +1,54 @@
+package dev.iomap.adapter.zonefs;
+
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FsckReport;
+import dev.iomap.api.Zone;
+import dev.iomap.api.ZoneCondition;
+import dev.iomap.api.ZonedBlockDevice;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The checks of an unmounted zonefs-like image. With no metadata but the superblock, what can be
+ * wrong is the superblock itself, a zone layout that changed since mkfs, zones that failed
+ * (read-only or offline), and a sequential file whose size (write pointer) is not a whole number
+ * of filesystem blocks.
+ */
+final class ZonefsLikeFsck {
+
+    private ZonefsLikeFsck() {
+    }
+
+    static FsckReport check(ZonedBlockDevice device) throws IOException {
+        List<String> problems = new ArrayList<>();
+        Superblock superblock;
+        try {
+            superblock = Superblock.read(device);
+        } catch (CorruptFilesystemException e) {
+            return new FsckReport(List.of(e.getMessage()), "the superblock");
+        }
+        List<Zone> zones = device.zones();
+        try {
+            ZonefsLikeAdapter.checkLayout(superblock, zones);
+        } catch (CorruptFilesystemException e) {
+            return new FsckReport(List.of(e.getMessage()), "the superblock and the zone layout");
+        }
+        if (zones.getFirst().isSequential() && zones.getFirst().condition() != ZoneCondition.FULL) {
+            problems.add("zone 0 (superblock) is sequential but " + zones.getFirst().condition()
+                    + ", not FULL [device offset 0]");
+        }
+        for (int i = 1; i < zones.size(); i++) {
+            Zone zone = zones.get(i);
+            if (zone.condition() == ZoneCondition.OFFLINE || zone.condition() == ZoneCondition.READ_ONLY) {
+                problems.add("zone " + i + " is " + zone.condition() + " [device offset " + zone.start() + "]");
+            }
+            if (zone.isSequential() && zone.writtenBytes() % superblock.blockSize() != 0) {
+                problems.add("zone " + i + " write pointer " + zone.writePointer() + " is not a whole number of "
+                        + superblock.blockSize() + "-byte blocks past the zone start [device offset "
+                        + zone.start() + "]");
+            }
+        }
+        return new FsckReport(problems, "the superblock and " + zones.size() + " zones");
+    }
+}

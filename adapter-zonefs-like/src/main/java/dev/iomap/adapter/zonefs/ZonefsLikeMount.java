@@ -1,0 +1,259 @@
+package dev.iomap.adapter.zonefs;
+
+import dev.iomap.api.DirEntry;
+import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileType;
+import dev.iomap.api.FsStat;
+import dev.iomap.api.InodeCacheControl;
+import dev.iomap.api.InodeInfo;
+import dev.iomap.api.IomapInode;
+import dev.iomap.api.IomapOps;
+import dev.iomap.api.MountedFilesystem;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.SetSizeCheck;
+import dev.iomap.api.WritebackOps;
+import dev.iomap.api.Zone;
+import dev.iomap.api.ZonedBlockDevice;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One mount of a zonefs-like image: the namespace rebuilt from the zone report ({@code /cnv/<n>} and
+ * {@code /seq/<n>}, one file per zone after zone 0, numbered from 0 within each directory, as zonefs
+ * names them), and the size changes a zone allows.
+ *
+ * <p>Inode numbers: a file's is its zone number (zone 0 holds the superblock, so no file has 0); the
+ * root is the zone count, {@code cnv} and {@code seq} the two after it. A directory exists only if it
+ * has files. The namespace never changes: creating, removing or renaming anything is refused.
+ *
+ * <p>Thread-safe: the namespace is immutable; each file guards its own size.
+ */
+final class ZonefsLikeMount implements MountedFilesystem, SetSizeCheck {
+    static final String CONVENTIONAL_DIR = "cnv";
+    static final String SEQUENTIAL_DIR = "seq";
+
+    private final ZonedBlockDevice device;
+    private final Superblock superblock;
+    private final Map<Long, ZoneFile> files = new HashMap<>();
+    private final Map<Long, TreeMap<String, Long>> directories = new HashMap<>();
+    private final long rootIno;
+    private final long maxFileSize;
+    private final long mountedMillis = System.currentTimeMillis();
+    private final ZoneFileOps ops;
+
+    ZonefsLikeMount(ZonedBlockDevice device, Superblock superblock, List<Zone> zones) {
+        this.device = device;
+        this.superblock = superblock;
+        this.rootIno = zones.size();
+        this.ops = new ZoneFileOps(this, device, superblock.blockSize());
+        TreeMap<String, Long> root = new TreeMap<>();
+        directories.put(rootIno, root);
+        long largest = superblock.blockSize();
+        for (int index = 1; index < zones.size(); index++) {
+            Zone zone = zones.get(index);
+            String dir = zone.isSequential() ? SEQUENTIAL_DIR : CONVENTIONAL_DIR;
+            long dirIno = rootIno + (zone.isSequential() ? 2 : 1);
+            root.put(dir, dirIno);
+            TreeMap<String, Long> entries = directories.computeIfAbsent(dirIno, ino -> new TreeMap<>());
+            String name = Integer.toString(entries.size());
+            entries.put(name, (long) index);
+            files.put((long) index, new ZoneFile(index, "/" + dir + "/" + name, zone));
+            largest = Math.max(largest, zone.capacity());
+        }
+        this.maxFileSize = largest;
+    }
+
+    /** @return the file with inode number {@code ino} */
+    ZoneFile file(long ino) throws NoSuchFileException {
+        ZoneFile file = files.get(ino);
+        if (file == null) {
+            throw new NoSuchFileException("inode " + ino + " is not a zone file of " + ZonefsLikeAdapter.NAME);
+        }
+        return file;
+    }
+
+    ZoneFile fileOrNull(long ino) {
+        return files.get(ino);
+    }
+
+    @Override
+    public int blockSize() {
+        return superblock.blockSize();
+    }
+
+    @Override
+    public long rootIno() {
+        return rootIno;
+    }
+
+    @Override
+    public long maxFileSize() {
+        return maxFileSize;
+    }
+
+    @Override
+    public InodeInfo getattr(long ino) throws IOException {
+        if (directories.containsKey(ino)) {
+            return new InodeInfo(ino, FileType.DIRECTORY, 0, 0, 2, mountedMillis);
+        }
+        ZoneFile file = file(ino);
+        return new InodeInfo(ino, FileType.REGULAR, file.written(), file.capacity(), 1, mountedMillis);
+    }
+
+    @Override
+    public long lookup(long dirIno, String name) throws IOException {
+        Long ino = directory(dirIno).get(name);
+        if (ino == null) {
+            throw new NoSuchFileException(name);
+        }
+        return ino;
+    }
+
+    @Override
+    public List<DirEntry> readdir(long dirIno) throws IOException {
+        List<DirEntry> entries = new ArrayList<>();
+        for (var entry : directory(dirIno).entrySet()) {
+            FileType type = directories.containsKey(entry.getValue()) ? FileType.DIRECTORY : FileType.REGULAR;
+            entries.add(new DirEntry(entry.getKey(), entry.getValue(), type));
+        }
+        entries.sort(Comparator.comparing(DirEntry::name));
+        return entries;
+    }
+
+    private TreeMap<String, Long> directory(long dirIno) throws IOException {
+        TreeMap<String, Long> entries = directories.get(dirIno);
+        if (entries == null) {
+            file(dirIno);
+            throw new NotDirectoryException("inode " + dirIno);
+        }
+        return entries;
+    }
+
+    @Override
+    public long create(long dirIno, String name, FileType type) throws IOException {
+        if (directory(dirIno).containsKey(name)) {
+            throw new FileAlreadyExistsException(name);
+        }
+        throw new NotSupportedException(ZonefsLikeAdapter.NAME + " has exactly one file per zone, made by mkfs:"
+                + " '" + name + "' cannot be created");
+    }
+
+    @Override
+    public void unlink(long dirIno, String name) throws IOException {
+        lookup(dirIno, name);
+        throw new NotSupportedException(ZonefsLikeAdapter.NAME + " zone files cannot be removed ('" + name
+                + "'); truncate a sequential zone file to 0 to empty its zone");
+    }
+
+    @Override
+    public void rmdir(long dirIno, String name) throws IOException {
+        lookup(dirIno, name);
+        throw new NotSupportedException(ZonefsLikeAdapter.NAME + " directories cannot be removed ('" + name + "')");
+    }
+
+    @Override
+    public long rename(long fromDir, String fromName, long toDir, String toName) throws IOException {
+        lookup(fromDir, fromName);
+        throw new NotSupportedException(ZonefsLikeAdapter.NAME + " files cannot be renamed ('" + fromName + "')");
+    }
+
+    @Override
+    public FsStat statfs() {
+        long total = 0;
+        long free = 0;
+        for (ZoneFile file : files.values()) {
+            total += file.capacity();
+            if (file.isSequential()) {
+                free += file.capacity() - file.written();
+            }
+        }
+        int block = superblock.blockSize();
+        return new FsStat(block, total / block, free / block, files.size() + directories.size(), 0);
+    }
+
+    @Override
+    public IomapOps iomapOps() {
+        return ops;
+    }
+
+    @Override
+    public WritebackOps writebackOps() {
+        return ops;
+    }
+
+    /**
+     * Conventional files keep their size; sequential files go to 0 (zone reset) or to their capacity
+     * (zone finish), as zonefs allows.
+     */
+    @Override
+    public void checkSetSize(IomapInode inode, long newSize) throws IOException {
+        ZoneFile file = file(inode.ino());
+        if (!file.isSequential()) {
+            if (newSize != file.capacity()) {
+                throw new NotSupportedException(file + " is a conventional zone file of fixed size "
+                        + file.capacity() + "; it cannot be truncated to " + newSize);
+            }
+            return;
+        }
+        if (newSize != 0 && newSize != file.capacity()) {
+            throw new SequentialFileException(file + ": a sequential zone file can be truncated only to 0"
+                    + " (zone reset) or to its capacity " + file.capacity() + " (zone finish), not to " + newSize);
+        }
+    }
+
+    /**
+     * Resets or finishes the zone (after {@link #checkSetSize} allowed the size). Before a finish the
+     * file's dirty data is written back, since nothing can be written below the write pointer after.
+     */
+    @Override
+    public void setSize(IomapInode inode, long newSize) throws IOException {
+        checkSetSize(inode, newSize);
+        ZoneFile file = file(inode.ino());
+        if (!file.isSequential()) {
+            return;
+        }
+        if (newSize == 0) {
+            device.resetZone(file.zoneStart());
+        } else {
+            if (inode instanceof InodeCacheControl cache) {
+                cache.writeAndWait(0, newSize);
+            }
+            device.finishZone(file.zoneStart());
+        }
+        file.resync(newSize);
+    }
+
+    @Override
+    public void fallocate(IomapInode inode, FallocateMode mode, long offset, long length) throws IOException {
+        throw new NotSupportedException(ZonefsLikeAdapter.NAME + " does not fallocate (" + mode + "): a zone file"
+                + " is either fully allocated (conventional) or grows only by appending (sequential)");
+    }
+
+    @Override
+    public void fsync(IomapInode inode, boolean dataOnly) {
+        // No metadata: the core flushes the device, which makes the zone write pointers durable.
+    }
+
+    @Override
+    public void evict(long ino) {
+        // Zone files are never unlinked.
+    }
+
+    @Override
+    public void sync() {
+        // Nothing beyond the device flush the core does.
+    }
+
+    @Override
+    public void unmount() {
+        // No metadata to write: the next mount rebuilds everything from the zone report.
+    }
+}

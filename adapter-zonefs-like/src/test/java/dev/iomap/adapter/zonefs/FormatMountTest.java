@@ -1,0 +1,167 @@
+package dev.iomap.adapter.zonefs;
+
+import static dev.iomap.adapter.zonefs.ZonefsFixture.LAYOUT;
+import static dev.iomap.adapter.zonefs.ZonefsFixture.SECTOR;
+import static dev.iomap.adapter.zonefs.ZonefsFixture.SEQ_CAPACITY;
+import static dev.iomap.adapter.zonefs.ZonefsFixture.ZONE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileType;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.FsStat;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.IomapFileSystems;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.api.ZoneCondition;
+import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.core.device.ZoneLayout;
+import dev.iomap.core.device.ZonedDevice;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** mkfs, mount and the fixed namespace the zone report gives. */
+class FormatMountTest {
+
+    @Test
+    void thePluginIsFoundByName() {
+        assertThat(IomapFileSystems.adapters()).contains(ZonefsLikeAdapter.NAME);
+    }
+
+    @Test
+    void declaresWhatItDoesAndNothingElse() {
+        assertThat(new ZonefsLikeAdapter().capabilities())
+                .containsExactlyInAnyOrder(Capability.RANDOM_WRITE, Capability.TRUNCATE, Capability.DURABLE_FSYNC);
+    }
+
+    @Test
+    void mkfsNeedsAZonedDevice() throws Exception {
+        try (RamBlockDevice plain = new RamBlockDevice(SECTOR, 1 << 20)) {
+            assertThatThrownBy(() -> ZonefsFixture.format(plain, 4096)).isInstanceOf(NotSupportedException.class)
+                    .hasMessageContaining("needs a zoned device");
+            assertThatThrownBy(() -> ZonefsFixture.mount(plain)).isInstanceOf(NotSupportedException.class);
+        }
+    }
+
+    @Test
+    void mkfsRefusesWhatDoesNotFit() throws Exception {
+        try (ZonedDevice device = ZonefsFixture.newDevice(LAYOUT);
+                ZonedDevice single = ZonefsFixture.newDevice(new ZoneLayout(ZONE, ZONE, 1, 1, 0));
+                ZonedDevice oddCapacity = ZonefsFixture.newDevice(new ZoneLayout(ZONE, 3 * 512, 4, 1, 0))) {
+            assertThatThrownBy(() -> IomapFileSystems.format(ZonefsLikeAdapter.NAME, device,
+                    new FormatOptions(4096, "", Map.of("agcount", "4")))).isInstanceOf(InvalidRangeException.class)
+                    .hasMessageContaining("no format properties");
+            assertThatThrownBy(() -> ZonefsFixture.format(single, 4096)).isInstanceOf(InvalidRangeException.class)
+                    .hasMessageContaining("at least two zones");
+            assertThatThrownBy(() -> ZonefsFixture.format(oddCapacity, 1024)).isInstanceOf(InvalidRangeException.class)
+                    .hasMessageContaining("not a whole number of 1024-byte blocks");
+        }
+    }
+
+    @Test
+    void oneFilePerZoneAfterZoneZero() throws Exception {
+        try (ZonedDevice device = ZonefsFixture.newFormattedDevice(4096);
+                IomapFileSystem fs = ZonefsFixture.mount(device)) {
+            assertThat(fs.readdir("/")).extracting(DirEntry::name, DirEntry::type)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("cnv", FileType.DIRECTORY),
+                            org.assertj.core.groups.Tuple.tuple("seq", FileType.DIRECTORY));
+            assertThat(fs.readdir("/cnv")).extracting(DirEntry::name).containsExactly("0", "1");
+            assertThat(fs.readdir("/seq")).extracting(DirEntry::name).containsExactly("0", "1", "2", "3", "4");
+            assertThat(fs.stat("/cnv/0").size()).isEqualTo(ZONE);
+            assertThat(fs.stat("/cnv/1").ino()).isEqualTo(2);
+            assertThat(fs.stat("/seq/0").size()).isZero();
+            assertThat(fs.stat("/seq/4").ino()).isEqualTo(7);
+            assertThat(fs.stat("/seq").isDirectory()).isTrue();
+            FsStat statfs = fs.statfs();
+            assertThat(statfs.totalBlocks()).isEqualTo((2 * ZONE + 5 * SEQ_CAPACITY) / 4096);
+            assertThat(statfs.freeBlocks()).isEqualTo(5 * SEQ_CAPACITY / 4096);
+            assertThatThrownBy(() -> fs.stat("/seq/5")).isInstanceOf(NoSuchFileException.class);
+            assertThatThrownBy(() -> fs.stat("/seq/00")).isInstanceOf(NoSuchFileException.class);
+        }
+        try (ZonedDevice small = ZonefsFixture.newFormattedDevice(1024)) {
+            assertThat(IomapFileSystems.fsck(ZonefsLikeAdapter.NAME, small).isClean()).isTrue();
+        }
+    }
+
+    /** Each refusal of the fixed namespace, proved: nothing can be created, removed or renamed. */
+    @Test
+    void theNamespaceCannotChange() throws Exception {
+        try (ZonedDevice device = ZonefsFixture.newFormattedDevice(4096);
+                IomapFileSystem fs = ZonefsFixture.mount(device)) {
+            assertThatThrownBy(() -> fs.create("/seq/9")).isInstanceOf(NotSupportedException.class)
+                    .hasMessageContaining("one file per zone");
+            assertThatThrownBy(() -> fs.create("/seq/0")).isInstanceOf(FileAlreadyExistsException.class);
+            assertThatThrownBy(() -> fs.mkdir("/more")).isInstanceOf(NotSupportedException.class)
+                    .hasMessageContaining("DIRECTORIES");
+            assertThatThrownBy(() -> fs.unlink("/cnv/0")).isInstanceOf(NotSupportedException.class)
+                    .hasMessageContaining("cannot be removed");
+            assertThatThrownBy(() -> fs.unlink("/cnv/7")).isInstanceOf(NoSuchFileException.class);
+            assertThatThrownBy(() -> fs.rmdir("/cnv")).isInstanceOf(NotSupportedException.class);
+            assertThatThrownBy(() -> fs.rename("/seq/0", "/seq/x")).isInstanceOf(NotSupportedException.class);
+            assertThat(fs.readdir("/seq")).hasSize(5);
+        }
+    }
+
+    @Test
+    void aZoneLayoutWithoutConventionalZonesKeepsTheSuperblockInAFinishedZone() throws Exception {
+        try (ZonedDevice device = ZonefsFixture.newDevice(new ZoneLayout(ZONE, SEQ_CAPACITY, 4, 0, 2))) {
+            ZonefsFixture.format(device, 1024);
+            assertThat(device.zone(0).condition()).isEqualTo(ZoneCondition.FULL);
+            try (IomapFileSystem fs = ZonefsFixture.mount(device)) {
+                assertThat(fs.readdir("/")).extracting(DirEntry::name).containsExactly("seq");
+                assertThat(fs.readdir("/seq")).extracting(DirEntry::name).containsExactly("0", "1", "2");
+            }
+            assertThat(IomapFileSystems.fsck(ZonefsLikeAdapter.NAME, device).problems()).isEmpty();
+        }
+    }
+
+    @Test
+    void mountRefusesADeviceWhoseZonesChanged() throws Exception {
+        try (ZonedDevice device = ZonefsFixture.newFormattedDevice(4096)) {
+            var otherLayout = new ZoneLayout(ZONE, SEQ_CAPACITY, 8, 2, 3);
+            var reformatted = ZonedDevice.create(new RamBlockDevice(SECTOR, otherLayout.backingBytes(SECTOR)),
+                    otherLayout);
+            byte[] superblock = new byte[SECTOR];
+            device.read(0, java.nio.ByteBuffer.wrap(superblock));
+            reformatted.write(0, java.nio.ByteBuffer.wrap(superblock), dev.iomap.api.IoPurpose.METADATA).join();
+
+            assertThatThrownBy(() -> ZonefsFixture.mount(reformatted)).isInstanceOf(CorruptFilesystemException.class)
+                    .hasMessageContaining("not the ones mkfs found");
+            assertThat(IomapFileSystems.fsck(ZonefsLikeAdapter.NAME, reformatted).isClean()).isFalse();
+            reformatted.close();
+        }
+    }
+
+    @Test
+    void mountRefusesWholeFolioWritebackOverSequentialZones() throws Exception {
+        try (ZonedDevice device = ZonefsFixture.newFormattedDevice(4096)) {
+            PageCacheOptions wholeFolios = ZonefsFixture.cacheOptions().toBuilder().perBlockDirty(false).build();
+
+            assertThatThrownBy(() -> ZonefsFixture.mount(device, wholeFolios, false))
+                    .isInstanceOf(NotSupportedException.class).hasMessageContaining("per-block dirty tracking off");
+            try (IomapFileSystem fs = ZonefsFixture.mount(device, wholeFolios.toBuilder().maxFolioOrder(0).build(),
+                    false)) {
+                assertThat(fs.readdir("/seq")).hasSize(5);
+            }
+        }
+    }
+
+    @Test
+    void aFailedZoneIsReportedByFsck() throws Exception {
+        try (ZonedDevice device = ZonefsFixture.newFormattedDevice(4096)) {
+            device.failZone(5 * ZONE, ZoneCondition.OFFLINE);
+
+            List<String> problems = IomapFileSystems.fsck(ZonefsLikeAdapter.NAME, device).problems();
+
+            assertThat(problems).singleElement().asString().contains("zone 5 is OFFLINE");
+        }
+    }
+}
