@@ -134,6 +134,25 @@ public abstract class AdapterContract {
         return fs;
     }
 
+    /**
+     * Unmounts (closing every file opened through the helpers), checks the old image with fsck, and
+     * formats and mounts a new device, for a test that needs a pristine filesystem again (the dynamic
+     * tests of one factory share a mount).
+     *
+     * @return the new mount, also in {@link #fs}
+     * @throws IOException from unmount, fsck, format or mount
+     */
+    protected final IomapFileSystem reformat() throws IOException {
+        closeOpenedFiles();
+        fs.close();
+        FsckReport report = fixture.fsck(device);
+        assertThat(report.problems()).as("fsck after unmount (%s)", report.checked()).isEmpty();
+        device = fixture.newFormattedDevice();
+        mountedOn = device;
+        fs = fixture.mount(device);
+        return fs;
+    }
+
     private void closeOpenedFiles() throws IOException {
         for (IomapFile file : opened) {
             try {

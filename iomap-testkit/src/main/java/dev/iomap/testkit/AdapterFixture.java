@@ -75,6 +75,54 @@ public final class AdapterFixture {
         BlockDevice opening(BlockDevice device) throws IOException;
     }
 
+    /**
+     * Files that exist in every freshly formatted filesystem, for an adapter whose namespace is fixed
+     * (no create, e.g. one file per zone): the suites that support it ({@link CapabilityContract})
+     * open these instead of creating their own. Each such test then gets a freshly formatted
+     * filesystem, since an existing file may not be rewritable from offset 0 a second time.
+     *
+     * @param file the file the probes run on; it must accept 4 blocks written at offset 0 once
+     * @param other a second file, the target of the clone probe
+     * @param truncateSize the size the TRUNCATE probe truncates {@code file} to, one the adapter allows
+     *     for it (-1: one block, as for a created file)
+     * @param refusedHere capabilities the adapter declares but {@code file} itself refuses (an
+     *     adapter whose rules differ by kind of file, e.g. RANDOM_WRITE on an append-only file): the
+     *     kit expects their probe on {@code file} to fail with {@link dev.iomap.api.NotSupportedException}
+     */
+    public record ExistingFiles(String file, String other, long truncateSize, Set<Capability> refusedHere) {
+        /** Checks and copies. */
+        public ExistingFiles {
+            Objects.requireNonNull(file, "file");
+            Objects.requireNonNull(other, "other");
+            refusedHere = Set.copyOf(refusedHere);
+        }
+
+        /**
+         * @param file the file the probes run on
+         * @param other the clone probe's target
+         * @return existing files truncated to one block by the TRUNCATE probe, refusing nothing declared
+         */
+        public static ExistingFiles of(String file, String other) {
+            return new ExistingFiles(file, other, -1, Set.of());
+        }
+
+        /**
+         * @param size the size the TRUNCATE probe uses on {@link #file()}
+         * @return a copy with it
+         */
+        public ExistingFiles truncatingTo(long size) {
+            return new ExistingFiles(file, other, size, refusedHere);
+        }
+
+        /**
+         * @param capabilities declared capabilities {@link #file()} refuses
+         * @return a copy with them
+         */
+        public ExistingFiles refusing(Capability... capabilities) {
+            return new ExistingFiles(file, other, truncateSize, Set.of(capabilities));
+        }
+    }
+
     private static final DeviceLayer NO_LAYER = new DeviceLayer() {
         @Override
         public BlockDevice formatting(BlockDevice device) {
@@ -90,7 +138,7 @@ public final class AdapterFixture {
     /** Everything a fixture is made of. */
     private record Parts(FilesystemAdapter adapter, Geometry geometry, Mounter mounter, long deviceBytes,
             int deviceBlockSize, Map<String, String> formatProperties, KitSettings settings, boolean memoryPressure,
-            Map<String, String> knownFailures, DeviceLayer layer) {
+            Map<String, String> knownFailures, DeviceLayer layer, ExistingFiles existingFiles) {
     }
 
     private final Parts parts;
@@ -110,7 +158,7 @@ public final class AdapterFixture {
                 Objects.requireNonNull(geometry, "geometry"),
                 (fsAdapter, device, options) -> IomapFileSystems.mount(fsAdapter.name(), device, options),
                 DEFAULT_DEVICE_BYTES, SECTOR_SIZE, Map.of(), KitSettings.fromSystemProperties(), false, Map.of(),
-                NO_LAYER));
+                NO_LAYER, null));
     }
 
     /**
@@ -121,7 +169,7 @@ public final class AdapterFixture {
         Parts p = parts;
         return new AdapterFixture(new Parts(p.adapter, p.geometry, Objects.requireNonNull(value, "mounter"),
                 p.deviceBytes, p.deviceBlockSize, p.formatProperties, p.settings, p.memoryPressure, p.knownFailures,
-                p.layer));
+                p.layer, p.existingFiles));
     }
 
     /**
@@ -131,7 +179,7 @@ public final class AdapterFixture {
     public AdapterFixture withDeviceBytes(long value) {
         Parts p = parts;
         return new AdapterFixture(new Parts(p.adapter, p.geometry, p.mounter, value, p.deviceBlockSize,
-                p.formatProperties, p.settings, p.memoryPressure, p.knownFailures, p.layer));
+                p.formatProperties, p.settings, p.memoryPressure, p.knownFailures, p.layer, p.existingFiles));
     }
 
     /**
@@ -144,7 +192,7 @@ public final class AdapterFixture {
     public AdapterFixture withDeviceBlockSizeOfFilesystem() {
         Parts p = parts;
         return new AdapterFixture(new Parts(p.adapter, p.geometry, p.mounter, p.deviceBytes, 0, p.formatProperties,
-                p.settings, p.memoryPressure, p.knownFailures, p.layer));
+                p.settings, p.memoryPressure, p.knownFailures, p.layer, p.existingFiles));
     }
 
     /**
@@ -154,7 +202,7 @@ public final class AdapterFixture {
     public AdapterFixture withFormatProperties(Map<String, String> value) {
         Parts p = parts;
         return new AdapterFixture(new Parts(p.adapter, p.geometry, p.mounter, p.deviceBytes, p.deviceBlockSize,
-                Map.copyOf(value), p.settings, p.memoryPressure, p.knownFailures, p.layer));
+                Map.copyOf(value), p.settings, p.memoryPressure, p.knownFailures, p.layer, p.existingFiles));
     }
 
     /**
@@ -165,7 +213,7 @@ public final class AdapterFixture {
         Parts p = parts;
         return new AdapterFixture(new Parts(p.adapter, p.geometry, p.mounter, p.deviceBytes, p.deviceBlockSize,
                 p.formatProperties, Objects.requireNonNull(value, "settings"), p.memoryPressure, p.knownFailures,
-                p.layer));
+                p.layer, p.existingFiles));
     }
 
     /**
@@ -176,7 +224,26 @@ public final class AdapterFixture {
         Parts p = parts;
         return new AdapterFixture(new Parts(p.adapter, p.geometry, p.mounter, p.deviceBytes, p.deviceBlockSize,
                 p.formatProperties, p.settings, p.memoryPressure, p.knownFailures,
-                Objects.requireNonNull(value, "layer")));
+                Objects.requireNonNull(value, "layer"), p.existingFiles));
+    }
+
+    /**
+     * For an adapter with a fixed namespace: the suites that support it open {@code value}'s files
+     * instead of creating theirs (see {@link ExistingFiles}).
+     *
+     * @param value the existing files
+     * @return a copy using them
+     */
+    public AdapterFixture withExistingFiles(ExistingFiles value) {
+        Parts p = parts;
+        return new AdapterFixture(new Parts(p.adapter, p.geometry, p.mounter, p.deviceBytes, p.deviceBlockSize,
+                p.formatProperties, p.settings, p.memoryPressure, p.knownFailures, p.layer,
+                Objects.requireNonNull(value, "existingFiles")));
+    }
+
+    /** @return the existing files the suites use instead of creating theirs, or null (they create) */
+    public ExistingFiles existingFiles() {
+        return parts.existingFiles;
     }
 
     /**
@@ -189,7 +256,7 @@ public final class AdapterFixture {
     public AdapterFixture underMemoryPressure() {
         Parts p = parts;
         return new AdapterFixture(new Parts(p.adapter, p.geometry, p.mounter, p.deviceBytes, p.deviceBlockSize,
-                p.formatProperties, p.settings, true, p.knownFailures, p.layer));
+                p.formatProperties, p.settings, true, p.knownFailures, p.layer, p.existingFiles));
     }
 
     /**
@@ -206,7 +273,7 @@ public final class AdapterFixture {
         known.put(Objects.requireNonNull(testMethod, "testMethod"), Objects.requireNonNull(why, "why"));
         Parts p = parts;
         return new AdapterFixture(new Parts(p.adapter, p.geometry, p.mounter, p.deviceBytes, p.deviceBlockSize,
-                p.formatProperties, p.settings, p.memoryPressure, Map.copyOf(known), p.layer));
+                p.formatProperties, p.settings, p.memoryPressure, Map.copyOf(known), p.layer, p.existingFiles));
     }
 
     /**

@@ -28,7 +28,9 @@ public abstract class CapabilityContract extends AdapterContract {
 
     /**
      * One operation per capability, run against a file of 4 blocks named {@code /cap-CAPABILITY}.
-     * (The dynamic tests of one factory share a mount, so every name is the capability's own.)
+     * (The dynamic tests of one factory share a mount, so every name is the capability's own.) With
+     * {@link AdapterFixture#existingFiles()} the file is the fixture's existing one instead, on a
+     * freshly formatted filesystem for each probe, and the clone probe's target is the other one.
      */
     @FunctionalInterface
     private interface Probe {
@@ -37,6 +39,7 @@ public abstract class CapabilityContract extends AdapterContract {
 
     private Map<Capability, Probe> probes() {
         long block = blockSize();
+        AdapterFixture.ExistingFiles existing = kit().existingFiles();
         return Map.of(
                 Capability.DIRECTORIES, file -> fs.mkdir("/dir"),
                 Capability.FALLOCATE, file -> file.fallocate(FallocateMode.ALLOCATE, 0, block, true),
@@ -44,12 +47,41 @@ public abstract class CapabilityContract extends AdapterContract {
                 Capability.ZERO_RANGE, file -> file.fallocate(FallocateMode.ZERO_RANGE, 0, block, true),
                 Capability.COPY_ON_WRITE, file -> file.unshare(0, block),
                 Capability.CLONE, file -> {
+                    if (existing != null) {
+                        open(existing.other()).cloneRange(file, 0, 0, block);
+                        return;
+                    }
                     try (IomapFile target = fs.create("/clone-target")) {
                         target.cloneRange(file, 0, 0, block);
                     }
                 },
-                Capability.TRUNCATE, file -> file.truncate(block),
+                Capability.TRUNCATE, file -> {
+                    long size = truncateSize();
+                    file.truncate(size);
+                    assertThat(file.size()).as("size after truncate").isEqualTo(size);
+                },
                 Capability.RANDOM_WRITE, file -> file.write(0, TestData.buffer(9, 0, 10)));
+    }
+
+    private long truncateSize() {
+        AdapterFixture.ExistingFiles existing = kit().existingFiles();
+        return existing == null || existing.truncateSize() < 0 ? blockSize() : existing.truncateSize();
+    }
+
+    /** @return the probe's file: a new {@code /cap-CAPABILITY}, or the existing file on a fresh filesystem */
+    private IomapFile probeFile(Capability capability) throws IOException {
+        AdapterFixture.ExistingFiles existing = kit().existingFiles();
+        if (existing == null) {
+            return create("/cap-" + capability);
+        }
+        reformat();
+        return open(existing.file());
+    }
+
+    /** @return whether the probe of a declared capability is expected to be refused on the probe's file */
+    private boolean refusedHere(Capability capability) {
+        AdapterFixture.ExistingFiles existing = kit().existingFiles();
+        return existing != null && existing.refusedHere().contains(capability);
     }
 
     @Test
@@ -69,18 +101,28 @@ public abstract class CapabilityContract extends AdapterContract {
                 continue;
             }
             tests.add(dynamicTest(capability + " is absent: its operation is refused", () -> {
-                IomapFile file = create("/cap-" + capability);
+                IomapFile file = probeFile(capability);
                 byte[] model = writePattern(file, 0, 4 * blockSize(), 1);
+                long size = file.size();
+                AdapterFixture.ExistingFiles existing = kit().existingFiles();
+                IomapFile other = existing == null ? null : open(existing.other());
+                long otherSize = other == null ? 0 : other.size();
+                byte[] otherHead = other == null ? null : read(other, 0, blockSize());
                 assertThatThrownBy(() -> probe.getValue().run(file))
                         .isInstanceOf(NotSupportedException.class)
                         .satisfies(e -> assertThat(e.getMessage()).as("message of the refusal")
                                 .isNotBlank()
                                 .containsAnyOf(capability.name(), capability.name().toLowerCase().replace('_', ' ')));
-                assertContent(file, model);
+                assertThat(file.size()).as("size after the refusal").isEqualTo(size);
+                assertBytes(read(file, 0, model.length), model, 0);
                 // Nothing half-done: no directory appeared, the file is as it was (the CLONE probe's
-                // target is created before the clone is refused, and stays empty).
+                // target is created before the clone is refused, and stays empty; an existing target
+                // is as it was).
                 assertThat(fs.readdir("/")).extracting(DirEntry::name).doesNotContain("dir");
-                if (capability == Capability.CLONE) {
+                if (other != null) {
+                    assertThat(other.size()).as("size of the clone target").isEqualTo(otherSize);
+                    assertBytes(read(other, 0, blockSize()), otherHead, 0);
+                } else if (capability == Capability.CLONE) {
                     assertThat(fs.stat("/clone-target").size()).isZero();
                 }
             }));
@@ -95,11 +137,23 @@ public abstract class CapabilityContract extends AdapterContract {
     Stream<DynamicTest> everyCapabilityDeclaredPresentWorks() {
         List<DynamicTest> tests = new ArrayList<>();
         for (Map.Entry<Capability, Probe> probe : probes().entrySet()) {
-            if (!kit().has(probe.getKey())) {
+            Capability capability = probe.getKey();
+            if (!kit().has(capability)) {
                 continue;
             }
-            tests.add(dynamicTest(probe.getKey() + " is declared: its operation works", () -> {
-                IomapFile file = create("/cap-" + probe.getKey());
+            if (refusedHere(capability)) {
+                tests.add(dynamicTest(capability + " is declared but this file refuses it", () -> {
+                    IomapFile file = probeFile(capability);
+                    byte[] model = writePattern(file, 0, 4 * blockSize(), 1);
+                    long size = file.size();
+                    assertThatThrownBy(() -> probe.getValue().run(file)).isInstanceOf(NotSupportedException.class);
+                    assertThat(file.size()).as("size after the refusal").isEqualTo(size);
+                    assertBytes(read(file, 0, model.length), model, 0);
+                }));
+                continue;
+            }
+            tests.add(dynamicTest(capability + " is declared: its operation works", () -> {
+                IomapFile file = probeFile(capability);
                 writePattern(file, 0, 4 * blockSize(), 1);
                 probe.getValue().run(file);
             }));

@@ -4,14 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.adapter.zonefs.ZonefsLikeAdapter;
 import dev.iomap.api.BlockDevice;
+import dev.iomap.api.Capability;
 import dev.iomap.core.device.ZoneLayout;
 import dev.iomap.core.device.ZonedDevice;
 import dev.iomap.testkit.AdapterFixture;
+import dev.iomap.testkit.CapabilityContract;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.fsx.FsxConfig;
 import dev.iomap.testkit.fsx.FsxFile;
 import dev.iomap.testkit.fsx.FsxRunner;
 import java.io.IOException;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -19,11 +22,19 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * zonefs-like through the parts of the kit that fit it, on every standard geometry. Its namespace is
- * fixed (no create) and its rules differ by kind of file, so the contract suites, which create their
- * files, do not apply; the model checker does, driving an existing file under that file's rules: a
- * conventional zone file (fixed size, overwritten anywhere, mapped stores) and a sequential one
- * (appends of whole blocks, truncate to 0 or the capacity, no mapped stores). The zoned device is the
- * core's emulation over the kit's device, rebuilt from it at every mount.
+ * fixed (no create) and its rules differ by kind of file, so the contract suites that create their
+ * files do not apply. What does:
+ *
+ * <ul>
+ *   <li>the model checker, driving an existing file under that file's rules: a conventional zone file
+ *       (fixed size, overwritten anywhere, mapped stores) and a sequential one (appends of whole
+ *       blocks, truncate to 0 or the capacity, no mapped stores);
+ *   <li>the capability suite on an existing file of each zone type ({@link AdapterFixture.ExistingFiles}):
+ *       every capability zonefs declares absent is refused on both, TRUNCATE works to the sizes each
+ *       allows, RANDOM_WRITE works on the conventional file and is refused on the sequential one.
+ * </ul>
+ *
+ * <p>The zoned device is the core's emulation over the kit's device, rebuilt from it at every mount.
  */
 @ParameterizedClass(name = "zonefs-like {0}")
 @MethodSource("dev.iomap.it.Geometries#standard")
@@ -48,6 +59,27 @@ class ZonefsLikeKitTest {
                         return ZonedDevice.open(device);
                     }
                 });
+    }
+
+    /** The capability suite on conventional zone files: TRUNCATE to their own fixed size (the zone size). */
+    @Nested
+    class ConventionalCapabilities extends CapabilityContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture().withExistingFiles(
+                    AdapterFixture.ExistingFiles.of("/cnv/0", "/cnv/1").truncatingTo(LAYOUT.zoneSize()));
+        }
+    }
+
+    /** The capability suite on sequential zone files: TRUNCATE to 0 (zone reset), no RANDOM_WRITE. */
+    @Nested
+    class SequentialCapabilities extends CapabilityContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture().withExistingFiles(
+                    AdapterFixture.ExistingFiles.of("/seq/0", "/seq/1").truncatingTo(0)
+                            .refusing(Capability.RANDOM_WRITE));
+        }
     }
 
     private static FsxFile conventional() {

@@ -27,8 +27,9 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * The capabilities declared in {@link ZonefsLikeAdapter}, checked the way the contract kit's
- * capability suite checks them, on a file of each zone type (the kit cannot run here yet: its suites
- * create their files, which zonefs refuses; see the module README): every capability declared absent
+ * capability suite checks them, on a file of each zone type (the kit's own suite runs on zonefs-like
+ * in {@code it-tests}' {@code ZonefsLikeKitTest}, through its existing-files fixture; this one runs
+ * without the kit on the test class path): every capability declared absent
  * fails its operation with {@link NotSupportedException} naming it and changes nothing; each declared
  * one works where its zone type allows it, and is refused with a typed error where it does not.
  */
