@@ -118,7 +118,8 @@ public interface IomapFileSystem extends Closeable {
 
     /**
      * Unmounts: syncs, leaves a clean image and releases the cache. Idempotent. Open files become
-     * unusable.
+     * unusable. The mount is released even when the final sync fails (then the image may not be
+     * clean, and the error is thrown).
      *
      * @throws IOException if the final sync fails
      */

@@ -10,19 +10,24 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /** Wraps a device and fails writes touching a chosen range while armed; counts the failures. */
-final class FaultyDevice implements BlockDevice {
+public final class FaultyDevice implements BlockDevice {
     private final BlockDevice delegate;
     private volatile long failFrom = -1;
     private volatile long failTo = -1;
     private volatile int failures;
+    private volatile boolean failFlush;
 
-    FaultyDevice(BlockDevice delegate) {
+    public FaultyDevice(BlockDevice delegate) {
         this.delegate = delegate;
     }
 
     void failWrites(long from, long to) {
         failFrom = from;
         failTo = to;
+    }
+
+    public void failFlushes(boolean fail) {
+        failFlush = fail;
     }
 
     void heal() {
@@ -62,6 +67,10 @@ final class FaultyDevice implements BlockDevice {
 
     @Override
     public void flush() throws IOException {
+        if (failFlush) {
+            failures++;
+            throw new DeviceIoException("injected flush error", 0, delegate.capacity(), null);
+        }
         delegate.flush();
     }
 

@@ -201,10 +201,15 @@ final class CoreFileSystem implements IomapFileSystem {
             if (closed) {
                 return;
             }
-            cache.syncAll();
-            mount.unmount();
+            // Unmounting releases the mount whatever happens: a failed final sync (a dead device)
+            // is reported, but must not leave the flusher and the cache running.
             closed = true;
-            cache.close();
+            try {
+                cache.syncAll();
+                mount.unmount();
+            } finally {
+                cache.close();
+            }
         } finally {
             namespace.unlock();
         }

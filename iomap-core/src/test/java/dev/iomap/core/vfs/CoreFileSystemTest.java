@@ -225,6 +225,24 @@ class CoreFileSystemTest {
     }
 
     @Test
+    void unmountReleasesTheMountEvenWhenTheFinalSyncFails() throws Exception {
+        MemoryAdapter adapter = full();
+        dev.iomap.core.FaultyDevice faulty = new dev.iomap.core.FaultyDevice(device);
+        adapter.format(faulty, FormatOptions.blockSize(K1));
+        IomapFileSystem fs = CoreRuntime.mount(adapter, faulty, MountOptions.defaults());
+        IomapFile file = fs.create("/f");
+        file.write(0, ByteBuffer.wrap(bytes(3000, 10)));
+        faulty.failFlushes(true);
+
+        assertThatThrownBy(fs::close).isInstanceOf(dev.iomap.api.DeviceIoException.class)
+                .hasMessageContaining("injected flush error");
+
+        assertThatThrownBy(() -> fs.create("/g")).isInstanceOf(ClosedFileSystemException.class);
+        assertThatThrownBy(() -> file.write(0, ByteBuffer.allocate(1))).isInstanceOf(ClosedFileSystemException.class);
+        fs.close();
+    }
+
+    @Test
     void aClosedFilesystemRefusesEverything() throws Exception {
         IomapFileSystem fs = mount(full());
         IomapFile file = fs.create("/f");
