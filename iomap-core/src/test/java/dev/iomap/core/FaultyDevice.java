@@ -2,7 +2,6 @@ package dev.iomap.core;
 
 import dev.iomap.api.BlockDevice;
 import dev.iomap.api.DeviceIoException;
-import dev.iomap.api.DeviceStats;
 import dev.iomap.api.IoPurpose;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -10,15 +9,14 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /** Wraps a device and fails writes touching a chosen range while armed; counts the failures. */
-public final class FaultyDevice implements BlockDevice {
-    private final BlockDevice delegate;
+public final class FaultyDevice extends ForwardingBlockDevice {
     private volatile long failFrom = -1;
     private volatile long failTo = -1;
     private volatile int failures;
     private volatile boolean failFlush;
 
     public FaultyDevice(BlockDevice delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     void failWrites(long from, long to) {
@@ -40,21 +38,6 @@ public final class FaultyDevice implements BlockDevice {
     }
 
     @Override
-    public int blockSize() {
-        return delegate.blockSize();
-    }
-
-    @Override
-    public long capacity() {
-        return delegate.capacity();
-    }
-
-    @Override
-    public void read(long offset, ByteBuffer dst) throws IOException {
-        delegate.read(offset, dst);
-    }
-
-    @Override
     public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
         long length = srcs.stream().mapToLong(ByteBuffer::remaining).sum();
         if (offset < failTo && offset + length > failFrom) {
@@ -72,20 +55,5 @@ public final class FaultyDevice implements BlockDevice {
             throw new DeviceIoException("injected flush error", 0, delegate.capacity(), null);
         }
         delegate.flush();
-    }
-
-    @Override
-    public void discard(long offset, long length) throws IOException {
-        delegate.discard(offset, length);
-    }
-
-    @Override
-    public DeviceStats stats() {
-        return delegate.stats();
-    }
-
-    @Override
-    public void close() throws IOException {
-        delegate.close();
     }
 }

@@ -353,15 +353,14 @@ class ZonedDeviceTest {
      * A backing device that can hold data writes (those past the zone-state region) until released,
      * and fail the first one held; it records the offsets of the data writes it passed on.
      */
-    static final class GatedDevice implements BlockDevice {
-        private final BlockDevice delegate;
+    static final class GatedDevice extends dev.iomap.core.ForwardingBlockDevice {
         private final long dataStart;
         private final List<Long> offsets = new ArrayList<>();
         private final List<Runnable> held = new ArrayList<>();
         private boolean holding;
 
         GatedDevice(BlockDevice delegate) {
-            this.delegate = delegate;
+            super(delegate);
             this.dataStart = delegate.capacity() - LAYOUT.zonedBytes();
         }
 
@@ -433,41 +432,6 @@ class ZonedDeviceTest {
             }
             run.run();
             return result;
-        }
-
-        @Override
-        public int blockSize() {
-            return delegate.blockSize();
-        }
-
-        @Override
-        public long capacity() {
-            return delegate.capacity();
-        }
-
-        @Override
-        public void read(long offset, ByteBuffer dst) throws IOException {
-            delegate.read(offset, dst);
-        }
-
-        @Override
-        public void flush() throws IOException {
-            delegate.flush();
-        }
-
-        @Override
-        public void discard(long offset, long length) throws IOException {
-            delegate.discard(offset, length);
-        }
-
-        @Override
-        public DeviceStats stats() {
-            return delegate.stats();
-        }
-
-        @Override
-        public void close() throws IOException {
-            delegate.close();
         }
     }
 }
