@@ -80,7 +80,7 @@ final class BufferedWrite {
         IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, request);
         try {
             while (iter.next()) {
-                iter.advance(skip.test(iter) ? iter.length() : writeIter(iter, src));
+                iter.advance(skip.test(iter) ? iter.length() : writeIter(iter, src, false));
             }
         } catch (IOException | RuntimeException e) {
             abort(iter, e);
@@ -94,7 +94,7 @@ final class BufferedWrite {
         long written = 0;
         try {
             while (iter.next()) {
-                long done = writeIter(iter, src);
+                long done = writeIter(iter, src, true);
                 written += done;
                 iter.advance(done);
                 if (sourceFailed) {
@@ -117,8 +117,12 @@ final class BufferedWrite {
         }
     }
 
-    /** Writes as much of the current mapping as the source gives; marks the iterator stale if needed. */
-    private long writeIter(IomapIter iter, CopySource src) throws IOException {
+    /**
+     * Writes as much of the current mapping as the source gives; marks the iterator stale if needed.
+     * Only an application write ({@code appWrite}) moves EOF and counts as bytes the application
+     * wrote; zeroing and unsharing rewrite what is there.
+     */
+    private long writeIter(IomapIter iter, CopySource src, boolean appWrite) throws IOException {
         PageCache cache = inode.pageCache();
         long maxFolioSize = cache.options().maxFolioSize();
         long total = iter.length();
@@ -139,8 +143,7 @@ final class BufferedWrite {
                 copied = src.copyTo(folio.memory(), offset, length);
                 accepted = writeEnd(folio, offset, length, copied);
                 inode.writeOps().putFolio(inode, pos, accepted, iter.iomap());
-                if (src != ZEROES && src != KEEP) {
-                    // Only a write moves EOF; zeroing and unsharing past it never do.
+                if (appWrite) {
                     inode.extendSize(pos + accepted);
                 }
                 if (accepted < length) {
@@ -155,7 +158,7 @@ final class BufferedWrite {
             }
             inode.balanceDirty();
         }
-        if (src != ZEROES && src != KEEP) {
+        if (appWrite) {
             inode.stats().appWritten(done);
         }
         return done;
