@@ -20,17 +20,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -73,11 +65,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class FileBlockDevice implements BlockDevice {
     /** Bytes of zeroes a discard writes at a time, unless a block is larger. */
     private static final int ZEROES_SIZE = 1 << 16;
-    private static final int WRITE_THREADS = 2;
-    /** Unbounded: each thread serves one waiting caller, so there are never more than callers. */
-    private static final int SYNC_THREADS = Integer.MAX_VALUE;
-    /** An idle device gives its threads back after this long. */
-    private static final long IDLE_THREAD_TIMEOUT_SECONDS = 30;
 
     private final Path path;
     private final FileChannel channel;
@@ -88,13 +75,7 @@ public final class FileBlockDevice implements BlockDevice {
     private final int directIoAlignment;
     /** Aligned direct zeroes for discards; shared, so only ever used through duplicates. */
     private final ByteBuffer zeroes;
-    private final Set<Thread> writeThreads = ConcurrentHashMap.newKeySet();
-    private final ExecutorService writer;
-    /**
-     * Runs reads, flushes and discards, whose callers wait for them. Nothing interrupts its threads:
-     * {@link #close()} uses {@code shutdown()}, never {@code shutdownNow()}.
-     */
-    private final ExecutorService syncIo;
+    private final DeviceThreads threads = new DeviceThreads("iomap-file-io-", "iomap-file-sync-");
     private final DeviceCounters counters = new DeviceCounters();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -114,15 +95,6 @@ public final class FileBlockDevice implements BlockDevice {
         this.zeroes = Arena.ofAuto()
                 .allocate(zeroesSize, Math.max(directIoAlignment, 8))
                 .asByteBuffer();
-        ThreadFactory named = Thread.ofPlatform().name("iomap-file-io-", 1).daemon().factory();
-        var pool = new ThreadPoolExecutor(WRITE_THREADS, WRITE_THREADS,
-                IDLE_THREAD_TIMEOUT_SECONDS, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                task -> registeredWriteThread(named, task));
-        pool.allowCoreThreadTimeOut(true);
-        this.writer = pool;
-        this.syncIo = new ThreadPoolExecutor(0, SYNC_THREADS,
-                IDLE_THREAD_TIMEOUT_SECONDS, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                Thread.ofPlatform().name("iomap-file-sync-", 1).daemon().factory());
     }
 
     /**
@@ -292,7 +264,7 @@ public final class FileBlockDevice implements BlockDevice {
             DeviceCounters.checkRequest("write", offset, length, blockSize, capacity);
             var done = new CompletableFuture<Void>();
             counters.countWrite(length, purpose);
-            writer.execute(() -> writeAndComplete(offset, length, data, done));
+            threads.write(() -> writeAndComplete(offset, length, data, done));
             return done;
         } catch (RejectedExecutionException e) {
             return CompletableFuture.failedFuture(closedException(e));
@@ -358,16 +330,14 @@ public final class FileBlockDevice implements BlockDevice {
      */
     @Override
     public void close() throws IOException {
-        if (writeThreads.contains(Thread.currentThread())) {
+        if (threads.isWriteThread(Thread.currentThread())) {
             throw new IllegalStateException("close() of " + this + " called on its own write thread;"
                     + " close it from another thread (attach the callback with an *Async method)");
         }
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        writer.shutdown();
-        syncIo.shutdown();
-        awaitQueuedWrites();
+        threads.shutdown();
         try (channel) {
             channel.force(false);
         } catch (IOException e) {
@@ -379,19 +349,6 @@ public final class FileBlockDevice implements BlockDevice {
     public String toString() {
         return "FileBlockDevice[" + path + ", blockSize=" + blockSize + ", capacity=" + capacity
                 + (directIo() ? ", O_DIRECT" : "") + "]";
-    }
-
-    /** @return a new write thread, in {@link #writeThreads} while it runs */
-    private Thread registeredWriteThread(ThreadFactory named, Runnable task) {
-        Thread thread = named.newThread(() -> {
-            try {
-                task.run();
-            } finally {
-                writeThreads.remove(Thread.currentThread());
-            }
-        });
-        writeThreads.add(thread);
-        return thread;
     }
 
     private void writeAndComplete(long offset, long length, List<ByteBuffer> data,
@@ -416,7 +373,7 @@ public final class FileBlockDevice implements BlockDevice {
     }
 
     /**
-     * Runs {@code action} on a thread of {@link #syncIo} and waits for it without being
+     * Runs {@code action} on one of the device's sync threads and waits for it without being
      * interruptible: {@link CompletableFuture#join()} waits on through interrupts and sets the
      * interrupt status again before it returns. The action's failure is thrown here, its
      * {@link IOException} wrapped as {@link #ioError} does.
@@ -427,7 +384,7 @@ public final class FileBlockDevice implements BlockDevice {
             throws IOException {
         var result = new CompletableFuture<T>();
         try {
-            syncIo.execute(() -> {
+            threads.sync(() -> {
                 try {
                     result.complete(action.run());
                 } catch (Throwable e) {
@@ -472,22 +429,6 @@ public final class FileBlockDevice implements BlockDevice {
             int bytes = piece.remaining();
             io.write(position, piece);
             position += bytes;
-        }
-    }
-
-    private void awaitQueuedWrites() {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                if (writer.awaitTermination(1, TimeUnit.MINUTES)) {
-                    break;
-                }
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
         }
     }
 
