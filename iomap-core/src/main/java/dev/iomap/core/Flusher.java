@@ -26,7 +26,7 @@ final class Flusher implements Runnable {
     }
 
     synchronized void start() {
-        if (thread != null) {
+        if (thread != null || stopping) {
             return;
         }
         thread = Thread.ofPlatform().daemon().name("iomap-flusher").start(this);

@@ -31,7 +31,12 @@ public final class Folio {
     private final ReentrantLock lock = new ReentrantLock();
     private final AtomicInteger flags = new AtomicInteger();
     private final AtomicLong writebackPending = new AtomicLong();
-    private final Object writebackWaiters = new Object();
+    /**
+     * Guards every change of the dirty and writeback flags together with the cache's tag for it (the
+     * kernel changes both under the mapping's {@code xa_lock}), so no thread sees a flag and a tag
+     * that disagree; writeback waiters wait on it.
+     */
+    private final Object flagLock = new Object();
     private FolioState state;
     private volatile long dirtiedAtNanos;
     private volatile long lastAccess;
@@ -197,13 +202,18 @@ public final class Folio {
      * @return whether the folio was clean before
      */
     boolean markDirty() {
-        int old = flags.getAndUpdate(f -> f | DIRTY);
-        if ((old & DIRTY) != 0) {
+        if (isDirty()) {
             return false;
         }
-        dirtiedAtNanos = System.nanoTime();
-        cache.tagDirty(this);
-        return true;
+        synchronized (flagLock) {
+            int old = flags.getAndUpdate(f -> f | DIRTY);
+            if ((old & DIRTY) != 0) {
+                return false;
+            }
+            dirtiedAtNanos = System.nanoTime();
+            cache.tagDirty(this);
+            return true;
+        }
     }
 
     /**
@@ -212,12 +222,14 @@ public final class Folio {
      * @return whether the folio was dirty
      */
     boolean clearDirtyForIo() {
-        int old = flags.getAndUpdate(f -> f & ~DIRTY);
-        if ((old & DIRTY) == 0) {
-            return false;
+        synchronized (flagLock) {
+            int old = flags.getAndUpdate(f -> f & ~DIRTY);
+            if ((old & DIRTY) == 0) {
+                return false;
+            }
+            cache.untagDirty(this);
+            return true;
         }
-        cache.untagDirty(this);
-        return true;
     }
 
     /** @return when the folio last went from clean to dirty, in {@link System#nanoTime()} units */
@@ -230,9 +242,11 @@ public final class Folio {
      * while the folio is still being mapped cannot end its writeback early. Caller holds the lock.
      */
     void startWriteback() {
-        flags.getAndUpdate(f -> f | WRITEBACK);
-        writebackPending.set(1);
-        cache.tagWriteback(this);
+        synchronized (flagLock) {
+            flags.getAndUpdate(f -> f | WRITEBACK);
+            writebackPending.set(1);
+            cache.tagWriteback(this);
+        }
     }
 
     /**
@@ -245,7 +259,9 @@ public final class Folio {
     }
 
     /**
-     * Ends writeback of {@code bytes}; the last one clears the flag and wakes waiters.
+     * Ends writeback of {@code bytes}; the last one clears the flag and the tag together and wakes
+     * waiters. A thread holding the folio lock may start writeback again as soon as the flag is clear;
+     * since the flag and tag change under one monitor, its tag is never lost to this one's removal.
      *
      * @param bytes bytes whose write finished (1 for the bias)
      */
@@ -253,10 +269,10 @@ public final class Folio {
         if (writebackPending.addAndGet(-bytes) != 0) {
             return;
         }
-        flags.getAndUpdate(f -> f & ~WRITEBACK);
-        cache.untagWriteback(this);
-        synchronized (writebackWaiters) {
-            writebackWaiters.notifyAll();
+        synchronized (flagLock) {
+            flags.getAndUpdate(f -> f & ~WRITEBACK);
+            cache.untagWriteback(this);
+            flagLock.notifyAll();
         }
     }
 
@@ -266,10 +282,10 @@ public final class Folio {
             return;
         }
         boolean interrupted = false;
-        synchronized (writebackWaiters) {
+        synchronized (flagLock) {
             while (isWriteback()) {
                 try {
-                    writebackWaiters.wait();
+                    flagLock.wait();
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }

@@ -140,6 +140,20 @@ public final class IomapCache implements AutoCloseable {
     }
 
     /**
+     * Stops the flusher and waits for its current pass to end; dirty data then goes back only through
+     * explicit writeback and sync. Unmount calls it before the final sync so that no background pass
+     * reaches the adapter after its unmount. Idempotent; the flusher cannot be started again.
+     */
+    public void stopBackgroundWriteback() {
+        flusher.stop();
+    }
+
+    /** @return whether the flusher was started and has not been stopped */
+    public boolean isBackgroundWritebackRunning() {
+        return flusher.isRunning();
+    }
+
+    /**
      * Drops every clean, unlocked folio (the kernel's {@code drop_caches}); dirty folios and folios
      * under writeback stay.
      *

@@ -10,6 +10,7 @@ import java.util.NavigableSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 /**
@@ -29,6 +30,7 @@ public final class PageCache {
     private final ConcurrentSkipListSet<Long> writebackTag = new ConcurrentSkipListSet<>();
     private final ReentrantLock insertLock = new ReentrantLock();
     private final LongConsumer beforeAllocate;
+    private volatile Consumer<Folio> beforeWritebackUntag = folio -> { };
 
     /**
      * @param options page size, largest order, poisoning
@@ -253,6 +255,17 @@ public final class PageCache {
     }
 
     void untagWriteback(Folio folio) {
+        beforeWritebackUntag.accept(folio);
         writebackTag.remove(folio.index());
+    }
+
+    /**
+     * Test seam: runs {@code hook} when a folio's writeback tag is about to be removed, so a test can
+     * stop a completing writeback at exactly that point.
+     *
+     * @param hook called with the folio, on the completing thread
+     */
+    void beforeWritebackUntag(Consumer<Folio> hook) {
+        beforeWritebackUntag = hook;
     }
 }

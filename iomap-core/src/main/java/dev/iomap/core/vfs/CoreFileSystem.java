@@ -201,10 +201,13 @@ final class CoreFileSystem implements IomapFileSystem {
             if (closed) {
                 return;
             }
-            // Unmounting releases the mount whatever happens: a failed final sync (a dead device)
-            // is reported, but must not leave the flusher and the cache running.
+            // Order: no background writeback may call the adapter once it has unmounted, so the
+            // flusher stops first; then the final sync; then the adapter's unmount. Unmounting
+            // releases the mount whatever happens: a failed final sync (a dead device) is reported,
+            // but must not leave the cache running.
             closed = true;
             try {
+                cache.stopBackgroundWriteback();
                 cache.syncAll();
                 mount.unmount();
             } finally {

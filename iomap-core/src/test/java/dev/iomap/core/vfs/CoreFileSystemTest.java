@@ -23,8 +23,10 @@ import java.nio.file.FileSystemException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -95,6 +97,37 @@ class CoreFileSystemTest {
             assertThat(readAll(file)).isEqualTo(data);
         }
         assertThat(adapter.calls).contains("unmount");
+    }
+
+    /**
+     * Unmount order: background writeback stops, then the final sync, then the adapter's unmount.
+     * When the flusher stopped only after the adapter's unmount, a background pass could call
+     * {@code mapBlocks} on an unmounted volume.
+     */
+    @Test
+    void backgroundWritebackHasStoppedWhenTheAdapterUnmounts() throws Exception {
+        MemoryAdapter adapter = full();
+        adapter.format(device, FormatOptions.blockSize(K1));
+        PageCacheOptions busyFlusher = PageCacheOptions.builder().maxFolioOrder(2)
+                .writebackInterval(java.time.Duration.ofMillis(1)).dirtyExpire(java.time.Duration.ofMillis(1))
+                .build();
+        CoreFileSystem fs = (CoreFileSystem) CoreRuntime.mount(adapter, device, MountOptions.of(busyFlusher));
+        List<Boolean> flusherRunningAtUnmount = new ArrayList<>();
+        List<Boolean> dirtyAtUnmount = new ArrayList<>();
+        adapter.onUnmount = () -> {
+            flusherRunningAtUnmount.add(fs.cache().isBackgroundWritebackRunning());
+            dirtyAtUnmount.add(fs.cache().dirtyBytes() > 0);
+        };
+        assertThat(fs.cache().isBackgroundWritebackRunning()).isTrue();
+        try (IomapFile file = fs.create("/f")) {
+            file.write(0, ByteBuffer.wrap(bytes(50_000, 3)));
+        }
+
+        fs.close();
+
+        assertThat(flusherRunningAtUnmount).containsExactly(false);
+        assertThat(dirtyAtUnmount).containsExactly(false);
+        assertThat(adapter.calls).endsWith("unmount");
     }
 
     @Test

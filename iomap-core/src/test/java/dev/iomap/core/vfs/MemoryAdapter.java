@@ -40,6 +40,8 @@ import java.util.TreeMap;
  */
 final class MemoryAdapter implements FilesystemAdapter {
     final List<String> calls = new ArrayList<>();
+    /** Runs inside {@code unmount}, before it is recorded. */
+    volatile Runnable onUnmount = () -> { };
     private final Set<Capability> capabilities;
     private final Map<BlockDevice, State> states = new IdentityHashMap<>();
 
@@ -301,6 +303,7 @@ final class MemoryAdapter implements FilesystemAdapter {
 
         @Override
         public void unmount() {
+            onUnmount.run();
             calls.add("unmount");
         }
     }
