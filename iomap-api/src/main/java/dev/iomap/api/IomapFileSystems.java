@@ -70,8 +70,21 @@ public final class IomapFileSystems {
     }
 
     private static FileSystemRuntime runtime() {
-        return ServiceLoader.load(FileSystemRuntime.class).findFirst().orElseThrow(() ->
-                new IllegalStateException("no iomap4j runtime on the class path: add iomap-core"));
+        FileSystemRuntime runtime = RuntimeHolder.RUNTIME;
+        if (runtime == null) {
+            throw new IllegalStateException("no iomap4j runtime on the class path: add iomap-core");
+        }
+        return runtime;
+    }
+
+    /**
+     * The runtime, looked up once per class loader of this class (the holder is initialised on first
+     * use), so the plugins are discovered and the engine is built once, not per call.
+     */
+    private static final class RuntimeHolder {
+        static final FileSystemRuntime RUNTIME = ServiceLoader
+                .load(FileSystemRuntime.class, IomapFileSystems.class.getClassLoader())
+                .findFirst().orElse(null);
     }
 
     /** The engine behind {@link IomapFileSystems}; implemented by {@code iomap-core}. */

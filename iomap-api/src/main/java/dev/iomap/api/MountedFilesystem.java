@@ -107,6 +107,20 @@ public interface MountedFilesystem {
     WritebackOps writebackOps();
 
     /**
+     * Refuses a size the file cannot take, before anything changes. The core calls it for a truncate
+     * under the inode lock and before it touches the page cache, so a refusal leaves cache and file as
+     * they were; {@link #setSize} comes later and does the work. A zone file, which takes only 0 or its
+     * capacity, needs it: a refusal from {@code setSize} would come after the cache past the new size
+     * was dropped. Default: every size is accepted.
+     *
+     * @param inode the file, at its current size
+     * @param newSize the size asked for, at least 0
+     * @throws IOException to refuse ({@link NotSupportedException} for a size the file cannot take)
+     */
+    default void checkSetSize(IomapInode inode, long newSize) throws IOException {
+    }
+
+    /**
      * Changes a file's size on the device. Called after the core truncated its cache, under the
      * inode lock: free blocks past a smaller size (the partial last block was already zeroed through
      * the cache).

@@ -16,42 +16,53 @@ public final class Bootstrap {
 
     /**
      * Starts an engine with the adapters of every {@link AdapterPlugin} that {@link ServiceLoader}
-     * finds on the class path.
+     * finds through the class loader that loaded the core.
      *
      * @param options the page-cache options
      * @return the engine
-     * @throws com.google.inject.CreationException if two plugins bind the same adapter name
+     * @throws com.google.inject.CreationException if an adapter's name is blank or taken twice
      */
     public static IomapEngine start(PageCacheOptions options) {
         return start(options, List.of());
     }
 
     /**
-     * Starts an engine with the discovered plugins and extra modules (tests use {@code Modules.override}
-     * on the result of {@link #modules} instead when they replace bindings).
+     * Starts an engine with the discovered plugins and extra plugins not listed for
+     * {@link ServiceLoader} (an adapter embedded in an application, a test's own).
      *
      * @param options the page-cache options
-     * @param extra more modules, e.g. an adapter not packaged as a plugin
+     * @param extra more plugins
      * @return the engine
+     * @throws com.google.inject.CreationException if an adapter's name is blank or taken twice
      */
-    public static IomapEngine start(PageCacheOptions options, List<Module> extra) {
-        List<Module> modules = modules(options);
-        modules.addAll(extra);
-        return Guice.createInjector(modules).getInstance(IomapEngine.class);
+    public static IomapEngine start(PageCacheOptions options, List<AdapterPlugin> extra) {
+        List<AdapterPlugin> plugins = discoverPlugins();
+        plugins.addAll(extra);
+        return Guice.createInjector(modules(options, plugins)).getInstance(IomapEngine.class);
     }
 
     /**
-     * The modules {@link #start} installs: the core module and one per discovered plugin.
+     * The modules {@link #start} installs for the discovered plugins: the core module and the adapter
+     * map. Tests use {@code Modules.override} on the result to replace bindings.
      *
      * @param options the page-cache options
      * @return a mutable list
      */
     public static List<Module> modules(PageCacheOptions options) {
+        return modules(options, discoverPlugins());
+    }
+
+    private static List<Module> modules(PageCacheOptions options, List<AdapterPlugin> plugins) {
         List<Module> modules = new ArrayList<>();
         modules.add(new CoreModule(options));
-        for (AdapterPlugin plugin : ServiceLoader.load(AdapterPlugin.class)) {
-            modules.add(plugin.module());
-        }
+        modules.add(new AdapterModule(plugins));
         return modules;
+    }
+
+    /** @return every plugin listed for {@link ServiceLoader} through the core's class loader */
+    public static List<AdapterPlugin> discoverPlugins() {
+        List<AdapterPlugin> plugins = new ArrayList<>();
+        ServiceLoader.load(AdapterPlugin.class, Bootstrap.class.getClassLoader()).forEach(plugins::add);
+        return plugins;
     }
 }

@@ -2,7 +2,7 @@ package dev.iomap.core;
 
 import dev.iomap.api.BlockDevice;
 import dev.iomap.api.DelallocPunch;
-import dev.iomap.api.InodeCacheControl;
+import dev.iomap.api.IomapInode;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapOps;
 import dev.iomap.api.WriteOps;
@@ -20,7 +20,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * {@code i_rwsem}); reads take it shared; writeback takes only folio locks. Open it with
  * {@link #open()} to read and write.
  */
-public final class CachedInode implements InodeCacheControl {
+public final class CachedInode implements IomapInode {
     private final IomapCache cache;
     private final long ino;
     private final int blockSize;

@@ -4,7 +4,6 @@ import dev.iomap.api.Iomap;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.IomapType;
 import dev.iomap.api.IoPurpose;
-import dev.iomap.api.OrderedWritebackOps;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
@@ -20,7 +19,7 @@ import java.util.concurrent.CompletionException;
  * cannot be merged into it. A writeback pass never blocks on a folio lock while holding an unsubmitted
  * ioend, so writers waiting for writeback always make progress.
  *
- * <p>For an inode whose adapter asks for file order ({@link OrderedWritebackOps}), passes take turns
+ * <p>For an inode whose adapter asks for file order ({@link dev.iomap.api.WritebackOps#writesInFileOrder}), passes take turns
  * on the inode's writeback-order lock, a pass for a range starts at the beginning of the file, and a
  * pass stops at the first dirty folio it leaves dirty, so ioends reach the device in ascending file
  * order.
@@ -73,7 +72,7 @@ final class Writeback {
     }
 
     private boolean writesInFileOrder() {
-        return inode.writebackOps() instanceof OrderedWritebackOps ops && ops.writesInFileOrder(inode);
+        return inode.writebackOps().writesInFileOrder(inode);
     }
 
     /** A background pass over the folios dirty since before {@code nanos} ({@link System#nanoTime()}). */

@@ -3,11 +3,9 @@ package dev.iomap.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.inject.AbstractModule;
 import com.google.inject.CreationException;
 import com.google.inject.Guice;
-import com.google.inject.Module;
-import com.google.inject.multibindings.MapBinder;
+import dev.iomap.api.AdapterPlugin;
 import dev.iomap.api.FilesystemAdapter;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
@@ -57,18 +55,43 @@ class BootstrapTest {
     }
 
     @Test
-    void twoPluginsBindingOneNameFailInjectorCreation() {
-        Module duplicate = new AbstractModule() {
-            @Override
-            protected void configure() {
-                MapBinder.newMapBinder(binder(), String.class, FilesystemAdapter.class)
-                        .addBinding(TestAdapterPlugin.NAME)
-                        .toInstance(new TestAdapter(TestAdapterPlugin.NAME, "a second one"));
-            }
-        };
+    void twoAdaptersWithOneNameFailInjectorCreationNamingBothPlugins() {
+        AdapterPlugin duplicate = () -> List.of(new TestAdapter(TestAdapterPlugin.NAME, "a second one"));
 
         assertThatThrownBy(() -> Bootstrap.start(options, List.of(duplicate)))
                 .isExactlyInstanceOf(CreationException.class)
-                .hasMessageContaining("Duplicate key \"" + TestAdapterPlugin.NAME + "\"");
+                .hasMessageContaining("two adapters are named '" + TestAdapterPlugin.NAME + "'")
+                .hasMessageContaining(TestAdapterPlugin.class.getName());
+    }
+
+    @Test
+    void anAdapterWithABlankNameIsRefused() {
+        AdapterPlugin blank = () -> List.of(new TestAdapter(" ", "no name"));
+
+        assertThatThrownBy(() -> Bootstrap.start(options, List.of(blank)))
+                .isExactlyInstanceOf(CreationException.class)
+                .hasMessageContaining("blank name");
+    }
+
+    @Test
+    void anExtraPluginIsBoundUnderItsAdaptersName() throws Exception {
+        AdapterPlugin extra = () -> List.of(new TestAdapter("extra", "embedded"));
+
+        IomapEngine engine = Bootstrap.start(options, List.of(extra));
+
+        assertThat(engine.adapters()).containsOnlyKeys(TestAdapterPlugin.NAME, "extra");
+        assertThat(engine.adapter("extra").description()).isEqualTo("embedded");
+    }
+
+    @Test
+    void theApplicationEntryPointBuildsItsRuntimeOnce() {
+        assertThat(dev.iomap.api.IomapFileSystems.adapters()).contains(TestAdapterPlugin.NAME);
+        int declared = TestAdapterPlugin.DECLARED.get();
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(dev.iomap.api.IomapFileSystems.adapters()).contains(TestAdapterPlugin.NAME);
+        }
+
+        assertThat(TestAdapterPlugin.DECLARED.get()).isEqualTo(declared);
     }
 }

@@ -1,10 +1,8 @@
 package dev.iomap.core;
 
-import com.google.inject.AbstractModule;
-import com.google.inject.Module;
-import com.google.inject.multibindings.MapBinder;
 import dev.iomap.api.AdapterPlugin;
 import dev.iomap.api.FilesystemAdapter;
+import java.util.List;
 
 /**
  * A plugin for the core's tests, listed in
@@ -21,15 +19,13 @@ public final class TestAdapterPlugin implements AdapterPlugin {
     public TestAdapterPlugin() {
     }
 
+    /** How many times any instance was asked for its adapters: once per runtime start. */
+    public static final java.util.concurrent.atomic.AtomicInteger DECLARED = new java.util.concurrent.atomic.AtomicInteger();
+
     @Override
-    public Module module() {
-        return new AbstractModule() {
-            @Override
-            protected void configure() {
-                MapBinder.newMapBinder(binder(), String.class, FilesystemAdapter.class)
-                        .addBinding(NAME).toInstance(new TestAdapter(NAME, DESCRIPTION));
-            }
-        };
+    public List<FilesystemAdapter> adapters() {
+        DECLARED.incrementAndGet();
+        return List.of(new TestAdapter(NAME, DESCRIPTION));
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.iomap.adapter.zonefs;
 
-import dev.iomap.api.InodeCacheControl;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.Iomap;
 import dev.iomap.api.IomapInode;
@@ -9,7 +8,7 @@ import dev.iomap.api.IomapOps;
 import dev.iomap.api.IomapRequest;
 import dev.iomap.api.IomapType;
 import dev.iomap.api.IoendCompletion;
-import dev.iomap.api.OrderedWritebackOps;
+import dev.iomap.api.WritebackOps;
 import dev.iomap.api.Zone;
 import dev.iomap.api.ZoneCondition;
 import dev.iomap.api.ZonedBlockDevice;
@@ -31,7 +30,7 @@ import java.util.Set;
  *
  * <p>Thread-safe: called for many inodes at once, and for one inode from the writer and writeback.
  */
-final class ZoneFileOps implements IomapOps, OrderedWritebackOps {
+final class ZoneFileOps implements IomapOps, WritebackOps {
     private final ZonefsLikeMount mount;
     private final ZonedBlockDevice device;
     private final long blockSize;
@@ -145,8 +144,6 @@ final class ZoneFileOps implements IomapOps, OrderedWritebackOps {
         Zone zone = device.zone(file.zoneIndex());
         long deviceSize = zone.condition() == ZoneCondition.OFFLINE ? 0 : zone.writtenBytes();
         file.resync(deviceSize);
-        if (inode instanceof InodeCacheControl cache) {
-            cache.shrinkSizeAfterLostWrite(deviceSize);
-        }
+        inode.shrinkSizeAfterLostWrite(deviceSize);
     }
 }

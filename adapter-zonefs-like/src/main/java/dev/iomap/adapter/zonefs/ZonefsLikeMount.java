@@ -4,13 +4,11 @@ import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
-import dev.iomap.api.InodeCacheControl;
 import dev.iomap.api.InodeInfo;
 import dev.iomap.api.IomapInode;
 import dev.iomap.api.IomapOps;
 import dev.iomap.api.MountedFilesystem;
 import dev.iomap.api.NotSupportedException;
-import dev.iomap.api.SetSizeCheck;
 import dev.iomap.api.WritebackOps;
 import dev.iomap.api.Zone;
 import dev.iomap.api.ZonedBlockDevice;
@@ -36,7 +34,7 @@ import java.util.TreeMap;
  *
  * <p>Thread-safe: the namespace is immutable; each file guards its own size.
  */
-final class ZonefsLikeMount implements MountedFilesystem, SetSizeCheck {
+final class ZonefsLikeMount implements MountedFilesystem {
     static final String CONVENTIONAL_DIR = "cnv";
     static final String SEQUENTIAL_DIR = "seq";
 
@@ -223,9 +221,7 @@ final class ZonefsLikeMount implements MountedFilesystem, SetSizeCheck {
         if (newSize == 0) {
             device.resetZone(file.zoneStart());
         } else {
-            if (inode instanceof InodeCacheControl cache) {
-                cache.writeAndWait(0, newSize);
-            }
+            inode.writeAndWait(0, newSize);
             device.finishZone(file.zoneStart());
         }
         file.resync(newSize);

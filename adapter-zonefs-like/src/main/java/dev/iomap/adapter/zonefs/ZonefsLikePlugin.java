@@ -1,13 +1,11 @@
 package dev.iomap.adapter.zonefs;
 
-import com.google.inject.AbstractModule;
-import com.google.inject.Module;
-import com.google.inject.multibindings.MapBinder;
 import dev.iomap.api.AdapterPlugin;
 import dev.iomap.api.FilesystemAdapter;
+import java.util.List;
 
 /**
- * Contributes {@link ZonefsLikeAdapter} to the adapter map under {@value ZonefsLikeAdapter#NAME}.
+ * Declares {@link ZonefsLikeAdapter} under {@value ZonefsLikeAdapter#NAME}.
  * Listed in {@code META-INF/services/dev.iomap.api.AdapterPlugin}.
  */
 public final class ZonefsLikePlugin implements AdapterPlugin {
@@ -17,13 +15,7 @@ public final class ZonefsLikePlugin implements AdapterPlugin {
     }
 
     @Override
-    public Module module() {
-        return new AbstractModule() {
-            @Override
-            protected void configure() {
-                MapBinder.newMapBinder(binder(), String.class, FilesystemAdapter.class)
-                        .addBinding(ZonefsLikeAdapter.NAME).to(ZonefsLikeAdapter.class);
-            }
-        };
+    public List<FilesystemAdapter> adapters() {
+        return List.of(new ZonefsLikeAdapter());
     }
 }

@@ -7,7 +7,6 @@ import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.MappedFile;
 import dev.iomap.api.MountedFilesystem;
-import dev.iomap.api.SetSizeCheck;
 import dev.iomap.core.CachedInode;
 import dev.iomap.core.CopySource;
 import dev.iomap.core.OpenFile;
@@ -78,9 +77,7 @@ final class CoreFile implements IomapFile {
         fs.require(Capability.TRUNCATE, "truncate");
         InvalidRangeException.checkRange("truncate of inode " + inode.ino(), size, 0, inode.maxFileSize());
         inode.withExclusiveLock(() -> {
-            if (mount() instanceof SetSizeCheck check) {
-                check.checkSetSize(inode, size);
-            }
+            mount().checkSetSize(inode, size);
             inode.truncate(size, () -> mount().setSize(inode, size));
         });
     }
