@@ -2,7 +2,7 @@ package dev.iomap.core;
 
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.api.StateLock;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;

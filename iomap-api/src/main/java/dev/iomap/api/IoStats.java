@@ -1,5 +1,6 @@
 package dev.iomap.api;
 
+import dev.iomap.device.DeviceStats;
 import java.util.Arrays;
 
 /**
@@ -8,7 +9,7 @@ import java.util.Arrays;
  * @param appBytesWritten bytes applications asked to write
  * @param appBytesRead bytes applications read
  * @param device the device's own counters
- * @param mapBlocksCalls calls of {@link WritebackOps#mapBlocks}
+ * @param mapBlocksCalls calls of {@link dev.iomap.spi.WritebackOps#mapBlocks}
  * @param ioends ioends submitted to the device
  * @param folioStatesAllocated per-block folio states created
  * @param foliosByOrder folios created, indexed by order (copied)

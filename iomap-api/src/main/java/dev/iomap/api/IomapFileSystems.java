@@ -1,5 +1,6 @@
 package dev.iomap.api;
 
+import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.util.ServiceLoader;
 
@@ -29,7 +30,7 @@ public final class IomapFileSystems {
      * @param device the device
      * @param options block size, label, adapter properties
      * @throws NotSupportedException if no adapter has that name
-     * @throws IOException as {@link FilesystemAdapter#format}
+     * @throws IOException as {@link dev.iomap.spi.FilesystemAdapter#format}
      */
     public static void format(String adapter, BlockDevice device, FormatOptions options) throws IOException {
         runtime().format(adapter, device, options);
@@ -43,7 +44,7 @@ public final class IomapFileSystems {
      * @param options page-cache options and whether the flusher runs
      * @return the mounted filesystem
      * @throws NotSupportedException if no adapter has that name
-     * @throws IOException as {@link FilesystemAdapter#mount}
+     * @throws IOException as {@link dev.iomap.spi.FilesystemAdapter#mount}
      */
     public static IomapFileSystem mount(String adapter, BlockDevice device, MountOptions options)
             throws IOException {
@@ -56,7 +57,7 @@ public final class IomapFileSystems {
      * @param adapter the adapter's name
      * @param device the device
      * @return the report
-     * @throws IOException as {@link FilesystemAdapter#fsck}
+     * @throws IOException as {@link dev.iomap.spi.FilesystemAdapter#fsck}
      */
     public static FsckReport fsck(String adapter, BlockDevice device) throws IOException {
         return runtime().fsck(adapter, device);

@@ -1,6 +1,6 @@
 package dev.iomap.cli;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFileSystems;

@@ -1,7 +1,7 @@
 package dev.iomap.cli;
 
-import dev.iomap.api.BlockDevice;
-import dev.iomap.core.device.FileBlockDevice;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.devices.FileBlockDevice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

@@ -1,12 +1,12 @@
 package dev.iomap.cli;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
-import dev.iomap.core.device.FileBlockDevice;
+import dev.iomap.devices.FileBlockDevice;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.RandomAccessFile;

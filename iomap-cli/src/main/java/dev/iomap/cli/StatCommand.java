@@ -1,6 +1,6 @@
 package dev.iomap.cli;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IoStats;
 import dev.iomap.api.IomapFileSystem;

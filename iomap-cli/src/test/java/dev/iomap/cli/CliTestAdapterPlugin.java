@@ -1,12 +1,12 @@
 package dev.iomap.cli;
 
-import dev.iomap.api.AdapterPlugin;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.AdapterPlugin;
+import dev.iomap.spi.FilesystemAdapter;
 import java.util.List;
 
 /**
  * Declares {@link CliTestAdapter} to every engine the CLI tests start; listed in
- * {@code src/test/resources/META-INF/services/dev.iomap.api.AdapterPlugin}.
+ * {@code src/test/resources/META-INF/services/dev.iomap.spi.AdapterPlugin}.
  */
 public final class CliTestAdapterPlugin implements AdapterPlugin {
 

@@ -2,8 +2,8 @@ package dev.iomap.core;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.multibindings.MapBinder;
-import dev.iomap.api.AdapterPlugin;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.AdapterPlugin;
+import dev.iomap.spi.FilesystemAdapter;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

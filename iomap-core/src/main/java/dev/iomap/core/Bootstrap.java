@@ -2,7 +2,7 @@ package dev.iomap.core;
 
 import com.google.inject.Guice;
 import com.google.inject.Module;
-import dev.iomap.api.AdapterPlugin;
+import dev.iomap.spi.AdapterPlugin;
 import dev.iomap.api.PageCacheOptions;
 import java.util.ArrayList;
 import java.util.List;

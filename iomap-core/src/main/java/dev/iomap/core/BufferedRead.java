@@ -1,9 +1,9 @@
 package dev.iomap.core;
 
-import dev.iomap.api.Iomap;
+import dev.iomap.spi.Iomap;
 import dev.iomap.api.IomapException;
-import dev.iomap.api.IomapRequest;
-import dev.iomap.api.IomapType;
+import dev.iomap.spi.IomapRequest;
+import dev.iomap.spi.IomapType;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

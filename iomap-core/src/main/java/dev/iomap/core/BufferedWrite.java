@@ -1,10 +1,10 @@
 package dev.iomap.core;
 
-import dev.iomap.api.Iomap;
-import dev.iomap.api.IomapFlag;
-import dev.iomap.api.IomapRequest;
-import dev.iomap.api.IomapType;
-import dev.iomap.api.WriteOps;
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapFlag;
+import dev.iomap.spi.IomapRequest;
+import dev.iomap.spi.IomapType;
+import dev.iomap.spi.WriteOps;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;

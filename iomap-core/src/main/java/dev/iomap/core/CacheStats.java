@@ -1,6 +1,6 @@
 package dev.iomap.core;
 
-import dev.iomap.api.DeviceStats;
+import dev.iomap.device.DeviceStats;
 import dev.iomap.api.IoStats;
 import dev.iomap.api.PageCacheOptions;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,12 +1,12 @@
 package dev.iomap.core;
 
-import dev.iomap.api.BlockDevice;
-import dev.iomap.api.DelallocPunch;
-import dev.iomap.api.IomapInode;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.DelallocPunch;
+import dev.iomap.spi.IomapInode;
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.api.IomapOps;
-import dev.iomap.api.WriteOps;
-import dev.iomap.api.WritebackOps;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.WriteOps;
+import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.locks.ReentrantLock;

@@ -2,7 +2,7 @@ package dev.iomap.core;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.multibindings.MapBinder;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.PageCacheOptions;
 import java.util.Objects;
 

@@ -1,6 +1,6 @@
 package dev.iomap.core;
 
-import dev.iomap.api.DelallocPunch;
+import dev.iomap.spi.DelallocPunch;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,9 @@
 package dev.iomap.core;
 
-import dev.iomap.api.Iomap;
-import dev.iomap.api.IomapFlag;
-import dev.iomap.api.IomapType;
-import dev.iomap.api.IoendCompletion;
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapFlag;
+import dev.iomap.spi.IomapType;
+import dev.iomap.spi.IoendCompletion;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

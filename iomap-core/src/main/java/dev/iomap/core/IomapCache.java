@@ -1,10 +1,10 @@
 package dev.iomap.core;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.IoStats;
-import dev.iomap.api.IomapOps;
+import dev.iomap.spi.IomapOps;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.api.WritebackOps;
+import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.iomap.core;
 
 import com.google.common.collect.ImmutableSortedMap;
-import dev.iomap.api.BlockDevice;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
 import jakarta.inject.Inject;

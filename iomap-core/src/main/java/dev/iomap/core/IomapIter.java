@@ -1,10 +1,10 @@
 package dev.iomap.core;
 
-import dev.iomap.api.Iomap;
+import dev.iomap.spi.Iomap;
 import dev.iomap.api.IomapException;
-import dev.iomap.api.IomapMapping;
-import dev.iomap.api.IomapOps;
-import dev.iomap.api.IomapRequest;
+import dev.iomap.spi.IomapMapping;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.IomapRequest;
 import java.io.IOException;
 import java.util.Set;
 

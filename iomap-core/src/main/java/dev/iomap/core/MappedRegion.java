@@ -1,7 +1,7 @@
 package dev.iomap.core;
 
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.api.IomapRequest;
+import dev.iomap.spi.IomapRequest;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

@@ -1,9 +1,9 @@
 package dev.iomap.core;
 
-import dev.iomap.api.Iomap;
+import dev.iomap.spi.Iomap;
 import dev.iomap.api.IomapException;
-import dev.iomap.api.IomapType;
-import dev.iomap.api.IoPurpose;
+import dev.iomap.spi.IomapType;
+import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +19,7 @@ import java.util.concurrent.CompletionException;
  * cannot be merged into it. A writeback pass never blocks on a folio lock while holding an unsubmitted
  * ioend, so writers waiting for writeback always make progress.
  *
- * <p>For an inode whose adapter asks for file order ({@link dev.iomap.api.WritebackOps#writesInFileOrder}), passes take turns
+ * <p>For an inode whose adapter asks for file order ({@link dev.iomap.spi.WritebackOps#writesInFileOrder}), passes take turns
  * on the inode's writeback-order lock, a pass for a range starts at the beginning of the file, and a
  * pass stops at the first dirty folio it leaves dirty, so ioends reach the device in ascending file
  * order.

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.inject.CreationException;
 import com.google.inject.Guice;
-import dev.iomap.api.AdapterPlugin;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.AdapterPlugin;
+import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.core.TestAdapterPlugin.TestAdapter;

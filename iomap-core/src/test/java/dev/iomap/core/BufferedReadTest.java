@@ -9,15 +9,15 @@ import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
-import dev.iomap.api.Iomap;
-import dev.iomap.api.IomapFlag;
-import dev.iomap.api.IomapMapping;
-import dev.iomap.api.IomapOps;
-import dev.iomap.api.IomapType;
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapFlag;
+import dev.iomap.spi.IomapMapping;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.IomapType;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.api.WriteOps;
-import dev.iomap.api.WritebackOps;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.spi.WriteOps;
+import dev.iomap.spi.WritebackOps;
+import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -35,7 +35,7 @@ class BufferedReadTest {
     }
 
     private void fillDevice(long offset, byte[] bytes) throws Exception {
-        device.write(offset, ByteBuffer.wrap(bytes), dev.iomap.api.IoPurpose.DATA).join();
+        device.write(offset, ByteBuffer.wrap(bytes), dev.iomap.device.IoPurpose.DATA).join();
     }
 
     /** An adapter whose file is: block 0 mapped at device 8 KiB, block 1 a hole, block 2 unwritten,

@@ -17,14 +17,14 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.api.Iomap;
-import dev.iomap.api.IomapInode;
-import dev.iomap.api.IomapMapping;
-import dev.iomap.api.IomapOps;
-import dev.iomap.api.IomapRequest;
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapInode;
+import dev.iomap.spi.IomapMapping;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.IomapRequest;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.api.WritebackOps;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.spi.WritebackOps;
+import dev.iomap.devices.RamBlockDevice;
 import java.util.Arrays;
 import java.util.EnumSet;
 import org.junit.jupiter.api.Test;
@@ -193,7 +193,7 @@ class BufferedWriteTest {
     void aStaleMappingIsLookedUpAgainFromTheCurrentPosition() throws Exception {
         IomapCache cache = cache(options());
         IomapOps ops = mock(IomapOps.class);
-        when(ops.writeOps()).thenReturn(dev.iomap.api.WriteOps.NONE);
+        when(ops.writeOps()).thenReturn(dev.iomap.spi.WriteOps.NONE);
         when(ops.begin(any(), anyLong(), anyLong(), any()))
                 .thenAnswer(call -> IomapMapping.of(Iomap.mapped(0, 1 << 20, 0)));
         when(ops.valid(any(), any())).thenReturn(false, true);
@@ -213,7 +213,7 @@ class BufferedWriteTest {
     @Test
     void writeOpsHooksSeeEveryFolio() throws Exception {
         IomapCache cache = cache(options().toBuilder().maxFolioOrder(0).build());
-        dev.iomap.api.WriteOps hooks = mock(dev.iomap.api.WriteOps.class);
+        dev.iomap.spi.WriteOps hooks = mock(dev.iomap.spi.WriteOps.class);
         BlockDeviceMapping mapping = new BlockDeviceMapping(device);
         IomapOps ops = spy(mapping);
         when(ops.writeOps()).thenReturn(hooks);

@@ -3,7 +3,7 @@ package dev.iomap.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -5,7 +5,7 @@ import static dev.iomap.core.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.stream.LongStream;

@@ -1,8 +1,9 @@
 package dev.iomap.core;
 
-import dev.iomap.api.BlockDevice;
-import dev.iomap.api.DeviceIoException;
-import dev.iomap.api.IoPurpose;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.devices.ForwardingBlockDevice;
+import dev.iomap.device.DeviceIoException;
+import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;

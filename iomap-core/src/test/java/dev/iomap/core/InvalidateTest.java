@@ -10,10 +10,10 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
-import dev.iomap.api.Iomap;
+import dev.iomap.spi.Iomap;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.api.WritebackOps;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.spi.WritebackOps;
+import dev.iomap.devices.RamBlockDevice;
 import org.junit.jupiter.api.Test;
 import org.mockito.Mockito;
 

@@ -6,12 +6,12 @@ import static dev.iomap.core.TestData.readDevice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.IomapInode;
-import dev.iomap.api.IomapRequest;
+import dev.iomap.spi.IomapInode;
+import dev.iomap.spi.IomapRequest;
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.api.Iomap;
+import dev.iomap.spi.Iomap;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -29,7 +29,7 @@ class MappedRegionTest {
         IomapCache cache = new IomapCache(PageCacheOptions.builder().maxFolioOrder(2).build(), device);
         SparseTestOps sparse = new SparseTestOps(K1);
         List<long[]> mapped = new ArrayList<>();
-        dev.iomap.api.WritebackOps recording = new dev.iomap.api.WritebackOps() {
+        dev.iomap.spi.WritebackOps recording = new dev.iomap.spi.WritebackOps() {
             @Override
             public Iomap mapBlocks(IomapInode inode, long pos, long length) {
                 mapped.add(new long[] {pos, length});
@@ -113,9 +113,9 @@ class MappedRegionTest {
         IomapCache cache = new IomapCache(PageCacheOptions.defaults(), device);
         SparseTestOps sparse = new SparseTestOps(K1);
         List<Set<IomapRequest>> requests = new ArrayList<>();
-        dev.iomap.api.IomapOps spying = new dev.iomap.api.IomapOps() {
+        dev.iomap.spi.IomapOps spying = new dev.iomap.spi.IomapOps() {
             @Override
-            public dev.iomap.api.IomapMapping begin(IomapInode inode, long pos, long length,
+            public dev.iomap.spi.IomapMapping begin(IomapInode inode, long pos, long length,
                     Set<IomapRequest> request) {
                 requests.add(request);
                 return sparse.begin(inode, pos, length, request);

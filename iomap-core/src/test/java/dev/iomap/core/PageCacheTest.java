@@ -60,7 +60,7 @@ class PageCacheTest {
 
         assertThat(folio.order()).isEqualTo(2);
         assertThat(folio.size()).isEqualTo(4 * 4096);
-        assertThat(stats.snapshot(dev.iomap.api.DeviceStats.ZERO).foliosByOrder()[2]).isEqualTo(1);
+        assertThat(stats.snapshot(dev.iomap.device.DeviceStats.ZERO).foliosByOrder()[2]).isEqualTo(1);
     }
 
     @Test

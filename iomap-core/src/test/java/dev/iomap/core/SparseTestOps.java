@@ -1,13 +1,13 @@
 package dev.iomap.core;
 
-import dev.iomap.api.Iomap;
-import dev.iomap.api.IomapFlag;
-import dev.iomap.api.IomapInode;
-import dev.iomap.api.IomapMapping;
-import dev.iomap.api.IomapOps;
-import dev.iomap.api.IomapRequest;
-import dev.iomap.api.IomapType;
-import dev.iomap.api.WritebackOps;
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapFlag;
+import dev.iomap.spi.IomapInode;
+import dev.iomap.spi.IomapMapping;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.IomapRequest;
+import dev.iomap.spi.IomapType;
+import dev.iomap.spi.WritebackOps;
 import java.util.BitSet;
 import java.util.EnumSet;
 import java.util.Set;

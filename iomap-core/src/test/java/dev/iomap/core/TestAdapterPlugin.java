@@ -1,12 +1,12 @@
 package dev.iomap.core;
 
-import dev.iomap.api.AdapterPlugin;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.AdapterPlugin;
+import dev.iomap.spi.FilesystemAdapter;
 import java.util.List;
 
 /**
  * A plugin for the core's tests, listed in
- * {@code src/test/resources/META-INF/services/dev.iomap.api.AdapterPlugin}, so every
+ * {@code src/test/resources/META-INF/services/dev.iomap.spi.AdapterPlugin}, so every
  * {@link Bootstrap#start} in these tests finds one adapter, {@value #NAME}.
  */
 public final class TestAdapterPlugin implements AdapterPlugin {
@@ -42,19 +42,19 @@ public final class TestAdapterPlugin implements AdapterPlugin {
         }
 
         @Override
-        public void format(dev.iomap.api.BlockDevice device, dev.iomap.api.FormatOptions options)
+        public void format(dev.iomap.device.BlockDevice device, dev.iomap.api.FormatOptions options)
                 throws dev.iomap.api.NotSupportedException {
             throw new dev.iomap.api.NotSupportedException(name + " formats nothing");
         }
 
         @Override
-        public dev.iomap.api.MountedFilesystem mount(dev.iomap.api.BlockDevice device,
+        public dev.iomap.spi.MountedFilesystem mount(dev.iomap.device.BlockDevice device,
                 dev.iomap.api.MountOptions options) throws dev.iomap.api.NotSupportedException {
             throw new dev.iomap.api.NotSupportedException(name + " mounts nothing");
         }
 
         @Override
-        public dev.iomap.api.FsckReport fsck(dev.iomap.api.BlockDevice device) {
+        public dev.iomap.api.FsckReport fsck(dev.iomap.device.BlockDevice device) {
             return new dev.iomap.api.FsckReport(java.util.List.of(), "nothing");
         }
     }

@@ -34,7 +34,7 @@ final class TestData {
         return out;
     }
 
-    static byte[] readDevice(dev.iomap.api.BlockDevice device, long offset, int length) throws Exception {
+    static byte[] readDevice(dev.iomap.device.BlockDevice device, long offset, int length) throws Exception {
         ByteBuffer dst = ByteBuffer.allocate(length);
         device.read(offset, dst);
         return dst.array();

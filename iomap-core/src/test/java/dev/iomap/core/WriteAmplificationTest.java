@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.IoStats;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import org.junit.jupiter.api.Test;

@@ -6,9 +6,9 @@ import static dev.iomap.core.TestData.read;
 import static dev.iomap.core.TestData.readDevice;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.iomap.api.IoPurpose;
+import dev.iomap.device.IoPurpose;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;

@@ -18,7 +18,7 @@ import static dev.iomap.fuse.LinuxErrno.EROFS;
 import static dev.iomap.fuse.LinuxErrno.EUCLEAN;
 
 import dev.iomap.api.CorruptFilesystemException;
-import dev.iomap.api.DeviceIoException;
+import dev.iomap.device.DeviceIoException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NotSupportedException;

@@ -1,6 +1,6 @@
 package dev.iomap.fuse;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.IomapFileSystem;
 import java.io.IOException;
 import java.lang.foreign.Arena;

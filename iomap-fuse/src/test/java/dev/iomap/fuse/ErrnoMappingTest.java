@@ -3,7 +3,7 @@ package dev.iomap.fuse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.CorruptFilesystemException;
-import dev.iomap.api.DeviceIoException;
+import dev.iomap.device.DeviceIoException;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoSpaceException;

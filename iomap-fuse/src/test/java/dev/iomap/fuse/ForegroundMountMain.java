@@ -4,7 +4,7 @@ import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
-import dev.iomap.core.device.FileBlockDevice;
+import dev.iomap.devices.FileBlockDevice;
 import java.nio.file.Files;
 import java.nio.file.Path;
 

@@ -16,7 +16,7 @@ import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.nio.testadapter.ImageTestAdapter;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -9,7 +9,7 @@ import dev.iomap.api.IoStats;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
-import dev.iomap.core.device.FileBlockDevice;
+import dev.iomap.devices.FileBlockDevice;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package dev.iomap.nio;
 
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
-import dev.iomap.core.device.FileBlockDevice;
+import dev.iomap.devices.FileBlockDevice;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.channels.FileChannel;

@@ -1,6 +1,6 @@
 package dev.iomap.nio;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;

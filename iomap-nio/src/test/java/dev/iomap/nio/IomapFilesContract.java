@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.IomapFileSystems;
-import dev.iomap.core.device.FileBlockDevice;
+import dev.iomap.devices.FileBlockDevice;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;

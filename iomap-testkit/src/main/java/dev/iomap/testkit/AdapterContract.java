@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
-import dev.iomap.testkit.device.MemoryBlockDevice;
+import dev.iomap.devices.MemoryBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -1,15 +1,15 @@
 package dev.iomap.testkit;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.testkit.device.MemoryBlockDevice;
+import dev.iomap.devices.MemoryBlockDevice;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -27,7 +27,7 @@ import java.util.Set;
  * }</pre>
  *
  * <p>By default a mount goes through {@link IomapFileSystems#mount} with the adapter's name (so the
- * adapter must be registered as an {@link dev.iomap.api.AdapterPlugin} and an engine such as
+ * adapter must be registered as an {@link dev.iomap.spi.AdapterPlugin} and an engine such as
  * {@code iomap-core} must be on the test class path); {@link #withMounter} replaces that, e.g. with a
  * runtime's mount of an adapter instance. Devices are {@link MemoryBlockDevice}s of
  * {@link #deviceBytes()} bytes with 512-byte sectors (or blocks of the filesystem's size, see

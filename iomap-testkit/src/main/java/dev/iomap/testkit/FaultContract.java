@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.iomap.api.IoPurpose;
+import dev.iomap.device.IoPurpose;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.WritebackException;
-import dev.iomap.testkit.device.CountingDevice;
-import dev.iomap.testkit.device.Fault;
-import dev.iomap.testkit.device.FaultInjectingDevice;
+import dev.iomap.devices.CountingDevice;
+import dev.iomap.devices.Fault;
+import dev.iomap.devices.FaultInjectingDevice;
 import java.io.IOException;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.iomap.testkit.crash.CrashConfig;
 import dev.iomap.testkit.crash.CrashFailure;
 import dev.iomap.testkit.crash.CrashRunner;
-import dev.iomap.testkit.device.CutMode;
+import dev.iomap.devices.CutMode;
 import dev.iomap.testkit.fsx.FsxFailure;
 import dev.iomap.testkit.fsx.FsxRunner;
 import dev.iomap.testkit.fsx.OpLog;

@@ -9,7 +9,7 @@ import dev.iomap.it.snapfs.SnapAdapter;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.TestData;
-import dev.iomap.testkit.device.MemoryBlockDevice;
+import dev.iomap.devices.MemoryBlockDevice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -11,7 +11,7 @@ import dev.iomap.api.PageCacheOptions;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.TestData;
-import dev.iomap.testkit.device.MemoryBlockDevice;
+import dev.iomap.devices.MemoryBlockDevice;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

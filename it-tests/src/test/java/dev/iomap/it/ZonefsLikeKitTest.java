@@ -3,10 +3,10 @@ package dev.iomap.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.adapter.zonefs.ZonefsLikeAdapter;
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
-import dev.iomap.core.device.ZoneLayout;
-import dev.iomap.core.device.ZonedDevice;
+import dev.iomap.devices.ZoneLayout;
+import dev.iomap.devices.ZonedDevice;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.CapabilityContract;
 import dev.iomap.testkit.Geometry;

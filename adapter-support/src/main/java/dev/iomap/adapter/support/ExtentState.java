@@ -1,6 +1,6 @@
 package dev.iomap.adapter.support;
 
-import dev.iomap.api.IomapType;
+import dev.iomap.spi.IomapType;
 
 /** What the blocks of an {@link Extent} hold. Stored in the low two bits of an extent's flags. */
 public enum ExtentState {

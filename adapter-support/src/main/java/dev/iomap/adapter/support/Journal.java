@@ -1,7 +1,7 @@
 package dev.iomap.adapter.support;
 
 import dev.iomap.adapter.support.JournalFormat.Superblock;
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapException;

@@ -1,9 +1,9 @@
 package dev.iomap.adapter.support;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.api.IoPurpose;
+import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

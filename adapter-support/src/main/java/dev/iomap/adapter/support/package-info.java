@@ -10,7 +10,7 @@
  *
  * <p>Conventions shared by every class here:
  * <ul>
- *   <li>A <em>block</em> is a block of the {@link dev.iomap.api.BlockDevice} ({@code blockSize()}
+ *   <li>A <em>block</em> is a block of the {@link dev.iomap.device.BlockDevice} ({@code blockSize()}
  *       bytes); block {@code n} starts at device byte {@code n * blockSize()}. Block numbers, file
  *       block offsets and lengths are {@code long}, and all arithmetic on them is 64-bit.</li>
  *   <li>Everything on the device is little-endian.</li>

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.api.IomapType;
+import dev.iomap.spi.IomapType;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HexFormat;

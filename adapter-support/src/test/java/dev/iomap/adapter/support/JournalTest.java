@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.CorruptFilesystemException;
-import dev.iomap.api.DeviceIoException;
+import dev.iomap.device.DeviceIoException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.NoSpaceException;

@@ -1,10 +1,10 @@
 package dev.iomap.adapter.support;
 
-import dev.iomap.api.BlockDevice;
-import dev.iomap.api.DeviceIoException;
-import dev.iomap.api.DeviceStats;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceIoException;
+import dev.iomap.device.DeviceStats;
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.api.IoPurpose;
+import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.api.IoPurpose;
+import dev.iomap.device.IoPurpose;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 

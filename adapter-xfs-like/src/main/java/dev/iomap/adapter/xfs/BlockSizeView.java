@@ -1,8 +1,8 @@
 package dev.iomap.adapter.xfs;
 
-import dev.iomap.api.BlockDevice;
-import dev.iomap.api.DeviceStats;
-import dev.iomap.api.IoPurpose;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceStats;
+import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;

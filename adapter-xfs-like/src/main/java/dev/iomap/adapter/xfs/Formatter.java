@@ -2,7 +2,7 @@ package dev.iomap.adapter.xfs;
 
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.InvalidRangeException;

@@ -3,7 +3,7 @@ package dev.iomap.adapter.xfs;
 import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.Journal;
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsckReport;

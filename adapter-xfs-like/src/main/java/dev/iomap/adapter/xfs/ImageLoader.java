@@ -6,7 +6,7 @@ import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentState;
 import dev.iomap.adapter.support.FreeSpaceAllocator;
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;

@@ -3,7 +3,7 @@ package dev.iomap.adapter.xfs;
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.SuperblockCodec;
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.InvalidRangeException;
 import java.io.IOException;

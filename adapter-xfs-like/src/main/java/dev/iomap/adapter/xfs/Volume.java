@@ -1,7 +1,7 @@
 package dev.iomap.adapter.xfs;
 
 import dev.iomap.adapter.support.Journal;
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.FileType;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.NoSpaceException;

@@ -1,12 +1,12 @@
 package dev.iomap.adapter.xfs;
 
-import dev.iomap.api.AdapterPlugin;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.AdapterPlugin;
+import dev.iomap.spi.FilesystemAdapter;
 import java.util.List;
 
 /**
  * Declares {@link XfsLikeAdapter} under {@value XfsLikeAdapter#NAME}. Listed in
- * {@code META-INF/services/dev.iomap.api.AdapterPlugin}.
+ * {@code META-INF/services/dev.iomap.spi.AdapterPlugin}.
  */
 public final class XfsLikePlugin implements AdapterPlugin {
 

@@ -9,7 +9,7 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

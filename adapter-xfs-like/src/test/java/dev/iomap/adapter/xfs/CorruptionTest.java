@@ -24,7 +24,7 @@ class CorruptionTest {
     void aForeignSuperblockIsRefused() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.unmountAndCheck();
-            fx.device.write(0, ByteBuffer.wrap("EXT4-ISH".repeat(512).getBytes()), dev.iomap.api.IoPurpose.METADATA)
+            fx.device.write(0, ByteBuffer.wrap("EXT4-ISH".repeat(512).getBytes()), dev.iomap.device.IoPurpose.METADATA)
                     .join();
             assertRefused(fx, "not a xfs-like image", "device offset 0");
             assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems()).singleElement().asString()

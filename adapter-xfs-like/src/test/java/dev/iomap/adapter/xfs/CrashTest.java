@@ -4,7 +4,7 @@ import static dev.iomap.adapter.xfs.XfsFixture.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.IomapFile;

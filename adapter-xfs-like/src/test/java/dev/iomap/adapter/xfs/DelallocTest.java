@@ -3,11 +3,11 @@ package dev.iomap.adapter.xfs;
 import static dev.iomap.adapter.xfs.XfsFixture.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.iomap.api.Iomap;
-import dev.iomap.api.IomapFlag;
-import dev.iomap.api.IomapMapping;
-import dev.iomap.api.IomapRequest;
-import dev.iomap.api.IomapType;
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapFlag;
+import dev.iomap.spi.IomapMapping;
+import dev.iomap.spi.IomapRequest;
+import dev.iomap.spi.IomapType;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.core.CachedInode;
 import dev.iomap.core.CopySource;

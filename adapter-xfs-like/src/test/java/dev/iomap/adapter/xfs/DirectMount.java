@@ -8,7 +8,7 @@ import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.core.CachedInode;
 import dev.iomap.core.IomapCache;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 

@@ -10,7 +10,7 @@ import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

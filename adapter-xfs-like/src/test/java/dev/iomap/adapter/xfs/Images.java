@@ -2,7 +2,7 @@ package dev.iomap.adapter.xfs;
 
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -58,7 +58,7 @@ final class Images {
         ByteBuffer buffer = ByteBuffer.allocate(bs);
         device.read(block * bs, buffer);
         buffer.put(offset, (byte) (buffer.get(offset) ^ 0x5a));
-        device.write(block * bs, buffer.clear(), dev.iomap.api.IoPurpose.METADATA).join();
+        device.write(block * bs, buffer.clear(), dev.iomap.device.IoPurpose.METADATA).join();
         device.flush();
     }
 }

@@ -2,14 +2,14 @@ package dev.iomap.adapter.xfs;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.NoSpaceException;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

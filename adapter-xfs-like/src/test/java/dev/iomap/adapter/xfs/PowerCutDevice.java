@@ -1,9 +1,9 @@
 package dev.iomap.adapter.xfs;
 
-import dev.iomap.api.BlockDevice;
-import dev.iomap.api.DeviceStats;
-import dev.iomap.api.IoPurpose;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceStats;
+import dev.iomap.device.IoPurpose;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

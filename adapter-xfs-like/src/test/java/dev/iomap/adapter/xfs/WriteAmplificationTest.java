@@ -2,14 +2,14 @@ package dev.iomap.adapter.xfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.iomap.api.DeviceStats;
+import dev.iomap.device.DeviceStats;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -2,16 +2,16 @@ package dev.iomap.adapter.xfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
-import dev.iomap.api.IoPurpose;
+import dev.iomap.device.IoPurpose;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

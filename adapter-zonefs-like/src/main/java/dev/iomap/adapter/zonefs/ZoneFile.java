@@ -1,6 +1,6 @@
 package dev.iomap.adapter.zonefs;
 
-import dev.iomap.api.Zone;
+import dev.iomap.device.Zone;
 
 /**
  * One file of the mount: a zone. A conventional zone file always has the zone's capacity as its size;

@@ -1,17 +1,17 @@
 package dev.iomap.adapter.zonefs;
 
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.api.Iomap;
-import dev.iomap.api.IomapInode;
-import dev.iomap.api.IomapMapping;
-import dev.iomap.api.IomapOps;
-import dev.iomap.api.IomapRequest;
-import dev.iomap.api.IomapType;
-import dev.iomap.api.IoendCompletion;
-import dev.iomap.api.WritebackOps;
-import dev.iomap.api.Zone;
-import dev.iomap.api.ZoneCondition;
-import dev.iomap.api.ZonedBlockDevice;
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapInode;
+import dev.iomap.spi.IomapMapping;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.IomapRequest;
+import dev.iomap.spi.IomapType;
+import dev.iomap.spi.IoendCompletion;
+import dev.iomap.spi.WritebackOps;
+import dev.iomap.device.Zone;
+import dev.iomap.device.ZoneCondition;
+import dev.iomap.device.ZonedBlockDevice;
 import java.io.IOException;
 import java.util.Set;
 

@@ -1,18 +1,18 @@
 package dev.iomap.adapter.zonefs;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
 import dev.iomap.api.CorruptFilesystemException;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.MountOptions;
-import dev.iomap.api.MountedFilesystem;
+import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.api.Zone;
-import dev.iomap.api.ZonedBlockDevice;
+import dev.iomap.device.Zone;
+import dev.iomap.device.ZonedBlockDevice;
 import java.io.IOException;
 import java.util.EnumSet;
 import java.util.List;
@@ -38,7 +38,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
      *       sequential zone file refuses a write not at its end ({@link SequentialFileException}).</li>
      *   <li>{@link Capability#TRUNCATE}: a sequential zone file truncates to 0 (zone reset) or to its
      *       capacity (zone finish); anything else, and any truncate of a conventional zone file to
-     *       another size than its own, is refused ({@link dev.iomap.api.MountedFilesystem#checkSetSize}).</li>
+     *       another size than its own, is refused ({@link dev.iomap.spi.MountedFilesystem#checkSetSize}).</li>
      *   <li>{@link Capability#DURABLE_FSYNC}: fsync writes back and flushes the device, which makes
      *       the data and the zone write pointers (the sequential files' sizes) durable.</li>
      * </ul>

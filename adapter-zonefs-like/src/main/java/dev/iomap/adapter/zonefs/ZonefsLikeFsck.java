@@ -2,9 +2,9 @@ package dev.iomap.adapter.zonefs;
 
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FsckReport;
-import dev.iomap.api.Zone;
-import dev.iomap.api.ZoneCondition;
-import dev.iomap.api.ZonedBlockDevice;
+import dev.iomap.device.Zone;
+import dev.iomap.device.ZoneCondition;
+import dev.iomap.device.ZonedBlockDevice;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

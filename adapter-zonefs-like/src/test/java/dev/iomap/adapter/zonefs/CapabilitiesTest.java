@@ -12,7 +12,7 @@ import dev.iomap.api.FallocateMode;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.NotSupportedException;
-import dev.iomap.core.device.ZonedDevice;
+import dev.iomap.devices.ZonedDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

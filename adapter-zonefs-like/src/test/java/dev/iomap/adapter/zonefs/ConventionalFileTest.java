@@ -10,7 +10,7 @@ import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.MappedFile;
 import dev.iomap.api.NotSupportedException;
-import dev.iomap.core.device.ZonedDevice;
+import dev.iomap.devices.ZonedDevice;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Random;

@@ -18,10 +18,10 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.api.ZoneCondition;
-import dev.iomap.core.device.RamBlockDevice;
-import dev.iomap.core.device.ZoneLayout;
-import dev.iomap.core.device.ZonedDevice;
+import dev.iomap.device.ZoneCondition;
+import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.devices.ZoneLayout;
+import dev.iomap.devices.ZonedDevice;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.util.List;
@@ -131,7 +131,7 @@ class FormatMountTest {
                     otherLayout);
             byte[] superblock = new byte[SECTOR];
             device.read(0, java.nio.ByteBuffer.wrap(superblock));
-            reformatted.write(0, java.nio.ByteBuffer.wrap(superblock), dev.iomap.api.IoPurpose.METADATA).join();
+            reformatted.write(0, java.nio.ByteBuffer.wrap(superblock), dev.iomap.device.IoPurpose.METADATA).join();
 
             assertThatThrownBy(() -> ZonefsFixture.mount(reformatted)).isInstanceOf(CorruptFilesystemException.class)
                     .hasMessageContaining("not the ones mkfs found");

@@ -2,16 +2,16 @@ package dev.iomap.adapter.zonefs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.core.device.RamBlockDevice;
-import dev.iomap.core.device.ZoneLayout;
-import dev.iomap.core.device.ZonedDevice;
+import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.devices.ZoneLayout;
+import dev.iomap.devices.ZonedDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Random;

@@ -1,10 +1,10 @@
 package dev.iomap.cli.bench;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.cli.Units;
 import dev.iomap.cli.UsageException;
-import dev.iomap.core.device.FileBlockDevice;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.FileBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.file.Path;
 

@@ -6,7 +6,7 @@ import dev.iomap.core.Bootstrap;
 import dev.iomap.core.IomapCache;
 import dev.iomap.core.IomapEngine;
 import dev.iomap.core.OpenFile;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.iomap.core.vfs;
 
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.api.MountedFilesystem;
+import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.core.CachedInode;
 import java.io.IOException;
 

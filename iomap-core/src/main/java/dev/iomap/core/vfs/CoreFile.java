@@ -6,7 +6,7 @@ import dev.iomap.api.FileStat;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.MappedFile;
-import dev.iomap.api.MountedFilesystem;
+import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.core.CachedInode;
 import dev.iomap.core.CopySource;
 import dev.iomap.core.OpenFile;

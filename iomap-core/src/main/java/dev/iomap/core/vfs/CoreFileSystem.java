@@ -1,18 +1,18 @@
 package dev.iomap.core.vfs;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.FsStat;
-import dev.iomap.api.InodeInfo;
+import dev.iomap.spi.InodeInfo;
 import dev.iomap.api.IoStats;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.MountOptions;
-import dev.iomap.api.MountedFilesystem;
+import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.core.CachedInode;
 import dev.iomap.core.IomapCache;

@@ -1,13 +1,13 @@
 package dev.iomap.core.vfs;
 
-import dev.iomap.api.BlockDevice;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
-import dev.iomap.api.MountedFilesystem;
+import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.core.Bootstrap;
 import dev.iomap.core.IomapEngine;

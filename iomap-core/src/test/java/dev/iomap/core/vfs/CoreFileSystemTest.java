@@ -13,7 +13,7 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.core.device.RamBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.ClosedFileSystemException;
@@ -267,7 +267,7 @@ class CoreFileSystemTest {
         file.write(0, ByteBuffer.wrap(bytes(3000, 10)));
         faulty.failFlushes(true);
 
-        assertThatThrownBy(fs::close).isInstanceOf(dev.iomap.api.DeviceIoException.class)
+        assertThatThrownBy(fs::close).isInstanceOf(dev.iomap.device.DeviceIoException.class)
                 .hasMessageContaining("injected flush error");
 
         assertThatThrownBy(() -> fs.create("/g")).isInstanceOf(ClosedFileSystemException.class);

@@ -1,26 +1,26 @@
 package dev.iomap.core.vfs;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileType;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.FsckReport;
-import dev.iomap.api.InodeInfo;
-import dev.iomap.api.Iomap;
-import dev.iomap.api.IomapFlag;
-import dev.iomap.api.IomapInode;
-import dev.iomap.api.IomapMapping;
-import dev.iomap.api.IomapOps;
-import dev.iomap.api.IomapRequest;
-import dev.iomap.api.IomapType;
+import dev.iomap.spi.InodeInfo;
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapFlag;
+import dev.iomap.spi.IomapInode;
+import dev.iomap.spi.IomapMapping;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.IomapRequest;
+import dev.iomap.spi.IomapType;
 import dev.iomap.api.MountOptions;
-import dev.iomap.api.MountedFilesystem;
+import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.api.NoSpaceException;
-import dev.iomap.api.WritebackOps;
+import dev.iomap.spi.WritebackOps;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
@@ -253,7 +253,7 @@ final class MemoryAdapter implements FilesystemAdapter {
         }
 
         @Override
-        public synchronized void ioendCompleted(IomapInode inode, dev.iomap.api.IoendCompletion completion)
+        public synchronized void ioendCompleted(IomapInode inode, dev.iomap.spi.IoendCompletion completion)
                 throws NoSuchFileException {
             Node node = node(inode.ino());
             node.size = Math.max(node.size, Math.min(inode.size(), completion.end()));

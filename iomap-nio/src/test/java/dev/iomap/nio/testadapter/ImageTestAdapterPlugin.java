@@ -1,13 +1,13 @@
 package dev.iomap.nio.testadapter;
 
-import dev.iomap.api.AdapterPlugin;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.AdapterPlugin;
+import dev.iomap.spi.FilesystemAdapter;
 import java.util.List;
 
 /**
  * Declares {@link ImageTestAdapter} ({@value ImageTestAdapter#NAME}) to the tests of this module
  * and of the modules that use its test jar; listed in
- * {@code src/test/resources/META-INF/services/dev.iomap.api.AdapterPlugin}.
+ * {@code src/test/resources/META-INF/services/dev.iomap.spi.AdapterPlugin}.
  */
 public final class ImageTestAdapterPlugin implements AdapterPlugin {
 

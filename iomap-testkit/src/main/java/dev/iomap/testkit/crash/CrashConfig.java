@@ -1,7 +1,7 @@
 package dev.iomap.testkit.crash;
 
 import dev.iomap.testkit.AdapterFixture;
-import dev.iomap.testkit.device.CutMode;
+import dev.iomap.devices.CutMode;
 import java.util.List;
 
 /**

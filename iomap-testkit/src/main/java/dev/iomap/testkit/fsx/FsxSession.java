@@ -6,7 +6,7 @@ import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.TestData;
-import dev.iomap.testkit.device.MemoryBlockDevice;
+import dev.iomap.devices.MemoryBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

@@ -1,12 +1,12 @@
 package dev.iomap.testkit.toy;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
-import dev.iomap.api.MountedFilesystem;
+import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.Geometry;

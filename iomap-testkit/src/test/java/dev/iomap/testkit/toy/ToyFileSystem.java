@@ -1,16 +1,16 @@
 package dev.iomap.testkit.toy;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
 import dev.iomap.api.CorruptFilesystemException;
-import dev.iomap.api.DeviceStats;
+import dev.iomap.device.DeviceStats;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.api.IoPurpose;
+import dev.iomap.device.IoPurpose;
 import dev.iomap.api.IoStats;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;

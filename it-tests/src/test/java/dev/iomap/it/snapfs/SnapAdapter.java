@@ -1,14 +1,14 @@
 package dev.iomap.it.snapfs;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileType;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
-import dev.iomap.api.MountedFilesystem;
+import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.it.snapfs.SnapState.Inode;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package dev.iomap.it.snapfs;
 
-import dev.iomap.api.BlockDevice;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFilesystemException;
-import dev.iomap.api.IoPurpose;
+import dev.iomap.device.IoPurpose;
 import dev.iomap.api.NoSpaceException;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,10 +1,10 @@
 package dev.iomap.it.snapfs;
 
-import dev.iomap.api.AdapterPlugin;
-import dev.iomap.api.FilesystemAdapter;
+import dev.iomap.spi.AdapterPlugin;
+import dev.iomap.spi.FilesystemAdapter;
 import java.util.List;
 
-/** Registers snapfs with the engine (listed in {@code META-INF/services/dev.iomap.api.AdapterPlugin}). */
+/** Registers snapfs with the engine (listed in {@code META-INF/services/dev.iomap.spi.AdapterPlugin}). */
 public final class SnapPlugin implements AdapterPlugin {
 
     /** Found by {@link java.util.ServiceLoader}. */

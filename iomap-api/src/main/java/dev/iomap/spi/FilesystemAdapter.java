@@ -1,0 +1,65 @@
+package dev.iomap.spi;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.FsckReport;
+import dev.iomap.api.MountOptions;
+import dev.iomap.device.BlockDevice;
+import java.io.IOException;
+import java.util.Set;
+
+/**
+ * A filesystem model plugged into iomap4j (xfs-like, gfs2-like, zonefs-like, bcachefs-like, or a
+ * third party's). Each adapter is contributed by an {@link AdapterPlugin} into a Guice
+ * {@code MapBinder<String, FilesystemAdapter>} keyed by {@link #name()}.
+ *
+ * <p>The adapter owns the on-device format; the core owns the page cache and drives the adapter
+ * through {@link MountedFilesystem}. Implementations are immutable and thread-safe; one instance
+ * serves every mount.
+ */
+public interface FilesystemAdapter {
+
+    /** @return the adapter's unique name, lower case with dashes (e.g. {@code xfs-like}) */
+    String name();
+
+    /** @return one line saying what the adapter models */
+    String description();
+
+    /**
+     * What the adapter can do, declared in one place; implications are added by
+     * {@link Capability#withImplied}.
+     *
+     * @return the capabilities
+     */
+    Set<Capability> capabilities();
+
+    /**
+     * Writes an empty filesystem (a root directory and nothing else) to the device and flushes it.
+     *
+     * @param device the device; its previous contents are lost
+     * @param options block size, label, adapter properties
+     * @throws IOException if the device is too small, an option is invalid, or the device fails
+     */
+    void format(BlockDevice device, FormatOptions options) throws IOException;
+
+    /**
+     * Mounts a formatted device: checks the superblock, replays the journal, loads what it needs.
+     *
+     * @param device the device
+     * @param options the mount options
+     * @return the adapter's side of the mount
+     * @throws CorruptFilesystemException if the image is not this adapter's or is damaged
+     * @throws IOException on a device error
+     */
+    MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException;
+
+    /**
+     * Checks every invariant of an unmounted image without changing it.
+     *
+     * @param device the device
+     * @return the problems found, each with its location
+     * @throws IOException on a device error
+     */
+    FsckReport fsck(BlockDevice device) throws IOException;
+}

@@ -1,0 +1,159 @@
+package dev.iomap.spi;
+
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * One contiguous file range and what backs it, as {@link IomapOps#begin} or
+ * {@link WritebackOps#mapBlocks} reports it: the kernel's {@code struct iomap}.
+ *
+ * <p>Immutable. {@code offset} and {@code length} are block aligned (a length may end at EOF). For
+ * {@link IomapType#MAPPED} and {@link IomapType#UNWRITTEN} the range starts at device byte
+ * {@code address}; for the other types {@code address} is {@link #NULL_ADDR}. {@code inlineData} is
+ * present only for {@link IomapType#INLINE}. The {@code validityCookie} is an adapter-chosen sequence
+ * number that {@link IomapOps#valid} compares with the inode's current one.
+ *
+ * @param offset file offset of the first byte, at least 0
+ * @param length number of bytes, at least 1
+ * @param type what backs the range
+ * @param flags flags; copied, never null
+ * @param address device byte address of {@code offset}, or {@link #NULL_ADDR}
+ * @param inlineData the inline bytes for {@link IomapType#INLINE} ({@code length} of them), else null
+ * @param validityCookie the adapter's sequence number when the mapping was made
+ */
+public record Iomap(
+        long offset,
+        long length,
+        IomapType type,
+        Set<IomapFlag> flags,
+        long address,
+        byte[] inlineData,
+        long validityCookie) {
+
+    /** The address of a range that has no blocks. */
+    public static final long NULL_ADDR = -1L;
+
+    /**
+     * Checks the invariants above.
+     *
+     * @throws IllegalArgumentException if a range is negative or empty, or type and address disagree
+     */
+    public Iomap {
+        Objects.requireNonNull(type, "type");
+        if (offset < 0 || length <= 0 || offset + length < 0) {
+            throw new IllegalArgumentException("bad iomap range offset=" + offset + " length=" + length);
+        }
+        boolean needsAddress = type == IomapType.MAPPED || type == IomapType.UNWRITTEN;
+        if (needsAddress && address < 0) {
+            throw new IllegalArgumentException(type + " iomap needs a device address, got " + address);
+        }
+        if (!needsAddress && address != NULL_ADDR) {
+            throw new IllegalArgumentException(type + " iomap has no device address, got " + address);
+        }
+        if ((type == IomapType.INLINE) != (inlineData != null)) {
+            throw new IllegalArgumentException("inline data goes with INLINE only");
+        }
+        flags = flags == null || flags.isEmpty() ? Set.of() : Set.copyOf(flags);
+    }
+
+    /**
+     * A hole.
+     *
+     * @param offset file offset
+     * @param length bytes
+     * @return a {@link IomapType#HOLE} mapping
+     */
+    public static Iomap hole(long offset, long length) {
+        return new Iomap(offset, length, IomapType.HOLE, Set.of(), NULL_ADDR, null, 0);
+    }
+
+    /**
+     * Written blocks.
+     *
+     * @param offset file offset
+     * @param length bytes
+     * @param address device byte address of {@code offset}
+     * @return a {@link IomapType#MAPPED} mapping
+     */
+    public static Iomap mapped(long offset, long length, long address) {
+        return new Iomap(offset, length, IomapType.MAPPED, Set.of(), address, null, 0);
+    }
+
+    /** @return the first file offset past this mapping */
+    public long end() {
+        return offset + length;
+    }
+
+    /**
+     * @param pos a file offset
+     * @return whether {@code pos} lies inside this mapping
+     */
+    public boolean contains(long pos) {
+        return pos >= offset && pos < end();
+    }
+
+    /**
+     * @param flag a flag
+     * @return whether the mapping carries it
+     */
+    public boolean has(IomapFlag flag) {
+        return flags.contains(flag);
+    }
+
+    /**
+     * The device address of a file offset inside this mapping.
+     *
+     * @param pos a file offset for which {@link #contains} is true
+     * @return the device byte address backing {@code pos}
+     * @throws IllegalStateException if the mapping has no device address
+     */
+    public long deviceAddress(long pos) {
+        if (address == NULL_ADDR) {
+            throw new IllegalStateException(type + " mapping has no device address");
+        }
+        return address + (pos - offset);
+    }
+
+    /**
+     * Whether a block read through this mapping must be zeroed instead of read from the device: holes,
+     * unwritten and delalloc extents, and freshly allocated ({@link IomapFlag#NEW}) blocks.
+     *
+     * @return true if the device contents must not be used
+     */
+    public boolean needsZeroing() {
+        return type.readsAsZeroes() || has(IomapFlag.NEW);
+    }
+
+    /**
+     * A copy with other flags.
+     *
+     * @param newFlags the flags of the copy
+     * @return the copy
+     */
+    public Iomap withFlags(Set<IomapFlag> newFlags) {
+        return new Iomap(offset, length, type, newFlags, address, inlineData, validityCookie);
+    }
+
+    /**
+     * A copy with one more flag.
+     *
+     * @param flag the flag to add
+     * @return the copy
+     */
+    public Iomap plus(IomapFlag flag) {
+        EnumSet<IomapFlag> copy = flags.isEmpty() ? EnumSet.noneOf(IomapFlag.class) : EnumSet.copyOf(flags);
+        copy.add(flag);
+        return withFlags(copy);
+    }
+
+    /**
+     * A copy carrying a validity cookie.
+     *
+     * @param cookie the adapter's current sequence number
+     * @return the copy
+     */
+    public Iomap withValidityCookie(long cookie) {
+        return new Iomap(offset, length, type, flags, address, inlineData, cookie);
+    }
+}

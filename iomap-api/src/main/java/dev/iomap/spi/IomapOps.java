@@ -1,0 +1,64 @@
+package dev.iomap.spi;
+
+import dev.iomap.api.NoSpaceException;
+import java.io.IOException;
+import java.util.Set;
+
+/**
+ * How an adapter maps file ranges for the core's buffered paths: the kernel's {@code iomap_ops}.
+ *
+ * <p>The core calls {@link #begin} for a range, acts on the returned mapping's length (or less),
+ * then calls {@link #end} with how much it did, and repeats for the rest of the range. Calls for one
+ * inode may come from several threads at once; writes and size changes of one inode are serialised by
+ * the core's inode lock.
+ */
+public interface IomapOps {
+
+    /**
+     * Maps the range starting at {@code pos}.
+     *
+     * @param inode the file
+     * @param pos first byte the core needs, at least 0
+     * @param length bytes the core would like mapped, at least 1
+     * @param request why the core asks (never empty for a write; empty for a plain read)
+     * @return a mapping whose {@code iomap} contains {@code pos}; it may be shorter than {@code length}
+     * @throws IOException if the adapter cannot map (e.g. {@link NoSpaceException} for a write)
+     */
+    IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request)
+            throws IOException;
+
+    /**
+     * Ends one mapping: {@code written} of the {@code length} bytes asked for were done. An adapter
+     * that reserved delayed allocation for the whole range releases the reservation of the unwritten
+     * part here.
+     *
+     * @param inode the file
+     * @param pos the {@code pos} given to {@link #begin}
+     * @param length bytes the core acted on, at most the mapping's length
+     * @param written bytes actually written (or zeroed), at most {@code length}
+     * @param request the request given to {@link #begin}
+     * @param iomap the mapping {@link #begin} returned
+     * @throws IOException if releasing fails; the core reports it to the caller
+     */
+    default void end(IomapInode inode, long pos, long length, long written, Set<IomapRequest> request,
+            Iomap iomap) throws IOException {
+    }
+
+    /**
+     * Whether a mapping obtained earlier still describes the file, checked with the folio locked
+     * (the kernel's {@code iomap_valid}). Return false if writeback or truncate changed the extent
+     * map since; the core then asks {@link #begin} again from the current position.
+     *
+     * @param inode the file
+     * @param iomap a mapping from {@link #begin}
+     * @return true if it may still be used
+     */
+    default boolean valid(IomapInode inode, Iomap iomap) {
+        return true;
+    }
+
+    /** @return the optional per-folio hooks of the write path; {@link WriteOps#NONE} by default */
+    default WriteOps writeOps() {
+        return WriteOps.NONE;
+    }
+}

@@ -1,0 +1,201 @@
+package dev.iomap.spi;
+
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.DirEntry;
+import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileType;
+import dev.iomap.api.FsStat;
+import dev.iomap.api.NoSpaceException;
+import dev.iomap.api.NotSupportedException;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * The adapter's side of one mount: namespace, attributes, mappings and the hooks the core calls
+ * around its page cache. The core resolves paths, holds the page cache and the inode locks, and
+ * calls these methods; the adapter never sees the cache except through {@link IomapInode}.
+ *
+ * <p>Locking the core guarantees: namespace changes ({@link #create}, {@link #unlink},
+ * {@link #rename}...) are serialised; {@link #setSize}, {@link #fallocate} and {@link #cloneRange}
+ * run with the inode lock(s) held exclusively and with the affected cache already written back or
+ * dropped as the method says. {@link #iomapOps()} and {@link #writebackOps()} are called from many
+ * threads at once (writeback runs without the inode lock).
+ *
+ * <p>Errors: {@link java.nio.file.NoSuchFileException}, {@link java.nio.file.FileAlreadyExistsException},
+ * {@link java.nio.file.DirectoryNotEmptyException}, {@link java.nio.file.NotDirectoryException},
+ * {@link NoSpaceException}, {@link NotSupportedException}, {@link CorruptFilesystemException}.
+ */
+public interface MountedFilesystem {
+
+    /** @return the filesystem block size */
+    int blockSize();
+
+    /** @return the root directory's inode number */
+    long rootIno();
+
+    /** @return the largest file size the format allows */
+    long maxFileSize();
+
+    /**
+     * @param ino an inode number
+     * @return its attributes
+     * @throws IOException if there is no such inode
+     */
+    InodeInfo getattr(long ino) throws IOException;
+
+    /**
+     * @param dirIno a directory
+     * @param name a name in it
+     * @return the inode the name points at
+     * @throws IOException {@link java.nio.file.NoSuchFileException} if the name is absent
+     */
+    long lookup(long dirIno, String name) throws IOException;
+
+    /**
+     * Creates an empty file or directory.
+     *
+     * @param dirIno the parent directory
+     * @param name the new name
+     * @param type what to create
+     * @return the new inode number
+     * @throws IOException if the name exists or there is no space
+     */
+    long create(long dirIno, String name, FileType type) throws IOException;
+
+    /**
+     * @param dirIno a directory
+     * @return its entries sorted by name
+     * @throws IOException on a device error
+     */
+    List<DirEntry> readdir(long dirIno) throws IOException;
+
+    /**
+     * Removes a name of a regular file; the inode is freed by {@link #evict} once no name and no open
+     * file refer to it.
+     *
+     * @param dirIno the directory
+     * @param name the name
+     * @throws IOException if absent or a directory
+     */
+    void unlink(long dirIno, String name) throws IOException;
+
+    /**
+     * Removes an empty directory.
+     *
+     * @param dirIno the parent
+     * @param name the directory's name
+     * @throws IOException if absent, not a directory or not empty
+     */
+    void rmdir(long dirIno, String name) throws IOException;
+
+    /**
+     * Moves a name, replacing a regular file or empty directory at the target (whose inode then goes
+     * the way of {@link #unlink}).
+     *
+     * @param fromDir source directory
+     * @param fromName source name
+     * @param toDir target directory
+     * @param toName target name
+     * @return the inode number that lost its last name, or -1
+     * @throws IOException if the source is absent or the target is a non-empty directory
+     */
+    long rename(long fromDir, String fromName, long toDir, String toName) throws IOException;
+
+    /**
+     * @return space and inode counts
+     * @throws IOException on a device error
+     */
+    FsStat statfs() throws IOException;
+
+    /** @return how the core maps file ranges of this mount's inodes */
+    IomapOps iomapOps();
+
+    /** @return how this mount takes part in writeback */
+    WritebackOps writebackOps();
+
+    /**
+     * Refuses a size the file cannot take, before anything changes. The core calls it for a truncate
+     * under the inode lock and before it touches the page cache, so a refusal leaves cache and file as
+     * they were; {@link #setSize} comes later and does the work. A zone file, which takes only 0 or its
+     * capacity, needs it: a refusal from {@code setSize} would come after the cache past the new size
+     * was dropped. Default: every size is accepted.
+     *
+     * @param inode the file, at its current size
+     * @param newSize the size asked for, at least 0
+     * @throws IOException to refuse ({@link NotSupportedException} for a size the file cannot take)
+     */
+    default void checkSetSize(IomapInode inode, long newSize) throws IOException {
+    }
+
+    /**
+     * Changes a file's size on the device. Called after the core truncated its cache, under the
+     * inode lock: free blocks past a smaller size (the partial last block was already zeroed through
+     * the cache).
+     *
+     * @param inode the file (its {@link IomapInode#size()} is already {@code newSize})
+     * @param newSize the new size
+     * @throws IOException on a device error, or {@link NotSupportedException}
+     */
+    void setSize(IomapInode inode, long newSize) throws IOException;
+
+    /**
+     * Allocates, punches or zeroes whole blocks. For punch and zero the core has already written back
+     * and dropped the cache over the range and zeroed the partial blocks at its edges through the
+     * cache; {@code offset} and {@code length} here are block aligned.
+     *
+     * @param inode the file
+     * @param mode what to do
+     * @param offset first byte, block aligned
+     * @param length bytes, block aligned
+     * @throws IOException no space, or {@link NotSupportedException}
+     */
+    void fallocate(IomapInode inode, FallocateMode mode, long offset, long length) throws IOException;
+
+    /**
+     * Shares blocks of {@code source} with {@code target} (reflink). The core has written back the
+     * source range and dropped the target range from the cache. Default: not supported.
+     *
+     * @param source the file to share from
+     * @param srcOffset block-aligned offset in the source
+     * @param target the file to share into
+     * @param dstOffset block-aligned offset in the target
+     * @param length bytes (block aligned, or ending at the source's EOF)
+     * @throws IOException no space, or {@link NotSupportedException}
+     */
+    default void cloneRange(IomapInode source, long srcOffset, IomapInode target, long dstOffset, long length)
+            throws IOException {
+        throw new NotSupportedException("clone is not supported by this filesystem");
+    }
+
+    /**
+     * Makes a file's metadata durable after its data has been written back (journal commit and
+     * device flush).
+     *
+     * @param inode the file
+     * @param dataOnly true for fdatasync: only what is needed to read the data back (size, extents)
+     * @throws IOException on a device error
+     */
+    void fsync(IomapInode inode, boolean dataOnly) throws IOException;
+
+    /**
+     * The inode has no name and no open file left: free it and its blocks.
+     *
+     * @param ino the inode
+     * @throws IOException on a device error
+     */
+    void evict(long ino) throws IOException;
+
+    /**
+     * Makes everything durable (after the core wrote back every file).
+     *
+     * @throws IOException on a device error
+     */
+    void sync() throws IOException;
+
+    /**
+     * Makes everything durable and marks the image clean. The mount is unusable afterwards.
+     *
+     * @throws IOException on a device error
+     */
+    void unmount() throws IOException;
+}

@@ -1,0 +1,100 @@
+package dev.iomap.devices;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The threads of a {@link FileBlockDevice}: a pool of two that performs writes in the background,
+ * and a growing pool that performs reads, flushes and discards while their callers wait (so a
+ * caller's interrupt never reaches the channel). All are daemon threads that end after 30 idle
+ * seconds. Nothing interrupts them: {@link #shutdown()} lets queued work finish. Thread-safe.
+ */
+final class DeviceThreads {
+    private static final int WRITE_THREADS = 2;
+    /** Callers wait for sync I/O, so each call in flight gets a thread; none ever queues. */
+    private static final int SYNC_THREADS = Integer.MAX_VALUE;
+    private static final long IDLE_THREAD_TIMEOUT_SECONDS = 30;
+
+    private final Set<Thread> writeThreads = ConcurrentHashMap.newKeySet();
+    private final ExecutorService writer;
+    private final ExecutorService syncIo;
+
+    /**
+     * @param writePrefix name prefix of the write threads
+     * @param syncPrefix name prefix of the threads callers wait for
+     */
+    DeviceThreads(String writePrefix, String syncPrefix) {
+        ThreadFactory named = Thread.ofPlatform().name(writePrefix, 1).daemon().factory();
+        var pool = new ThreadPoolExecutor(WRITE_THREADS, WRITE_THREADS,
+                IDLE_THREAD_TIMEOUT_SECONDS, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                task -> registeredWriteThread(named, task));
+        pool.allowCoreThreadTimeOut(true);
+        this.writer = pool;
+        this.syncIo = new ThreadPoolExecutor(0, SYNC_THREADS,
+                IDLE_THREAD_TIMEOUT_SECONDS, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                Thread.ofPlatform().name(syncPrefix, 1).daemon().factory());
+    }
+
+    /**
+     * @param task a write, run in the background
+     * @throws RejectedExecutionException after {@link #shutdown()}
+     */
+    void write(Runnable task) {
+        writer.execute(task);
+    }
+
+    /**
+     * @param task I/O a caller waits for, run at once on a thread of its own
+     * @throws RejectedExecutionException after {@link #shutdown()}
+     */
+    void sync(Runnable task) {
+        syncIo.execute(task);
+    }
+
+    /**
+     * @param thread a thread
+     * @return whether it is one of the write threads (which must not wait for writes)
+     */
+    boolean isWriteThread(Thread thread) {
+        return writeThreads.contains(thread);
+    }
+
+    /** Refuses new work and waits, through interrupts, until every queued write has run. */
+    void shutdown() {
+        writer.shutdown();
+        syncIo.shutdown();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (writer.awaitTermination(1, TimeUnit.MINUTES)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** @return a new write thread, in {@link #writeThreads} while it runs */
+    private Thread registeredWriteThread(ThreadFactory named, Runnable task) {
+        Thread thread = named.newThread(() -> {
+            try {
+                task.run();
+            } finally {
+                writeThreads.remove(Thread.currentThread());
+            }
+        });
+        writeThreads.add(thread);
+        return thread;
+    }
+}

@@ -1,0 +1,161 @@
+package dev.iomap.devices;
+
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceIoException;
+import dev.iomap.device.DeviceStats;
+import dev.iomap.device.IoPurpose;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Wraps a device and fails chosen requests with {@link DeviceIoException}, by {@link Fault} rules.
+ * Requests that match no rule go to the wrapped device unchanged. Every injected error is recorded
+ * ({@link #injected()}), so a test can tell whether a fault was hit at all.
+ *
+ * <p>Thread-safe. {@link #close()} closes the wrapped device.
+ */
+public final class FaultInjectingDevice implements BlockDevice {
+    private final BlockDevice inner;
+    private final List<Rule> rules = new ArrayList<>();
+    private final List<Injected> injected = new ArrayList<>();
+
+    /**
+     * What failed.
+     *
+     * @param kind the operation
+     * @param offset device offset of the request
+     * @param length bytes of the request
+     * @param purpose for writes, the purpose; else null
+     */
+    public record Injected(Fault.Kind kind, long offset, long length, IoPurpose purpose) {
+    }
+
+    private static final class Rule {
+        final Fault fault;
+        int left;
+
+        Rule(Fault fault) {
+            this.fault = fault;
+            this.left = fault.times();
+        }
+    }
+
+    /** @param inner the device to pass requests to */
+    public FaultInjectingDevice(BlockDevice inner) {
+        this.inner = Objects.requireNonNull(inner, "inner");
+    }
+
+    /** @return the wrapped device */
+    public BlockDevice inner() {
+        return inner;
+    }
+
+    /**
+     * Adds a rule.
+     *
+     * @param fault what to fail
+     * @return this device
+     */
+    public synchronized FaultInjectingDevice inject(Fault fault) {
+        rules.add(new Rule(Objects.requireNonNull(fault, "fault")));
+        return this;
+    }
+
+    /** Removes every rule (the record of injected errors stays). */
+    public synchronized void clearFaults() {
+        rules.clear();
+    }
+
+    /** @return the errors injected so far, oldest first */
+    public synchronized List<Injected> injected() {
+        return List.copyOf(injected);
+    }
+
+    /** Forgets the record of injected errors. */
+    public synchronized void clearInjected() {
+        injected.clear();
+    }
+
+    /** @return the rule a request hits, consuming one of its {@code times}, or null */
+    private synchronized Fault hit(Fault.Kind kind, long offset, long length, IoPurpose purpose) {
+        for (Rule rule : rules) {
+            if (rule.left != 0 && rule.fault.matches(kind, offset, length, purpose)) {
+                if (rule.left > 0) {
+                    rule.left--;
+                }
+                injected.add(new Injected(kind, offset, length, purpose));
+                return rule.fault;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public int blockSize() {
+        return inner.blockSize();
+    }
+
+    @Override
+    public long capacity() {
+        return inner.capacity();
+    }
+
+    @Override
+    public void read(long offset, ByteBuffer dst) throws IOException {
+        if (hit(Fault.Kind.READ, offset, dst.remaining(), null) != null) {
+            throw new DeviceIoException("injected read error", offset, dst.remaining(), null);
+        }
+        inner.read(offset, dst);
+    }
+
+    @Override
+    public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
+        long length = Counters.remaining(srcs);
+        Fault fault = hit(Fault.Kind.WRITE, offset, length, purpose);
+        if (fault == null) {
+            return inner.write(offset, srcs, purpose);
+        }
+        DeviceIoException error = new DeviceIoException("injected write error", offset, length, null);
+        if (!fault.tornWrite() || fault.offset() <= offset) {
+            return CompletableFuture.failedFuture(error);
+        }
+        long before = fault.offset() - offset;
+        long aligned = before - before % inner.blockSize();
+        if (aligned == 0) {
+            return CompletableFuture.failedFuture(error);
+        }
+        byte[] data = Counters.gather(srcs);
+        return inner.write(offset, ByteBuffer.wrap(data, 0, (int) aligned), purpose)
+                .thenCompose(ignored -> CompletableFuture.failedFuture(error));
+    }
+
+    @Override
+    public void flush() throws IOException {
+        if (hit(Fault.Kind.FLUSH, 0, 0, null) != null) {
+            throw new DeviceIoException("injected flush error", 0, 0, null);
+        }
+        inner.flush();
+    }
+
+    @Override
+    public void discard(long offset, long length) throws IOException {
+        if (hit(Fault.Kind.DISCARD, offset, length, null) != null) {
+            throw new DeviceIoException("injected discard error", offset, length, null);
+        }
+        inner.discard(offset, length);
+    }
+
+    @Override
+    public DeviceStats stats() {
+        return inner.stats();
+    }
+
+    @Override
+    public void close() throws IOException {
+        inner.close();
+    }
+}

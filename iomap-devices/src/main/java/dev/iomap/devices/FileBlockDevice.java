@@ -1,0 +1,452 @@
+package dev.iomap.devices;
+
+import com.sun.nio.file.ExtendedOpenOption;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceIoException;
+import dev.iomap.device.DeviceStats;
+import dev.iomap.device.DeviceRangeException;
+import dev.iomap.device.IoPurpose;
+import dev.iomap.api.NotSupportedException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A block device backed by a file, read and written with positional {@link FileChannel} calls.
+ *
+ * <p>Only threads the device owns (daemons, given back after 30 idle seconds) use the channel, so
+ * interrupting a caller cannot close it, as interrupting a thread inside a {@link FileChannel} call
+ * would. A read, flush or discard runs on one of the threads named {@code iomap-file-sync-N}, one
+ * per such call in flight, while the calling thread waits; the call returns or throws in the
+ * calling thread as if it had run there. An interrupt of the calling thread neither cuts the wait
+ * short nor is lost: its interrupt status is set on return. These calls never queue behind writes,
+ * so one made from a write-completion callback cannot deadlock (though, like any blocking
+ * callback, it holds up the writes queued behind it).
+ *
+ * <p>Writes run on at most two threads named {@code iomap-file-io-N}; the returned future completes
+ * on one of them, so callbacks attached with the non-async {@link CompletableFuture} methods run
+ * there too and must not block (use the {@code *Async} variants for that). Writes in flight at the
+ * same time are not ordered with respect to each other; wait for one before issuing another to the
+ * same range. As the write threads read the caller's buffers, those must be readable from any
+ * thread: memory of a confined {@link Arena} is not, and a write from it fails with
+ * {@link WrongThreadException}.
+ *
+ * <p>Thread-safe: any number of reads, writes and discards may run at once, with no device-wide lock.
+ * Concurrent operations on overlapping ranges are not atomic with respect to each other.
+ *
+ * <p>With direct I/O ({@code O_DIRECT}) the page cache is bypassed. The block size must then be a
+ * multiple of the filesystem's I/O alignment (its block size, at least 512). A caller's buffer is
+ * used as it is if it is a direct buffer whose address and remaining length are multiples of that
+ * alignment; any other buffer is copied through an aligned bounce buffer.
+ *
+ * <p>Bad requests (negative, unaligned, overflowing or past the end) get
+ * {@link DeviceRangeException}; see {@link DeviceCounters#checkRequest}. Null arguments get
+ * {@link NullPointerException} (for a write: as the future's exception). I/O errors are
+ * {@link DeviceIoException}s naming the range and the file.
+ *
+ * <p>After {@link #close()} every read, write, flush and discard fails with {@link IOException}
+ * (for a write: as the future's exception); {@link #blockSize()}, {@link #capacity()} and
+ * {@link #stats()} still answer.
+ */
+public final class FileBlockDevice implements BlockDevice {
+    /** Bytes of zeroes a discard writes at a time, unless a block is larger. */
+    private static final int ZEROES_SIZE = 1 << 16;
+
+    private final Path path;
+    private final FileChannel channel;
+    private final PositionalIo io;
+    private final int blockSize;
+    private final long capacity;
+    /** What {@code O_DIRECT} needs of memory, positions and lengths; 0 without it. */
+    private final int directIoAlignment;
+    /** Aligned direct zeroes for discards; shared, so only ever used through duplicates. */
+    private final ByteBuffer zeroes;
+    private final DeviceThreads threads = new DeviceThreads("iomap-file-io-", "iomap-file-sync-");
+    private final DeviceCounters counters = new DeviceCounters();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * @param directIoAlignment what {@code O_DIRECT} needs of memory, positions and lengths, if the
+     *     channel was opened with it; 0 if not
+     */
+    private FileBlockDevice(Path path, FileChannel channel, int blockSize, long capacity,
+            int directIoAlignment) {
+        this.path = path;
+        this.channel = channel;
+        this.blockSize = blockSize;
+        this.capacity = capacity;
+        this.directIoAlignment = directIoAlignment;
+        this.io = new PositionalIo(channel, directIoAlignment);
+        int zeroesSize = Math.max(ZEROES_SIZE, blockSize);
+        this.zeroes = Arena.ofAuto()
+                .allocate(zeroesSize, Math.max(directIoAlignment, 8))
+                .asByteBuffer();
+    }
+
+    /**
+     * Opens a device of {@code capacity} bytes on {@code path}, creating the file if it does not
+     * exist and extending it (sparsely: only its last byte is written) if it is shorter. A longer
+     * file is left as it is; the device uses its first {@code capacity} bytes. The file is created or
+     * extended before direct I/O is tried, so it remains if direct I/O is refused.
+     *
+     * @param path the backing file
+     * @param blockSize a power of two, at least 512
+     * @param capacity bytes, a positive multiple of {@code blockSize}
+     * @param directIo whether to bypass the page cache ({@code O_DIRECT})
+     * @return the open device, which the caller must close
+     * @throws IllegalArgumentException if {@code blockSize} or {@code capacity} is not allowed
+     * @throws NotSupportedException if {@code directIo} is asked for and the filesystem of
+     *     {@code path} does not support it, or not with blocks of {@code blockSize} bytes
+     * @throws IOException if the file cannot be created, extended or opened
+     */
+    public static FileBlockDevice open(Path path, int blockSize, long capacity, boolean directIo)
+            throws IOException {
+        DeviceCounters.checkGeometry(blockSize, capacity);
+        try (FileChannel extender = FileChannel.open(path,
+                StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            if (extender.size() < capacity) {
+                new PositionalIo(extender, 0).write(capacity - 1, ByteBuffer.allocate(1));
+            }
+        }
+        return openChannel(path, blockSize, capacity, directIo);
+    }
+
+    /**
+     * Opens a device on an existing file, as large as the file.
+     *
+     * @param path the backing file, whose size is a positive multiple of {@code blockSize}
+     * @param blockSize a power of two, at least 512
+     * @param directIo whether to bypass the page cache ({@code O_DIRECT})
+     * @return the open device, which the caller must close
+     * @throws IllegalArgumentException if {@code blockSize} is not allowed
+     * @throws DeviceRangeException if the file is empty or not a whole number of blocks
+     * @throws NotSupportedException if {@code directIo} is asked for and the filesystem of
+     *     {@code path} does not support it, or not with blocks of {@code blockSize} bytes
+     * @throws IOException if the file does not exist or cannot be opened
+     */
+    public static FileBlockDevice open(Path path, int blockSize, boolean directIo)
+            throws IOException {
+        DeviceCounters.checkBlockSize(blockSize);
+        long size = Files.size(path);
+        if (size == 0 || size % blockSize != 0) {
+            throw new DeviceRangeException("file " + path + " is " + size
+                    + " bytes long, not a positive multiple of the block size " + blockSize);
+        }
+        return openChannel(path, blockSize, size, directIo);
+    }
+
+    private static FileBlockDevice openChannel(Path path, int blockSize, long capacity,
+            boolean directIo) throws IOException {
+        if (!directIo) {
+            FileChannel channel = FileChannel.open(path,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+            return new FileBlockDevice(path, channel, blockSize, capacity, 0);
+        }
+        int alignment = directIoAlignment(path, blockSize);
+        FileChannel channel;
+        try {
+            channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    ExtendedOpenOption.DIRECT);
+        } catch (AccessDeniedException | NoSuchFileException e) {
+            throw e;
+        } catch (IOException | UnsupportedOperationException e) {
+            var notSupported = new NotSupportedException(
+                    "the filesystem of " + path + " does not support direct I/O (O_DIRECT): " + e);
+            notSupported.initCause(e);
+            throw notSupported;
+        }
+        return new FileBlockDevice(path, channel, blockSize, capacity, alignment);
+    }
+
+    /** @return the filesystem's direct I/O alignment, which {@code blockSize} must be a multiple of */
+    private static int directIoAlignment(Path path, int blockSize) throws IOException {
+        long alignment;
+        try {
+            alignment = Math.max(512, Files.getFileStore(path).getBlockSize());
+        } catch (UnsupportedOperationException e) {
+            alignment = 512;
+        }
+        if (alignment > blockSize || blockSize % alignment != 0) {
+            throw new NotSupportedException("direct I/O on " + path + " needs a block size that is a"
+                    + " multiple of the filesystem's " + alignment + "-byte blocks; this device"
+                    + " has " + blockSize + "-byte blocks");
+        }
+        return (int) alignment;
+    }
+
+    /** @return the block size given when opened; answers after close too */
+    @Override
+    public int blockSize() {
+        return blockSize;
+    }
+
+    /** @return the capacity given, or the file's size, when opened; answers after close too */
+    @Override
+    public long capacity() {
+        return capacity;
+    }
+
+    /** @return the backing file */
+    public Path path() {
+        return path;
+    }
+
+    /** @return whether the device bypasses the page cache ({@code O_DIRECT}) */
+    public boolean directIo() {
+        return directIoAlignment != 0;
+    }
+
+    /**
+     * Reads {@code dst.remaining()} bytes at {@code offset} into {@code dst} and moves its position to
+     * its limit, on one of the device's threads while the calling thread waits, even if interrupted
+     * (see the class comment). Memory confined to the calling thread (of a confined {@link Arena})
+     * is read into through a copy. On an I/O error {@code dst}'s position and content are
+     * unspecified; on a bad range they are unchanged.
+     *
+     * @param offset device byte offset, block aligned
+     * @param dst a writable buffer whose remaining length is block aligned
+     * @throws DeviceRangeException if the range is not whole blocks inside the device
+     * @throws IllegalArgumentException if {@code dst} is read-only
+     * @throws DeviceIoException if the file cannot be read, or ends before the range does
+     * @throws IOException if the device is closed
+     */
+    @Override
+    public void read(long offset, ByteBuffer dst) throws IOException {
+        ensureOpen();
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("read: the destination buffer is read-only");
+        }
+        int length = dst.remaining();
+        DeviceCounters.checkRequest("read", offset, length, blockSize, capacity);
+        ByteBuffer filled = waitFor("read from", offset, length, () -> readInto(offset, dst));
+        if (filled != dst) {
+            dst.put(filled.flip());
+        }
+        counters.countRead(length);
+    }
+
+    /**
+     * Queues a write of the remaining bytes of {@code srcs}, one after the other, at {@code offset}.
+     * The future completes normally once the bytes are in the file (visible to reads, not yet
+     * durable), or exceptionally with {@link DeviceIoException} if writing them failed. Never throws:
+     * a closed device, a bad range or a null argument is the returned future's exception, and then
+     * nothing is counted. A write that passes those checks is counted at once, before it is queued,
+     * so that {@link #stats()} includes every write whose future has completed; it stays counted if
+     * it then fails (including one that races {@link #close()} and is refused).
+     *
+     * @param offset device byte offset, block aligned
+     * @param srcs the data, whose total remaining length is block aligned; positions are not changed,
+     *     and the buffers must not be changed until the future completes
+     * @param purpose data or metadata, for the statistics
+     * @return the completion
+     */
+    @Override
+    public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
+        try {
+            ensureOpen();
+            Objects.requireNonNull(purpose, "purpose");
+            List<ByteBuffer> data = srcs.stream().map(ByteBuffer::duplicate).toList();
+            long length = DeviceCounters.totalRemaining(data);
+            DeviceCounters.checkRequest("write", offset, length, blockSize, capacity);
+            var done = new CompletableFuture<Void>();
+            counters.countWrite(length, purpose);
+            threads.write(() -> writeAndComplete(offset, length, data, done));
+            return done;
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(closedException(e));
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Makes every write whose future completed before this call durable ({@code fdatasync}), on one
+     * of the device's threads while the calling thread waits, even if interrupted (see the class
+     * comment).
+     *
+     * @throws DeviceIoException if the file cannot be synced
+     * @throws IOException if the device is closed
+     */
+    @Override
+    public void flush() throws IOException {
+        ensureOpen();
+        waitFor("flush of", 0, capacity, () -> {
+            channel.force(false);
+            return null;
+        });
+        counters.countFlush();
+    }
+
+    /**
+     * Writes zeroes over the range, on one of the device's threads while the calling thread waits,
+     * even if interrupted (see the class comment); later reads of it return zeroes. Counted as
+     * discarded bytes, not as bytes written. Not ordered with respect to writes in flight.
+     *
+     * @param offset device byte offset, block aligned
+     * @param length bytes, block aligned
+     * @throws DeviceRangeException if the range is not whole blocks inside the device
+     * @throws DeviceIoException if the zeroes cannot be written
+     * @throws IOException if the device is closed
+     */
+    @Override
+    public void discard(long offset, long length) throws IOException {
+        ensureOpen();
+        DeviceCounters.checkRequest("discard", offset, length, blockSize, capacity);
+        waitFor("discard in", offset, length, () -> {
+            writeZeroes(offset, length);
+            return null;
+        });
+        counters.countDiscard(length);
+    }
+
+    /** @return the counts so far; answers after close too */
+    @Override
+    public DeviceStats stats() {
+        return counters.snapshot();
+    }
+
+    /**
+     * Waits for every queued write to finish, syncs the file and closes it. Idempotent: later calls
+     * return at once. If the calling thread is interrupted while waiting, it keeps waiting and the
+     * interrupt is re-asserted on return.
+     *
+     * @throws IllegalStateException if called from a write-completion callback running on one of
+     *     the device's own threads, which would wait for itself forever
+     * @throws DeviceIoException if the final sync or the close fails (the device is closed anyway)
+     */
+    @Override
+    public void close() throws IOException {
+        if (threads.isWriteThread(Thread.currentThread())) {
+            throw new IllegalStateException("close() of " + this + " called on its own write thread;"
+                    + " close it from another thread (attach the callback with an *Async method)");
+        }
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        threads.shutdown();
+        try (channel) {
+            channel.force(false);
+        } catch (IOException e) {
+            throw new DeviceIoException("final sync of " + path + " failed: " + e, 0, capacity, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FileBlockDevice[" + path + ", blockSize=" + blockSize + ", capacity=" + capacity
+                + (directIo() ? ", O_DIRECT" : "") + "]";
+    }
+
+    private void writeAndComplete(long offset, long length, List<ByteBuffer> data,
+            CompletableFuture<Void> done) {
+        try {
+            io.write(offset, data);
+            done.complete(null);
+        } catch (IOException e) {
+            done.completeExceptionally(ioError("write to", offset, length, e));
+        } catch (RuntimeException e) {
+            done.completeExceptionally(e);
+        } catch (Error e) {
+            done.completeExceptionally(e);
+            throw e;
+        }
+    }
+
+    /** An I/O action for {@link #waitFor}. */
+    @FunctionalInterface
+    private interface SyncIo<T> {
+        T run() throws IOException;
+    }
+
+    /**
+     * Runs {@code action} on one of the device's sync threads and waits for it without being
+     * interruptible: {@link CompletableFuture#join()} waits on through interrupts and sets the
+     * interrupt status again before it returns. The action's failure is thrown here, its
+     * {@link IOException} wrapped as {@link #ioError} does.
+     *
+     * @param operation what the action does to the file, for the message of an I/O error
+     */
+    private <T> T waitFor(String operation, long offset, long length, SyncIo<T> action)
+            throws IOException {
+        var result = new CompletableFuture<T>();
+        try {
+            threads.sync(() -> {
+                try {
+                    result.complete(action.run());
+                } catch (Throwable e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            throw closedException(e);
+        }
+        try {
+            return result.join();
+        } catch (CompletionException e) {
+            switch (e.getCause()) {
+                case IOException cause -> throw ioError(operation, offset, length, cause);
+                case RuntimeException cause -> throw cause;
+                case Error cause -> throw cause;
+                default -> throw new IllegalStateException("unexpected failure of " + operation, e);
+            }
+        }
+    }
+
+    /**
+     * Reads into {@code dst}, or, if its memory is confined to another thread (the caller's), into
+     * a new heap buffer for the caller to copy.
+     *
+     * @return the buffer read into
+     */
+    private ByteBuffer readInto(long offset, ByteBuffer dst) throws IOException {
+        boolean reachable = !dst.isDirect()
+                || MemorySegment.ofBuffer(dst).isAccessibleBy(Thread.currentThread());
+        ByteBuffer target = reachable ? dst : ByteBuffer.allocate(dst.remaining());
+        io.read(offset, target);
+        return target;
+    }
+
+    private void writeZeroes(long offset, long length) throws IOException {
+        long position = offset;
+        long end = offset + length;
+        while (position < end) {
+            ByteBuffer piece = zeroes.duplicate();
+            piece.limit((int) Math.min(piece.capacity(), end - position));
+            int bytes = piece.remaining();
+            io.write(position, piece);
+            position += bytes;
+        }
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed.get()) {
+            throw closedException(null);
+        }
+    }
+
+    private IOException closedException(Throwable cause) {
+        return new IOException(this + " is closed", cause);
+    }
+
+    /** Wraps an I/O error; one caused by {@link #close()} racing the operation says so instead. */
+    private IOException ioError(String operation, long offset, long length, IOException e) {
+        if (e instanceof ClosedChannelException && closed.get()) {
+            return closedException(e);
+        }
+        return new DeviceIoException(operation + " " + path + " failed: " + e, offset, length, e);
+    }
+}

@@ -1,0 +1,536 @@
+package dev.iomap.devices;
+
+import dev.iomap.device.BlockDevice;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.device.DeviceStats;
+import dev.iomap.device.DeviceRangeException;
+import dev.iomap.device.IoPurpose;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.device.Zone;
+import dev.iomap.device.ZoneCondition;
+import dev.iomap.device.ZoneViolationException;
+import dev.iomap.device.ZoneViolationException.Reason;
+import dev.iomap.device.ZonedBlockDevice;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A zoned device emulated over any {@link BlockDevice} (RAM, file, or a test wrapper that cuts the
+ * power): the zones of a {@link ZoneLayout}, with the write pointers, conditions and open-zone limit
+ * a host-managed drive enforces (see {@link ZonedBlockDevice} for the rules).
+ *
+ * <p><b>Where the zone state lives.</b> A real drive keeps its write pointers itself; this emulation
+ * keeps them on the backing device, in a geometry block and two alternating state slots in front of
+ * the zone data ({@link ZoneStateTable}), so that a file-backed zoned device can be closed and opened
+ * again ({@link #open}), and so that a power cut of the backing device cuts the zone state with the
+ * data. The state written is the <em>durable</em> one: {@link #flush()} first flushes the backing
+ * device, then records for each sequential zone the end of the writes that had completed before it,
+ * then flushes again. After a power cut each write pointer is therefore the durable one, and every
+ * byte below it was flushed. Zone operations ({@link #resetZone}, {@link #finishZone},
+ * {@link #failZone}) persist the same way before they return, so they also make every write that
+ * completed before them durable, as a flush does. Open and closed conditions are not
+ * persistent: after {@link #open} a partly written zone is {@link ZoneCondition#CLOSED}, as after a
+ * drive's power cycle. Reads at or past a write pointer (or past a zone's capacity) return zeroes
+ * whatever the backing device holds there.
+ *
+ * <p><b>Ordering (the zone write plug).</b> A write to a sequential zone is checked against the
+ * write pointer when {@link #write} is called, and the write pointer moves past it at once. The
+ * writes accepted for one zone then go to the backing device one at a time, each after the previous
+ * one completed ({@link ZoneWritePlug}, like the kernel's zone write plugging); so completions, and
+ * the write pointer that {@link #flush()} makes durable, follow acceptance order even over a backing
+ * device that completes writes in any order ({@link FileBlockDevice}). Writes to conventional zones
+ * go straight through.
+ *
+ * <p>Thread-safe: zone state is guarded by one lock held only for bookkeeping, never across backing
+ * I/O or callbacks. Statistics count what callers asked (reads, writes, flushes, discards), not the
+ * zone-state writes. {@link #close()} persists the zone state and closes the backing device, which
+ * this device owns. Do not call a zone operation from a completion callback of a write to the same
+ * zone: it waits for that write.
+ */
+public final class ZonedDevice implements ZonedBlockDevice {
+    private final BlockDevice backing;
+    private final ZoneLayout layout;
+    private final int blockSize;
+    private final long dataStart;
+    private final EmulatedZone[] zones;
+    /** Guards the state of every zone and of the open-zone limit. */
+    private final Object lock = new Object();
+    private final OpenZoneLimit openZones;
+    private final ZoneWritePlug plug;
+    private final ReentrantLock persistLock = new ReentrantLock();
+    private final DeviceCounters counters = new DeviceCounters();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private ZoneStateTable.State persisted;
+
+    private ZonedDevice(BlockDevice backing, ZoneLayout layout, ZoneStateTable.State state) throws IOException {
+        this.backing = backing;
+        this.layout = layout;
+        this.blockSize = backing.blockSize();
+        this.dataStart = ZoneStateTable.dataStart(layout.zoneCount(), blockSize);
+        this.zones = new EmulatedZone[layout.zoneCount()];
+        this.openZones = new OpenZoneLimit(layout.maxOpenZones(), zones);
+        this.plug = new ZoneWritePlug(lock, backing, dataStart, openZones);
+        this.persisted = state;
+        long[] pointers = state.writePointers();
+        int[] flags = state.flags();
+        for (int i = 0; i < zones.length; i++) {
+            zones[i] = restore(i, pointers[i], flags[i]);
+        }
+    }
+
+    private EmulatedZone restore(int index, long pointer, int flags) throws IOException {
+        boolean sequential = layout.isSequential(index);
+        long start = index * layout.zoneSize();
+        long capacity = sequential ? layout.zoneCapacity() : layout.zoneSize();
+        EmulatedZone zone = new EmulatedZone(index, start, start + capacity, sequential);
+        if (sequential && (pointer < 0 || pointer > capacity || pointer % blockSize != 0)) {
+            throw new CorruptFilesystemException("zone " + index + " has write pointer offset "
+                    + pointer + " outside its capacity " + capacity + " or not block aligned");
+        }
+        zone.writePointer = sequential ? start + pointer : Zone.NO_WRITE_POINTER;
+        zone.completed = zone.writePointer;
+        if ((flags & ZoneStateTable.FLAG_OFFLINE) != 0) {
+            zone.condition = ZoneCondition.OFFLINE;
+        } else if ((flags & ZoneStateTable.FLAG_READ_ONLY) != 0) {
+            zone.condition = ZoneCondition.READ_ONLY;
+        } else if (!sequential) {
+            zone.condition = ZoneCondition.NOT_WRITE_POINTER;
+        } else {
+            zone.condition = zone.restingCondition();
+        }
+        return zone;
+    }
+
+    /**
+     * Makes a new zoned device over {@code backing}: every sequential zone empty, conventional zones
+     * holding whatever the backing device holds there. The zone state is durable when this returns.
+     *
+     * @param backing the device to emulate zones on; owned by the result from now on
+     * @param layout the zones; its sizes must be multiples of the backing block size
+     * @return the zoned device
+     * @throws IllegalArgumentException if the zone sizes are not block aligned
+     * @throws DeviceRangeException if the backing device is smaller than
+     *     {@link ZoneLayout#backingBytes}
+     * @throws IOException if the backing device fails
+     */
+    public static ZonedDevice create(BlockDevice backing, ZoneLayout layout) throws IOException {
+        int blockSize = backing.blockSize();
+        if (layout.zoneSize() % blockSize != 0 || layout.zoneCapacity() % blockSize != 0) {
+            throw new IllegalArgumentException("zone size " + layout.zoneSize() + " and capacity "
+                    + layout.zoneCapacity() + " must be multiples of the block size " + blockSize);
+        }
+        checkFits(backing, layout);
+        long[] pointers = new long[layout.zoneCount()];
+        for (int i = 0; i < pointers.length; i++) {
+            pointers[i] = layout.isSequential(i) ? 0 : -1;
+        }
+        int[] flags = new int[layout.zoneCount()];
+        ZoneStateTable.writeGeometry(backing, layout);
+        // Both slots, so that an older image's slots cannot outrank the new state.
+        ZoneStateTable.writeState(backing, layout, new ZoneStateTable.State(0, pointers, flags));
+        ZoneStateTable.State state = new ZoneStateTable.State(1, pointers, flags);
+        ZoneStateTable.writeState(backing, layout, state);
+        backing.flush();
+        return new ZonedDevice(backing, layout, state);
+    }
+
+    /**
+     * Opens a zoned device made earlier by {@link #create} on the same backing contents (a reopened
+     * file, or the image left by a power cut). Each sequential zone's write pointer is its durable one.
+     *
+     * @param backing the device holding the zones; owned by the result from now on
+     * @return the zoned device
+     * @throws dev.iomap.api.CorruptFilesystemException if the backing device holds no zoned device
+     *     or its zone state is damaged
+     * @throws IOException if the backing device fails
+     */
+    public static ZonedDevice open(BlockDevice backing) throws IOException {
+        ZoneLayout layout = ZoneStateTable.readGeometry(backing);
+        checkFits(backing, layout);
+        return new ZonedDevice(backing, layout, ZoneStateTable.readState(backing, layout));
+    }
+
+    private static void checkFits(BlockDevice backing, ZoneLayout layout) throws DeviceRangeException {
+        long needed = layout.backingBytes(backing.blockSize());
+        if (backing.capacity() < needed) {
+            throw new DeviceRangeException("a backing device of " + backing.capacity() + " bytes is too small for "
+                    + layout + ": it needs " + needed);
+        }
+    }
+
+    /** @return the zones this device emulates */
+    public ZoneLayout layout() {
+        return layout;
+    }
+
+    @Override
+    public int blockSize() {
+        return blockSize;
+    }
+
+    @Override
+    public long capacity() {
+        return layout.zonedBytes();
+    }
+
+    @Override
+    public int zoneCount() {
+        return zones.length;
+    }
+
+    @Override
+    public long zoneSize() {
+        return layout.zoneSize();
+    }
+
+    @Override
+    public int maxOpenZones() {
+        return layout.maxOpenZones();
+    }
+
+    @Override
+    public List<Zone> zones() throws IOException {
+        ensureOpen();
+        List<Zone> report = new ArrayList<>(zones.length);
+        synchronized (lock) {
+            for (EmulatedZone zone : zones) {
+                report.add(zone.describe(layout.zoneSize()));
+            }
+        }
+        return List.copyOf(report);
+    }
+
+    @Override
+    public Zone zone(int index) throws IOException {
+        ensureOpen();
+        if (index < 0 || index >= zones.length) {
+            throw new DeviceRangeException("zone " + index + " does not exist; the device has " + zones.length);
+        }
+        synchronized (lock) {
+            return zones[index].describe(layout.zoneSize());
+        }
+    }
+
+    /**
+     * Reads from the backing device; bytes at or past a sequential zone's write pointer, and past a
+     * zone's capacity, read as zeroes.
+     *
+     * @throws ZoneViolationException if the range touches an offline zone
+     */
+    @Override
+    public void read(long offset, ByteBuffer dst) throws IOException {
+        ensureOpen();
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("read: the destination buffer is read-only");
+        }
+        int length = dst.remaining();
+        DeviceCounters.checkRequest("read", offset, length, blockSize, capacity());
+        if (length == 0) {
+            counters.countRead(0);
+            return;
+        }
+        long end = offset + length;
+        int first = zoneOf(offset);
+        int last = zoneOf(end - 1);
+        long[] readableEnds = new long[last - first + 1];
+        synchronized (lock) {
+            for (int i = first; i <= last; i++) {
+                EmulatedZone zone = zones[i];
+                zone.checkReadable();
+                readableEnds[i - first] = zone.sequential ? zone.writePointer : zone.capacityEnd;
+            }
+        }
+        int position = dst.position();
+        backing.read(dataStart + offset, dst);
+        MemorySegment bytes = MemorySegment.ofBuffer(dst.slice(position, length));
+        for (int i = first; i <= last; i++) {
+            long zeroFrom = Math.max(offset, readableEnds[i - first]);
+            long zeroTo = Math.min(end, (i + 1) * layout.zoneSize());
+            if (zeroFrom < zeroTo) {
+                bytes.asSlice(zeroFrom - offset, zeroTo - zeroFrom).fill((byte) 0);
+            }
+        }
+        counters.countRead(length);
+    }
+
+    @Override
+    public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
+        try {
+            ensureOpen();
+            Objects.requireNonNull(purpose, "purpose");
+            List<ByteBuffer> data = srcs.stream().map(ByteBuffer::duplicate).toList();
+            long length = DeviceCounters.totalRemaining(data);
+            DeviceCounters.checkRequest("write", offset, length, blockSize, capacity());
+            if (length == 0) {
+                counters.countWrite(0, purpose);
+                return CompletableFuture.completedFuture(null);
+            }
+            ZoneWritePlug.Ticket ticket = acceptWrite(offset, length);
+            counters.countWrite(length, purpose);
+            if (ticket == null) {
+                return backing.write(dataStart + offset, data, purpose);
+            }
+            return plug.submit(ticket, data, purpose);
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** @return the ticket of a write to a sequential zone, or null for conventional zones */
+    private ZoneWritePlug.Ticket acceptWrite(long offset, long length) throws ZoneViolationException {
+        int first = zoneOf(offset);
+        int last = zoneOf(offset + length - 1);
+        synchronized (lock) {
+            for (int i = first; i <= last; i++) {
+                EmulatedZone zone = zones[i];
+                if (first != last && zone.sequential) {
+                    throw zone.violation(Reason.CROSSES_ZONE_BOUNDARY, "write [" + offset + ", +" + length
+                            + ") crosses into or out of sequential zone " + i);
+                }
+                zone.checkWritable("write");
+            }
+            EmulatedZone zone = zones[first];
+            if (!zone.sequential) {
+                return null;
+            }
+            if (offset != zone.writePointer) {
+                throw zone.violation(Reason.NOT_AT_WRITE_POINTER, "write at " + offset + " to sequential zone "
+                        + zone.index + " is not at its write pointer " + zone.writePointer);
+            }
+            return plug.accept(zone, length);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Long> append(long zoneStart, List<ByteBuffer> srcs, IoPurpose purpose) {
+        try {
+            ensureOpen();
+            Objects.requireNonNull(purpose, "purpose");
+            List<ByteBuffer> data = srcs.stream().map(ByteBuffer::duplicate).toList();
+            long length = DeviceCounters.totalRemaining(data);
+            EmulatedZone zone = zoneStartingAt(zoneStart);
+            if (length == 0 || length % blockSize != 0) {
+                throw new DeviceRangeException("append of " + length + " bytes to zone " + zone.index
+                        + ": the length must be a positive multiple of the block size " + blockSize);
+            }
+            ZoneWritePlug.Ticket ticket;
+            synchronized (lock) {
+                zone.requireSequential("append");
+                zone.checkWritable("append");
+                ticket = plug.accept(zone, length);
+            }
+            counters.countWrite(length, purpose);
+            long landed = ticket.offset();
+            return plug.submit(ticket, data, purpose).thenApply(ignored -> landed);
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public void resetZone(long zoneStart) throws IOException {
+        EmulatedZone zone = quiesce(zoneStart, "reset");
+        synchronized (lock) {
+            openZones.release(zone);
+            zone.generation++;
+            zone.writePointer = zone.start;
+            zone.completed = zone.start;
+            zone.condition = ZoneCondition.EMPTY;
+        }
+        persist();
+        // After the state: a cut in between leaves stale bytes past the write pointer, which read as zeroes.
+        backing.discard(dataStart + zone.start, zone.capacityEnd - zone.start);
+    }
+
+    @Override
+    public void finishZone(long zoneStart) throws IOException {
+        EmulatedZone zone = quiesce(zoneStart, "finish");
+        long written;
+        synchronized (lock) {
+            written = zone.completed;
+        }
+        // Before the state: what becomes readable below the new write pointer must be zeroes.
+        if (written < zone.capacityEnd) {
+            backing.discard(dataStart + written, zone.capacityEnd - written);
+        }
+        synchronized (lock) {
+            openZones.release(zone);
+            zone.generation++;
+            zone.writePointer = zone.capacityEnd;
+            zone.completed = zone.capacityEnd;
+            zone.condition = ZoneCondition.FULL;
+        }
+        persist();
+    }
+
+    /** Checks a reset or finish is allowed and waits for the writes accepted before it. */
+    private EmulatedZone quiesce(long zoneStart, String operation) throws IOException {
+        ensureOpen();
+        EmulatedZone zone = zoneStartingAt(zoneStart);
+        CompletableFuture<Void> pending;
+        synchronized (lock) {
+            zone.requireSequential(operation);
+            zone.requireUsable(operation);
+            pending = zone.tail;
+        }
+        pending.join();
+        return zone;
+    }
+
+    @Override
+    public void openZone(long zoneStart) throws IOException {
+        ensureOpen();
+        EmulatedZone zone = zoneStartingAt(zoneStart);
+        synchronized (lock) {
+            zone.requireSequential("open");
+            zone.checkWritable("open");
+            if (zone.condition == ZoneCondition.IMPLICIT_OPEN) {
+                zone.condition = ZoneCondition.EXPLICIT_OPEN;
+            } else if (zone.condition != ZoneCondition.EXPLICIT_OPEN) {
+                openZones.open(zone, ZoneCondition.EXPLICIT_OPEN);
+            }
+        }
+    }
+
+    @Override
+    public void closeZone(long zoneStart) throws IOException {
+        ensureOpen();
+        EmulatedZone zone = zoneStartingAt(zoneStart);
+        synchronized (lock) {
+            zone.requireSequential("close");
+            zone.checkReadable();
+            openZones.release(zone);
+        }
+    }
+
+    /**
+     * Fault injection: the zone goes {@link ZoneCondition#READ_ONLY} (readable, never written again)
+     * or {@link ZoneCondition#OFFLINE} (no I/O at all), as the zones of a failing drive do. Persistent.
+     *
+     * @param zoneStart device offset of a zone's start
+     * @param condition {@code READ_ONLY} or {@code OFFLINE}
+     * @throws IllegalArgumentException for another condition
+     * @throws IOException if the state cannot be persisted
+     */
+    public void failZone(long zoneStart, ZoneCondition condition) throws IOException {
+        if (condition != ZoneCondition.READ_ONLY && condition != ZoneCondition.OFFLINE) {
+            throw new IllegalArgumentException("a zone fails to READ_ONLY or OFFLINE, not " + condition);
+        }
+        ensureOpen();
+        EmulatedZone zone = zoneStartingAt(zoneStart);
+        synchronized (lock) {
+            openZones.release(zone);
+            zone.condition = condition;
+        }
+        persist();
+    }
+
+    /**
+     * Makes every write that completed before the call durable, with the write pointers covering them.
+     */
+    @Override
+    public void flush() throws IOException {
+        ensureOpen();
+        persist();
+        counters.countFlush();
+    }
+
+    /**
+     * Flushes the backing device, then writes the zone state if it changed since it was last written,
+     * and flushes again: the state recorded never runs ahead of the data.
+     */
+    private void persist() throws IOException {
+        persistLock.lock();
+        try {
+            long[] pointers = new long[zones.length];
+            int[] flags = new int[zones.length];
+            synchronized (lock) {
+                for (EmulatedZone zone : zones) {
+                    pointers[zone.index] = zone.sequential ? zone.completed - zone.start : -1;
+                    flags[zone.index] = switch (zone.condition) {
+                        case READ_ONLY -> ZoneStateTable.FLAG_READ_ONLY;
+                        case OFFLINE -> ZoneStateTable.FLAG_OFFLINE;
+                        default -> 0;
+                    };
+                }
+            }
+            backing.flush();
+            var next = new ZoneStateTable.State(persisted.sequence() + 1, pointers, flags);
+            if (!next.sameZones(persisted)) {
+                ZoneStateTable.writeState(backing, layout, next);
+                backing.flush();
+                persisted = next;
+            }
+        } finally {
+            persistLock.unlock();
+        }
+    }
+
+    /** Conventional zones only: a sequential zone is emptied with {@link #resetZone}. */
+    @Override
+    public void discard(long offset, long length) throws IOException {
+        ensureOpen();
+        DeviceCounters.checkRequest("discard", offset, length, blockSize, capacity());
+        if (length > 0) {
+            synchronized (lock) {
+                for (int i = zoneOf(offset); i <= zoneOf(offset + length - 1); i++) {
+                    if (zones[i].sequential) {
+                        throw new NotSupportedException("discard of sequential zone " + i
+                                + " of a zoned device: reset the zone instead");
+                    }
+                    zones[i].checkWritable("discard");
+                }
+            }
+            backing.discard(dataStart + offset, length);
+        }
+        counters.countDiscard(length);
+    }
+
+    @Override
+    public DeviceStats stats() {
+        return counters.snapshot();
+    }
+
+    /** Persists the zone state and closes the backing device. Idempotent. */
+    @Override
+    public void close() throws IOException {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            persist();
+        } finally {
+            backing.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ZonedDevice[" + layout + " over " + backing + "]";
+    }
+
+    private int zoneOf(long offset) {
+        return (int) (offset / layout.zoneSize());
+    }
+
+    private EmulatedZone zoneStartingAt(long zoneStart) throws DeviceRangeException {
+        if (zoneStart < 0 || zoneStart >= capacity() || zoneStart % layout.zoneSize() != 0) {
+            throw new DeviceRangeException("offset " + zoneStart + " is not the start of a zone (zones are "
+                    + layout.zoneSize() + " bytes, " + zones.length + " of them)");
+        }
+        return zones[zoneOf(zoneStart)];
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed.get()) {
+            throw new IOException(this + " is closed");
+        }
+    }
+}

@@ -1,0 +1,162 @@
+package dev.iomap.devices;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.iomap.device.DeviceIoException;
+import dev.iomap.device.DeviceRangeException;
+import dev.iomap.device.IoPurpose;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+
+class DevicesTest {
+
+    private static ByteBuffer filled(int length, int value) {
+        byte[] bytes = new byte[length];
+        Arrays.fill(bytes, (byte) value);
+        return ByteBuffer.wrap(bytes);
+    }
+
+    private static byte[] read(dev.iomap.device.BlockDevice device, long offset, int length) throws IOException {
+        ByteBuffer dst = ByteBuffer.allocate(length);
+        device.read(offset, dst);
+        assertThat(dst.hasRemaining()).isFalse();
+        return dst.array();
+    }
+
+    @Test
+    void memoryDeviceReadsWhatWasWrittenAndZeroesElsewhere() throws IOException {
+        MemoryBlockDevice device = new MemoryBlockDevice(512, 1 << 20);
+        ByteBuffer src = filled(1024, 7);
+        device.write(65536 - 512, src, IoPurpose.DATA).join();
+        assertThat(src.position()).as("the source position is left alone").isZero();
+        assertThat(read(device, 65536 - 512, 1024)).containsOnly(7);
+        assertThat(read(device, 0, 512)).containsOnly(0);
+        device.discard(65536, 512);
+        assertThat(read(device, 65536, 512)).containsOnly(0);
+        assertThat(device.stats().dataBytesWritten()).isEqualTo(1024);
+        assertThat(device.stats().discardedBytes()).isEqualTo(512);
+    }
+
+    @Test
+    void memoryDeviceRefusesBadRangesAndIoAfterClose() throws IOException {
+        MemoryBlockDevice device = new MemoryBlockDevice(512, 4096);
+        assertThatThrownBy(() -> device.read(1, ByteBuffer.allocate(512))).isInstanceOf(DeviceRangeException.class);
+        assertThatThrownBy(() -> device.read(4096, ByteBuffer.allocate(512))).isInstanceOf(DeviceRangeException.class);
+        assertThatThrownBy(() -> device.write(0, ByteBuffer.allocate(100), IoPurpose.DATA).join())
+                .isInstanceOf(CompletionException.class).hasCauseInstanceOf(DeviceRangeException.class);
+        device.write(0, filled(512, 1), IoPurpose.DATA).join();
+        device.close();
+        assertThatThrownBy(device::flush).isInstanceOf(IOException.class);
+        assertThat(device.peek(0, 512)).containsOnly(1);
+        MemoryBlockDevice copy = device.copy();
+        copy.write(0, filled(512, 2), IoPurpose.DATA).join();
+        assertThat(device.peek(0, 512)).as("a copy is independent").containsOnly(1);
+    }
+
+    @Test
+    void aPowerCutKeepsExactlyWhatWasFlushed() throws IOException {
+        PowerCutDevice device = new PowerCutDevice(new MemoryBlockDevice(512, 8192));
+        device.write(0, filled(512, 1), IoPurpose.DATA).join();
+        device.flush();
+        device.write(0, filled(512, 2), IoPurpose.DATA).join();
+        device.write(512, filled(512, 3), IoPurpose.METADATA).join();
+        assertThat(read(device, 0, 512)).as("reads see unflushed writes").containsOnly(2);
+        assertThat(device.unflushedWrites()).isEqualTo(2);
+        MemoryBlockDevice image = device.cut(CutMode.LOSE_UNFLUSHED, new Random(1));
+        assertThat(image.peek(0, 512)).containsOnly(1);
+        assertThat(image.peek(512, 512)).containsOnly(0);
+        assertThatThrownBy(() -> device.read(0, ByteBuffer.allocate(512))).isInstanceOf(DeviceIoException.class);
+        assertThatThrownBy(() -> device.write(0, filled(512, 1), IoPurpose.DATA).join())
+                .hasCauseInstanceOf(DeviceIoException.class);
+        assertThatThrownBy(device::flush).isInstanceOf(DeviceIoException.class);
+    }
+
+    @Test
+    void tornImagesHoldOnlyOldOrNewSectorsAndReproduceFromTheSeed() throws IOException {
+        PowerCutDevice device = new PowerCutDevice(new MemoryBlockDevice(512, 1 << 16));
+        device.write(0, filled(1 << 16, 1), IoPurpose.DATA).join();
+        device.flush();
+        for (int i = 0; i < 8; i++) {
+            device.write(i * 8192L, filled(8192, 10 + i), IoPurpose.DATA).join();
+        }
+        MemoryBlockDevice first = device.image(CutMode.TEAR_AND_REORDER, new Random(42));
+        MemoryBlockDevice again = device.image(CutMode.TEAR_AND_REORDER, new Random(42));
+        assertThat(first.peek(0, 1 << 16)).isEqualTo(again.peek(0, 1 << 16));
+        boolean sawOld = false;
+        boolean sawNew = false;
+        for (int sector = 0; sector < 128; sector++) {
+            byte[] bytes = first.peek(sector * 512L, 512);
+            int expectedNew = 10 + sector / 16;
+            assertThat(bytes[0] == 1 || bytes[0] == expectedNew).as("sector %d", sector).isTrue();
+            assertThat(bytes).as("a sector is written whole or not at all").containsOnly(bytes[0]);
+            sawOld |= bytes[0] == 1;
+            sawNew |= bytes[0] != 1;
+        }
+        assertThat(sawOld && sawNew).as("some writes kept, some lost").isTrue();
+    }
+
+    @Test
+    void theWriteListenerSeesEveryCompletedWrite() {
+        PowerCutDevice device = new PowerCutDevice(new MemoryBlockDevice(512, 8192));
+        List<Long> seen = new java.util.ArrayList<>();
+        device.onWrite(seen::add);
+        device.write(0, filled(512, 1), IoPurpose.DATA).join();
+        device.write(512, List.of(filled(512, 2), filled(512, 3)), IoPurpose.DATA).join();
+        assertThat(seen).containsExactly(1L, 2L);
+        assertThat(device.completedWrites()).isEqualTo(2);
+    }
+
+    @Test
+    void faultsHitMatchingRequestsTheRightNumberOfTimes() throws IOException {
+        MemoryBlockDevice inner = new MemoryBlockDevice(512, 1 << 16);
+        FaultInjectingDevice device = new FaultInjectingDevice(inner);
+        device.inject(Fault.writes(4096, 512).times(1));
+        device.inject(Fault.metadataWrites());
+        device.inject(Fault.reads(8192, 1024));
+        device.write(0, filled(512, 1), IoPurpose.DATA).join();
+        assertThatThrownBy(() -> device.write(3584, filled(1024, 1), IoPurpose.DATA).join())
+                .hasCauseInstanceOf(DeviceIoException.class);
+        device.write(3584, filled(1024, 1), IoPurpose.DATA).join();
+        assertThatThrownBy(() -> device.write(0, filled(512, 1), IoPurpose.METADATA).join())
+                .hasCauseInstanceOf(DeviceIoException.class);
+        assertThatThrownBy(() -> device.read(8704, ByteBuffer.allocate(512)))
+                .isInstanceOf(DeviceIoException.class).hasMessageContaining("device offset 8704");
+        device.read(9216, ByteBuffer.allocate(512));
+        assertThat(device.injected()).hasSize(3);
+        device.clearFaults();
+        device.write(0, filled(512, 1), IoPurpose.METADATA).join();
+    }
+
+    @Test
+    void aTornFaultWritesWhatPrecedesTheFailingRange() {
+        MemoryBlockDevice inner = new MemoryBlockDevice(512, 1 << 16);
+        FaultInjectingDevice device = new FaultInjectingDevice(inner);
+        device.inject(Fault.writes(1024, 512).torn());
+        assertThatThrownBy(() -> device.write(0, filled(2048, 9), IoPurpose.DATA).join())
+                .hasCauseInstanceOf(DeviceIoException.class);
+        assertThat(inner.peek(0, 1024)).containsOnly(9);
+        assertThat(inner.peek(1024, 1024)).containsOnly(0);
+    }
+
+    @Test
+    void theCountingDeviceRecordsRequests() throws IOException {
+        CountingDevice device = new CountingDevice(new MemoryBlockDevice(512, 1 << 16));
+        device.write(0, filled(512, 1), IoPurpose.DATA).join();
+        device.record(true);
+        device.write(1024, filled(1024, 1), IoPurpose.METADATA).join();
+        device.flush();
+        device.read(0, ByteBuffer.allocate(512));
+        assertThat(device.requests()).containsExactly(
+                new CountingDevice.Request(Fault.Kind.WRITE, 1024, 1024, IoPurpose.METADATA),
+                new CountingDevice.Request(Fault.Kind.FLUSH, 0, 0, null),
+                new CountingDevice.Request(Fault.Kind.READ, 0, 512, null));
+        assertThat(device.stats().writes()).isEqualTo(2);
+        assertThat(device.stats().flushes()).isEqualTo(1);
+    }
+}

@@ -1,0 +1,251 @@
+package dev.iomap.devices;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.iomap.device.BlockDevice;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.device.DeviceStats;
+import dev.iomap.device.IoPurpose;
+import dev.iomap.device.Zone;
+import dev.iomap.device.ZoneCondition;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The zone state survives a close and reopen of a file-backed zoned device, and a power cut leaves
+ * every write pointer at its durable value with the flushed bytes below it; over a file, whose
+ * writes complete on two threads in any order, writes queued to one zone still land in order.
+ */
+class ZonedDevicePersistenceTest {
+    static final int BLOCK = 4096;
+    static final long ZONE = 64L * BLOCK;
+    static final ZoneLayout LAYOUT = new ZoneLayout(ZONE, ZONE, 6, 1, 0);
+    static final long SEED = Long.getLong("iomap.test.seed", 0);
+
+    @TempDir
+    Path dir;
+    private final Random random = new Random(SEED);
+
+    @Test
+    void aReopenedFileDeviceHasItsZonesBack() throws Exception {
+        Path image = dir.resolve("zoned.img");
+        byte[] data = randomBytes(5 * BLOCK);
+        byte[] conventional = randomBytes(BLOCK);
+        try (ZonedDevice device = ZonedDevice.create(FileBlockDevice.open(image, BLOCK, LAYOUT.backingBytes(BLOCK),
+                false), LAYOUT)) {
+            device.write(ZONE, ByteBuffer.wrap(data), IoPurpose.DATA).get();
+            device.write(3 * BLOCK, ByteBuffer.wrap(conventional), IoPurpose.DATA).get();
+            device.finishZone(3 * ZONE);
+            device.openZone(4 * ZONE);
+        }
+
+        try (ZonedDevice device = ZonedDevice.open(FileBlockDevice.open(image, BLOCK, false))) {
+            assertThat(device.layout()).isEqualTo(LAYOUT);
+            assertThat(device.zone(1).writePointer()).isEqualTo(ZONE + data.length);
+            assertThat(device.zone(1).condition()).isEqualTo(ZoneCondition.CLOSED);
+            assertThat(device.zone(3).condition()).isEqualTo(ZoneCondition.FULL);
+            assertThat(device.zone(4).condition()).isEqualTo(ZoneCondition.EMPTY);
+            assertThat(read(device, ZONE, data.length)).isEqualTo(data);
+            assertThat(read(device, 3 * BLOCK, BLOCK)).isEqualTo(conventional);
+            device.write(ZONE + data.length, ByteBuffer.allocate(BLOCK), IoPurpose.DATA).get();
+        }
+    }
+
+    @Test
+    void aDeviceThatWasNeverZonedIsRefused() throws IOException {
+        try (RamBlockDevice blank = new RamBlockDevice(BLOCK, LAYOUT.backingBytes(BLOCK))) {
+            assertThatThrownBy(() -> ZonedDevice.open(blank)).isInstanceOf(CorruptFilesystemException.class)
+                    .hasMessageContaining("not a zoned device");
+        }
+    }
+
+    /**
+     * Power cuts at every stage: what was flushed is there up to the durable write pointer; what was
+     * written after is gone, whichever of the unflushed writes (data or zone state) the cut kept.
+     */
+    @Test
+    void afterAPowerCutEachWritePointerIsTheDurableOne() throws Exception {
+        for (int round = 0; round < 50; round++) {
+            var backing = new CutDevice(new RamBlockDevice(BLOCK, LAYOUT.backingBytes(BLOCK)));
+            ZonedDevice device = ZonedDevice.create(backing, LAYOUT);
+            byte[] durable = randomBytes(3 * BLOCK);
+            device.write(2 * ZONE, ByteBuffer.wrap(durable), IoPurpose.DATA).get();
+            device.write(4 * ZONE, ByteBuffer.allocate(2 * BLOCK), IoPurpose.DATA).get();
+            device.flush();
+            device.resetZone(4 * ZONE);
+            device.write(2 * ZONE + durable.length, ByteBuffer.wrap(randomBytes(2 * BLOCK)), IoPurpose.DATA).get();
+            device.write(4 * ZONE, ByteBuffer.wrap(randomBytes(BLOCK)), IoPurpose.DATA).get();
+            if (round % 2 == 1) {
+                device.write(3 * ZONE, ByteBuffer.allocate(BLOCK), IoPurpose.DATA).get();
+            }
+
+            try (ZonedDevice after = ZonedDevice.open(backing.cut(random))) {
+                Zone zone = after.zone(2);
+                assertThat(zone.writePointer()).as("round %d", round).isEqualTo(2 * ZONE + durable.length);
+                assertThat(read(after, 2 * ZONE, (int) ZONE)).startsWith(durable);
+                assertThat(Arrays.copyOfRange(read(after, 2 * ZONE, (int) ZONE), durable.length, (int) ZONE))
+                        .containsOnly(0);
+                assertThat(after.zone(3).writePointer()).isEqualTo(3 * ZONE);
+                // The reset was durable when it returned (a zone operation flushes); the write after it was not.
+                assertThat(after.zone(4).writePointer()).isEqualTo(4 * ZONE);
+                after.write(2 * ZONE + durable.length, ByteBuffer.allocate(BLOCK), IoPurpose.DATA).get();
+            }
+        }
+    }
+
+    @Test
+    void manyWritesQueuedToOneZoneOfAFileLandInOrder() throws Exception {
+        try (ZonedDevice device = ZonedDevice.create(FileBlockDevice.open(dir.resolve("queued.img"), BLOCK,
+                LAYOUT.backingBytes(BLOCK), false), LAYOUT)) {
+            byte[] data = randomBytes((int) ZONE);
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (int block = 0; block < ZONE / BLOCK; block++) {
+                writes.add(device.write(5 * ZONE + (long) block * BLOCK, ByteBuffer.wrap(data, block * BLOCK, BLOCK),
+                        IoPurpose.DATA));
+                if (block == 30) {
+                    device.flush();
+                }
+            }
+            for (var write : writes) {
+                write.get(10, TimeUnit.SECONDS);
+            }
+
+            assertThat(device.zone(5).condition()).isEqualTo(ZoneCondition.FULL);
+            assertThat(read(device, 5 * ZONE, data.length)).isEqualTo(data);
+        }
+    }
+
+    @Test
+    void concurrentAppendsEachLandWhereTheyAreToldTheyDid() throws Exception {
+        int threads = 4;
+        int appendsEach = 16;
+        try (ZonedDevice device = ZonedDevice.create(FileBlockDevice.open(dir.resolve("append.img"), BLOCK,
+                LAYOUT.backingBytes(BLOCK), false), LAYOUT);
+                ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+            List<Future<List<long[]>>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                results.add(pool.submit(() -> {
+                    List<long[]> landed = new ArrayList<>();
+                    for (int i = 0; i < appendsEach; i++) {
+                        long tag = thread * 1000L + i;
+                        ByteBuffer block = ByteBuffer.allocate(BLOCK).putLong(0, tag);
+                        landed.add(new long[] {tag, device.append(ZONE, List.of(block), IoPurpose.DATA).get()});
+                    }
+                    return landed;
+                }));
+            }
+            List<Long> offsets = new ArrayList<>();
+            for (var result : results) {
+                for (long[] landed : result.get(30, TimeUnit.SECONDS)) {
+                    offsets.add(landed[1]);
+                    assertThat(ByteBuffer.wrap(read(device, landed[1], BLOCK)).getLong(0)).isEqualTo(landed[0]);
+                }
+            }
+            assertThat(offsets).doesNotHaveDuplicates().allMatch(o -> o >= ZONE && o < 2 * ZONE);
+            assertThat(device.zone(1).writePointer()).isEqualTo(ZONE + (long) threads * appendsEach * BLOCK);
+        }
+    }
+
+    private byte[] randomBytes(int length) {
+        byte[] bytes = new byte[length];
+        random.nextBytes(bytes);
+        return bytes;
+    }
+
+    static byte[] read(BlockDevice device, long offset, int length) throws IOException {
+        ByteBuffer dst = ByteBuffer.allocate(length);
+        device.read(offset, dst);
+        return dst.array();
+    }
+
+    /**
+     * A RAM device that remembers what was not flushed; {@link #cut} returns the image a power cut
+     * would leave: what the last flush made durable plus a random subset of the later writes and
+     * discards, each whole or not at all.
+     */
+    static final class CutDevice implements BlockDevice {
+        private final RamBlockDevice live;
+        private byte[] durable;
+        private final List<Change> unflushed = new ArrayList<>();
+
+        private record Change(long offset, byte[] data) {
+        }
+
+        CutDevice(RamBlockDevice live) throws IOException {
+            this.live = live;
+            this.durable = ZonedDevicePersistenceTest.read(live, 0, (int) live.capacity());
+        }
+
+        synchronized RamBlockDevice cut(Random random) {
+            byte[] image = durable.clone();
+            for (Change change : unflushed) {
+                if (random.nextBoolean()) {
+                    System.arraycopy(change.data(), 0, image, (int) change.offset(), change.data().length);
+                }
+            }
+            RamBlockDevice after = new RamBlockDevice(live.blockSize(), live.capacity());
+            after.write(0, ByteBuffer.wrap(image), IoPurpose.DATA).join();
+            return after;
+        }
+
+        @Override
+        public synchronized CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
+            ByteBuffer data = ByteBuffer.allocate((int) DeviceCounters.totalRemaining(srcs));
+            srcs.forEach(src -> data.put(src.duplicate()));
+            unflushed.add(new Change(offset, data.array()));
+            return live.write(offset, srcs, purpose);
+        }
+
+        @Override
+        public synchronized void flush() throws IOException {
+            durable = ZonedDevicePersistenceTest.read(live, 0, (int) live.capacity());
+            unflushed.clear();
+            live.flush();
+        }
+
+        @Override
+        public synchronized void discard(long offset, long length) throws IOException {
+            unflushed.add(new Change(offset, new byte[(int) length]));
+            live.discard(offset, length);
+        }
+
+        @Override
+        public int blockSize() {
+            return live.blockSize();
+        }
+
+        @Override
+        public long capacity() {
+            return live.capacity();
+        }
+
+        @Override
+        public synchronized void read(long offset, ByteBuffer dst) throws IOException {
+            live.read(offset, dst);
+        }
+
+        @Override
+        public DeviceStats stats() {
+            return live.stats();
+        }
+
+        @Override
+        public void close() {
+            live.close();
+        }
+    }
+}
