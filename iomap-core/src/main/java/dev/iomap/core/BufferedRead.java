@@ -39,34 +39,46 @@ final class BufferedRead {
         long p = pos;
         while (p < end) {
             Folio folio = uptodateFolio(p, end - p);
-            int offset = (int) (p - folio.pos());
-            int n = (int) Math.min(end - p, folio.size() - offset);
-            MemorySegment.copy(folio.memory(), offset, MemorySegment.ofBuffer(dst), 0, n);
-            dst.position(dst.position() + n);
-            p += n;
+            try {
+                int offset = (int) (p - folio.pos());
+                int n = (int) Math.min(end - p, folio.size() - offset);
+                MemorySegment.copy(folio.memory(), offset, MemorySegment.ofBuffer(dst), 0, n);
+                dst.position(dst.position() + n);
+                p += n;
+            } finally {
+                folio.put();
+            }
         }
         int total = (int) (end - pos);
         inode.stats().appRead(total);
         return total;
     }
 
-    /** The folio holding {@code pos}, with at least the bytes the caller wants uptodate. */
+    /**
+     * The folio holding {@code pos}, with at least the bytes the caller wants uptodate and a reference
+     * held for the caller, who copies out of it without its lock and then {@link Folio#put}s it (the
+     * kernel's {@code filemap_get_read_batch} takes the same references).
+     */
     private Folio uptodateFolio(long pos, long wanted) throws IOException {
         PageCache cache = inode.pageCache();
         long index = pos >>> cache.pageShift();
         Folio cached = cache.lookup(index);
-        if (cached != null) {
+        if (cached != null && cached.tryGet()) {
             int offset = (int) (pos - cached.pos());
             int n = (int) Math.min(wanted, cached.size() - offset);
             if (cached.isRangeUptodate(offset, n)) {
                 cached.touch();
                 return cached;
             }
+            cached.put();
         }
         int order = cache.options().orderHints() ? FolioOrder.hint(wanted, cache.pageShift()) : 0;
         Folio folio = cache.grabLocked(index, order);
         try {
             readFolio(folio);
+            if (!folio.tryGet()) {
+                throw new IllegalStateException("a locked folio in the cache has no reference: " + folio);
+            }
             return folio;
         } finally {
             folio.unlock();

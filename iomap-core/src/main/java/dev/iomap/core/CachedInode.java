@@ -44,8 +44,8 @@ public final class CachedInode implements IomapInode {
         this.maxFileSize = maxFileSize;
         this.ops = ops;
         this.writebackOps = writebackOps;
-        this.pageCache = new PageCache(cache.options(), blockSize, cache.statsCounters(),
-                incoming -> cache.reclaim().ifOverBudget(incoming));
+        this.pageCache = new PageCache(cache.options(), blockSize, cache.statsCounters(), cache.folioMemory(),
+                incoming -> cache.reclaim().ifOverBudget(incoming), cache::reclaimForAllocation);
     }
 
     @Override

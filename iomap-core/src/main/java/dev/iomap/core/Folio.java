@@ -7,8 +7,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * {@code 2^order} pages of one file, naturally aligned in the file, held in off-heap memory: the
- * kernel's {@code struct folio}.
+ * {@code 2^order} pages of one file, naturally aligned in the file, held in memory from the cache's
+ * {@link FolioMemoryPool}: the kernel's {@code struct folio}.
+ *
+ * <p>Lifetime: the cache holds one reference while the folio is in it; a reader that copies without
+ * the folio lock takes another ({@link #tryGet}/{@link #put}). The memory goes back to the pool with
+ * the last reference, never while anybody may still read it; a folio under writeback or locked is
+ * never removed, so device I/O into or out of it needs no reference of its own.
  *
  * <p>Flags: {@code LOCKED} (the folio lock, held while data or state changes), {@code UPTODATE} (every
  * byte is valid), {@code DIRTY} (some block needs writeback) and {@code WRITEBACK} (a device write is
@@ -27,7 +32,10 @@ public final class Folio {
     private final long index;
     private final int order;
     private final int size;
+    private final FolioMemoryPool.FolioMemory block;
     private final MemorySegment memory;
+    /** References: one for the cache while the folio is in it, one per lock-free reader copying. */
+    private final AtomicInteger refs = new AtomicInteger(1);
     private final ReentrantLock lock = new ReentrantLock();
     private final AtomicInteger flags = new AtomicInteger();
     private final AtomicLong writebackPending = new AtomicLong();
@@ -42,12 +50,44 @@ public final class Folio {
     private volatile long lastAccess;
     private volatile boolean removed;
 
-    Folio(PageCache cache, long index, int order, int size, MemorySegment memory) {
+    Folio(PageCache cache, long index, int order, FolioMemoryPool.FolioMemory block) {
         this.cache = cache;
         this.index = index;
         this.order = order;
-        this.size = size;
-        this.memory = memory;
+        this.block = block;
+        this.memory = block.segment();
+        this.size = (int) memory.byteSize();
+    }
+
+    /**
+     * Takes a reference unless the folio's memory is already gone (the kernel's
+     * {@code folio_try_get}): a reader that copies out of a folio without its lock holds one, so the
+     * memory cannot go back to the pool, and be reused by another folio, under the copy.
+     *
+     * @return whether a reference was taken; false if the folio was removed and released
+     */
+    boolean tryGet() {
+        int current;
+        do {
+            current = refs.get();
+            if (current == 0) {
+                return false;
+            }
+        } while (!refs.compareAndSet(current, current + 1));
+        return true;
+    }
+
+    /**
+     * Drops a reference (the kernel's {@code folio_put}); the last one returns the memory to the
+     * pool. The cache's own reference is dropped when the folio is removed from it.
+     */
+    void put() {
+        int left = refs.decrementAndGet();
+        if (left == 0) {
+            cache.freeMemory(block);
+        } else if (left < 0) {
+            throw new IllegalStateException("folio reference dropped twice: " + this);
+        }
     }
 
     /** @return the cache holding this folio */

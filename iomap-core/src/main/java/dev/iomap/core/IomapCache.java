@@ -31,6 +31,7 @@ public final class IomapCache implements AutoCloseable {
     private final CacheStats stats = new CacheStats();
     private final ConcurrentMap<Long, CachedInode> inodes = new ConcurrentHashMap<>();
     private final ExecutorService completions = Executors.newCachedThreadPool(new CompletionThreads());
+    private final FolioMemoryPool folioMemory;
     private final Reclaim reclaim = new Reclaim(this);
     private final Flusher flusher = new Flusher(this);
 
@@ -45,6 +46,10 @@ public final class IomapCache implements AutoCloseable {
             throw new IllegalArgumentException("device block size " + device.blockSize()
                     + " is larger than the page size " + options.pageSize());
         }
+        // The budget plus one largest folio: reclaim keeps the cache under the budget, the slack
+        // lets a large folio be placed while the blocks freed by reclaim are still fragmented.
+        this.folioMemory = new FolioMemoryPool(options.cacheBudgetBytes() + options.maxFolioSize(),
+                options.pageSize(), options.maxFolioOrder());
     }
 
     /** @return the options */
@@ -194,6 +199,31 @@ public final class IomapCache implements AutoCloseable {
         return reclaim;
     }
 
+    /** The pool every inode's folios take their memory from. */
+    FolioMemoryPool folioMemory() {
+        return folioMemory;
+    }
+
+    /**
+     * The pool had no block at all for a new folio: reclaim clean folios down to the reclaim target
+     * now, whoever else is reclaiming, before the allocation falls back to memory outside the pool.
+     */
+    void reclaimForAllocation() {
+        reclaim.shrinkNow((long) (options.cacheBudgetBytes() * Reclaim.TARGET_FRACTION));
+    }
+
+    /**
+     * Where folio memory stands: the pool's reservation and use against the budget, and the overflow
+     * allocations taken when nothing could be reclaimed.
+     *
+     * @return a snapshot
+     */
+    public FolioMemoryStats memoryStats() {
+        return new FolioMemoryStats(options.cacheBudgetBytes(), folioMemory.capacity(),
+                folioMemory.reservedBytes(), folioMemory.inUseBytes(), folioMemory.overflowBytes(),
+                folioMemory.overflowAllocations());
+    }
+
     /** @return the counters so far, with the device's */
     public IoStats stats() {
         return stats.snapshot(device.stats());
@@ -218,12 +248,20 @@ public final class IomapCache implements AutoCloseable {
         return completions;
     }
 
-    /** Stops the flusher, forgets every inode and stops the completion threads; the device stays open. */
+    /**
+     * Stops the flusher, drops every folio after its writeback in flight (dirty ones too: call
+     * {@link #syncAll()} first to keep them), gives the folio memory back and stops the completion
+     * threads; the device stays open. An operation on one of its files afterwards fails.
+     */
     @Override
     public void close() {
         flusher.stop();
+        for (CachedInode inode : inodes.values()) {
+            inode.discardCache();
+        }
         inodes.clear();
         completions.shutdown();
+        folioMemory.close();
     }
 
     /** Daemon threads named {@code iomap-ioend-N}, like the kernel's ioend completion workqueue. */

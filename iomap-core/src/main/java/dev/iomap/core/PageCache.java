@@ -1,8 +1,6 @@
 package dev.iomap.core;
 
 import dev.iomap.api.PageCacheOptions;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,26 +27,35 @@ public final class PageCache {
     private final ConcurrentSkipListSet<Long> dirtyTag = new ConcurrentSkipListSet<>();
     private final ConcurrentSkipListSet<Long> writebackTag = new ConcurrentSkipListSet<>();
     private final ReentrantLock insertLock = new ReentrantLock();
+    private final FolioMemoryPool memory;
     private final LongConsumer beforeAllocate;
+    private final Runnable onMemoryExhausted;
     private volatile Consumer<Folio> beforeWritebackUntag = folio -> { };
 
     /**
-     * @param options page size, largest order, poisoning
+     * A cache with a memory pool of its own, sized by the options' budget (tests, benchmarks).
+     *
+     * @param options page size, largest order, poisoning, budget
      * @param blockSize the filesystem block size: a power of two, at most the page size
      * @param stats where folio creation is counted
      */
     PageCache(PageCacheOptions options, int blockSize, CacheStats stats) {
-        this(options, blockSize, stats, bytes -> { });
+        this(options, blockSize, stats, new FolioMemoryPool(options.cacheBudgetBytes(), options.pageSize(),
+                options.maxFolioOrder()), bytes -> { }, () -> { });
     }
 
     /**
      * @param options page size, largest order, poisoning
      * @param blockSize the filesystem block size: a power of two, at most the page size
      * @param stats where folio creation is counted
-     * @param beforeAllocate told the size of each new folio before it is allocated (direct reclaim)
+     * @param memory where folio memory comes from and goes back to
+     * @param beforeAllocate told the size of each new folio before it is allocated (direct reclaim
+     *     when the cache is over budget)
+     * @param onMemoryExhausted called, without any lock of this cache held, when the pool had no
+     *     block even of order 0: reclaim what can be reclaimed before the last-resort allocation
      */
-    PageCache(PageCacheOptions options, int blockSize, CacheStats stats, LongConsumer beforeAllocate) {
-        this.beforeAllocate = beforeAllocate;
+    PageCache(PageCacheOptions options, int blockSize, CacheStats stats, FolioMemoryPool memory,
+            LongConsumer beforeAllocate, Runnable onMemoryExhausted) {
         if (Integer.bitCount(blockSize) != 1 || blockSize < 512 || blockSize > options.pageSize()) {
             throw new IllegalArgumentException("block size must be a power of two from 512 to the page size "
                     + options.pageSize() + ", got " + blockSize);
@@ -57,6 +64,9 @@ public final class PageCache {
         this.pageShift = options.pageShift();
         this.blockShift = Integer.numberOfTrailingZeros(blockSize);
         this.stats = stats;
+        this.memory = memory;
+        this.beforeAllocate = beforeAllocate;
+        this.onMemoryExhausted = onMemoryExhausted;
     }
 
     /** @return log2 of the page size */
@@ -108,7 +118,11 @@ public final class PageCache {
             if (folio == null) {
                 beforeAllocate.accept((long) options.pageSize() << Math.min(preferredOrder,
                         options.maxFolioOrder()));
-                folio = create(index, preferredOrder);
+                folio = create(index, preferredOrder, false);
+                if (folio == null) {
+                    onMemoryExhausted.run();
+                    folio = create(index, preferredOrder, true);
+                }
             }
             folio.lock();
             if (!folio.isRemoved()) {
@@ -120,7 +134,16 @@ public final class PageCache {
         }
     }
 
-    private Folio create(long index, int preferredOrder) {
+    /**
+     * Inserts a new folio at {@code index}, or returns the one another thread inserted first. Its
+     * order is the preferred one, lowered to the alignment of {@code index}, until it fits between
+     * cached folios, and until the pool has a block of that order (a large folio is a hint, as
+     * with the kernel's {@code __filemap_get_folio} falling back when a high-order allocation fails).
+     *
+     * @param overflow whether to take memory from outside the pool when it has none at all
+     * @return the folio, or null if the pool had no block and {@code overflow} is false
+     */
+    private Folio create(long index, int preferredOrder, boolean overflow) {
         insertLock.lock();
         try {
             Folio existing = lookup(index);
@@ -134,10 +157,23 @@ public final class PageCache {
             while (order > 0 && overlapsCached(index, 1L << order)) {
                 order--;
             }
-            int size = options.pageSize() << order;
-            Folio folio = new Folio(this, index, order, size, allocate(size));
+            FolioMemoryPool.FolioMemory block = memory.allocate(order);
+            while (block == null && order > 0) {
+                order--;
+                block = memory.allocate(order);
+            }
+            if (block == null) {
+                if (!overflow) {
+                    return null;
+                }
+                block = memory.allocateOverflow(order);
+            }
+            if (options.poisonNewFolios()) {
+                block.segment().fill(PageCacheOptions.POISON_BYTE);
+            }
+            Folio folio = new Folio(this, index, order, block);
             folios.put(index, folio);
-            stats.folioCreated(order, size);
+            stats.folioCreated(order, folio.size());
             return folio;
         } finally {
             insertLock.unlock();
@@ -149,30 +185,33 @@ public final class PageCache {
         return next != null && next < index + pages;
     }
 
-    private MemorySegment allocate(int size) {
-        MemorySegment memory = Arena.ofAuto().allocate(size, Math.min(size, options.pageSize()));
-        if (options.poisonNewFolios()) {
-            memory.fill(PageCacheOptions.POISON_BYTE);
-        }
-        return memory;
-    }
-
     /**
-     * Removes a folio from the cache. Caller holds its lock; the folio must be clean and not under
-     * writeback.
+     * Removes a folio from the cache and drops the cache's reference to it: its memory goes back to
+     * the pool now, or when the last lock-free reader is done. Caller holds its lock; the folio must
+     * be clean and not under writeback.
      *
      * @param folio the folio
      */
     void remove(Folio folio) {
+        boolean removed;
         insertLock.lock();
         try {
-            if (folios.remove(folio.index(), folio)) {
+            removed = folios.remove(folio.index(), folio);
+            if (removed) {
                 folio.markRemoved();
                 stats.folioRemoved(folio.size());
             }
         } finally {
             insertLock.unlock();
         }
+        if (removed) {
+            folio.put();
+        }
+    }
+
+    /** Gives a released folio's memory back to the pool; called by {@link Folio#put}. */
+    void freeMemory(FolioMemoryPool.FolioMemory block) {
+        memory.free(block);
     }
 
     /**

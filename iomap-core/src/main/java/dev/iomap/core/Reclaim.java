@@ -40,6 +40,24 @@ final class Reclaim {
         if (!running.tryLock()) {
             return 0;
         }
+        return shrinkLocked(target);
+    }
+
+    /**
+     * As {@link #shrink}, but waits for a reclaimer already running instead of leaving the work to
+     * it: an allocation that found the memory pool empty must not fall back to memory outside it
+     * while clean folios could still be dropped.
+     *
+     * @param target bytes to get down to
+     * @return bytes freed
+     */
+    long shrinkNow(long target) {
+        running.lock();
+        return shrinkLocked(target);
+    }
+
+    /** Runs with {@link #running} held, and releases it. */
+    private long shrinkLocked(long target) {
         try {
             // Access times change under us: sort a snapshot of them, not the live values.
             List<Candidate> candidates = new ArrayList<>();

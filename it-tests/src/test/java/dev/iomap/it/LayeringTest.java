@@ -97,4 +97,60 @@ class LayeringTest {
         assertThat(snapfs).isNotEmpty();
         noClasses().should().dependOnClassesThat().resideInAPackage("dev.iomap.core..").check(snapfs);
     }
+
+    /**
+     * Inside iomap-api the arrows point one way: devices know nothing else, the application API
+     * knows devices, the adapter SPI knows both; no cycle.
+     */
+    @Test
+    void theApiPackagesLayerDeviceThenApiThenSpi() {
+        Set<String> modules = new TreeSet<>();
+        JavaClasses api = importModules("iomap-api", modules);
+        assertThat(modules).containsExactly("iomap-api");
+        assertThat(api.containPackage("dev.iomap.device")).isTrue();
+        assertThat(api.containPackage("dev.iomap.spi")).isTrue();
+        noClasses().that().resideInAPackage("dev.iomap.device")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.iomap.api", "dev.iomap.spi")
+                .because("devices are the bottom layer (DESIGN.md, Modules)")
+                .check(api);
+        noClasses().that().resideInAPackage("dev.iomap.api")
+                .should().dependOnClassesThat().resideInAPackage("dev.iomap.spi")
+                .because("applications never see the adapter SPI")
+                .check(api);
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("dev.iomap.core..", "dev.iomap.devices..")
+                .because("the API has no implementation in it")
+                .check(api);
+        com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices()
+                .matching("dev.iomap.(*)..").should().beFreeOfCycles().check(api);
+    }
+
+    @Test
+    void devicesDependOnTheDeviceApiOnly() {
+        Set<String> modules = new TreeSet<>();
+        JavaClasses devices = importModules("iomap-devices", modules);
+        assertThat(modules).containsExactly("iomap-devices");
+        assertThat(devices).isNotEmpty();
+        noClasses().should().dependOnClassesThat()
+                .resideInAnyPackage("dev.iomap.core..", "dev.iomap.spi..", "dev.iomap.testkit..", "dev.iomap.adapter..")
+                .because("iomap-devices depends on iomap-api only, and implements devices, not filesystems")
+                .check(devices);
+    }
+
+    /** The front ends reach filesystems through the API and devices through iomap-devices. */
+    @Test
+    void nioAndFuseUseTheApiNotTheCore() {
+        Set<String> modules = new TreeSet<>();
+        JavaClasses frontEnds = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importLocations(concat(modulesNamed("iomap-nio", modules), modulesNamed("iomap-fuse", modules)));
+        assertThat(modules).contains("iomap-nio", "iomap-fuse");
+        noClasses().should().dependOnClassesThat().resideInAPackage("dev.iomap.core..")
+                .because("NIO and FUSE serve any IomapFileSystem (DESIGN.md, Modules)")
+                .check(frontEnds);
+    }
+
+    private static List<Location> concat(List<Location> first, List<Location> second) {
+        List<Location> all = new ArrayList<>(first);
+        all.addAll(second);
+        return all;
+    }
 }

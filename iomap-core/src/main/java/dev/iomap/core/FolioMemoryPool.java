@@ -1,0 +1,204 @@
+package dev.iomap.core;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * The page allocator of one {@link IomapCache}: folio memory comes from here and goes back here
+ * explicitly when a folio is reclaimed, dropped or truncated, never when a garbage collector gets
+ * round to it.
+ *
+ * <p>A buddy allocator (the kernel's {@code mm/page_alloc.c} in miniature) over chunks of the largest
+ * folio size ({@code pageSize << maxOrder}), reserved lazily, one at a time, from one shared arena and
+ * never more than {@code capacity} bytes in all. A free block of order {@code o} is split into two
+ * buddies of order {@code o - 1}; a freed block merges with its free buddy. When no block of the
+ * order asked for can be had, {@link #allocate} returns null and the caller asks for a smaller
+ * order (a folio's order is a hint) or reclaims. {@link #allocateOverflow} is the last resort when
+ * nothing can be reclaimed (every folio dirty, locked or under writeback): a block of its own arena,
+ * counted, and given back to the system as soon as it is freed.
+ *
+ * <p>Thread-safe: one lock, held for the free-list updates only (no memory is touched under it).
+ * Memory is not cleared between uses; callers fill what they expose (poisoning shows a mistake).
+ * After {@link #close} the pooled memory is gone: the caller makes sure no device I/O still uses it.
+ */
+final class FolioMemoryPool implements AutoCloseable {
+    private final int pageShift;
+    private final int maxOrder;
+    private final long chunkSize;
+    private final int maxChunks;
+    private final Arena arena = Arena.ofShared();
+    private final List<MemorySegment> chunks = new ArrayList<>();
+    /** Free block handles (byte offsets across the chunks) by order. */
+    private final List<TreeSet<Long>> free = new ArrayList<>();
+    private long inUseBytes;
+    private long overflowBytes;
+    private long overflowAllocations;
+    private boolean closed;
+
+    /**
+     * @param capacity the most bytes to reserve; rounded up to a whole number of chunks, at least one
+     * @param pageSize the page size, a power of two
+     * @param maxOrder the largest folio order
+     */
+    FolioMemoryPool(long capacity, int pageSize, int maxOrder) {
+        this.pageShift = Integer.numberOfTrailingZeros(pageSize);
+        this.maxOrder = maxOrder;
+        this.chunkSize = (long) pageSize << maxOrder;
+        this.maxChunks = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (capacity + chunkSize - 1) / chunkSize));
+        for (int order = 0; order <= maxOrder; order++) {
+            free.add(new TreeSet<>());
+        }
+    }
+
+    /**
+     * A block of {@code pageSize << order} bytes, aligned to the page size (to its own size inside a
+     * chunk), from the pool.
+     *
+     * @param order folio order, 0 to the largest
+     * @return the block, or null if the pool has no block of that order and may not grow
+     * @throws IllegalStateException after {@link #close}
+     */
+    synchronized FolioMemory allocate(int order) {
+        checkOrder(order);
+        ensureOpen();
+        int from = order;
+        while (from <= maxOrder && free.get(from).isEmpty()) {
+            from++;
+        }
+        if (from > maxOrder) {
+            if (chunks.size() >= maxChunks) {
+                return null;
+            }
+            long handle = (long) chunks.size() * chunkSize;
+            chunks.add(arena.allocate(chunkSize, 1L << pageShift));
+            free.get(maxOrder).add(handle);
+            from = maxOrder;
+        }
+        long handle = free.get(from).pollFirst();
+        while (from > order) {
+            from--;
+            free.get(from).add(handle + (blockSize(from)));
+        }
+        inUseBytes += blockSize(order);
+        MemorySegment chunk = chunks.get((int) (handle / chunkSize));
+        return new FolioMemory(chunk.asSlice(handle % chunkSize, blockSize(order)), order, handle, null);
+    }
+
+    /**
+     * A block outside the pool, for when the pool is exhausted and nothing could be reclaimed. Its
+     * memory goes back to the system when it is {@linkplain #free freed}.
+     *
+     * @param order folio order
+     * @return the block
+     */
+    FolioMemory allocateOverflow(int order) {
+        checkOrder(order);
+        Arena own = Arena.ofShared();
+        MemorySegment segment = own.allocate(blockSize(order), 1L << pageShift);
+        synchronized (this) {
+            ensureOpen();
+            overflowBytes += segment.byteSize();
+            overflowAllocations++;
+        }
+        return new FolioMemory(segment, order, -1, own);
+    }
+
+    /**
+     * Returns a block. The caller guarantees nobody reads or writes it any more.
+     *
+     * @param memory a block from this pool, freed once
+     */
+    void free(FolioMemory memory) {
+        if (memory.overflowArena() != null) {
+            synchronized (this) {
+                overflowBytes -= memory.segment().byteSize();
+            }
+            memory.overflowArena().close();
+            return;
+        }
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            inUseBytes -= blockSize(memory.order());
+            long handle = memory.handle();
+            int order = memory.order();
+            while (order < maxOrder) {
+                long buddy = handle ^ blockSize(order);
+                if (!free.get(order).remove(buddy)) {
+                    break;
+                }
+                handle = Math.min(handle, buddy);
+                order++;
+            }
+            free.get(order).add(handle);
+        }
+    }
+
+    /** @return bytes reserved from the system for the pool (chunks taken so far) */
+    synchronized long reservedBytes() {
+        return chunks.size() * chunkSize;
+    }
+
+    /** @return bytes of pooled blocks handed out and not freed */
+    synchronized long inUseBytes() {
+        return inUseBytes;
+    }
+
+    /** @return bytes of overflow blocks handed out and not freed */
+    synchronized long overflowBytes() {
+        return overflowBytes;
+    }
+
+    /** @return how many overflow blocks were ever handed out */
+    synchronized long overflowAllocations() {
+        return overflowAllocations;
+    }
+
+    /** @return the most bytes the pool reserves */
+    long capacity() {
+        return maxChunks * chunkSize;
+    }
+
+    /** Gives the pooled memory back to the system. Overflow blocks still out are freed by their owners. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        chunks.clear();
+        free.forEach(TreeSet::clear);
+        arena.close();
+    }
+
+    private long blockSize(int order) {
+        return 1L << (pageShift + order);
+    }
+
+    private void checkOrder(int order) {
+        if (order < 0 || order > maxOrder) {
+            throw new IllegalArgumentException("order must be 0.." + maxOrder + ", got " + order);
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the folio memory pool is closed");
+        }
+    }
+
+    /**
+     * One block of folio memory.
+     *
+     * @param segment the memory
+     * @param order its order
+     * @param handle its place in the pool, or -1 for an overflow block
+     * @param overflowArena the arena of an overflow block, else null
+     */
+    record FolioMemory(MemorySegment segment, int order, long handle, Arena overflowArena) {
+    }
+}

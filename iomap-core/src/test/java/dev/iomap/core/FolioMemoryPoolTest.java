@@ -1,0 +1,145 @@
+package dev.iomap.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.devices.RamBlockDevice;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+
+/** The folio memory pool: a buddy allocator bounded by the cache budget, memory reused explicitly. */
+class FolioMemoryPoolTest {
+    private static final int PAGE = 4096;
+
+    @Test
+    void splitsAChunkIntoBuddiesAndMergesThemBack() {
+        FolioMemoryPool pool = new FolioMemoryPool(4 * PAGE, PAGE, 2);
+
+        FolioMemoryPool.FolioMemory a = pool.allocate(0);
+        FolioMemoryPool.FolioMemory b = pool.allocate(0);
+        FolioMemoryPool.FolioMemory c = pool.allocate(1);
+
+        assertThat(a.handle()).isZero();
+        assertThat(b.handle()).isEqualTo(PAGE);
+        assertThat(c.handle()).isEqualTo(2 * PAGE);
+        assertThat(c.segment().byteSize()).isEqualTo(2 * PAGE);
+        assertThat(pool.allocate(0)).as("one chunk of four pages, all handed out").isNull();
+        assertThat(pool.inUseBytes()).isEqualTo(4 * PAGE);
+
+        pool.free(b);
+        pool.free(a);
+        assertThat(pool.allocate(2)).as("a and b merged, but c still holds the other half").isNull();
+        pool.free(c);
+        FolioMemoryPool.FolioMemory whole = pool.allocate(2);
+        assertThat(whole.handle()).isZero();
+        assertThat(whole.segment().address()).isEqualTo(a.segment().address());
+        assertThat(pool.reservedBytes()).isEqualTo(4 * PAGE);
+    }
+
+    @Test
+    void neverReservesMoreThanItsCapacity() {
+        FolioMemoryPool pool = new FolioMemoryPool(3 * 8 * PAGE, PAGE, 3);
+
+        int blocks = 0;
+        while (pool.allocate(1) != null) {
+            blocks++;
+        }
+
+        assertThat(blocks).isEqualTo(12);
+        assertThat(pool.reservedBytes()).isEqualTo(pool.capacity()).isEqualTo(3 * 8 * PAGE);
+        assertThat(pool.allocate(0)).isNull();
+    }
+
+    @Test
+    void overflowBlocksAreCountedAndGivenBack() {
+        FolioMemoryPool pool = new FolioMemoryPool(PAGE, PAGE, 0);
+        assertThat(pool.allocate(0)).isNotNull();
+
+        FolioMemoryPool.FolioMemory extra = pool.allocateOverflow(0);
+        extra.segment().fill((byte) 1);
+        assertThat(pool.overflowBytes()).isEqualTo(PAGE);
+        assertThat(pool.overflowAllocations()).isEqualTo(1);
+
+        pool.free(extra);
+        assertThat(pool.overflowBytes()).isZero();
+        assertThat(pool.overflowAllocations()).isEqualTo(1);
+        assertThatThrownBy(() -> extra.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0))
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    /**
+     * A reader copying out of a folio without its lock holds a reference: the folio may leave the
+     * cache under it, but its memory is not handed to another folio until the reader is done.
+     */
+    @Test
+    void memoryOfARemovedFolioIsNotReusedWhileAReaderHoldsIt() {
+        PageCacheOptions options = PageCacheOptions.builder().maxFolioOrder(0).cacheBudgetBytes(2 * PAGE).build();
+        PageCache cache = new PageCache(options, PAGE, new CacheStats());
+        Folio first = cache.grabLocked(0, 0);
+        first.unlock();
+        long firstAddress = first.memory().address();
+        assertThat(first.tryGet()).isTrue();
+
+        first.lock();
+        cache.remove(first);
+        first.unlock();
+        Folio second = cache.grabLocked(1, 0);
+        second.unlock();
+        Folio third = cache.grabLocked(2, 0);
+        third.unlock();
+
+        assertThat(second.memory().address()).isNotEqualTo(firstAddress);
+        assertThat(third.memory().address()).as("the pool is full: an overflow block, not the reader's")
+                .isNotEqualTo(firstAddress);
+        assertThat(first.tryGet()).as("a reader may still take a reference to a removed folio").isTrue();
+        first.put();
+
+        first.put();
+        assertThat(first.tryGet()).as("released").isFalse();
+        for (Folio folio : new Folio[] {second, third}) {
+            folio.lock();
+            cache.remove(folio);
+            folio.unlock();
+        }
+        Folio fourth = cache.grabLocked(3, 0);
+        fourth.unlock();
+        assertThat(fourth.memory().address()).isEqualTo(firstAddress);
+    }
+
+    /**
+     * Writing and reading back eight times the budget through one cache keeps the pool within its
+     * capacity (budget plus one largest folio) and never needs memory outside it: reclaimed folios
+     * give their memory back at once.
+     */
+    @Test
+    void streamingEightTimesTheBudgetStaysWithinThePool() throws Exception {
+        long budget = 1L << 20;
+        PageCacheOptions options = PageCacheOptions.builder().maxFolioOrder(4).cacheBudgetBytes(budget)
+                .dirtyLimitBytes(budget / 4).dirtyBackgroundBytes(budget / 8).build();
+        RamBlockDevice device = new RamBlockDevice(PAGE, 16L << 20);
+        try (IomapCache cache = new IomapCache(options, device)) {
+            OpenFile file = cache.openBlockDevice();
+            byte[] chunk = new byte[64 << 10];
+            for (long pos = 0; pos < 8 * budget; pos += chunk.length) {
+                java.util.Arrays.fill(chunk, (byte) (pos >>> 16));
+                file.write(pos, ByteBuffer.wrap(chunk));
+            }
+            file.fsync();
+            ByteBuffer back = ByteBuffer.allocate(chunk.length);
+            for (long pos = 0; pos < 8 * budget; pos += chunk.length) {
+                back.clear();
+                file.read(pos, back);
+                assertThat(back.get(0)).isEqualTo((byte) (pos >>> 16));
+                assertThat(back.get(chunk.length - 1)).isEqualTo((byte) (pos >>> 16));
+            }
+
+            FolioMemoryStats memory = cache.memoryStats();
+            assertThat(memory.poolCapacity()).isEqualTo(budget + (PAGE << 4));
+            assertThat(memory.reserved()).isLessThanOrEqualTo(memory.poolCapacity());
+            assertThat(memory.inUse()).isLessThanOrEqualTo(memory.reserved());
+            assertThat(memory.overflowAllocations()).isZero();
+            assertThat(cache.cachedBytes()).isLessThanOrEqualTo(budget);
+        }
+    }
+}
