@@ -17,6 +17,7 @@ final class CacheStats {
     private final AtomicLongArray foliosByOrder = new AtomicLongArray(PageCacheOptions.MAX_ORDER + 1);
     private final AtomicLong cachedBytes = new AtomicLong();
     private final AtomicLong dirtyBytes = new AtomicLong();
+    private final AtomicLong writebackBytes = new AtomicLong();
 
     void appWritten(long bytes) {
         appBytesWritten.add(bytes);
@@ -51,12 +52,21 @@ final class CacheStats {
         dirtyBytes.addAndGet(delta);
     }
 
+    void writebackBytes(long delta) {
+        writebackBytes.addAndGet(delta);
+    }
+
     long cachedBytes() {
         return cachedBytes.get();
     }
 
     long dirtyBytes() {
         return dirtyBytes.get();
+    }
+
+    /** @return bytes in folios under writeback (the kernel's {@code NR_WRITEBACK}) */
+    long writebackBytes() {
+        return writebackBytes.get();
     }
 
     IoStats snapshot(DeviceStats device) {

@@ -169,30 +169,47 @@ public final class IomapCache implements AutoCloseable {
     }
 
     /**
-     * Throttles a writer while dirty data is above the hard limit: it writes back its own inode,
-     * then, while still above, waits for the flusher (or, without one, writes back every inode).
+     * Throttles a writer while dirty data and data under writeback together are above the hard limit
+     * (the kernel's {@code balance_dirty_pages}, which counts {@code NR_WRITEBACK} with the dirty
+     * pages, so that writes queued to a slow device cannot fill the cache either): it writes back its
+     * own inode, then, while still above, waits for the flusher (or, without one, writes back every
+     * inode and waits for a folio's writeback to end). Gives up after about a second.
      */
     void balanceDirty(CachedInode writer) {
         long limit = options.dirtyLimitBytes();
-        if (stats.dirtyBytes() <= limit) {
+        if (pendingBytes() <= limit) {
             if (stats.dirtyBytes() > options.dirtyBackgroundBytes() && flusher.isRunning()) {
                 flusher.kick();
             }
             return;
         }
         writer.writeback(0, Long.MAX_VALUE, false);
-        for (int round = 0; round < 100 && stats.dirtyBytes() > limit; round++) {
+        for (int round = 0; round < 100 && pendingBytes() > limit; round++) {
             if (flusher.isRunning()) {
                 flusher.throttle(java.time.Duration.ofMillis(10));
             } else {
                 for (CachedInode inode : inodes.values()) {
                     inode.writeback(0, Long.MAX_VALUE, false);
                 }
-                if (stats.dirtyBytes() > limit) {
-                    Thread.onSpinWait();
+                if (!waitForSomeWriteback()) {
+                    return;
                 }
             }
         }
+    }
+
+    private long pendingBytes() {
+        return stats.dirtyBytes() + stats.writebackBytes();
+    }
+
+    /** Waits for the end of one folio's writeback in any inode; false if none was under writeback. */
+    private boolean waitForSomeWriteback() {
+        for (CachedInode inode : inodes.values()) {
+            if (inode.pageCache().waitForSomeWriteback()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     Reclaim reclaim() {
@@ -206,10 +223,17 @@ public final class IomapCache implements AutoCloseable {
 
     /**
      * The pool had no block at all for a new folio: reclaim clean folios down to the reclaim target
-     * now, whoever else is reclaiming, before the allocation falls back to memory outside the pool.
+     * now, whoever else is reclaiming; while nothing is clean, wait for a folio's writeback to end
+     * and try again (at most 100 times); only then does the allocation fall back to memory outside
+     * the pool.
      */
     void reclaimForAllocation() {
-        reclaim.shrinkNow((long) (options.cacheBudgetBytes() * Reclaim.TARGET_FRACTION));
+        long target = (long) (options.cacheBudgetBytes() * Reclaim.TARGET_FRACTION);
+        for (int round = 0; round < 100; round++) {
+            if (reclaim.shrinkNow(target) > 0 || !waitForSomeWriteback()) {
+                return;
+            }
+        }
     }
 
     /**

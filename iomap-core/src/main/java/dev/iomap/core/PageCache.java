@@ -264,6 +264,23 @@ public final class PageCache {
         return !writebackTag.isEmpty();
     }
 
+    /**
+     * Waits until the writeback of the first folio under writeback ends (the kernel's reclaim waiting
+     * on writeback before it gives up).
+     *
+     * @return false if no folio was under writeback
+     */
+    boolean waitForSomeWriteback() {
+        for (long index : writebackTag) {
+            Folio folio = folios.get(index);
+            if (folio != null) {
+                folio.waitWriteback();
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return whether any folio is dirty */
     public boolean hasDirty() {
         return !dirtyTag.isEmpty();
@@ -291,11 +308,13 @@ public final class PageCache {
 
     void tagWriteback(Folio folio) {
         writebackTag.add(folio.index());
+        stats.writebackBytes(folio.size());
     }
 
     void untagWriteback(Folio folio) {
         beforeWritebackUntag.accept(folio);
         writebackTag.remove(folio.index());
+        stats.writebackBytes(-folio.size());
     }
 
     /**

@@ -142,4 +142,79 @@ class FolioMemoryPoolTest {
             assertThat(cache.cachedBytes()).isLessThanOrEqualTo(budget);
         }
     }
+
+    /**
+     * When every folio is under writeback nothing can be reclaimed; a new folio then waits for a
+     * writeback to end and takes the memory reclaim frees, instead of growing past the pool.
+     */
+    @Test
+    void aFullPoolWaitsForWritebackBeforeGoingOutsideIt() throws Exception {
+        PageCacheOptions options = PageCacheOptions.builder().maxFolioOrder(0).cacheBudgetBytes(4 * PAGE)
+                .dirtyBackgroundBytes(4 * PAGE).dirtyLimitBytes(8 * PAGE).build();
+        HeldWrites device = new HeldWrites(new RamBlockDevice(PAGE, 1L << 20));
+        IomapCache cache = new IomapCache(options, device);
+        try {
+            OpenFile file = cache.openBlockDevice();
+            for (int page = 0; page < 5; page++) {
+                file.write((long) page * PAGE, ByteBuffer.wrap(new byte[PAGE]));
+            }
+            file.inode().writeback(0, Long.MAX_VALUE, false);
+            assertThat(device.held()).as("the five pages' writes are in flight").isPositive();
+            assertThat(cache.memoryStats().inUse()).isEqualTo(cache.memoryStats().poolCapacity());
+
+            Thread writer = new Thread(() -> {
+                try {
+                    file.write(5L * PAGE, ByteBuffer.wrap(new byte[PAGE]));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            writer.start();
+            while (writer.getState() != Thread.State.WAITING && writer.isAlive()) {
+                Thread.sleep(1);
+            }
+            assertThat(writer.isAlive()).as("the writer waits for writeback").isTrue();
+            device.releaseAll();
+            writer.join(10_000);
+
+            assertThat(writer.isAlive()).isFalse();
+            assertThat(cache.memoryStats().overflowAllocations()).isZero();
+            assertThat(cache.memoryStats().reserved()).isEqualTo(cache.memoryStats().poolCapacity());
+        } finally {
+            device.releaseAll();
+            cache.close();
+        }
+    }
+
+    /** Holds every write's completion until released; after that, writes complete as usual. */
+    private static final class HeldWrites extends dev.iomap.devices.ForwardingBlockDevice {
+        private final java.util.List<java.util.concurrent.CompletableFuture<Void>> held = new java.util.ArrayList<>();
+        private boolean holding = true;
+
+        HeldWrites(dev.iomap.device.BlockDevice delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public synchronized java.util.concurrent.CompletableFuture<Void> write(long offset,
+                java.util.List<ByteBuffer> srcs, dev.iomap.device.IoPurpose purpose) {
+            java.util.concurrent.CompletableFuture<Void> written = delegate.write(offset, srcs, purpose);
+            if (!holding) {
+                return written;
+            }
+            java.util.concurrent.CompletableFuture<Void> result = new java.util.concurrent.CompletableFuture<>();
+            held.add(result);
+            return written.thenCompose(done -> result);
+        }
+
+        synchronized int held() {
+            return held.size();
+        }
+
+        synchronized void releaseAll() {
+            holding = false;
+            held.forEach(future -> future.complete(null));
+            held.clear();
+        }
+    }
 }
