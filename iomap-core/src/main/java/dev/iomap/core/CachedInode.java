@@ -202,9 +202,11 @@ public final class CachedInode implements IomapInode {
     }
 
     /**
-     * Drops the cache over {@code [start, end)} after writing back what is dirty there (what a
-     * filesystem does before punching a hole or cloning a range). Folios straddling an edge keep
-     * their data.
+     * Drops the cache over {@code [start, end)} after writing back what is dirty there and waiting for
+     * it (what a filesystem does before punching a hole or cloning a range: the kernel's
+     * {@code filemap_write_and_wait_range} then {@code truncate_pagecache_range}). A folio straddling an
+     * edge is dropped whole once clean (the bytes outside the range are on the device and are read
+     * again); one dirtied again meanwhile has only the range zeroed and invalidated.
      *
      * @param start first byte
      * @param end first byte past the range
