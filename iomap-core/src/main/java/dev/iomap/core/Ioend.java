@@ -31,6 +31,10 @@ final class Ioend {
     record Segment(Folio folio, int offset, int length) {
     }
 
+    /**
+     * Starts an empty ioend at file {@code offset} (the kernel's {@code iomap_alloc_ioend} and
+     * {@code iomap_init_ioend}).
+     */
     Ioend(Iomap iomap, long offset) {
         this.type = iomap.type();
         this.flags = iomap.flags();
@@ -42,7 +46,8 @@ final class Ioend {
      * Whether {@code bytes} at file offset {@code pos}, mapped by {@code iomap}, can extend this ioend
      * (the kernel's {@code iomap_can_add_to_ioend}): same type and flags, contiguous in the file and on
      * the device, not the first byte of a {@link IomapFlag#BOUNDARY} mapping, and at most
-     * {@code maxBytes} in all.
+     * {@code maxBytes} in all. The kernel compares only the {@code IOMAP_IOEND_NOMERGE_FLAGS}
+     * ({@code IOMAP_IOEND_SHARED}, {@code IOMAP_IOEND_UNWRITTEN}); this compares every flag.
      */
     boolean canAppend(long pos, long bytes, Iomap iomap, long maxBytes) {
         if (iomap.type() != type || !iomap.flags().equals(flags)) {
