@@ -11,18 +11,22 @@ import java.util.Objects;
  *
  * @param pageSize bytes per page: a power of two from 4 KiB to 64 KiB (64 KiB models Power and arm64)
  * @param maxFolioOrder largest folio order (a folio is {@code pageSize << order} bytes); 0 disables
- *     large folios; at most {@link #MAX_ORDER}
+ *     large folios (the kernel's {@code mapping_set_large_folios}); at most {@link #MAX_ORDER}
  * @param orderHints whether the write path asks for a folio as large as the write
  *     ({@code FolioOrder.hint(len)}); off means single-page folios for writes
  * @param perBlockDirty whether writeback writes only the dirty blocks of a folio; off is the
  *     pre-patch behaviour that writes every uptodate block of a dirty folio
  * @param stateLock how many state-lock cycles a write takes per folio
  * @param cacheBudgetBytes memory the cache may hold before reclaim drops clean folios
- * @param dirtyBackgroundBytes dirty bytes above which background writeback starts
+ * @param dirtyBackgroundBytes dirty bytes above which background writeback starts (the kernel's
+ *     {@code vm.dirty_background_bytes})
  * @param dirtyLimitBytes dirty bytes above which writers are throttled; at least the background value
- * @param dirtyExpire age after which dirty data is written back anyway
+ *     ({@code vm.dirty_bytes})
+ * @param dirtyExpire age after which dirty data is written back anyway ({@code vm.dirty_expire_centisecs})
  * @param writebackInterval how often the flusher wakes to look for expired data
- * @param maxIoendBytes largest ioend writeback builds by merging adjacent dirty runs
+ *     ({@code vm.dirty_writeback_centisecs})
+ * @param maxIoendBytes largest ioend writeback builds by merging adjacent dirty runs (the kernel caps
+ *     an ioend by {@code iomap_max_bio_size} and {@code IOEND_BATCH_SIZE} folios)
  * @param poisonNewFolios fill new folio memory with {@link #POISON_BYTE} instead of zeroes, so stale
  *     data exposure shows up in tests (the kernel's page poisoning)
  */
@@ -103,7 +107,7 @@ public record PageCacheOptions(
                 .poisonNewFolios(poisonNewFolios);
     }
 
-    /** @return the size in bytes of the largest folio */
+    /** @return the size in bytes of the largest folio (the kernel's {@code mapping_max_folio_size}) */
     public long maxFolioSize() {
         return (long) pageSize << maxFolioOrder;
     }

@@ -4,8 +4,8 @@ import java.util.List;
 
 /**
  * The entry point of an adapter jar, found with {@link java.util.ServiceLoader} (list the class in
- * {@code META-INF/services/dev.iomap.spi.AdapterPlugin}; the core looks for plugins once per class
- * loader).
+ * {@code META-INF/services/dev.iomap.spi.AdapterPlugin}; {@code IomapFileSystems} looks for plugins
+ * once per class loader).
  *
  * <p>A plugin only declares its adapters; the core binds each into its adapter map under
  * {@link FilesystemAdapter#name()} and refuses a name that is blank or taken by another adapter.

@@ -11,6 +11,8 @@ import java.io.IOException;
 public interface DelallocPunch {
 
     /**
+     * Releases the reservation over one clean range (a call of the kernel's {@code iomap_punch_t}).
+     *
      * @param inode the file
      * @param offset first byte of the range, block aligned
      * @param length bytes, block aligned, at least one block

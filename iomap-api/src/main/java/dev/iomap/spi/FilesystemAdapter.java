@@ -10,9 +10,10 @@ import java.io.IOException;
 import java.util.Set;
 
 /**
- * A filesystem model plugged into iomap4j (xfs-like, gfs2-like, zonefs-like, bcachefs-like, or a
- * third party's). Each adapter is contributed by an {@link AdapterPlugin} into a Guice
- * {@code MapBinder<String, FilesystemAdapter>} keyed by {@link #name()}.
+ * A filesystem model plugged into iomap4j (xfs-like, zonefs-like, or a third party's). An
+ * {@link AdapterPlugin} declares it in {@link AdapterPlugin#adapters()}; the core binds it under
+ * {@link #name()}, where {@code IomapFileSystems.format/mount/fsck(name, ...)} find it. An adapter
+ * needs no Guice of its own.
  *
  * <p>The adapter owns the on-device format; the core owns the page cache and drives the adapter
  * through {@link MountedFilesystem}. Implementations are immutable and thread-safe; one instance

@@ -5,7 +5,9 @@ import java.util.Set;
 
 /**
  * A finished ioend as {@link WritebackOps#ioendCompleted} sees it: one contiguous file range written
- * to one contiguous device range through mappings of one type and one set of flags.
+ * to one contiguous device range through mappings of one type and one set of flags (what a
+ * filesystem's completion, such as the kernel's {@code xfs_end_ioend}, reads from
+ * {@code struct iomap_ioend}).
  *
  * @param offset file offset of the first byte written
  * @param length bytes written

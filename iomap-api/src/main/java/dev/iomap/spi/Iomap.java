@@ -31,7 +31,7 @@ public record Iomap(
         byte[] inlineData,
         long validityCookie) {
 
-    /** The address of a range that has no blocks. */
+    /** The address of a range that has no blocks (the kernel's {@code IOMAP_NULL_ADDR}). */
     public static final long NULL_ADDR = -1L;
 
     /**
@@ -102,7 +102,8 @@ public record Iomap(
     }
 
     /**
-     * The device address of a file offset inside this mapping.
+     * The device address of a file offset inside this mapping (the kernel's {@code iomap_sector}, in
+     * bytes).
      *
      * @param pos a file offset for which {@link #contains} is true
      * @return the device byte address backing {@code pos}
@@ -117,7 +118,8 @@ public record Iomap(
 
     /**
      * Whether a block read through this mapping must be zeroed instead of read from the device: holes,
-     * unwritten and delalloc extents, and freshly allocated ({@link IomapFlag#NEW}) blocks.
+     * unwritten and delalloc extents, and freshly allocated ({@link IomapFlag#NEW}) blocks. The
+     * mapping half of the kernel's {@code iomap_block_needs_zeroing}; the caller checks EOF.
      *
      * @return true if the device contents must not be used
      */

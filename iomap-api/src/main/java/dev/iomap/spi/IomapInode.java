@@ -21,9 +21,10 @@ public interface IomapInode {
     int blockSize();
 
     /**
-     * Releases the delayed-allocation reservation of the part of a write that did not happen (the
-     * kernel's {@code iomap_file_buffered_write_punch_delalloc}). An adapter calls it from
-     * {@link IomapOps#end} when {@code written < length} over a {@link IomapType#DELALLOC} mapping.
+     * Releases the delayed-allocation reservation of the part of a write that did not happen: the
+     * kernel's {@code iomap_write_delalloc_release} from {@code iomap_last_written_block} on (older
+     * kernels exported both as {@code iomap_file_buffered_write_punch_delalloc}). An adapter calls it
+     * from {@link IomapOps#end} when {@code written < length} over a {@link IomapType#DELALLOC} mapping.
      *
      * <p>The range from the first block the write did not reach ({@code pos} rounded down when
      * nothing was written, else {@code pos + written} rounded up) to {@code pos + length} rounded up

@@ -27,7 +27,10 @@ public record IomapMapping(Iomap iomap, Iomap srcmap) {
         return new IomapMapping(iomap, null);
     }
 
-    /** @return the mapping to read existing data through: {@code srcmap} if present, else {@code iomap} */
+    /**
+     * @return the mapping to read existing data through: {@code srcmap} if present, else {@code iomap}
+     *     (the kernel's {@code iomap_iter_srcmap})
+     */
     public Iomap readSource() {
         return srcmap != null ? srcmap : iomap;
     }

@@ -15,7 +15,7 @@ import java.util.Set;
 public interface IomapOps {
 
     /**
-     * Maps the range starting at {@code pos}.
+     * Maps the range starting at {@code pos} (the kernel's {@code iomap_begin}).
      *
      * @param inode the file
      * @param pos first byte the core needs, at least 0
@@ -28,7 +28,8 @@ public interface IomapOps {
             throws IOException;
 
     /**
-     * Ends one mapping: {@code written} of the {@code length} bytes asked for were done. An adapter
+     * Ends one mapping (the kernel's {@code iomap_end}): {@code written} of the {@code length} bytes
+     * asked for were done. An adapter
      * that reserved delayed allocation for the whole range releases the reservation of the unwritten
      * part here.
      *
@@ -57,7 +58,10 @@ public interface IomapOps {
         return true;
     }
 
-    /** @return the optional per-folio hooks of the write path; {@link WriteOps#NONE} by default */
+    /**
+     * @return the optional per-folio hooks of the write path (the kernel's {@code iomap_write_ops});
+     *     {@link WriteOps#NONE} by default
+     */
     default WriteOps writeOps() {
         return WriteOps.NONE;
     }

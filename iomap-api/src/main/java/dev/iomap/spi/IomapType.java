@@ -19,7 +19,8 @@ public enum IomapType {
 
     /**
      * Whether a block of this type reads back as zeroes from the device's point of view, so a partial
-     * write into it must zero the rest of the block instead of reading it.
+     * write into it must zero the rest of the block instead of reading it (the type test of the
+     * kernel's {@code iomap_block_needs_zeroing}).
      *
      * @return true for {@link #HOLE}, {@link #UNWRITTEN} and {@link #DELALLOC}
      */

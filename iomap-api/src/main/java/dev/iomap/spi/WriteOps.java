@@ -14,7 +14,8 @@ public interface WriteOps {
     WriteOps NONE = new WriteOps() { };
 
     /**
-     * Called before the core locks the folio that will receive {@code length} bytes at {@code pos}.
+     * Called before the core locks the folio that will receive {@code length} bytes at {@code pos}
+     * (where the kernel calls {@code get_folio}; this hook cannot supply the folio).
      *
      * @param inode the file
      * @param pos file offset of the write into this folio
@@ -26,7 +27,8 @@ public interface WriteOps {
     }
 
     /**
-     * Called after the copy, with the folio still locked.
+     * Called after the copy, with the folio still locked (the kernel's {@code put_folio}; the core
+     * unlocks the folio afterwards).
      *
      * @param inode the file
      * @param pos file offset of the write into this folio

@@ -16,7 +16,8 @@ import java.io.IOException;
 public interface WritebackOps {
 
     /**
-     * Maps dirty data at {@code pos} for writeback, allocating real blocks for delayed allocations.
+     * Maps dirty data at {@code pos} for writeback, allocating real blocks for delayed allocations
+     * (the kernel's {@code map_blocks}, now part of {@code writeback_range}).
      *
      * @param inode the file
      * @param pos first dirty byte, block aligned
@@ -29,8 +30,9 @@ public interface WritebackOps {
     Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException;
 
     /**
-     * One ioend finished (successfully or not). Runs on a completion thread, before the folios it
-     * covers end writeback.
+     * One ioend finished (successfully or not): a filesystem's ioend completion, such as the
+     * kernel's {@code xfs_end_ioend}. Runs on a completion thread, before the folios it covers end
+     * writeback.
      *
      * @param inode the file
      * @param completion what was written and whether it failed
@@ -67,7 +69,7 @@ public interface WritebackOps {
 
     /**
      * Dirty data in {@code [pos, pos + length)} will not be written because {@link #mapBlocks} failed;
-     * release whatever the adapter reserved for it.
+     * release whatever the adapter reserved for it (the kernel's {@code discard_folio}).
      *
      * @param inode the file
      * @param pos first byte of the discarded range

@@ -23,12 +23,14 @@ public final class BlockDeviceMapping implements IomapOps, WritebackOps {
         this.device = device;
     }
 
+    /** Every byte is mapped where it is (the kernel's {@code blkdev_iomap_begin}). */
     @Override
     public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request)
             throws InvalidRangeException {
         return IomapMapping.of(map(pos));
     }
 
+    /** Every byte is mapped where it is (the kernel's {@code blkdev_map_blocks}). */
     @Override
     public Iomap mapBlocks(IomapInode inode, long pos, long length) throws InvalidRangeException {
         return map(pos);

@@ -8,7 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 
-/** The one place that builds the Guice injector: core module plus every plugin on the class path. */
+/**
+ * The one place that builds the Guice injector: the core module plus an {@code AdapterModule} that
+ * binds the adapters every plugin declares.
+ */
 public final class Bootstrap {
 
     private Bootstrap() {

@@ -36,7 +36,8 @@ final class BufferedWrite {
 
     /**
      * Writes {@code length} bytes from {@code src} at {@code pos}, first zeroing the gap between
-     * EOF and {@code pos} if the write starts past EOF.
+     * EOF and {@code pos} if the write starts past EOF: the kernel's {@code iomap_file_buffered_write}
+     * (after xfs' {@code xfs_file_write_zero_eof}).
      *
      * @return bytes written; fewer than {@code length} only after a short copy
      */
@@ -49,9 +50,11 @@ final class BufferedWrite {
     }
 
     /**
-     * Zeroes {@code [pos, pos + length)} through the cache, skipping holes and unwritten extents.
-     * Dirty cache in the range is written back first, so that the mappings seen are the ones that
-     * data will really land in (an unwritten extent under dirty cache becomes written).
+     * Zeroes {@code [pos, pos + length)} through the cache, skipping holes and unwritten extents: the
+     * kernel's {@code iomap_zero_range}. Dirty cache in the range is written back first (what
+     * {@code iomap_zero_iter_flush_and_stale} does when it meets an unwritten extent), so that the
+     * mappings seen are the ones that data will really land in (an unwritten extent under dirty cache
+     * becomes written).
      */
     void zeroRange(long pos, long length) throws IOException {
         if (length <= 0) {
@@ -63,7 +66,8 @@ final class BufferedWrite {
 
     /**
      * Copies shared (reflinked) blocks in the range to the adapter's copy-on-write destination by
-     * reading them, even whole folios, and dirtying them.
+     * reading them, even whole folios, and dirtying them: the kernel's {@code iomap_file_unshare}, with
+     * the skip rule of {@code iomap_want_unshare_iter}.
      */
     void unshare(long pos, long length) throws IOException {
         rewrite(pos, length, UNSHARE, KEEP,
@@ -74,7 +78,10 @@ final class BufferedWrite {
         return srcmap.type() == IomapType.HOLE || srcmap.type() == IomapType.UNWRITTEN;
     }
 
-    /** Runs {@code src} through write_begin/write_end over every mapping for which {@code skip} is false. */
+    /**
+     * Runs {@code src} through write_begin/write_end over every mapping for which {@code skip} is
+     * false (the kernel's {@code iomap_zero_iter} and {@code iomap_unshare_iter}).
+     */
     private void rewrite(long pos, long length, Set<IomapRequest> request, CopySource src,
             Predicate<IomapIter> skip) throws IOException {
         IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, request);
@@ -118,7 +125,9 @@ final class BufferedWrite {
     }
 
     /**
-     * Writes as much of the current mapping as the source gives; marks the iterator stale if needed.
+     * Writes as much of the current mapping as the source gives; marks the iterator stale if needed
+     * (the kernel's {@code iomap_write_iter}, with {@code iomap_trim_folio_range} and
+     * {@code __iomap_put_folio}).
      * Only an application write ({@code appWrite}) moves EOF and counts as bytes the application
      * wrote; zeroing and unsharing rewrite what is there.
      */
@@ -166,8 +175,9 @@ final class BufferedWrite {
 
     /**
      * Gets the folio for {@code [pos, pos + length)} locked and ready for the copy, or null if the
-     * mapping went stale. Only the partial edge blocks that are not uptodate are read, or zeroed when
-     * their old contents must not be seen.
+     * mapping went stale: the kernel's {@code iomap_write_begin} (with {@code __iomap_get_folio} and
+     * {@code iomap_get_folio}). Only the partial edge blocks that are not uptodate are read, or zeroed
+     * when their old contents must not be seen.
      */
     private Folio writeBegin(IomapIter iter, long pos, long length) throws IOException {
         PageCache cache = inode.pageCache();
@@ -190,6 +200,7 @@ final class BufferedWrite {
         }
     }
 
+    /** The kernel's {@code __iomap_write_begin} (and {@code iomap_write_begin_inline}). */
     private void prepareBlocks(IomapIter iter, Folio folio, int from, int to) throws IOException {
         boolean unshare = iter.request().contains(IomapRequest.UNSHARE);
         if (from == 0 && to == folio.size() && !unshare) {
@@ -226,6 +237,10 @@ final class BufferedWrite {
         }
     }
 
+    /**
+     * Zeroes the parts of a block outside {@code [from, to)} (the kernel's {@code folio_zero_segments}),
+     * leaving the block not uptodate (the 2024 series' patch 5).
+     */
     private static void zeroOutside(MemorySegment memory, int block, int blockSize, int from, int to) {
         int blockEnd = block + blockSize;
         if (from > block) {
@@ -238,8 +253,10 @@ final class BufferedWrite {
     }
 
     /**
-     * Marks the copied range uptodate and dirty. A short copy into a folio that is not uptodate counts
-     * as nothing: the blocks it half filled would otherwise be uptodate with bytes never written.
+     * Marks the copied range uptodate and dirty (the kernel's {@code __iomap_write_end}, through
+     * {@code iomap_set_range_uptodate} and {@code iomap_set_range_dirty}). A short copy
+     * into a folio that is not uptodate counts as nothing: the blocks it half filled would otherwise be
+     * uptodate with bytes never written.
      *
      * @return bytes accepted
      */

@@ -78,13 +78,17 @@ public final class CachedInode implements IomapInode {
         return writebackError;
     }
 
-    /** @return a new open file over this inode, sampling the writeback error sequence now */
+    /**
+     * @return a new open file over this inode, sampling the writeback error sequence now (the kernel's
+     *     {@code filemap_sample_wb_err} at open)
+     */
     public OpenFile open() {
         return new OpenFile(this, writebackError.sample());
     }
 
     /**
-     * Buffered write of {@code length} bytes from {@code src} at {@code pos}.
+     * Buffered write of {@code length} bytes from {@code src} at {@code pos}, under the inode lock (the
+     * kernel's {@code iomap_file_buffered_write} as a filesystem's {@code write_iter} calls it).
      *
      * @param pos file offset, at least 0
      * @param src where the bytes come from
@@ -107,7 +111,7 @@ public final class CachedInode implements IomapInode {
     }
 
     /**
-     * Buffered read into {@code dst} from {@code pos}, up to EOF.
+     * Buffered read into {@code dst} from {@code pos}, up to EOF (the kernel's {@code filemap_read}).
      *
      * @param pos file offset, at least 0
      * @param dst where the bytes go; its position advances
@@ -127,7 +131,8 @@ public final class CachedInode implements IomapInode {
 
     /**
      * Zeroes {@code [pos, pos + length)}: holes and unwritten extents are skipped (after writing back
-     * any dirty cache over the range), mapped and delalloc blocks are zeroed through the cache.
+     * any dirty cache over the range), mapped and delalloc blocks are zeroed through the cache (the
+     * kernel's {@code iomap_zero_range}).
      *
      * @param pos first byte, at least 0
      * @param length bytes
@@ -146,7 +151,8 @@ public final class CachedInode implements IomapInode {
 
     /**
      * Unshares {@code [pos, pos + length)}: every block the adapter maps as {@code SHARED} is read,
-     * even whole folios, and dirtied so writeback copies it to the adapter's private destination.
+     * even whole folios, and dirtied so writeback copies it to the adapter's private destination (the
+     * kernel's {@code iomap_file_unshare}).
      *
      * @param pos first byte, at least 0
      * @param length bytes
@@ -169,9 +175,10 @@ public final class CachedInode implements IomapInode {
     /**
      * Changes the file size. Shrinking zeroes the tail of the new last block (the kernel's
      * {@code iomap_truncate_page}), then drops the folios past the new size and zeroes and
-     * partially invalidates the one straddling it. Growing zeroes the blocks between the old and new
-     * size that are mapped (so stale device data never shows). {@code whileLocked} then runs with the
-     * inode lock still held: the adapter frees or reserves its blocks there.
+     * partially invalidates the one straddling it ({@code truncate_setsize}). Growing zeroes the
+     * blocks between the old and new size that are mapped (so stale device data never shows).
+     * {@code whileLocked} then runs with the inode lock still held: the adapter frees or reserves its
+     * blocks there.
      *
      * @param newSize the new size, at least 0
      * @param whileLocked the adapter's part, run last under the inode lock; may be null
@@ -202,9 +209,11 @@ public final class CachedInode implements IomapInode {
     }
 
     /**
-     * Drops the cache over {@code [start, end)} after writing back what is dirty there (what a
-     * filesystem does before punching a hole or cloning a range). Folios straddling an edge keep
-     * their data.
+     * Drops the cache over {@code [start, end)} after writing back what is dirty there and waiting for
+     * it (what a filesystem does before punching a hole or cloning a range: the kernel's
+     * {@code filemap_write_and_wait_range} then {@code truncate_pagecache_range}). A folio straddling an
+     * edge is dropped whole once clean (the bytes outside the range are on the device and are read
+     * again); one dirtied again meanwhile has only the range zeroed and invalidated.
      *
      * @param start first byte
      * @param end first byte past the range
@@ -232,7 +241,7 @@ public final class CachedInode implements IomapInode {
 
     /**
      * Drops every folio of the file without writing anything back (the file is being deleted),
-     * after waiting for writeback in flight.
+     * after waiting for writeback in flight (the kernel's {@code truncate_inode_pages_final}).
      */
     public void discardCache() {
         inodeLock.writeLock().lock();
@@ -280,13 +289,15 @@ public final class CachedInode implements IomapInode {
         }
     }
 
+    /** {@inheritDoc} Done by {@code DelallocRelease} (the kernel's {@code iomap_write_delalloc_release}). */
     @Override
     public void releaseDelalloc(long pos, long length, long written, DelallocPunch punch) throws IOException {
         new DelallocRelease(this).release(pos, length, written, punch);
     }
 
     /**
-     * Starts writeback of the dirty data in {@code [start, end)} without waiting for it.
+     * Starts writeback of the dirty data in {@code [start, end)} without waiting for it (the kernel's
+     * {@code filemap_fdatawrite_range}, which ends in the filesystem's {@code iomap_writepages}).
      *
      * @param start first byte
      * @param end first byte past the range
@@ -297,7 +308,8 @@ public final class CachedInode implements IomapInode {
     }
 
     /**
-     * Starts writeback of the folios that have been dirty since before {@code dirtiedBefore}.
+     * Starts writeback of the folios that have been dirty since before {@code dirtiedBefore} (the
+     * kernel's {@code wb_check_old_data_flush} pass over this inode).
      *
      * @param dirtiedBefore a {@link System#nanoTime()} instant
      */
@@ -306,7 +318,8 @@ public final class CachedInode implements IomapInode {
     }
 
     /**
-     * Writes back {@code [start, end)} and waits until the device has it (not yet flushed).
+     * Writes back {@code [start, end)} and waits until the device has it, not yet flushed (the
+     * kernel's {@code filemap_write_and_wait_range}).
      *
      * @param start first byte
      * @param end first byte past the range
@@ -318,14 +331,21 @@ public final class CachedInode implements IomapInode {
         writeback.waitWriteback(start, end);
     }
 
-    /** Writes back and waits for {@code [start, end)} only if some of it is dirty or in flight. */
+    /**
+     * Writes back and waits for {@code [start, end)} only if the inode has dirty or in-flight folios
+     * (the kernel's {@code filemap_range_needs_writeback} check, made for the whole inode), as zero
+     * range does up front where the kernel's {@code iomap_zero_iter_flush_and_stale} flushes lazily.
+     */
     void writeAndWaitIfDirty(long start, long end) {
         if (pageCache.hasDirty() || pageCache.hasWriteback()) {
             writeAndWait(start, end);
         }
     }
 
-    /** Throttles the calling writer while the cache holds more dirty data than its hard limit. */
+    /**
+     * Throttles the calling writer while the cache holds more dirty data than its hard limit (the
+     * kernel's {@code balance_dirty_pages_ratelimited}).
+     */
     void balanceDirty() {
         cache.balanceDirty(this);
     }
@@ -345,6 +365,7 @@ public final class CachedInode implements IomapInode {
         }
     }
 
+    /** Raises the in-memory size to {@code newEnd} if it is larger (the kernel's {@code i_size_write}). */
     void extendSize(long newEnd) {
         if (newEnd > size) {
             size = newEnd;

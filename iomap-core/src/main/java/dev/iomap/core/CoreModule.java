@@ -9,7 +9,8 @@ import java.util.Objects;
 /**
  * The core's Guice bindings. Public bindings: {@link PageCacheOptions} (the instance given here),
  * {@link IomapEngine} (singleton) and the adapter {@code MapBinder<String, FilesystemAdapter>}
- * (declared here, so it exists even when no plugin contributes). Side-effect free.
+ * (declared here, so it exists even when no plugin declares an adapter; {@code AdapterModule}
+ * fills it). Side-effect free.
  */
 public final class CoreModule extends AbstractModule {
     private final PageCacheOptions options;

@@ -19,6 +19,11 @@ final class DelallocRelease {
         this.inode = inode;
     }
 
+    /**
+     * Punches every clean block run of the unwritten part of a write (the kernel's
+     * {@code iomap_write_delalloc_release}, starting at {@code iomap_last_written_block}, and its
+     * {@code iomap_write_delalloc_scan}). See {@link dev.iomap.spi.IomapInode#releaseDelalloc}.
+     */
     void release(long pos, long length, long written, DelallocPunch punch) throws IOException {
         long blockMask = inode.blockSize() - 1L;
         long start = written == 0 ? pos & ~blockMask : (pos + written + blockMask) & ~blockMask;
@@ -44,7 +49,10 @@ final class DelallocRelease {
         }
     }
 
-    /** Removes the dirty blocks of {@code [from, to)} of a locked dirty folio from the punch. */
+    /**
+     * Removes the dirty blocks of {@code [from, to)} of a locked dirty folio from the punch (the
+     * kernel's {@code iomap_write_delalloc_punch} and {@code iomap_write_delalloc_ifs_punch}).
+     */
     private void keepDirtyBlocks(Folio folio, long from, long to) {
         FolioState state = folio.state();
         if (state == null) {

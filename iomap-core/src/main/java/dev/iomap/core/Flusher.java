@@ -6,11 +6,11 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Background writeback of one {@link IomapCache}: the kernel's flusher thread. It wakes every
- * {@code writebackInterval}, or at once when dirty data passes the background threshold, and writes
- * back every inode while dirty bytes stay above that threshold, then any folio dirty for longer than
- * {@code dirtyExpire}; then it reclaims if the cache is over budget. Writers past the hard dirty
- * limit wait in {@link #throttle} until writeback brings the total back under it.
+ * Background writeback of one {@link IomapCache}: the kernel's flusher thread ({@code wb_workfn}).
+ * It wakes every {@code writebackInterval}, or at once when dirty data passes the background
+ * threshold, and writes back every inode while dirty bytes stay above that threshold, then any folio
+ * dirty for longer than {@code dirtyExpire}; then it reclaims if the cache is over budget. Writers
+ * past the hard dirty limit wait in {@link #throttle} until writeback brings the total back under it.
  */
 final class Flusher implements Runnable {
     private final IomapCache cache;
@@ -36,7 +36,7 @@ final class Flusher implements Runnable {
         return thread != null && !stopping;
     }
 
-    /** Wakes the flusher now. */
+    /** Wakes the flusher now (the kernel's {@code wb_wakeup}). */
     void kick() {
         lock.lock();
         try {
@@ -63,6 +63,7 @@ final class Flusher implements Runnable {
         }
     }
 
+    /** The flusher thread's loop (the kernel's {@code wb_workfn}); returns when stopped. */
     @Override
     public void run() {
         while (!stopping) {
@@ -95,7 +96,10 @@ final class Flusher implements Runnable {
         }
     }
 
-    /** One pass: over the background threshold, expired data, then reclaim. */
+    /**
+     * One pass: over the background threshold (the kernel's {@code wb_check_background_flush} while
+     * {@code wb_over_bg_thresh}), expired data ({@code wb_check_old_data_flush}), then reclaim.
+     */
     void flushOnce() {
         long background = cache.options().dirtyBackgroundBytes();
         for (CachedInode inode : cache.inodes()) {

@@ -10,7 +10,7 @@ public final class FolioOrder {
     }
 
     /**
-     * The largest order whose folio is no larger than {@code len}.
+     * The largest order whose folio is no larger than {@code len} (the kernel's {@code fgf_set_order}).
      *
      * @param len bytes the caller is about to write, at least 0
      * @param pageShift log2 of the page size

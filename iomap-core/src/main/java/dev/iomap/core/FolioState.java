@@ -22,7 +22,7 @@ public final class FolioState {
 
     /**
      * Creates the state of a folio, inheriting the folio-wide flags: an uptodate folio has every
-     * block uptodate, a dirty folio every block dirty.
+     * block uptodate, a dirty folio every block dirty (the kernel's {@code ifs_alloc}).
      *
      * @param folioSize bytes in the folio
      * @param blockShift log2 of the block size
@@ -41,13 +41,14 @@ public final class FolioState {
         }
     }
 
-    /** @return number of blocks in the folio */
+    /** @return number of blocks in the folio (the kernel's {@code i_blocks_per_folio}) */
     public int blockCount() {
         return nrBlocks;
     }
 
     /**
-     * Marks the blocks touched by {@code [offset, offset + length)} uptodate.
+     * Marks the blocks touched by {@code [offset, offset + length)} uptodate (the kernel's
+     * {@code ifs_set_range_uptodate}).
      *
      * @param offset byte offset inside the folio
      * @param length bytes
@@ -64,7 +65,8 @@ public final class FolioState {
     }
 
     /**
-     * Marks the blocks touched by {@code [offset, offset + length)} dirty.
+     * Marks the blocks touched by {@code [offset, offset + length)} dirty (the kernel's
+     * {@code ifs_set_range_dirty}).
      *
      * @param offset byte offset inside the folio
      * @param length bytes; 0 marks nothing
@@ -83,7 +85,9 @@ public final class FolioState {
 
     /**
      * Marks {@code [offset, offset + uptodateLength)} uptodate and {@code [offset, offset +
-     * dirtyLength)} dirty under one acquisition of the state lock.
+     * dirtyLength)} dirty under one acquisition of the state lock: the
+     * {@code ifs_set_range_dirty_uptodate} that the 2024 series (iomap-bs-lt-folio-fixes, patch 6)
+     * proposed; mainline still takes the lock twice.
      *
      * @param offset byte offset inside the folio
      * @param uptodateLength bytes now uptodate
@@ -104,8 +108,10 @@ public final class FolioState {
     }
 
     /**
-     * Marks the range uptodate and dirty the way {@code lockMode} says: one lock cycle for
-     * {@link StateLock#COMBINED}, two for {@link StateLock#SEPARATE}.
+     * Marks the range uptodate and dirty the way {@code lockMode} says, as the kernel's
+     * {@code __iomap_write_end} does: one lock cycle for {@link StateLock#COMBINED}
+     * ({@code ifs_set_range_dirty_uptodate}, see {@link #setRangeUptodateAndDirty}), two for
+     * {@link StateLock#SEPARATE} ({@code iomap_set_range_uptodate} then {@code iomap_set_range_dirty}).
      *
      * @param lockMode how many lock cycles to take
      * @param offset byte offset inside the folio
@@ -123,7 +129,9 @@ public final class FolioState {
     }
 
     /**
-     * Clears dirty on the blocks that {@code [offset, offset + length)} covers completely.
+     * Clears dirty on the blocks that {@code [offset, offset + length)} covers completely (the
+     * kernel's {@code ifs_clear_range_dirty} with the rounding of the 2024 series' patch 1; mainline
+     * rounds outwards).
      *
      * @param offset byte offset inside the folio
      * @param length bytes
@@ -142,7 +150,10 @@ public final class FolioState {
         }
     }
 
-    /** Clears every dirty bit. */
+    /**
+     * Clears every dirty bit (the kernel's {@code iomap_clear_range_dirty(folio, 0, folio_size(folio))}
+     * at the end of {@code iomap_writeback_folio}).
+     */
     public void clearAllDirty() {
         stateLock.lock();
         try {
@@ -153,6 +164,9 @@ public final class FolioState {
     }
 
     /**
+     * The kernel's {@code ifs_block_is_uptodate} (gone from the newest kernels, which ask
+     * {@code ifs_next_nonuptodate_block} instead).
+     *
      * @param offset byte offset inside the folio
      * @return whether the block holding {@code offset} is uptodate
      */
@@ -166,6 +180,9 @@ public final class FolioState {
     }
 
     /**
+     * The kernel's {@code ifs_block_is_dirty} (gone from the newest kernels, which ask
+     * {@code ifs_next_dirty_block} instead).
+     *
      * @param offset byte offset inside the folio
      * @return whether the block holding {@code offset} is dirty
      */
@@ -179,6 +196,8 @@ public final class FolioState {
     }
 
     /**
+     * The per-block part of the kernel's {@code iomap_is_partially_uptodate}.
+     *
      * @param offset byte offset inside the folio
      * @param length bytes, at least 1
      * @return whether every block touched by the range is uptodate
@@ -194,7 +213,7 @@ public final class FolioState {
         }
     }
 
-    /** @return whether every block is uptodate */
+    /** @return whether every block is uptodate (the kernel's {@code ifs_is_fully_uptodate}) */
     public boolean isFullyUptodate() {
         stateLock.lock();
         try {
@@ -210,7 +229,8 @@ public final class FolioState {
     }
 
     /**
-     * The next dirty block at or after {@code from}, before {@code limit}.
+     * The next dirty block at or after {@code from}, before {@code limit} (the kernel's
+     * {@code ifs_next_dirty_block}).
      *
      * @param from byte offset inside the folio, block aligned
      * @param limit byte offset to stop at
@@ -221,7 +241,8 @@ public final class FolioState {
     }
 
     /**
-     * The next clean block at or after {@code from}, before {@code limit}.
+     * The next clean block at or after {@code from}, before {@code limit} (the kernel's
+     * {@code ifs_next_clean_block}).
      *
      * @param from byte offset inside the folio, block aligned
      * @param limit byte offset to stop at
@@ -233,7 +254,8 @@ public final class FolioState {
     }
 
     /**
-     * The next uptodate block at or after {@code from}, before {@code limit}.
+     * The next uptodate block at or after {@code from}, before {@code limit} (the kernel's
+     * {@code ifs_next_uptodate_block}).
      *
      * @param from byte offset inside the folio, block aligned
      * @param limit byte offset to stop at
@@ -244,7 +266,8 @@ public final class FolioState {
     }
 
     /**
-     * The next block that is not uptodate at or after {@code from}, before {@code limit}.
+     * The next block that is not uptodate at or after {@code from}, before {@code limit} (the
+     * kernel's {@code ifs_next_nonuptodate_block}).
      *
      * @param from byte offset inside the folio, block aligned
      * @param limit byte offset to stop at

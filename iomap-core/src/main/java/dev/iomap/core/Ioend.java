@@ -12,8 +12,12 @@ import java.util.Set;
 
 /**
  * A contiguous file range going to a contiguous device range through mappings of one type and one
- * set of flags: the kernel's {@code struct iomap_ioend} with its bio. Built by one writeback thread,
- * completed on the device's completion thread.
+ * set of flags: the kernel's {@code struct iomap_ioend} with its bio, submitted as one device write.
+ *
+ * <p>Built by one writeback pass ({@link Writeback}), which owns it until it submits it; after that it
+ * is not changed. Completion ({@link #completion} for the adapter, then {@link #finishFolios}) runs on
+ * the thread that submitted it when the device finished the write before returning, else on the
+ * cache's {@code iomap-ioend-N} completion threads, never on the device's own threads.
  */
 final class Ioend {
     private final IomapType type;
@@ -27,6 +31,10 @@ final class Ioend {
     record Segment(Folio folio, int offset, int length) {
     }
 
+    /**
+     * Starts an empty ioend at file {@code offset} (the kernel's {@code iomap_alloc_ioend} and
+     * {@code iomap_init_ioend}).
+     */
     Ioend(Iomap iomap, long offset) {
         this.type = iomap.type();
         this.flags = iomap.flags();
@@ -35,8 +43,11 @@ final class Ioend {
     }
 
     /**
-     * Whether {@code length} bytes at file offset {@code pos}, mapped by {@code iomap}, can extend this
-     * ioend: same type and flags, contiguous in the file and on the device, no boundary, within the cap.
+     * Whether {@code bytes} at file offset {@code pos}, mapped by {@code iomap}, can extend this ioend
+     * (the kernel's {@code iomap_can_add_to_ioend}): same type and flags, contiguous in the file and on
+     * the device, not the first byte of a {@link IomapFlag#BOUNDARY} mapping, and at most
+     * {@code maxBytes} in all. The kernel compares only the {@code IOMAP_IOEND_NOMERGE_FLAGS}
+     * ({@code IOMAP_IOEND_SHARED}, {@code IOMAP_IOEND_UNWRITTEN}); this compares every flag.
      */
     boolean canAppend(long pos, long bytes, Iomap iomap, long maxBytes) {
         if (iomap.type() != type || !iomap.flags().equals(flags)) {
@@ -50,6 +61,11 @@ final class Ioend {
                 && length + bytes <= maxBytes;
     }
 
+    /**
+     * Adds {@code bytes} of a folio under writeback, merging with the last segment when it continues it
+     * (the kernel's {@code bio_add_folio} in {@code iomap_add_to_ioend}); the folio's writeback then
+     * waits for these bytes too.
+     */
     void append(Folio folio, int folioOffset, int bytes) {
         int last = segments.size() - 1;
         if (last >= 0 && segments.get(last).folio() == folio
@@ -67,10 +83,6 @@ final class Ioend {
         return address;
     }
 
-    long length() {
-        return length;
-    }
-
     List<ByteBuffer> buffers() {
         List<ByteBuffer> buffers = new ArrayList<>(segments.size());
         for (Segment segment : segments) {
@@ -79,11 +91,15 @@ final class Ioend {
         return buffers;
     }
 
+    /** @return what the adapter's {@code ioendCompleted} is told about this ioend */
     IoendCompletion completion(IOException error) {
         return new IoendCompletion(offset, length, type, flags, address, error);
     }
 
-    /** Ends writeback of every segment's bytes. */
+    /**
+     * Ends writeback of every segment's bytes (the kernel's {@code iomap_finish_ioend_buffered_write},
+     * reached through {@code iomap_finish_ioends}).
+     */
     void finishFolios() {
         for (Segment segment : segments) {
             segment.folio().finishWriteback(segment.length());

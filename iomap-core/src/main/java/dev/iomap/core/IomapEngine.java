@@ -21,7 +21,7 @@ public final class IomapEngine {
 
     /**
      * @param options the options every new cache uses
-     * @param adapters the adapters contributed to the {@code MapBinder}, by name
+     * @param adapters the adapters the plugins declared, bound by name by {@code AdapterModule}
      */
     @Inject
     public IomapEngine(PageCacheOptions options, Map<String, FilesystemAdapter> adapters) {

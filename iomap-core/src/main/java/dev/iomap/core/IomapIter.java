@@ -50,7 +50,8 @@ public final class IomapIter {
     }
 
     /**
-     * Ends the current mapping, if any, and begins the next.
+     * Ends the current mapping, if any, and begins the next (the kernel's {@code iomap_iter}, with
+     * {@code iomap_iter_continue} and {@code iomap_iter_done}).
      *
      * @return true if there is a mapping to act on
      * @throws IOException from the adapter, or if it returned a mapping that does not contain the
@@ -90,7 +91,8 @@ public final class IomapIter {
 
     /**
      * Ends the current mapping after a failure, reporting the bytes processed so far to
-     * {@link IomapOps#end} (so an adapter can release what the rest would have used). Idempotent.
+     * {@link IomapOps#end} (so an adapter can release what the rest would have used): the error path
+     * of the kernel's {@code iomap_iter}, called with a negative status. Idempotent.
      *
      * @throws IOException from {@link IomapOps#end}
      */
@@ -109,7 +111,10 @@ public final class IomapIter {
         return pos + processed;
     }
 
-    /** @return bytes of the current mapping left from {@link #pos()} within the range */
+    /**
+     * @return bytes of the current mapping left from {@link #pos()} within the range (the kernel's
+     *     {@code iomap_length})
+     */
     public long length() {
         return mappedLength - processed;
     }
@@ -119,7 +124,10 @@ public final class IomapIter {
         return mapping.iomap();
     }
 
-    /** @return the mapping to read existing data through (the srcmap, or the iomap itself) */
+    /**
+     * @return the mapping to read existing data through: the srcmap, or the iomap itself (the kernel's
+     *     {@code iomap_iter_srcmap})
+     */
     public Iomap srcmap() {
         return mapping.readSource();
     }
@@ -130,7 +138,8 @@ public final class IomapIter {
     }
 
     /**
-     * Records bytes done under the current mapping.
+     * Records bytes done under the current mapping (the kernel's {@code iomap_iter_advance}; the
+     * position moves at the next {@link #next()}).
      *
      * @param bytes bytes processed, at most {@link #length()}
      */
@@ -138,7 +147,10 @@ public final class IomapIter {
         processed += bytes;
     }
 
-    /** Marks the current mapping stale: {@link #next()} will look up the rest of the range again. */
+    /**
+     * Marks the current mapping stale: {@link #next()} will look up the rest of the range again (the
+     * kernel sets {@code IOMAP_F_STALE} on the iomap).
+     */
     public void markStale() {
         stale = true;
     }

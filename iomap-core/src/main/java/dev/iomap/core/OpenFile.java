@@ -79,7 +79,8 @@ public final class OpenFile {
 
     /**
      * Writes back every dirty byte of the file, waits for it, flushes the device and reports a
-     * writeback error recorded since this file last looked.
+     * writeback error recorded since this file last looked (the kernel's
+     * {@code file_write_and_wait_range}, then a cache flush).
      *
      * @throws WritebackException if data written through the cache could not be written back
      * @throws IOException if the device flush fails
@@ -101,7 +102,8 @@ public final class OpenFile {
     }
 
     /**
-     * Reports a writeback error recorded since this file last looked, once.
+     * Reports a writeback error recorded since this file last looked, once (the kernel's
+     * {@code file_check_and_advance_wb_err}, {@code errseq_check_and_advance}).
      *
      * @throws WritebackException if there is one
      */

@@ -17,7 +17,8 @@ public final class WritebackError {
     }
 
     /**
-     * Records an error; never drops it.
+     * Records an error; never drops it (the kernel's {@code errseq_set}, through
+     * {@code mapping_set_error}).
      *
      * @param error the error
      */
@@ -26,13 +27,16 @@ public final class WritebackError {
         latest = error;
     }
 
-    /** @return the current sequence number, for a newly opened file */
+    /**
+     * @return the current sequence number, for a newly opened file (the kernel's {@code errseq_sample},
+     *     except that an error nobody has seen yet is not reported to the new file)
+     */
     public synchronized long sample() {
         return sequence;
     }
 
     /**
-     * The error recorded since {@code seen}, if any.
+     * The error recorded since {@code seen}, if any (the kernel's {@code errseq_check}).
      *
      * @param seen the sequence number the caller saw last
      * @return the latest error if the sequence moved, else null

@@ -34,7 +34,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       allows, RANDOM_WRITE works on the conventional file and is refused on the sequential one.
  * </ul>
  *
- * <p>The zoned device is the core's emulation over the kit's device, rebuilt from it at every mount.
+ * <p>The zoned device is {@code iomap-devices}' {@code ZonedDevice} emulation over the kit's device,
+ * rebuilt from it at every mount.
  */
 @ParameterizedClass(name = "zonefs-like {0}")
 @MethodSource("dev.iomap.it.Geometries#standard")

@@ -46,10 +46,6 @@ final class BlockAllocator {
         return groups[agno];
     }
 
-    int groupCount() {
-        return groups.length;
-    }
-
     /** @return blocks free on the device once the running transaction commits, busy ones included */
     long freeBlocks() {
         long free = 0;

@@ -128,11 +128,6 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
         return (long) blockSize << 44;
     }
 
-    /** @return the device byte offset of {@code block} */
-    long offsetOf(long block) {
-        return block * blockSize;
-    }
-
     /**
      * The geometry mkfs chooses for a device.
      *

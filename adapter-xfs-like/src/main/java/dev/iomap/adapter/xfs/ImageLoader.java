@@ -63,7 +63,7 @@ final class ImageLoader {
         }
         for (InodeState inode : List.copyOf(image.inodes.values())) {
             if (inode.isDirectory()) {
-                loadDirectory(image, inode);
+                loadDirectory(inode);
             }
         }
         return image;
@@ -275,7 +275,7 @@ final class ImageLoader {
         return count;
     }
 
-    private void loadDirectory(Image image, InodeState dir) throws IOException {
+    private void loadDirectory(InodeState dir) throws IOException {
         String where = "directory inode " + dir.ino;
         try {
             if (!dir.cow.isEmpty()) {

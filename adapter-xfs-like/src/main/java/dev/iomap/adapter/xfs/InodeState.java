@@ -65,11 +65,6 @@ final class InodeState {
         return persistedData().size() + persistedCow().size();
     }
 
-    /** @return blocks reserved by delayed allocations in both forks */
-    long delallocBlocks() {
-        return delalloc(data) + delalloc(cow);
-    }
-
     /** @return whether any data-fork extent is flagged shared */
     boolean hasShared() {
         for (Extent extent : data.extents()) {
@@ -93,16 +88,6 @@ final class InodeState {
             }
         }
         return result;
-    }
-
-    private static long delalloc(ExtentMap fork) {
-        long blocks = 0;
-        for (Extent extent : fork.extents()) {
-            if (extent.state() == ExtentState.DELALLOC) {
-                blocks += extent.length();
-            }
-        }
-        return blocks;
     }
 
     @Override

@@ -49,7 +49,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
     private static final Set<Capability> CAPABILITIES =
             Set.copyOf(EnumSet.of(Capability.RANDOM_WRITE, Capability.TRUNCATE, Capability.DURABLE_FSYNC));
 
-    /** For Guice and tests. */
+    /** Creates the adapter (it holds no state); {@link ZonefsLikePlugin} declares one. */
     public ZonefsLikeAdapter() {
     }
 
@@ -162,7 +162,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
         if (device instanceof ZonedBlockDevice zoned) {
             return zoned;
         }
-        throw new NotSupportedException(NAME + " needs a zoned device (a ZonedBlockDevice, e.g. the core's"
+        throw new NotSupportedException(NAME + " needs a zoned device (a ZonedBlockDevice, e.g. iomap-devices'"
                 + " ZonedDevice over a RAM or file device); got " + device);
     }
 }

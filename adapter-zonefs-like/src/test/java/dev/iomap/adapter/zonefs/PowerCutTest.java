@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Power cuts after every device write of a workload of appends, fsyncs, a zone reset and
- * conventional overwrites (the images come from the kit's {@link PowerCutDevice}, with unflushed
+ * conventional overwrites (the images come from a {@link PowerCutDevice}, with unflushed
  * writes lost, or kept, torn and reordered at random). After each, remounted: every sequential file's
  * size is its zone's durable write pointer, every byte below it is the data appended there, and what
  * an fsync had returned for is there.

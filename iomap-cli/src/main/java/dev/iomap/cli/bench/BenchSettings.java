@@ -21,12 +21,4 @@ public record BenchSettings(String adapter, DeviceSpec device, int blockSize, Pa
         Objects.requireNonNull(device, "device");
         Objects.requireNonNull(pageCache, "pageCache");
     }
-
-    /**
-     * @param options other page-cache options
-     * @return these settings with them
-     */
-    public BenchSettings withPageCache(PageCacheOptions options) {
-        return new BenchSettings(adapter, device, blockSize, options, backgroundWriteback);
-    }
 }

@@ -16,9 +16,12 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
- * The {@link IomapFileSystems.FileSystemRuntime} of {@code iomap-core}, found by
- * {@link java.util.ServiceLoader}. The adapters come from the plugins on the class path, discovered
- * once (Guice bootstrap) on first use.
+ * The {@link IomapFileSystems.FileSystemRuntime} of {@code iomap-core}, listed for
+ * {@link java.util.ServiceLoader}. {@link IomapFileSystems} looks it up once per class loader and keeps
+ * that one instance; it builds its {@link IomapEngine} on first use ({@link Bootstrap#start}), which
+ * binds the adapters declared by every {@link dev.iomap.spi.AdapterPlugin} visible to the core's class
+ * loader, so plugins are discovered once, not per call. Each mount gets a cache of its own with the
+ * mount's {@link MountOptions#pageCache() page-cache options}. Thread-safe.
  */
 public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime {
     private volatile IomapEngine engine;

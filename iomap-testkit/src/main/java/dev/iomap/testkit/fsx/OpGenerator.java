@@ -83,7 +83,7 @@ final class OpGenerator {
     private Op tryNext(Kind kind, long size) {
         boolean randomWrite = capabilities.contains(Capability.RANDOM_WRITE);
         return switch (kind) {
-            case READ -> size == 0 ? null : new Op.Read(offset(size + geometry.blockSize(), size), length(size));
+            case READ -> size == 0 ? null : new Op.Read(offset(size + geometry.blockSize(), size), length());
             case MAPREAD -> mapRead(size);
             case WRITE -> write(size, randomWrite);
             case MAPWRITE -> mapWrite(size);
@@ -92,7 +92,7 @@ final class OpGenerator {
                     : new Op.Truncate(newSize(size));
             case FALLOCATE -> {
                 long offset = offset(maxFileSize, size);
-                yield new Op.Fallocate(offset, Math.min(length(size), maxFileSize - offset),
+                yield new Op.Fallocate(offset, Math.min(length(), maxFileSize - offset),
                         file.fixedSize() || random.nextBoolean());
             }
             case PUNCH -> {
@@ -100,11 +100,11 @@ final class OpGenerator {
                     yield null;
                 }
                 long offset = offset(size, size);
-                yield new Op.PunchHole(offset, Math.min(length(size), maxFileSize - offset));
+                yield new Op.PunchHole(offset, Math.min(length(), maxFileSize - offset));
             }
             case ZERO -> {
                 long offset = offset(maxFileSize, size);
-                yield new Op.ZeroRange(offset, Math.min(length(size), maxFileSize - offset),
+                yield new Op.ZeroRange(offset, Math.min(length(), maxFileSize - offset),
                         file.fixedSize() || random.nextBoolean());
             }
             case CLONE -> clone(size);
@@ -119,7 +119,7 @@ final class OpGenerator {
 
     private Op write(long size, boolean randomWrite) {
         if (file.appendOnly()) {
-            long units = Math.max(1, length(size) / file.appendUnit());
+            long units = Math.max(1, length() / file.appendUnit());
             long room = (maxFileSize - size) / file.appendUnit() * file.appendUnit();
             long length = Math.min(units * file.appendUnit(), room);
             return length <= 0 ? null : new Op.Write(size, (int) length, nextFill++);
@@ -129,10 +129,10 @@ final class OpGenerator {
                 return null;
             }
             long offset = offset(size, size);
-            return new Op.Write(offset, (int) Math.min(length(size), size - offset), nextFill++);
+            return new Op.Write(offset, (int) Math.min(length(), size - offset), nextFill++);
         }
         long offset = randomWrite ? offset(maxFileSize, size) : size;
-        int length = (int) Math.min(length(size), maxFileSize - offset);
+        int length = (int) Math.min(length(), maxFileSize - offset);
         if (length <= 0) {
             return null;
         }
@@ -145,7 +145,7 @@ final class OpGenerator {
         }
         long mappable = roundUp(size, geometry.pageSize());
         long offset = offset(mappable, size);
-        int length = (int) Math.min(length(size), mappable - offset);
+        int length = (int) Math.min(length(), mappable - offset);
         return new Op.MapRead(offset, length);
     }
 
@@ -154,7 +154,7 @@ final class OpGenerator {
             return null;
         }
         long offset = offset(size, size);
-        int length = (int) Math.min(length(size), size - offset);
+        int length = (int) Math.min(length(), size - offset);
         return length <= 0 ? null : new Op.MapWrite(offset, length, nextFill++);
     }
 
@@ -169,7 +169,7 @@ final class OpGenerator {
         if (toEof) {
             length = size - source;
         } else {
-            long blocks = Math.max(1, Math.min(length(size), size - source) / block);
+            long blocks = Math.max(1, Math.min(length(), size - source) / block);
             length = blocks * block;
             if (source + length > size) {
                 return null;
@@ -189,7 +189,7 @@ final class OpGenerator {
             return null;
         }
         long source = offset(size, size);
-        int length = (int) Math.min(length(size), size - source);
+        int length = (int) Math.min(length(), size - source);
         long target = file.fixedSize() ? random.nextLong(size - length + 1)
                 : randomWrite ? offset(maxFileSize, size) : size;
         if (target + length > maxFileSize) {
@@ -231,7 +231,7 @@ final class OpGenerator {
     }
 
     /** A length: mostly small, sometimes up to the largest op, sometimes block multiples. */
-    private int length(long size) {
+    private int length() {
         int block = geometry.blockSize();
         return switch (random.nextInt(20)) {
             case 0 -> 1 + random.nextInt(maxOpLength);
