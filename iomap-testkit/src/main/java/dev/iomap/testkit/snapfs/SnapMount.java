@@ -1,11 +1,11 @@
-package dev.iomap.it.snapfs;
+package dev.iomap.testkit.snapfs;
 
-import static dev.iomap.it.snapfs.SnapState.PENDING;
-import static dev.iomap.it.snapfs.SnapState.UNWRITTEN;
-import static dev.iomap.it.snapfs.SnapState.WRITTEN;
-import static dev.iomap.it.snapfs.SnapState.deviceBlock;
-import static dev.iomap.it.snapfs.SnapState.pack;
-import static dev.iomap.it.snapfs.SnapState.state;
+import static dev.iomap.testkit.snapfs.SnapState.PENDING;
+import static dev.iomap.testkit.snapfs.SnapState.UNWRITTEN;
+import static dev.iomap.testkit.snapfs.SnapState.WRITTEN;
+import static dev.iomap.testkit.snapfs.SnapState.deviceBlock;
+import static dev.iomap.testkit.snapfs.SnapState.pack;
+import static dev.iomap.testkit.snapfs.SnapState.state;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.DirEntry;
@@ -24,7 +24,7 @@ import dev.iomap.spi.IomapType;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.spi.WritebackOps;
-import dev.iomap.it.snapfs.SnapState.Inode;
+import dev.iomap.testkit.snapfs.SnapState.Inode;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;

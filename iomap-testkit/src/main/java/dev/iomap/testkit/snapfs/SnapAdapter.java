@@ -1,4 +1,4 @@
-package dev.iomap.it.snapfs;
+package dev.iomap.testkit.snapfs;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
@@ -9,7 +9,7 @@ import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.spi.MountedFilesystem;
-import dev.iomap.it.snapfs.SnapState.Inode;
+import dev.iomap.testkit.snapfs.SnapState.Inode;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.BitSet;

@@ -1,4 +1,4 @@
-package dev.iomap.it.snapfs;
+package dev.iomap.testkit.snapfs;
 
 import dev.iomap.spi.AdapterPlugin;
 import dev.iomap.spi.FilesystemAdapter;
