@@ -7,11 +7,12 @@ import static dev.iomap.testkit.snapfs.SnapState.deviceBlock;
 import static dev.iomap.testkit.snapfs.SnapState.pack;
 import static dev.iomap.testkit.snapfs.SnapState.state;
 
-import dev.iomap.device.BlockDevice;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
+import dev.iomap.api.NoSpaceException;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.IoendCompletion;
 import dev.iomap.spi.Iomap;
@@ -22,7 +23,6 @@ import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import dev.iomap.spi.MountedFilesystem;
-import dev.iomap.api.NoSpaceException;
 import dev.iomap.spi.WritebackOps;
 import dev.iomap.testkit.snapfs.SnapState.Inode;
 import java.io.IOException;
@@ -30,18 +30,21 @@ import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One snapfs mount. Every method holds the mount's monitor. Writes allocate blocks at
  * {@code begin} (PENDING, mapped NEW); writeback completion marks them WRITTEN and moves the on-disk
- * size; a commit (fsync, sync, unmount) flushes the data, writes the whole metadata to the other
- * slot and flushes again. Blocks freed since the last commit are reused only after the next one, so
- * the committed metadata never points at blocks holding someone else's new data.
+ * size; a commit (fsync and fdatasync if the adapter declares DURABLE_FSYNC, sync, unmount) flushes
+ * the data, writes the whole metadata to the other slot and flushes again. A freed block the last
+ * commit references is reused only after the next commit, so the committed metadata never points at
+ * blocks holding someone else's new data. After {@link #unmount} the mount must not be used.
  */
 final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
     private static final long MAX_FILE_SIZE = 1L << 40;
@@ -51,16 +54,29 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
     private final SnapLayout layout;
     private final SnapState state;
     private final BitSet used = new BitSet();
+    /** Freed blocks the last commit still references: reusable after the next commit. */
     private final BitSet freedSinceCommit = new BitSet();
+    /** Blocks the last commit references (and, after a failed commit, those it tried to). */
+    private BitSet committed;
     private final int blockSize;
-    private final java.util.concurrent.atomic.AtomicReference<Runnable> afterWriteBegin;
+    private final AtomicReference<Runnable> afterWriteBegin;
+    private final boolean durableFsync;
     private long sequence;
     private long cursor;
 
+    /**
+     * @param device the mounted device
+     * @param layout its layout, from the superblock
+     * @param state the newest commit's metadata; the mount owns it from now on
+     * @param sequence that commit's sequence number
+     * @param afterWriteBegin the adapter's test hook (see {@link SnapAdapter#runOnceAfterNextWriteBegin})
+     * @param durableFsync whether fsync and fdatasync commit (the adapter declares DURABLE_FSYNC)
+     */
     SnapMount(BlockDevice device, SnapLayout layout, SnapState state, long sequence,
-            java.util.concurrent.atomic.AtomicReference<Runnable> afterWriteBegin) {
+            AtomicReference<Runnable> afterWriteBegin, boolean durableFsync) {
         this.device = device;
         this.afterWriteBegin = afterWriteBegin;
+        this.durableFsync = durableFsync;
         this.layout = layout;
         this.state = state;
         this.sequence = sequence;
@@ -68,11 +84,8 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         this.cursor = layout.firstDataBlock();
         used.set(0, (int) layout.firstDataBlock());
         state.inodes.values().removeIf(inode -> inode.links <= 0 && inode.ino != SnapState.ROOT);
-        for (Inode inode : state.inodes.values()) {
-            for (long packed : inode.blocks.values()) {
-                used.set((int) deviceBlock(packed));
-            }
-        }
+        committed = state.committedBlocks();
+        used.or(committed);
     }
 
     private Inode inode(long ino) throws NoSuchFileException {
@@ -83,21 +96,25 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return inode;
     }
 
+    /** @return the block size the image was formatted with */
     @Override
     public int blockSize() {
         return blockSize;
     }
 
+    /** @return the root directory's inode number, always 1 */
     @Override
     public long rootIno() {
         return SnapState.ROOT;
     }
 
+    /** @return 1 TiB, whatever the device's size (space runs out first) */
     @Override
     public long maxFileSize() {
         return MAX_FILE_SIZE;
     }
 
+    /** Allocated bytes count every mapped block, pending, unwritten or written. */
     @Override
     public synchronized InodeInfo getattr(long ino) throws IOException {
         Inode inode = inode(ino);
@@ -105,6 +122,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
                 inode.modified);
     }
 
+    /** Names are looked up as given: case-sensitive, no normalisation. */
     @Override
     public synchronized long lookup(long dirIno, String name) throws IOException {
         Long ino = inode(dirIno).entries.get(name);
@@ -114,6 +132,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return ino;
     }
 
+    /** Inode numbers are never reused. Never fails for space: metadata space is checked at commit. */
     @Override
     public synchronized long create(long dirIno, String name, FileType type) throws IOException {
         Inode dir = inode(dirIno);
@@ -128,6 +147,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return ino;
     }
 
+    /** Entries in name order (a sorted map). */
     @Override
     public synchronized List<DirEntry> readdir(long dirIno) throws IOException {
         List<DirEntry> out = new ArrayList<>();
@@ -137,6 +157,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return out;
     }
 
+    /** Drops the name and a link; the inode and its blocks go at {@link #evict}. */
     @Override
     public synchronized void unlink(long dirIno, String name) throws IOException {
         Inode target = inode(lookup(dirIno, name));
@@ -147,11 +168,12 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         target.links--;
     }
 
+    /** Removes an empty directory's name and inode at once (directories have no open files). */
     @Override
     public synchronized void rmdir(long dirIno, String name) throws IOException {
         Inode target = inode(lookup(dirIno, name));
         if (target.type != FileType.DIRECTORY) {
-            throw new java.nio.file.NotDirectoryException(name);
+            throw new NotDirectoryException(name);
         }
         if (!target.entries.isEmpty()) {
             throw new DirectoryNotEmptyException(name);
@@ -160,6 +182,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         state.inodes.remove(target.ino);
     }
 
+    /** A replaced directory goes at once; a replaced file loses a link and is returned for eviction. */
     @Override
     public synchronized long rename(long fromDir, String fromName, long toDir, String toName) throws IOException {
         long ino = lookup(fromDir, fromName);
@@ -188,6 +211,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return replaced;
     }
 
+    /** Counts data blocks only (superblock and slots excluded); inodes are unbounded. */
     @Override
     public synchronized FsStat statfs() {
         long dataUsed = used.cardinality() - layout.firstDataBlock();
@@ -195,11 +219,13 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return new FsStat(blockSize, layout.dataBlocks(), freeBlocks, Long.MAX_VALUE, Long.MAX_VALUE);
     }
 
+    /** @return this mount: mappings come from its block maps */
     @Override
     public IomapOps iomapOps() {
         return this;
     }
 
+    /** @return this mount */
     @Override
     public WritebackOps writebackOps() {
         return this;
@@ -207,6 +233,12 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
 
     // ---- mapping ----
 
+    /**
+     * Reads get the mapping at {@code pos} (a hole up to the next mapped block). Writes and write
+     * faults allocate the hole they start in, up to 1024 contiguous blocks (PENDING, mapped NEW);
+     * every mapping carries the inode's validity cookie. Runs the adapter's test hook, if set, after
+     * a write's mapping is made.
+     */
     @Override
     public synchronized IomapMapping begin(IomapInode file, long pos, long length, Set<IomapRequest> request)
             throws IOException {
@@ -277,6 +309,10 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         };
     }
 
+    /**
+     * The run of blocks contiguous on the device from {@code pos}, MAPPED or UNWRITTEN; an
+     * {@link IOException} if a dirty block has no device block (a bug in the caller or here).
+     */
     @Override
     public synchronized Iomap mapBlocks(IomapInode file, long pos, long length) throws IOException {
         Inode inode = inode(file.ino());
@@ -303,6 +339,10 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
                 : Iomap.mapped(offset, count * blockSize, address);
     }
 
+    /**
+     * Marks the written blocks WRITTEN (converting unwritten ones), invalidates handed-out mappings
+     * and raises the recorded size up to the engine's; a failed ioend changes nothing.
+     */
     @Override
     public synchronized void ioendCompleted(IomapInode file, IoendCompletion completion) throws IOException {
         if (completion.failed()) {
@@ -351,19 +391,23 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return free < layout.totalBlocks() ? free : -1;
     }
 
-    /** Frees blocks {@code [from, to)} of a file: pending ones at once, committed ones after the next commit. */
+    /**
+     * Frees blocks {@code [from, to)} of a file: ones the last commit references after the next
+     * commit (until then, a power cut brings that commit back, pointing at them), others at once.
+     */
     private void free(Inode inode, long from, long to) {
         inode.mappingSequence++;
         for (Long fileBlock : new ArrayList<>(inode.blocks.subMap(from, to).keySet())) {
-            long packed = inode.blocks.remove(fileBlock);
-            if (state(packed) == PENDING) {
-                used.clear((int) deviceBlock(packed));
+            int block = (int) deviceBlock(inode.blocks.remove(fileBlock));
+            if (committed.get(block)) {
+                freedSinceCommit.set(block);
             } else {
-                freedSinceCommit.set((int) deviceBlock(packed));
+                used.clear(block);
             }
         }
     }
 
+    /** Frees the blocks past the new size (committed ones after the next commit). */
     @Override
     public synchronized void setSize(IomapInode file, long newSize) throws IOException {
         Inode inode = inode(file.ino());
@@ -372,6 +416,10 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         inode.modified = System.currentTimeMillis();
     }
 
+    /**
+     * PUNCH_HOLE frees the blocks; ALLOCATE maps holes UNWRITTEN; ZERO_RANGE also turns mapped blocks
+     * UNWRITTEN. On {@link dev.iomap.api.NoSpaceException} the blocks this call allocated are freed.
+     */
     @Override
     public synchronized void fallocate(IomapInode file, FallocateMode mode, long offset, long length)
             throws IOException {
@@ -407,13 +455,21 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
 
     // ---- durability ----
 
+    /**
+     * Raises the file's size to what the engine has, then commits everything, data and metadata of
+     * every file (a whole-filesystem snapshot is the only commit snapfs has); without DURABLE_FSYNC it
+     * commits nothing.
+     */
     @Override
     public synchronized void fsync(IomapInode file, boolean dataOnly) throws IOException {
         Inode inode = inode(file.ino());
         inode.size = Math.max(inode.size, file.size());
-        commit();
+        if (durableFsync) {
+            commit();
+        }
     }
 
+    /** Drops the inode and frees its blocks (committed ones after the next commit). */
     @Override
     public synchronized void evict(long ino) throws IOException {
         Inode inode = state.inodes.remove(ino);
@@ -422,24 +478,32 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         }
     }
 
+    /** Commits: data flush, metadata to the other slot, flush. */
     @Override
     public synchronized void sync() throws IOException {
         commit();
     }
 
+    /** Commits, as {@link #sync}. */
     @Override
     public synchronized void unmount() throws IOException {
         commit();
     }
 
-    /** Data first, then the metadata in the other slot, then a flush; only then are freed blocks reusable. */
+    /**
+     * Data first, then the metadata in the other slot, then a flush; only then are blocks freed since
+     * the last commit reusable. A commit that fails may still have reached the device, so the blocks
+     * it references stay protected as well as the last commit's.
+     */
     private void commit() throws IOException {
         device.flush();
-        BitSet releasable = (BitSet) freedSinceCommit.clone();
+        BitSet referenced = state.committedBlocks();
+        committed.or(referenced);
         layout.writeSlot(device, sequence + 1, state.serialize());
         device.flush();
         sequence++;
-        used.andNot(releasable);
-        freedSinceCommit.andNot(releasable);
+        used.andNot(freedSinceCommit);
+        freedSinceCommit.clear();
+        committed = referenced;
     }
 }
