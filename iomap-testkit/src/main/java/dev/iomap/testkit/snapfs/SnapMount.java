@@ -157,12 +157,15 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return out;
     }
 
-    /** Drops the name and a link; the inode and its blocks go at {@link #evict}. */
+    /**
+     * Drops the name and a link; the inode and its blocks go at {@link #evict}. Refuses a directory
+     * with the C library's words, "Is a directory" (what errno mappers look for).
+     */
     @Override
     public synchronized void unlink(long dirIno, String name) throws IOException {
         Inode target = inode(lookup(dirIno, name));
         if (target.type == FileType.DIRECTORY) {
-            throw new FileSystemException(name, null, "is a directory");
+            throw new FileSystemException(name, null, "Is a directory");
         }
         inode(dirIno).entries.remove(name);
         target.links--;
