@@ -1,5 +1,6 @@
 package dev.iomap.core.vfs;
 
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -49,14 +50,6 @@ class CoreFileSystemTest {
         return new RecordingAdapter(new SnapAdapter());
     }
 
-    private static byte[] bytes(int length, int seed) {
-        byte[] out = new byte[length];
-        for (int i = 0; i < length; i++) {
-            out[i] = (byte) (i * 7 + seed);
-        }
-        return out;
-    }
-
     private static byte[] readAll(IomapFile file) throws Exception {
         ByteBuffer dst = ByteBuffer.allocate((int) file.size());
         while (dst.hasRemaining() && file.read(dst.position(), dst) > 0) {
@@ -91,7 +84,7 @@ class CoreFileSystemTest {
     @Test
     void dataWrittenThroughAFileSurvivesRemount() throws Exception {
         RecordingAdapter adapter = snapfs();
-        byte[] data = bytes(10_000, 1);
+        byte[] data = pattern(1, 0, 10_000);
         try (IomapFileSystem fs = mount(adapter); IomapFile file = fs.create("/f")) {
             file.write(0, ByteBuffer.wrap(data));
         }
@@ -124,7 +117,7 @@ class CoreFileSystemTest {
         });
         assertThat(fs.cache().isBackgroundWritebackRunning()).isTrue();
         try (IomapFile file = fs.create("/f")) {
-            file.write(0, ByteBuffer.wrap(bytes(50_000, 3)));
+            file.write(0, ByteBuffer.wrap(pattern(3, 0, 50_000)));
         }
 
         fs.close();
@@ -138,7 +131,7 @@ class CoreFileSystemTest {
     void fsyncWritesBackBeforeTheAdapterCommits() throws Exception {
         RecordingAdapter adapter = snapfs();
         try (IomapFileSystem fs = mount(adapter); IomapFile file = fs.create("/f")) {
-            file.write(0, ByteBuffer.wrap(bytes(3000, 2)));
+            file.write(0, ByteBuffer.wrap(pattern(2, 0, 3000)));
             file.fdatasync();
             assertThat(adapter.calls()).containsExactly("fdatasync " + file.ino());
             assertThat(device.stats().dataBytesWritten()).isEqualTo(3 * K1);
@@ -149,12 +142,12 @@ class CoreFileSystemTest {
     void truncateGoesThroughTheCacheThenTheAdapter() throws Exception {
         RecordingAdapter adapter = snapfs();
         try (IomapFileSystem fs = mount(adapter); IomapFile file = fs.create("/f")) {
-            file.write(0, ByteBuffer.wrap(bytes(8 * K1, 3)));
+            file.write(0, ByteBuffer.wrap(pattern(3, 0, 8 * K1)));
             file.truncate(3000);
             file.truncate(5000);
 
             byte[] expected = new byte[5000];
-            System.arraycopy(bytes(8 * K1, 3), 0, expected, 0, 3000);
+            System.arraycopy(pattern(3, 0, 8 * K1), 0, expected, 0, 3000);
             assertThat(readAll(file)).isEqualTo(expected);
             assertThat(adapter.calls()).containsExactly("setSize " + file.ino() + " 3000",
                     "setSize " + file.ino() + " 5000");
@@ -165,7 +158,7 @@ class CoreFileSystemTest {
     void punchHoleZeroesPartialEdgesAndHandsWholeBlocksToTheAdapter() throws Exception {
         RecordingAdapter adapter = snapfs();
         try (IomapFileSystem fs = mount(adapter); IomapFile file = fs.create("/f")) {
-            byte[] data = bytes(16 * K1, 4);
+            byte[] data = pattern(4, 0, 16 * K1);
             file.write(0, ByteBuffer.wrap(data));
 
             file.fallocate(FallocateMode.PUNCH_HOLE, K1 + 10, 5 * K1, false);
@@ -202,8 +195,8 @@ class CoreFileSystemTest {
             assertThatThrownBy(() -> file.cloneRange(file, 0, 4096, 4096))
                     .isInstanceOf(NotSupportedException.class).hasMessageContaining("CLONE");
             assertThatThrownBy(() -> file.unshare(0, 10)).isInstanceOf(NotSupportedException.class);
-            file.write(0, ByteBuffer.wrap(bytes(10, 5)));
-            assertThatThrownBy(() -> file.write(100, ByteBuffer.wrap(bytes(10, 5))))
+            file.write(0, ByteBuffer.wrap(pattern(5, 0, 10)));
+            assertThatThrownBy(() -> file.write(100, ByteBuffer.wrap(pattern(5, 0, 10))))
                     .isInstanceOf(NotSupportedException.class).hasMessageContaining("RANDOM_WRITE");
         }
     }
@@ -213,10 +206,10 @@ class CoreFileSystemTest {
         RecordingAdapter adapter = snapfs();
         try (IomapFileSystem fs = mount(adapter)) {
             IomapFile file = fs.create("/f");
-            file.write(0, ByteBuffer.wrap(bytes(2000, 6)));
+            file.write(0, ByteBuffer.wrap(pattern(6, 0, 2000)));
             fs.unlink("/f");
 
-            assertThat(readAll(file)).isEqualTo(bytes(2000, 6));
+            assertThat(readAll(file)).isEqualTo(pattern(6, 0, 2000));
             assertThat(adapter.calls()).doesNotContain("evict " + file.ino());
             file.close();
             assertThat(adapter.calls()).contains("evict " + file.ino());
@@ -247,20 +240,20 @@ class CoreFileSystemTest {
         // the engine's own checks, which must refuse every one before the adapter hears of it.
         RecordingAdapter adapter = snapfs().declaring(EnumSet.allOf(Capability.class));
         try (IomapFileSystem fs = mount(adapter); IomapFile file = fs.create("/f")) {
-            file.write(0, ByteBuffer.wrap(bytes(8 * K1, 7)));
+            file.write(0, ByteBuffer.wrap(pattern(7, 0, 8 * K1)));
             assertThatThrownBy(() -> file.cloneRange(file, 10, 4 * K1, K1))
                     .hasMessageContaining("multiples of the block size");
             assertThatThrownBy(() -> file.cloneRange(file, 0, K1, 2 * K1)).hasMessageContaining("overlap");
             assertThatThrownBy(() -> file.cloneRange(file, 7 * K1, 10 * K1, 2 * K1))
                     .hasMessageContaining("passes its EOF");
             IomapFile other = fs.create("/other");
-            other.write(0, ByteBuffer.wrap(bytes(8 * K1, 8)));
+            other.write(0, ByteBuffer.wrap(pattern(8, 0, 8 * K1)));
             IomapFile shortFile = fs.create("/short");
-            shortFile.write(0, ByteBuffer.wrap(bytes(K1 + 100, 9)));
+            shortFile.write(0, ByteBuffer.wrap(pattern(9, 0, K1 + 100)));
             assertThatThrownBy(() -> other.cloneRange(shortFile, 0, 2 * K1, K1 + 100))
                     .isInstanceOf(dev.iomap.api.InvalidRangeException.class)
                     .hasMessageContaining("partial last block");
-            assertThat(readAll(other)).isEqualTo(bytes(8 * K1, 8));
+            assertThat(readAll(other)).isEqualTo(pattern(8, 0, 8 * K1));
             assertThat(adapter.calls()).noneMatch(call -> call.startsWith("cloneRange"));
         }
     }
@@ -272,7 +265,7 @@ class CoreFileSystemTest {
         adapter.format(faulty, FormatOptions.blockSize(K1));
         IomapFileSystem fs = CoreRuntime.mount(adapter, faulty, MountOptions.defaults());
         IomapFile file = fs.create("/f");
-        file.write(0, ByteBuffer.wrap(bytes(3000, 10)));
+        file.write(0, ByteBuffer.wrap(pattern(10, 0, 3000)));
         faulty.failFlushes(true);
 
         assertThatThrownBy(fs::close).isInstanceOf(dev.iomap.device.DeviceIoException.class)
