@@ -42,9 +42,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * One snapfs mount. Every method holds the mount's monitor. Writes allocate blocks at
  * {@code begin} (PENDING, mapped NEW); writeback completion marks them WRITTEN and moves the on-disk
  * size; a commit (fsync and fdatasync if the adapter declares DURABLE_FSYNC, sync, unmount) flushes
- * the data, writes the whole metadata to the other slot and flushes again. A freed block the last
- * commit references is reused only after the next commit, so the committed metadata never points at
- * blocks holding someone else's new data. After {@link #unmount} the mount must not be used.
+ * the data, writes the whole metadata to the other slot and flushes again. Blocks come from
+ * {@link SnapSpace}, which holds a freed block back until the next commit if the last one references
+ * it. After {@link #unmount} the mount must not be used.
  */
 final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
     private static final long MAX_FILE_SIZE = 1L << 40;
@@ -53,16 +53,11 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
     private final BlockDevice device;
     private final SnapLayout layout;
     private final SnapState state;
-    private final BitSet used = new BitSet();
-    /** Freed blocks the last commit still references: reusable after the next commit. */
-    private final BitSet freedSinceCommit = new BitSet();
-    /** Blocks the last commit references (and, after a failed commit, those it tried to). */
-    private BitSet committed;
+    private final SnapSpace space;
     private final int blockSize;
     private final AtomicReference<Runnable> afterWriteBegin;
     private final boolean durableFsync;
     private long sequence;
-    private long cursor;
 
     /**
      * @param device the mounted device
@@ -81,11 +76,8 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         this.state = state;
         this.sequence = sequence;
         this.blockSize = layout.blockSize();
-        this.cursor = layout.firstDataBlock();
-        used.set(0, (int) layout.firstDataBlock());
         state.inodes.values().removeIf(inode -> inode.links <= 0 && inode.ino != SnapState.ROOT);
-        committed = state.committedBlocks();
-        used.or(committed);
+        this.space = new SnapSpace(layout, state.committedBlocks());
     }
 
     private Inode inode(long ino) throws NoSuchFileException {
@@ -217,8 +209,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
     /** Counts data blocks only (superblock and slots excluded); inodes are unbounded. */
     @Override
     public synchronized FsStat statfs() {
-        long dataUsed = used.cardinality() - layout.firstDataBlock();
-        long freeBlocks = layout.dataBlocks() - dataUsed;
+        long freeBlocks = layout.dataBlocks() - space.usedDataBlocks();
         return new FsStat(blockSize, layout.dataBlocks(), freeBlocks, Long.MAX_VALUE, Long.MAX_VALUE);
     }
 
@@ -272,7 +263,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
             Long nextMapped = inode.blocks.ceilingKey(first);
             long holeEnd = nextMapped == null ? last + 1 : Math.min(nextMapped, last + 1);
             long count = Math.min(holeEnd - first, MAX_RUN_BLOCKS);
-            long[] run = allocate(count);
+            long[] run = space.allocate(count);
             for (long b = 0; b < run[1]; b++) {
                 inode.blocks.put(first + b, pack(run[0] + b, PENDING));
             }
@@ -369,44 +360,11 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         inode.modified = System.currentTimeMillis();
     }
 
-    // ---- space ----
-
-    /** Allocates up to {@code count} contiguous blocks, at least one: {@code {first, count}}. */
-    private long[] allocate(long count) throws NoSpaceException {
-        long start = findFree(cursor);
-        if (start < 0) {
-            start = findFree(layout.firstDataBlock());
-        }
-        if (start < 0) {
-            throw new NoSpaceException("snapfs: no free block among " + layout.dataBlocks());
-        }
-        long end = start;
-        while (end - start < count && end < layout.totalBlocks() && !used.get((int) end)) {
-            end++;
-        }
-        used.set((int) start, (int) end);
-        cursor = end;
-        return new long[] {start, end - start};
-    }
-
-    private long findFree(long from) {
-        long free = used.nextClearBit((int) from);
-        return free < layout.totalBlocks() ? free : -1;
-    }
-
-    /**
-     * Frees blocks {@code [from, to)} of a file: ones the last commit references after the next
-     * commit (until then, a power cut brings that commit back, pointing at them), others at once.
-     */
+    /** Unmaps blocks {@code [from, to)} of a file and frees them (see {@link SnapSpace#free}). */
     private void free(Inode inode, long from, long to) {
         inode.mappingSequence++;
         for (Long fileBlock : new ArrayList<>(inode.blocks.subMap(from, to).keySet())) {
-            int block = (int) deviceBlock(inode.blocks.remove(fileBlock));
-            if (committed.get(block)) {
-                freedSinceCommit.set(block);
-            } else {
-                used.clear(block);
-            }
+            space.free(deviceBlock(inode.blocks.remove(fileBlock)));
         }
     }
 
@@ -421,7 +379,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
 
     /**
      * PUNCH_HOLE frees the blocks; ALLOCATE maps holes UNWRITTEN; ZERO_RANGE also turns mapped blocks
-     * UNWRITTEN. On {@link dev.iomap.api.NoSpaceException} the blocks this call allocated are freed.
+     * UNWRITTEN. On {@link NoSpaceException} the blocks this call allocated are freed.
      */
     @Override
     public synchronized void fallocate(IomapInode file, FallocateMode mode, long offset, long length)
@@ -438,7 +396,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
                     for (long b = first; b < end; b++) {
                         Long packed = inode.blocks.get(b);
                         if (packed == null) {
-                            long device = allocate(1)[0];
+                            long device = space.allocate(1)[0];
                             inode.blocks.put(b, pack(device, UNWRITTEN));
                             added.add(b);
                         } else if (mode == FallocateMode.ZERO_RANGE) {
@@ -447,7 +405,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
                     }
                 } catch (NoSpaceException e) {
                     for (long b : added) {
-                        used.clear((int) deviceBlock(inode.blocks.remove(b)));
+                        space.free(deviceBlock(inode.blocks.remove(b)));
                     }
                     throw e;
                 }
@@ -501,12 +459,10 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
     private void commit() throws IOException {
         device.flush();
         BitSet referenced = state.committedBlocks();
-        committed.or(referenced);
+        space.committing(referenced);
         layout.writeSlot(device, sequence + 1, state.serialize());
         device.flush();
         sequence++;
-        used.andNot(freedSinceCommit);
-        freedSinceCommit.clear();
-        committed = referenced;
+        space.committed(referenced);
     }
 }
