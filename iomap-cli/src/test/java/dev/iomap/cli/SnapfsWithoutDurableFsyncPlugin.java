@@ -4,7 +4,6 @@ import dev.iomap.api.Capability;
 import dev.iomap.spi.AdapterPlugin;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.testkit.snapfs.SnapAdapter;
-import java.util.EnumSet;
 import java.util.List;
 
 /**
@@ -23,8 +22,6 @@ public final class SnapfsWithoutDurableFsyncPlugin implements AdapterPlugin {
     /** @return snapfs without DURABLE_FSYNC */
     @Override
     public List<FilesystemAdapter> adapters() {
-        EnumSet<Capability> capabilities = EnumSet.copyOf(SnapAdapter.SUPPORTED);
-        capabilities.remove(Capability.DURABLE_FSYNC);
-        return List.of(new SnapAdapter(capabilities));
+        return List.of(SnapAdapter.without(Capability.DURABLE_FSYNC));
     }
 }

@@ -6,7 +6,6 @@ import dev.iomap.testkit.AdapterContractSuite;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.snapfs.SnapAdapter;
-import java.util.EnumSet;
 
 /**
  * snapfs declaring everything but DURABLE_FSYNC (fsync commits no metadata), as the CLI's tests use
@@ -17,9 +16,7 @@ class SnapfsWithoutDurableFsyncKitTest extends AdapterContractSuite {
 
     @Override
     protected AdapterFixture fixture() {
-        EnumSet<Capability> capabilities = EnumSet.copyOf(SnapAdapter.SUPPORTED);
-        capabilities.remove(Capability.DURABLE_FSYNC);
-        return AdapterFixture.of(new SnapAdapter(capabilities), new Geometry(4096, 4096, 0))
+        return AdapterFixture.of(SnapAdapter.without(Capability.DURABLE_FSYNC), new Geometry(4096, 4096, 0))
                 .withMounter(CoreRuntime::mount);
     }
 }

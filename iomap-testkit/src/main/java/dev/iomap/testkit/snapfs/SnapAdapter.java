@@ -91,6 +91,19 @@ public final class SnapAdapter implements FilesystemAdapter {
     }
 
     /**
+     * snapfs declaring everything it supports but {@code absent}, e.g. {@code without(DURABLE_FSYNC)}
+     * (see {@link #SnapAdapter(Set)} for what that changes).
+     *
+     * @param absent capabilities not to declare
+     * @return a new adapter
+     */
+    public static SnapAdapter without(Capability... absent) {
+        EnumSet<Capability> declared = EnumSet.copyOf(SUPPORTED);
+        declared.removeAll(List.of(absent));
+        return new SnapAdapter(declared);
+    }
+
+    /**
      * Test hook: {@code action} runs once, inside the next {@code begin} of a write on any mount of this
      * instance, after the mapping is computed and before the core uses it (to force the races a mapping
      * must survive). A later call replaces an action that has not run yet.

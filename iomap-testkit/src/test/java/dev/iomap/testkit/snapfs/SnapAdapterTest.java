@@ -21,6 +21,8 @@ class SnapAdapterTest {
         assertThat(new SnapAdapter().capabilities()).isEqualTo(SnapAdapter.SUPPORTED);
         assertThat(new SnapAdapter(Set.of(Capability.TRUNCATE)).capabilities()).containsExactly(Capability.TRUNCATE);
         assertThat(new SnapAdapter(Set.of()).capabilities()).isEmpty();
+        assertThat(SnapAdapter.without(Capability.DURABLE_FSYNC, Capability.DIRECTORIES).capabilities())
+                .hasSize(SnapAdapter.SUPPORTED.size() - 2).doesNotContain(Capability.DURABLE_FSYNC);
         assertThatThrownBy(() -> new SnapAdapter(EnumSet.of(Capability.TRUNCATE, Capability.CLONE)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("CLONE");
     }
