@@ -2,6 +2,7 @@ package dev.iomap.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,8 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code iomap bench} end to end on {@link CliTestAdapter}, whose device traffic is exactly the data
- * written back, so counters are asserted exactly; times never are.
+ * {@code iomap bench} end to end on snapfs declared without DURABLE_FSYNC
+ * ({@link SnapfsWithoutDurableFsyncPlugin}): fsync commits no metadata, so the device traffic of a
+ * job is exactly the data written back and counters are asserted exactly; times never are.
  */
 class BenchCommandTest {
     private static final String TINY = String.join("\n",
@@ -35,7 +37,7 @@ class BenchCommandTest {
     private static Cli bench(String... args) {
         String[] full = new String[args.length + 4];
         full[0] = "bench";
-        full[1] = "--adapter=" + CliTestAdapter.NAME;
+        full[1] = "--adapter=" + SnapAdapter.NAME;
         full[2] = "--progress=never";
         full[3] = "--device=ram:64m";
         System.arraycopy(args, 0, full, 4, args.length);
@@ -208,7 +210,7 @@ class BenchCommandTest {
         Cli cli = bench(file.toString());
 
         assertThat(cli.status()).isEqualTo(1);
-        assertThat(cli.err()).contains("iomap: direct=1 at " + file + ":9: adapter 'cli-test' does not support"
+        assertThat(cli.err()).contains("iomap: direct=1 at " + file + ":9: adapter 'snapfs' does not support"
                 + " direct I/O");
     }
 
@@ -242,7 +244,7 @@ class BenchCommandTest {
                 .contains("no adapter named 'nosuch'");
         assertThat(bench(dir.resolve("missing.fio").toString()).err()).contains("does not exist");
         assertThat(bench("--output-format=xml", file.toString()).err()).contains("bad --output-format");
-        assertThat(Cli.run("bench", "--adapter=cli-test", "--device=ram:128k", "--progress=never", file.toString()).err())
+        assertThat(Cli.run("bench", "--adapter=snapfs", "--device=ram:128k", "--progress=never", file.toString()).err())
                 .contains("the device holds 128KiB but the jobs' files need 256KiB");
     }
 
@@ -250,11 +252,11 @@ class BenchCommandTest {
     void aFileDeviceIsLeftForFsck() throws IOException {
         Path image = dir.resolve("bench.img");
 
-        Cli cli = Cli.run("bench", "--adapter=cli-test", "--progress=never", "--device=file:" + image,
+        Cli cli = Cli.run("bench", "--adapter=snapfs", "--progress=never", "--device=file:" + image,
                 job("tiny.fio", TINY).toString());
 
         assertThat(cli.status()).as(cli.err()).isZero();
         assertThat(cli.out()).contains("device=file:" + image);
-        assertThat(Cli.run("fsck", "--adapter=cli-test", image.toString()).status()).isZero();
+        assertThat(Cli.run("fsck", "--adapter=snapfs", image.toString()).status()).isZero();
     }
 }

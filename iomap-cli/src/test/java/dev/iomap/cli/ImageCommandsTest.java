@@ -18,21 +18,21 @@ class ImageCommandsTest {
     void mkfsThenFsckThenStat() throws IOException {
         Path image = dir.resolve("fs.img");
 
-        Cli mkfs = Cli.run("mkfs", "--adapter=cli-test", "--block-size=4096", "--size=8m", image.toString());
+        Cli mkfs = Cli.run("mkfs", "--adapter=snapfs", "--block-size=4096", "--size=8m", image.toString());
         assertThat(mkfs.status()).as(mkfs.err()).isZero();
         assertThat(Files.size(image)).isEqualTo(8L << 20);
-        assertThat(mkfs.out()).contains(image + ": cli-test filesystem, 8388608 bytes, block size 4096, 2048 blocks");
+        assertThat(mkfs.out()).contains(image + ": snapfs filesystem, 8388608 bytes, block size 4096, 1791 blocks");
 
-        Cli fsck = Cli.run("fsck", "--adapter=cli-test", image.toString());
+        Cli fsck = Cli.run("fsck", "--adapter=snapfs", image.toString());
         assertThat(fsck.status()).isZero();
-        assertThat(fsck.out()).isEqualTo(image + ": clean (cli-test; checked the superblock)\n");
+        assertThat(fsck.out()).isEqualTo(image + ": clean (snapfs; checked 1 inodes, 0 blocks, commit 2)\n");
 
-        Cli stat = Cli.run("stat", "--adapter=cli-test", image.toString());
+        Cli stat = Cli.run("stat", "--adapter=snapfs", image.toString());
         assertThat(stat.status()).as(stat.err()).isZero();
         assertThat(stat.out())
-                .contains("adapter      : cli-test")
+                .contains("adapter      : snapfs")
                 .contains("block size   : 4096")
-                .contains("blocks       : 2048 total, 2047 free, 1 used")
+                .contains("blocks       : 1791 total, 1791 free, 0 used")   // superblock and two 512 KiB slots not counted
                 .contains("inodes       : unbounded total")
                 .contains("page cache   : page size 4096")
                 .contains("cache stats  : since mount: app written 0B")
@@ -42,29 +42,29 @@ class ImageCommandsTest {
     @Test
     void fsckListsProblemsAndExitsWithOne() throws IOException {
         Path image = dir.resolve("broken.img");
-        assertThat(Cli.run("mkfs", "--adapter=cli-test", "--size=1m", image.toString()).status()).isZero();
+        assertThat(Cli.run("mkfs", "--adapter=snapfs", "--size=1m", image.toString()).status()).isZero();
         try (var file = new RandomAccessFile(image.toFile(), "rw")) {
             file.write("garbage!".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         }
 
-        Cli fsck = Cli.run("fsck", "--adapter=cli-test", image.toString());
+        Cli fsck = Cli.run("fsck", "--adapter=snapfs", image.toString());
 
         assertThat(fsck.status()).isEqualTo(1);
-        assertThat(fsck.out()).startsWith(image + ": 1 problem (cli-test; checked the superblock):\n")
-                .contains("  superblock at offset 0: bad magic");
-        Cli stat = Cli.run("stat", "--adapter=cli-test", image.toString());
+        assertThat(fsck.out()).startsWith(image + ": 1 problem (snapfs; checked the superblock only):\n")
+                .contains("  snapfs: no superblock magic at device offset 0");
+        Cli stat = Cli.run("stat", "--adapter=snapfs", image.toString());
         assertThat(stat.status()).isEqualTo(1);
-        assertThat(stat.err()).contains("iomap: superblock at offset 0: bad magic");
+        assertThat(stat.err()).contains("iomap: snapfs: no superblock magic at device offset 0");
     }
 
     @Test
     void userErrorsOfTheImageCommands() {
         Path missing = dir.resolve("missing.img");
 
-        assertThat(Cli.run("fsck", "--adapter=cli-test", missing.toString()).err())
+        assertThat(Cli.run("fsck", "--adapter=snapfs", missing.toString()).err())
                 .isEqualTo("iomap: no such file: " + missing + "\n");
-        assertThat(Cli.run("mkfs", "--adapter=cli-test", missing.toString()).err()).contains("give --size");
-        assertThat(Cli.run("mkfs", "--adapter=cli-test", "--size=1m", "--block-size=3000", missing.toString()).err())
+        assertThat(Cli.run("mkfs", "--adapter=snapfs", missing.toString()).err()).contains("give --size");
+        assertThat(Cli.run("mkfs", "--adapter=snapfs", "--size=1m", "--block-size=3000", missing.toString()).err())
                 .contains("bad --block-size '3000'");
         assertThat(Cli.run("mkfs").status()).as("picocli usage error").isEqualTo(2);
     }

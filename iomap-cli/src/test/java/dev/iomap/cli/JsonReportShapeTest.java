@@ -23,14 +23,14 @@ class JsonReportShapeTest {
                 "[global]", "rw=randwrite", "bs=4k", "size=128k", "fsync=2", "description=a \"quoted\" job",
                 "[shape]", "numjobs=2", "group_reporting=1", ""));
 
-        Cli cli = Cli.run("bench", "--adapter=cli-test", "--progress=never", "--output-format=json", job.toString());
+        Cli cli = Cli.run("bench", "--adapter=snapfs", "--progress=never", "--output-format=json", job.toString());
 
         assertThat(cli.status()).as(cli.err()).isZero();
         Map<String, Object> root = (Map<String, Object>) MiniJson.parse(cli.out());
         assertThat(root.get("fio version")).isInstanceOf(String.class);
         assertThat(root.get("timestamp")).isInstanceOf(Long.class);
         assertThat(MiniJson.object(root, "global options")).containsEntry("description", "a \"quoted\" job");
-        assertThat(MiniJson.object(root, "iomap")).containsEntry("adapter", "cli-test").containsEntry("block_size", 4096L);
+        assertThat(MiniJson.object(root, "iomap")).containsEntry("adapter", "snapfs").containsEntry("block_size", 4096L);
         assertThat(MiniJson.object(MiniJson.object(root, "iomap"), "page_cache"))
                 .containsEntry("pageSize", 4096L).containsEntry("perBlockDirty", true);
 

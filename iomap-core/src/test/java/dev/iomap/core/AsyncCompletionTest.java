@@ -1,8 +1,8 @@
 package dev.iomap.core;
 
-import static dev.iomap.core.TestData.buffer;
-import static dev.iomap.core.TestData.pattern;
-import static dev.iomap.core.TestData.readDevice;
+import static dev.iomap.core.TestIo.readDevice;
+import static dev.iomap.testkit.TestData.buffer;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.spi.Iomap;
@@ -50,14 +50,14 @@ class AsyncCompletionTest {
                     .open();
 
             for (int i = 0; i < 64; i++) {
-                file.write((long) i * 2 * K4, buffer(pattern((long) i * 2 * K4, K4, i)));
+                file.write((long) i * 2 * K4, buffer(i, (long) i * 2 * K4, K4));
             }
             file.fsync();
 
             assertThat(logged).hasSize(64);
             assertThat(device.stats().metadataBytesWritten()).isEqualTo(64L * K4);
             for (int i = 0; i < 64; i++) {
-                assertThat(readDevice(device, (long) i * 2 * K4, K4)).isEqualTo(pattern((long) i * 2 * K4, K4, i));
+                assertThat(readDevice(device, (long) i * 2 * K4, K4)).isEqualTo(pattern(i, (long) i * 2 * K4, K4));
             }
             cache.close();
         }

@@ -1,8 +1,8 @@
 package dev.iomap.core;
 
-import static dev.iomap.core.TestData.buffer;
-import static dev.iomap.core.TestData.pattern;
-import static dev.iomap.core.TestData.read;
+import static dev.iomap.core.TestIo.read;
+import static dev.iomap.testkit.TestData.buffer;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -42,7 +42,7 @@ class BackgroundWritebackTest {
             cache.startBackgroundWriteback();
             OpenFile file = cache.openBlockDevice();
 
-            file.write(0, buffer(pattern(0, 256 * 1024, 1)));
+            file.write(0, buffer(1, 0, 256 * 1024));
 
             eventually(() -> cache.dirtyBytes() <= 64 * 1024
                     && device.stats().dataBytesWritten() >= 192 * 1024);
@@ -56,10 +56,10 @@ class BackgroundWritebackTest {
                 .writebackInterval(Duration.ofMillis(10)).build(), device)) {
             cache.startBackgroundWriteback();
 
-            cache.openBlockDevice().write(3 * K4, buffer(pattern(3 * K4, K4, 2)));
+            cache.openBlockDevice().write(3 * K4, buffer(2, 3 * K4, K4));
 
             eventually(() -> device.stats().dataBytesWritten() == K4 && cache.dirtyBytes() == 0);
-            assertThat(TestData.readDevice(device, 3 * K4, K4)).isEqualTo(pattern(3 * K4, K4, 2));
+            assertThat(TestIo.readDevice(device, 3 * K4, K4)).isEqualTo(pattern(2, 3 * K4, K4));
         }
     }
 
@@ -69,7 +69,7 @@ class BackgroundWritebackTest {
         OpenFile file = cache.openBlockDevice();
 
         for (int i = 0; i < 256; i++) {
-            file.write((long) i * K4, buffer(pattern((long) i * K4, K4, 3)));
+            file.write((long) i * K4, buffer(3, (long) i * K4, K4));
             assertThat(cache.dirtyBytes()).isLessThanOrEqualTo(128 * 1024);
         }
         assertThat(device.stats().dataBytesWritten()).isGreaterThanOrEqualTo((256 - 32) * K4);
@@ -112,7 +112,7 @@ class BackgroundWritebackTest {
         OpenFile file = cache.openBlockDevice();
 
         for (int i = 0; i < 32; i++) {
-            file.write((long) i * K4, buffer(pattern((long) i * K4, K4, 4)));
+            file.write((long) i * K4, buffer(4, (long) i * K4, K4));
         }
         cache.dropCleanCache();
 
@@ -120,7 +120,7 @@ class BackgroundWritebackTest {
         file.fsync();
         cache.dropCleanCache();
         assertThat(file.inode().pageCache().folioCount()).isZero();
-        assertThat(read(file, 0, 32 * K4)).isEqualTo(pattern(0, 32 * K4, 4));
+        assertThat(read(file, 0, 32 * K4)).isEqualTo(pattern(4, 0, 32 * K4));
     }
 
     @Test
@@ -130,7 +130,7 @@ class BackgroundWritebackTest {
         OpenFile writer = cache.openBlockDevice();
         OpenFile other = writer.inode().open();
         faulty.failWrites(0, 64L << 20);
-        writer.write(0, buffer(pattern(0, 8 * K4, 5)));
+        writer.write(0, buffer(5, 0, 8 * K4));
 
         writer.inode().writeAndWait(0, Long.MAX_VALUE);
         cache.dropCleanCache();

@@ -1,8 +1,8 @@
 package dev.iomap.core;
 
-import static dev.iomap.core.TestData.buffer;
-import static dev.iomap.core.TestData.pattern;
-import static dev.iomap.core.TestData.read;
+import static dev.iomap.core.TestIo.read;
+import static dev.iomap.testkit.TestData.buffer;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyLong;
@@ -60,15 +60,15 @@ class BufferedReadTest {
 
     @Test
     void holesUnwrittenAndNewBlocksReadAsZeroesAndMappedBlocksFromTheDevice() throws Exception {
-        fillDevice(8 * K1, pattern(0, K1, 1));
-        fillDevice(11 * K1, pattern(0, 4 * K1, 2));
+        fillDevice(8 * K1, pattern(1, 0, K1));
+        fillDevice(11 * K1, pattern(2, 0, 4 * K1));
         IomapCache cache = new IomapCache(poisoned(), device);
         OpenFile file = mixedFile(cache).open();
 
         byte[] bytes = read(file, 0, 8 * K1);
 
         byte[] expected = new byte[3 * K1 + 512];
-        System.arraycopy(pattern(0, K1, 1), 0, expected, 0, K1);
+        System.arraycopy(pattern(1, 0, K1), 0, expected, 0, K1);
         assertThat(bytes).isEqualTo(expected);
         assertThat(device.stats().reads()).isEqualTo(1);
         assertThat(device.stats().bytesRead()).isEqualTo(K1);
@@ -100,16 +100,16 @@ class BufferedReadTest {
 
     @Test
     void aPartiallyUptodateFolioReadsOnlyItsMissingBlocks() throws Exception {
-        fillDevice(0, pattern(0, 4 * K1, 3));
+        fillDevice(0, pattern(3, 0, 4 * K1));
         IomapCache cache = new IomapCache(PageCacheOptions.builder().maxFolioOrder(0).build(), device);
         OpenFile file = cache.openBlockDevice();
-        file.write(K1, buffer(pattern(0, 2 * K1, 4)));
+        file.write(K1, buffer(4, 0, 2 * K1));
         assertThat(device.stats().reads()).isZero();
 
         byte[] bytes = read(file, 0, 4 * K1);
 
-        byte[] expected = pattern(0, 4 * K1, 3);
-        System.arraycopy(pattern(0, 2 * K1, 4), 0, expected, K1, 2 * K1);
+        byte[] expected = pattern(3, 0, 4 * K1);
+        System.arraycopy(pattern(4, 0, 2 * K1), 0, expected, K1, 2 * K1);
         assertThat(bytes).isEqualTo(expected);
         assertThat(device.stats().reads()).isEqualTo(2);
         assertThat(device.stats().bytesRead()).isEqualTo(2 * K1);
@@ -119,15 +119,15 @@ class BufferedReadTest {
     void readingUptodateBytesOfAPartlyUptodateFolioTouchesNoDevice() throws Exception {
         IomapCache cache = new IomapCache(PageCacheOptions.builder().maxFolioOrder(0).build(), device);
         OpenFile file = cache.openBlockDevice();
-        file.write(K1, buffer(pattern(0, 2 * K1, 5)));
+        file.write(K1, buffer(5, 0, 2 * K1));
 
-        assertThat(read(file, K1, 2 * K1)).isEqualTo(pattern(0, 2 * K1, 5));
+        assertThat(read(file, K1, 2 * K1)).isEqualTo(pattern(5, 0, 2 * K1));
         assertThat(device.stats().reads()).isZero();
     }
 
     @Test
     void inlineDataIsCopiedAndTheRestZeroed() throws Exception {
-        byte[] inline = pattern(0, 300, 6);
+        byte[] inline = pattern(6, 0, 300);
         IomapOps ops = mock(IomapOps.class);
         when(ops.begin(any(), anyLong(), anyLong(), any())).thenAnswer(call -> {
             long pos = call.<Long>getArgument(1);

@@ -1,9 +1,9 @@
 package dev.iomap.core;
 
-import static dev.iomap.core.TestData.buffer;
-import static dev.iomap.core.TestData.pattern;
-import static dev.iomap.core.TestData.read;
-import static dev.iomap.core.TestData.readDevice;
+import static dev.iomap.core.TestIo.read;
+import static dev.iomap.core.TestIo.readDevice;
+import static dev.iomap.testkit.TestData.buffer;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.ArgumentMatchers.any;
@@ -25,6 +25,7 @@ import dev.iomap.spi.IomapRequest;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.spi.WritebackOps;
 import dev.iomap.devices.RamBlockDevice;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.EnumSet;
 import org.junit.jupiter.api.Test;
@@ -49,14 +50,14 @@ class BufferedWriteTest {
         IomapCache cache = cache(options());
         SparseTestOps ops = new SparseTestOps(KIB);
         OpenFile file = cache.addInode(1, KIB, 0, MAX, ops, ops).open();
-        byte[] whole = pattern(0, 16 * KIB, 1);
-        file.write(0, buffer(whole));
+        byte[] whole = pattern(1, 0, 16 * KIB);
+        file.write(0, ByteBuffer.wrap(whole));
         Folio folio = cache.inode(1).pageCache().lookup(0);
         assertThat(folio.size()).isEqualTo(16 * KIB);
         assertThat(folio.state()).isNull();
 
         // A partial write now creates the state; it must inherit "every block dirty".
-        file.write(5 * KIB + 10, buffer(new byte[] {1, 2, 3}));
+        file.write(5 * KIB + 10, ByteBuffer.wrap(new byte[] {1, 2, 3}));
         assertThat(folio.state()).isNotNull();
         file.fsync();
 
@@ -74,7 +75,7 @@ class BufferedWriteTest {
         SparseTestOps ops = new SparseTestOps(KIB);
         OpenFile file = cache.addInode(1, KIB, 0, MAX, ops, ops).open();
 
-        file.write(0, buffer(pattern(0, 64 * KIB, 2)));
+        file.write(0, buffer(2, 0, 64 * KIB));
 
         assertThat(cache.stats().folioStatesAllocated()).isZero();
         assertThat(cache.inode(1).pageCache().lookup(0).state()).isNull();
@@ -87,8 +88,8 @@ class BufferedWriteTest {
         SparseTestOps ops = new SparseTestOps(KIB);
         OpenFile file = cache.addInode(1, KIB, 0, MAX, ops, ops).open();
 
-        file.write(0, buffer(pattern(0, 2 * KIB, 2)));
-        file.write(2 * KIB, buffer(pattern(2 * KIB, 2 * KIB, 2)));
+        file.write(0, buffer(2, 0, 2 * KIB));
+        file.write(2 * KIB, buffer(2, 2 * KIB, 2 * KIB));
 
         assertThat(cache.stats().folioStatesAllocated()).isEqualTo(1);
     }
@@ -98,10 +99,10 @@ class BufferedWriteTest {
         IomapCache cache = cache(options().toBuilder().poisonNewFolios(true).maxFolioOrder(0).build());
         SparseTestOps ops = new SparseTestOps(KIB);
         OpenFile file = cache.addInode(1, KIB, 0, MAX, ops, ops).open();
-        file.write(8191, buffer(new byte[] {9}));
+        file.write(8191, ByteBuffer.wrap(new byte[] {9}));
 
         // 100 bytes into the middle of new block 0, but the copy faults after 50.
-        long written = file.write(10, TestData.shortSource(pattern(10, 100, 3), 50), 100);
+        long written = file.write(10, TestIo.shortSource(pattern(3, 10, 100), 50), 100);
 
         assertThat(written).isZero();
         assertThat(ops.isAllocated(0)).isFalse();
@@ -114,10 +115,10 @@ class BufferedWriteTest {
         SparseTestOps ops = new SparseTestOps(KIB);
         OpenFile file = cache.addInode(1, KIB, 0, MAX, ops, ops).open();
 
-        file.write(100, buffer(pattern(100, 200, 4)));
+        file.write(100, buffer(4, 100, 200));
 
         byte[] expected = new byte[KIB];
-        System.arraycopy(pattern(100, 200, 4), 0, expected, 100, 200);
+        System.arraycopy(pattern(4, 100, 200), 0, expected, 100, 200);
         assertThat(device.stats().reads()).isZero();
         assertThat(read(file, 0, 300)).isEqualTo(Arrays.copyOf(expected, 300));
         file.fsync();
@@ -129,7 +130,7 @@ class BufferedWriteTest {
         IomapCache cache = cache(options());
         OpenFile file = cache.openBlockDevice();
 
-        long written = file.write(4096 + 100, TestData.shortSource(pattern(0, 2000, 5), 1000), 2000);
+        long written = file.write(4096 + 100, TestIo.shortSource(pattern(5, 0, 2000), 1000), 2000);
 
         assertThat(written).isZero();
         Folio folio = file.inode().pageCache().lookup(1);
@@ -144,12 +145,12 @@ class BufferedWriteTest {
         OpenFile file = cache.openBlockDevice();
         read(file, 0, 4096);
 
-        long written = file.write(100, TestData.shortSource(pattern(100, 2000, 6), 1000), 2000);
+        long written = file.write(100, TestIo.shortSource(pattern(6, 100, 2000), 1000), 2000);
 
         assertThat(written).isEqualTo(1000);
         file.fsync();
         assertThat(Arrays.copyOfRange(readDevice(device, 0, 4096), 100, 1100))
-                .isEqualTo(Arrays.copyOf(pattern(100, 2000, 6), 1000));
+                .isEqualTo(Arrays.copyOf(pattern(6, 100, 2000), 1000));
         // The copied range [100, 1100) touches blocks 0 and 1.
         assertThat(device.stats().dataBytesWritten()).isEqualTo(2 * KIB);
     }
@@ -159,7 +160,7 @@ class BufferedWriteTest {
         IomapCache cache = cache(options());
         OpenFile file = cache.openBlockDevice();
 
-        file.write(3 * KIB, buffer(pattern(3 * KIB, 5 * KIB, 7)));
+        file.write(3 * KIB, buffer(7, 3 * KIB, 5 * KIB));
 
         assertThat(device.stats().reads()).isZero();
     }
@@ -169,7 +170,7 @@ class BufferedWriteTest {
         IomapCache cache = cache(options());
         OpenFile file = cache.openBlockDevice();
 
-        file.write(KIB + 1, buffer(pattern(KIB + 1, 3 * KIB, 8)));
+        file.write(KIB + 1, buffer(8, KIB + 1, 3 * KIB));
 
         assertThat(device.stats().reads()).isEqualTo(2);
         assertThat(device.stats().bytesRead()).isEqualTo(2 * KIB);
@@ -182,7 +183,7 @@ class BufferedWriteTest {
         IomapOps ops = spy(real);
         CachedInode inode = cache.addInode(1, KIB, 0, MAX, ops, real);
 
-        inode.open().write(500, buffer(pattern(500, 3000, 9)));
+        inode.open().write(500, buffer(9, 500, 3000));
 
         assertThat(inode.size()).isEqualTo(3500);
         verify(ops).end(eq(inode), eq(500L), eq(3000L), eq(3000L), eq(EnumSet.of(IomapRequest.WRITE)),
@@ -199,7 +200,7 @@ class BufferedWriteTest {
         when(ops.valid(any(), any())).thenReturn(false, true);
         CachedInode inode = cache.addInode(1, KIB, 0, MAX, ops, mock(WritebackOps.class));
 
-        long written = inode.open().write(0, buffer(pattern(0, 2 * KIB, 10)));
+        long written = inode.open().write(0, buffer(10, 0, 2 * KIB));
 
         assertThat(written).isEqualTo(2 * KIB);
         InOrder order = inOrder(ops);
@@ -219,7 +220,7 @@ class BufferedWriteTest {
         when(ops.writeOps()).thenReturn(hooks);
         CachedInode inode = cache.addInode(1, KIB, 0, MAX, ops, mapping);
 
-        inode.open().write(4000, buffer(pattern(4000, 200, 11)));
+        inode.open().write(4000, buffer(11, 4000, 200));
 
         verify(hooks).getFolio(eq(inode), eq(4000L), eq(96), any());
         verify(hooks).getFolio(eq(inode), eq(4096L), eq(104), any());
@@ -232,9 +233,9 @@ class BufferedWriteTest {
         IomapCache cache = cache(options());
         OpenFile file = cache.openBlockDevice();
 
-        assertThatThrownBy(() -> file.write(-1, buffer(new byte[1])))
+        assertThatThrownBy(() -> file.write(-1, ByteBuffer.wrap(new byte[1])))
                 .isInstanceOf(InvalidRangeException.class).hasMessageContaining("negative offset -1");
-        assertThatThrownBy(() -> file.write(device.capacity() - 1, buffer(new byte[2])))
+        assertThatThrownBy(() -> file.write(device.capacity() - 1, ByteBuffer.wrap(new byte[2])))
                 .isInstanceOf(InvalidRangeException.class).hasMessageContaining("ends past the limit");
         assertThatThrownBy(() -> file.read(-5, java.nio.ByteBuffer.allocate(1)))
                 .isInstanceOf(InvalidRangeException.class);

@@ -1,7 +1,7 @@
 package dev.iomap.core;
 
-import static dev.iomap.core.TestData.buffer;
-import static dev.iomap.core.TestData.pattern;
+import static dev.iomap.testkit.TestData.buffer;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.PageCacheOptions;
@@ -30,10 +30,10 @@ class DelallocReleaseTest {
     void aWriteThatFailsHalfWayPunchesOnlyTheCleanPartOfItsReservation() throws Exception {
         DelallocTestOps ops = new DelallocTestOps(K1);
         OpenFile file = cache().addInode(1, K1, 0, 1L << 40, ops, ops).open();
-        file.write(30 * K1, buffer(pattern(30 * K1, K1, 1)));   // dirty, reserved earlier
+        file.write(30 * K1, buffer(1, 30 * K1, K1));   // dirty, reserved earlier
 
         // 40 KiB from 0; the copy faults 100 bytes into the sixth 4 KiB folio.
-        long written = file.write(0, TestData.shortSource(pattern(0, 40 * K1, 2), 20 * K1 + 100), 40 * K1);
+        long written = file.write(0, TestIo.shortSource(pattern(2, 0, 40 * K1), 20 * K1 + 100), 40 * K1);
 
         assertThat(written).isEqualTo(20 * K1);
         TreeSet<Long> expected = blocks(0, 20);
@@ -48,7 +48,7 @@ class DelallocReleaseTest {
         DelallocTestOps ops = new DelallocTestOps(K1);
         OpenFile file = cache().addInode(1, K1, 0, 1L << 40, ops, ops).open();
 
-        long written = file.write(K1 + 10, TestData.shortSource(pattern(0, 5 * K1, 3), 0), 5 * K1);
+        long written = file.write(K1 + 10, TestIo.shortSource(pattern(3, 0, 5 * K1), 0), 5 * K1);
 
         assertThat(written).isZero();
         assertThat(ops.reserved()).isEmpty();
@@ -60,9 +60,9 @@ class DelallocReleaseTest {
     void dirtyBlocksOfAPartlyDirtyFolioKeepTheirReservation() throws Exception {
         DelallocTestOps ops = new DelallocTestOps(K1);
         OpenFile file = cache().addInode(1, K1, 0, 1L << 40, ops, ops).open();
-        file.write(5 * K1, buffer(pattern(5 * K1, K1, 4)));   // block 5 of folio 1 dirty
+        file.write(5 * K1, buffer(4, 5 * K1, K1));   // block 5 of folio 1 dirty
 
-        long written = file.write(4 * K1, TestData.shortSource(pattern(0, 4 * K1, 5), 0), 4 * K1);
+        long written = file.write(4 * K1, TestIo.shortSource(pattern(5, 0, 4 * K1), 0), 4 * K1);
 
         assertThat(written).isZero();
         assertThat(ops.reserved()).containsExactly(5L);
@@ -75,9 +75,9 @@ class DelallocReleaseTest {
         DelallocTestOps ops = new DelallocTestOps(K1);
         OpenFile file = cache().addInode(1, K1, 0, 1L << 50, ops, ops).open();
         long base = (1L << 44) + 4096;   // page index 2^32 + 1: an int page index would wrap
-        file.write(base + 8 * K1, buffer(pattern(0, K1, 6)));
+        file.write(base + 8 * K1, buffer(6, 0, K1));
 
-        long written = file.write(base, TestData.shortSource(pattern(0, 12 * K1, 7), 4 * K1 + 1), 12 * K1);
+        long written = file.write(base, TestIo.shortSource(pattern(7, 0, 12 * K1), 4 * K1 + 1), 12 * K1);
 
         assertThat(written).isEqualTo(4 * K1);
         long firstBlock = base / K1;

@@ -1,7 +1,7 @@
 package dev.iomap.core;
 
-import static dev.iomap.core.TestData.buffer;
-import static dev.iomap.core.TestData.pattern;
+import static dev.iomap.testkit.TestData.buffer;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyLong;
@@ -33,7 +33,7 @@ class InvalidateTest {
     private CachedInode dirtyFolio(WritebackOps writeback) throws Exception {
         IomapCache cache = new IomapCache(PageCacheOptions.builder().pageSize(FOLIO).maxFolioOrder(0).build(), device);
         CachedInode inode = cache.addInode(1, K4, 0, 1L << 30, new BlockDeviceMapping(device), writeback);
-        inode.open().write(0, buffer(pattern(0, FOLIO - 1, 1)));   // one short of whole: state, all dirty
+        inode.open().write(0, buffer(1, 0, FOLIO - 1));   // one short of whole: state, all dirty
         return inode;
     }
 
@@ -106,7 +106,7 @@ class InvalidateTest {
         WritebackOps writeback = identity();
         IomapCache cache = new IomapCache(PageCacheOptions.builder().maxFolioOrder(0).build(), device);
         CachedInode inode = cache.addInode(1, K4, 0, 1L << 30, new BlockDeviceMapping(device), writeback);
-        inode.open().write(0, buffer(pattern(0, 4 * K4, 2)));
+        inode.open().write(0, buffer(2, 0, 4 * K4));
         clearInvocations(writeback);
 
         inode.flushAndInvalidate(K4, 3 * K4);
@@ -114,7 +114,7 @@ class InvalidateTest {
         assertThat(inode.pageCache().lookup(1)).isNull();
         assertThat(inode.pageCache().lookup(2)).isNull();
         assertThat(inode.pageCache().lookup(0)).isNotNull();
-        assertThat(TestData.readDevice(device, K4, 2 * K4))
-                .isEqualTo(java.util.Arrays.copyOfRange(pattern(0, 4 * K4, 2), K4, 3 * K4));
+        assertThat(TestIo.readDevice(device, K4, 2 * K4))
+                .isEqualTo(java.util.Arrays.copyOfRange(pattern(2, 0, 4 * K4), K4, 3 * K4));
     }
 }

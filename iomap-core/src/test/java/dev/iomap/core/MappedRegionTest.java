@@ -1,8 +1,8 @@
 package dev.iomap.core;
 
-import static dev.iomap.core.TestData.buffer;
-import static dev.iomap.core.TestData.pattern;
-import static dev.iomap.core.TestData.readDevice;
+import static dev.iomap.core.TestIo.readDevice;
+import static dev.iomap.testkit.TestData.buffer;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -38,17 +38,17 @@ class MappedRegionTest {
         };
         CachedInode inode = cache.addInode(1, K1, 0, 1L << 30, sparse, recording);
         OpenFile file = inode.open();
-        file.write(0, buffer(pattern(0, 16 * K1, 1)));   // one 16 KiB folio, whole: no state
+        file.write(0, buffer(1, 0, 16 * K1));   // one 16 KiB folio, whole: no state
         inode.truncate(5 * K1, () -> sparse.truncateBlocks(5 * K1));
         file.fsync();
         mapped.clear();
 
-        inode.map().store(100, buffer(new byte[] {1, 2, 3}));
+        inode.map().store(100, ByteBuffer.wrap(new byte[] {1, 2, 3}));
         Folio folio = inode.pageCache().lookup(0);
 
         assertThat(folio.state().nextDirtyBlock(0, 16 * K1)).isZero();
         assertThat(folio.state().nextCleanBlock(0, 16 * K1)).isEqualTo(5 * K1);
-        file.write(12 * K1, buffer(pattern(12 * K1, K1, 2)));
+        file.write(12 * K1, buffer(2, 12 * K1, K1));
         file.fsync();
         assertThat(mapped).extracting(range -> List.of(range[0], range[1]))
                 .containsExactly(List.of(0L, 5L * K1), List.of(12L * K1, (long) K1));
@@ -59,13 +59,13 @@ class MappedRegionTest {
         IomapCache cache = new IomapCache(PageCacheOptions.defaults(), device);
         SparseTestOps ops = new SparseTestOps(K1);
         CachedInode inode = cache.addInode(1, K1, 0, 1L << 30, ops, ops);
-        inode.open().write(0, buffer(pattern(0, 1000, 3)));
+        inode.open().write(0, buffer(3, 0, 1000));
 
-        inode.map().store(990, buffer(new byte[] {9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9}));
+        inode.map().store(990, ByteBuffer.wrap(new byte[] {9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9}));
         inode.open().fsync();
 
         byte[] expected = new byte[K1];
-        System.arraycopy(pattern(0, 1000, 3), 0, expected, 0, 990);
+        System.arraycopy(pattern(3, 0, 1000), 0, expected, 0, 990);
         Arrays.fill(expected, 990, 1000, (byte) 9);
         assertThat(readDevice(device, 0, K1)).isEqualTo(expected);
         assertThat(inode.size()).isEqualTo(1000);
@@ -76,13 +76,13 @@ class MappedRegionTest {
         IomapCache cache = new IomapCache(PageCacheOptions.defaults(), device);
         SparseTestOps ops = new SparseTestOps(K1);
         CachedInode inode = cache.addInode(1, K1, 0, 1L << 30, ops, ops);
-        inode.open().write(0, buffer(pattern(0, 1000, 4)));
+        inode.open().write(0, buffer(4, 0, 1000));
 
-        assertThatThrownBy(() -> inode.map().store(4096, buffer(new byte[1])))
+        assertThatThrownBy(() -> inode.map().store(4096, ByteBuffer.wrap(new byte[1])))
                 .isInstanceOf(InvalidRangeException.class).hasMessageContaining("last page");
         ByteBuffer loaded = ByteBuffer.allocate(4096);
         inode.map().load(0, loaded);
-        assertThat(loaded.array()[999]).isEqualTo(pattern(0, 1000, 4)[999]);
+        assertThat(loaded.array()[999]).isEqualTo(pattern(4, 0, 1000)[999]);
         assertThat(loaded.array()[1000]).isZero();
     }
 
@@ -92,7 +92,7 @@ class MappedRegionTest {
         BlockDeviceMapping mapping = new BlockDeviceMapping(device);
         CachedInode inode = cache.addInode(1, K1, 0, 1L << 30, mapping, mapping);
         OpenFile file = inode.open();
-        file.write(0, buffer(pattern(0, 4 * K1, 5)));
+        file.write(0, buffer(5, 0, 4 * K1));
         file.fsync();
         Folio folio = inode.pageCache().lookup(0);
         folio.lock();
@@ -122,10 +122,10 @@ class MappedRegionTest {
             }
         };
         CachedInode inode = cache.addInode(1, K1, 0, 1L << 30, spying, sparse);
-        inode.open().write(0, buffer(pattern(0, 2000, 6)));
+        inode.open().write(0, buffer(6, 0, 2000));
         requests.clear();
 
-        inode.map().store(10, buffer(new byte[] {1}));
+        inode.map().store(10, ByteBuffer.wrap(new byte[] {1}));
 
         // (a plain read of the folio's missing blocks comes first, with no request flags)
         assertThat(requests.stream().filter(request -> !request.isEmpty()))

@@ -1,7 +1,7 @@
 package dev.iomap.core;
 
-import static dev.iomap.core.TestData.pattern;
-import static dev.iomap.core.TestData.readDevice;
+import static dev.iomap.core.TestIo.readDevice;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.device.IoPurpose;
@@ -53,7 +53,7 @@ class UnshareTest {
     @Test
     void unshareReadsWholeSharedFoliosAndWritesThemToTheCopy() throws Exception {
         RamBlockDevice device = new RamBlockDevice(K4, 16L << 20);
-        device.write(SHARED_AT, ByteBuffer.wrap(pattern(0, 16 * K4, 1)), IoPurpose.DATA).join();
+        device.write(SHARED_AT, ByteBuffer.wrap(pattern(1, 0, 16 * K4)), IoPurpose.DATA).join();
         IomapCache cache = new IomapCache(PageCacheOptions.defaults(), device);
         CowOps ops = new CowOps();
         CachedInode inode = cache.addInode(1, K4, 32 * K4, 1L << 30, ops, ops);
@@ -63,7 +63,7 @@ class UnshareTest {
 
         assertThat(device.stats().bytesRead()).isEqualTo(16 * K4);
         assertThat(device.stats().dataBytesWritten() - 16 * K4).isEqualTo(16 * K4);
-        assertThat(readDevice(device, COPY_AT, 16 * K4)).isEqualTo(pattern(0, 16 * K4, 1));
+        assertThat(readDevice(device, COPY_AT, 16 * K4)).isEqualTo(pattern(1, 0, 16 * K4));
         assertThat(ops.requests).allMatch(r -> r.contains(IomapRequest.UNSHARE));
     }
 

@@ -1,8 +1,8 @@
 package dev.iomap.core;
 
-import static dev.iomap.core.TestData.buffer;
-import static dev.iomap.core.TestData.pattern;
-import static dev.iomap.core.TestData.readDevice;
+import static dev.iomap.core.TestIo.readDevice;
+import static dev.iomap.testkit.TestData.buffer;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -24,6 +24,7 @@ import dev.iomap.api.WritebackException;
 import dev.iomap.spi.WritebackOps;
 import dev.iomap.devices.RamBlockDevice;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -61,13 +62,13 @@ class WritebackTest {
         WritebackOps writeback = identityWriteback();
         CachedInode inode = cache.addInode(1, K4, 0, MAX, mapping, writeback);
         OpenFile file = inode.open();
-        file.write(0, buffer(new byte[65536 * 2]));
+        file.write(0, ByteBuffer.wrap(new byte[65536 * 2]));
         file.fsync();
         org.mockito.Mockito.clearInvocations(writeback);
 
-        file.write(K4, buffer(pattern(K4, 2 * K4, 1)));        // blocks 1-2
-        file.write(5 * K4 + 7, buffer(pattern(5 * K4 + 7, 3, 1))); // block 5
-        file.write(65536 + 15 * K4, buffer(pattern(0, K4, 1)));   // folio 1, block 15
+        file.write(K4, buffer(1, K4, 2 * K4));        // blocks 1-2
+        file.write(5 * K4 + 7, buffer(1, 5 * K4 + 7, 3)); // block 5
+        file.write(65536 + 15 * K4, buffer(1, 0, K4));   // folio 1, block 15
         file.fsync();
 
         verify(writeback).mapBlocks(inode, K4, 2 * K4);
@@ -85,14 +86,14 @@ class WritebackTest {
         WritebackOps writeback = identityWriteback();
         CachedInode inode = cache.addInode(1, K4, 0, MAX, mapping, writeback);
         OpenFile file = inode.open();
-        file.write(0, buffer(new byte[65536 * 2]));
+        file.write(0, ByteBuffer.wrap(new byte[65536 * 2]));
         file.fsync();
         org.mockito.Mockito.clearInvocations(writeback);
         long ioendsBefore = cache.stats().ioends();
         long writesBefore = device.stats().writes();
 
         // The last block of folio 0 and the first of folio 1: contiguous in file and on the device.
-        file.write(65536 - K4, buffer(pattern(65536 - K4, 2 * K4, 2)));
+        file.write(65536 - K4, buffer(2, 65536 - K4, 2 * K4));
         file.fsync();
 
         ArgumentCaptor<IoendCompletion> done = ArgumentCaptor.forClass(IoendCompletion.class);
@@ -101,7 +102,7 @@ class WritebackTest {
         assertThat(done.getValue().length()).isEqualTo(2 * K4);
         assertThat(cache.stats().ioends() - ioendsBefore).isEqualTo(1);
         assertThat(device.stats().writes() - writesBefore).isEqualTo(1);
-        assertThat(readDevice(device, 65536 - K4, 2 * K4)).isEqualTo(pattern(65536 - K4, 2 * K4, 2));
+        assertThat(readDevice(device, 65536 - K4, 2 * K4)).isEqualTo(pattern(2, 65536 - K4, 2 * K4));
     }
 
     @Test
@@ -124,7 +125,7 @@ class WritebackTest {
         CachedInode inode = cache.addInode(1, K4, 0, MAX, mapping, writeback);
         OpenFile file = inode.open();
 
-        file.write(0, buffer(pattern(0, 4 * K4, 3)));
+        file.write(0, buffer(3, 0, 4 * K4));
         file.fsync();
 
         List<IoendCompletion> ends = new ArrayList<>();
@@ -135,7 +136,7 @@ class WritebackTest {
         assertThat(ends).extracting(IoendCompletion::type)
                 .containsExactly(IomapType.MAPPED, IomapType.UNWRITTEN, IomapType.MAPPED);
         assertThat(readDevice(device, 40 * K4, K4)).isEqualTo(java.util.Arrays.copyOfRange(
-                pattern(0, 4 * K4, 3), 3 * K4, 4 * K4));
+                pattern(3, 0, 4 * K4), 3 * K4, 4 * K4));
     }
 
     @Test
@@ -143,7 +144,7 @@ class WritebackTest {
         IomapCache cache = new IomapCache(PageCacheOptions.builder().maxIoendBytes(64 * 1024).build(), device);
         OpenFile file = cache.openBlockDevice();
 
-        file.write(0, buffer(pattern(0, 256 * 1024, 4)));
+        file.write(0, buffer(4, 0, 256 * 1024));
         file.fsync();
 
         assertThat(cache.stats().ioends()).isEqualTo(4);
@@ -156,7 +157,7 @@ class WritebackTest {
         SparseTestOps ops = new SparseTestOps(K4);
         CachedInode inode = cache.addInode(1, K4, 0, MAX, ops, ops);
         OpenFile file = inode.open();
-        file.write(0, buffer(pattern(0, 100, 5)));
+        file.write(0, buffer(5, 0, 100));
         // A store past EOF through a mapping of the last folio (what mmap allows).
         Folio folio = inode.pageCache().lookup(0);
         for (int i = 100; i < K4; i++) {
@@ -166,7 +167,7 @@ class WritebackTest {
         file.fsync();
 
         byte[] expected = new byte[K4];
-        System.arraycopy(pattern(0, 100, 5), 0, expected, 0, 100);
+        System.arraycopy(pattern(5, 0, 100), 0, expected, 0, 100);
         assertThat(readDevice(device, 0, K4)).isEqualTo(expected);
         assertThat(folio.memory().get(ValueLayout.JAVA_BYTE, 100)).isZero();
         assertThat(folio.memory().get(ValueLayout.JAVA_BYTE, K4 - 1)).isZero();
@@ -176,9 +177,9 @@ class WritebackTest {
     void withoutPerBlockDirtyTheWholeUptodateFolioIsWritten() throws Exception {
         IomapCache cache = cache64k(false);
         OpenFile file = cache.openBlockDevice();
-        TestData.read(file, 0, 65536);
+        TestIo.read(file, 0, 65536);
 
-        file.write(7 * K4, buffer(pattern(7 * K4, K4, 6)));
+        file.write(7 * K4, buffer(6, 7 * K4, K4));
         file.fsync();
 
         assertThat(device.stats().dataBytesWritten()).isEqualTo(65536);
@@ -188,13 +189,13 @@ class WritebackTest {
     void withPerBlockDirtyOnlyTheDirtyBlockIsWritten() throws Exception {
         IomapCache cache = cache64k(true);
         OpenFile file = cache.openBlockDevice();
-        TestData.read(file, 0, 65536);
+        TestIo.read(file, 0, 65536);
 
-        file.write(7 * K4, buffer(pattern(7 * K4, K4, 6)));
+        file.write(7 * K4, buffer(6, 7 * K4, K4));
         file.fsync();
 
         assertThat(device.stats().dataBytesWritten()).isEqualTo(K4);
-        assertThat(readDevice(device, 7 * K4, K4)).isEqualTo(pattern(7 * K4, K4, 6));
+        assertThat(readDevice(device, 7 * K4, K4)).isEqualTo(pattern(6, 7 * K4, K4));
     }
 
     @Test
@@ -205,7 +206,7 @@ class WritebackTest {
         OpenFile second = first.inode().open();
         faulty.failWrites(0, K4);
 
-        first.write(0, buffer(pattern(0, K4, 7)));
+        first.write(0, buffer(7, 0, K4));
         assertThatThrownBy(first::fsync).isInstanceOf(WritebackException.class)
                 .hasMessageContaining("injected write error");
         assertThatCode(first::fsync).doesNotThrowAnyException();
@@ -226,7 +227,7 @@ class WritebackTest {
         CachedInode inode = cache.addInode(1, K4, 0, MAX, mapping, writeback);
         OpenFile file = inode.open();
 
-        file.write(0, buffer(pattern(0, K4, 8)));
+        file.write(0, buffer(8, 0, K4));
 
         assertThatThrownBy(file::fsync).isInstanceOf(WritebackException.class)
                 .hasMessageContaining("no blocks left");
@@ -247,7 +248,7 @@ class WritebackTest {
         }).when(writeback).ioendCompleted(any(), any());
         OpenFile file = inode.open();
 
-        file.write(0, buffer(pattern(0, K4, 9)));
+        file.write(0, buffer(9, 0, K4));
         file.fsync();
 
         assertThat(underWriteback).containsExactly(true);

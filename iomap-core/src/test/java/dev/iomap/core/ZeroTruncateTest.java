@@ -1,9 +1,9 @@
 package dev.iomap.core;
 
-import static dev.iomap.core.TestData.buffer;
-import static dev.iomap.core.TestData.pattern;
-import static dev.iomap.core.TestData.read;
-import static dev.iomap.core.TestData.readDevice;
+import static dev.iomap.core.TestIo.read;
+import static dev.iomap.core.TestIo.readDevice;
+import static dev.iomap.testkit.TestData.buffer;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.device.IoPurpose;
@@ -41,7 +41,7 @@ class ZeroTruncateTest {
 
     @Test
     void zeroRangeOfMappedBlocksReadsOnlyPartialEdgesAndDirtiesTheRange() throws Exception {
-        fillDevice(0, pattern(0, 16 * K1, 1));
+        fillDevice(0, pattern(1, 0, 16 * K1));
         IomapCache cache = new IomapCache(poisoned(), device);
         CachedInode inode = cache.addInode(1, K1, 16 * K1, MAX, new BlockDeviceMapping(device),
                 new BlockDeviceMapping(device));
@@ -51,7 +51,7 @@ class ZeroTruncateTest {
 
         assertThat(device.stats().reads()).isEqualTo(2);
         assertThat(device.stats().dataBytesWritten() - 16 * K1).isEqualTo(4 * K1);
-        byte[] expected = pattern(0, 16 * K1, 1);
+        byte[] expected = pattern(1, 0, 16 * K1);
         Arrays.fill(expected, K1 + 100, 4 * K1 + 100, (byte) 0);
         assertThat(readDevice(device, 0, 16 * K1)).isEqualTo(expected);
     }
@@ -91,9 +91,9 @@ class ZeroTruncateTest {
         SparseTestOps ops = new SparseTestOps(K1);
         CachedInode inode = cache.addInode(1, K1, 0, MAX, ops, ops);
         OpenFile file = inode.open();
-        file.write(0, buffer(pattern(0, 64 * K1, 2)));
+        file.write(0, buffer(2, 0, 64 * K1));
         file.fsync();
-        file.write(8 * K1, buffer(pattern(8 * K1, 40 * K1, 3)));   // dirty past the new EOF too
+        file.write(8 * K1, buffer(3, 8 * K1, 40 * K1));   // dirty past the new EOF too
 
         inode.truncate(10 * K1 + 300, () -> ops.truncateBlocks(10 * K1 + 300));
         Folio straddling = inode.pageCache().lookup(0);
@@ -103,8 +103,8 @@ class ZeroTruncateTest {
         inode.truncate(20 * K1, null);
 
         byte[] expected = new byte[20 * K1];
-        System.arraycopy(pattern(0, 8 * K1, 2), 0, expected, 0, 8 * K1);
-        System.arraycopy(pattern(8 * K1, 40 * K1, 3), 0, expected, 8 * K1, 2 * K1 + 300);
+        System.arraycopy(pattern(2, 0, 8 * K1), 0, expected, 0, 8 * K1);
+        System.arraycopy(pattern(3, 8 * K1, 40 * K1), 0, expected, 8 * K1, 2 * K1 + 300);
         assertThat(read(file, 0, 20 * K1)).isEqualTo(expected);
         assertThat(Arrays.copyOfRange(readDevice(device, 10 * K1, K1), 300, K1)).isEqualTo(new byte[K1 - 300]);
         assertThat(ops.allocatedBlocks()).isEqualTo(11);
@@ -114,7 +114,7 @@ class ZeroTruncateTest {
 
     @Test
     void truncateUpShowsZeroesNotStaleDeviceData() throws Exception {
-        fillDevice(0, pattern(0, 32 * K1, 4));
+        fillDevice(0, pattern(4, 0, 32 * K1));
         IomapCache cache = new IomapCache(poisoned(), device);
         BlockDeviceMapping mapping = new BlockDeviceMapping(device);
         CachedInode inode = cache.addInode(1, K1, 5000, MAX, mapping, mapping);
@@ -122,7 +122,7 @@ class ZeroTruncateTest {
         inode.truncate(20000, null);
 
         byte[] expected = new byte[20000];
-        System.arraycopy(pattern(0, 5000, 4), 0, expected, 0, 5000);
+        System.arraycopy(pattern(4, 0, 5000), 0, expected, 0, 5000);
         assertThat(read(inode.open(), 0, 20000)).isEqualTo(expected);
         inode.open().fsync();
         cache.dropCleanCache();
@@ -131,15 +131,15 @@ class ZeroTruncateTest {
 
     @Test
     void aWritePastEofZeroesTheGap() throws Exception {
-        fillDevice(0, pattern(0, 32 * K1, 5));
+        fillDevice(0, pattern(5, 0, 32 * K1));
         IomapCache cache = new IomapCache(poisoned(), device);
         BlockDeviceMapping mapping = new BlockDeviceMapping(device);
         CachedInode inode = cache.addInode(1, K1, 1000, MAX, mapping, mapping);
 
-        inode.open().write(9000, buffer(new byte[] {7}));
+        inode.open().write(9000, ByteBuffer.wrap(new byte[] {7}));
 
         byte[] expected = new byte[9001];
-        System.arraycopy(pattern(0, 1000, 5), 0, expected, 0, 1000);
+        System.arraycopy(pattern(5, 0, 1000), 0, expected, 0, 1000);
         expected[9000] = 7;
         assertThat(read(inode.open(), 0, 9001)).isEqualTo(expected);
     }

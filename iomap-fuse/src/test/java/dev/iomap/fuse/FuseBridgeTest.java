@@ -17,7 +17,7 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.devices.RamBlockDevice;
-import dev.iomap.nio.testadapter.ImageTestAdapter;
+import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The bridge's operations called directly (no kernel), over the image-test adapter on a RAM device. */
+/** The bridge's operations called directly (no kernel), over snapfs on a RAM device. */
 class FuseBridgeTest {
     RamBlockDevice device;
     IomapFileSystem fs;
@@ -42,8 +42,8 @@ class FuseBridgeTest {
     @BeforeEach
     void mount() throws IOException {
         device = new RamBlockDevice(512, 4L << 20);
-        IomapFileSystems.format(ImageTestAdapter.NAME, device, FormatOptions.blockSize(4096));
-        fs = IomapFileSystems.mount(ImageTestAdapter.NAME, device, MountOptions.defaults());
+        IomapFileSystems.format(SnapAdapter.NAME, device, FormatOptions.blockSize(4096));
+        fs = IomapFileSystems.mount(SnapAdapter.NAME, device, MountOptions.defaults());
         bridge = new FuseBridge(fs, FuseBuilder.getSupported().errno(), 1000, 100, true);
     }
 

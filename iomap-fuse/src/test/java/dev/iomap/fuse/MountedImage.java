@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class MountedImage implements AutoCloseable {
     static final Duration TIMEOUT = Duration.ofSeconds(30);
-    /** The adapter of the end-to-end tests; {@code -Diomap.test.adapter=image-test} picks the small one. */
+    /** The adapter of the end-to-end tests; {@code -Diomap.test.adapter=snapfs} picks the small one. */
     static final String ADAPTER = System.getProperty("iomap.test.adapter", "xfs-like");
 
     final String adapter;

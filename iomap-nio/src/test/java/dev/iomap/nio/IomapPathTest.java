@@ -3,7 +3,7 @@ package dev.iomap.nio;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.nio.testadapter.ImageTestAdapter;
+import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
@@ -23,7 +23,7 @@ class IomapPathTest {
 
     @BeforeEach
     void mount() throws IOException {
-        fs = FileSystems.newFileSystem(IomapFilesContract.uri(ImageTestAdapter.NAME, dir.resolve("p.img")),
+        fs = FileSystems.newFileSystem(IomapFilesContract.uri(SnapAdapter.NAME, dir.resolve("p.img")),
                 Map.of("create", "true", "size", "4m"));
     }
 
@@ -91,7 +91,7 @@ class IomapPathTest {
         assertThat(fs.getPathMatcher("glob:*.txt").matches(p("a/b.txt"))).isFalse();
         assertThat(fs.getPathMatcher("glob:file?[0-9]").matches(p("fileA7"))).isTrue();
         assertThat(fs.getPathMatcher("regex:.*\\.txt").matches(p("a/b.txt"))).isTrue();
-        assertThat(p("/a/b").toUri().toString()).startsWith("iomap:" + ImageTestAdapter.NAME + ":")
+        assertThat(p("/a/b").toUri().toString()).startsWith("iomap:" + SnapAdapter.NAME + ":")
                 .endsWith("!/a/b");
         assertThat(Path.of(p("/a b/c").toUri())).isEqualTo(p("/a b/c"));
     }

@@ -93,7 +93,7 @@ class LayeringTest {
 
     @Test
     void snapfsTheKitsExampleAdapterNeverUsesTheCore() {
-        JavaClasses snapfs = new ClassFileImporter().importPackages("dev.iomap.it.snapfs");
+        JavaClasses snapfs = new ClassFileImporter().importPackages("dev.iomap.testkit.snapfs");
         assertThat(snapfs).isNotEmpty();
         noClasses().should().dependOnClassesThat().resideInAPackage("dev.iomap.core..").check(snapfs);
     }

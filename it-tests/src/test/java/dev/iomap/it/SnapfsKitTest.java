@@ -1,11 +1,11 @@
 package dev.iomap.it;
 
-import dev.iomap.it.snapfs.SnapAdapter;
 import dev.iomap.testkit.AdapterContractSuite;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.fsx.FsxRunner;
 import dev.iomap.testkit.fsx.OpLog;
+import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;

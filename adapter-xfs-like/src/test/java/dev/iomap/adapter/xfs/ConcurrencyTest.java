@@ -10,6 +10,7 @@ import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.testkit.TestData;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -29,7 +30,7 @@ class ConcurrencyTest {
     private static final int WRITERS = 4;
     private static final int OPS = Integer.getInteger("iomap.test.ops", 400);
     private static final int MAX_SIZE = 400_000;
-    private static final byte[] SEED = XfsFixture.pattern(50 * 4096, 77);
+    private static final byte[] SEED = TestData.pattern(77, 0, 50 * 4096);
 
     @Test
     void writersReadersAndTheFlusherAgree() throws Exception {
@@ -91,7 +92,7 @@ class ConcurrencyTest {
                 if (kind < 60) {
                     int pos = random.nextInt(MAX_SIZE - 1);
                     int len = 1 + random.nextInt(Math.min(MAX_SIZE - pos, 30_000));
-                    byte[] data = XfsFixture.pattern(len, random.nextInt());
+                    byte[] data = TestData.pattern(random.nextInt(), 0, len);
                     XfsFixture.writeAt(file, pos, data);
                     model = Arrays.copyOf(model, Math.max(model.length, pos + len));
                     System.arraycopy(data, 0, model, pos, len);

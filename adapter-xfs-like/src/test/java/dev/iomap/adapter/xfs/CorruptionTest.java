@@ -1,6 +1,6 @@
 package dev.iomap.adapter.xfs;
 
-import static dev.iomap.adapter.xfs.XfsFixture.pattern;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -54,7 +54,7 @@ class CorruptionTest {
     @Test
     void aCorruptInodeTableBlockIsRefusedNamingIt() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            fx.write("/f", pattern(1000, 1)).close();
+            fx.write("/f", pattern(1, 0, 1000)).close();
             fx.unmountAndCheck();
             Geometry geometry = Images.geometry(fx.device);
             long block = geometry.inodeTableStart();
@@ -68,7 +68,7 @@ class CorruptionTest {
     @Test
     void aCorruptDirectoryBlockIsRefusedNamingIt() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            fx.write("/f", pattern(1000, 1)).close();
+            fx.write("/f", pattern(1, 0, 1000)).close();
             fx.unmountAndCheck();
             InodeState root = Images.load(fx.device).inodes.get(Geometry.ROOT_INO);
             long block = ((Extent) root.data.lookup(0)).deviceBlock();

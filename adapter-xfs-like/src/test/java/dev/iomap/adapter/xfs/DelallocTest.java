@@ -1,6 +1,6 @@
 package dev.iomap.adapter.xfs;
 
-import static dev.iomap.adapter.xfs.XfsFixture.pattern;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.spi.Iomap;
@@ -35,7 +35,7 @@ class DelallocTest {
     void aShortWriteOverDelallocLeavesNoReservation() throws Exception {
         try (DirectMount dm = new DirectMount(64L << 20)) {
             CachedInode inode = dm.create("f");
-            DirectMount.write(inode, 0, pattern(2 * BLOCK, 1));
+            DirectMount.write(inode, 0, pattern(1, 0, 2 * BLOCK));
             dm.fsync(inode);
             dm.trimPreallocation(inode);
             long freeBefore = dm.mount.statfs().freeBlocks();
@@ -72,10 +72,10 @@ class DelallocTest {
         try (DirectMount dm = new DirectMount(64L << 20)) {
             CachedInode inode = dm.create("f");
             long[] start = dm.counters();
-            DirectMount.write(inode, 0, pattern(10_000, 2));
+            DirectMount.write(inode, 0, pattern(2, 0, 10_000));
             // 3 blocks for the data and min(10000, 1 MiB) / 4096 = 2 past it.
             assertThat(dm.counters()[1] - start[1]).isEqualTo(5);
-            DirectMount.write(inode, 10_000, pattern(5000, 3));
+            DirectMount.write(inode, 10_000, pattern(3, 0, 5000));
             assertThat(dm.counters()[1] - start[1]).isEqualTo(5);
             dm.fsync(inode);
             assertThat(dm.counters()[1]).as("prealloc left after writeback").isEqualTo(1);
@@ -86,8 +86,8 @@ class DelallocTest {
             java.nio.ByteBuffer dst = java.nio.ByteBuffer.allocate(15_000);
             reopened.read(0, dst);
             byte[] expected = new byte[15_000];
-            System.arraycopy(pattern(10_000, 2), 0, expected, 0, 10_000);
-            System.arraycopy(pattern(5000, 3), 0, expected, 10_000, 5000);
+            System.arraycopy(pattern(2, 0, 10_000), 0, expected, 0, 10_000);
+            System.arraycopy(pattern(3, 0, 5000), 0, expected, 10_000, 5000);
             assertThat(dst.array()).isEqualTo(expected);
         }
     }
@@ -120,7 +120,7 @@ class DelallocTest {
     void aWriteToASharedBlockGetsTheCowForkWithTheDataForkAsSource() throws Exception {
         try (DirectMount dm = new DirectMount(64L << 20)) {
             CachedInode src = dm.create("src");
-            DirectMount.write(src, 0, pattern(4 * BLOCK, 4));
+            DirectMount.write(src, 0, pattern(4, 0, 4 * BLOCK));
             dm.fsync(src);
             CachedInode dst = dm.create("dst");
             dst.truncate(4 * BLOCK, () -> dm.mount.setSize(dst, 4 * BLOCK));

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.xfs;
 
-import static dev.iomap.adapter.xfs.XfsFixture.pattern;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.FallocateMode;
@@ -19,12 +19,12 @@ class FallocateTest {
                 assertThat(file.size()).isEqualTo(100_000);
                 assertThat(XfsFixture.readAll(file)).hasSize(100_000).containsOnly(0);
                 assertThat(file.stat().allocatedBytes()).isEqualTo(25 * BLOCK);
-                XfsFixture.writeAt(file, 50_000, pattern(1000, 1));
+                XfsFixture.writeAt(file, 50_000, pattern(1, 0, 1000));
                 file.fsync();
             }
             fx.remount();
             byte[] expected = new byte[100_000];
-            System.arraycopy(pattern(1000, 1), 0, expected, 50_000, 1000);
+            System.arraycopy(pattern(1, 0, 1000), 0, expected, 50_000, 1000);
             assertThat(fx.readFile("/f")).isEqualTo(expected);
             assertThat(fx.fs.stat("/f").allocatedBytes()).isEqualTo(25 * BLOCK);
         }
@@ -37,11 +37,11 @@ class FallocateTest {
             try (IomapFile file = fx.fs.create("/f")) {
                 file.fallocate(FallocateMode.ALLOCATE, 0, 10 * BLOCK, true);
                 assertThat(file.size()).isZero();
-                XfsFixture.writeAt(file, 0, pattern(5000, 2));
+                XfsFixture.writeAt(file, 0, pattern(2, 0, 5000));
                 file.fsync();
             }
             fx.remount();
-            assertThat(fx.readFile("/f")).isEqualTo(pattern(5000, 2));
+            assertThat(fx.readFile("/f")).isEqualTo(pattern(2, 0, 5000));
             assertThat(fx.fs.stat("/f").allocatedBytes()).isEqualTo(10 * BLOCK);
             // Ten preallocated blocks and the root directory's block; nothing more for the write.
             assertThat(free - fx.fs.statfs().freeBlocks()).isEqualTo(11);
@@ -51,7 +51,7 @@ class FallocateTest {
     @Test
     void punchHoleFreesWholeBlocksAndZeroesTheEdges() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            byte[] data = pattern(100_000, 3);
+            byte[] data = pattern(3, 0, 100_000);
             try (IomapFile file = fx.write("/f", data)) {
                 file.fsync();
                 file.fallocate(FallocateMode.PUNCH_HOLE, 5000, 20_000, true);
@@ -70,7 +70,7 @@ class FallocateTest {
     @Test
     void zeroRangeKeepSize() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            byte[] data = pattern(100_000, 4);
+            byte[] data = pattern(4, 0, 100_000);
             try (IomapFile file = fx.write("/f", data)) {
                 file.fsync();
                 file.fallocate(FallocateMode.ZERO_RANGE, 90_000, 50_000, true);
@@ -88,7 +88,7 @@ class FallocateTest {
     @Test
     void zeroRangeGrowingTheFile() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            byte[] data = pattern(100_000, 5);
+            byte[] data = pattern(5, 0, 100_000);
             try (IomapFile file = fx.write("/f", data)) {
                 file.fsync();
                 file.fallocate(FallocateMode.ZERO_RANGE, 10_000, 130_000, false);
@@ -110,7 +110,7 @@ class FallocateTest {
             try (IomapFile file = fx.fs.create("/f")) {
                 file.fallocate(FallocateMode.ALLOCATE, 0, 64 * BLOCK, false);
                 for (int i = 0; i < 64; i += 3) {
-                    byte[] chunk = pattern(BLOCK / 2, i);
+                    byte[] chunk = pattern(i, 0, BLOCK / 2);
                     XfsFixture.writeAt(file, (long) i * BLOCK + 100, chunk);
                     System.arraycopy(chunk, 0, expected, i * BLOCK + 100, chunk.length);
                 }

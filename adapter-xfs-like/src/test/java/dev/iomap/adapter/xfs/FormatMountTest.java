@@ -11,6 +11,7 @@ import dev.iomap.api.IomapException;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.testkit.TestData;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -66,9 +67,9 @@ class FormatMountTest {
         try (XfsFixture fx = XfsFixture.create(32L << 20, Map.of("agcount", "2", "inodes", "100",
                 "journalblocks", "200"))) {
             assertThat(fx.fs.statfs().totalInodes()).isBetween(100L, 120L);
-            fx.write("/f", XfsFixture.pattern(5000, 3)).close();
+            fx.write("/f", TestData.pattern(3, 0, 5000)).close();
             fx.remount();
-            assertThat(fx.readFile("/f")).isEqualTo(XfsFixture.pattern(5000, 3));
+            assertThat(fx.readFile("/f")).isEqualTo(TestData.pattern(3, 0, 5000));
         }
     }
 
@@ -76,7 +77,7 @@ class FormatMountTest {
     void smallBlocksWork() throws Exception {
         try (RamBlockDevice device = new RamBlockDevice(512, 8L << 20)) {
             IomapFileSystems.format("xfs-like", device, FormatOptions.blockSize(512));
-            byte[] data = XfsFixture.pattern(100_000, 9);
+            byte[] data = TestData.pattern(9, 0, 100_000);
             try (var fs = IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions())) {
                 fs.mkdir("/d");
                 try (var file = fs.create("/d/f")) {
@@ -100,7 +101,7 @@ class FormatMountTest {
     void fourKilobyteBlocksOnFiveHundredTwelveByteSectors() throws Exception {
         try (RamBlockDevice device = new RamBlockDevice(512, 16L << 20)) {
             IomapFileSystems.format("xfs-like", device, FormatOptions.blockSize(4096));
-            byte[] data = XfsFixture.pattern(123_457, 4);
+            byte[] data = TestData.pattern(4, 0, 123_457);
             try (var fs = IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions());
                     var file = fs.create("/f")) {
                 assertThat(fs.statfs().blockSize()).isEqualTo(4096);

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.xfs;
 
-import static dev.iomap.adapter.xfs.XfsFixture.pattern;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.adapter.support.BlockRange;
@@ -18,11 +18,11 @@ class FsckTest {
     /** An unmounted image with /a (3 blocks), /b (a clone of /a) and /c; the file inode numbers 2, 3, 4. */
     private static XfsFixture image() throws Exception {
         XfsFixture fx = XfsFixture.create();
-        try (IomapFile a = fx.write("/a", pattern(10_000, 1)); IomapFile b = fx.fs.create("/b")) {
+        try (IomapFile a = fx.write("/a", pattern(1, 0, 10_000)); IomapFile b = fx.fs.create("/b")) {
             a.fsync();
             b.cloneRange(a, 0, 0, 10_000);
         }
-        fx.write("/c", pattern(5000, 2)).close();
+        fx.write("/c", pattern(2, 0, 5000)).close();
         fx.unmountAndCheck();
         return fx;
     }

@@ -10,6 +10,7 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.testkit.TestData;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -189,7 +190,7 @@ class ModelCheckTest {
     private void write(int f) throws Exception {
         int pos = random.nextInt(MAX_SIZE - 1);
         int len = 1 + random.nextInt(Math.min(MAX_SIZE - pos, random.nextBoolean() ? 5000 : 100_000));
-        byte[] data = XfsFixture.pattern(len, random.nextInt());
+        byte[] data = TestData.pattern(random.nextInt(), 0, len);
         log.add("write f" + f + " " + pos + "+" + len);
         modified = true;
         XfsFixture.writeAt(files[f], pos, data);

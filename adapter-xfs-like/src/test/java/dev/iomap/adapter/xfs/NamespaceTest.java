@@ -1,6 +1,6 @@
 package dev.iomap.adapter.xfs;
 
-import static dev.iomap.adapter.xfs.XfsFixture.pattern;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,8 +23,8 @@ class NamespaceTest {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.fs.mkdir("/a");
             fx.fs.mkdir("/a/b");
-            fx.write("/a/b/f", pattern(10, 1)).close();
-            fx.write("/a/z", pattern(10, 2)).close();
+            fx.write("/a/b/f", pattern(1, 0, 10)).close();
+            fx.write("/a/z", pattern(2, 0, 10)).close();
             assertThat(fx.fs.readdir("/a")).containsExactly(new DirEntry("b", 3, FileType.DIRECTORY),
                     new DirEntry("z", 5, FileType.REGULAR));
             assertThat(fx.fs.stat("/a").linkCount()).isEqualTo(3);
@@ -48,11 +48,11 @@ class NamespaceTest {
             fx.fs.mkdir("/d1");
             fx.fs.mkdir("/d1/sub");
             fx.fs.mkdir("/d2");
-            fx.write("/d1/f", pattern(100, 1)).close();
-            fx.write("/d2/g", pattern(200, 2)).close();
+            fx.write("/d1/f", pattern(1, 0, 100)).close();
+            fx.write("/d2/g", pattern(2, 0, 200)).close();
             long free = fx.fs.statfs().freeBlocks();
             fx.fs.rename("/d1/f", "/d2/g");
-            assertThat(fx.readFile("/d2/g")).isEqualTo(pattern(100, 1));
+            assertThat(fx.readFile("/d2/g")).isEqualTo(pattern(1, 0, 100));
             assertThat(fx.fs.statfs().freeBlocks()).isEqualTo(free + 1);
             fx.fs.rename("/d1/sub", "/d2/sub");
             assertThat(fx.fs.stat("/d1").linkCount()).isEqualTo(2);
@@ -64,7 +64,7 @@ class NamespaceTest {
             assertThat(fx.fs.readdir("/")).extracting(DirEntry::name).containsExactly("d1", "d2", "empty");
             fx.remount();
             assertThat(fx.fs.readdir("/d2")).extracting(DirEntry::name).containsExactly("g");
-            assertThat(fx.readFile("/d2/g")).isEqualTo(pattern(100, 1));
+            assertThat(fx.readFile("/d2/g")).isEqualTo(pattern(1, 0, 100));
         }
     }
 
@@ -94,11 +94,11 @@ class NamespaceTest {
     void anUnlinkedFileStaysUsableUntilClosed() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
             long free = fx.fs.statfs().freeBlocks();
-            IomapFile file = fx.write("/f", pattern(50_000, 3));
+            IomapFile file = fx.write("/f", pattern(3, 0, 50_000));
             file.fsync();
             fx.fs.unlink("/f");
-            assertThat(XfsFixture.readAll(file)).isEqualTo(pattern(50_000, 3));
-            XfsFixture.writeAt(file, 50_000, pattern(1000, 4));
+            assertThat(XfsFixture.readAll(file)).isEqualTo(pattern(3, 0, 50_000));
+            XfsFixture.writeAt(file, 50_000, pattern(4, 0, 1000));
             file.fsync();
             file.close();
             assertThat(fx.fs.statfs().freeBlocks()).isEqualTo(free);
@@ -109,7 +109,7 @@ class NamespaceTest {
     @Test
     void anOpenUnlinkedFileAtUnmountIsFreed() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            IomapFile file = fx.write("/f", pattern(50_000, 3));
+            IomapFile file = fx.write("/f", pattern(3, 0, 50_000));
             file.fsync();
             fx.fs.unlink("/f");
             fx.remount();

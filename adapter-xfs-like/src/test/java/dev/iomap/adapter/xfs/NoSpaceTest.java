@@ -1,6 +1,6 @@
 package dev.iomap.adapter.xfs;
 
-import static dev.iomap.adapter.xfs.XfsFixture.pattern;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -28,7 +28,7 @@ class NoSpaceTest {
                 try (IomapFile file = fx.fs.create(path)) {
                     for (int c = 0; c < 4; c++) {
                         try {
-                            XfsFixture.writeAt(file, (long) c * CHUNK, pattern(CHUNK, i * 4 + c));
+                            XfsFixture.writeAt(file, (long) c * CHUNK, pattern(i * 4 + c, 0, CHUNK));
                         } catch (NoSpaceException e) {
                             file.fsync();
                             partial = path;
@@ -51,17 +51,17 @@ class NoSpaceTest {
             // Space comes back when files go, even before the frees are committed.
             fx.fs.unlink(complete.getFirst());
             fx.fs.unlink(complete.get(1));
-            try (IomapFile file = fx.write("/again", pattern(6 * CHUNK, 99))) {
+            try (IomapFile file = fx.write("/again", pattern(99, 0, 6 * CHUNK))) {
                 file.fsync();
             }
-            assertThat(fx.readFile("/again")).isEqualTo(pattern(6 * CHUNK, 99));
+            assertThat(fx.readFile("/again")).isEqualTo(pattern(99, 0, 6 * CHUNK));
         }
     }
 
     @Test
     void fallocateThatDoesNotFitChangesNothing() throws Exception {
         try (XfsFixture fx = XfsFixture.create(8L << 20, Map.of())) {
-            try (IomapFile file = fx.write("/f", pattern(10_000, 1))) {
+            try (IomapFile file = fx.write("/f", pattern(1, 0, 10_000))) {
                 file.fsync();
                 long free = fx.fs.statfs().freeBlocks();
                 long allocated = file.stat().allocatedBytes();
@@ -74,14 +74,14 @@ class NoSpaceTest {
                 assertThat(file.size()).isEqualTo(10_000);
                 assertThat(fx.fs.statfs().freeBlocks()).isEqualTo(free);
             }
-            assertThat(fx.readFile("/f")).isEqualTo(pattern(10_000, 1));
+            assertThat(fx.readFile("/f")).isEqualTo(pattern(1, 0, 10_000));
         }
     }
 
     private static byte[] expected(int file, int size) {
         byte[] data = new byte[size];
         for (int c = 0; c * CHUNK < size; c++) {
-            byte[] chunk = pattern(CHUNK, file * 4 + c);
+            byte[] chunk = pattern(file * 4 + c, 0, CHUNK);
             System.arraycopy(chunk, 0, data, c * CHUNK, Math.min(CHUNK, size - c * CHUNK));
         }
         return data;

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.xfs;
 
-import static dev.iomap.adapter.xfs.XfsFixture.pattern;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.IomapFile;
@@ -20,7 +20,7 @@ class ReadWriteTest {
             for (int i = 0; i < SIZES.length; i++) {
                 for (String dir : new String[] {"", "/dir", "/dir/sub"}) {
                     String path = dir + "/file-" + SIZES[i];
-                    byte[] data = pattern(SIZES[i], i + dir.length());
+                    byte[] data = pattern(i + dir.length(), 0, SIZES[i]);
                     files.put(path, data);
                     fx.write(path, data).close();
                 }
@@ -42,8 +42,8 @@ class ReadWriteTest {
     void sparseFilesKeepTheirHoles() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
             long statBefore = fx.fs.statfs().freeBlocks();
-            byte[] a = pattern(5000, 1);
-            byte[] b = pattern(3, 2);
+            byte[] a = pattern(1, 0, 5000);
+            byte[] b = pattern(2, 0, 3);
             try (IomapFile file = fx.fs.create("/sparse")) {
                 XfsFixture.writeAt(file, 10_000_000, a);
                 XfsFixture.writeAt(file, 100, b);
@@ -69,13 +69,13 @@ class ReadWriteTest {
     @Test
     void overwritesAndAppendsInPlace() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            byte[] expected = pattern(300_000, 4);
+            byte[] expected = pattern(4, 0, 300_000);
             try (IomapFile file = fx.write("/f", expected)) {
                 file.fsync();
-                byte[] patch = pattern(10_000, 5);
+                byte[] patch = pattern(5, 0, 10_000);
                 XfsFixture.writeAt(file, 12_345, patch);
                 System.arraycopy(patch, 0, expected, 12_345, patch.length);
-                byte[] tail = pattern(7000, 6);
+                byte[] tail = pattern(6, 0, 7000);
                 XfsFixture.writeAt(file, expected.length, tail);
                 byte[] grown = new byte[expected.length + tail.length];
                 System.arraycopy(expected, 0, grown, 0, expected.length);
@@ -91,7 +91,7 @@ class ReadWriteTest {
     @Test
     void truncateDownAndUp() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            byte[] data = pattern(100_000, 7);
+            byte[] data = pattern(7, 0, 100_000);
             long free = fx.fs.statfs().freeBlocks();
             try (IomapFile file = fx.write("/f", data)) {
                 file.fsync();
@@ -114,7 +114,7 @@ class ReadWriteTest {
     @Test
     void readsAfterDroppingTheCacheComeFromTheDevice() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            byte[] data = pattern(2_000_000, 8);
+            byte[] data = pattern(8, 0, 2_000_000);
             try (IomapFile file = fx.write("/f", data)) {
                 file.fsync();
                 fx.fs.dropCleanCache();

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.xfs;
 
-import static dev.iomap.adapter.xfs.XfsFixture.pattern;
+import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.IomapFile;
@@ -12,7 +12,7 @@ class ReflinkTest {
     @Test
     void cloneThenWriteCopiesOnlyTheWrittenBlock() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            byte[] data = pattern(100_000, 1);
+            byte[] data = pattern(1, 0, 100_000);
             try (IomapFile src = fx.write("/src", data); IomapFile dst = fx.fs.create("/dst")) {
                 src.fsync();
                 long free = fx.fs.statfs().freeBlocks();
@@ -20,7 +20,7 @@ class ReflinkTest {
                 assertThat(dst.size()).isEqualTo(data.length);
                 assertThat(XfsFixture.readAll(dst)).isEqualTo(data);
                 assertThat(fx.fs.statfs().freeBlocks()).isEqualTo(free);
-                byte[] patch = pattern(10, 2);
+                byte[] patch = pattern(2, 0, 10);
                 XfsFixture.writeAt(dst, 5000, patch);
                 dst.fsync();
                 assertThat(fx.fs.statfs().freeBlocks()).isEqualTo(free - 1);
@@ -32,7 +32,7 @@ class ReflinkTest {
                     new RefcountMap.Record(firstDataBlock(fx) + 2, 23, 2));
             fx.mount();
             byte[] expected = data.clone();
-            System.arraycopy(pattern(10, 2), 0, expected, 5000, 10);
+            System.arraycopy(pattern(2, 0, 10), 0, expected, 5000, 10);
             assertThat(fx.readFile("/src")).isEqualTo(data);
             assertThat(fx.readFile("/dst")).isEqualTo(expected);
         }
@@ -41,25 +41,25 @@ class ReflinkTest {
     @Test
     void writingTheSourceLeavesTheCloneAlone() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            byte[] data = pattern(40_000, 3);
+            byte[] data = pattern(3, 0, 40_000);
             try (IomapFile src = fx.write("/src", data); IomapFile dst = fx.fs.create("/dst")) {
                 src.fsync();
                 dst.cloneRange(src, 0, 0, data.length);
-                XfsFixture.writeAt(src, 0, pattern(40_000, 4));
+                XfsFixture.writeAt(src, 0, pattern(4, 0, 40_000));
                 src.truncate(1000);
                 src.fsync();
                 assertThat(XfsFixture.readAll(dst)).isEqualTo(data);
             }
             fx.remount();
             assertThat(fx.readFile("/dst")).isEqualTo(data);
-            assertThat(fx.readFile("/src")).isEqualTo(java.util.Arrays.copyOf(pattern(40_000, 4), 1000));
+            assertThat(fx.readFile("/src")).isEqualTo(java.util.Arrays.copyOf(pattern(4, 0, 40_000), 1000));
         }
     }
 
     @Test
     void unshareLeavesNoSharing() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            byte[] data = pattern(70_000, 5);
+            byte[] data = pattern(5, 0, 70_000);
             try (IomapFile src = fx.write("/src", data); IomapFile dst = fx.fs.create("/dst")) {
                 src.fsync();
                 dst.cloneRange(src, 0, 0, data.length);
@@ -81,7 +81,7 @@ class ReflinkTest {
     @Test
     void deletingTheSourceKeepsTheCloneAndDropsTheCounts() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            byte[] data = pattern(50_000, 6);
+            byte[] data = pattern(6, 0, 50_000);
             try (IomapFile src = fx.write("/src", data); IomapFile dst = fx.fs.create("/dst")) {
                 src.fsync();
                 dst.cloneRange(src, 0, 0, data.length);
@@ -107,13 +107,13 @@ class ReflinkTest {
     @Test
     void cloneWithinOneFileAndOverwriteBoth() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
-            byte[] data = pattern(8 * BLOCK, 7);
+            byte[] data = pattern(7, 0, 8 * BLOCK);
             byte[] expected = new byte[24 * BLOCK];
             try (IomapFile file = fx.write("/f", data)) {
                 file.fsync();
                 file.cloneRange(file, 0, 16 * BLOCK, 8 * BLOCK);
-                byte[] a = pattern(100, 8);
-                byte[] b = pattern(BLOCK * 2, 9);
+                byte[] a = pattern(8, 0, 100);
+                byte[] b = pattern(9, 0, BLOCK * 2);
                 XfsFixture.writeAt(file, 50, a);
                 XfsFixture.writeAt(file, 17 * BLOCK, b);
                 file.fsync();

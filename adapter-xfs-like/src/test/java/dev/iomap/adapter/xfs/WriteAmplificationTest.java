@@ -10,6 +10,7 @@ import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.testkit.TestData;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,7 +36,7 @@ class WriteAmplificationTest {
             try (IomapFileSystem fs = IomapFileSystems.mount("xfs-like", device, new MountOptions(options, false));
                     IomapFile file = fs.create("/job")) {
                 DeviceStats start = device.stats();
-                XfsFixture.writeAt(file, 0, XfsFixture.pattern(FILE_BYTES, 1));
+                XfsFixture.writeAt(file, 0, TestData.pattern(1, 0, FILE_BYTES));
                 file.fsync();
                 DeviceStats layout = device.stats().minus(start);
                 System.out.printf("xfs-like layout of %d bytes + fsync: data %d, metadata %d bytes%n", FILE_BYTES,
@@ -45,7 +46,7 @@ class WriteAmplificationTest {
                 Random random = new Random(42);
                 for (int i = 0; i < WRITES; i++) {
                     long block = random.nextInt(FILE_BYTES / 4096);
-                    file.write(block * 4096, ByteBuffer.wrap(XfsFixture.pattern(4096, i)));
+                    file.write(block * 4096, ByteBuffer.wrap(TestData.pattern(i, 0, 4096)));
                     file.fdatasync();
                 }
                 DeviceStats job = device.stats().minus(before);

@@ -12,6 +12,7 @@ import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.testkit.TestData;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -157,18 +158,11 @@ final class XfsFixture implements AutoCloseable {
         }
     }
 
-    /** A byte {@link #pattern} never produces: what never-written blocks of a poisoned device hold. */
-    static final byte POISON = (byte) 0xEE;
-
-    /** Deterministic bytes: {@code (seed * 31 + i * 7 + i / 4093) & 0xff}, with {@link #POISON} made 0x11. */
-    static byte[] pattern(int length, int seed) {
-        byte[] data = new byte[length];
-        for (int i = 0; i < length; i++) {
-            byte value = (byte) (seed * 31 + i * 7 + i / 4093);
-            data[i] = value == POISON ? 0x11 : value;
-        }
-        return data;
-    }
+    /**
+     * What never-written blocks of a poisoned device hold: the kit's stale-data marker, a byte
+     * {@link TestData#pattern} never produces.
+     */
+    static final byte POISON = TestData.STALE_MARKER;
 
     @Override
     public void close() throws IOException {

@@ -3,22 +3,12 @@ package dev.iomap.core;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
-/** Deterministic bytes and short-copy sources for tests. */
-final class TestData {
-    private TestData() {
-    }
-
-    /** {@code length} bytes whose values depend on the file offset and a tag. */
-    static byte[] pattern(long offset, int length, int tag) {
-        byte[] bytes = new byte[length];
-        for (int i = 0; i < length; i++) {
-            bytes[i] = (byte) ((offset + i) * 31 + tag * 7 + 1);
-        }
-        return bytes;
-    }
-
-    static ByteBuffer buffer(byte[] bytes) {
-        return ByteBuffer.wrap(bytes);
+/**
+ * Reading files and devices back, and short-copy sources, for the core's tests. Test data itself
+ * (bytes that say where they belong) is the test kit's {@link dev.iomap.testkit.TestData}.
+ */
+final class TestIo {
+    private TestIo() {
     }
 
     static byte[] read(OpenFile file, long pos, int length) throws Exception {

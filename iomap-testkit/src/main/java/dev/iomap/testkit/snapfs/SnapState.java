@@ -1,4 +1,4 @@
-package dev.iomap.it.snapfs;
+package dev.iomap.testkit.snapfs;
 
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileType;
@@ -9,6 +9,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -68,6 +69,19 @@ final class SnapState {
         SnapState state = new SnapState();
         state.inodes.put(ROOT, new Inode(ROOT, FileType.DIRECTORY));
         return state;
+    }
+
+    /** @return the device blocks a commit of this state references: every mapped block but pending ones */
+    BitSet committedBlocks() {
+        BitSet blocks = new BitSet();
+        for (Inode inode : inodes.values()) {
+            for (long packed : inode.blocks.values()) {
+                if (state(packed) != PENDING) {
+                    blocks.set((int) deviceBlock(packed));
+                }
+            }
+        }
+        return blocks;
     }
 
     /** @return the committed form: pending blocks left out, runs merged */

@@ -1,9 +1,9 @@
-package dev.iomap.it.snapfs;
+package dev.iomap.testkit.snapfs;
 
-import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFilesystemException;
-import dev.iomap.device.IoPurpose;
 import dev.iomap.api.NoSpaceException;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletionException;

@@ -1,17 +1,18 @@
-package dev.iomap.it.snapfs;
+package dev.iomap.testkit.snapfs;
 
-import static dev.iomap.it.snapfs.SnapState.PENDING;
-import static dev.iomap.it.snapfs.SnapState.UNWRITTEN;
-import static dev.iomap.it.snapfs.SnapState.WRITTEN;
-import static dev.iomap.it.snapfs.SnapState.deviceBlock;
-import static dev.iomap.it.snapfs.SnapState.pack;
-import static dev.iomap.it.snapfs.SnapState.state;
+import static dev.iomap.testkit.snapfs.SnapState.PENDING;
+import static dev.iomap.testkit.snapfs.SnapState.UNWRITTEN;
+import static dev.iomap.testkit.snapfs.SnapState.WRITTEN;
+import static dev.iomap.testkit.snapfs.SnapState.deviceBlock;
+import static dev.iomap.testkit.snapfs.SnapState.pack;
+import static dev.iomap.testkit.snapfs.SnapState.state;
 
-import dev.iomap.device.BlockDevice;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
+import dev.iomap.api.NoSpaceException;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.IoendCompletion;
 import dev.iomap.spi.Iomap;
@@ -22,26 +23,28 @@ import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import dev.iomap.spi.MountedFilesystem;
-import dev.iomap.api.NoSpaceException;
 import dev.iomap.spi.WritebackOps;
-import dev.iomap.it.snapfs.SnapState.Inode;
+import dev.iomap.testkit.snapfs.SnapState.Inode;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One snapfs mount. Every method holds the mount's monitor. Writes allocate blocks at
  * {@code begin} (PENDING, mapped NEW); writeback completion marks them WRITTEN and moves the on-disk
- * size; a commit (fsync, sync, unmount) flushes the data, writes the whole metadata to the other
- * slot and flushes again. Blocks freed since the last commit are reused only after the next one, so
- * the committed metadata never points at blocks holding someone else's new data.
+ * size; a commit (fsync and fdatasync if the adapter declares DURABLE_FSYNC, sync, unmount) flushes
+ * the data, writes the whole metadata to the other slot and flushes again. Blocks come from
+ * {@link SnapSpace}, which holds a freed block back until the next commit if the last one references
+ * it. After {@link #unmount} the mount must not be used.
  */
 final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
     private static final long MAX_FILE_SIZE = 1L << 40;
@@ -50,29 +53,31 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
     private final BlockDevice device;
     private final SnapLayout layout;
     private final SnapState state;
-    private final BitSet used = new BitSet();
-    private final BitSet freedSinceCommit = new BitSet();
+    private final SnapSpace space;
     private final int blockSize;
-    private final java.util.concurrent.atomic.AtomicReference<Runnable> afterWriteBegin;
+    private final AtomicReference<Runnable> afterWriteBegin;
+    private final boolean durableFsync;
     private long sequence;
-    private long cursor;
 
+    /**
+     * @param device the mounted device
+     * @param layout its layout, from the superblock
+     * @param state the newest commit's metadata; the mount owns it from now on
+     * @param sequence that commit's sequence number
+     * @param afterWriteBegin the adapter's test hook (see {@link SnapAdapter#runOnceAfterNextWriteBegin})
+     * @param durableFsync whether fsync and fdatasync commit (the adapter declares DURABLE_FSYNC)
+     */
     SnapMount(BlockDevice device, SnapLayout layout, SnapState state, long sequence,
-            java.util.concurrent.atomic.AtomicReference<Runnable> afterWriteBegin) {
+            AtomicReference<Runnable> afterWriteBegin, boolean durableFsync) {
         this.device = device;
         this.afterWriteBegin = afterWriteBegin;
+        this.durableFsync = durableFsync;
         this.layout = layout;
         this.state = state;
         this.sequence = sequence;
         this.blockSize = layout.blockSize();
-        this.cursor = layout.firstDataBlock();
-        used.set(0, (int) layout.firstDataBlock());
         state.inodes.values().removeIf(inode -> inode.links <= 0 && inode.ino != SnapState.ROOT);
-        for (Inode inode : state.inodes.values()) {
-            for (long packed : inode.blocks.values()) {
-                used.set((int) deviceBlock(packed));
-            }
-        }
+        this.space = new SnapSpace(layout, state.committedBlocks());
     }
 
     private Inode inode(long ino) throws NoSuchFileException {
@@ -83,21 +88,25 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return inode;
     }
 
+    /** @return the block size the image was formatted with */
     @Override
     public int blockSize() {
         return blockSize;
     }
 
+    /** @return the root directory's inode number, always 1 */
     @Override
     public long rootIno() {
         return SnapState.ROOT;
     }
 
+    /** @return 1 TiB, whatever the device's size (space runs out first) */
     @Override
     public long maxFileSize() {
         return MAX_FILE_SIZE;
     }
 
+    /** Allocated bytes count every mapped block, pending, unwritten or written. */
     @Override
     public synchronized InodeInfo getattr(long ino) throws IOException {
         Inode inode = inode(ino);
@@ -105,6 +114,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
                 inode.modified);
     }
 
+    /** Names are looked up as given: case-sensitive, no normalisation. */
     @Override
     public synchronized long lookup(long dirIno, String name) throws IOException {
         Long ino = inode(dirIno).entries.get(name);
@@ -114,6 +124,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return ino;
     }
 
+    /** Inode numbers are never reused. Never fails for space: metadata space is checked at commit. */
     @Override
     public synchronized long create(long dirIno, String name, FileType type) throws IOException {
         Inode dir = inode(dirIno);
@@ -128,6 +139,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return ino;
     }
 
+    /** Entries in name order (a sorted map). */
     @Override
     public synchronized List<DirEntry> readdir(long dirIno) throws IOException {
         List<DirEntry> out = new ArrayList<>();
@@ -137,21 +149,26 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return out;
     }
 
+    /**
+     * Drops the name and a link; the inode and its blocks go at {@link #evict}. Refuses a directory
+     * with the C library's words, "Is a directory" (what errno mappers look for).
+     */
     @Override
     public synchronized void unlink(long dirIno, String name) throws IOException {
         Inode target = inode(lookup(dirIno, name));
         if (target.type == FileType.DIRECTORY) {
-            throw new FileSystemException(name, null, "is a directory");
+            throw new FileSystemException(name, null, "Is a directory");
         }
         inode(dirIno).entries.remove(name);
         target.links--;
     }
 
+    /** Removes an empty directory's name and inode at once (directories have no open files). */
     @Override
     public synchronized void rmdir(long dirIno, String name) throws IOException {
         Inode target = inode(lookup(dirIno, name));
         if (target.type != FileType.DIRECTORY) {
-            throw new java.nio.file.NotDirectoryException(name);
+            throw new NotDirectoryException(name);
         }
         if (!target.entries.isEmpty()) {
             throw new DirectoryNotEmptyException(name);
@@ -160,6 +177,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         state.inodes.remove(target.ino);
     }
 
+    /** A replaced directory goes at once; a replaced file loses a link and is returned for eviction. */
     @Override
     public synchronized long rename(long fromDir, String fromName, long toDir, String toName) throws IOException {
         long ino = lookup(fromDir, fromName);
@@ -188,18 +206,20 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return replaced;
     }
 
+    /** Counts data blocks only (superblock and slots excluded); inodes are unbounded. */
     @Override
     public synchronized FsStat statfs() {
-        long dataUsed = used.cardinality() - layout.firstDataBlock();
-        long freeBlocks = layout.dataBlocks() - dataUsed;
+        long freeBlocks = layout.dataBlocks() - space.usedDataBlocks();
         return new FsStat(blockSize, layout.dataBlocks(), freeBlocks, Long.MAX_VALUE, Long.MAX_VALUE);
     }
 
+    /** @return this mount: mappings come from its block maps */
     @Override
     public IomapOps iomapOps() {
         return this;
     }
 
+    /** @return this mount */
     @Override
     public WritebackOps writebackOps() {
         return this;
@@ -207,6 +227,12 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
 
     // ---- mapping ----
 
+    /**
+     * Reads get the mapping at {@code pos} (a hole up to the next mapped block). Writes and write
+     * faults allocate the hole they start in, up to 1024 contiguous blocks (PENDING, mapped NEW);
+     * every mapping carries the inode's validity cookie. Runs the adapter's test hook, if set, after
+     * a write's mapping is made.
+     */
     @Override
     public synchronized IomapMapping begin(IomapInode file, long pos, long length, Set<IomapRequest> request)
             throws IOException {
@@ -237,7 +263,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
             Long nextMapped = inode.blocks.ceilingKey(first);
             long holeEnd = nextMapped == null ? last + 1 : Math.min(nextMapped, last + 1);
             long count = Math.min(holeEnd - first, MAX_RUN_BLOCKS);
-            long[] run = allocate(count);
+            long[] run = space.allocate(count);
             for (long b = 0; b < run[1]; b++) {
                 inode.blocks.put(first + b, pack(run[0] + b, PENDING));
             }
@@ -277,6 +303,10 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         };
     }
 
+    /**
+     * The run of blocks contiguous on the device from {@code pos}, MAPPED or UNWRITTEN; an
+     * {@link IOException} if a dirty block has no device block (a bug in the caller or here).
+     */
     @Override
     public synchronized Iomap mapBlocks(IomapInode file, long pos, long length) throws IOException {
         Inode inode = inode(file.ino());
@@ -303,6 +333,10 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
                 : Iomap.mapped(offset, count * blockSize, address);
     }
 
+    /**
+     * Marks the written blocks WRITTEN (converting unwritten ones), invalidates handed-out mappings
+     * and raises the recorded size up to the engine's; a failed ioend changes nothing.
+     */
     @Override
     public synchronized void ioendCompleted(IomapInode file, IoendCompletion completion) throws IOException {
         if (completion.failed()) {
@@ -326,44 +360,15 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         inode.modified = System.currentTimeMillis();
     }
 
-    // ---- space ----
-
-    /** Allocates up to {@code count} contiguous blocks, at least one: {@code {first, count}}. */
-    private long[] allocate(long count) throws NoSpaceException {
-        long start = findFree(cursor);
-        if (start < 0) {
-            start = findFree(layout.firstDataBlock());
-        }
-        if (start < 0) {
-            throw new NoSpaceException("snapfs: no free block among " + layout.dataBlocks());
-        }
-        long end = start;
-        while (end - start < count && end < layout.totalBlocks() && !used.get((int) end)) {
-            end++;
-        }
-        used.set((int) start, (int) end);
-        cursor = end;
-        return new long[] {start, end - start};
-    }
-
-    private long findFree(long from) {
-        long free = used.nextClearBit((int) from);
-        return free < layout.totalBlocks() ? free : -1;
-    }
-
-    /** Frees blocks {@code [from, to)} of a file: pending ones at once, committed ones after the next commit. */
+    /** Unmaps blocks {@code [from, to)} of a file and frees them (see {@link SnapSpace#free}). */
     private void free(Inode inode, long from, long to) {
         inode.mappingSequence++;
         for (Long fileBlock : new ArrayList<>(inode.blocks.subMap(from, to).keySet())) {
-            long packed = inode.blocks.remove(fileBlock);
-            if (state(packed) == PENDING) {
-                used.clear((int) deviceBlock(packed));
-            } else {
-                freedSinceCommit.set((int) deviceBlock(packed));
-            }
+            space.free(deviceBlock(inode.blocks.remove(fileBlock)));
         }
     }
 
+    /** Frees the blocks past the new size (committed ones after the next commit). */
     @Override
     public synchronized void setSize(IomapInode file, long newSize) throws IOException {
         Inode inode = inode(file.ino());
@@ -372,6 +377,10 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         inode.modified = System.currentTimeMillis();
     }
 
+    /**
+     * PUNCH_HOLE frees the blocks; ALLOCATE maps holes UNWRITTEN; ZERO_RANGE also turns mapped blocks
+     * UNWRITTEN. On {@link NoSpaceException} the blocks this call allocated are freed.
+     */
     @Override
     public synchronized void fallocate(IomapInode file, FallocateMode mode, long offset, long length)
             throws IOException {
@@ -387,7 +396,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
                     for (long b = first; b < end; b++) {
                         Long packed = inode.blocks.get(b);
                         if (packed == null) {
-                            long device = allocate(1)[0];
+                            long device = space.allocate(1)[0];
                             inode.blocks.put(b, pack(device, UNWRITTEN));
                             added.add(b);
                         } else if (mode == FallocateMode.ZERO_RANGE) {
@@ -396,7 +405,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
                     }
                 } catch (NoSpaceException e) {
                     for (long b : added) {
-                        used.clear((int) deviceBlock(inode.blocks.remove(b)));
+                        space.free(deviceBlock(inode.blocks.remove(b)));
                     }
                     throw e;
                 }
@@ -407,13 +416,21 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
 
     // ---- durability ----
 
+    /**
+     * Raises the file's size to what the engine has, then commits everything, data and metadata of
+     * every file (a whole-filesystem snapshot is the only commit snapfs has); without DURABLE_FSYNC it
+     * commits nothing.
+     */
     @Override
     public synchronized void fsync(IomapInode file, boolean dataOnly) throws IOException {
         Inode inode = inode(file.ino());
         inode.size = Math.max(inode.size, file.size());
-        commit();
+        if (durableFsync) {
+            commit();
+        }
     }
 
+    /** Drops the inode and frees its blocks (committed ones after the next commit). */
     @Override
     public synchronized void evict(long ino) throws IOException {
         Inode inode = state.inodes.remove(ino);
@@ -422,24 +439,30 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         }
     }
 
+    /** Commits: data flush, metadata to the other slot, flush. */
     @Override
     public synchronized void sync() throws IOException {
         commit();
     }
 
+    /** Commits, as {@link #sync}. */
     @Override
     public synchronized void unmount() throws IOException {
         commit();
     }
 
-    /** Data first, then the metadata in the other slot, then a flush; only then are freed blocks reusable. */
+    /**
+     * Data first, then the metadata in the other slot, then a flush; only then are blocks freed since
+     * the last commit reusable. A commit that fails may still have reached the device, so the blocks
+     * it references stay protected as well as the last commit's.
+     */
     private void commit() throws IOException {
         device.flush();
-        BitSet releasable = (BitSet) freedSinceCommit.clone();
+        BitSet referenced = state.committedBlocks();
+        space.committing(referenced);
         layout.writeSlot(device, sequence + 1, state.serialize());
         device.flush();
         sequence++;
-        used.andNot(releasable);
-        freedSinceCommit.andNot(releasable);
+        space.committed(referenced);
     }
 }

@@ -1,0 +1,267 @@
+package dev.iomap.testkit;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.DirEntry;
+import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileType;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.FsStat;
+import dev.iomap.api.FsckReport;
+import dev.iomap.api.MountOptions;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.InodeInfo;
+import dev.iomap.spi.IomapInode;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.WritebackOps;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A test double around any adapter, for tests of an engine: it records the calls the engine makes
+ * around its page cache, in the order they reach the adapter, and can run an action just before
+ * one of them. Everything else (format, fsck, namespace, attributes, mappings, writeback) passes
+ * straight through, unrecorded.
+ *
+ * <p>Recorded calls, one string each: {@code setSize INO SIZE}, {@code fallocate MODE OFFSET LENGTH},
+ * {@code cloneRange SOURCE_INO SOURCE_OFFSET TARGET_INO TARGET_OFFSET LENGTH}, {@code fsync INO},
+ * {@code fdatasync INO}, {@code evict INO}, {@code sync}, {@code unmount}. A call is recorded when it
+ * reaches the wrapped adapter, whether or not the adapter then fails it. One record covers every
+ * mount made through this instance.
+ *
+ * <p>Thread-safe: calls may come from any thread. Unlike a real adapter it holds state (the record),
+ * so use one instance per test.
+ */
+public final class RecordingAdapter implements FilesystemAdapter {
+    private final FilesystemAdapter adapter;
+    private final Set<Capability> capabilities;
+    private final List<String> calls = Collections.synchronizedList(new ArrayList<>());
+    private final Map<String, Runnable> before = new ConcurrentHashMap<>();
+
+    /**
+     * Records the calls made to {@code adapter}, declaring what it declares.
+     *
+     * @param adapter the adapter to wrap
+     */
+    public RecordingAdapter(FilesystemAdapter adapter) {
+        this(adapter, adapter.capabilities());
+    }
+
+    private RecordingAdapter(FilesystemAdapter adapter, Set<Capability> capabilities) {
+        this.adapter = adapter;
+        this.capabilities = capabilities;
+    }
+
+    /**
+     * A recorder that declares {@code declared} instead of what the wrapped adapter declares, so that an
+     * engine test gets past the engine's capability check to the engine's own argument checks of an
+     * operation the adapter lacks (if such a call does reach the adapter, the adapter fails it, as a
+     * rule with the SPI's default {@code NotSupportedException}). The new recorder shares nothing with
+     * this one.
+     *
+     * @param declared the capabilities to declare
+     * @return a new recorder around the same adapter
+     */
+    public RecordingAdapter declaring(Set<Capability> declared) {
+        EnumSet<Capability> copy = EnumSet.noneOf(Capability.class);
+        copy.addAll(declared);
+        return new RecordingAdapter(adapter, Collections.unmodifiableSet(copy));
+    }
+
+    /** @return the calls recorded so far, oldest first (a copy) */
+    public List<String> calls() {
+        synchronized (calls) {
+            return List.copyOf(calls);
+        }
+    }
+
+    /**
+     * Runs {@code action} on the calling thread every time the call named {@code call} is about to
+     * reach the wrapped adapter, after it is recorded; an exception from the action fails that call.
+     * A later action for the same call replaces this one.
+     *
+     * @param call the call's name, the first word of its record ({@code unmount}, {@code fsync},
+     *     {@code setSize}...)
+     * @param action what to run
+     */
+    public void beforeCall(String call, Runnable action) {
+        before.put(call, action);
+    }
+
+    private void record(String call, Object... arguments) {
+        StringBuilder line = new StringBuilder(call);
+        for (Object argument : arguments) {
+            line.append(' ').append(argument);
+        }
+        calls.add(line.toString());
+        Runnable action = before.get(call);
+        if (action != null) {
+            action.run();
+        }
+    }
+
+    /** @return the wrapped adapter's name */
+    @Override
+    public String name() {
+        return adapter.name();
+    }
+
+    /** @return the wrapped adapter's description */
+    @Override
+    public String description() {
+        return adapter.description();
+    }
+
+    /** @return the wrapped adapter's capabilities, or those given to {@link #declaring} */
+    @Override
+    public Set<Capability> capabilities() {
+        return capabilities;
+    }
+
+    /** Formats with the wrapped adapter; not recorded. */
+    @Override
+    public void format(BlockDevice device, FormatOptions options) throws IOException {
+        adapter.format(device, options);
+    }
+
+    /** Mounts with the wrapped adapter; the returned mount records its calls here. */
+    @Override
+    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+        return new RecordingMount(adapter.mount(device, options));
+    }
+
+    /** Checks with the wrapped adapter; not recorded. */
+    @Override
+    public FsckReport fsck(BlockDevice device) throws IOException {
+        return adapter.fsck(device);
+    }
+
+    /** Passes every call on, including the SPI's default methods, and records the cache hooks. */
+    private final class RecordingMount implements MountedFilesystem {
+        private final MountedFilesystem mount;
+
+        RecordingMount(MountedFilesystem mount) {
+            this.mount = mount;
+        }
+
+        @Override
+        public int blockSize() {
+            return mount.blockSize();
+        }
+
+        @Override
+        public long rootIno() {
+            return mount.rootIno();
+        }
+
+        @Override
+        public long maxFileSize() {
+            return mount.maxFileSize();
+        }
+
+        @Override
+        public InodeInfo getattr(long ino) throws IOException {
+            return mount.getattr(ino);
+        }
+
+        @Override
+        public long lookup(long dirIno, String name) throws IOException {
+            return mount.lookup(dirIno, name);
+        }
+
+        @Override
+        public long create(long dirIno, String name, FileType type) throws IOException {
+            return mount.create(dirIno, name, type);
+        }
+
+        @Override
+        public List<DirEntry> readdir(long dirIno) throws IOException {
+            return mount.readdir(dirIno);
+        }
+
+        @Override
+        public void unlink(long dirIno, String name) throws IOException {
+            mount.unlink(dirIno, name);
+        }
+
+        @Override
+        public void rmdir(long dirIno, String name) throws IOException {
+            mount.rmdir(dirIno, name);
+        }
+
+        @Override
+        public long rename(long fromDir, String fromName, long toDir, String toName) throws IOException {
+            return mount.rename(fromDir, fromName, toDir, toName);
+        }
+
+        @Override
+        public FsStat statfs() throws IOException {
+            return mount.statfs();
+        }
+
+        @Override
+        public IomapOps iomapOps() {
+            return mount.iomapOps();
+        }
+
+        @Override
+        public WritebackOps writebackOps() {
+            return mount.writebackOps();
+        }
+
+        @Override
+        public void checkSetSize(IomapInode inode, long newSize) throws IOException {
+            mount.checkSetSize(inode, newSize);
+        }
+
+        @Override
+        public void setSize(IomapInode inode, long newSize) throws IOException {
+            record("setSize", inode.ino(), newSize);
+            mount.setSize(inode, newSize);
+        }
+
+        @Override
+        public void fallocate(IomapInode inode, FallocateMode mode, long offset, long length) throws IOException {
+            record("fallocate", mode, offset, length);
+            mount.fallocate(inode, mode, offset, length);
+        }
+
+        @Override
+        public void cloneRange(IomapInode source, long srcOffset, IomapInode target, long dstOffset, long length)
+                throws IOException {
+            record("cloneRange", source.ino(), srcOffset, target.ino(), dstOffset, length);
+            mount.cloneRange(source, srcOffset, target, dstOffset, length);
+        }
+
+        @Override
+        public void fsync(IomapInode inode, boolean dataOnly) throws IOException {
+            record(dataOnly ? "fdatasync" : "fsync", inode.ino());
+            mount.fsync(inode, dataOnly);
+        }
+
+        @Override
+        public void evict(long ino) throws IOException {
+            record("evict", ino);
+            mount.evict(ino);
+        }
+
+        @Override
+        public void sync() throws IOException {
+            record("sync");
+            mount.sync();
+        }
+
+        @Override
+        public void unmount() throws IOException {
+            record("unmount");
+            mount.unmount();
+        }
+    }
+}

@@ -1,0 +1,243 @@
+package dev.iomap.testkit.snapfs;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileType;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.FsckReport;
+import dev.iomap.api.MountOptions;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.testkit.snapfs.SnapState.Inode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * snapfs, the test kit's example of a small adapter, written against the SPI ({@code iomap-api})
+ * only, as a third party would. All metadata lives in memory and is committed whole, as a
+ * checksummed snapshot, to one of two alternating slots; data blocks are allocated when written.
+ * Small enough to read in one sitting, yet honest about durability: remount and power-cut tests mean
+ * something for it. It passes the whole contract kit on every standard geometry.
+ *
+ * <p>Format: a superblock in block 0, two metadata slots (each {@code min(4 MiB, device / 16)}),
+ * then data; see {@code SnapLayout} and {@code SnapState}. A torn commit fails its checksum and the
+ * other slot, one commit older, is used.
+ *
+ * <p>Thread-safety: an instance may be shared by any number of mounts of different devices; each mount
+ * serialises its own calls. Apart from the test hook {@link #runOnceAfterNextWriteBegin}, an instance
+ * is immutable.
+ *
+ * <p>Not registered by the test kit's jar: a test that finds it by name lists {@link SnapPlugin} in
+ * its own (test-scope) {@code META-INF/services/dev.iomap.spi.AdapterPlugin}.
+ */
+public final class SnapAdapter implements FilesystemAdapter {
+    /** The adapter's name, under which {@link SnapPlugin} registers it. */
+    public static final String NAME = "snapfs";
+
+    /**
+     * Everything snapfs can do, and what {@link #SnapAdapter()} declares. No CLONE (so no
+     * COPY_ON_WRITE): snapfs shares no blocks, and the kit proves clone and unshare are refused with
+     * NotSupportedException.
+     */
+    public static final Set<Capability> SUPPORTED = Collections.unmodifiableSet(EnumSet.of(
+            Capability.DIRECTORIES,
+            Capability.FALLOCATE,
+            Capability.PUNCH_HOLE,
+            Capability.ZERO_RANGE,
+            Capability.TRUNCATE,
+            Capability.RANDOM_WRITE,
+            Capability.DURABLE_FSYNC));
+
+    private final Set<Capability> capabilities;
+    private final AtomicReference<Runnable> afterWriteBegin = new AtomicReference<>();
+
+    /** snapfs declaring every capability it has: {@link #SUPPORTED}. */
+    public SnapAdapter() {
+        this(SUPPORTED);
+    }
+
+    /**
+     * snapfs declaring only {@code capabilities}, to test what an engine or tool does with an adapter
+     * that lacks some. The engine refuses an operation whose capability is not declared. The on-device
+     * format does not depend on the declaration: any snapfs instance mounts any snapfs image.
+     *
+     * <p>Without {@link Capability#DURABLE_FSYNC}, fsync and fdatasync commit no metadata (the engine
+     * has written the file's data back and flushes the device): metadata reaches the device only at
+     * {@code sync} and unmount, so between those the device sees exactly the data written back, and
+     * a power cut loses everything since the last sync or unmount.
+     *
+     * @param capabilities what to declare, a subset of {@link #SUPPORTED}
+     * @throws IllegalArgumentException if {@code capabilities} holds one snapfs cannot honour
+     *     (CLONE, COPY_ON_WRITE)
+     */
+    public SnapAdapter(Set<Capability> capabilities) {
+        EnumSet<Capability> declared = EnumSet.noneOf(Capability.class);
+        declared.addAll(capabilities);
+        EnumSet<Capability> unsupported = EnumSet.copyOf(declared);
+        unsupported.removeAll(SUPPORTED);
+        if (!unsupported.isEmpty()) {
+            throw new IllegalArgumentException("snapfs cannot honour " + unsupported + "; it supports " + SUPPORTED);
+        }
+        this.capabilities = Collections.unmodifiableSet(declared);
+    }
+
+    /**
+     * snapfs declaring everything it supports but {@code absent}, e.g. {@code without(DURABLE_FSYNC)}
+     * (see {@link #SnapAdapter(Set)} for what that changes).
+     *
+     * @param absent capabilities not to declare
+     * @return a new adapter
+     */
+    public static SnapAdapter without(Capability... absent) {
+        EnumSet<Capability> declared = EnumSet.copyOf(SUPPORTED);
+        declared.removeAll(List.of(absent));
+        return new SnapAdapter(declared);
+    }
+
+    /**
+     * Test hook: {@code action} runs once, inside the next {@code begin} of a write on any mount of this
+     * instance, after the mapping is computed and before the core uses it (to force the races a mapping
+     * must survive). A later call replaces an action that has not run yet.
+     *
+     * @param action what to run; it may call back into the filesystem from the same thread
+     */
+    public void runOnceAfterNextWriteBegin(Runnable action) {
+        afterWriteBegin.set(action);
+    }
+
+    /** @return {@value #NAME} */
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /** @return one line saying what snapfs models */
+    @Override
+    public String description() {
+        return "metadata snapshots in two alternating slots (the test kit's example adapter)";
+    }
+
+    /** @return the capabilities given at construction ({@link #SUPPORTED} by default), unmodifiable */
+    @Override
+    public Set<Capability> capabilities() {
+        return capabilities;
+    }
+
+    /**
+     * Writes the superblock, an empty root directory as commit 1, and an empty slot 0; then flushes.
+     *
+     * @param device the device; its previous contents are lost
+     * @param options the block size (at least the device's); snapfs takes no format properties
+     * @throws IllegalArgumentException for a format property, a block size below the device's, or a
+     *     device with fewer than 16 data blocks
+     * @throws IOException if the device fails
+     */
+    @Override
+    public void format(BlockDevice device, FormatOptions options) throws IOException {
+        if (!options.properties().isEmpty()) {
+            throw new IllegalArgumentException("snapfs has no format properties, got " + options.properties());
+        }
+        if (options.blockSize() < device.blockSize()) {
+            throw new IllegalArgumentException("block size " + options.blockSize() + " is below the device's "
+                    + device.blockSize());
+        }
+        SnapLayout layout = SnapLayout.forDevice(device, options.blockSize());
+        if (layout.dataBlocks() < 16) {
+            throw new IllegalArgumentException("device of " + device.capacity() + " bytes is too small for snapfs");
+        }
+        layout.writeSuperblock(device);
+        layout.writeSlot(device, 1, SnapState.empty().serialize());
+        layout.writeSlot(device, 0, new byte[0]);
+        device.flush();
+    }
+
+    /**
+     * Loads the newest valid commit; writes nothing (the first write to the device is a data write
+     * or a commit).
+     *
+     * @param device a snapfs image
+     * @param options ignored: snapfs has no mount options
+     * @return the mount, whose calls are serialised on itself
+     * @throws CorruptFilesystemException if there is no snapfs superblock or no valid commit
+     * @throws IOException if the device fails
+     */
+    @Override
+    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+        SnapLayout layout = SnapLayout.readSuperblock(device);
+        SnapLayout.Slot slot = layout.readNewestSlot(device);
+        if (slot == null || slot.sequence() == 0) {
+            throw new CorruptFilesystemException("snapfs: no valid metadata slot");
+        }
+        return new SnapMount(device, layout, SnapState.deserialize(slot.payload()), slot.sequence(), afterWriteBegin,
+                capabilities.contains(Capability.DURABLE_FSYNC));
+    }
+
+    /**
+     * Checks the newest valid commit: every block inside the data area and mapped once, every
+     * directory entry naming an existing inode, link counts equal to the names, no entries in regular
+     * files.
+     *
+     * @param device a snapfs image, not mounted
+     * @return the problems: only the superblock's if it is not a valid snapfs superblock, and
+     *     "no valid metadata slot" if neither slot holds a valid commit
+     * @throws IOException if the device fails
+     */
+    @Override
+    public FsckReport fsck(BlockDevice device) throws IOException {
+        SnapLayout layout;
+        try {
+            layout = SnapLayout.readSuperblock(device);
+        } catch (CorruptFilesystemException e) {
+            return new FsckReport(List.of(e.getMessage()), "the superblock only");
+        }
+        SnapLayout.Slot slot = layout.readNewestSlot(device);
+        if (slot == null) {
+            return new FsckReport(List.of("no valid metadata slot"), "superblock");
+        }
+        SnapState state = SnapState.deserialize(slot.payload());
+        List<String> problems = new ArrayList<>();
+        BitSet owners = new BitSet();
+        Map<Long, Integer> names = new HashMap<>();
+        long blocks = 0;
+        for (Inode inode : state.inodes.values()) {
+            for (Map.Entry<Long, Long> entry : inode.blocks.entrySet()) {
+                long deviceBlock = SnapState.deviceBlock(entry.getValue());
+                blocks++;
+                if (deviceBlock < layout.firstDataBlock() || deviceBlock >= layout.totalBlocks()) {
+                    problems.add("inode " + inode.ino + " block " + entry.getKey() + " maps outside the data area: "
+                            + deviceBlock);
+                } else if (owners.get((int) deviceBlock)) {
+                    problems.add("device block " + deviceBlock + " is used twice (inode " + inode.ino + ")");
+                }
+                owners.set((int) deviceBlock);
+            }
+            for (long child : inode.entries.values()) {
+                names.merge(child, 1, Integer::sum);
+                if (!state.inodes.containsKey(child)) {
+                    problems.add("directory " + inode.ino + " names missing inode " + child);
+                }
+            }
+            if (inode.type == FileType.REGULAR && !inode.entries.isEmpty()) {
+                problems.add("regular file " + inode.ino + " has directory entries");
+            }
+        }
+        for (Inode inode : state.inodes.values()) {
+            int found = names.getOrDefault(inode.ino, 0);
+            int expected = inode.ino == SnapState.ROOT ? 0 : inode.links;
+            if (found != expected) {
+                problems.add("inode " + inode.ino + " has link count " + inode.links + " but " + found + " names");
+            }
+        }
+        return new FsckReport(problems, state.inodes.size() + " inodes, " + blocks + " blocks, commit "
+                + slot.sequence());
+    }
+}

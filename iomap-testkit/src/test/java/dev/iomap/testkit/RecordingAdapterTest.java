@@ -1,0 +1,78 @@
+package dev.iomap.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.FileType;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.MountOptions;
+import dev.iomap.devices.MemoryBlockDevice;
+import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.testkit.snapfs.SnapAdapter;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RecordingAdapterTest {
+
+    private final MemoryBlockDevice device = new MemoryBlockDevice(512, 8L << 20);
+
+    @Test
+    void recordsTheCacheHooksInOrderAndRunsTheActionBeforeItsCall() throws IOException {
+        RecordingAdapter recorder = new RecordingAdapter(new SnapAdapter());
+        recorder.format(device, FormatOptions.blockSize(4096));
+        MountedFilesystem mount = recorder.mount(device, MountOptions.defaults());
+        long ino = mount.create(mount.rootIno(), "f", FileType.REGULAR);
+        mount.unlink(mount.rootIno(), "f");
+        List<List<String>> seenByTheAction = new ArrayList<>();
+        recorder.beforeCall("unmount", () -> seenByTheAction.add(recorder.calls()));
+
+        mount.evict(ino);
+        mount.sync();
+        mount.unmount();
+
+        assertThat(recorder.calls()).containsExactly("evict " + ino, "sync", "unmount");
+        assertThat(seenByTheAction).containsExactly(List.of("evict " + ino, "sync", "unmount"));
+        assertThat(recorder.fsck(device).problems()).isEmpty();
+    }
+
+    @Test
+    void declaringChangesOnlyTheDeclaration() {
+        RecordingAdapter recorder = new RecordingAdapter(new SnapAdapter());
+        assertThat(recorder.capabilities()).isEqualTo(SnapAdapter.SUPPORTED);
+        assertThat(recorder.name()).isEqualTo(SnapAdapter.NAME);
+
+        RecordingAdapter cloning = recorder.declaring(EnumSet.allOf(Capability.class));
+
+        assertThat(cloning.capabilities()).contains(Capability.CLONE);
+        assertThat(recorder.capabilities()).doesNotContain(Capability.CLONE);
+    }
+
+    /** A method the SPI gains later, default or not, must be passed on, not silently defaulted. */
+    @Test
+    void theMountPassesOnEveryMethodOfTheSpi() throws IOException {
+        RecordingAdapter recorder = new RecordingAdapter(new SnapAdapter());
+        recorder.format(device, FormatOptions.blockSize(4096));
+        MountedFilesystem mount = recorder.mount(device, MountOptions.defaults());
+        for (Method method : MountedFilesystem.class.getMethods()) {
+            if (Modifier.isStatic(method.getModifiers())) {
+                continue;
+            }
+            assertThat(declares(mount.getClass(), method)).as(method.getName()).isTrue();
+        }
+        mount.unmount();
+    }
+
+    private static boolean declares(Class<?> type, Method method) {
+        try {
+            type.getDeclaredMethod(method.getName(), method.getParameterTypes());
+            return true;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+}
