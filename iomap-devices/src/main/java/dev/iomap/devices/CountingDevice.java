@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class CountingDevice implements BlockDevice {
     private final BlockDevice inner;
-    private final Counters counters = new Counters();
+    private final DeviceCounters counters = new DeviceCounters();
     private final List<Request> requests = new ArrayList<>();
     private boolean recording;
 
@@ -83,15 +83,15 @@ public final class CountingDevice implements BlockDevice {
     public void read(long offset, ByteBuffer dst) throws IOException {
         int length = dst.remaining();
         inner.read(offset, dst);
-        counters.read(length);
+        counters.countRead(length);
         note(Fault.Kind.READ, offset, length, null);
     }
 
     @Override
     public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
-        long length = Counters.remaining(srcs);
+        long length = DeviceCounters.totalRemaining(srcs);
         return inner.write(offset, srcs, purpose).thenRun(() -> {
-            counters.write(length, purpose);
+            counters.countWrite(length, purpose);
             note(Fault.Kind.WRITE, offset, length, purpose);
         });
     }
@@ -99,14 +99,14 @@ public final class CountingDevice implements BlockDevice {
     @Override
     public void flush() throws IOException {
         inner.flush();
-        counters.flush();
+        counters.countFlush();
         note(Fault.Kind.FLUSH, 0, 0, null);
     }
 
     @Override
     public void discard(long offset, long length) throws IOException {
         inner.discard(offset, length);
-        counters.discard(length);
+        counters.countDiscard(length);
         note(Fault.Kind.DISCARD, offset, length, null);
     }
 

@@ -114,7 +114,7 @@ public final class FaultInjectingDevice implements BlockDevice {
 
     @Override
     public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
-        long length = Counters.remaining(srcs);
+        long length = DeviceCounters.totalRemaining(srcs);
         Fault fault = hit(Fault.Kind.WRITE, offset, length, purpose);
         if (fault == null) {
             return inner.write(offset, srcs, purpose);
@@ -128,7 +128,7 @@ public final class FaultInjectingDevice implements BlockDevice {
         if (aligned == 0) {
             return CompletableFuture.failedFuture(error);
         }
-        byte[] data = Counters.gather(srcs);
+        byte[] data = DeviceCounters.gather(srcs);
         return inner.write(offset, ByteBuffer.wrap(data, 0, (int) aligned), purpose)
                 .thenCompose(ignored -> CompletableFuture.failedFuture(error));
     }

@@ -26,7 +26,7 @@ public final class MemoryBlockDevice implements BlockDevice {
     private final int blockSize;
     private final long capacity;
     private final byte[][] chunks;
-    private final Counters counters = new Counters();
+    private final DeviceCounters counters = new DeviceCounters();
     private boolean closed;
 
     /**
@@ -71,23 +71,23 @@ public final class MemoryBlockDevice implements BlockDevice {
     public synchronized void read(long offset, ByteBuffer dst) throws IOException {
         ensureOpen();
         int length = dst.remaining();
-        Counters.checkRange("read", offset, length, blockSize, capacity);
+        DeviceCounters.checkRequest("read", offset, length, blockSize, capacity);
         byte[] bytes = new byte[length];
         copyOut(offset, bytes, 0, length);
         dst.put(bytes);
-        counters.read(length);
+        counters.countRead(length);
     }
 
     @Override
     public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
         try {
             Objects.requireNonNull(purpose, "purpose");
-            byte[] data = Counters.gather(srcs);
+            byte[] data = DeviceCounters.gather(srcs);
             synchronized (this) {
                 ensureOpen();
-                Counters.checkRange("write", offset, data.length, blockSize, capacity);
+                DeviceCounters.checkRequest("write", offset, data.length, blockSize, capacity);
                 copyIn(offset, data, 0, data.length);
-                counters.write(data.length, purpose);
+                counters.countWrite(data.length, purpose);
             }
             return CompletableFuture.completedFuture(null);
         } catch (IOException | RuntimeException e) {
@@ -98,15 +98,15 @@ public final class MemoryBlockDevice implements BlockDevice {
     @Override
     public synchronized void flush() throws IOException {
         ensureOpen();
-        counters.flush();
+        counters.countFlush();
     }
 
     @Override
     public synchronized void discard(long offset, long length) throws IOException {
         ensureOpen();
-        Counters.checkRange("discard", offset, length, blockSize, capacity);
+        DeviceCounters.checkRequest("discard", offset, length, blockSize, capacity);
         zero(offset, length);
-        counters.discard(length);
+        counters.countDiscard(length);
     }
 
     @Override

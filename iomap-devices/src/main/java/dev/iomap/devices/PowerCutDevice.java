@@ -32,7 +32,7 @@ public final class PowerCutDevice implements BlockDevice {
     private final MemoryBlockDevice durable;
     private final MemoryBlockDevice live;
     private final List<PendingWrite> pending = new ArrayList<>();
-    private final Counters counters = new Counters();
+    private final DeviceCounters counters = new DeviceCounters();
     private LongConsumer writeListener = count -> { };
     private long completedWrites;
     private boolean powerOff;
@@ -65,19 +65,19 @@ public final class PowerCutDevice implements BlockDevice {
         ensurePowered("read", offset, dst.remaining());
         int length = dst.remaining();
         live.read(offset, dst);
-        counters.read(length);
+        counters.countRead(length);
     }
 
     @Override
     public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
         try {
             Objects.requireNonNull(purpose, "purpose");
-            byte[] data = Counters.gather(srcs);
+            byte[] data = DeviceCounters.gather(srcs);
             synchronized (this) {
                 ensurePowered("write", offset, data.length);
                 live.write(offset, ByteBuffer.wrap(data), purpose).join();
                 pending.add(new PendingWrite(offset, data));
-                counters.write(data.length, purpose);
+                counters.countWrite(data.length, purpose);
                 completedWrites++;
                 writeListener.accept(completedWrites);
             }
@@ -96,7 +96,7 @@ public final class PowerCutDevice implements BlockDevice {
             durable.poke(write.offset(), write.data(), 0, write.data().length);
         }
         pending.clear();
-        counters.flush();
+        counters.countFlush();
     }
 
     @Override
@@ -108,7 +108,7 @@ public final class PowerCutDevice implements BlockDevice {
             int n = (int) Math.min(1 << 20, offset + length - at);
             pending.add(new PendingWrite(at, new byte[n]));
         }
-        counters.discard(length);
+        counters.countDiscard(length);
     }
 
     @Override
