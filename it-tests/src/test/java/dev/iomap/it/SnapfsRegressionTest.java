@@ -9,7 +9,6 @@ import dev.iomap.it.snapfs.SnapAdapter;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.TestData;
-import dev.iomap.devices.MemoryBlockDevice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -31,7 +30,7 @@ class SnapfsRegressionTest {
         SnapAdapter adapter = new SnapAdapter();
         AdapterFixture kit = AdapterFixture.of(adapter, new Geometry(4096, 4096, 9))
                 .withMounter((fsAdapter, device, options) -> CoreRuntime.mount(fsAdapter, device, options));
-        MemoryBlockDevice device = kit.newFormattedDevice();
+        var device = kit.newFormattedDevice();
         try (IomapFileSystem fs = kit.mount(device); IomapFile file = fs.create("/a")) {
             byte[] first = TestData.pattern(1, 0, 4096 + 2834);
             file.write(0, ByteBuffer.wrap(first));
