@@ -29,8 +29,8 @@ import java.util.function.LongConsumer;
  * image at an exact point of a workload.
  */
 public final class PowerCutDevice implements BlockDevice {
-    private final MemoryBlockDevice durable;
-    private final MemoryBlockDevice live;
+    private final RamBlockDevice durable;
+    private final RamBlockDevice live;
     private final List<PendingWrite> pending = new ArrayList<>();
     private final DeviceCounters counters = new DeviceCounters();
     private LongConsumer writeListener = count -> { };
@@ -45,7 +45,7 @@ public final class PowerCutDevice implements BlockDevice {
     /**
      * @param image the contents at power-on, taken as durable (copied; the argument is not changed)
      */
-    public PowerCutDevice(MemoryBlockDevice image) {
+    public PowerCutDevice(RamBlockDevice image) {
         this.durable = image.copy();
         this.live = image.copy();
     }
@@ -93,7 +93,7 @@ public final class PowerCutDevice implements BlockDevice {
     public synchronized void flush() throws IOException {
         ensurePowered("flush", 0, 0);
         for (PendingWrite write : pending) {
-            durable.poke(write.offset(), write.data(), 0, write.data().length);
+            durable.store(write.offset(), write.data(), 0, write.data().length);
         }
         pending.clear();
         counters.countFlush();
@@ -146,8 +146,8 @@ public final class PowerCutDevice implements BlockDevice {
      * @param random chooses the kept, torn and reordered writes
      * @return a new device holding the image
      */
-    public synchronized MemoryBlockDevice image(CutMode mode, Random random) {
-        MemoryBlockDevice image = durable.copy();
+    public synchronized RamBlockDevice image(CutMode mode, Random random) {
+        RamBlockDevice image = durable.copy();
         if (mode == CutMode.LOSE_UNFLUSHED) {
             return image;
         }
@@ -160,13 +160,13 @@ public final class PowerCutDevice implements BlockDevice {
             }
             byte[] data = write.data();
             if (choice == 2) {
-                image.poke(write.offset(), data, 0, data.length);
+                image.store(write.offset(), data, 0, data.length);
                 continue;
             }
             int sector = live.blockSize();
             for (int at = 0; at < data.length; at += sector) {
                 if (random.nextBoolean()) {
-                    image.poke(write.offset() + at, data, at, Math.min(sector, data.length - at));
+                    image.store(write.offset() + at, data, at, Math.min(sector, data.length - at));
                 }
             }
         }
@@ -180,8 +180,8 @@ public final class PowerCutDevice implements BlockDevice {
      * @param random chooses the kept, torn and reordered writes
      * @return a new device holding the image
      */
-    public synchronized MemoryBlockDevice cut(CutMode mode, Random random) {
-        MemoryBlockDevice image = image(mode, random);
+    public synchronized RamBlockDevice cut(CutMode mode, Random random) {
+        RamBlockDevice image = image(mode, random);
         powerOff = true;
         return image;
     }

@@ -30,8 +30,8 @@ class DevicesTest {
     }
 
     @Test
-    void memoryDeviceReadsWhatWasWrittenAndZeroesElsewhere() throws IOException {
-        MemoryBlockDevice device = new MemoryBlockDevice(512, 1 << 20);
+    void ramDeviceReadsWhatWasWrittenAndZeroesElsewhere() throws IOException {
+        RamBlockDevice device = new RamBlockDevice(512, 1 << 20);
         ByteBuffer src = filled(1024, 7);
         device.write(65536 - 512, src, IoPurpose.DATA).join();
         assertThat(src.position()).as("the source position is left alone").isZero();
@@ -44,8 +44,8 @@ class DevicesTest {
     }
 
     @Test
-    void memoryDeviceRefusesBadRangesAndIoAfterClose() throws IOException {
-        MemoryBlockDevice device = new MemoryBlockDevice(512, 4096);
+    void ramDeviceRefusesBadRangesAndIoAfterCloseButKeepsItsImage() throws IOException {
+        RamBlockDevice device = new RamBlockDevice(512, 4096);
         assertThatThrownBy(() -> device.read(1, ByteBuffer.allocate(512))).isInstanceOf(DeviceRangeException.class);
         assertThatThrownBy(() -> device.read(4096, ByteBuffer.allocate(512))).isInstanceOf(DeviceRangeException.class);
         assertThatThrownBy(() -> device.write(0, ByteBuffer.allocate(100), IoPurpose.DATA).join())
@@ -54,21 +54,21 @@ class DevicesTest {
         device.close();
         assertThatThrownBy(device::flush).isInstanceOf(IOException.class);
         assertThat(device.peek(0, 512)).containsOnly(1);
-        MemoryBlockDevice copy = device.copy();
+        RamBlockDevice copy = device.copy();
         copy.write(0, filled(512, 2), IoPurpose.DATA).join();
         assertThat(device.peek(0, 512)).as("a copy is independent").containsOnly(1);
     }
 
     @Test
     void aPowerCutKeepsExactlyWhatWasFlushed() throws IOException {
-        PowerCutDevice device = new PowerCutDevice(new MemoryBlockDevice(512, 8192));
+        PowerCutDevice device = new PowerCutDevice(new RamBlockDevice(512, 8192));
         device.write(0, filled(512, 1), IoPurpose.DATA).join();
         device.flush();
         device.write(0, filled(512, 2), IoPurpose.DATA).join();
         device.write(512, filled(512, 3), IoPurpose.METADATA).join();
         assertThat(read(device, 0, 512)).as("reads see unflushed writes").containsOnly(2);
         assertThat(device.unflushedWrites()).isEqualTo(2);
-        MemoryBlockDevice image = device.cut(CutMode.LOSE_UNFLUSHED, new Random(1));
+        RamBlockDevice image = device.cut(CutMode.LOSE_UNFLUSHED, new Random(1));
         assertThat(image.peek(0, 512)).containsOnly(1);
         assertThat(image.peek(512, 512)).containsOnly(0);
         assertThatThrownBy(() -> device.read(0, ByteBuffer.allocate(512))).isInstanceOf(DeviceIoException.class);
@@ -79,14 +79,14 @@ class DevicesTest {
 
     @Test
     void tornImagesHoldOnlyOldOrNewSectorsAndReproduceFromTheSeed() throws IOException {
-        PowerCutDevice device = new PowerCutDevice(new MemoryBlockDevice(512, 1 << 16));
+        PowerCutDevice device = new PowerCutDevice(new RamBlockDevice(512, 1 << 16));
         device.write(0, filled(1 << 16, 1), IoPurpose.DATA).join();
         device.flush();
         for (int i = 0; i < 8; i++) {
             device.write(i * 8192L, filled(8192, 10 + i), IoPurpose.DATA).join();
         }
-        MemoryBlockDevice first = device.image(CutMode.TEAR_AND_REORDER, new Random(42));
-        MemoryBlockDevice again = device.image(CutMode.TEAR_AND_REORDER, new Random(42));
+        RamBlockDevice first = device.image(CutMode.TEAR_AND_REORDER, new Random(42));
+        RamBlockDevice again = device.image(CutMode.TEAR_AND_REORDER, new Random(42));
         assertThat(first.peek(0, 1 << 16)).isEqualTo(again.peek(0, 1 << 16));
         boolean sawOld = false;
         boolean sawNew = false;
@@ -103,7 +103,7 @@ class DevicesTest {
 
     @Test
     void theWriteListenerSeesEveryCompletedWrite() {
-        PowerCutDevice device = new PowerCutDevice(new MemoryBlockDevice(512, 8192));
+        PowerCutDevice device = new PowerCutDevice(new RamBlockDevice(512, 8192));
         List<Long> seen = new java.util.ArrayList<>();
         device.onWrite(seen::add);
         device.write(0, filled(512, 1), IoPurpose.DATA).join();
@@ -114,7 +114,7 @@ class DevicesTest {
 
     @Test
     void faultsHitMatchingRequestsTheRightNumberOfTimes() throws IOException {
-        MemoryBlockDevice inner = new MemoryBlockDevice(512, 1 << 16);
+        RamBlockDevice inner = new RamBlockDevice(512, 1 << 16);
         FaultInjectingDevice device = new FaultInjectingDevice(inner);
         device.inject(Fault.writes(4096, 512).times(1));
         device.inject(Fault.metadataWrites());
@@ -134,8 +134,8 @@ class DevicesTest {
     }
 
     @Test
-    void aTornFaultWritesWhatPrecedesTheFailingRange() {
-        MemoryBlockDevice inner = new MemoryBlockDevice(512, 1 << 16);
+    void aTornFaultWritesWhatPrecedesTheFailingRange() throws IOException {
+        RamBlockDevice inner = new RamBlockDevice(512, 1 << 16);
         FaultInjectingDevice device = new FaultInjectingDevice(inner);
         device.inject(Fault.writes(1024, 512).torn());
         assertThatThrownBy(() -> device.write(0, filled(2048, 9), IoPurpose.DATA).join())
@@ -146,7 +146,7 @@ class DevicesTest {
 
     @Test
     void theCountingDeviceRecordsRequests() throws IOException {
-        CountingDevice device = new CountingDevice(new MemoryBlockDevice(512, 1 << 16));
+        CountingDevice device = new CountingDevice(new RamBlockDevice(512, 1 << 16));
         device.write(0, filled(512, 1), IoPurpose.DATA).join();
         device.record(true);
         device.write(1024, filled(1024, 1), IoPurpose.METADATA).join();
