@@ -113,6 +113,115 @@ class DevicesTest {
     }
 
     @Test
+    void theFlushListenerHearsEachFlushBeforeItMakesAnythingDurable() throws IOException {
+        PowerCutDevice device = new PowerCutDevice(new RamBlockDevice(512, 8192));
+        List<Long> seen = new java.util.ArrayList<>();
+        List<RamBlockDevice> images = new java.util.ArrayList<>();
+        device.onFlush(count -> {
+            seen.add(count);
+            images.add(device.image(CutMode.LOSE_UNFLUSHED, new Random(0)));
+        });
+        device.write(0, filled(512, 1), IoPurpose.DATA).join();
+        device.flush();
+        device.flush();
+        assertThat(seen).containsExactly(1L, 2L);
+        assertThat(images.get(0).peek(0, 512)).as("cut inside the first flush").containsOnly(0);
+        assertThat(images.get(1).peek(0, 512)).containsOnly(1);
+
+        device.onFlush(count -> device.cut(CutMode.LOSE_UNFLUSHED, new Random(0)));
+        device.write(0, filled(512, 2), IoPurpose.DATA).join();
+        assertThatThrownBy(device::flush).isInstanceOf(DeviceIoException.class);
+        assertThat(device.unflushedWrites()).as("a flush the power went out in made nothing durable").isOne();
+    }
+
+    @Test
+    void losingSomeWritesKeepsEachWriteWholeAndReproducesFromTheSeed() throws IOException {
+        PowerCutDevice device = new PowerCutDevice(new RamBlockDevice(512, 1 << 16));
+        for (int i = 0; i < 16; i++) {
+            device.write(i * 4096L, filled(4096, 10 + i), IoPurpose.DATA).join();
+        }
+        int kept = 0;
+        for (int seed = 0; seed < 20; seed++) {
+            RamBlockDevice image = device.image(CutMode.LOSE_SOME_WRITES, new Random(seed));
+            assertThat(image.peek(0, 1 << 16))
+                    .isEqualTo(device.image(CutMode.LOSE_SOME_WRITES, new Random(seed)).peek(0, 1 << 16));
+            for (int i = 0; i < 16; i++) {
+                byte[] bytes = image.peek(i * 4096L, 4096);
+                assertThat(bytes[0] == 0 || bytes[0] == 10 + i).as("seed %d, write %d", seed, i).isTrue();
+                assertThat(bytes).as("a write is kept whole or not at all").containsOnly(bytes[0]);
+                kept += bytes[0] == 0 ? 0 : 1;
+            }
+        }
+        assertThat(kept).as("some writes kept, some lost").isBetween(1, 20 * 16 - 1);
+    }
+
+    @Test
+    void losingSomeBlocksTearsWritesAtBlocksInWriteOrder() throws IOException {
+        PowerCutDevice device = new PowerCutDevice(new RamBlockDevice(512, 8192));
+        device.write(0, filled(4096, 1), IoPurpose.DATA).join();
+        device.write(4096, filled(4096, 2), IoPurpose.DATA).join();
+        RamBlockDevice image = device.image(CutMode.LOSE_SOME_BLOCKS, new Random(7));
+        boolean sawKept = false;
+        boolean sawLost = false;
+        for (int sector = 0; sector < 16; sector++) {
+            byte[] bytes = image.peek(sector * 512L, 512);
+            assertThat(bytes[0] == 0 || bytes[0] == 1 + sector / 8).as("sector %d", sector).isTrue();
+            assertThat(bytes).as("a block is written whole or not at all").containsOnly(bytes[0]);
+            sawKept |= bytes[0] != 0;
+            sawLost |= bytes[0] == 0;
+        }
+        assertThat(sawKept && sawLost).as("writes torn").isTrue();
+    }
+
+    @Test
+    void aDiscardIsOneUnflushedChangeOfZeroes() throws IOException {
+        PowerCutDevice device = new PowerCutDevice(new RamBlockDevice(4096, 4 << 20));
+        device.write(0, filled(3 << 20, 1), IoPurpose.DATA).join();
+        device.flush();
+        device.discard(4096, 2 << 20);
+        assertThat(read(device, 4096, 4096)).containsOnly(0);
+        assertThat(device.unflushedWrites()).isOne();
+        assertThat(device.image(CutMode.LOSE_UNFLUSHED, new Random(0)).peek(4096, 4096)).containsOnly(1);
+        RamBlockDevice kept = device.image(CutMode.LOSE_SOME_WRITES, new Random(1));
+        assertThat(kept.peek(4096, 2 << 20)).as("whole or not at all").containsOnly(kept.peek(4096, 1)[0]);
+        device.flush();
+        assertThat(device.image(CutMode.LOSE_UNFLUSHED, new Random(0)).peek(4096, 2 << 20)).containsOnly(0);
+        assertThat(device.stats().discardedBytes()).isEqualTo(2 << 20);
+    }
+
+    @Test
+    void aRestartedDeviceHoldsTheImageAndWorksAgain() throws IOException {
+        PowerCutDevice device = new PowerCutDevice(new RamBlockDevice(512, 8192));
+        device.write(0, filled(512, 1), IoPurpose.DATA).join();
+        device.flush();
+        device.write(0, filled(512, 2), IoPurpose.DATA).join();
+        device.cut(CutMode.LOSE_UNFLUSHED, new Random(1));
+        assertThat(device.isPowerOff()).isTrue();
+
+        device.restart(CutMode.LOSE_UNFLUSHED, new Random(1));
+
+        assertThat(device.isPowerOff()).isFalse();
+        assertThat(device.unflushedWrites()).isZero();
+        assertThat(read(device, 0, 512)).containsOnly(1);
+        device.write(512, filled(512, 3), IoPurpose.DATA).join();
+        device.flush();
+        assertThat(device.image(CutMode.LOSE_UNFLUSHED, new Random(1)).peek(512, 512)).containsOnly(3);
+        assertThat(device.stats().writes()).as("counters stay").isEqualTo(3);
+    }
+
+    @Test
+    void pokeDamagesWhatReadsSeeAndWhatACutKeeps() throws IOException {
+        PowerCutDevice device = new PowerCutDevice(new RamBlockDevice(512, 8192));
+        device.write(0, filled(512, 1), IoPurpose.DATA).join();
+        device.poke(1000, new byte[] {7, 7}, 0, 2);
+        assertThat(device.peek(999, 4)).containsExactly(0, 7, 7, 0);
+        assertThat(device.peek(0, 2)).containsExactly(1, 1);
+        assertThat(device.image(CutMode.LOSE_UNFLUSHED, new Random(0)).peek(999, 4)).containsExactly(0, 7, 7, 0);
+        assertThat(device.stats().writes()).as("not counted").isOne();
+        assertThatThrownBy(() -> device.peek(8192, 1)).isInstanceOf(DeviceRangeException.class);
+    }
+
+    @Test
     void faultsHitMatchingRequestsTheRightNumberOfTimes() throws IOException {
         RamBlockDevice inner = new RamBlockDevice(512, 1 << 16);
         FaultInjectingDevice device = new FaultInjectingDevice(inner);
