@@ -22,6 +22,8 @@ import dev.iomap.spi.IoendCompletion;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.api.WritebackException;
 import dev.iomap.spi.WritebackOps;
+import dev.iomap.devices.Fault;
+import dev.iomap.devices.FaultInjectingDevice;
 import dev.iomap.devices.RamBlockDevice;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -199,11 +201,11 @@ class WritebackTest {
 
     @Test
     void aDeviceWriteErrorIsReportedOnceByTheNextFsyncOfEveryOpenFile() throws Exception {
-        FaultyDevice faulty = new FaultyDevice(device);
+        FaultInjectingDevice faulty = new FaultInjectingDevice(device);
         IomapCache cache = new IomapCache(PageCacheOptions.defaults(), faulty);
         OpenFile first = cache.openBlockDevice();
         OpenFile second = first.inode().open();
-        faulty.failWrites(0, K4);
+        faulty.inject(Fault.writes(0, K4));
 
         first.write(0, buffer(pattern(0, K4, 7)));
         assertThatThrownBy(first::fsync).isInstanceOf(WritebackException.class)
@@ -213,7 +215,7 @@ class WritebackTest {
         assertThatCode(second::fsync).doesNotThrowAnyException();
         OpenFile openedLater = first.inode().open();
         assertThatCode(openedLater::fsync).doesNotThrowAnyException();
-        assertThat(faulty.failures()).isEqualTo(1);
+        assertThat(faulty.injected()).hasSize(1);
     }
 
     @Test

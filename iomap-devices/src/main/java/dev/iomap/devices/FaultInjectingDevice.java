@@ -34,12 +34,15 @@ public final class FaultInjectingDevice implements BlockDevice {
     public record Injected(Fault.Kind kind, long offset, long length, IoPurpose purpose) {
     }
 
+    /** A fault and how many matching requests it lets pass and fails still. */
     private static final class Rule {
         final Fault fault;
+        int passing;
         int left;
 
         Rule(Fault fault) {
             this.fault = fault;
+            this.passing = fault.after();
             this.left = fault.times();
         }
     }
@@ -80,10 +83,17 @@ public final class FaultInjectingDevice implements BlockDevice {
         injected.clear();
     }
 
-    /** @return the rule a request hits, consuming one of its {@code times}, or null */
+    /**
+     * @return the first rule a request hits, consuming one of its {@code times}, or null; a rule
+     *     that lets the request pass (its {@code after}) does not stop the search
+     */
     private synchronized Fault hit(Fault.Kind kind, long offset, long length, IoPurpose purpose) {
         for (Rule rule : rules) {
             if (rule.left != 0 && rule.fault.matches(kind, offset, length, purpose)) {
+                if (rule.passing > 0) {
+                    rule.passing--;
+                    continue;
+                }
                 if (rule.left > 0) {
                     rule.left--;
                 }

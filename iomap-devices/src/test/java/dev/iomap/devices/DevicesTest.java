@@ -243,6 +243,26 @@ class DevicesTest {
     }
 
     @Test
+    void aFaultAfterSomeRequestsLetsThemPassAndFailsTheRest() throws IOException {
+        FaultInjectingDevice device = new FaultInjectingDevice(new RamBlockDevice(512, 1 << 16));
+        device.inject(Fault.writes(0, Long.MAX_VALUE).after(2));
+        device.inject(Fault.flushes().after(1).times(1));
+        device.write(0, filled(512, 1), IoPurpose.DATA).join();
+        device.write(512, filled(512, 1), IoPurpose.METADATA).join();
+        for (int i = 0; i < 2; i++) {
+            assertThatThrownBy(() -> device.write(1024, filled(512, 1), IoPurpose.DATA).join())
+                    .hasCauseInstanceOf(DeviceIoException.class);
+        }
+        device.flush();
+        assertThatThrownBy(device::flush).isInstanceOf(DeviceIoException.class);
+        device.flush();
+        assertThat(device.injected()).extracting(FaultInjectingDevice.Injected::kind)
+                .containsExactly(Fault.Kind.WRITE, Fault.Kind.WRITE, Fault.Kind.FLUSH);
+        assertThat(device.stats().writes()).isEqualTo(2);
+        assertThatThrownBy(() -> Fault.flushes().after(-1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aTornFaultWritesWhatPrecedesTheFailingRange() throws IOException {
         RamBlockDevice inner = new RamBlockDevice(512, 1 << 16);
         FaultInjectingDevice device = new FaultInjectingDevice(inner);

@@ -13,6 +13,8 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.devices.Fault;
+import dev.iomap.devices.FaultInjectingDevice;
 import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -260,12 +262,12 @@ class CoreFileSystemTest {
     @Test
     void unmountReleasesTheMountEvenWhenTheFinalSyncFails() throws Exception {
         MemoryAdapter adapter = full();
-        dev.iomap.core.FaultyDevice faulty = new dev.iomap.core.FaultyDevice(device);
+        FaultInjectingDevice faulty = new FaultInjectingDevice(device);
         adapter.format(faulty, FormatOptions.blockSize(K1));
         IomapFileSystem fs = CoreRuntime.mount(adapter, faulty, MountOptions.defaults());
         IomapFile file = fs.create("/f");
         file.write(0, ByteBuffer.wrap(bytes(3000, 10)));
-        faulty.failFlushes(true);
+        faulty.inject(Fault.flushes());
 
         assertThatThrownBy(fs::close).isInstanceOf(dev.iomap.device.DeviceIoException.class)
                 .hasMessageContaining("injected flush error");
