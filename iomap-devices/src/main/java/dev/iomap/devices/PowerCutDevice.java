@@ -199,11 +199,13 @@ public final class PowerCutDevice implements BlockDevice {
      * What would survive a power cut now; the device keeps running. Works after close.
      *
      * @param mode what to keep of unflushed writes
-     * @param random makes every choice of {@code mode}
+     * @param random makes every choice of {@code mode}; may be null for {@link CutMode#LOSE_UNFLUSHED}
      * @return a new, open device holding the image
      */
     public synchronized RamBlockDevice image(CutMode mode, Random random) {
-        Objects.requireNonNull(random, "random");
+        if (mode != CutMode.LOSE_UNFLUSHED) {
+            Objects.requireNonNull(random, "random");
+        }
         RamBlockDevice image = durable.copy();
         switch (mode) {
             case LOSE_UNFLUSHED -> { }
@@ -218,7 +220,7 @@ public final class PowerCutDevice implements BlockDevice {
      * Cuts the power: returns what survives (as {@link #image}) and fails every later I/O.
      *
      * @param mode what to keep of unflushed writes
-     * @param random makes every choice of {@code mode}
+     * @param random makes every choice of {@code mode}; may be null for {@link CutMode#LOSE_UNFLUSHED}
      * @return a new, open device holding the image
      */
     public synchronized RamBlockDevice cut(CutMode mode, Random random) {
@@ -233,7 +235,7 @@ public final class PowerCutDevice implements BlockDevice {
      * a closed device stays closed.
      *
      * @param mode what to keep of unflushed writes
-     * @param random makes every choice of {@code mode}
+     * @param random makes every choice of {@code mode}; may be null for {@link CutMode#LOSE_UNFLUSHED}
      */
     public synchronized void restart(CutMode mode, Random random) {
         RamBlockDevice image = image(mode, random);
