@@ -5,7 +5,8 @@ import dev.iomap.device.IoPurpose;
 /**
  * One rule of a {@link FaultInjectingDevice}: which requests fail, and how often.
  *
- * <p>Build with the static factories and refine with the {@code with...} methods:
+ * <p>Build with the static factories and refine with {@link #purpose}, {@link #after}, {@link #times}
+ * and {@link #torn}:
  * <pre>{@code
  * device.inject(Fault.writes(0, Long.MAX_VALUE).purpose(IoPurpose.DATA).times(1));
  * device.inject(Fault.reads(dataStart, 4096));
@@ -60,18 +61,20 @@ public record Fault(Kind kind, long offset, long length, IoPurpose purpose, int 
     }
 
     /**
-     * @param offset first device byte
-     * @param length bytes
+     * @param offset first device byte, at least 0
+     * @param length bytes, positive
      * @return every read overlapping the range fails
+     * @throws IllegalArgumentException if the range is empty or negative
      */
     public static Fault reads(long offset, long length) {
         return new Fault(Kind.READ, offset, length, null, 0, -1, false);
     }
 
     /**
-     * @param offset first device byte
-     * @param length bytes
+     * @param offset first device byte, at least 0
+     * @param length bytes, positive ({@code Long.MAX_VALUE}: to the end of any device)
      * @return every write overlapping the range fails
+     * @throws IllegalArgumentException if the range is empty or negative
      */
     public static Fault writes(long offset, long length) {
         return new Fault(Kind.WRITE, offset, length, null, 0, -1, false);
@@ -93,7 +96,7 @@ public record Fault(Kind kind, long offset, long length, IoPurpose purpose, int 
     }
 
     /**
-     * @param which only writes of this purpose
+     * @param which only writes of this purpose; null for any
      * @return a copy
      */
     public Fault purpose(IoPurpose which) {
@@ -101,8 +104,9 @@ public record Fault(Kind kind, long offset, long length, IoPurpose purpose, int 
     }
 
     /**
-     * @param count how many matching requests fail
+     * @param count how many matching requests fail, positive, or -1 for every one
      * @return a copy
+     * @throws IllegalArgumentException if {@code count} is neither positive nor -1
      */
     public Fault times(int count) {
         return new Fault(kind, offset, length, purpose, after, count, tornWrite);

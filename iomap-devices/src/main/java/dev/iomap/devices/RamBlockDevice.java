@@ -268,6 +268,7 @@ public final class RamBlockDevice implements BlockDevice {
         store(offset, data, from, length);
     }
 
+    /** @return the class name and geometry, for messages */
     @Override
     public String toString() {
         return "RamBlockDevice[blockSize=" + blockSize + ", capacity=" + capacity + "]";
