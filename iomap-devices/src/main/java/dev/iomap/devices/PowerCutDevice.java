@@ -292,13 +292,8 @@ public final class PowerCutDevice implements BlockDevice {
 
     /** Keeps each block of each write with even odds, in write order. */
     private void loseSomeBlocks(RamBlockDevice image, Random random) {
-        int block = live.blockSize();
         for (PendingWrite write : pending) {
-            for (long at = 0; at < write.length(); at += block) {
-                if (random.nextBoolean()) {
-                    apply(image, write, at, block);
-                }
-            }
+            tear(image, write, random);
         }
     }
 
@@ -306,7 +301,6 @@ public final class PowerCutDevice implements BlockDevice {
     private void tearAndReorder(RamBlockDevice image, Random random) {
         List<PendingWrite> order = new ArrayList<>(pending);
         Collections.shuffle(order, random);
-        int block = live.blockSize();
         for (PendingWrite write : order) {
             int choice = random.nextInt(4);
             if (choice < 2) {
@@ -316,10 +310,16 @@ public final class PowerCutDevice implements BlockDevice {
                 apply(image, write, 0, write.length());
                 continue;
             }
-            for (long at = 0; at < write.length(); at += block) {
-                if (random.nextBoolean()) {
-                    apply(image, write, at, block);
-                }
+            tear(image, write, random);
+        }
+    }
+
+    /** Lands each device block of a pending write on {@code image} with even odds. */
+    private void tear(RamBlockDevice image, PendingWrite write, Random random) {
+        int block = live.blockSize();
+        for (long at = 0; at < write.length(); at += block) {
+            if (random.nextBoolean()) {
+                apply(image, write, at, block);
             }
         }
     }

@@ -59,12 +59,18 @@ class DevicesTest {
         assertThat(device.peek(0, 512)).as("a copy is independent").containsOnly(1);
     }
 
-    @Test
-    void aPowerCutKeepsExactlyWhatWasFlushed() throws IOException {
+    /** @return a power-cut device whose first sector holds 1s durably and 2s not yet flushed */
+    private static PowerCutDevice oneFlushedOneNot() throws IOException {
         PowerCutDevice device = new PowerCutDevice(new RamBlockDevice(512, 8192));
         device.write(0, filled(512, 1), IoPurpose.DATA).join();
         device.flush();
         device.write(0, filled(512, 2), IoPurpose.DATA).join();
+        return device;
+    }
+
+    @Test
+    void aPowerCutKeepsExactlyWhatWasFlushed() throws IOException {
+        PowerCutDevice device = oneFlushedOneNot();
         device.write(512, filled(512, 3), IoPurpose.METADATA).join();
         assertThat(read(device, 0, 512)).as("reads see unflushed writes").containsOnly(2);
         assertThat(device.unflushedWrites()).isEqualTo(2);
@@ -191,10 +197,7 @@ class DevicesTest {
 
     @Test
     void aRestartedDeviceHoldsTheImageAndWorksAgain() throws IOException {
-        PowerCutDevice device = new PowerCutDevice(new RamBlockDevice(512, 8192));
-        device.write(0, filled(512, 1), IoPurpose.DATA).join();
-        device.flush();
-        device.write(0, filled(512, 2), IoPurpose.DATA).join();
+        PowerCutDevice device = oneFlushedOneNot();
         device.cut(CutMode.LOSE_UNFLUSHED, new Random(1));
         assertThat(device.isPowerOff()).isTrue();
 
