@@ -9,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.api.WritebackException;
+import dev.iomap.devices.Fault;
+import dev.iomap.devices.FaultInjectingDevice;
 import dev.iomap.devices.RamBlockDevice;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
@@ -125,11 +127,11 @@ class BackgroundWritebackTest {
 
     @Test
     void aWritebackErrorSurvivesReclaimAndReachesEveryOpenFileOnce() throws Exception {
-        FaultyDevice faulty = new FaultyDevice(device);
+        FaultInjectingDevice faulty = new FaultInjectingDevice(device);
         IomapCache cache = new IomapCache(small().build(), faulty);
         OpenFile writer = cache.openBlockDevice();
         OpenFile other = writer.inode().open();
-        faulty.failWrites(0, 64L << 20);
+        faulty.inject(Fault.writes(0, 64L << 20));
         writer.write(0, buffer(5, 0, 8 * K4));
 
         writer.inode().writeAndWait(0, Long.MAX_VALUE);

@@ -22,6 +22,8 @@ import dev.iomap.spi.IoendCompletion;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.api.WritebackException;
 import dev.iomap.spi.WritebackOps;
+import dev.iomap.devices.Fault;
+import dev.iomap.devices.FaultInjectingDevice;
 import dev.iomap.devices.RamBlockDevice;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -200,11 +202,11 @@ class WritebackTest {
 
     @Test
     void aDeviceWriteErrorIsReportedOnceByTheNextFsyncOfEveryOpenFile() throws Exception {
-        FaultyDevice faulty = new FaultyDevice(device);
+        FaultInjectingDevice faulty = new FaultInjectingDevice(device);
         IomapCache cache = new IomapCache(PageCacheOptions.defaults(), faulty);
         OpenFile first = cache.openBlockDevice();
         OpenFile second = first.inode().open();
-        faulty.failWrites(0, K4);
+        faulty.inject(Fault.writes(0, K4));
 
         first.write(0, buffer(7, 0, K4));
         assertThatThrownBy(first::fsync).isInstanceOf(WritebackException.class)
@@ -214,7 +216,7 @@ class WritebackTest {
         assertThatCode(second::fsync).doesNotThrowAnyException();
         OpenFile openedLater = first.inode().open();
         assertThatCode(openedLater::fsync).doesNotThrowAnyException();
-        assertThat(faulty.failures()).isEqualTo(1);
+        assertThat(faulty.injected()).hasSize(1);
     }
 
     @Test

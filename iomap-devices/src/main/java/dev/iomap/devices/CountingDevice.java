@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -15,11 +14,13 @@ import java.util.concurrent.CompletableFuture;
  * device's own counters) and, while recording is on, remembers every request so that a test can
  * learn where a filesystem put its data or whether an fsync flushed.
  *
- * <p>Thread-safe. {@link #close()} closes the wrapped device.
+ * <p>Thread-safe if the wrapped device is. Only requests the wrapped device carries out are counted
+ * and recorded (a write when its future completes normally); a bad range gets the wrapped device's
+ * {@link dev.iomap.device.DeviceRangeException}. {@link #close()} closes the wrapped device, which
+ * then fails every I/O; the counts and the record stay readable.
  */
-public final class CountingDevice implements BlockDevice {
-    private final BlockDevice inner;
-    private final Counters counters = new Counters();
+public final class CountingDevice extends ForwardingBlockDevice {
+    private final DeviceCounters counters = new DeviceCounters();
     private final List<Request> requests = new ArrayList<>();
     private boolean recording;
 
@@ -34,14 +35,17 @@ public final class CountingDevice implements BlockDevice {
     public record Request(Fault.Kind kind, long offset, long length, IoPurpose purpose) {
     }
 
-    /** @param inner the device to count */
+    /**
+     * @param inner the device to count, which this device owns (closes)
+     * @throws NullPointerException if {@code inner} is null
+     */
     public CountingDevice(BlockDevice inner) {
-        this.inner = Objects.requireNonNull(inner, "inner");
+        super(inner);
     }
 
     /** @return the wrapped device */
     public BlockDevice inner() {
-        return inner;
+        return delegate;
     }
 
     /**
@@ -69,54 +73,47 @@ public final class CountingDevice implements BlockDevice {
         }
     }
 
-    @Override
-    public int blockSize() {
-        return inner.blockSize();
-    }
-
-    @Override
-    public long capacity() {
-        return inner.capacity();
-    }
-
+    /** Reads from the wrapped device, then counts and records the read; throws what it throws. */
     @Override
     public void read(long offset, ByteBuffer dst) throws IOException {
         int length = dst.remaining();
-        inner.read(offset, dst);
-        counters.read(length);
+        delegate.read(offset, dst);
+        counters.countRead(length);
         note(Fault.Kind.READ, offset, length, null);
     }
 
+    /**
+     * @return the wrapped device's write, followed by counting and recording it if it completes
+     *     normally
+     */
     @Override
     public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
-        long length = Counters.remaining(srcs);
-        return inner.write(offset, srcs, purpose).thenRun(() -> {
-            counters.write(length, purpose);
+        long length = DeviceCounters.totalRemaining(srcs);
+        return delegate.write(offset, srcs, purpose).thenRun(() -> {
+            counters.countWrite(length, purpose);
             note(Fault.Kind.WRITE, offset, length, purpose);
         });
     }
 
+    /** Flushes the wrapped device, then counts and records the flush; throws what it throws. */
     @Override
     public void flush() throws IOException {
-        inner.flush();
-        counters.flush();
+        delegate.flush();
+        counters.countFlush();
         note(Fault.Kind.FLUSH, 0, 0, null);
     }
 
+    /** Discards on the wrapped device, then counts and records the discard; throws what it throws. */
     @Override
     public void discard(long offset, long length) throws IOException {
-        inner.discard(offset, length);
-        counters.discard(length);
+        delegate.discard(offset, length);
+        counters.countDiscard(length);
         note(Fault.Kind.DISCARD, offset, length, null);
     }
 
+    /** @return what passed through this device (not the wrapped device's own counts) */
     @Override
     public DeviceStats stats() {
         return counters.snapshot();
-    }
-
-    @Override
-    public void close() throws IOException {
-        inner.close();
     }
 }

@@ -157,4 +157,21 @@ public final class DeviceCounters {
         }
         return total;
     }
+
+    /**
+     * @param buffers the buffers of a gather write, whose remaining bytes fit in one array
+     * @return their remaining bytes, one buffer after the other; their positions are not changed
+     * @throws NullPointerException if the list or one of its buffers is null
+     * @throws ArithmeticException if they hold more than {@code Integer.MAX_VALUE} bytes
+     */
+    static byte[] gather(List<ByteBuffer> buffers) {
+        byte[] data = new byte[Math.toIntExact(totalRemaining(buffers))];
+        int at = 0;
+        for (ByteBuffer buffer : buffers) {
+            int n = buffer.remaining();
+            buffer.get(buffer.position(), data, at, n);
+            at += n;
+        }
+        return data;
+    }
 }

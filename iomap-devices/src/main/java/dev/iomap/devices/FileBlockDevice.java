@@ -345,6 +345,7 @@ public final class FileBlockDevice implements BlockDevice {
         }
     }
 
+    /** @return the file, the geometry and whether it uses O_DIRECT, for messages */
     @Override
     public String toString() {
         return "FileBlockDevice[" + path + ", blockSize=" + blockSize + ", capacity=" + capacity

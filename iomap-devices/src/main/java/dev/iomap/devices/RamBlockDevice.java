@@ -2,6 +2,7 @@ package dev.iomap.devices;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceIoException;
+import dev.iomap.device.DeviceRangeException;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.device.IoPurpose;
 import java.io.IOException;
@@ -11,20 +12,25 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * A block device in off-heap memory, zero-filled when created and lost when closed.
+ * A block device in off-heap memory, zero-filled when created: the device of the command line's
+ * {@code ram} option, of the examples and of the tests. Tests also take images of it
+ * ({@link #copy()}) and look into or damage it ({@link #peek}, {@link #poke}) past the block
+ * interface.
  *
- * <p>The memory is split into chunks (64 MiB by default) so that a device may be larger than one
- * {@link ByteBuffer} can address. A chunk is allocated the first time something is written to it;
- * reading a chunk never written returns zeroes without allocating it. If the machine has no memory
- * for a chunk, the write that needed it fails with {@link DeviceIoException}.
+ * <p>The memory is split into chunks of 64 KiB (one block, if blocks are larger). A chunk is allocated
+ * the first time something is written to it; reading a chunk never written returns zeroes without
+ * allocating it, so a large, mostly empty device costs little. Chunks are the JVM's direct memory:
+ * they count against {@code -XX:MaxDirectMemorySize} (by default the maximum heap size), and if none
+ * is left for a chunk, the write that needed it fails with {@link DeviceIoException}. The memory is
+ * freed when the device is no longer reachable, not by {@link #close()}.
  *
- * <p>Thread-safe: reads, writes and discards run in the calling thread without a device-wide lock,
- * so any number may run at once. Concurrent operations on overlapping ranges are not atomic with
- * respect to each other (a read racing a write may see part of it), as on a real disk.
+ * <p>Thread-safe: every method runs in the calling thread without a device-wide lock, so any number
+ * may run at once. Concurrent operations on overlapping ranges are not atomic with respect to each
+ * other (a read, {@link #peek} or {@link #copy()} racing a write may see part of it), as on a real
+ * disk.
  *
  * <p>A write is complete when {@code write} returns: the future it returns is already completed,
  * normally or exceptionally; {@code write} itself never throws. The caller's buffers are read from
@@ -32,31 +38,27 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * to do (the device is as durable as it will ever be) but is counted.
  *
  * <p>Bad requests (negative, unaligned, overflowing or past the end) get
- * {@link dev.iomap.api.DeviceRangeException}; see {@link DeviceCounters#checkRequest}. Null
- * arguments get {@link NullPointerException} (for a write: as the future's exception).
+ * {@link DeviceRangeException}; see {@link DeviceCounters#checkRequest}. Null arguments get
+ * {@link NullPointerException} (for a write: as the future's exception).
  *
- * <p>{@link #close()} frees the memory at once. After it, every read, write, flush and discard fails
- * with {@link IOException} (for a write: as the future's exception); {@link #blockSize()},
- * {@link #capacity()} and {@link #stats()} still answer.
+ * <p>After {@link #close()}, every read, write, flush and discard fails with {@link IOException} (for
+ * a write: as the future's exception). {@link #blockSize()}, {@link #capacity()}, {@link #stats()},
+ * {@link #isClosed()}, {@link #copy()}, {@link #peek} and {@link #poke} keep working, so that a test
+ * can still look at the image of a device that a filesystem has closed.
  */
 public final class RamBlockDevice implements BlockDevice {
-    /** Bytes per chunk unless a test asks for smaller ones. */
-    static final long DEFAULT_CHUNK_SIZE = 64L << 20;
-
-    /** Put in every slot by {@link #close()}, so that a chunk allocated after it is not leaked. */
-    private static final Chunk RELEASED = new Chunk(null, MemorySegment.NULL);
+    /** Bytes per chunk unless blocks are larger or a test asks for another size. */
+    static final long DEFAULT_CHUNK_SIZE = 64L << 10;
 
     private final int blockSize;
     private final long capacity;
     private final long chunkSize;
     private final int chunkShift;
-    private final AtomicReferenceArray<Chunk> chunks;
+    /** Frees every chunk once neither the device nor a chunk is reachable. */
+    private final Arena arena = Arena.ofAuto();
+    private final AtomicReferenceArray<MemorySegment> chunks;
     private final DeviceCounters counters = new DeviceCounters();
-    private final AtomicBoolean closed = new AtomicBoolean();
-
-    /** One chunk of device memory and the arena that frees it. */
-    private record Chunk(Arena arena, MemorySegment memory) {
-    }
+    private volatile boolean closed;
 
     /**
      * Creates a zero-filled device.
@@ -66,7 +68,7 @@ public final class RamBlockDevice implements BlockDevice {
      * @throws IllegalArgumentException if either value is not allowed
      */
     public RamBlockDevice(int blockSize, long capacity) {
-        this(blockSize, capacity, DEFAULT_CHUNK_SIZE);
+        this(blockSize, capacity, Math.max(DEFAULT_CHUNK_SIZE, blockSize));
     }
 
     /**
@@ -111,11 +113,11 @@ public final class RamBlockDevice implements BlockDevice {
 
     /**
      * Copies {@code dst.remaining()} bytes at {@code offset} into {@code dst} and moves its position to
-     * its limit. On an exception {@code dst}'s position is unchanged (its content may not be).
+     * its limit. On an exception {@code dst} is unchanged.
      *
      * @param offset device byte offset, block aligned
      * @param dst a writable buffer whose remaining length is block aligned
-     * @throws dev.iomap.api.DeviceRangeException if the range is not whole blocks inside the device
+     * @throws DeviceRangeException if the range is not whole blocks inside the device
      * @throws IllegalArgumentException if {@code dst} is read-only
      * @throws IOException if the device is closed
      */
@@ -144,10 +146,11 @@ public final class RamBlockDevice implements BlockDevice {
      */
     @Override
     public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
+        long length = 0;
         try {
             ensureOpen();
             Objects.requireNonNull(purpose, "purpose");
-            long length = DeviceCounters.totalRemaining(srcs);
+            length = DeviceCounters.totalRemaining(srcs);
             DeviceCounters.checkRequest("write", offset, length, blockSize, capacity);
             long position = offset;
             for (ByteBuffer src : srcs) {
@@ -159,6 +162,9 @@ public final class RamBlockDevice implements BlockDevice {
             return CompletableFuture.completedFuture(null);
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
+        } catch (OutOfMemoryError e) {
+            return CompletableFuture.failedFuture(new DeviceIoException(
+                    "no memory for a " + chunkSize + "-byte RAM device chunk", offset, length, e));
         }
     }
 
@@ -178,22 +184,14 @@ public final class RamBlockDevice implements BlockDevice {
      *
      * @param offset device byte offset, block aligned
      * @param length bytes, block aligned
-     * @throws dev.iomap.api.DeviceRangeException if the range is not whole blocks inside the device
+     * @throws DeviceRangeException if the range is not whole blocks inside the device
      * @throws IOException if the device is closed
      */
     @Override
     public void discard(long offset, long length) throws IOException {
         ensureOpen();
         DeviceCounters.checkRequest("discard", offset, length, blockSize, capacity);
-        try {
-            forEachPiece(offset, length, false, (chunk, inChunk, done, bytes) -> {
-                if (chunk != null) {
-                    chunk.asSlice(inChunk, bytes).fill((byte) 0);
-                }
-            });
-        } catch (IllegalStateException e) {
-            throw closedDuring(e);
-        }
+        zero(offset, length);
         counters.countDiscard(length);
     }
 
@@ -204,25 +202,90 @@ public final class RamBlockDevice implements BlockDevice {
     }
 
     /**
-     * Frees the memory. Idempotent; never fails. An operation racing with close either completes
-     * or fails with {@link IOException}.
+     * Ends I/O: every later read, write, flush and discard fails with {@link IOException}. The
+     * contents stay, for {@link #peek} and {@link #copy()}. Idempotent; never fails. An operation
+     * racing with close either completes or fails with {@link IOException}.
      */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
-        for (int i = 0; i < chunks.length(); i++) {
-            Chunk chunk = chunks.getAndSet(i, RELEASED);
-            if (chunk != null && chunk != RELEASED) {
-                chunk.arena().close();
-            }
-        }
+        closed = true;
     }
 
+    /** @return whether {@link #close()} was called */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Takes an image: a new, open device of the same geometry holding what this one holds now, with
+     * its own memory and counters at zero. Works after close.
+     *
+     * @return the copy
+     * @throws OutOfMemoryError if there is no direct memory left for the copy
+     */
+    public RamBlockDevice copy() {
+        RamBlockDevice copy = new RamBlockDevice(blockSize, capacity, chunkSize);
+        for (int index = 0; index < chunks.length(); index++) {
+            MemorySegment chunk = chunks.get(index);
+            if (chunk != null) {
+                copy.chunks.set(index, copy.allocate(index).copyFrom(chunk));
+            }
+        }
+        return copy;
+    }
+
+    /**
+     * Reads bytes without counting them and without the alignment and open checks: for a test that
+     * inspects an image. Works after close.
+     *
+     * @param offset device byte offset, any
+     * @param length bytes, any
+     * @return the bytes
+     * @throws DeviceRangeException if the range is negative or not inside the device
+     */
+    public byte[] peek(long offset, int length) throws DeviceRangeException {
+        DeviceRangeException.checkRange("peek", offset, length, capacity);
+        byte[] bytes = new byte[length];
+        copyOut(offset, MemorySegment.ofArray(bytes));
+        return bytes;
+    }
+
+    /**
+     * Writes bytes without counting them and without the alignment and open checks: for a test that
+     * damages an image. Works after close.
+     *
+     * @param offset device byte offset, any
+     * @param data the bytes
+     * @param from first index in {@code data}
+     * @param length bytes
+     * @throws DeviceRangeException if the device range is negative or not inside the device
+     * @throws IndexOutOfBoundsException if {@code [from, from + length)} is not inside {@code data}
+     * @throws OutOfMemoryError if there is no direct memory left for a chunk
+     */
+    public void poke(long offset, byte[] data, int from, int length) throws DeviceRangeException {
+        DeviceRangeException.checkRange("poke", offset, length, capacity);
+        Objects.checkFromIndexSize(from, length, data.length);
+        store(offset, data, from, length);
+    }
+
+    /** @return the class name and geometry, for messages */
     @Override
     public String toString() {
         return "RamBlockDevice[blockSize=" + blockSize + ", capacity=" + capacity + "]";
+    }
+
+    /** {@link #poke} for callers that checked the range: a range outside the device is a bug. */
+    void store(long offset, byte[] data, int from, int length) {
+        copyIn(offset, MemorySegment.ofArray(data).asSlice(from, length));
+    }
+
+    /** Zeroes a range the caller checked, without counting. */
+    void zero(long offset, long length) {
+        forEachPiece(offset, length, false, (chunk, inChunk, done, bytes) -> {
+            if (chunk != null) {
+                chunk.asSlice(inChunk, bytes).fill((byte) 0);
+            }
+        });
     }
 
     /** What to do with one piece of a device range that lies inside one chunk. */
@@ -234,30 +297,22 @@ public final class RamBlockDevice implements BlockDevice {
          * @param done bytes of the range before this piece
          * @param bytes bytes in the piece
          */
-        void apply(MemorySegment chunk, long inChunk, long done, long bytes) throws IOException;
+        void apply(MemorySegment chunk, long inChunk, long done, long bytes);
     }
 
-    private void copyOut(long offset, MemorySegment dst) throws IOException {
-        try {
-            forEachPiece(offset, dst.byteSize(), false, (chunk, inChunk, done, bytes) -> {
-                if (chunk == null) {
-                    dst.asSlice(done, bytes).fill((byte) 0);
-                } else {
-                    MemorySegment.copy(chunk, inChunk, dst, done, bytes);
-                }
-            });
-        } catch (IllegalStateException e) {
-            throw closedDuring(e);
-        }
+    private void copyOut(long offset, MemorySegment dst) {
+        forEachPiece(offset, dst.byteSize(), false, (chunk, inChunk, done, bytes) -> {
+            if (chunk == null) {
+                dst.asSlice(done, bytes).fill((byte) 0);
+            } else {
+                MemorySegment.copy(chunk, inChunk, dst, done, bytes);
+            }
+        });
     }
 
-    private void copyIn(long offset, MemorySegment src) throws IOException {
-        try {
-            forEachPiece(offset, src.byteSize(), true, (chunk, inChunk, done, bytes) ->
-                    MemorySegment.copy(src, done, chunk, inChunk, bytes));
-        } catch (IllegalStateException e) {
-            throw closedDuring(e);
-        }
+    private void copyIn(long offset, MemorySegment src) {
+        forEachPiece(offset, src.byteSize(), true, (chunk, inChunk, done, bytes) ->
+                MemorySegment.copy(src, done, chunk, inChunk, bytes));
     }
 
     /**
@@ -267,83 +322,40 @@ public final class RamBlockDevice implements BlockDevice {
      * @param allocateMissing whether a chunk never written is allocated (for writes) or passed to
      *     {@code action} as null (for reads and discards)
      */
-    private void forEachPiece(long offset, long length, boolean allocateMissing, PieceAction action)
-            throws IOException {
+    private void forEachPiece(long offset, long length, boolean allocateMissing, PieceAction action) {
         long done = 0;
         while (done < length) {
             long position = offset + done;
             long inChunk = position & (chunkSize - 1);
             long bytes = Math.min(length - done, chunkSize - inChunk);
-            int index = chunkIndex(position);
-            MemorySegment chunk = allocateMissing
-                    ? allocatedChunk(index, position, bytes)
-                    : existingChunk(index);
+            int index = (int) (position >>> chunkShift);
+            MemorySegment chunk = chunks.get(index);
+            if (chunk == null && allocateMissing) {
+                chunk = allocated(index);
+            }
             action.apply(chunk, inChunk, done, bytes);
             done += bytes;
         }
     }
 
-    /** @return the memory of chunk {@code index}, or null if nothing was written there yet */
-    private MemorySegment existingChunk(int index) throws IOException {
-        Chunk chunk = chunks.get(index);
-        if (chunk == RELEASED) {
-            throw closedException();
-        }
-        return chunk == null ? null : chunk.memory();
+    /**
+     * @return chunk {@code index}, allocated now unless another thread did first (the loser's memory
+     *     is freed with the device's: at most one chunk per racing thread)
+     */
+    private MemorySegment allocated(int index) {
+        MemorySegment fresh = allocate(index);
+        MemorySegment raced = chunks.compareAndExchange(index, null, fresh);
+        return raced == null ? fresh : raced;
     }
 
-    /** @return the memory of chunk {@code index}, allocating it if nothing was written there yet */
-    private MemorySegment allocatedChunk(int index, long position, long bytes) throws IOException {
-        Chunk chunk = chunks.get(index);
-        if (chunk == null) {
-            Chunk fresh = allocate(index, position, bytes);
-            chunk = chunks.compareAndExchange(index, null, fresh);
-            if (chunk == null) {
-                chunk = fresh;
-            } else {
-                fresh.arena().close();
-            }
-        }
-        if (chunk == RELEASED) {
-            throw closedException();
-        }
-        return chunk.memory();
-    }
-
-    private Chunk allocate(int index, long position, long bytes) throws DeviceIoException {
-        long chunkLength = Math.min(chunkSize, capacity - ((long) index << chunkShift));
-        Arena arena = Arena.ofShared();
-        try {
-            return new Chunk(arena, arena.allocate(chunkLength, blockSize));
-        } catch (OutOfMemoryError e) {
-            arena.close();
-            throw new DeviceIoException(
-                    "no memory for a " + chunkLength + "-byte RAM device chunk", position, bytes, e);
-        }
-    }
-
-    private int chunkIndex(long position) {
-        return (int) (position >>> chunkShift);
+    /** @return zeroed memory for chunk {@code index} (the last chunk may be short) */
+    private MemorySegment allocate(int index) {
+        return arena.allocate(Math.min(chunkSize, capacity - ((long) index << chunkShift)));
     }
 
     private void ensureOpen() throws IOException {
-        if (closed.get()) {
-            throw closedException();
+        if (closed) {
+            throw new IOException(this + " is closed");
         }
-    }
-
-    private IOException closedException() {
-        return new IOException(this + " is closed");
-    }
-
-    /**
-     * An {@link IllegalStateException} from a memory access means the chunk's arena was closed under
-     * us, unless the device is still open: then it is the caller's buffer, and not ours to hide.
-     */
-    private IOException closedDuring(IllegalStateException e) {
-        if (!closed.get()) {
-            throw e;
-        }
-        return new IOException(this + " was closed during the operation", e);
     }
 }

@@ -42,7 +42,7 @@ public record ZoneLayout(long zoneSize, long zoneCapacity, int zoneCount, int co
     }
 
     /**
-     * @param blockSize the backing device's block size
+     * @param blockSize the backing device's block size, a power of two of at least 512
      * @return the backing capacity a {@link ZonedDevice} of this layout needs: the zones, and in front
      *     of them a geometry block and the two copies of the zone state
      */
@@ -51,8 +51,8 @@ public record ZoneLayout(long zoneSize, long zoneCapacity, int zoneCount, int co
     }
 
     /**
-     * @param index a zone number
-     * @return whether that zone is sequential
+     * @param index a zone number; not checked against {@code zoneCount}
+     * @return whether that zone is sequential (every index past the conventional zones is)
      */
     public boolean isSequential(int index) {
         return index >= conventionalZones;

@@ -53,6 +53,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * zone-state writes. {@link #close()} persists the zone state and closes the backing device, which
  * this device owns. Do not call a zone operation from a completion callback of a write to the same
  * zone: it waits for that write.
+ *
+ * <p>Bad requests (negative, unaligned, overflowing or past the end, a zone number or zone start that
+ * does not exist) get {@link DeviceRangeException}; a request that breaks a zone's rules gets
+ * {@link ZoneViolationException} (for writes and appends: as the future's exception). After
+ * {@link #close()} every read, write, append, flush, discard, zone report and zone operation fails
+ * with {@link IOException}; the geometry, {@link #layout()} and {@link #stats()} still answer.
  */
 public final class ZonedDevice implements ZonedBlockDevice {
     private final BlockDevice backing;
@@ -170,31 +176,40 @@ public final class ZonedDevice implements ZonedBlockDevice {
         return layout;
     }
 
+    /** @return the backing device's block size; answers after close too */
     @Override
     public int blockSize() {
         return blockSize;
     }
 
+    /** @return bytes of all zones ({@link ZoneLayout#zonedBytes()}); answers after close too */
     @Override
     public long capacity() {
         return layout.zonedBytes();
     }
 
+    /** @return the layout's zone count; answers after close too */
     @Override
     public int zoneCount() {
         return zones.length;
     }
 
+    /** @return the layout's zone size; answers after close too */
     @Override
     public long zoneSize() {
         return layout.zoneSize();
     }
 
+    /** @return the layout's open-zone limit, 0 for none; answers after close too */
     @Override
     public int maxOpenZones() {
         return layout.maxOpenZones();
     }
 
+    /**
+     * @return every zone's state, one consistent snapshot (unmodifiable)
+     * @throws IOException if the device is closed
+     */
     @Override
     public List<Zone> zones() throws IOException {
         ensureOpen();
@@ -207,6 +222,12 @@ public final class ZonedDevice implements ZonedBlockDevice {
         return List.copyOf(report);
     }
 
+    /**
+     * @param index a zone number
+     * @return that zone's state now
+     * @throws DeviceRangeException if there is no such zone
+     * @throws IOException if the device is closed
+     */
     @Override
     public Zone zone(int index) throws IOException {
         ensureOpen();
@@ -260,6 +281,14 @@ public final class ZonedDevice implements ZonedBlockDevice {
         counters.countRead(length);
     }
 
+    /**
+     * Checks the write against the zones' rules and moves a sequential zone's write pointer past it
+     * at once; the data then reaches the backing device in acceptance order per zone. Never throws:
+     * a bad range ({@link DeviceRangeException}), a broken zone rule
+     * ({@link ZoneViolationException}), a closed device or a backing failure is the future's exception.
+     *
+     * @return a future completing when the backing device has the data
+     */
     @Override
     public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
         try {
@@ -308,6 +337,14 @@ public final class ZonedDevice implements ZonedBlockDevice {
         }
     }
 
+    /**
+     * Zone append: the device chooses the offset (the write pointer when the append is accepted).
+     * Never throws: a zone start that is not one or a length that is not a positive number of blocks
+     * ({@link DeviceRangeException}), a broken zone rule ({@link ZoneViolationException}), a closed
+     * device or a backing failure is the future's exception.
+     *
+     * @return a future completing with the device offset the data landed at
+     */
     @Override
     public CompletableFuture<Long> append(long zoneStart, List<ByteBuffer> srcs, IoPurpose purpose) {
         try {
@@ -334,6 +371,13 @@ public final class ZonedDevice implements ZonedBlockDevice {
         }
     }
 
+    /**
+     * Empties a sequential zone after the writes accepted before it complete; durable on return.
+     *
+     * @throws DeviceRangeException if {@code zoneStart} is not the start of a zone
+     * @throws ZoneViolationException if the zone is conventional, read-only or offline
+     * @throws IOException if the device is closed or the backing device fails
+     */
     @Override
     public void resetZone(long zoneStart) throws IOException {
         EmulatedZone zone = quiesce(zoneStart, "reset");
@@ -349,6 +393,13 @@ public final class ZonedDevice implements ZonedBlockDevice {
         backing.discard(dataStart + zone.start, zone.capacityEnd - zone.start);
     }
 
+    /**
+     * Makes a sequential zone full after the writes accepted before it complete; durable on return.
+     *
+     * @throws DeviceRangeException if {@code zoneStart} is not the start of a zone
+     * @throws ZoneViolationException if the zone is conventional, read-only or offline
+     * @throws IOException if the device is closed or the backing device fails
+     */
     @Override
     public void finishZone(long zoneStart) throws IOException {
         EmulatedZone zone = quiesce(zoneStart, "finish");
@@ -384,6 +435,14 @@ public final class ZonedDevice implements ZonedBlockDevice {
         return zone;
     }
 
+    /**
+     * Opens a sequential zone explicitly (not persistent).
+     *
+     * @throws DeviceRangeException if {@code zoneStart} is not the start of a zone
+     * @throws ZoneViolationException if the zone is conventional, full, read-only or offline, or no
+     *     open-zone resource is free
+     * @throws IOException if the device is closed
+     */
     @Override
     public void openZone(long zoneStart) throws IOException {
         ensureOpen();
@@ -399,6 +458,13 @@ public final class ZonedDevice implements ZonedBlockDevice {
         }
     }
 
+    /**
+     * Gives back a sequential zone's open-zone resource (not persistent).
+     *
+     * @throws DeviceRangeException if {@code zoneStart} is not the start of a zone
+     * @throws ZoneViolationException if the zone is conventional or offline
+     * @throws IOException if the device is closed
+     */
     @Override
     public void closeZone(long zoneStart) throws IOException {
         ensureOpen();
@@ -493,6 +559,7 @@ public final class ZonedDevice implements ZonedBlockDevice {
         counters.countDiscard(length);
     }
 
+    /** @return what callers asked of this device (not the zone-state writes); answers after close too */
     @Override
     public DeviceStats stats() {
         return counters.snapshot();
@@ -511,6 +578,7 @@ public final class ZonedDevice implements ZonedBlockDevice {
         }
     }
 
+    /** @return the layout and the backing device, for messages */
     @Override
     public String toString() {
         return "ZonedDevice[" + layout + " over " + backing + "]";

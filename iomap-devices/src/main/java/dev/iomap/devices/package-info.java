@@ -1,14 +1,25 @@
 /**
- * Block devices for iomap4j, depending on the API only:
+ * Block devices for iomap4j, depending on the API only. There is one device of each kind:
  * <ul>
- *   <li>{@link dev.iomap.devices.RamBlockDevice} (off-heap memory) and
- *       {@link dev.iomap.devices.FileBlockDevice} (a file, optionally with {@code O_DIRECT}), both
- *       counting what they do in a {@link dev.iomap.devices.DeviceCounters};</li>
- *   <li>{@link dev.iomap.devices.ZonedDevice}, zoned storage emulated over any of them;</li>
- *   <li>devices for tests: {@link dev.iomap.devices.PowerCutDevice} (forgets what was not flushed),
- *       {@link dev.iomap.devices.FaultInjectingDevice} (I/O errors, torn writes),
- *       {@link dev.iomap.devices.CountingDevice} and the base of such wrappers,
+ *   <li>{@link dev.iomap.devices.RamBlockDevice}: off-heap memory in sparse 64 KiB chunks; also the
+ *       tests' image, with {@link dev.iomap.devices.RamBlockDevice#copy()},
+ *       {@link dev.iomap.devices.RamBlockDevice#peek} and {@link dev.iomap.devices.RamBlockDevice#poke},
+ *       which keep working after close;</li>
+ *   <li>{@link dev.iomap.devices.FileBlockDevice}: a file, optionally with {@code O_DIRECT};</li>
+ *   <li>{@link dev.iomap.devices.ZonedDevice}: zoned storage emulated over any device, in a
+ *       {@link dev.iomap.devices.ZoneLayout};</li>
+ *   <li>for tests: {@link dev.iomap.devices.PowerCutDevice} (remembers what was not flushed and loses
+ *       it as a {@link dev.iomap.devices.CutMode} says, at an exact write or flush),
+ *       {@link dev.iomap.devices.FaultInjectingDevice} (I/O errors and torn writes by
+ *       {@link dev.iomap.devices.Fault} rules), {@link dev.iomap.devices.CountingDevice} (counts and
+ *       records requests), and the base of such wrappers,
  *       {@link dev.iomap.devices.ForwardingBlockDevice}.</li>
  * </ul>
+ *
+ * <p>Every device is thread-safe, counts what it does in a {@link dev.iomap.devices.DeviceCounters},
+ * rejects a request that is not whole blocks inside it with
+ * {@link dev.iomap.device.DeviceRangeException} (a write: as its future's exception), and after
+ * {@code close()} fails every read, write, flush and discard with {@link java.io.IOException} while
+ * its geometry and statistics still answer. Each class says what it adds to that.
  */
 package dev.iomap.devices;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceRangeException;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.device.IoPurpose;
 import java.nio.ByteBuffer;
@@ -117,6 +118,39 @@ class RamBlockDeviceTest extends BlockDeviceContractTest {
             odd.read(3 * 512, back);
             assertThat(back.array()).isEqualTo(data);
         }
+    }
+
+    @Test
+    void peekAndPokeTakeAnyRangeInsideTheDeviceAndWorkAfterClose() throws Exception {
+        var ram = new RamBlockDevice(512, 4 * 512, 1024);
+        ram.close();
+
+        ram.poke(1020, new byte[] {9, 1, 2, 3, 4, 5, 6, 9}, 1, 6);
+
+        assertThat(ram.isClosed()).isTrue();
+        assertThat(ram.peek(1019, 8)).as("across a chunk boundary").containsExactly(0, 1, 2, 3, 4, 5, 6, 0);
+        assertThat(ram.stats()).isEqualTo(new DeviceStats(0, 0, 0, 0, 0, 0, 0));
+        assertThatThrownBy(() -> ram.peek(4 * 512 - 1, 2)).isInstanceOf(DeviceRangeException.class);
+        assertThatThrownBy(() -> ram.peek(-1, 1)).isInstanceOf(DeviceRangeException.class);
+        assertThatThrownBy(() -> ram.poke(4 * 512, new byte[1], 0, 1)).isInstanceOf(DeviceRangeException.class);
+        assertThatThrownBy(() -> ram.poke(0, new byte[1], 0, 2)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
+    void aCopyIsAnIndependentOpenImageWithItsOwnCounters() throws Exception {
+        var ram = new RamBlockDevice(512, 8 * 512, 1024);
+        byte[] data = randomBytes(3 * 512);
+        await(ram.write(512, ByteBuffer.wrap(data), IoPurpose.DATA));
+        ram.close();
+
+        RamBlockDevice copy = ram.copy();
+        await(copy.write(0, ByteBuffer.wrap(randomBytes(2 * 512)), IoPurpose.DATA));
+
+        assertThat(copy.isClosed()).isFalse();
+        assertThat(copy.peek(1024, 1024)).isEqualTo(Arrays.copyOfRange(data, 512, 3 * 512));
+        assertThat(copy.stats().writes()).isEqualTo(1);
+        assertThat(ram.peek(0, 512)).as("the original is unchanged").containsOnly(0);
+        assertThat(ram.peek(512, data.length)).isEqualTo(data);
     }
 
     @Test

@@ -9,7 +9,7 @@ import dev.iomap.api.Capability;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
-import dev.iomap.devices.MemoryBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The base of every contract suite: one factory method for the adapter under test, a freshly
  * formatted and mounted filesystem per test, and helpers that read and compare whole ranges.
  *
- * <p>Each test gets a new {@link MemoryBlockDevice} ({@link #device}), formatted and mounted as
+ * <p>Each test gets a new {@link RamBlockDevice} ({@link #device}), formatted and mounted as
  * {@link #fs}. After the test every file it opened through the helpers is closed, the filesystem is
  * unmounted, and the adapter's fsck must find the image clean: every test is also a test that
  * unmount leaves a consistent image. A test that breaks the device on purpose calls
@@ -37,7 +37,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(FailureLabels.class)
 public abstract class AdapterContract {
     /** The device of the current test: its contents survive {@link #remount()}. */
-    protected MemoryBlockDevice device;
+    protected RamBlockDevice device;
     /** The filesystem mounted on {@link #mountedOn} for the current test. */
     protected IomapFileSystem fs;
     private AdapterFixture fixture;

@@ -9,7 +9,7 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.devices.MemoryBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -29,7 +29,7 @@ import java.util.Set;
  * <p>By default a mount goes through {@link IomapFileSystems#mount} with the adapter's name (so the
  * adapter must be registered as an {@link dev.iomap.spi.AdapterPlugin} and an engine such as
  * {@code iomap-core} must be on the test class path); {@link #withMounter} replaces that, e.g. with a
- * runtime's mount of an adapter instance. Devices are {@link MemoryBlockDevice}s of
+ * runtime's mount of an adapter instance. Devices are {@link RamBlockDevice}s of
  * {@link #deviceBytes()} bytes with 512-byte sectors (or blocks of the filesystem's size, see
  * {@link #withDeviceBlockSizeOfFilesystem()}), so that crash tests can take images of them; an
  * adapter that needs more than a plain block device (a zoned one) sees them through a
@@ -333,8 +333,8 @@ public final class AdapterFixture {
     }
 
     /** @return a new zero-filled device of {@link #deviceBytes()} bytes and {@link #deviceBlockSize()} blocks */
-    public MemoryBlockDevice newDevice() {
-        return new MemoryBlockDevice(deviceBlockSize(), parts.deviceBytes);
+    public RamBlockDevice newDevice() {
+        return new RamBlockDevice(deviceBlockSize(), parts.deviceBytes);
     }
 
     /**
@@ -352,8 +352,8 @@ public final class AdapterFixture {
      * @return a new device holding a freshly formatted filesystem
      * @throws IOException as {@link FilesystemAdapter#format}
      */
-    public MemoryBlockDevice newFormattedDevice() throws IOException {
-        MemoryBlockDevice device = newDevice();
+    public RamBlockDevice newFormattedDevice() throws IOException {
+        RamBlockDevice device = newDevice();
         format(device);
         return device;
     }

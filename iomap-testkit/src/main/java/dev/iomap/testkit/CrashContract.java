@@ -8,7 +8,7 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.testkit.crash.CrashConfig;
 import dev.iomap.testkit.crash.CrashRunner;
 import dev.iomap.devices.CutMode;
-import dev.iomap.devices.MemoryBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.devices.PowerCutDevice;
 import java.io.IOException;
 import java.util.Random;
@@ -37,7 +37,7 @@ public abstract class CrashContract extends AdapterContract {
             file.fsync();
             writePattern(file, durable.length, 1000, 2);
         }
-        MemoryBlockDevice image = power.cut(CutMode.LOSE_UNFLUSHED, new Random(1));
+        RamBlockDevice image = power.cut(CutMode.LOSE_UNFLUSHED, new Random(1));
         try {
             crashing.close();
         } catch (IOException expected) {
@@ -55,7 +55,7 @@ public abstract class CrashContract extends AdapterContract {
     void aFreshFilesystemSurvivesAPowerCut() throws IOException {
         PowerCutDevice power = new PowerCutDevice(kit().newFormattedDevice());
         IomapFileSystem crashing = kit().mount(power);
-        MemoryBlockDevice image = power.cut(CutMode.TEAR_AND_REORDER, new Random(2));
+        RamBlockDevice image = power.cut(CutMode.TEAR_AND_REORDER, new Random(2));
         try {
             crashing.close();
         } catch (IOException expected) {

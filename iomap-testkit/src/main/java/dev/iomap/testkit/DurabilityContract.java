@@ -9,7 +9,7 @@ import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.IomapFile;
 import dev.iomap.devices.CountingDevice;
-import dev.iomap.devices.MemoryBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -120,13 +120,13 @@ public abstract class DurabilityContract extends AdapterContract {
 
     @Test
     void aBlankDeviceIsNotAFilesystem() throws IOException {
-        MemoryBlockDevice blank = kit().newDevice();
+        RamBlockDevice blank = kit().newDevice();
         assertThatThrownBy(() -> kit().mount(blank).close()).isInstanceOf(CorruptFilesystemException.class);
     }
 
     @Test
     void aGarbageDeviceIsNotAFilesystem() throws IOException {
-        MemoryBlockDevice garbage = kit().newDevice();
+        RamBlockDevice garbage = kit().newDevice();
         byte[] noise = new byte[1 << 20];
         new Random(42).nextBytes(noise);
         garbage.poke(0, noise, 0, noise.length);
@@ -137,7 +137,7 @@ public abstract class DurabilityContract extends AdapterContract {
     void theImageOfAnUnmountedFilesystemDoesNotChangeOnFsck() throws IOException {
         writePattern(create("/a"), 0, 5000, 1);
         fs.close();
-        MemoryBlockDevice before = device.copy();
+        RamBlockDevice before = device.copy();
         kit().fsck(device);
         byte[] first = before.peek(0, (int) Math.min(device.capacity(), 4 << 20));
         assertBytes(device.peek(0, first.length), first, 0);

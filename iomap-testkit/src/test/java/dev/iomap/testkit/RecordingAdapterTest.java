@@ -6,7 +6,7 @@ import dev.iomap.api.Capability;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.MountOptions;
-import dev.iomap.devices.MemoryBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 class RecordingAdapterTest {
 
-    private final MemoryBlockDevice device = new MemoryBlockDevice(512, 8L << 20);
+    private final RamBlockDevice device = new RamBlockDevice(512, 8L << 20);
 
     @Test
     void recordsTheCacheHooksInOrderAndRunsTheActionBeforeItsCall() throws IOException {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.core.vfs.CoreRuntime;
-import dev.iomap.devices.MemoryBlockDevice;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.TestData;
@@ -31,7 +30,7 @@ class SnapfsRegressionTest {
         SnapAdapter adapter = new SnapAdapter();
         AdapterFixture kit = AdapterFixture.of(adapter, new Geometry(4096, 4096, 9))
                 .withMounter((fsAdapter, device, options) -> CoreRuntime.mount(fsAdapter, device, options));
-        MemoryBlockDevice device = kit.newFormattedDevice();
+        var device = kit.newFormattedDevice();
         try (IomapFileSystem fs = kit.mount(device); IomapFile file = fs.create("/a")) {
             byte[] first = TestData.pattern(1, 0, 4096 + 2834);
             file.write(0, ByteBuffer.wrap(first));

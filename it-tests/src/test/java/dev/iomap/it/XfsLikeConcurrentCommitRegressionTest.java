@@ -11,7 +11,7 @@ import dev.iomap.api.PageCacheOptions;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.TestData;
-import dev.iomap.devices.MemoryBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -53,7 +53,7 @@ class XfsLikeConcurrentCommitRegressionTest {
                 .writebackInterval(Duration.ofSeconds(5))
                 .build();
         for (int round = 0; round < 60; round++) {
-            MemoryBlockDevice device = kit.newFormattedDevice();
+            RamBlockDevice device = kit.newFormattedDevice();
             try (IomapFileSystem fs = IomapFileSystems.mount(XfsLikeAdapter.NAME, device,
                     new MountOptions(pressure, false))) {
                 String failure = writeConcurrently(fs, round);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.device.IoPurpose;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -14,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 class BlockIoTest {
-    private final MemoryBlockDevice device = new MemoryBlockDevice(512, 8);
+    private final RamBlockDevice device = new RamBlockDevice(512, 8 * 512);
 
     @Test
     void readsAndWritesWholeBlocksByNumber() throws Exception {

@@ -4,11 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceIoException;
+import dev.iomap.device.DeviceRangeException;
+import dev.iomap.devices.CutMode;
+import dev.iomap.devices.Fault;
+import dev.iomap.devices.FaultInjectingDevice;
+import dev.iomap.devices.PowerCutDevice;
+import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.NoSpaceException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -27,7 +35,9 @@ class JournalTest {
     private static final long LENGTH = 16;
     private static final long ID = 0x1234;
 
-    private final MemoryBlockDevice device = new MemoryBlockDevice(BLOCK, 256);
+    private final PowerCutDevice power = new PowerCutDevice(new RamBlockDevice(BLOCK, 256L * BLOCK));
+    /** What the journals run on: {@link #power} behind injected faults. */
+    private final FaultInjectingDevice device = new FaultInjectingDevice(power);
 
     @Test
     void aFreshJournalReplaysNothing() throws Exception {
@@ -38,16 +48,16 @@ class JournalTest {
         assertThat(journal.stats()).isEqualTo(new Journal.Stats(0, 0, 0, 1, 0, 0, 0, 0, 15, 0));
         assertThat(journal.maxTransactionBlocks()).isEqualTo(13);
         assertThat(journal.journalId()).isEqualTo(ID);
-        assertThat(device.unflushed()).isEmpty();
+        assertThat(power.unflushedWrites()).isZero();
     }
 
     @Test
     void theSuperblockHoldsRegionTailAndSequenceAtTheDocumentedOffsets() throws Exception {
         Journal.format(device, START, LENGTH, ID);
 
-        ByteBuffer block = ByteBuffer.wrap(device.durableBlock(START)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer block = ByteBuffer.wrap(durableBlock(power, START)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
 
-        assertThat(new String(device.durableBlock(START), 0, 4, java.nio.charset.StandardCharsets.US_ASCII))
+        assertThat(new String(durableBlock(power, START), 0, 4, java.nio.charset.StandardCharsets.US_ASCII))
                 .isEqualTo("JSB1");
         assertThat(block.getInt(4)).as("payload length").isEqualTo(48);
         assertThat(block.getLong(8)).as("home block").isEqualTo(START);
@@ -59,7 +69,7 @@ class JournalTest {
         assertThat(block.getLong(48)).as("region length").isEqualTo(LENGTH);
         assertThat(block.getLong(56)).as("tail position").isZero();
         assertThat(block.getLong(64)).as("tail sequence").isEqualTo(1);
-        assertThat(block.getInt(72)).as("checksum").isEqualTo(Crc32c.of(device.durableBlock(START), 0, 72));
+        assertThat(block.getInt(72)).as("checksum").isEqualTo(Crc32c.of(durableBlock(power, START), 0, 72));
     }
 
     @Test
@@ -73,7 +83,7 @@ class JournalTest {
         assertThat(written.writes()).isEqualTo(1);
         assertThat(written.metadataBytesWritten()).isEqualTo(5 * BLOCK);
         assertThat(written.flushes()).isEqualTo(1);
-        assertThat(device.unflushed()).isEmpty();
+        assertThat(power.unflushedWrites()).isZero();
         MetadataBlock descriptor = MetadataBlock.read(device, 201, JournalFormat.DESCRIPTOR_TYPE);
         assertThat(descriptor.sequence()).isEqualTo(16);
         BlockReader listed = descriptor.reader();
@@ -82,7 +92,7 @@ class JournalTest {
         long[] targets = {listed.getLong(), listed.getLong(), listed.getLong()};
         assertThat(targets).containsExactlyInAnyOrder(10, 11, 50);
         for (int i = 0; i < 3; i++) {
-            assertThat(device.block(202 + i)).isEqualTo(fill(0xA1 + 0x11 * (int) indexOf(targets[i])));
+            assertThat(block(power, 202 + i)).isEqualTo(fill(0xA1 + 0x11 * (int) indexOf(targets[i])));
         }
         MetadataBlock commit = MetadataBlock.read(device, 205, JournalFormat.COMMIT_TYPE);
         BlockReader fields = commit.reader();
@@ -90,7 +100,7 @@ class JournalTest {
         assertThat(fields.getInt()).as("descriptor blocks").isEqualTo(1);
         assertThat(fields.getInt()).as("data blocks").isEqualTo(3);
         assertThat(fields.getInt()).as("transaction checksum").isEqualTo(crcOfBlocks(201, 4));
-        assertThat(device.block(10)).isEqualTo(new byte[BLOCK]);
+        assertThat(block(power, 10)).isEqualTo(new byte[BLOCK]);
         assertThat(journal.stats()).isEqualTo(new Journal.Stats(1, 3, 5, 1, 0, 0, 0, 0, 15, 5));
     }
 
@@ -100,14 +110,14 @@ class JournalTest {
         commit(journal, Map.of(10L, fill(0xA1), 11L, fill(0xB2)));
         commit(journal, Map.of(11L, fill(0xB3), 12L, fill(0xC4)));
 
-        device.powerCut();
+        power.restart(CutMode.LOSE_UNFLUSHED, null);
         Journal reopened = Journal.open(device, START, LENGTH);
 
         assertThat(reopened.replay()).isEqualTo(new Journal.ReplayResult(2, 4, 18 + 15));
-        assertThat(device.block(10)).isEqualTo(fill(0xA1));
-        assertThat(device.block(11)).isEqualTo(fill(0xB3));
-        assertThat(device.block(12)).isEqualTo(fill(0xC4));
-        assertThat(device.block(13)).isEqualTo(new byte[BLOCK]);
+        assertThat(block(power, 10)).isEqualTo(fill(0xA1));
+        assertThat(block(power, 11)).isEqualTo(fill(0xB3));
+        assertThat(block(power, 12)).isEqualTo(fill(0xC4));
+        assertThat(block(power, 13)).isEqualTo(new byte[BLOCK]);
         assertThat(reopened.latest(11)).isEmpty();
         assertThat(reopened.stats().transactionsReplayed()).isEqualTo(2);
         assertThat(reopened.stats().blocksReplayed()).isEqualTo(4);
@@ -119,28 +129,28 @@ class JournalTest {
     void aPowerCutBeforeTheCommitFlushLosesTheWholeTransaction() throws Exception {
         Journal journal = formatted();
         commit(journal, Map.of(10L, fill(0xA1)));
-        device.failFlushesAfter(0);
+        device.inject(Fault.flushes());
 
         assertThatThrownBy(() -> commit(journal, Map.of(10L, fill(0xA2), 11L, fill(0xB2))))
                 .isInstanceOf(DeviceIoException.class)
-                .hasMessageStartingWith("injected flush failure");
-        assertThat(device.unflushed()).hasSize(1);
+                .hasMessageStartingWith("injected flush error");
+        assertThat(power.unflushedWrites()).isOne();
 
-        device.powerCut();
-        device.failFlushesAfter(-1);
+        power.restart(CutMode.LOSE_UNFLUSHED, null);
+        device.clearFaults();
         Journal reopened = Journal.open(device, START, LENGTH);
 
         assertThat(reopened.replay().transactions()).isEqualTo(1);
-        assertThat(device.block(10)).isEqualTo(fill(0xA1));
-        assertThat(device.block(11)).isEqualTo(new byte[BLOCK]);
+        assertThat(block(power, 10)).isEqualTo(fill(0xA1));
+        assertThat(block(power, 11)).isEqualTo(new byte[BLOCK]);
     }
 
     @Test
     void anIoErrorAbortsTheJournal() throws Exception {
         Journal journal = formatted();
-        device.failWritesAfter(0);
+        device.inject(Fault.writes(0, Long.MAX_VALUE));
         assertThatThrownBy(() -> commit(journal, Map.of(10L, fill(1)))).isInstanceOf(DeviceIoException.class);
-        device.failWritesAfter(-1);
+        device.clearFaults();
 
         assertThatThrownBy(() -> commit(journal, Map.of(10L, fill(2))))
                 .isInstanceOf(IomapException.class)
@@ -158,22 +168,22 @@ class JournalTest {
         commit(journal, Map.of(10L, fill(1)));                         // positions 0..2: blocks 201..203
         commit(journal, ordered(11L, fill(2), 12L, fill(3)));          // positions 3..6: blocks 204..207
         commit(journal, Map.of(13L, fill(4)));                         // positions 7..9: blocks 208..210
-        device.damage(damagedBlock * BLOCK + 40, new byte[] {(byte) 0xEE});
+        power.poke(damagedBlock * BLOCK + 40, new byte[] {(byte) 0xEE}, 0, 1);
 
         Journal reopened = Journal.open(device, START, LENGTH);
         assertThat(reopened.replay().transactions()).isEqualTo(1);
-        assertThat(device.block(10)).isEqualTo(fill(1));
-        assertThat(device.block(11)).isEqualTo(new byte[BLOCK]);
-        assertThat(device.block(13)).isEqualTo(new byte[BLOCK]);
+        assertThat(block(power, 10)).isEqualTo(fill(1));
+        assertThat(block(power, 11)).isEqualTo(new byte[BLOCK]);
+        assertThat(block(power, 13)).isEqualTo(new byte[BLOCK]);
 
         // A transaction the size of the torn one ends exactly where the old third one starts.
         commit(reopened, ordered(21L, fill(5), 22L, fill(6)));
-        device.powerCut();
+        power.restart(CutMode.LOSE_UNFLUSHED, null);
         Journal again = Journal.open(device, START, LENGTH);
 
         assertThat(again.replay().transactions()).isEqualTo(1);
-        assertThat(device.block(21)).isEqualTo(fill(5));
-        assertThat(device.block(13)).as("the third transaction must not come back").isEqualTo(new byte[BLOCK]);
+        assertThat(block(power, 21)).isEqualTo(fill(5));
+        assertThat(block(power, 13)).as("the third transaction must not come back").isEqualTo(new byte[BLOCK]);
     }
 
     @Test
@@ -181,7 +191,7 @@ class JournalTest {
         Journal journal = formatted();
         commit(journal, Map.of(10L, fill(0xA1)));
 
-        assertThat(device.block(10)).isEqualTo(new byte[BLOCK]);
+        assertThat(block(power, 10)).isEqualTo(new byte[BLOCK]);
         assertThat(bytes(journal.readBlock(10))).isEqualTo(fill(0xA1));
         assertThat(journal.latest(10).map(JournalTest::bytes)).contains(fill(0xA1));
         assertThat(journal.latest(11)).isEmpty();
@@ -195,8 +205,8 @@ class JournalTest {
         journal.checkpoint();
 
         assertThat(journal.latest(10)).isEmpty();
-        assertThat(device.block(10)).isEqualTo(fill(0xA1));
-        assertThat(device.unflushed()).isEmpty();
+        assertThat(block(power, 10)).isEqualTo(fill(0xA1));
+        assertThat(power.unflushedWrites()).isZero();
         assertThat(journal.stats().logUsedBlocks()).isZero();
         ByteBuffer copy = journal.readBlock(10);
         copy.put(0, (byte) 0);
@@ -208,7 +218,7 @@ class JournalTest {
         Journal journal = formatted();
         commit(journal, blocks(0, 5, 1));                              // 7 log blocks
         commit(journal, blocks(5, 5, 2));                              // 14 log blocks
-        assertThat(device.block(0)).isEqualTo(new byte[BLOCK]);
+        assertThat(block(power, 0)).isEqualTo(new byte[BLOCK]);
 
         commit(journal, blocks(10, 5, 3));                             // does not fit in the last one
 
@@ -217,11 +227,11 @@ class JournalTest {
         assertThat(stats.checkpoints()).isEqualTo(2);
         assertThat(stats.blocksCheckpointed()).isEqualTo(10);
         assertThat(stats.logUsedBlocks()).isEqualTo(7);
-        assertThat(device.block(9)).isEqualTo(fill(2 + 4));
-        assertThat(device.block(10)).isEqualTo(new byte[BLOCK]);
-        device.powerCut();
+        assertThat(block(power, 9)).isEqualTo(fill(2 + 4));
+        assertThat(block(power, 10)).isEqualTo(new byte[BLOCK]);
+        power.restart(CutMode.LOSE_UNFLUSHED, null);
         Journal.open(device, START, LENGTH).replay();
-        assertThat(device.block(14)).isEqualTo(fill(3 + 4));
+        assertThat(block(power, 14)).isEqualTo(fill(3 + 4));
     }
 
     @Test
@@ -236,9 +246,9 @@ class JournalTest {
         assertThat(device.stats().minus(before).writes()).isEqualTo(2);
         assertThat(MetadataBlock.read(device, 215, JournalFormat.DESCRIPTOR_TYPE).sequence()).isEqualTo(17);
         assertThat(MetadataBlock.read(device, 204, JournalFormat.COMMIT_TYPE).sequence()).isEqualTo(17);
-        device.powerCut();
+        power.restart(CutMode.LOSE_UNFLUSHED, null);
         assertThat(Journal.open(device, START, LENGTH).replay().blocks()).isEqualTo(3);
-        assertThat(device.block(22)).isEqualTo(fill(2 + 2));
+        assertThat(block(power, 22)).isEqualTo(fill(2 + 2));
     }
 
     @Test
@@ -262,7 +272,7 @@ class JournalTest {
 
     @Test
     void aTransactionCanSpanSeveralDescriptorBlocks() throws Exception {
-        var big = new MemoryBlockDevice(BLOCK, 512);
+        var big = new PowerCutDevice(new RamBlockDevice(BLOCK, 512L * BLOCK));
         Journal.format(big, 300, 200, ID);
         Journal journal = Journal.open(big, 300, 200);
         journal.replay();
@@ -273,10 +283,10 @@ class JournalTest {
         BlockReader second = MetadataBlock.read(big, 301 + 60, JournalFormat.DESCRIPTOR_TYPE).reader();
         second.skip(Long.BYTES);
         assertThat(second.getInt()).as("blocks listed by the second descriptor").isEqualTo(59);
-        big.powerCut();
+        big.restart(CutMode.LOSE_UNFLUSHED, null);
         assertThat(Journal.open(big, 300, 200).replay().blocks()).isEqualTo(130);
         for (long block = 0; block < 130; block++) {
-            assertThat(big.block(block)).isEqualTo(fill(7 + (int) block));
+            assertThat(block(big, block)).isEqualTo(fill(7 + (int) block));
         }
     }
 
@@ -288,7 +298,7 @@ class JournalTest {
         Journal.format(device, START, LENGTH, ID + 1);
 
         assertThat(Journal.open(device, START, LENGTH).replay().transactions()).isZero();
-        assertThat(device.block(10)).isEqualTo(new byte[BLOCK]);
+        assertThat(block(power, 10)).isEqualTo(new byte[BLOCK]);
     }
 
     @Test
@@ -311,7 +321,7 @@ class JournalTest {
                 .isInstanceOf(InvalidRangeException.class)
                 .hasMessage("journal: the image of block 1 is 100 bytes, not one 512-byte block");
         tx.commit();
-        assertThat(device.unflushed()).as("an empty commit writes nothing").isEmpty();
+        assertThat(power.unflushedWrites()).as("an empty commit writes nothing").isZero();
         assertThatThrownBy(tx::commit).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> tx.log(1, ByteBuffer.wrap(fill(1)))).isInstanceOf(IllegalStateException.class);
     }
@@ -356,11 +366,11 @@ class JournalTest {
 
         assertThat(journal.stats().transactionsCommitted()).isEqualTo(threads * commits);
         assertThat(journal.stats().forcedCheckpoints()).isPositive();
-        device.powerCut();
+        power.restart(CutMode.LOSE_UNFLUSHED, null);
         Journal.open(device, START, LENGTH).replay();
         for (int t = 0; t < threads; t++) {
-            assertThat(device.block(20L * t)).isEqualTo(fill(commits));
-            assertThat(device.block(20L * t + 1)).isEqualTo(fill(commits));
+            assertThat(block(power, 20L * t)).isEqualTo(fill(commits));
+            assertThat(block(power, 20L * t + 1)).isEqualTo(fill(commits));
         }
     }
 
@@ -372,9 +382,10 @@ class JournalTest {
     @Test
     void randomWorkloadWithCrashesMatchesTheModel() throws Exception {
         Random random = new Random(SEED);
-        var disk = new MemoryBlockDevice(BLOCK, 128);
-        Journal.format(disk, 96, 24, ID);
-        Journal journal = remount(disk);
+        var disk = new PowerCutDevice(new RamBlockDevice(BLOCK, 128L * BLOCK));
+        var faulty = new FaultInjectingDevice(disk);
+        Journal.format(faulty, 96, 24, ID);
+        Journal journal = remount(faulty);
         Map<Long, byte[]> model = new LinkedHashMap<>();
         long logBlocksWritten = 0;
         for (int op = 0; op < OPS; op++) {
@@ -391,17 +402,17 @@ class JournalTest {
                         .isEqualTo(model.getOrDefault(block, new byte[BLOCK]));
             } else if (choice < 88) {
                 logBlocksWritten += journal.stats().logBlocksWritten();
-                disk.powerCut();
-                journal = remount(disk);
+                disk.restart(CutMode.LOSE_UNFLUSHED, null);
+                journal = remount(faulty);
             } else {
                 logBlocksWritten += journal.stats().logBlocksWritten();
                 Map<Long, byte[]> tx = randomTransaction(random, op);
-                boolean committed = crashDuring(journal, tx, disk, random);
-                journal = remount(disk);
+                boolean committed = crashDuring(journal, tx, faulty, random);
+                journal = remount(faulty);
                 boolean applied = tx.entrySet().stream()
-                        .allMatch(e -> Arrays.equals(disk.block(e.getKey()), e.getValue()));
+                        .allMatch(e -> Arrays.equals(block(disk, e.getKey()), e.getValue()));
                 boolean untouched = tx.keySet().stream()
-                        .allMatch(b -> Arrays.equals(disk.block(b), model.getOrDefault(b, new byte[BLOCK])));
+                        .allMatch(b -> Arrays.equals(block(disk, b), model.getOrDefault(b, new byte[BLOCK])));
                 assertThat(applied || untouched).as("transaction of op %d is all or nothing", op).isTrue();
                 assertThat(applied || !committed).as("committed transaction of op %d survives", op).isTrue();
                 if (applied) {
@@ -410,20 +421,21 @@ class JournalTest {
             }
         }
         logBlocksWritten += journal.stats().logBlocksWritten();
-        disk.powerCut();
-        remount(disk);
+        disk.restart(CutMode.LOSE_UNFLUSHED, null);
+        remount(faulty);
         for (long block = 0; block < 96; block++) {
-            assertThat(disk.block(block)).as("block %d", block).isEqualTo(model.getOrDefault(block, new byte[BLOCK]));
+            assertThat(block(disk, block)).as("block %d", block).isEqualTo(model.getOrDefault(block, new byte[BLOCK]));
         }
         assertThat(logBlocksWritten).as("the log wrapped").isGreaterThan(3 * 23L);
     }
 
     /** @return whether the commit returned normally before the injected failure */
-    private static boolean crashDuring(Journal journal, Map<Long, byte[]> tx, MemoryBlockDevice disk, Random random) {
+    private static boolean crashDuring(Journal journal, Map<Long, byte[]> tx, FaultInjectingDevice disk,
+            Random random) {
         if (random.nextBoolean()) {
-            disk.failFlushesAfter(random.nextInt(3));
+            disk.inject(Fault.flushes().after(random.nextInt(3)));
         } else {
-            disk.failWritesAfter(random.nextInt(3));
+            disk.inject(Fault.writes(0, Long.MAX_VALUE).after(random.nextInt(3)));
         }
         boolean committed = false;
         try {
@@ -433,13 +445,12 @@ class JournalTest {
         } catch (IOException expected) {
             // the crash
         }
-        disk.failFlushesAfter(-1);
-        disk.failWritesAfter(-1);
-        disk.powerCut(random);
+        disk.clearFaults();
+        ((PowerCutDevice) disk.inner()).restart(CutMode.LOSE_SOME_BLOCKS, random);
         return committed;
     }
 
-    private static Journal remount(MemoryBlockDevice disk) throws IOException {
+    private static Journal remount(BlockDevice disk) throws IOException {
         Journal journal = Journal.open(disk, 96, 24);
         journal.replay();
         return journal;
@@ -497,9 +508,23 @@ class JournalTest {
     private int crcOfBlocks(long first, int count) {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         for (int i = 0; i < count; i++) {
-            crc.update(device.block(first + i));
+            crc.update(block(power, first + i));
         }
         return (int) crc.getValue();
+    }
+
+    /** @return block {@code blockNo} as reads see it (not counted) */
+    private static byte[] block(PowerCutDevice disk, long blockNo) {
+        try {
+            return disk.peek(blockNo * BLOCK, BLOCK);
+        } catch (DeviceRangeException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** @return block {@code blockNo} as a power cut now would leave it */
+    private static byte[] durableBlock(PowerCutDevice disk, long blockNo) throws IOException {
+        return disk.image(CutMode.LOSE_UNFLUSHED, null).peek(blockNo * BLOCK, BLOCK);
     }
 
     static byte[] fill(int value) {

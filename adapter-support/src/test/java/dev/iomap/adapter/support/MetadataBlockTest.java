@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.device.IoPurpose;
+import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +16,7 @@ class MetadataBlockTest {
     private static final int AGF = MetadataBlock.magic("AGF1");
     private static final int INODE = MetadataBlock.magic("INOD");
 
-    private final MemoryBlockDevice device = new MemoryBlockDevice(BLOCK, 16);
+    private final RamBlockDevice device = new RamBlockDevice(BLOCK, 16 * BLOCK);
 
     @Test
     void magicReadsLikeItsText() {
@@ -75,7 +76,7 @@ class MetadataBlockTest {
     @Test
     void refusesABadChecksum() throws Exception {
         MetadataBlock.write(device, 5, AGF, 42, ByteBuffer.wrap(new byte[] {9, 8, 7}));
-        device.damage(5L * BLOCK + 25, new byte[] {0});
+        device.poke(5L * BLOCK + 25, new byte[] {0}, 0, 1);
 
         assertThatThrownBy(() -> MetadataBlock.read(device, 5, AGF))
                 .isInstanceOf(CorruptFilesystemException.class)
@@ -86,7 +87,7 @@ class MetadataBlockTest {
     @Test
     void refusesAPayloadLengthPastTheBlock() throws Exception {
         MetadataBlock.write(device, 5, AGF, ByteBuffer.allocate(1));
-        device.damage(5L * BLOCK + 4, new byte[] {(byte) 0xF0, 0x03, 0, 0});
+        device.poke(5L * BLOCK + 4, new byte[] {(byte) 0xF0, 0x03, 0, 0}, 0, 4);
 
         assertThatThrownBy(() -> MetadataBlock.read(device, 5, AGF))
                 .isInstanceOf(CorruptFilesystemException.class)
@@ -116,7 +117,7 @@ class MetadataBlockTest {
     void decodesAnyTypeForCallersThatAcceptSeveral() throws Exception {
         MetadataBlock.write(device, 2, INODE, 5, ByteBuffer.wrap(new byte[] {1}));
 
-        MetadataBlock block = MetadataBlock.decodeAnyType(ByteBuffer.wrap(device.block(2)), 2);
+        MetadataBlock block = MetadataBlock.decodeAnyType(ByteBuffer.wrap(device.peek(2L * BLOCK, BLOCK)), 2);
 
         assertThat(block.type()).isEqualTo(INODE);
         assertThat(block.sequence()).isEqualTo(5);

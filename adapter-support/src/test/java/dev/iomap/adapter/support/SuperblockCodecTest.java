@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.devices.PowerCutDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
@@ -39,20 +41,20 @@ class SuperblockCodecTest {
 
     @Test
     void writesAndReadsThroughADeviceAsMetadata() throws Exception {
-        var device = new MemoryBlockDevice(BLOCK, 8);
+        var device = new RamBlockDevice(BLOCK, 8 * BLOCK);
 
         codec.write(device, 3, ByteBuffer.wrap(new byte[] {4, 5}));
 
         assertThat(device.stats().metadataBytesWritten()).isEqualTo(BLOCK);
         assertThat(codec.read(device, 3).payload()).isEqualTo(ByteBuffer.wrap(new byte[] {4, 5}));
-        assertThat(codec.hasMagic(ByteBuffer.wrap(device.block(3)))).isTrue();
-        assertThat(codec.hasMagic(ByteBuffer.wrap(device.block(2)))).isFalse();
+        assertThat(codec.hasMagic(ByteBuffer.wrap(device.peek(3L * BLOCK, BLOCK)))).isTrue();
+        assertThat(codec.hasMagic(ByteBuffer.wrap(device.peek(2L * BLOCK, BLOCK)))).isFalse();
     }
 
     @Test
     void refusesAForeignImageNamingTheMagicAndOffset() throws Exception {
         var gfs2 = new SuperblockCodec("gfs2-like", "IOMAPGFS", 1);
-        var device = new MemoryBlockDevice(BLOCK, 8);
+        var device = new RamBlockDevice(BLOCK, 8 * BLOCK);
         gfs2.write(device, 2, ByteBuffer.allocate(0));
 
         assertThatThrownBy(() -> codec.read(device, 2))
@@ -146,12 +148,12 @@ class SuperblockCodecTest {
         for (int i = 0; i < payload.length; i++) {
             payload[i] = (byte) (i * 7);
         }
-        var device = new MemoryBlockDevice(BLOCK, 2);
+        var device = new PowerCutDevice(new RamBlockDevice(BLOCK, 2 * BLOCK));
         codec.write(device, 1, ByteBuffer.wrap(payload));
 
         assertThat(codec.read(device, 1).payload()).isEqualTo(ByteBuffer.wrap(payload));
         assertThat(device.stats().writes()).isEqualTo(1);
-        assertThat(device.unflushed()).hasSize(1);
+        assertThat(device.unflushedWrites()).isOne();
         assertThat(device.stats().dataBytesWritten()).isZero();
     }
 

@@ -9,6 +9,8 @@ import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.NoSpaceException;
+import dev.iomap.devices.CutMode;
+import dev.iomap.devices.PowerCutDevice;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.testkit.TestData;
 import java.util.ArrayList;
@@ -47,6 +49,10 @@ class ModelCheckTest {
     private boolean modified;
     private boolean fsynced;
     private boolean syncedAll;
+    /** Flushes until the arranged power cut inside one (it happens in the one this reaches 0); -1: none. */
+    private int flushesUntilCut = -1;
+    /** The image the arranged power cut left, until {@link #takeCutInsideFlush()}. */
+    private RamBlockDevice cutInsideFlush;
 
     @ParameterizedTest(name = "seed {0}, journal {1} blocks of {2} bytes on {3}-byte sectors, {4} MiB")
     @CsvSource({"1, 512, 4096, 4096, 32", "2, 64, 4096, 4096, 32", "3, 100, 1024, 1024, 32",
@@ -60,6 +66,12 @@ class ModelCheckTest {
         try (XfsFixture fixture = XfsFixture.createWithPowerCut(sectorSize, blockSize, (long) mebibytes << 20,
                 properties)) {
             fx = fixture;
+            PowerCutDevice power = (PowerCutDevice) fx.device;
+            power.onFlush(flushes -> {
+                if (flushesUntilCut > 0 && --flushesUntilCut == 0) {
+                    cutInsideFlush = power.image(CutMode.LOSE_SOME_WRITES, random);
+                }
+            });
             for (int i = 0; i < FILES; i++) {
                 files[i] = fx.fs.create("/f" + i);
             }
@@ -90,9 +102,9 @@ class ModelCheckTest {
     /** One random operation, then the crash checks and remounts that may follow it. */
     private void operation(int op) throws Exception {
         int f = random.nextInt(FILES);
-        PowerCutDevice device = (PowerCutDevice) fx.device;
         if (random.nextInt(40) == 0) {
-            device.cutAtFlush(1 + random.nextInt(4), random);
+            // A power cut inside one of the next few flushes, before it makes anything durable.
+            flushesUntilCut = 1 + random.nextInt(4);
         }
         try {
             step(f);
@@ -102,7 +114,7 @@ class ModelCheckTest {
         } catch (NoSpaceException e) {
             afterNoSpace(f, e);
         }
-        RamBlockDevice cut = device.takeCapturedImage();
+        RamBlockDevice cut = takeCutInsideFlush();
         if (cut != null) {
             // A power cut inside this operation may or may not keep what it did to its file.
             log.add("crash inside a flush");
@@ -122,11 +134,19 @@ class ModelCheckTest {
         }
         if (random.nextInt(40) == 0) {
             log.add("crash");
-            oracle.check(device.crashImage(random, random.nextDouble()), Set.of());
+            oracle.check(((PowerCutDevice) fx.device).image(CutMode.LOSE_SOME_WRITES, random), Set.of());
         }
         if (random.nextInt(80) == 0) {
             remount();
         }
+    }
+
+    /** @return the image of the arranged power cut if it happened, else null; either way, disarms it */
+    private RamBlockDevice takeCutInsideFlush() {
+        RamBlockDevice image = cutInsideFlush;
+        cutInsideFlush = null;
+        flushesUntilCut = -1;
+        return image;
     }
 
     /**

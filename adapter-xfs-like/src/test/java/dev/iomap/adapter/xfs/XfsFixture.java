@@ -11,6 +11,7 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.devices.PowerCutDevice;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.testkit.TestData;
 import java.io.IOException;
@@ -58,15 +59,13 @@ final class XfsFixture implements AutoCloseable {
     /** A filesystem of {@code blockSize} blocks on a device of {@code sectorSize} blocks with a volatile cache. */
     static XfsFixture createWithPowerCut(int sectorSize, int blockSize, long bytes, Map<String, String> properties)
             throws IOException {
-        PowerCutDevice device = new PowerCutDevice(sectorSize, bytes);
+        RamBlockDevice poisoned = new RamBlockDevice(sectorSize, bytes);
         byte[] poison = new byte[1 << 20];
         java.util.Arrays.fill(poison, POISON);
         for (long offset = 0; offset < bytes; offset += poison.length) {
-            device.write(offset, ByteBuffer.wrap(poison, 0, (int) Math.min(poison.length, bytes - offset)),
-                    IoPurpose.DATA).join();
+            poisoned.poke(offset, poison, 0, (int) Math.min(poison.length, bytes - offset));
         }
-        device.flush();
-        return create(device, blockSize, properties);
+        return create(new PowerCutDevice(poisoned), blockSize, properties);
     }
 
     private static XfsFixture create(BlockDevice device, Map<String, String> properties) throws IOException {

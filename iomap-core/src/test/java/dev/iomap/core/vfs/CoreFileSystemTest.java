@@ -14,6 +14,8 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.devices.Fault;
+import dev.iomap.devices.FaultInjectingDevice;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.testkit.RecordingAdapter;
@@ -261,12 +263,12 @@ class CoreFileSystemTest {
     @Test
     void unmountReleasesTheMountEvenWhenTheFinalSyncFails() throws Exception {
         RecordingAdapter adapter = snapfs();
-        dev.iomap.core.FaultyDevice faulty = new dev.iomap.core.FaultyDevice(device);
+        FaultInjectingDevice faulty = new FaultInjectingDevice(device);
         adapter.format(faulty, FormatOptions.blockSize(K1));
         IomapFileSystem fs = CoreRuntime.mount(adapter, faulty, MountOptions.defaults());
         IomapFile file = fs.create("/f");
         file.write(0, ByteBuffer.wrap(pattern(10, 0, 3000)));
-        faulty.failFlushes(true);
+        faulty.inject(Fault.flushes());
 
         assertThatThrownBy(fs::close).isInstanceOf(dev.iomap.device.DeviceIoException.class)
                 .hasMessageContaining("injected flush error");

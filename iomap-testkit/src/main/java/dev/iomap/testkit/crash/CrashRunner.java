@@ -6,7 +6,7 @@ import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.TestData;
-import dev.iomap.devices.MemoryBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.devices.PowerCutDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -49,7 +49,7 @@ public final class CrashRunner {
     }
 
     /** An image taken during a workload, waiting to be checked. */
-    private record Image(long writeCount, MemoryBlockDevice device) {
+    private record Image(long writeCount, RamBlockDevice device) {
     }
 
     /**
@@ -83,7 +83,7 @@ public final class CrashRunner {
 
     /** @return {device writes of the workload, power cuts verified} */
     private static long[] runWorkload(AdapterFixture fixture, CrashConfig config, int wanted) throws IOException {
-        MemoryBlockDevice formatted = fixture.newFormattedDevice();
+        RamBlockDevice formatted = fixture.newFormattedDevice();
         long totalWrites = countWrites(fixture, config, formatted);
         List<Long> points = config.crashAt().isEmpty() ? choosePoints(config, totalWrites, wanted) : config.crashAt();
         long realCut = points.getLast();
@@ -146,7 +146,7 @@ public final class CrashRunner {
         return new Random(config.seed() ^ (writeCount * 0x9E3779B97F4A7C15L));
     }
 
-    private static long countWrites(AdapterFixture fixture, CrashConfig config, MemoryBlockDevice formatted)
+    private static long countWrites(AdapterFixture fixture, CrashConfig config, RamBlockDevice formatted)
             throws IOException {
         PowerCutDevice device = new PowerCutDevice(formatted);
         CrashWorkload workload = new CrashWorkload(config.seed(), fixture.capabilities(), fixture.geometry());
@@ -192,7 +192,7 @@ public final class CrashRunner {
     }
 
     /** @return null if the image is acceptable, else the problem */
-    static String verify(AdapterFixture fixture, MemoryBlockDevice image, List<TrackedFile> files)
+    static String verify(AdapterFixture fixture, RamBlockDevice image, List<TrackedFile> files)
             throws IOException {
         Map<String, byte[]> contents = new HashMap<>();
         try (IomapFileSystem fs = fixture.mount(image)) {

@@ -6,7 +6,7 @@ import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.TestData;
-import dev.iomap.devices.MemoryBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -22,7 +22,7 @@ final class FsxSession implements AutoCloseable {
     private final List<String> header;
     private final String logName;
     private final FsxFile target;
-    private final MemoryBlockDevice device;
+    private final RamBlockDevice device;
     private final FileModel model = new FileModel();
     private final List<Op> ops = new ArrayList<>();
     private final List<long[]> touched = new ArrayList<>();

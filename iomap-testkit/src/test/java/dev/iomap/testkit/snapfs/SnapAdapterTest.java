@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.iomap.api.Capability;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.device.IoPurpose;
-import dev.iomap.devices.MemoryBlockDevice;
+import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
@@ -30,7 +30,7 @@ class SnapAdapterTest {
     @Test
     void aFreshImageIsCleanAndAGarbageSuperblockIsReportedNotThrown() throws IOException {
         SnapAdapter adapter = new SnapAdapter();
-        MemoryBlockDevice device = new MemoryBlockDevice(512, 8L << 20);
+        RamBlockDevice device = new RamBlockDevice(512, 8L << 20);
         adapter.format(device, FormatOptions.blockSize(4096));
         assertThat(adapter.fsck(device).problems()).isEmpty();
 
