@@ -166,11 +166,6 @@ public final class Folio {
         lock.unlock();
     }
 
-    /** @return whether the calling thread holds the folio lock */
-    public boolean isLockedByCurrentThread() {
-        return lock.isHeldByCurrentThread();
-    }
-
     /** @return the per-block state, or null if the folio has none */
     public FolioState state() {
         return state;
@@ -229,11 +224,6 @@ public final class Folio {
     /** Marks the whole folio uptodate. */
     void markUptodate() {
         flags.getAndUpdate(f -> f | UPTODATE);
-    }
-
-    /** Clears the uptodate flag (invalidation). Caller holds the folio lock. */
-    void clearUptodate() {
-        flags.getAndUpdate(f -> f & ~UPTODATE);
     }
 
     /**
