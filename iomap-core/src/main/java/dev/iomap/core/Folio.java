@@ -15,10 +15,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * the last reference, never while anybody may still read it; a folio under writeback or locked is
  * never removed, so device I/O into or out of it needs no reference of its own.
  *
- * <p>Flags: {@code LOCKED} (the folio lock, held while data or state changes), {@code UPTODATE} (every
- * byte is valid), {@code DIRTY} (some block needs writeback) and {@code WRITEBACK} (a device write is
- * in flight). Without a {@link FolioState} the folio-wide flags stand for every block; a folio with
- * more than one block may carry a state that tracks each block.
+ * <p>Flags: {@code UPTODATE} (every byte is valid), {@code DIRTY} (some block needs writeback) and
+ * {@code WRITEBACK} (a device write is in flight). Without a {@link FolioState} the folio-wide flags
+ * stand for every block; a folio with more than one block may carry a state that tracks each block.
+ * The folio lock, held while data or state changes, is not a flag (the kernel's {@code PG_locked}) but
+ * a {@link ReentrantLock} of its own.
  *
  * <p>Thread-safety: data and {@link #state()} change only with the folio lock held; the flags are
  * atomic; writeback ends on the I/O completion thread without the lock.

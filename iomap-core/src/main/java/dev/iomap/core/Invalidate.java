@@ -2,8 +2,8 @@ package dev.iomap.core;
 
 /**
  * Dropping cached data: the kernel's {@code iomap_invalidate_folio}, {@code iomap_release_folio} and
- * {@code truncate_inode_pages_range}. Every method needs the folio lock held, except
- * {@link #truncatePagecache}, which takes the folio locks itself.
+ * {@code truncate_inode_pages_range}. {@link #invalidateFolio} and {@link #releaseFolio} need the folio
+ * lock held; {@link #truncatePagecache} and {@link #invalidateRange} take the folio locks themselves.
  */
 final class Invalidate {
 

@@ -19,8 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The page cache of one mounted device: its inodes, their folios, the statistics that give write
  * amplification, and the background work that keeps it within bounds: the flusher (background
  * writeback past {@code dirtyBackgroundBytes} or {@code dirtyExpire}), throttling of writers past
- * {@code dirtyLimitBytes}, and reclaim of clean folios past {@code cacheBudgetBytes}. Create one per
- * device with {@link IomapEngine#newCache(BlockDevice)}, which also starts the flusher.
+ * {@code dirtyLimitBytes}, and reclaim of clean folios past {@code cacheBudgetBytes}. The VFS layer
+ * ({@code dev.iomap.core.vfs.CoreFileSystem}) creates one per mount with the constructor and starts
+ * the flusher only when {@code MountOptions.backgroundWriteback} is set; embedders without a mount
+ * create one per device with {@link IomapEngine#newCache(BlockDevice)}, which always starts it.
  *
  * <p>Thread-safe. Closing it stops the flusher and forgets every inode without writing anything
  * back; call {@link #syncAll()} first to keep dirty data.

@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * A shared writable mapping of a file, standing in for {@code mmap(MAP_SHARED)}: loads and stores go
- * straight to folio memory. The first store into a folio is a write fault: the folio is read in,
+ * straight to folio memory. Every store into a folio is a write fault: the folio is read in,
  * the adapter is asked for space ({@code begin} with {@code WRITE} and {@code FAULT}, the kernel's
  * {@code iomap_page_mkwrite}) and only the blocks inside EOF are marked dirty. A store may reach
  * past EOF inside the last page, as with mmap, but those bytes are never written back; a store

@@ -12,8 +12,9 @@ import java.util.concurrent.CompletionException;
 /**
  * Writeback of one inode: the kernel's {@code iomap_writepages} and {@code iomap_writepage_map}.
  *
- * <p>Dirty folios are visited in index order. Each has its dirty flag cleared and writeback started;
- * the folio wholly past EOF is dropped, the one straddling EOF has its tail zeroed; then every run
+ * <p>Dirty folios are visited in index order. A folio wholly past EOF only has its dirty flag and
+ * dirty bits cleared: it stays cached and no writeback starts. Every other one has its dirty flag
+ * cleared and writeback started (the one straddling EOF has its tail zeroed first); then every run
  * of dirty blocks (every run of uptodate blocks when per-block dirty tracking is off) is mapped with
  * {@code mapBlocks} and added to the current {@link Ioend}, which is submitted when the next run
  * cannot be merged into it. A writeback pass never blocks on a folio lock while holding an unsubmitted
