@@ -23,6 +23,7 @@ final class BufferedRead {
 
     /**
      * Copies file data at {@code pos} into {@code dst}, up to EOF. Caller holds the inode lock shared.
+     * The kernel's {@code filemap_read}.
      *
      * @return bytes read, or -1 if {@code pos} is at or past EOF and {@code dst} has room
      */
@@ -34,7 +35,6 @@ final class BufferedRead {
         if (pos >= size) {
             return -1;
         }
-        PageCache cache = inode.pageCache();
         long end = Math.min(size, pos + dst.remaining());
         long p = pos;
         while (p < end) {
@@ -56,8 +56,9 @@ final class BufferedRead {
 
     /**
      * The folio holding {@code pos}, with at least the bytes the caller wants uptodate and a reference
-     * held for the caller, who copies out of it without its lock and then {@link Folio#put}s it (the
-     * kernel's {@code filemap_get_read_batch} takes the same references).
+     * held for the caller, who copies out of it without its lock and then {@link Folio#put}s it: the
+     * kernel's {@code filemap_get_pages}, one folio at a time (its {@code filemap_get_read_batch}
+     * takes the same references).
      */
     private Folio uptodateFolio(long pos, long wanted) throws IOException {
         PageCache cache = inode.pageCache();
@@ -86,7 +87,9 @@ final class BufferedRead {
     }
 
     /**
-     * Makes a locked folio fully uptodate, reading only the blocks that are not.
+     * Makes a locked folio fully uptodate, reading only the blocks that are not: the kernel's
+     * {@code iomap_read_folio}, with the walk over runs of blocks not uptodate that its
+     * {@code iomap_adjust_read_range} does.
      *
      * @param folio a locked folio
      */
@@ -113,7 +116,10 @@ final class BufferedRead {
         }
     }
 
-    /** Fills {@code [offset, offset + length)} of a locked folio through the adapter's mappings. */
+    /**
+     * Fills {@code [offset, offset + length)} of a locked folio through the adapter's mappings (the
+     * kernel's {@code iomap_read_folio_iter}, was {@code iomap_readpage_iter}).
+     */
     private void readRange(Folio folio, int offset, int length) throws IOException {
         long pos = folio.pos() + offset;
         long size = inode.size();
@@ -131,6 +137,10 @@ final class BufferedRead {
         }
     }
 
+    /**
+     * Fills one mapping's part of a locked folio: copies inline data, zeroes what reads as zeroes,
+     * reads the rest (the kernel's {@code iomap_read_folio_iter}, was {@code iomap_readpage_iter}).
+     */
     private void fill(Folio folio, int from, int length, Iomap iomap, long size) throws IOException {
         long pos = folio.pos() + from;
         long beforeEof = Math.max(0, Math.min(length, size - pos));
@@ -150,7 +160,9 @@ final class BufferedRead {
     }
 
     /**
-     * Reads whole blocks of a locked folio from the device and marks them uptodate.
+     * Reads whole blocks of a locked folio from the device and marks them uptodate: the kernel's
+     * {@code iomap_bio_read_folio_range_sync} (was {@code iomap_read_folio_range}, and before that
+     * {@code iomap_read_folio_sync}).
      *
      * @param folio a locked folio
      * @param offset byte offset inside the folio, block aligned
@@ -167,6 +179,10 @@ final class BufferedRead {
         markUptodate(folio, offset, length);
     }
 
+    /**
+     * Marks a range of a locked folio uptodate (the kernel's {@code iomap_set_range_uptodate}, and what
+     * its {@code iomap_finish_folio_read} does when a read completes).
+     */
     private void markUptodate(Folio folio, int offset, int length) {
         FolioState state = folio.state();
         if (state == null) {
@@ -180,7 +196,10 @@ final class BufferedRead {
         }
     }
 
-    /** Copies inline data into a locked folio and zeroes the rest of it; the folio becomes uptodate. */
+    /**
+     * Copies inline data into a locked folio and zeroes the rest of it; the folio becomes uptodate (the
+     * kernel's {@code iomap_read_inline_data}).
+     */
     void fillInline(Folio folio, Iomap iomap) throws IOException {
         copyInline(folio, 0, folio.size(), iomap);
         folio.markUptodate();
@@ -190,6 +209,10 @@ final class BufferedRead {
         }
     }
 
+    /**
+     * Copies inline data into part of a locked folio and zeroes the rest of that part (the kernel's
+     * {@code iomap_read_inline_data}).
+     */
     private void copyInline(Folio folio, int from, int length, Iomap iomap) throws IOException {
         long pos = folio.pos() + from;
         byte[] data = iomap.inlineData();

@@ -60,6 +60,7 @@ final class CacheStats {
         return cachedBytes.get();
     }
 
+    /** @return bytes in dirty folios (the kernel's {@code NR_FILE_DIRTY}) */
     long dirtyBytes() {
         return dirtyBytes.get();
     }

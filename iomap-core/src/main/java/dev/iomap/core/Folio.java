@@ -15,10 +15,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * the last reference, never while anybody may still read it; a folio under writeback or locked is
  * never removed, so device I/O into or out of it needs no reference of its own.
  *
- * <p>Flags: {@code LOCKED} (the folio lock, held while data or state changes), {@code UPTODATE} (every
- * byte is valid), {@code DIRTY} (some block needs writeback) and {@code WRITEBACK} (a device write is
- * in flight). Without a {@link FolioState} the folio-wide flags stand for every block; a folio with
- * more than one block may carry a state that tracks each block.
+ * <p>Flags: {@code UPTODATE} (every byte is valid), {@code DIRTY} (some block needs writeback) and
+ * {@code WRITEBACK} (a device write is in flight). Without a {@link FolioState} the folio-wide flags
+ * stand for every block; a folio with more than one block may carry a state that tracks each block.
+ * The folio lock, held while data or state changes, is not a flag (the kernel's {@code PG_locked}) but
+ * a {@link ReentrantLock} of its own.
  *
  * <p>Thread-safety: data and {@link #state()} change only with the folio lock held; the flags are
  * atomic; writeback ends on the I/O completion thread without the lock.
@@ -95,7 +96,7 @@ public final class Folio {
         return cache;
     }
 
-    /** Records an access, for least-recently-used reclaim. */
+    /** Records an access, for least-recently-used reclaim (the kernel's {@code folio_mark_accessed}). */
     void touch() {
         lastAccess = System.nanoTime();
     }
@@ -115,17 +116,20 @@ public final class Folio {
         return order;
     }
 
-    /** @return bytes in the folio */
+    /** @return bytes in the folio (the kernel's {@code folio_size}) */
     public int size() {
         return size;
     }
 
-    /** @return file offset of the first byte */
+    /** @return file offset of the first byte (the kernel's {@code folio_pos}) */
     public long pos() {
         return index << cache.pageShift();
     }
 
-    /** @return file offset just past the last byte */
+    /**
+     * @return file offset just past the last byte (the kernel's {@code folio_next_pos}; older code
+     *     writes {@code folio_pos + folio_size})
+     */
     public long end() {
         return pos() + size;
     }
@@ -146,29 +150,28 @@ public final class Folio {
         return memory.asSlice(offset, length).asByteBuffer();
     }
 
-    /** @return the number of blocks in the folio */
+    /** @return the number of blocks in the folio (the kernel's {@code i_blocks_per_folio}) */
     public int blockCount() {
         return size >>> cache.blockShift();
     }
 
-    /** Takes the folio lock, waiting for it. */
+    /** Takes the folio lock, waiting for it (the kernel's {@code folio_lock}). */
     public void lock() {
         lock.lock();
     }
 
-    /** @return whether the lock was free and is now held by the caller */
+    /**
+     * Takes the folio lock if it is free (the kernel's {@code folio_trylock}).
+     *
+     * @return whether the lock was free and is now held by the caller
+     */
     public boolean tryLock() {
         return lock.tryLock();
     }
 
-    /** Releases the folio lock; the caller must hold it. */
+    /** Releases the folio lock; the caller must hold it (the kernel's {@code folio_unlock}). */
     public void unlock() {
         lock.unlock();
-    }
-
-    /** @return whether the calling thread holds the folio lock */
-    public boolean isLockedByCurrentThread() {
-        return lock.isHeldByCurrentThread();
     }
 
     /** @return the per-block state, or null if the folio has none */
@@ -178,7 +181,8 @@ public final class Folio {
 
     /**
      * The per-block state, created if missing for a folio of more than one block. A new state
-     * inherits the folio-wide uptodate and dirty flags. Caller holds the folio lock.
+     * inherits the folio-wide uptodate and dirty flags. Caller holds the folio lock. The kernel's
+     * {@code ifs_alloc} (was {@code iomap_page_create}).
      *
      * @return the state, or null for a one-block folio
      */
@@ -191,28 +195,36 @@ public final class Folio {
         return state;
     }
 
-    /** Drops the per-block state (full invalidation). Caller holds the folio lock. */
+    /**
+     * Drops the per-block state (full invalidation). Caller holds the folio lock. The kernel's
+     * {@code ifs_free} (was {@code iomap_page_release}).
+     */
     void dropState() {
         state = null;
     }
 
-    /** @return whether every byte of the folio is valid */
+    /** @return whether every byte of the folio is valid (the kernel's {@code folio_test_uptodate}) */
     public boolean isUptodate() {
         return (flags.get() & UPTODATE) != 0;
     }
 
-    /** @return whether the folio has blocks waiting for writeback */
+    /** @return whether the folio has blocks waiting for writeback (the kernel's {@code folio_test_dirty}) */
     public boolean isDirty() {
         return (flags.get() & DIRTY) != 0;
     }
 
-    /** @return whether a device write of this folio is in flight */
+    /**
+     * @return whether a device write of this folio is in flight (the kernel's
+     *     {@code folio_test_writeback})
+     */
     public boolean isWriteback() {
         return (flags.get() & WRITEBACK) != 0;
     }
 
     /**
-     * Whether the bytes {@code [offset, offset + length)} hold valid data.
+     * Whether the bytes {@code [offset, offset + length)} hold valid data: the kernel's
+     * {@code iomap_is_partially_uptodate}, which answers false for a folio without state, where this
+     * answers true if the folio is uptodate.
      *
      * @param offset byte offset inside the folio
      * @param length bytes, at least 1
@@ -226,14 +238,9 @@ public final class Folio {
         return current != null && current.isRangeUptodate(offset, length);
     }
 
-    /** Marks the whole folio uptodate. */
+    /** Marks the whole folio uptodate (the kernel's {@code folio_mark_uptodate}). */
     void markUptodate() {
         flags.getAndUpdate(f -> f | UPTODATE);
-    }
-
-    /** Clears the uptodate flag (invalidation). Caller holds the folio lock. */
-    void clearUptodate() {
-        flags.getAndUpdate(f -> f & ~UPTODATE);
     }
 
     /**
@@ -280,6 +287,11 @@ public final class Folio {
     /**
      * Starts writeback: sets the flag and holds a bias of one pending byte so that ioends completing
      * while the folio is still being mapped cannot end its writeback early. Caller holds the lock.
+     *
+     * <p>The kernel's {@code folio_start_writeback}, plus the bias on the state's
+     * {@code write_bytes_pending} that {@code iomap_writeback_folio} takes first (now through
+     * {@code iomap_writeback_init}, which primes it with the folio size; was
+     * {@code iomap_start_folio_write(inode, folio, 1)}).
      */
     void startWriteback() {
         synchronized (flagLock) {
@@ -302,6 +314,9 @@ public final class Folio {
      * Ends writeback of {@code bytes}; the last one clears the flag and the tag together and wakes
      * waiters. A thread holding the folio lock may start writeback again as soon as the flag is clear;
      * since the flag and tag change under one monitor, its tag is never lost to this one's removal.
+     *
+     * <p>The kernel's {@code iomap_finish_folio_write}; the last byte does what its
+     * {@code folio_end_writeback} does.
      *
      * @param bytes bytes whose write finished (1 for the bias)
      */

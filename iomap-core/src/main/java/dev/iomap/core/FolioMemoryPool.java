@@ -11,9 +11,10 @@ import java.util.TreeSet;
  * explicitly when a folio is reclaimed, dropped or truncated, never when a garbage collector gets
  * round to it.
  *
- * <p>A buddy allocator (the kernel's {@code mm/page_alloc.c} in miniature) over chunks of the largest
- * folio size ({@code pageSize << maxOrder}), reserved lazily, one at a time, from one shared arena and
- * never more than {@code capacity} bytes in all. A free block of order {@code o} is split into two
+ * <p>The buddy allocator of the kernel's {@code mm/page_alloc.c} in miniature (no zones, migrate
+ * types or per-CPU lists), over chunks of the largest folio size ({@code pageSize << maxOrder}),
+ * reserved lazily, one at a time, from one shared arena and never more than {@code capacity} bytes
+ * in all. A free block of order {@code o} is split into two
  * buddies of order {@code o - 1}; a freed block merges with its free buddy. When no block of the
  * order asked for can be had, {@link #allocate} returns null and the caller asks for a smaller
  * order (a folio's order is a hint) or reclaims. {@link #allocateOverflow} is the last resort when
@@ -55,7 +56,8 @@ final class FolioMemoryPool implements AutoCloseable {
 
     /**
      * A block of {@code pageSize << order} bytes, aligned to the page size (to its own size inside a
-     * chunk), from the pool.
+     * chunk), from the pool: the smallest free block of at least that order, split down (the kernel's
+     * {@code __rmqueue_smallest} and {@code expand}, now called through {@code page_del_and_expand}).
      *
      * @param order folio order, 0 to the largest
      * @return the block, or null if the pool has no block of that order and may not grow
@@ -89,7 +91,8 @@ final class FolioMemoryPool implements AutoCloseable {
 
     /**
      * A block outside the pool, for when the pool is exhausted and nothing could be reclaimed. Its
-     * memory goes back to the system when it is {@linkplain #free freed}.
+     * memory goes back to the system when it is {@linkplain #free freed}. No kernel counterpart: the
+     * kernel would throttle the allocation in reclaim or invoke the OOM killer instead.
      *
      * @param order folio order
      * @return the block
@@ -107,7 +110,8 @@ final class FolioMemoryPool implements AutoCloseable {
     }
 
     /**
-     * Returns a block. The caller guarantees nobody reads or writes it any more.
+     * Returns a block. The caller guarantees nobody reads or writes it any more. A pooled block merges
+     * with its free buddy, order by order (the kernel's {@code __free_one_page}).
      *
      * @param memory a block from this pool, freed once
      */

@@ -1,7 +1,8 @@
 package dev.iomap.core;
 
 /**
- * Where the folio memory of one {@link IomapCache} stands, in bytes.
+ * Where the folio memory of one {@link IomapCache} stands, in bytes: for this cache, what the kernel
+ * reports in {@code /proc/meminfo} ({@code meminfo_proc_show}); the overflow has no counterpart.
  *
  * @param budget the cache budget ({@code cacheBudgetBytes}); reclaim keeps cached folios under it
  * @param poolCapacity the most the pool reserves: the budget plus one largest folio

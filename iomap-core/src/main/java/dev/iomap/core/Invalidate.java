@@ -1,9 +1,10 @@
 package dev.iomap.core;
 
 /**
- * Dropping cached data: the kernel's {@code iomap_invalidate_folio}, {@code iomap_release_folio} and
- * {@code truncate_inode_pages_range}. Every method needs the folio lock held, except
- * {@link #truncatePagecache}, which takes the folio locks itself.
+ * Dropping cached data: the kernel's {@code iomap_invalidate_folio}, {@code iomap_release_folio},
+ * {@code truncate_inode_pages_range} and {@code truncate_pagecache_range}. {@link #invalidateFolio}
+ * and {@link #releaseFolio} need the folio lock held; {@link #truncatePagecache} and
+ * {@link #invalidateRange} take the folio locks themselves.
  */
 final class Invalidate {
 
@@ -14,6 +15,10 @@ final class Invalidate {
      * Invalidates {@code [offset, offset + length)} of a locked folio that is not under writeback.
      * The whole folio: its dirty state is cancelled and its per-block state dropped. Part of it: the
      * blocks the range covers completely stop being dirty; the rest stay dirty.
+     *
+     * <p>The kernel's {@code iomap_invalidate_folio}, as {@code folio_invalidate} calls it; it cancels
+     * the dirty state of a whole folio with {@code folio_cancel_dirty} and ignores a partial
+     * invalidation.
      *
      * @param folio a locked folio
      * @param offset byte offset inside the folio
@@ -40,7 +45,8 @@ final class Invalidate {
 
     /**
      * Lets a clean folio go: drops its per-block state. A dirty folio is refused, since its state
-     * says which blocks need writing; so is one under writeback.
+     * says which blocks need writing; so is one under writeback. The kernel's
+     * {@code iomap_release_folio}, with the writeback check {@code filemap_release_folio} makes first.
      *
      * @param folio a locked folio
      * @return whether the folio may be removed from the cache
@@ -56,7 +62,8 @@ final class Invalidate {
     /**
      * Removes every folio past {@code newSize} and zeroes and partially invalidates the one
      * straddling it (the kernel's {@code truncate_inode_partial_folio}). Waits for writeback of
-     * each folio it touches.
+     * each folio it touches. The kernel's {@code truncate_pagecache} (as {@code truncate_setsize}
+     * calls it), through {@code truncate_inode_pages_range}.
      *
      * @param inode the file, whose inode lock the caller holds exclusively
      * @param newSize the new size
@@ -93,7 +100,8 @@ final class Invalidate {
      * writeback). A folio straddling an edge is removed whole if it is clean (its data is on the
      * device; we cannot split folios, and keeping it would keep stale bytes for the range), else it
      * has the range zeroed and partially invalidated (the kernel's {@code truncate_inode_partial_folio}).
-     * Callers write back first if dirty data must survive.
+     * Callers write back first if dirty data must survive. The kernel's
+     * {@code truncate_pagecache_range}.
      *
      * @param inode the file
      * @param start first byte

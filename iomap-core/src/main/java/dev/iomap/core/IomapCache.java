@@ -19,8 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The page cache of one mounted device: its inodes, their folios, the statistics that give write
  * amplification, and the background work that keeps it within bounds: the flusher (background
  * writeback past {@code dirtyBackgroundBytes} or {@code dirtyExpire}), throttling of writers past
- * {@code dirtyLimitBytes}, and reclaim of clean folios past {@code cacheBudgetBytes}. Create one per
- * device with {@link IomapEngine#newCache(BlockDevice)}, which also starts the flusher.
+ * {@code dirtyLimitBytes}, and reclaim of clean folios past {@code cacheBudgetBytes}. The VFS layer
+ * ({@code dev.iomap.core.vfs.CoreFileSystem}) creates one per mount with the constructor and starts
+ * the flusher only when {@code MountOptions.backgroundWriteback} is set; embedders without a mount
+ * create one per device with {@link IomapEngine#newCache(BlockDevice)}, which always starts it.
  *
  * <p>Thread-safe. Closing it stops the flusher and forgets every inode without writing anything
  * back; call {@link #syncAll()} first to keep dirty data.
@@ -100,7 +102,8 @@ public final class IomapCache implements AutoCloseable {
     }
 
     /**
-     * Forgets an inode whose file is gone: drops its folios without writing them back.
+     * Forgets an inode whose file is gone: drops its folios without writing them back (the kernel's
+     * {@code truncate_inode_pages_final}).
      *
      * @param ino inode number
      */
@@ -125,7 +128,8 @@ public final class IomapCache implements AutoCloseable {
     }
 
     /**
-     * Writes back every dirty folio of every inode, waits for it and flushes the device.
+     * Writes back every dirty folio of every inode, waits for it and flushes the device (the kernel's
+     * {@code sync_filesystem}).
      *
      * @throws IOException if the flush fails (writeback errors go to each inode's open files)
      */
@@ -159,8 +163,9 @@ public final class IomapCache implements AutoCloseable {
     }
 
     /**
-     * Drops every clean, unlocked folio (the kernel's {@code drop_caches}); dirty folios and folios
-     * under writeback stay.
+     * Drops every clean, unlocked folio (the kernel's {@code drop_caches}: {@code drop_pagecache_sb}
+     * calling {@code invalidate_mapping_pages}, that is {@code mapping_try_invalidate}, on each inode);
+     * dirty folios and folios under writeback stay.
      *
      * @return bytes freed
      */
@@ -225,7 +230,8 @@ public final class IomapCache implements AutoCloseable {
      * The pool had no block at all for a new folio: reclaim clean folios down to the reclaim target
      * now, whoever else is reclaiming; while nothing is clean, wait for a folio's writeback to end
      * and try again (at most 100 times); only then does the allocation fall back to memory outside
-     * the pool.
+     * the pool. The kernel's direct reclaim in {@code __alloc_pages_slowpath}
+     * ({@code __alloc_pages_direct_reclaim}).
      */
     void reclaimForAllocation() {
         long target = (long) (options.cacheBudgetBytes() * Reclaim.TARGET_FRACTION);
@@ -238,7 +244,8 @@ public final class IomapCache implements AutoCloseable {
 
     /**
      * Where folio memory stands: the pool's reservation and use against the budget, and the overflow
-     * allocations taken when nothing could be reclaimed.
+     * allocations taken when nothing could be reclaimed. What the kernel reports in
+     * {@code /proc/meminfo} ({@code meminfo_proc_show}); the overflow has no counterpart.
      *
      * @return a snapshot
      */

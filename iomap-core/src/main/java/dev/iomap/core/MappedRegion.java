@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * A shared writable mapping of a file, standing in for {@code mmap(MAP_SHARED)}: loads and stores go
- * straight to folio memory. The first store into a folio is a write fault: the folio is read in,
+ * straight to folio memory. Every store into a folio is a write fault: the folio is read in,
  * the adapter is asked for space ({@code begin} with {@code WRITE} and {@code FAULT}, the kernel's
  * {@code iomap_page_mkwrite}) and only the blocks inside EOF are marked dirty. A store may reach
  * past EOF inside the last page, as with mmap, but those bytes are never written back; a store
@@ -28,7 +28,9 @@ public final class MappedRegion {
     }
 
     /**
-     * Stores the remaining bytes of {@code src} at file offset {@code pos}.
+     * Stores the remaining bytes of {@code src} at file offset {@code pos}, taking the write fault on
+     * each folio it touches (the kernel's {@code iomap_page_mkwrite}, which runs only for the first store
+     * after the folio was last cleaned).
      *
      * @param pos file offset, at least 0
      * @param src the bytes; its position advances
@@ -89,7 +91,9 @@ public final class MappedRegion {
 
     /**
      * The write fault on a locked, uptodate folio: map the part inside EOF for writing and dirty
-     * exactly those blocks (the 2024 fix to the dirty length of {@code iomap_page_mkwrite}).
+     * exactly those blocks (the 2024 fix to the dirty length of {@code iomap_page_mkwrite}). The
+     * kernel's {@code iomap_folio_mkwrite_iter}, with the EOF check of its
+     * {@code folio_mkwrite_check_truncate}.
      */
     private void mkwrite(Folio folio) throws IOException {
         long insideEof = Math.min(folio.size(), inode.size() - folio.pos());

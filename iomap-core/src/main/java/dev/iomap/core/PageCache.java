@@ -89,7 +89,8 @@ public final class PageCache {
     }
 
     /**
-     * The folio covering a page index.
+     * The folio covering a page index (the kernel's {@code filemap_get_folio}). No reference is taken:
+     * a caller that copies out of the folio without its lock takes one with {@link Folio#tryGet}.
      *
      * @param index page index
      * @return the folio, or null if the page is not cached
@@ -106,7 +107,8 @@ public final class PageCache {
     /**
      * The folio covering {@code index}, created if missing with {@code preferredOrder} capped at the
      * largest order, at the alignment of {@code index}, and lowered until it fits between cached
-     * folios. Returned locked and not under writeback.
+     * folios. Returned locked and not under writeback: the kernel's {@code __filemap_get_folio} with
+     * {@code FGP_WRITEBEGIN}, as {@code iomap_get_folio} calls it.
      *
      * @param index page index
      * @param preferredOrder the order the caller would like (a hint)
@@ -135,10 +137,12 @@ public final class PageCache {
     }
 
     /**
-     * Inserts a new folio at {@code index}, or returns the one another thread inserted first. Its
-     * order is the preferred one, lowered to the alignment of {@code index}, until it fits between
-     * cached folios, and until the pool has a block of that order (a large folio is a hint, as
-     * with the kernel's {@code __filemap_get_folio} falling back when a high-order allocation fails).
+     * Inserts a new folio at {@code index}, or returns the one another thread inserted first (the
+     * kernel's {@code filemap_add_folio}). Its order is the preferred one, lowered to the alignment of
+     * {@code index}, until it fits between cached folios, and until the pool has a block of that order
+     * (a large folio is a hint, as with the kernel's {@code __filemap_get_folio}, whose loop, in
+     * {@code __filemap_get_folio_mpol} in the newest kernels, tries the next smaller order when
+     * {@code filemap_alloc_folio} fails).
      *
      * @param overflow whether to take memory from outside the pool when it has none at all
      * @return the folio, or null if the pool had no block and {@code overflow} is false
@@ -188,7 +192,7 @@ public final class PageCache {
     /**
      * Removes a folio from the cache and drops the cache's reference to it: its memory goes back to
      * the pool now, or when the last lock-free reader is done. Caller holds its lock; the folio must
-     * be clean and not under writeback.
+     * be clean and not under writeback. The kernel's {@code filemap_remove_folio}.
      *
      * @param folio the folio
      */
@@ -209,13 +213,18 @@ public final class PageCache {
         }
     }
 
-    /** Gives a released folio's memory back to the pool; called by {@link Folio#put}. */
+    /**
+     * Gives a released folio's memory back to the pool; called by {@link Folio#put}. The free path of
+     * the kernel's {@code folio_put}: {@code __folio_put} calls {@code free_frozen_pages} (was
+     * {@code free_unref_page}).
+     */
     void freeMemory(FolioMemoryPool.FolioMemory block) {
         memory.free(block);
     }
 
     /**
-     * Folios whose pages intersect {@code [firstIndex, lastIndex]}, in index order.
+     * Folios whose pages intersect {@code [firstIndex, lastIndex]}, in index order (the kernel's
+     * {@code filemap_get_folios}).
      *
      * @param firstIndex first page index
      * @param lastIndex last page index, inclusive
@@ -240,7 +249,8 @@ public final class PageCache {
     }
 
     /**
-     * Indices of dirty folios from {@code firstIndex} on, ascending; a live view.
+     * Indices of dirty folios from {@code firstIndex} on, ascending; a live view (the kernel's
+     * {@code filemap_get_folios_tag} with {@code PAGECACHE_TAG_DIRTY}).
      *
      * @param firstIndex first page index
      * @return the dirty tag
@@ -250,7 +260,8 @@ public final class PageCache {
     }
 
     /**
-     * Indices of folios under writeback from {@code firstIndex} on, ascending; a live view.
+     * Indices of folios under writeback from {@code firstIndex} on, ascending; a live view (the
+     * kernel's {@code filemap_get_folios_tag} with {@code PAGECACHE_TAG_WRITEBACK}).
      *
      * @param firstIndex first page index
      * @return the writeback tag
@@ -259,14 +270,16 @@ public final class PageCache {
         return writebackTag.tailSet(firstIndex, true);
     }
 
-    /** @return whether any folio is under writeback */
+    /** @return whether any folio is under writeback (the kernel's {@code mapping_tagged}) */
     public boolean hasWriteback() {
         return !writebackTag.isEmpty();
     }
 
     /**
-     * Waits until the writeback of the first folio under writeback ends (the kernel's reclaim waiting
-     * on writeback before it gives up).
+     * Waits until the writeback of the first folio under writeback ends, as reclaim waits on
+     * writeback before it gives up: the kernel's {@code folio_wait_writeback} in
+     * {@code shrink_folio_list} (its case 3, cgroup v1 reclaim); global reclaim instead sleeps in
+     * {@code reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)} until some writeback completes.
      *
      * @return false if no folio was under writeback
      */
@@ -281,7 +294,7 @@ public final class PageCache {
         return false;
     }
 
-    /** @return whether any folio is dirty */
+    /** @return whether any folio is dirty (the kernel's {@code mapping_tagged}) */
     public boolean hasDirty() {
         return !dirtyTag.isEmpty();
     }

@@ -31,7 +31,8 @@ final class Reclaim {
 
     /**
      * Drops clean folios, oldest access first, until at most {@code target} bytes are cached or no
-     * clean unlocked folio is left.
+     * clean unlocked folio is left. The kernel's {@code shrink_folio_list}, over folios ordered as its
+     * LRU would be ({@code shrink_inactive_list}).
      *
      * @param target bytes to get down to
      * @return bytes freed
@@ -46,7 +47,8 @@ final class Reclaim {
     /**
      * As {@link #shrink}, but waits for a reclaimer already running instead of leaving the work to
      * it: an allocation that found the memory pool empty must not fall back to memory outside it
-     * while clean folios could still be dropped.
+     * while clean folios could still be dropped. The kernel's {@code shrink_folio_list}, as direct
+     * reclaim calls it ({@code shrink_inactive_list}).
      *
      * @param target bytes to get down to
      * @return bytes freed

@@ -10,10 +10,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Writeback of one inode: the kernel's {@code iomap_writepages} and {@code iomap_writepage_map}.
+ * One writeback pass over one inode: the kernel's {@code struct iomap_writepage_ctx}, whose
+ * {@code wb_ctx} is {@code ioend} here, with {@code iomap_writepages} and
+ * {@code iomap_writeback_folio} (was {@code iomap_writepage_map}).
  *
- * <p>Dirty folios are visited in index order. Each has its dirty flag cleared and writeback started;
- * the folio wholly past EOF is dropped, the one straddling EOF has its tail zeroed; then every run
+ * <p>Dirty folios are visited in index order. A folio wholly past EOF only has its dirty flag and
+ * dirty bits cleared: it stays cached and no writeback starts. Every other one has its dirty flag
+ * cleared and writeback started (the one straddling EOF has its tail zeroed first); then every run
  * of dirty blocks (every run of uptodate blocks when per-block dirty tracking is off) is mapped with
  * {@code mapBlocks} and added to the current {@link Ioend}, which is submitted when the next run
  * cannot be merged into it. A writeback pass never blocks on a folio lock while holding an unsubmitted
@@ -34,7 +37,8 @@ final class Writeback {
     }
 
     /**
-     * Writes back the dirty folios intersecting {@code [start, end)}.
+     * Writes back the dirty folios intersecting {@code [start, end)}: the kernel's
+     * {@code iomap_writepages}, walking the dirty tag as its {@code writeback_iter} does.
      *
      * @param sync whether to also write folios already under writeback (after waiting for it), as
      *     fsync needs; a background pass skips them
@@ -75,7 +79,10 @@ final class Writeback {
         return inode.writebackOps().writesInFileOrder(inode);
     }
 
-    /** A background pass over the folios dirty since before {@code nanos} ({@link System#nanoTime()}). */
+    /**
+     * A background pass over the folios dirty since before {@code nanos} ({@link System#nanoTime()}):
+     * the kernel's {@code wb_check_old_data_flush}, by folio age instead of inode {@code dirtied_when}.
+     */
     void writepagesDirtiedBefore(long nanos) {
         dirtiedBefore = nanos;
         writepages(0, Long.MAX_VALUE, false);
@@ -108,7 +115,11 @@ final class Writeback {
         }
     }
 
-    /** Maps and queues the dirty blocks of a locked, dirty folio. */
+    /**
+     * Maps and queues the dirty blocks of a locked, dirty folio: the kernel's
+     * {@code iomap_writeback_folio} (was {@code iomap_writepage_map}), with the EOF handling of its
+     * {@code iomap_writeback_handle_eof} (was {@code iomap_writepage_handle_eof}).
+     */
     private void writeFolio(Folio folio) {
         long size = inode.size();
         if (folio.pos() >= size) {
@@ -141,6 +152,10 @@ final class Writeback {
         }
     }
 
+    /**
+     * Maps every run of dirty blocks below {@code end} (the kernel's {@code iomap_find_dirty_range} and
+     * {@code ifs_find_dirty_range}); every run of uptodate blocks when per-block dirty tracking is off.
+     */
     private void writeRuns(Folio folio, FolioState state, int end) throws IOException {
         boolean perBlockDirty = inode.pageCache().options().perBlockDirty();
         int offset = 0;
@@ -166,7 +181,11 @@ final class Writeback {
         }
     }
 
-    /** Asks the adapter where a dirty run goes and adds it to ioends. */
+    /**
+     * Asks the adapter where a dirty run goes and adds it to ioends: the kernel's
+     * {@code iomap_writeback_range} (was {@code iomap_writepage_map_blocks}) and
+     * {@code iomap_add_to_ioend}.
+     */
     private void mapRun(Folio folio, int offset, int length) throws IOException {
         long maxIoend = inode.pageCache().options().maxIoendBytes();
         long pos = folio.pos() + offset;
@@ -196,7 +215,10 @@ final class Writeback {
         }
     }
 
-    /** Submits the current ioend, if any. */
+    /**
+     * Submits the current ioend, if any: the kernel's {@code iomap_ioend_writeback_submit}, which
+     * filesystems use as their {@code ->writeback_submit} (was {@code ->submit_ioend}).
+     */
     private void submit() {
         Ioend current = ioend;
         if (current == null) {
@@ -219,7 +241,11 @@ final class Writeback {
         }
     }
 
-    /** Runs the adapter's completion work, records errors, then ends folio writeback. */
+    /**
+     * Runs the adapter's completion work, records errors, then ends folio writeback: the kernel's
+     * {@code ioend_writeback_end_bio}, or {@code iomap_finish_ioends} where the filesystem completes
+     * ioends itself first (as XFS does in {@code xfs_end_ioend}).
+     */
     private void complete(Ioend done, Throwable failure) {
         IOException error = failure == null ? null : asIoException(failure);
         try {
@@ -247,7 +273,10 @@ final class Writeback {
         return cause instanceof IOException io ? io : new IOException(cause.toString(), cause);
     }
 
-    /** Waits for every folio under writeback in {@code [start, end)}. */
+    /**
+     * Waits for every folio under writeback in {@code [start, end)} (the kernel's
+     * {@code filemap_fdatawait_range}).
+     */
     void waitWriteback(long start, long end) {
         PageCache cache = inode.pageCache();
         if (end <= start) {
