@@ -71,6 +71,18 @@ public interface ZonedBlockDevice extends BlockDevice {
     Zone zone(int index) throws IOException;
 
     /**
+     * What the device found wrong with its own persistent state (an emulation's copies of the zone
+     * state, say) when it was opened, and recovered from exactly: one line per problem, for fsck to
+     * report and mount to warn about. A state it cannot recover exactly is not a problem listed here:
+     * the device refuses to open instead.
+     *
+     * @return the problems, unmodifiable; empty by default (a drive keeps its own state)
+     */
+    default List<String> stateProblems() {
+        return List.of();
+    }
+
+    /**
      * @param offset a device byte offset in {@code [0, capacity())}
      * @return the number of the zone holding it
      * @throws DeviceRangeException if the offset is outside the device

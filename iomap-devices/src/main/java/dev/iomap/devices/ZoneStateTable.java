@@ -7,7 +7,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.zip.CRC32C;
 
@@ -16,11 +18,23 @@ import java.util.zip.CRC32C;
  * pointers a real drive keeps itself. The backing device holds, in order:
  * <ol>
  *   <li>one geometry block, written once when the zoned device is created;</li>
- *   <li>two copies ("slots") of the zone state, written alternately with a rising sequence number, so
- *       a write torn by a power cut leaves the other copy intact; the newest slot whose checksum
- *       holds is the state;</li>
+ *   <li>two copies ("slots") of the zone state, each verified by its checksum and by the ranges of
+ *       what it holds; the newest slot that verifies is the state;</li>
  *   <li>the zones' data, from {@link #dataStart} on.</li>
  * </ol>
+ *
+ * <p><b>Why a damaged slot cannot roll back an fsync.</b> A new state is written to <em>both</em>
+ * slots, one after the other, each write followed by a flush ({@link #writeState}); the device's
+ * flush, and so an fsync, returns only after the second. So whenever a state has been promised
+ * durable, both slots hold it, or one holds a later state and the other this one (a later update
+ * was interrupted). Losing either slot then leaves a slot holding the promised state or a later one:
+ * a single damaged slot, whether torn by a power cut or hit by a bad sector later, never takes back
+ * a write pointer, a reset or a finish that was promised, and using the other slot is exact. The
+ * state is not guessed from the zone data, which could not be exact: zeroes are valid data, and
+ * bytes past a write pointer may be stale data of a reset zone or writes that were never flushed.
+ * Damage to both slots leaves nothing exact to use, and {@link #readState} refuses with one line.
+ * A slot that does not verify is reported ({@link Slots#problems}), and the device rewrites both at
+ * its next flush.
  *
  * <p>Geometry block (little-endian): magic "IOMAPZNG" (8), version 1 (4), block size (4), zone size
  * (8), zone capacity (8), zone count (4), conventional zones (4), max open zones (4), CRC32C of the
@@ -29,7 +43,10 @@ import java.util.zip.CRC32C;
  * <p>State slot, padded with zeroes to whole blocks: magic "IOMAPZNS" (8), sequence number (8), zone
  * count N (4), reserved (4); per zone 16 bytes: write pointer offset from the zone start (long, -1
  * for conventional), flags (int: 1 read-only, 2 offline), reserved (int); CRC32C of everything before
- * it (4).
+ * it (4). A slot verifies if its magic, zone count and checksum hold and every write pointer is -1 for
+ * a conventional zone, and a whole number of blocks within the capacity for a sequential one.
+ * (Images written before both slots were written each time alternate their sequence numbers; they
+ * read the same way.)
  *
  * <p>Stateless; the caller serialises writes of slots.
  */
@@ -114,7 +131,10 @@ final class ZoneStateTable {
         }
     }
 
-    /** Writes {@code state} to the slot its sequence number picks and waits for it (not flushed). */
+    /**
+     * Writes {@code state} to slot 0, flushes, writes it to slot 1 and flushes: durable on return, and
+     * a cut at any point leaves one slot holding this state or the one before it.
+     */
     static void writeState(BlockDevice backing, ZoneLayout layout, State state) throws IOException {
         int zones = layout.zoneCount();
         int bytes = slotBytes(zones, backing.blockSize());
@@ -124,36 +144,71 @@ final class ZoneStateTable {
             slot.putLong(state.writePointers[i]).putInt(state.flags[i]).putInt(0);
         }
         slot.putInt(crc(slot, slot.position()));
-        write(backing, backing.blockSize() + (state.sequence() & 1) * bytes, slot.clear());
+        for (int copy = 0; copy < 2; copy++) {
+            write(backing, slotOffset(backing, bytes, copy), slot.clear());
+            backing.flush();
+        }
+    }
+
+    private static long slotOffset(BlockDevice backing, int slotBytes, int slot) {
+        return backing.blockSize() + (long) slot * slotBytes;
     }
 
     /**
-     * @return the newest slot that is intact
-     * @throws CorruptFilesystemException if neither is
+     * What the two slots held when read.
+     *
+     * @param state the newest slot that verifies
+     * @param problems one line per slot that did not verify, and one if two slots of the same sequence
+     *     number differ; empty if both are sound
+     * @param identical whether both slots verify and hold the same state (nothing to rewrite)
      */
-    static State readState(BlockDevice backing, ZoneLayout layout) throws IOException {
-        int bytes = slotBytes(layout.zoneCount(), backing.blockSize());
-        State newest = null;
-        StringBuilder problems = new StringBuilder();
-        for (int slot = 0; slot < 2; slot++) {
-            long offset = backing.blockSize() + (long) slot * bytes;
-            try {
-                State state = readSlot(read(backing, offset, bytes), layout.zoneCount(), offset);
-                if (newest == null || state.sequence() > newest.sequence()) {
-                    newest = state;
-                }
-            } catch (CorruptFilesystemException e) {
-                problems.append(' ').append(e.getMessage()).append(';');
-            }
+    record Slots(State state, List<String> problems, boolean identical) {
+        Slots {
+            problems = List.copyOf(problems);
         }
-        if (newest == null) {
-            throw new CorruptFilesystemException("no intact zone state on " + backing + ":" + problems);
-        }
-        return newest;
     }
 
-    private static State readSlot(ByteBuffer slot, int zones, long offset) throws CorruptFilesystemException {
-        String where = "zone state slot at backing offset " + offset;
+    /**
+     * @return the newest slot that verifies, and what is wrong with the slots
+     * @throws CorruptFilesystemException if neither verifies
+     */
+    static Slots readState(BlockDevice backing, ZoneLayout layout) throws IOException {
+        int bytes = slotBytes(layout.zoneCount(), backing.blockSize());
+        State[] found = new State[2];
+        String[] damage = new String[2];
+        for (int slot = 0; slot < 2; slot++) {
+            long offset = slotOffset(backing, bytes, slot);
+            try {
+                found[slot] = readSlot(read(backing, offset, bytes), layout, backing.blockSize(),
+                        "zone state slot " + slot + " at backing offset " + offset);
+            } catch (CorruptFilesystemException e) {
+                damage[slot] = e.getMessage();
+            }
+        }
+        if (found[0] == null && found[1] == null) {
+            throw new CorruptFilesystemException("no intact zone state on " + backing + ": " + damage[0] + "; "
+                    + damage[1] + " (both copies damaged: the write pointers cannot be recovered exactly)");
+        }
+        int newest = found[1] == null || found[0] != null && found[0].sequence() >= found[1].sequence() ? 0 : 1;
+        State state = found[newest];
+        List<String> problems = new ArrayList<>();
+        for (int slot = 0; slot < 2; slot++) {
+            if (damage[slot] != null) {
+                problems.add(damage[slot] + "; the zone state is slot " + newest + "'s (sequence "
+                        + state.sequence() + "), which every flush writes too");
+            }
+        }
+        boolean sameSequence = found[0] != null && found[1] != null && found[0].sequence() == found[1].sequence();
+        if (sameSequence && !found[0].sameZones(found[1])) {
+            problems.add("zone state slots 0 and 1 both have sequence " + state.sequence()
+                    + " but differ; using slot 0");
+        }
+        return new Slots(state, problems, sameSequence && found[0].sameZones(found[1]));
+    }
+
+    private static State readSlot(ByteBuffer slot, ZoneLayout layout, int blockSize, String where)
+            throws CorruptFilesystemException {
+        int zones = layout.zoneCount();
         if (!hasMagic(slot, STATE_MAGIC) || slot.getInt(16) != zones) {
             throw new CorruptFilesystemException(where + " is empty or not for " + zones + " zones");
         }
@@ -166,8 +221,24 @@ final class ZoneStateTable {
         for (int i = 0; i < zones; i++) {
             pointers[i] = slot.getLong(SLOT_HEADER_BYTES + ENTRY_BYTES * i);
             flags[i] = slot.getInt(SLOT_HEADER_BYTES + ENTRY_BYTES * i + 8);
+            checkEntry(layout, blockSize, i, pointers[i], where);
         }
         return new State(slot.getLong(8), pointers, flags);
+    }
+
+    private static void checkEntry(ZoneLayout layout, int blockSize, int zone, long pointer, String where)
+            throws CorruptFilesystemException {
+        if (!layout.isSequential(zone)) {
+            if (pointer != -1) {
+                throw new CorruptFilesystemException(where + " gives conventional zone " + zone
+                        + " write pointer offset " + pointer + " (expected -1)");
+            }
+            return;
+        }
+        if (pointer < 0 || pointer > layout.zoneCapacity() || pointer % blockSize != 0) {
+            throw new CorruptFilesystemException(where + " gives zone " + zone + " write pointer offset "
+                    + pointer + ", outside its capacity " + layout.zoneCapacity() + " or not block aligned");
+        }
     }
 
     private static boolean hasMagic(ByteBuffer buffer, byte[] magic) {

@@ -1,7 +1,6 @@
 package dev.iomap.devices;
 
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.device.DeviceRangeException;
 import dev.iomap.device.IoPurpose;
@@ -27,15 +26,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * a host-managed drive enforces (see {@link ZonedBlockDevice} for the rules).
  *
  * <p><b>Where the zone state lives.</b> A real drive keeps its write pointers itself; this emulation
- * keeps them on the backing device, in a geometry block and two alternating state slots in front of
- * the zone data ({@link ZoneStateTable}), so that a file-backed zoned device can be closed and opened
+ * keeps them on the backing device, in a geometry block and two copies ("slots") of the zone state in
+ * front of the zone data ({@link ZoneStateTable}), so that a file-backed zoned device can be closed and opened
  * again ({@link #open}), and so that a power cut of the backing device cuts the zone state with the
  * data. The state written is the <em>durable</em> one: {@link #flush()} first flushes the backing
  * device, then records for each sequential zone the end of the writes that had completed before it,
  * then flushes again. After a power cut each write pointer is therefore the durable one, and every
  * byte below it was flushed. Zone operations ({@link #resetZone}, {@link #finishZone},
  * {@link #failZone}) persist the same way before they return, so they also make every write that
- * completed before them durable, as a flush does. Open and closed conditions are not
+ * completed before them durable, as a flush does. Every state is written to both slots, each write
+ * flushed, before a flush returns: one damaged slot, torn by a power cut or hit later, leaves the
+ * other with every state a flush returned for ({@link #stateProblems()} reports the damage), and two
+ * damaged slots make {@link #open} refuse. Open and closed conditions are not
  * persistent: after {@link #open} a partly written zone is {@link ZoneCondition#CLOSED}, as after a
  * drive's power cycle. Reads at or past a write pointer (or past a zone's capacity) return zeroes
  * whatever the backing device holds there.
@@ -74,8 +76,11 @@ public final class ZonedDevice implements ZonedBlockDevice {
     private final DeviceCounters counters = new DeviceCounters();
     private final AtomicBoolean closed = new AtomicBoolean();
     private ZoneStateTable.State persisted;
+    /** Whether the next persist writes both slots even if the state did not change (they differed at open). */
+    private boolean rewriteSlots;
+    private final List<String> stateProblems;
 
-    private ZonedDevice(BlockDevice backing, ZoneLayout layout, ZoneStateTable.State state) throws IOException {
+    private ZonedDevice(BlockDevice backing, ZoneLayout layout, ZoneStateTable.Slots slots) {
         this.backing = backing;
         this.layout = layout;
         this.blockSize = backing.blockSize();
@@ -83,7 +88,10 @@ public final class ZonedDevice implements ZonedBlockDevice {
         this.zones = new EmulatedZone[layout.zoneCount()];
         this.openZones = new OpenZoneLimit(layout.maxOpenZones(), zones);
         this.plug = new ZoneWritePlug(lock, backing, dataStart, openZones);
-        this.persisted = state;
+        this.persisted = slots.state();
+        this.rewriteSlots = !slots.identical();
+        this.stateProblems = slots.problems();
+        ZoneStateTable.State state = slots.state();
         long[] pointers = state.writePointers();
         int[] flags = state.flags();
         for (int i = 0; i < zones.length; i++) {
@@ -91,15 +99,12 @@ public final class ZonedDevice implements ZonedBlockDevice {
         }
     }
 
-    private EmulatedZone restore(int index, long pointer, int flags) throws IOException {
+    /** Rebuilds a zone from a slot's entry, whose ranges {@link ZoneStateTable} checked. */
+    private EmulatedZone restore(int index, long pointer, int flags) {
         boolean sequential = layout.isSequential(index);
         long start = index * layout.zoneSize();
         long capacity = sequential ? layout.zoneCapacity() : layout.zoneSize();
         EmulatedZone zone = new EmulatedZone(index, start, start + capacity, sequential);
-        if (sequential && (pointer < 0 || pointer > capacity || pointer % blockSize != 0)) {
-            throw new CorruptFilesystemException("zone " + index + " has write pointer offset "
-                    + pointer + " outside its capacity " + capacity + " or not block aligned");
-        }
         zone.writePointer = sequential ? start + pointer : Zone.NO_WRITE_POINTER;
         zone.completed = zone.writePointer;
         if ((flags & ZoneStateTable.FLAG_OFFLINE) != 0) {
@@ -139,28 +144,42 @@ public final class ZonedDevice implements ZonedBlockDevice {
         }
         int[] flags = new int[layout.zoneCount()];
         ZoneStateTable.writeGeometry(backing, layout);
-        // Both slots, so that an older image's slots cannot outrank the new state.
-        ZoneStateTable.writeState(backing, layout, new ZoneStateTable.State(0, pointers, flags));
-        ZoneStateTable.State state = new ZoneStateTable.State(1, pointers, flags);
+        // Both slots (writeState writes both), so that an older image's slots cannot outrank the new state.
+        var state = new ZoneStateTable.State(1, pointers, flags);
         ZoneStateTable.writeState(backing, layout, state);
-        backing.flush();
-        return new ZonedDevice(backing, layout, state);
+        return new ZonedDevice(backing, layout, new ZoneStateTable.Slots(state, List.of(), true));
     }
 
     /**
      * Opens a zoned device made earlier by {@link #create} on the same backing contents (a reopened
      * file, or the image left by a power cut). Each sequential zone's write pointer is its durable one.
+     * If one of the two copies of the zone state is damaged, the other holds every state a flush
+     * returned for (see {@link ZoneStateTable}): the device opens with it, lists the damage in
+     * {@link #stateProblems()}, and writes both copies again at its next flush or close. Nothing is
+     * written by the open itself.
      *
      * @param backing the device holding the zones; owned by the result from now on
      * @return the zoned device
-     * @throws dev.iomap.api.CorruptFilesystemException if the backing device holds no zoned device
-     *     or its zone state is damaged
+     * @throws dev.iomap.api.CorruptFilesystemException if the backing device holds no zoned device,
+     *     or both copies of its zone state are damaged (one line)
      * @throws IOException if the backing device fails
      */
     public static ZonedDevice open(BlockDevice backing) throws IOException {
         ZoneLayout layout = ZoneStateTable.readGeometry(backing);
         checkFits(backing, layout);
         return new ZonedDevice(backing, layout, ZoneStateTable.readState(backing, layout));
+    }
+
+    /**
+     * What {@link #open} found wrong with the two copies of the zone state, one line each (which slot,
+     * what is wrong, which slot's state is used); the device recovered from it exactly. Empty for a
+     * device made by {@link #create} or whose copies were sound. Answers after close too.
+     *
+     * @return the problems, unmodifiable
+     */
+    @Override
+    public List<String> stateProblems() {
+        return stateProblems;
     }
 
     private static void checkFits(BlockDevice backing, ZoneLayout layout) throws DeviceRangeException {
@@ -509,8 +528,9 @@ public final class ZonedDevice implements ZonedBlockDevice {
     }
 
     /**
-     * Flushes the backing device, then writes the zone state if it changed since it was last written,
-     * and flushes again: the state recorded never runs ahead of the data.
+     * Flushes the backing device, then writes the zone state to both slots, flushing after each, if it
+     * changed since it was last written (or the slots differed at open): the state recorded never runs
+     * ahead of the data, and both slots hold it before this returns.
      */
     private void persist() throws IOException {
         persistLock.lock();
@@ -529,10 +549,10 @@ public final class ZonedDevice implements ZonedBlockDevice {
             }
             backing.flush();
             var next = new ZoneStateTable.State(persisted.sequence() + 1, pointers, flags);
-            if (!next.sameZones(persisted)) {
+            if (rewriteSlots || !next.sameZones(persisted)) {
                 ZoneStateTable.writeState(backing, layout, next);
-                backing.flush();
                 persisted = next;
+                rewriteSlots = false;
             }
         } finally {
             persistLock.unlock();

@@ -27,6 +27,7 @@ import java.util.Set;
 public final class ZonefsLikeAdapter implements FilesystemAdapter {
     /** The adapter's name. */
     public static final String NAME = "zonefs-like";
+    private static final System.Logger LOG = System.getLogger(ZonefsLikeAdapter.class.getName());
 
     /**
      * What the filesystem can do, declared in one place. The core applies a capability to the whole
@@ -124,6 +125,9 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
 
     /**
      * Reads the superblock, checks the zones are still those mkfs saw, and builds one file per zone.
+     * Each problem the device recovered from in its own state ({@link ZonedBlockDevice#stateProblems},
+     * e.g. a damaged copy of the zone state) is logged as a warning: the mount goes on, the write
+     * pointers being exact, but the damage says the medium needs a look.
      *
      * @throws NotSupportedException if the device is not zoned, or if the page cache would rewrite
      *     clean blocks of a folio at writeback (per-block dirty tracking off with folios larger than a
@@ -135,6 +139,9 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
         Superblock superblock = Superblock.read(zoned);
         List<Zone> zones = zoned.zones();
         checkLayout(superblock, zones);
+        for (String problem : zoned.stateProblems()) {
+            LOG.log(System.Logger.Level.WARNING, NAME + " mount of " + zoned + ": " + problem);
+        }
         PageCacheOptions cache = options.pageCache();
         if (!cache.perBlockDirty() && cache.maxFolioSize() > superblock.blockSize()
                 && zones.stream().anyMatch(Zone::isSequential)) {
@@ -145,11 +152,24 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
         return new ZonefsLikeMount(zoned, superblock, zones);
     }
 
+    /**
+     * Checks the zones are those mkfs saw (count and digest) and that the superblock's other fields
+     * agree with them: the zone size, and how many conventional and sequential files mkfs made.
+     */
     static void checkLayout(Superblock superblock, List<Zone> zones) throws CorruptFilesystemException {
         if (superblock.zoneCount() != zones.size() || superblock.layoutDigest() != Superblock.digest(zones)) {
             throw new CorruptFilesystemException(NAME + ": the device's zones (" + zones.size() + ") are not the"
                     + " ones mkfs found (" + superblock.zoneCount() + " zones, digest "
                     + Integer.toHexString(superblock.layoutDigest()) + ")");
+        }
+        long sequentialFiles = zones.stream().skip(1).filter(Zone::isSequential).count();
+        long conventionalFiles = zones.size() - 1 - sequentialFiles;
+        if (superblock.zoneSize() != zones.getFirst().size() || superblock.conventionalFiles() != conventionalFiles
+                || superblock.sequentialFiles() != sequentialFiles) {
+            throw new CorruptFilesystemException(NAME + ": the superblock says " + superblock.conventionalFiles()
+                    + " conventional and " + superblock.sequentialFiles() + " sequential files in zones of "
+                    + superblock.zoneSize() + " bytes; the zones make " + conventionalFiles + " and "
+                    + sequentialFiles + " in zones of " + zones.getFirst().size() + " bytes");
         }
     }
 

@@ -11,9 +11,10 @@ import java.util.List;
 
 /**
  * The checks of an unmounted zonefs-like image. With no metadata but the superblock, what can be
- * wrong is the superblock itself, a zone layout that changed since mkfs, zones that failed
- * (read-only or offline), and a sequential file whose size (write pointer) is not a whole number
- * of filesystem blocks.
+ * wrong is the superblock itself, a zone layout that changed since mkfs or file counts and zone size
+ * that disagree with it, the device's own zone state (each copy of the zone state that did not verify,
+ * from {@link ZonedBlockDevice#stateProblems}), zones that failed (read-only or offline), and a
+ * sequential file whose size (write pointer) is not a whole number of filesystem blocks.
  */
 final class ZonefsLikeFsck {
 
@@ -21,18 +22,20 @@ final class ZonefsLikeFsck {
     }
 
     static FsckReport check(ZonedBlockDevice device) throws IOException {
-        List<String> problems = new ArrayList<>();
+        List<String> problems = new ArrayList<>(device.stateProblems());
         Superblock superblock;
         try {
             superblock = Superblock.read(device);
         } catch (CorruptFilesystemException e) {
-            return new FsckReport(List.of(e.getMessage()), "the superblock");
+            problems.add(e.getMessage());
+            return new FsckReport(problems, "the superblock and the zone state");
         }
         List<Zone> zones = device.zones();
         try {
             ZonefsLikeAdapter.checkLayout(superblock, zones);
         } catch (CorruptFilesystemException e) {
-            return new FsckReport(List.of(e.getMessage()), "the superblock and the zone layout");
+            problems.add(e.getMessage());
+            return new FsckReport(problems, "the superblock, the zone state and the zone layout");
         }
         if (zones.getFirst().isSequential() && zones.getFirst().condition() != ZoneCondition.FULL) {
             problems.add("zone 0 (superblock) is sequential but " + zones.getFirst().condition()
@@ -49,6 +52,7 @@ final class ZonefsLikeFsck {
                         + zone.start() + "]");
             }
         }
-        return new FsckReport(problems, "the superblock and " + zones.size() + " zones");
+        return new FsckReport(problems, "the superblock, both copies of the zone state, the file counts and "
+                + zones.size() + " zones");
     }
 }
