@@ -194,8 +194,8 @@ final class ZoneStateTable {
         List<String> problems = new ArrayList<>();
         for (int slot = 0; slot < 2; slot++) {
             if (damage[slot] != null) {
-                problems.add(damage[slot] + "; the zone state is slot " + newest + "'s (sequence "
-                        + state.sequence() + "), which every flush writes too");
+                problems.add(damage[slot] + "; using slot " + newest + " (sequence " + state.sequence()
+                        + "), which holds every state a flush returned for");
             }
         }
         boolean sameSequence = found[0] != null && found[1] != null && found[0].sequence() == found[1].sequence();

@@ -105,6 +105,68 @@ class ZonedDevicePersistenceTest {
         }
     }
 
+    /**
+     * Either copy of the zone state damaged after a flush: the device opens with the flushed write
+     * pointers, reports the damaged slot, and its next flush writes both copies again. Both damaged:
+     * refused in one line.
+     */
+    @Test
+    void aDamagedStateSlotIsReportedAndNeverRollsBackAFlush() throws Exception {
+        int slotBytes = ZoneStateTable.slotBytes(LAYOUT.zoneCount(), BLOCK);
+        for (int damaged = 0; damaged < 2; damaged++) {
+            var backing = new PowerCutDevice(new RamBlockDevice(BLOCK, LAYOUT.backingBytes(BLOCK)));
+            ZonedDevice device = ZonedDevice.create(backing, LAYOUT);
+            byte[] data = randomBytes(3 * BLOCK);
+            device.write(2 * ZONE, ByteBuffer.wrap(data), IoPurpose.DATA).get();
+            device.flush();
+            RamBlockDevice image = backing.image(CutMode.LOSE_UNFLUSHED, null);
+            flipByte(image, BLOCK + (long) damaged * slotBytes + 30);
+
+            RamBlockDevice reopened = image.copy();
+            try (ZonedDevice after = ZonedDevice.open(reopened)) {
+                assertThat(after.zone(2).writtenBytes()).as("slot %d damaged", damaged).isEqualTo(data.length);
+                assertThat(read(after, 2 * ZONE, data.length)).isEqualTo(data);
+                assertThat(after.stateProblems()).singleElement().asString()
+                        .contains("zone state slot " + damaged).contains("bad checksum").doesNotContain("\n");
+                after.flush();
+                try (ZonedDevice repaired = ZonedDevice.open(reopened.copy())) {
+                    assertThat(repaired.stateProblems()).isEmpty();
+                }
+            }
+            flipByte(image, BLOCK + (long) (1 - damaged) * slotBytes + 30);
+            assertThatThrownBy(() -> ZonedDevice.open(image.copy())).isInstanceOf(CorruptFilesystemException.class)
+                    .hasMessageContaining("no intact zone state").hasMessageNotContaining("\n");
+        }
+    }
+
+    /** A checksum-valid slot whose write pointer is out of range does not verify: the other slot is used. */
+    @Test
+    void aSlotWithAWritePointerOutOfRangeDoesNotVerify() throws Exception {
+        var backing = new PowerCutDevice(new RamBlockDevice(BLOCK, LAYOUT.backingBytes(BLOCK)));
+        ZonedDevice device = ZonedDevice.create(backing, LAYOUT);
+        device.write(2 * ZONE, ByteBuffer.allocate(BLOCK), IoPurpose.DATA).get();
+        device.flush();
+        RamBlockDevice image = backing.image(CutMode.LOSE_UNFLUSHED, null);
+        // A newer slot 0, checksum and all, giving zone 2 a write pointer past its capacity.
+        var scratch = new RamBlockDevice(BLOCK, LAYOUT.backingBytes(BLOCK));
+        long[] pointers = {-1, 0, ZONE + BLOCK, 0, 0, 0};
+        ZoneStateTable.writeState(scratch, LAYOUT, new ZoneStateTable.State(100, pointers, new int[6]));
+        int slotBytes = ZoneStateTable.slotBytes(LAYOUT.zoneCount(), BLOCK);
+        image.poke(BLOCK, scratch.peek(BLOCK, slotBytes), 0, slotBytes);
+
+        try (ZonedDevice after = ZonedDevice.open(image)) {
+            assertThat(after.zone(2).writtenBytes()).isEqualTo(BLOCK);
+            assertThat(after.stateProblems()).singleElement().asString().contains("zone state slot 0")
+                    .contains("outside its capacity");
+        }
+    }
+
+    private static void flipByte(RamBlockDevice image, long at) throws IOException {
+        byte[] one = image.peek(at, 1);
+        one[0] ^= 0x5a;
+        image.poke(at, one, 0, 1);
+    }
+
     @Test
     void manyWritesQueuedToOneZoneOfAFileLandInOrder() throws Exception {
         try (ZonedDevice device = ZonedDevice.create(FileBlockDevice.open(dir.resolve("queued.img"), BLOCK,

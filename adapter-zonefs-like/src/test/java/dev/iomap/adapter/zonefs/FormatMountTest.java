@@ -164,4 +164,20 @@ class FormatMountTest {
             assertThat(problems).singleElement().asString().contains("zone 5 is OFFLINE");
         }
     }
+
+    /** Forged but checksum-valid: file counts or zone size that the zones do not make. */
+    @Test
+    void fsckAndMountRefuseFileCountsTheZonesDoNotMake() throws Exception {
+        try (ZonedDevice device = ZonefsFixture.newFormattedDevice(4096)) {
+            Superblock real = Superblock.read(device);
+            new Superblock(real.blockSize(), real.zoneCount(), real.zoneSize(), real.conventionalFiles() + 1,
+                    real.sequentialFiles() - 1, real.layoutDigest(), real.formattedMillis(), real.label())
+                    .write(device);
+
+            assertThat(IomapFileSystems.fsck(ZonefsLikeAdapter.NAME, device).problems()).singleElement().asString()
+                    .contains("3 conventional and 4 sequential files").contains("the zones make 2 and 5");
+            assertThatThrownBy(() -> ZonefsFixture.mount(device)).isInstanceOf(CorruptFilesystemException.class)
+                    .hasMessageContaining("sequential files");
+        }
+    }
 }
