@@ -3,6 +3,7 @@ package dev.iomap.device;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -34,6 +35,17 @@ public interface BlockDevice extends AutoCloseable {
 
     /** @return the size in bytes, a multiple of {@link #blockSize()} */
     long capacity();
+
+    /**
+     * This device's zone interface, for a filesystem that needs one (zonefs-like): a device asked
+     * what it is, instead of an adapter testing its class. A wrapper that passes zone commands on
+     * returns itself here only if it is a {@link ZonedBlockDevice} too.
+     *
+     * @return the device as a zoned device, or empty for a conventional device (the default)
+     */
+    default Optional<ZonedBlockDevice> zoned() {
+        return Optional.empty();
+    }
 
     /**
      * Reads {@code dst.remaining()} bytes at {@code offset} into {@code dst}, advancing its position.

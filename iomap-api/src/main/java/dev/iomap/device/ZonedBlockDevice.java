@@ -3,6 +3,7 @@ package dev.iomap.device;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -40,6 +41,12 @@ import java.util.concurrent.CompletableFuture;
  * gets {@link DeviceRangeException}.
  */
 public interface ZonedBlockDevice extends BlockDevice {
+
+    /** @return this device */
+    @Override
+    default Optional<ZonedBlockDevice> zoned() {
+        return Optional.of(this);
+    }
 
     /** @return how many zones the device has, at least 1 */
     int zoneCount();

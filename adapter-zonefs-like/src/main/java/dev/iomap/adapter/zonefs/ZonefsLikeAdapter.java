@@ -179,10 +179,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
     }
 
     private static ZonedBlockDevice zoned(BlockDevice device) throws NotSupportedException {
-        if (device instanceof ZonedBlockDevice zoned) {
-            return zoned;
-        }
-        throw new NotSupportedException(NAME + " needs a zoned device (a ZonedBlockDevice, e.g. iomap-devices'"
-                + " ZonedDevice over a RAM or file device); got " + device);
+        return device.zoned().orElseThrow(() -> new NotSupportedException(NAME + " needs a zoned device"
+                + " (a ZonedBlockDevice, e.g. iomap-devices' ZonedDevice over a RAM or file device); got " + device));
     }
 }
