@@ -396,6 +396,43 @@ public final class FileBlockDevice implements BlockDevice {
         }
     }
 
+    /**
+     * Hands the file, still locked, to a new device of {@code blockSize} and {@code capacity}, and
+     * sets the file's length to exactly {@code capacity} (cutting a longer file, extending a shorter
+     * one sparsely). This device waits for its queued writes and is then closed, as by
+     * {@link #close()}, but the file stays open and locked for the new device: no other user can
+     * take it in between. {@code mkfs} uses it to look at an image before it resizes it.
+     *
+     * @param blockSize a power of two, at least 512
+     * @param capacity bytes, a positive multiple of {@code blockSize}
+     * @return the new device, which the caller must close
+     * @throws IllegalArgumentException if {@code blockSize} or {@code capacity} is not allowed
+     * @throws NotSupportedException if this device uses direct I/O
+     * @throws IOException if this device is closed, or the file cannot be synced or resized
+     */
+    public FileBlockDevice resize(int blockSize, long capacity) throws IOException {
+        DeviceCounters.checkGeometry(blockSize, capacity);
+        if (directIo()) {
+            throw new NotSupportedException("resize of " + this + ": not with direct I/O");
+        }
+        if (!closed.compareAndSet(false, true)) {
+            throw closedException(null);
+        }
+        threads.shutdown();
+        try {
+            channel.force(false);
+            if (channel.size() > capacity) {
+                channel.truncate(capacity);
+            } else if (channel.size() < capacity) {
+                new PositionalIo(channel, 0).write(capacity - 1, ByteBuffer.allocate(1));
+            }
+            return new FileBlockDevice(path, channel, lockChannel, blockSize, capacity, 0);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
     /** @return the file, the geometry and whether it uses O_DIRECT, for messages */
     @Override
     public String toString() {
