@@ -11,6 +11,7 @@ import dev.iomap.spi.FilesystemAdapter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -109,6 +110,31 @@ final class MkfsCommand implements Callable<Integer> {
     }
 
     /**
+     * Refuses an image that is in use or holds a filesystem; bench calls it before it formats.
+     *
+     * @param image an image file, which need not exist
+     * @throws UsageException if it holds a filesystem
+     * @throws IOException if it is in use or cannot be read
+     */
+    static void refuseFormatted(Path image) throws UsageException, IOException {
+        long existing = Files.isRegularFile(image) ? Files.size(image) : 0;
+        if (existing == 0 || existing % PROBE_BLOCK_SIZE != 0) {
+            return;
+        }
+        try (FileBlockDevice probed = FileBlockDevice.open(image, PROBE_BLOCK_SIZE, false)) {
+            refuseFormatted(image, probed);
+        }
+    }
+
+    private static void refuseFormatted(Path image, FileBlockDevice probed) throws UsageException, IOException {
+        List<String> found = Adapters.probe(probed);
+        if (!found.isEmpty()) {
+            throw new UsageException(image + " already holds a " + String.join(" or ", found)
+                    + " filesystem: give --force to overwrite it");
+        }
+    }
+
+    /**
      * Opens the image, locked, refuses it if it holds a filesystem (unless --force), and only then
      * gives it the capacity.
      */
@@ -120,10 +146,8 @@ final class MkfsCommand implements Callable<Integer> {
         }
         FileBlockDevice probed = FileBlockDevice.open(image.image, PROBE_BLOCK_SIZE, false);
         try {
-            List<String> found = Adapters.probe(probed);
-            if (!found.isEmpty() && !force) {
-                throw new UsageException(image.image + " already holds a " + String.join(" or ", found)
-                        + " filesystem: give --force to overwrite it");
+            if (!force) {
+                refuseFormatted(image.image, probed);
             }
             return probed.resize(blockSize, capacity);
         } catch (IOException | UsageException | RuntimeException e) {

@@ -68,6 +68,7 @@ public final class BenchRunner {
                     + " but the jobs' files need " + FioFormat.num2str(plan.fileBytes(), 4, true, "B")
                     + ": give a larger ram:SIZE, or just ram");
         }
+        settings.device().checkCapacity(capacity);
         List<GroupResult> groups = new ArrayList<>();
         try (BlockDevice device = settings.device().open(capacity, settings.blockSize())) {
             IomapFileSystems.format(settings.adapter(), device, FormatOptions.blockSize(settings.blockSize()));
