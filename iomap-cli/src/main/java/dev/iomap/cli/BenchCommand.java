@@ -109,6 +109,7 @@ final class BenchCommand implements Callable<Integer> {
         err.flush();
         BenchSettings base = settings(List.of());
         BenchRunner.checkDirectIo(plan, adapter);
+        BenchRunner.checkFileNames(plan);
         if (base.device() instanceof DeviceSpec.ImageFile(Path image) && !force) {
             MkfsCommand.refuseFormatted(image);
         }

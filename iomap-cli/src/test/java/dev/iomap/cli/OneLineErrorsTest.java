@@ -68,12 +68,16 @@ class OneLineErrorsTest {
     @Test
     void benchWithAJobNameOver255Characters() throws IOException {
         String name = "n".repeat(300);
-        assertOneLine(bench(job("long.fio", "[" + name + "]\nrw=write\nbs=4k\nsize=64k\n").toString()), "");
+        Cli run = bench(job("long.fio", "[" + name + "]\nrw=write\nbs=4k\nsize=64k\n").toString());
+        assertOneLine(run, "file name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...' is over 255 bytes");
+        assertThat(run.out()).as("refused before anything started").isEmpty();
     }
 
     @Test
     void benchWithAFilenameOver255Characters() throws IOException {
-        assertOneLine(bench(job("long.fio", JOB + "filename=" + "f".repeat(300) + "\n").toString()), "");
+        Cli run = bench(job("long.fio", JOB + "filename=" + "f".repeat(300) + "\n").toString());
+        assertOneLine(run, "file name 'ffffffffffffffffffffffffffffffffffffffff...' is over 255 bytes");
+        assertThat(run.out()).as("refused before anything started").isEmpty();
     }
 
     @Test
