@@ -32,6 +32,8 @@ import picocli.CommandLine.ScopeType;
                 CommandLine.HelpCommand.class})
 public final class Iomap {
 
+    /** Declared for parsing and help; {@link #run} reads it from the arguments, before parsing. */
+    @SuppressWarnings("unused")
     @Option(names = "--debug", scope = ScopeType.INHERIT,
             description = "on an error, print the Java stack trace too")
     private boolean debug;
