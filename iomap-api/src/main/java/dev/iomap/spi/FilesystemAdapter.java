@@ -45,6 +45,32 @@ public interface FilesystemAdapter {
     void format(BlockDevice device, FormatOptions options) throws IOException;
 
     /**
+     * Checks, without touching any device, that {@link #format} would accept these options on a
+     * device of this geometry: {@code mkfs} calls it before it changes anything. The default
+     * checks nothing (format then finds the errors, possibly after it has written).
+     *
+     * @param deviceBlockSize the device's block size
+     * @param capacity the device's size in bytes
+     * @param options block size, label, adapter properties
+     * @throws IOException as {@link #format} would for the options or the size
+     */
+    default void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
+    }
+
+    /**
+     * Whether the device seems to hold this adapter's filesystem (its superblock's magic), damaged
+     * or not, so that {@code mkfs} does not overwrite one unasked. Reads, never writes. The default
+     * answers false.
+     *
+     * @param device the device
+     * @return true if it carries this adapter's format
+     * @throws IOException on a device error
+     */
+    default boolean probe(BlockDevice device) throws IOException {
+        return false;
+    }
+
+    /**
      * Mounts a formatted device: checks the superblock, replays the journal, loads what it needs.
      *
      * @param device the device

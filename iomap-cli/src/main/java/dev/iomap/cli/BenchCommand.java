@@ -59,6 +59,9 @@ final class BenchCommand implements Callable<Integer> {
             description = "ram, ram:SIZE or file:PATH (default: ram, sized for the jobs' files)")
     private String device;
 
+    @Option(names = "--force", description = "with --device file:PATH, reformat PATH even if it holds a filesystem")
+    private boolean force;
+
     @Option(names = "--page-size", defaultValue = "4096", paramLabel = "SIZE",
             description = "page size of the cache, 4k to 64k (default: ${DEFAULT-VALUE})")
     private String pageSize;
@@ -106,6 +109,10 @@ final class BenchCommand implements Callable<Integer> {
         err.flush();
         BenchSettings base = settings(List.of());
         BenchRunner.checkDirectIo(plan, adapter);
+        BenchRunner.checkFileNames(plan);
+        if (base.device() instanceof DeviceSpec.ImageFile(Path image) && !force) {
+            MkfsCommand.refuseFormatted(image);
+        }
         try (Output out = Output.open(output, spec.commandLine().getOut())) {
             boolean failed = compare == null ? runOnce(plan, base, formats, out.writer())
                     : runComparison(plan, formats, out.writer());
@@ -207,6 +214,9 @@ final class BenchCommand implements Callable<Integer> {
         int block;
         try {
             block = Math.toIntExact(Units.parseSize(blockSize, 1024));
+            if (Integer.bitCount(block) != 1 || block < 512 || block > 65536) {
+                throw new IllegalArgumentException("must be a power of two from 512 to 65536");
+            }
         } catch (IllegalArgumentException | ArithmeticException e) {
             throw new UsageException("bad --block-size '" + blockSize + "': " + e.getMessage());
         }

@@ -45,13 +45,16 @@ final class ImageOptions {
 
     /**
      * @return the existing image as a device with blocks of {@link #blockSize}, as large as the file
-     * @throws UsageException if the block size is not one
+     * @throws UsageException if the block size is not one, or the image is not a regular file
      * @throws IOException if the image does not exist or is not a whole number of blocks
      */
     BlockDevice openExisting() throws UsageException, IOException {
         int bytes = blockSizeBytes();
-        if (!Files.isRegularFile(image)) {
+        if (!Files.exists(image)) {
             throw new NoSuchFileException(image.toString());
+        }
+        if (!Files.isRegularFile(image)) {
+            throw new UsageException(image + " is not a regular file");
         }
         return FileBlockDevice.open(image, bytes, false);
     }

@@ -1,6 +1,5 @@
 package dev.iomap.cli;
 
-import dev.iomap.cli.jobfile.JobFileException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -9,9 +8,12 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
+import java.util.Arrays;
 import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /**
  * The {@code iomap} command: {@code bench} (fio job files with write amplification), {@code mkfs},
@@ -29,6 +31,12 @@ import picocli.CommandLine.Command;
         subcommands = {BenchCommand.class, MkfsCommand.class, FsckCommand.class, StatCommand.class, MountCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Iomap {
+
+    /** Declared for parsing and help; {@link #run} reads it from the arguments, before parsing. */
+    @SuppressWarnings("unused")
+    @Option(names = "--debug", scope = ScopeType.INHERIT,
+            description = "on an error, print the Java stack trace too")
+    private boolean debug;
 
     /**
      * @param args the command line
@@ -49,31 +57,47 @@ public final class Iomap {
         CommandLine commandLine = new CommandLine(new Iomap());
         commandLine.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         commandLine.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+        boolean printStacks = Arrays.asList(args).contains("--debug");
         commandLine.setExecutionExceptionHandler((exception, failed, parseResult) -> {
-            String message = userMessage(exception);
-            if (message == null) {
-                throw exception;
-            }
-            failed.getErr().println("iomap: " + message);
-            failed.getErr().flush();
+            report(failed.getErr(), exception, printStacks);
             return 1;
         });
-        int status = commandLine.execute(args);
+        int status;
+        try {
+            status = commandLine.execute(args);
+        } catch (OutOfMemoryError | StackOverflowError e) {
+            report(commandLine.getErr(), e, printStacks);
+            status = 1;
+        }
         out.flush();
         err.flush();
         return status;
     }
 
-    /** @return the message for an error the user can act on, or null for a bug */
-    private static String userMessage(Exception exception) {
-        return switch (exception) {
-            case UsageException e -> e.getMessage();
-            case JobFileException e -> e.getMessage();
+    /** Prints {@code iomap: MESSAGE} on one line, and the stack trace only with --debug. */
+    private static void report(PrintWriter err, Throwable error, boolean debug) {
+        err.println("iomap: " + message(error));
+        if (debug) {
+            error.printStackTrace(err);
+        }
+        err.flush();
+    }
+
+    /** @return one line saying what went wrong, with no Java class names */
+    static String message(Throwable error) {
+        String message = switch (error) {
             case NoSuchFileException e -> "no such file: " + e.getFile();
             case AccessDeniedException e -> "permission denied: " + e.getFile();
-            case IOException e -> e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-            default -> null;
+            case OutOfMemoryError e -> "out of memory: use smaller sizes (or give Java more memory)";
+            case StackOverflowError e -> "internal error: stack overflow (give --debug for the stack trace)";
+            default -> error.getMessage();
         };
+        if (message == null || message.isBlank()) {
+            return "internal error (" + error.getClass().getSimpleName().replace("Exception", "")
+                    + "; give --debug for the stack trace)";
+        }
+        String firstLine = message.strip().lines().findFirst().orElse(message);
+        return firstLine.replaceAll("\\b(java|dev|jdk|sun)\\.[\\w.$]*(Exception|Error): ", "");
     }
 
     /** @return the program's version, e.g. {@code iomap4j-0.1.0-SNAPSHOT} */

@@ -7,11 +7,13 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.devices.FileBlockDevice;
+import dev.iomap.spi.FilesystemAdapter;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.RandomAccessFile;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -24,6 +26,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "mkfs", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Formats an image file (created, or resized to --size) with an adapter's empty filesystem.")
 final class MkfsCommand implements Callable<Integer> {
+
+    /** Device block size for looking at an existing image: every adapter's superblock starts in it. */
+    private static final int PROBE_BLOCK_SIZE = 512;
 
     @Spec
     private CommandSpec spec;
@@ -42,6 +47,14 @@ final class MkfsCommand implements Callable<Integer> {
             description = "an adapter-specific format setting, e.g. agcount=4 (repeatable)")
     private Map<String, String> properties = new LinkedHashMap<>();
 
+    @Option(names = "--force", description = "format even if IMAGE already holds a filesystem")
+    private boolean force;
+
+    /**
+     * Checks everything first (options, adapter, size, that the image is free and holds no
+     * filesystem unless --force), and only then resizes and formats: a refused mkfs leaves the
+     * image as it was.
+     */
     @Override
     public Integer call() throws Exception {
         int blockSize = image.blockSizeBytes();
@@ -51,9 +64,15 @@ final class MkfsCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new UsageException("bad format options: " + e.getMessage());
         }
-        long capacity = prepareImage(blockSize);
+        FilesystemAdapter adapter = Adapters.named(image.adapter);
+        long capacity = capacity(blockSize);
+        try {
+            adapter.checkFormat(blockSize, capacity, options);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(image.adapter + ": " + e.getMessage());
+        }
         PrintWriter out = spec.commandLine().getOut();
-        try (BlockDevice device = FileBlockDevice.open(image.image, blockSize, capacity, false)) {
+        try (BlockDevice device = openEmpty(blockSize, capacity)) {
             IomapFileSystems.format(image.adapter, device, options);
             try (IomapFileSystem fs = IomapFileSystems.mount(image.adapter, device, MountOptions.defaults())) {
                 FsStat stat = fs.statfs();
@@ -66,7 +85,10 @@ final class MkfsCommand implements Callable<Integer> {
     }
 
     /** @return the capacity: --size, or the existing file's size, in whole blocks */
-    private long prepareImage(int blockSize) throws UsageException, IOException {
+    private long capacity(int blockSize) throws UsageException, IOException {
+        if (Files.exists(image.image) && !Files.isRegularFile(image.image)) {
+            throw new UsageException(image.image + " is not a regular file");
+        }
         long bytes;
         if (size != null) {
             try {
@@ -74,19 +96,63 @@ final class MkfsCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new UsageException("bad --size '" + size + "': " + e.getMessage());
             }
-            bytes -= bytes % blockSize;
-            if (bytes <= 0) {
-                throw new UsageException("--size " + size + " is smaller than one block of " + blockSize + " bytes");
-            }
-            try (var file = new RandomAccessFile(image.image.toFile(), "rw")) {
-                file.setLength(bytes);
-            }
-            return bytes;
-        }
-        if (!Files.isRegularFile(image.image)) {
+        } else if (Files.isRegularFile(image.image)) {
+            bytes = Files.size(image.image);
+        } else {
             throw new UsageException(image.image + " does not exist: give --size to create it");
         }
-        bytes = Files.size(image.image);
-        return bytes - bytes % blockSize;
+        bytes -= bytes % blockSize;
+        if (bytes <= 0) {
+            throw new UsageException("the size " + (size != null ? size : Files.size(image.image) + " bytes")
+                    + " is smaller than one block of " + blockSize + " bytes");
+        }
+        return bytes;
+    }
+
+    /**
+     * Refuses an image that is in use or holds a filesystem; bench calls it before it formats.
+     *
+     * @param image an image file, which need not exist
+     * @throws UsageException if it holds a filesystem
+     * @throws IOException if it is in use or cannot be read
+     */
+    static void refuseFormatted(Path image) throws UsageException, IOException {
+        long existing = Files.isRegularFile(image) ? Files.size(image) : 0;
+        if (existing == 0 || existing % PROBE_BLOCK_SIZE != 0) {
+            return;
+        }
+        try (FileBlockDevice probed = FileBlockDevice.open(image, PROBE_BLOCK_SIZE, false)) {
+            refuseFormatted(image, probed);
+        }
+    }
+
+    private static void refuseFormatted(Path image, FileBlockDevice probed) throws UsageException, IOException {
+        List<String> found = Adapters.probe(probed);
+        if (!found.isEmpty()) {
+            throw new UsageException(image + " already holds a " + String.join(" or ", found)
+                    + " filesystem: give --force to overwrite it");
+        }
+    }
+
+    /**
+     * Opens the image, locked, refuses it if it holds a filesystem (unless --force), and only then
+     * gives it the capacity.
+     */
+    private FileBlockDevice openEmpty(int blockSize, long capacity) throws UsageException, IOException {
+        long existing = Files.isRegularFile(image.image) ? Files.size(image.image) : 0;
+        if (existing == 0 || existing % PROBE_BLOCK_SIZE != 0) {
+            FileBlockDevice device = FileBlockDevice.open(image.image, blockSize, capacity, false);
+            return existing > capacity ? device.resize(blockSize, capacity) : device;
+        }
+        FileBlockDevice probed = FileBlockDevice.open(image.image, PROBE_BLOCK_SIZE, false);
+        try {
+            if (!force) {
+                refuseFormatted(image.image, probed);
+            }
+            return probed.resize(blockSize, capacity);
+        } catch (IOException | UsageException | RuntimeException e) {
+            probed.close();
+            throw e;
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.iomap.devices;
 
 import com.sun.nio.file.ExtendedOpenOption;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.DeviceIoException;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.device.DeviceRangeException;
@@ -13,6 +14,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -58,6 +61,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link NullPointerException} (for a write: as the future's exception). I/O errors are
  * {@link DeviceIoException}s naming the range and the file.
  *
+ * <p>The device holds the backing file exclusively: opening takes a {@link FileLock} on the whole
+ * file, and a second open of the same file, from this process or another, fails with
+ * {@link DeviceBusyException} until {@link #close()} releases it. The lock is an fcntl record lock,
+ * advisory: it keeps out other iomap4j devices (a second mount, {@code mkfs} on a mounted image),
+ * not a program that writes the file without asking. As with every fcntl lock, closing any other
+ * channel this process has open on the file drops the lock for other processes (this process
+ * still refuses a second open), so do not open the image by other means while the device is open.
+ *
  * <p>After {@link #close()} every read, write, flush and discard fails with {@link IOException}
  * (for a write: as the future's exception); {@link #blockSize()}, {@link #capacity()} and
  * {@link #stats()} still answer.
@@ -68,6 +79,8 @@ public final class FileBlockDevice implements BlockDevice {
 
     private final Path path;
     private final FileChannel channel;
+    /** The channel holding the lock: {@link #channel}, or a buffered one beside an O_DIRECT channel. */
+    private final FileChannel lockChannel;
     private final PositionalIo io;
     private final int blockSize;
     private final long capacity;
@@ -83,10 +96,11 @@ public final class FileBlockDevice implements BlockDevice {
      * @param directIoAlignment what {@code O_DIRECT} needs of memory, positions and lengths, if the
      *     channel was opened with it; 0 if not
      */
-    private FileBlockDevice(Path path, FileChannel channel, int blockSize, long capacity,
-            int directIoAlignment) {
+    private FileBlockDevice(Path path, FileChannel channel, FileChannel lockChannel, int blockSize,
+            long capacity, int directIoAlignment) {
         this.path = path;
         this.channel = channel;
+        this.lockChannel = lockChannel;
         this.blockSize = blockSize;
         this.capacity = capacity;
         this.directIoAlignment = directIoAlignment;
@@ -101,7 +115,8 @@ public final class FileBlockDevice implements BlockDevice {
      * Opens a device of {@code capacity} bytes on {@code path}, creating the file if it does not
      * exist and extending it (sparsely: only its last byte is written) if it is shorter. A longer
      * file is left as it is; the device uses its first {@code capacity} bytes. The file is created or
-     * extended before direct I/O is tried, so it remains if direct I/O is refused.
+     * extended before direct I/O is tried, so it remains if direct I/O is refused; it is neither
+     * created nor extended if it is busy.
      *
      * @param path the backing file
      * @param blockSize a power of two, at least 512
@@ -111,18 +126,22 @@ public final class FileBlockDevice implements BlockDevice {
      * @throws IllegalArgumentException if {@code blockSize} or {@code capacity} is not allowed
      * @throws NotSupportedException if {@code directIo} is asked for and the filesystem of
      *     {@code path} does not support it, or not with blocks of {@code blockSize} bytes
+     * @throws DeviceBusyException if another device, in this process or another, has the file open
      * @throws IOException if the file cannot be created, extended or opened
      */
     public static FileBlockDevice open(Path path, int blockSize, long capacity, boolean directIo)
             throws IOException {
         DeviceCounters.checkGeometry(blockSize, capacity);
-        try (FileChannel extender = FileChannel.open(path,
-                StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-            if (extender.size() < capacity) {
-                new PositionalIo(extender, 0).write(capacity - 1, ByteBuffer.allocate(1));
+        FileChannel locked = openLocked(path, StandardOpenOption.CREATE);
+        try {
+            if (locked.size() < capacity) {
+                new PositionalIo(locked, 0).write(capacity - 1, ByteBuffer.allocate(1));
             }
+            return openChannel(path, locked, blockSize, capacity, directIo);
+        } catch (IOException | RuntimeException e) {
+            locked.close();
+            throw e;
         }
-        return openChannel(path, blockSize, capacity, directIo);
     }
 
     /**
@@ -136,6 +155,7 @@ public final class FileBlockDevice implements BlockDevice {
      * @throws DeviceRangeException if the file is empty or not a whole number of blocks
      * @throws NotSupportedException if {@code directIo} is asked for and the filesystem of
      *     {@code path} does not support it, or not with blocks of {@code blockSize} bytes
+     * @throws DeviceBusyException if another device, in this process or another, has the file open
      * @throws IOException if the file does not exist or cannot be opened
      */
     public static FileBlockDevice open(Path path, int blockSize, boolean directIo)
@@ -146,15 +166,45 @@ public final class FileBlockDevice implements BlockDevice {
             throw new DeviceRangeException("file " + path + " is " + size
                     + " bytes long, not a positive multiple of the block size " + blockSize);
         }
-        return openChannel(path, blockSize, size, directIo);
+        FileChannel locked = openLocked(path, StandardOpenOption.READ);
+        try {
+            return openChannel(path, locked, blockSize, size, directIo);
+        } catch (IOException | RuntimeException e) {
+            locked.close();
+            throw e;
+        }
     }
 
-    private static FileBlockDevice openChannel(Path path, int blockSize, long capacity,
-            boolean directIo) throws IOException {
+    /**
+     * Opens {@code path} for reading and writing and locks the whole file exclusively.
+     *
+     * @param extra {@link StandardOpenOption#CREATE} to create a missing file
+     * @throws DeviceBusyException if the lock is held, by this process or another
+     */
+    private static FileChannel openLocked(Path path, StandardOpenOption extra) throws IOException {
+        FileChannel channel = FileChannel.open(path,
+                StandardOpenOption.READ, StandardOpenOption.WRITE, extra);
+        try {
+            if (channel.tryLock() == null) {
+                throw new DeviceBusyException(path + " is in use by another process (mounted, or"
+                        + " being formatted or checked); stop it first");
+            }
+            return channel;
+        } catch (OverlappingFileLockException e) {
+            channel.close();
+            throw new DeviceBusyException(path + " is in use: this process already has it open as a"
+                    + " device (mounted, or being formatted or checked)", e);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /** @param locked the locked channel, which the device uses too unless {@code directIo} */
+    private static FileBlockDevice openChannel(Path path, FileChannel locked, int blockSize,
+            long capacity, boolean directIo) throws IOException {
         if (!directIo) {
-            FileChannel channel = FileChannel.open(path,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE);
-            return new FileBlockDevice(path, channel, blockSize, capacity, 0);
+            return new FileBlockDevice(path, locked, locked, blockSize, capacity, 0);
         }
         int alignment = directIoAlignment(path, blockSize);
         FileChannel channel;
@@ -169,7 +219,7 @@ public final class FileBlockDevice implements BlockDevice {
             notSupported.initCause(e);
             throw notSupported;
         }
-        return new FileBlockDevice(path, channel, blockSize, capacity, alignment);
+        return new FileBlockDevice(path, channel, locked, blockSize, capacity, alignment);
     }
 
     /** @return the filesystem's direct I/O alignment, which {@code blockSize} must be a multiple of */
@@ -320,7 +370,8 @@ public final class FileBlockDevice implements BlockDevice {
     }
 
     /**
-     * Waits for every queued write to finish, syncs the file and closes it. Idempotent: later calls
+     * Waits for every queued write to finish, syncs the file, closes it and releases its lock.
+     * Idempotent: later calls
      * return at once. If the calling thread is interrupted while waiting, it keeps waiting and the
      * interrupt is re-asserted on return.
      *
@@ -338,10 +389,47 @@ public final class FileBlockDevice implements BlockDevice {
             return;
         }
         threads.shutdown();
-        try (channel) {
+        try (lockChannel; channel) {
             channel.force(false);
         } catch (IOException e) {
             throw new DeviceIoException("final sync of " + path + " failed: " + e, 0, capacity, e);
+        }
+    }
+
+    /**
+     * Hands the file, still locked, to a new device of {@code blockSize} and {@code capacity}, and
+     * sets the file's length to exactly {@code capacity} (cutting a longer file, extending a shorter
+     * one sparsely). This device waits for its queued writes and is then closed, as by
+     * {@link #close()}, but the file stays open and locked for the new device: no other user can
+     * take it in between. {@code mkfs} uses it to look at an image before it resizes it.
+     *
+     * @param blockSize a power of two, at least 512
+     * @param capacity bytes, a positive multiple of {@code blockSize}
+     * @return the new device, which the caller must close
+     * @throws IllegalArgumentException if {@code blockSize} or {@code capacity} is not allowed
+     * @throws NotSupportedException if this device uses direct I/O
+     * @throws IOException if this device is closed, or the file cannot be synced or resized
+     */
+    public FileBlockDevice resize(int blockSize, long capacity) throws IOException {
+        DeviceCounters.checkGeometry(blockSize, capacity);
+        if (directIo()) {
+            throw new NotSupportedException("resize of " + this + ": not with direct I/O");
+        }
+        if (!closed.compareAndSet(false, true)) {
+            throw closedException(null);
+        }
+        threads.shutdown();
+        try {
+            channel.force(false);
+            if (channel.size() > capacity) {
+                channel.truncate(capacity);
+            } else if (channel.size() < capacity) {
+                new PositionalIo(channel, 0).write(capacity - 1, ByteBuffer.allocate(1));
+            }
+            return new FileBlockDevice(path, channel, lockChannel, blockSize, capacity, 0);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.device.DeviceRangeException;
 import dev.iomap.device.IoPurpose;
@@ -49,6 +50,26 @@ class FileBlockDeviceTest extends BlockDeviceContractTest {
             byte[] expected = new byte[4 * BLOCK];
             System.arraycopy(data, 0, expected, 0, BLOCK);
             assertThat(back.array()).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void aSecondOpenOfTheSameFileIsRefusedUntilTheFirstCloses() throws Exception {
+        Path path = dir.resolve("device");
+        byte[] before = Files.readAllBytes(path);
+        device.flush();
+
+        assertThatThrownBy(() -> FileBlockDevice.open(path, BLOCK, false))
+                .isInstanceOf(DeviceBusyException.class)
+                .hasMessageContaining(path + " is in use");
+        assertThatThrownBy(() -> FileBlockDevice.open(path, BLOCK, 2 * CAPACITY, false))
+                .isInstanceOf(DeviceBusyException.class);
+        assertThat(Files.size(path)).as("a refused open does not extend the file").isEqualTo(CAPACITY);
+        assertThat(Files.readAllBytes(path)).isEqualTo(before);
+
+        device.close();
+        try (var reopened = FileBlockDevice.open(path, BLOCK, false)) {
+            assertThat(reopened.capacity()).isEqualTo(CAPACITY);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.iomap.fuse;
 
 import static dev.iomap.fuse.LinuxErrno.EACCES;
 import static dev.iomap.fuse.LinuxErrno.EBADF;
+import static dev.iomap.fuse.LinuxErrno.EBUSY;
 import static dev.iomap.fuse.LinuxErrno.EEXIST;
 import static dev.iomap.fuse.LinuxErrno.EINVAL;
 import static dev.iomap.fuse.LinuxErrno.EIO;
@@ -18,6 +19,7 @@ import static dev.iomap.fuse.LinuxErrno.EROFS;
 import static dev.iomap.fuse.LinuxErrno.EUCLEAN;
 
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.DeviceIoException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoSpaceException;
@@ -50,6 +52,7 @@ import java.util.concurrent.ExecutionException;
  * <tr><td>other {@link FileSystemException}</td><td>by its reason, which is the C library's message
  *     for the errno ("Is a directory" is EISDIR, as the JDK itself words it); EIO otherwise</td></tr>
  * <tr><td>{@link NoSpaceException}</td><td>ENOSPC</td></tr>
+ * <tr><td>{@link DeviceBusyException} (an image another user holds)</td><td>EBUSY</td></tr>
  * <tr><td>{@link NotSupportedException}, {@link UnsupportedOperationException}</td><td>EOPNOTSUPP</td></tr>
  * <tr><td>{@link InvalidRangeException}, {@link InvalidPathException}, other
  *     {@link IllegalArgumentException}</td><td>EINVAL</td></tr>
@@ -81,6 +84,7 @@ public final class ErrnoMapping {
             case AccessDeniedException e -> EACCES;
             case FileSystemException e -> byReason(e.getReason());
             case NoSpaceException e -> ENOSPC;
+            case DeviceBusyException e -> EBUSY;
             case NotSupportedException e -> EOPNOTSUPP;
             case InvalidRangeException e -> EINVAL;
             case CorruptFilesystemException e -> EUCLEAN;

@@ -320,6 +320,7 @@ public final class FuseBridge implements FuseOperations {
             statvfs.setBfree(stat.freeBlocks());
             statvfs.setBavail(stat.freeBlocks());
             statvfs.setNameMax(MAX_NAME_BYTES);
+            StatvfsInodes.set(statvfs, stat.totalInodes(), stat.freeInodes());
             return 0;
         });
     }

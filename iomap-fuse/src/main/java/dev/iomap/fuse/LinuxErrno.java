@@ -18,6 +18,8 @@ public final class LinuxErrno {
     public static final int ENOMEM = 12;
     /** Permission denied. */
     public static final int EACCES = 13;
+    /** Device or resource busy. */
+    public static final int EBUSY = 16;
     /** File exists. */
     public static final int EEXIST = 17;
     /** Not a directory. */
@@ -58,6 +60,7 @@ public final class LinuxErrno {
             case EBADF -> "EBADF";
             case ENOMEM -> "ENOMEM";
             case EACCES -> "EACCES";
+            case EBUSY -> "EBUSY";
             case EEXIST -> "EEXIST";
             case ENOTDIR -> "ENOTDIR";
             case EISDIR -> "EISDIR";

@@ -3,6 +3,7 @@ package dev.iomap.fuse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.DeviceIoException;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.InvalidRangeException;
@@ -46,6 +47,7 @@ class ErrnoMappingTest {
                 row(new FileSystemException("/a", null, "something else"), LinuxErrno.EIO),
                 row(new FileSystemException("/a"), LinuxErrno.EIO),
                 row(new NoSpaceException("full"), LinuxErrno.ENOSPC),
+                row(new DeviceBusyException("in use"), LinuxErrno.EBUSY),
                 row(new NotSupportedException("punch hole"), LinuxErrno.EOPNOTSUPP),
                 row(new UnsupportedOperationException("no"), LinuxErrno.EOPNOTSUPP),
                 row(new InvalidRangeException("negative offset"), LinuxErrno.EINVAL),

@@ -234,6 +234,32 @@ class FuseBridgeTest {
         verify(statvfs).setBlocks(org.mockito.ArgumentMatchers.longThat(blocks -> blocks > 0));
     }
 
+    /** Issue 12: df -i showed 0 inodes, as jfuse's Statvfs cannot set f_files and f_ffree. */
+    @Test
+    void statfsFillsTheInodeCounts() throws Exception {
+        create("/one");
+        Class<?> impl = Class.forName("org.cryptomator.jfuse.linux.amd64.StatvfsImpl");
+        Class<?> layout = Class.forName("org.cryptomator.jfuse.linux.amd64.extr.fuse3.statvfs");
+        long size = ((java.lang.foreign.MemoryLayout) layout.getMethod("layout").invoke(null)).byteSize();
+        try (var arena = java.lang.foreign.Arena.ofConfined()) {
+            var segment = arena.allocate(size);
+            var constructor = impl.getDeclaredConstructor(java.lang.foreign.MemorySegment.class);
+            constructor.setAccessible(true);
+            Statvfs statvfs = (Statvfs) constructor.newInstance(segment);
+
+            assertThat(bridge.statfs("/", statvfs)).isZero();
+
+            var stat = fs.statfs();
+            assertThat(stat.totalInodes()).isPositive();
+            long files = (long) layout.getMethod("f_files", java.lang.foreign.MemorySegment.class).invoke(null, segment);
+            long free = (long) layout.getMethod("f_ffree", java.lang.foreign.MemorySegment.class).invoke(null, segment);
+            long available = (long) layout.getMethod("f_favail", java.lang.foreign.MemorySegment.class)
+                    .invoke(null, segment);
+            assertThat(files).isEqualTo(stat.totalInodes());
+            assertThat(free).isEqualTo(stat.freeInodes()).isEqualTo(available);
+        }
+    }
+
     @Test
     void fallocateModes() {
         Info info = create("/f");

@@ -201,6 +201,22 @@ public final class SuperblockCodec {
         return decode(BlockIo.read(device, blockNo, 1), blockNo * device.blockSize());
     }
 
+    /**
+     * Whether block {@code blockNo} starts with this codec's magic, checksum or not: what
+     * {@code FilesystemAdapter.probe} asks. Reads one block; a device too small to hold it has none.
+     *
+     * @param device the device
+     * @param blockNo the superblock's block
+     * @return true if the magic is there
+     * @throws IOException if the device fails
+     */
+    public boolean probe(BlockDevice device, long blockNo) throws IOException {
+        if ((blockNo + 1) * device.blockSize() > device.capacity()) {
+            return false;
+        }
+        return hasMagic(BlockIo.read(device, blockNo, 1));
+    }
+
     /** @return the format's name */
     public String name() {
         return name;

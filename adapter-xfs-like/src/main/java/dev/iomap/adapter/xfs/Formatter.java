@@ -16,15 +16,16 @@ final class Formatter {
     private Formatter() {
     }
 
+    /**
+     * The most blocks mkfs formats: it writes the whole journal and every free-space bitmap, and a
+     * mount holds per-block state, so time and memory grow with the device. 64 GiB of 4 KiB blocks.
+     */
+    static final long MAX_BLOCKS = 1L << 24;
+
     static void format(BlockDevice raw, FormatOptions options) throws IOException {
         int blockSize = options.blockSize();
-        if (blockSize < raw.blockSize()) {
-            throw new InvalidRangeException("xfs-like: the block size " + blockSize
-                    + " is smaller than the device's block size " + raw.blockSize());
-        }
+        Geometry geometry = check(raw.blockSize(), raw.capacity(), options);
         BlockDevice device = BlockSizeView.of(raw, blockSize);
-        Superblock.checkLabel(options.label());
-        Geometry geometry = Geometry.choose(blockSize, device.capacity() / blockSize, options.properties());
         for (int agno = 0; agno < geometry.agCount(); agno++) {
             AllocationGroup group = AllocationGroup.formatted(geometry, agno);
             for (var payload : group.encode().entrySet()) {
@@ -44,5 +45,26 @@ final class Formatter {
         Journal.format(device, geometry.journalStart(), geometry.journalBlocks());
         new Superblock(geometry, true, new SecureRandom().nextLong(), options.label()).write(device);
         device.flush();
+    }
+
+    /**
+     * Checks everything format checks, without a device: block size, label, properties, size.
+     *
+     * @return the geometry format would write
+     */
+    static Geometry check(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
+        int blockSize = options.blockSize();
+        if (blockSize < deviceBlockSize) {
+            throw new InvalidRangeException("xfs-like: the block size " + blockSize
+                    + " is smaller than the device's block size " + deviceBlockSize);
+        }
+        Superblock.checkLabel(options.label());
+        long totalBlocks = capacity / blockSize;
+        if (totalBlocks > MAX_BLOCKS) {
+            throw new InvalidRangeException("xfs-like formats at most " + MAX_BLOCKS + " blocks ("
+                    + (MAX_BLOCKS * blockSize >> 30) + " GiB of " + blockSize + "-byte blocks); the device has "
+                    + totalBlocks + ": use a smaller size or larger blocks");
+        }
+        return Geometry.choose(blockSize, totalBlocks, options.properties());
     }
 }

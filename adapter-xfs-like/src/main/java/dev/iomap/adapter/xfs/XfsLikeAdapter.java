@@ -61,6 +61,17 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
     }
 
     @Override
+    public void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
+        Formatter.check(deviceBlockSize, capacity, options);
+    }
+
+    /** @return whether block 0 carries the xfs-like superblock magic */
+    @Override
+    public boolean probe(BlockDevice device) throws IOException {
+        return Superblock.CODEC.probe(device, 0);
+    }
+
+    @Override
     public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
         return XfsLikeMount.mount(device);
     }

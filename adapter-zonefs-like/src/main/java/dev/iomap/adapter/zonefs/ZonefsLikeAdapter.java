@@ -105,6 +105,24 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
         zoned.flush();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Checks the properties (there are none); the zones are known only with the device.
+     */
+    @Override
+    public void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
+        if (!options.properties().isEmpty()) {
+            throw new InvalidRangeException(NAME + " takes no format properties; got " + options.properties().keySet());
+        }
+    }
+
+    /** @return whether the device is zoned and zone 0 starts with the zonefs-like superblock magic */
+    @Override
+    public boolean probe(BlockDevice device) throws IOException {
+        return device instanceof ZonedBlockDevice && Superblock.CODEC.probe(device, 0);
+    }
+
     private static void checkGeometry(ZonedBlockDevice device, List<Zone> zones, int blockSize)
             throws InvalidRangeException {
         if (blockSize < device.blockSize()) {

@@ -12,6 +12,7 @@ import dev.iomap.cli.jobfile.JobSpec;
 import dev.iomap.cli.jobfile.Location;
 import dev.iomap.cli.report.FioFormat;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,6 +37,9 @@ import java.util.function.Consumer;
  * <p>One runner runs one plan at a time.
  */
 public final class BenchRunner {
+    /** The longest file name (path component) a filesystem holds, in bytes: Linux's NAME_MAX. */
+    private static final int MAX_NAME_BYTES = 255;
+
     private static final Duration TICK = Duration.ofSeconds(1);
 
     private final BenchSettings settings;
@@ -62,12 +66,14 @@ public final class BenchRunner {
      */
     public RunResult run(BenchPlan plan) throws UsageException, IOException, InterruptedException {
         checkDirectIo(plan, settings.adapter());
+        checkFileNames(plan);
         long capacity = settings.device().capacityFor(plan.fileBytes(), settings.blockSize());
         if (capacity < plan.fileBytes()) {
             throw new UsageException("the device holds " + FioFormat.num2str(capacity, 4, true, "B")
                     + " but the jobs' files need " + FioFormat.num2str(plan.fileBytes(), 4, true, "B")
                     + ": give a larger ram:SIZE, or just ram");
         }
+        settings.device().checkCapacity(capacity);
         List<GroupResult> groups = new ArrayList<>();
         try (BlockDevice device = settings.device().open(capacity, settings.blockSize())) {
             IomapFileSystems.format(settings.adapter(), device, FormatOptions.blockSize(settings.blockSize()));
@@ -99,6 +105,33 @@ public final class BenchRunner {
                         + "' does not support direct I/O (iomap4j has no direct I/O path yet); use direct=0");
             }
         }
+    }
+
+    /**
+     * Refuses a file name the filesystem cannot hold (a path component over 255 bytes) before
+     * anything is formatted.
+     *
+     * @param plan the jobs
+     * @throws UsageException naming the job and the first 40 characters of the name
+     */
+    public static void checkFileNames(BenchPlan plan) throws UsageException {
+        for (JobSpec job : plan.jobs()) {
+            for (int thread = 0; thread < job.numjobs(); thread++) {
+                for (String path : job.files().paths(job.name(), thread)) {
+                    for (String name : path.split("/")) {
+                        if (name.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
+                            throw new UsageException("job '" + abbreviated(job.name()) + "': file name '"
+                                    + abbreviated(name) + "' is over " + MAX_NAME_BYTES
+                                    + " bytes; use a shorter job name or filename=");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static String abbreviated(String text) {
+        return text.length() <= 40 ? text : text.substring(0, 40) + "...";
     }
 
     private GroupResult runGroup(IomapFileSystem fs, List<JobSpec> jobs) throws InterruptedException {

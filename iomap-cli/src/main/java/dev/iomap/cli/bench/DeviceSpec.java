@@ -6,6 +6,7 @@ import dev.iomap.cli.UsageException;
 import dev.iomap.devices.FileBlockDevice;
 import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 
 /**
@@ -50,6 +51,15 @@ public sealed interface DeviceSpec {
     long capacityFor(long fileBytes, int blockSize);
 
     /**
+     * Checks, before anything is written, that the machine can hold a device of this size.
+     *
+     * @param capacity bytes, from {@link #capacityFor}
+     * @throws UsageException if it cannot
+     */
+    default void checkCapacity(long capacity) throws UsageException {
+    }
+
+    /**
      * @param capacity bytes, from {@link #capacityFor}: a multiple of {@code blockSize}
      * @param blockSize the device's logical block size
      * @return a new device, which the caller closes
@@ -85,6 +95,17 @@ public sealed interface DeviceSpec {
         @Override
         public BlockDevice open(long capacity, int blockSize) {
             return new RamBlockDevice(blockSize, capacity);
+        }
+
+        /** A RAM device may come to hold every byte: refuse one larger than the machine's memory. */
+        @Override
+        public void checkCapacity(long capacity) throws UsageException {
+            long memory = ((com.sun.management.OperatingSystemMXBean)
+                    ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+            if (capacity > memory) {
+                throw new UsageException("a RAM device of " + (capacity >> 20) + " MiB is larger than this machine's "
+                        + (memory >> 20) + " MiB of memory: use smaller files or --device file:PATH");
+            }
         }
 
         @Override

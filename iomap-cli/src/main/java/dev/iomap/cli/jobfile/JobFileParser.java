@@ -1,6 +1,7 @@
 package dev.iomap.cli.jobfile;
 
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -25,6 +26,8 @@ import java.util.regex.Pattern;
  * thread-safe.
  */
 public final class JobFileParser {
+    /** The largest job file read: fio's are a few KiB. */
+    private static final long MAX_FILE_BYTES = 1L << 20;
     private static final int MAX_INCLUDE_DEPTH = 16;
     private static final Pattern VARIABLE = Pattern.compile("\\$\\{([^}]*)}");
 
@@ -100,13 +103,20 @@ public final class JobFileParser {
 
     private void readLines(Path path, Deque<Path> including, LineHandler handler)
             throws JobFileException, IOException {
+        String what = including.isEmpty() ? "job file " + path : "included file " + path;
         List<String> lines;
         try {
+            if (Files.exists(path) && !Files.isRegularFile(path)) {
+                throw new JobFileException(what + " is not a regular file");
+            }
+            if (Files.size(path) > MAX_FILE_BYTES) {
+                throw new JobFileException(what + " is over " + (MAX_FILE_BYTES >> 20) + " MiB: not a job file");
+            }
             lines = Files.readAllLines(path, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
-            throw including.isEmpty()
-                    ? new JobFileException("job file " + path + " does not exist", e)
-                    : new JobFileException("included file " + path + " does not exist", e);
+            throw new JobFileException(what + " does not exist", e);
+        } catch (CharacterCodingException e) {
+            throw new JobFileException(what + " is not text (not UTF-8): not a job file", e);
         }
         for (int i = 0; i < lines.size(); i++) {
             Location location = new Location(path, i + 1);

@@ -143,17 +143,8 @@ public final class SnapAdapter implements FilesystemAdapter {
      */
     @Override
     public void format(BlockDevice device, FormatOptions options) throws IOException {
-        if (!options.properties().isEmpty()) {
-            throw new IllegalArgumentException("snapfs has no format properties, got " + options.properties());
-        }
-        if (options.blockSize() < device.blockSize()) {
-            throw new IllegalArgumentException("block size " + options.blockSize() + " is below the device's "
-                    + device.blockSize());
-        }
+        checkFormat(device.blockSize(), device.capacity(), options);
         SnapLayout layout = SnapLayout.forDevice(device, options.blockSize());
-        if (layout.dataBlocks() < 16) {
-            throw new IllegalArgumentException("device of " + device.capacity() + " bytes is too small for snapfs");
-        }
         layout.writeSuperblock(device);
         layout.writeSlot(device, 1, SnapState.empty().serialize());
         layout.writeSlot(device, 0, new byte[0]);
@@ -170,6 +161,31 @@ public final class SnapAdapter implements FilesystemAdapter {
      * @throws CorruptFilesystemException if there is no snapfs superblock or no valid commit
      * @throws IOException if the device fails
      */
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException as {@link #format} does
+     */
+    @Override
+    public void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) {
+        if (!options.properties().isEmpty()) {
+            throw new IllegalArgumentException("snapfs has no format properties, got " + options.properties());
+        }
+        if (options.blockSize() < deviceBlockSize) {
+            throw new IllegalArgumentException("block size " + options.blockSize() + " is below the device's "
+                    + deviceBlockSize);
+        }
+        if (SnapLayout.forCapacity(capacity, options.blockSize()).dataBlocks() < 16) {
+            throw new IllegalArgumentException("device of " + capacity + " bytes is too small for snapfs");
+        }
+    }
+
+    /** @return whether device offset 0 carries the snapfs superblock magic */
+    @Override
+    public boolean probe(BlockDevice device) throws IOException {
+        return SnapLayout.probe(device);
+    }
+
     @Override
     public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
         SnapLayout layout = SnapLayout.readSuperblock(device);

@@ -23,8 +23,12 @@ record SnapLayout(int blockSize, long totalBlocks, int slotBlocks) {
     private static final int SLOT_HEADER = 24;
 
     static SnapLayout forDevice(BlockDevice device, int blockSize) {
-        long totalBlocks = device.capacity() / blockSize;
-        long slotBytes = Math.min(4L << 20, device.capacity() / 16);
+        return forCapacity(device.capacity(), blockSize);
+    }
+
+    static SnapLayout forCapacity(long capacity, int blockSize) {
+        long totalBlocks = capacity / blockSize;
+        long slotBytes = Math.min(4L << 20, capacity / 16);
         return new SnapLayout(blockSize, totalBlocks, (int) Math.max(1, slotBytes / blockSize));
     }
 
@@ -34,6 +38,17 @@ record SnapLayout(int blockSize, long totalBlocks, int slotBlocks) {
 
     long dataBlocks() {
         return totalBlocks - firstDataBlock();
+    }
+
+    /** @return whether device offset 0 carries the snapfs superblock magic */
+    static boolean probe(BlockDevice device) throws IOException {
+        int length = Math.max(device.blockSize(), 512);
+        if (device.capacity() < length) {
+            return false;
+        }
+        ByteBuffer block = ByteBuffer.allocate(length);
+        device.read(0, block);
+        return block.getLong(0) == SUPER_MAGIC;
     }
 
     void writeSuperblock(BlockDevice device) throws IOException {

@@ -1,0 +1,24 @@
+package dev.iomap.device;
+
+import java.io.IOException;
+
+/**
+ * The device is in use: its backing image is held by another open device, in this process or
+ * another (a mount, {@code mkfs}, {@code fsck}). Nothing was read or written; close the other user
+ * first. The kernel's EBUSY for a block device opened exclusively twice.
+ */
+public class DeviceBusyException extends IOException {
+
+    /** @param message which device is busy and, if known, who holds it */
+    public DeviceBusyException(String message) {
+        super(message);
+    }
+
+    /**
+     * @param message which device is busy and, if known, who holds it
+     * @param cause the failure that showed it, e.g. an overlapping lock in this process
+     */
+    public DeviceBusyException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

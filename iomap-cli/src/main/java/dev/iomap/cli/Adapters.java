@@ -1,0 +1,55 @@
+package dev.iomap.cli;
+
+import dev.iomap.api.IomapFileSystems;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.AdapterPlugin;
+import dev.iomap.spi.FilesystemAdapter;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+
+/** The adapters on the class path, as their plugins declare them, for what mkfs checks first. */
+final class Adapters {
+
+    private Adapters() {
+    }
+
+    /**
+     * @param name an adapter's name
+     * @return the adapter
+     * @throws UsageException if no adapter has that name
+     */
+    static FilesystemAdapter named(String name) throws UsageException {
+        for (FilesystemAdapter adapter : all()) {
+            if (adapter.name().equals(name)) {
+                return adapter;
+            }
+        }
+        throw new UsageException("no adapter named '" + name + "' (adapters: "
+                + String.join(", ", IomapFileSystems.adapters()) + ")");
+    }
+
+    /**
+     * @param device an open device
+     * @return the names of the adapters whose format the device seems to hold
+     * @throws IOException if the device cannot be read
+     */
+    static List<String> probe(BlockDevice device) throws IOException {
+        List<String> found = new ArrayList<>();
+        for (FilesystemAdapter adapter : all()) {
+            if (adapter.probe(device)) {
+                found.add(adapter.name());
+            }
+        }
+        return found;
+    }
+
+    private static List<FilesystemAdapter> all() {
+        List<FilesystemAdapter> adapters = new ArrayList<>();
+        for (AdapterPlugin plugin : ServiceLoader.load(AdapterPlugin.class)) {
+            adapters.addAll(plugin.adapters());
+        }
+        return adapters;
+    }
+}
