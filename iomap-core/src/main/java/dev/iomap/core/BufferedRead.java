@@ -34,7 +34,6 @@ final class BufferedRead {
         if (pos >= size) {
             return -1;
         }
-        PageCache cache = inode.pageCache();
         long end = Math.min(size, pos + dst.remaining());
         long p = pos;
         while (p < end) {

@@ -8,12 +8,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** Wraps a device and fails writes touching a chosen range while armed; counts the failures. */
 public final class FaultyDevice extends ForwardingBlockDevice {
     private volatile long failFrom = -1;
     private volatile long failTo = -1;
-    private volatile int failures;
+    private final AtomicInteger failures = new AtomicInteger();
     private volatile boolean failFlush;
 
     public FaultyDevice(BlockDevice delegate) {
@@ -35,14 +36,14 @@ public final class FaultyDevice extends ForwardingBlockDevice {
     }
 
     int failures() {
-        return failures;
+        return failures.get();
     }
 
     @Override
     public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
         long length = srcs.stream().mapToLong(ByteBuffer::remaining).sum();
         if (offset < failTo && offset + length > failFrom) {
-            failures++;
+            failures.incrementAndGet();
             return CompletableFuture.failedFuture(
                     new DeviceIoException("injected write error", offset, length, null));
         }
@@ -52,7 +53,7 @@ public final class FaultyDevice extends ForwardingBlockDevice {
     @Override
     public void flush() throws IOException {
         if (failFlush) {
-            failures++;
+            failures.incrementAndGet();
             throw new DeviceIoException("injected flush error", 0, delegate.capacity(), null);
         }
         delegate.flush();

@@ -310,6 +310,7 @@ public final class RamBlockDevice implements BlockDevice {
         return chunk.memory();
     }
 
+    @SuppressWarnings("MustBeClosedChecker") // the arena goes to the returned Chunk; close() closes every chunk's
     private Chunk allocate(int index, long position, long bytes) throws DeviceIoException {
         long chunkLength = Math.min(chunkSize, capacity - ((long) index << chunkShift));
         Arena arena = Arena.ofShared();

@@ -178,7 +178,7 @@ final class ZoneStateTable {
 
     private static int crc(ByteBuffer buffer, int length) {
         CRC32C crc = new CRC32C();
-        crc.update(buffer.array(), 0, length);
+        crc.update(buffer.slice(0, length));
         return (int) crc.getValue();
     }
 

@@ -354,7 +354,7 @@ class JournalTest {
             }
         }
 
-        assertThat(journal.stats().transactionsCommitted()).isEqualTo(threads * commits);
+        assertThat(journal.stats().transactionsCommitted()).isEqualTo((long) threads * commits);
         assertThat(journal.stats().forcedCheckpoints()).isPositive();
         device.powerCut();
         Journal.open(device, START, LENGTH).replay();
