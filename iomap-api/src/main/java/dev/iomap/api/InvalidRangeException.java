@@ -1,10 +1,14 @@
 package dev.iomap.api;
 
+import java.io.Serial;
+
 /**
  * An offset or length the operation cannot take: negative, unaligned where alignment is required,
  * overflowing, or outside a device or the largest file size (the kernel's EINVAL, EFBIG).
  */
 public class InvalidRangeException extends IomapException {
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     /** @param message which value was wrong and what is allowed */
     public InvalidRangeException(String message) {

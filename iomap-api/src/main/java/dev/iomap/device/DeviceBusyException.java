@@ -1,6 +1,7 @@
 package dev.iomap.device;
 
 import java.io.IOException;
+import java.io.Serial;
 
 /**
  * The device is in use: its backing image is held by another open device, in this process or
@@ -8,6 +9,9 @@ import java.io.IOException;
  * first. The kernel's EBUSY for a block device opened exclusively twice.
  */
 public class DeviceBusyException extends IOException {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
 
     /** @param message which device is busy and, if known, who holds it */
     public DeviceBusyException(String message) {

@@ -1,9 +1,13 @@
 package dev.iomap.device;
 
 import java.io.IOException;
+import java.io.Serial;
 
 /** A block device could not read or write a range (the kernel's EIO). */
 public class DeviceIoException extends IOException {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
     private final long offset;
     private final long length;
 

@@ -1,6 +1,7 @@
 package dev.iomap.device;
 
 import java.io.IOException;
+import java.io.Serial;
 
 /**
  * A device offset or length the device cannot take: negative, not a multiple of the block size,
@@ -8,6 +9,8 @@ import java.io.IOException;
  * device). Nothing was read or written.
  */
 public class DeviceRangeException extends IOException {
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     /** @param message which value was wrong and what is allowed */
     public DeviceRangeException(String message) {

@@ -1,6 +1,7 @@
 package dev.iomap.device;
 
 import java.io.IOException;
+import java.io.Serial;
 
 /**
  * A {@link ZonedBlockDevice} refused a command that breaks the zone rules, as a host-managed drive
@@ -9,6 +10,8 @@ import java.io.IOException;
  * zones"). Nothing was written. The kernel reports these as {@code EIO}; this type says which rule.
  */
 public class ZoneViolationException extends IOException {
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     /** Which zone rule the command broke. */
     public enum Reason {

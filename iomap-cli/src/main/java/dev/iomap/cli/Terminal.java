@@ -12,6 +12,7 @@ final class Terminal {
      * @return the launcher's answer if it gave one; otherwise whether the JVM has an interactive
      *     console (standard input and output on a terminal), the closest Java can tell
      */
+    @SuppressWarnings("SystemConsoleNull") // isTerminal() answers; the API still allows null
     static boolean stderrIsTerminal() {
         String told = System.getProperty(PROPERTY);
         if (told != null) {

@@ -51,6 +51,7 @@ final class Flusher implements Runnable {
      * Waits, at most {@code maxWait}, for writeback to make progress (the kernel's
      * {@code balance_dirty_pages} pause).
      */
+    @SuppressWarnings("WaitNotInLoop") // a pause of at most maxWait; the writer re-checks its limits after it, early is fine
     void throttle(Duration maxWait) {
         kick();
         lock.lock();
@@ -82,6 +83,7 @@ final class Flusher implements Runnable {
         }
     }
 
+    @SuppressWarnings("WaitNotInLoop") // one timed wait; run() loops and re-checks, a spurious wakeup only starts a pass early
     private void awaitWork() {
         lock.lock();
         try {

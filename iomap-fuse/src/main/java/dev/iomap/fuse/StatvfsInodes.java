@@ -22,7 +22,7 @@ final class StatvfsInodes {
     }
 
     /**
-     * @param statvfs jfuse's view of the struct libfuse passed to {@code statfs}
+     * @param statvfs jfuse's view of the struct libfuse passed to the statfs operation
      * @param files inodes the filesystem can hold
      * @param free inodes still available
      * @return whether the fields were written (false, with one warning per process, if jfuse's

@@ -12,6 +12,7 @@ import dev.iomap.api.NotSupportedException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
@@ -112,7 +113,7 @@ public abstract class CapabilityContract extends AdapterContract {
                         .isInstanceOf(NotSupportedException.class)
                         .satisfies(e -> assertThat(e.getMessage()).as("message of the refusal")
                                 .isNotBlank()
-                                .containsAnyOf(capability.name(), capability.name().toLowerCase().replace('_', ' ')));
+                                .containsAnyOf(capability.name(), capability.name().toLowerCase(Locale.ROOT).replace('_', ' ')));
                 assertThat(file.size()).as("size after the refusal").isEqualTo(size);
                 assertBytes(read(file, 0, model.length), model, 0);
                 // Nothing half-done: no directory appeared, the file is as it was (the CLONE probe's

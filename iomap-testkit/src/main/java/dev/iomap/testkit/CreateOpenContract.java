@@ -131,7 +131,7 @@ public abstract class CreateOpenContract extends AdapterContract {
         fs.unlink("/a");
         assertContent(file, data);
         byte[] more = writePattern(file, length, blockSize(), 8);
-        assertContent(file, apply(data, length, more));
+        assertContent(file, apply(/* model= */ data, length, /* data= */ more));
         file.close();
         fs.sync();
         assertThat(fs.statfs().freeBlocks()).as("free blocks after the last close of an unlinked file")

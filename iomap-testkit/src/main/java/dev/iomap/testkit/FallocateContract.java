@@ -39,7 +39,7 @@ public abstract class FallocateContract extends AdapterContract {
         file.fallocate(FallocateMode.ALLOCATE, 500, 3 * blockSize() + 1, false);
         model = resize(model, 500 + 3 * blockSize() + 1);
         assertContent(file, model);
-        file.fallocate(FallocateMode.ALLOCATE, model.length, 10 * blockSize(), true);
+        file.fallocate(FallocateMode.ALLOCATE, model.length, 10L * blockSize(), true);
         assertContent(file, model);
         remountChecked();
         assertContent(open("/a"), model);

@@ -31,7 +31,7 @@ public abstract class MappedWriteContract extends AdapterContract {
         file.fsync();
         dropCache();
         MappedFile map = file.map();
-        long pos = pageSize() + blockSize() / 2 - 1;
+        long pos = (long) pageSize() + blockSize() / 2 - 1;
         byte[] data = TestData.pattern(2, pos, blockSize() + 2);
         store(map, pos, data);
         model = apply(model, pos, data);

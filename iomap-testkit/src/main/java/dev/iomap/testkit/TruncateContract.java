@@ -28,7 +28,7 @@ public abstract class TruncateContract extends AdapterContract {
 
     @Test
     void truncateDownThenUpNeverShowsOldData() throws IOException {
-        long length = 2 * pageSize() + 3 * blockSize();
+        long length = 2L * pageSize() + 3L * blockSize();
         int round = 0;
         for (long size : sizesFor(length)) {
             String name = "/t" + round++;
@@ -74,7 +74,7 @@ public abstract class TruncateContract extends AdapterContract {
         IomapFile file = create("/a");
         writePattern(file, 0, 3 * pageSize(), 1);
         file.fsync();
-        long size = pageSize() + blockSize() / 2 + 1;
+        long size = (long) pageSize() + blockSize() / 2 + 1;
         file.truncate(size);
         byte[] tail = new byte[(int) (2L * pageSize() - size)];
         ByteBuffer dst = ByteBuffer.allocate(tail.length);
@@ -105,7 +105,7 @@ public abstract class TruncateContract extends AdapterContract {
         byte[] model = writePattern(file, 0, 5 * blockSize() + 77, 1);
         file.truncate(2 * blockSize() + 3);
         model = resize(model, 2 * blockSize() + 3);
-        model = apply(model, 4 * blockSize(), writePattern(file, 4 * blockSize(), 10, 2));
+        model = apply(model, 4L * blockSize(), writePattern(file, 4L * blockSize(), 10, 2));
         remountChecked();
         assertContent(open("/a"), model);
     }

@@ -124,7 +124,7 @@ public abstract class WriteContract extends AdapterContract {
     @Test
     void aLargeWriteSpanningManyFolios() throws IOException {
         IomapFile file = create("/a");
-        int length = (int) Math.min(4 * maxFolioSize() + 5 * pageSize() + 1, 12 << 20);
+        int length = (int) Math.min(4L * maxFolioSize() + 5L * pageSize() + 1, 12 << 20);
         byte[] data = writePattern(file, 0, length, 9);
         assertContent(file, data);
         file.fsync();
@@ -162,7 +162,7 @@ public abstract class WriteContract extends AdapterContract {
             fail("wrote %d bytes to a %d-byte device without an error", pos, device.capacity());
         }
         boolean noSpace = failure instanceof NoSpaceException
-                || failure instanceof WritebackException && failure.getCause() instanceof NoSpaceException;
+                || (failure instanceof WritebackException && failure.getCause() instanceof NoSpaceException);
         assertThat(noSpace).as("a full filesystem raises NoSpaceException (or reports it at fsync), got %s",
                 failure).isTrue();
         file.close();

@@ -69,8 +69,7 @@ class RecordingAdapterTest {
 
     private static boolean declares(Class<?> type, Method method) {
         try {
-            type.getDeclaredMethod(method.getName(), method.getParameterTypes());
-            return true;
+            return type.getDeclaredMethod(method.getName(), method.getParameterTypes()) != null;
         } catch (NoSuchMethodException e) {
             return false;
         }

@@ -16,7 +16,7 @@ final class Magic {
      */
     static int fromText(String text) {
         byte[] bytes = ascii(text, 4);
-        return bytes[0] & 0xFF | (bytes[1] & 0xFF) << 8 | (bytes[2] & 0xFF) << 16 | (bytes[3] & 0xFF) << 24;
+        return (bytes[0] & 0xFF) | (bytes[1] & 0xFF) << 8 | (bytes[2] & 0xFF) << 16 | (bytes[3] & 0xFF) << 24;
     }
 
     /**

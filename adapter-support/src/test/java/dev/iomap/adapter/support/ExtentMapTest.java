@@ -224,7 +224,7 @@ class ExtentMapTest {
         Extent[] model = new Extent[blocks];                  // the one-block extent at each block, or null
         for (int op = 0; op < OPS; op++) {
             long from = random.nextInt(blocks);
-            long length = 1 + random.nextInt((int) Math.min(24, blocks - from));
+            long length = 1L + random.nextInt((int) Math.min(24, blocks - from));
             Extent extent = randomExtent(random, from, length, model);
             switch (random.nextInt(3)) {
                 case 0 -> {

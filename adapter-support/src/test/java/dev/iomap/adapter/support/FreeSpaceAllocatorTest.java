@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 class FreeSpaceAllocatorTest {
@@ -199,8 +200,8 @@ class FreeSpaceAllocatorTest {
         for (int op = 0; op < OPS; op++) {
             switch (random.nextInt(4)) {
                 case 0 -> {
-                    long want = 1 + random.nextInt(40);
-                    long min = 1 + random.nextInt((int) want);
+                    long want = 1L + random.nextInt(40);
+                    long min = 1L + random.nextInt((int) want);
                     long near = random.nextBoolean() ? -1 : first + random.nextInt(count + 20);
                     if (longestFreeRun(used, count) < min) {
                         assertThatThrownBy(() -> allocator.allocate(want, near, min)).isInstanceOf(NoSpaceException.class);
@@ -213,7 +214,7 @@ class FreeSpaceAllocatorTest {
                 }
                 case 1 -> {
                     long start = first + random.nextInt(count);
-                    long length = 1 + random.nextInt((int) Math.min(16, first + count - start));
+                    long length = 1L + random.nextInt((int) Math.min(16, first + count - start));
                     int from = (int) (start - first);
                     if (used.get(from, from + (int) length).isEmpty()) {
                         allocator.allocateExact(start, length);
@@ -235,7 +236,7 @@ class FreeSpaceAllocatorTest {
                 }
                 default -> {
                     long start = first + random.nextInt(count);
-                    long length = 1 + random.nextInt((int) Math.min(8, first + count - start));
+                    long length = 1L + random.nextInt((int) Math.min(8, first + count - start));
                     int from = (int) (start - first);
                     if (used.get(from, from + (int) length).cardinality() < length) {
                         long freeBefore = allocator.freeBlocks();
@@ -257,9 +258,10 @@ class FreeSpaceAllocatorTest {
     void concurrentAllocationsNeverOverlap() throws Exception {
         FreeSpaceAllocator allocator = FreeSpaceAllocator.allFree(0, 4000);
         var got = new ConcurrentLinkedQueue<BlockRange>();
+        var workers = new ArrayList<Future<?>>();
         try (var pool = Executors.newFixedThreadPool(4)) {
             for (int t = 0; t < 4; t++) {
-                pool.submit(() -> {
+                workers.add(pool.submit(() -> {
                     while (true) {
                         try {
                             got.add(allocator.allocate(3, -1, 1));
@@ -267,8 +269,11 @@ class FreeSpaceAllocatorTest {
                             return null;
                         }
                     }
-                });
+                }));
             }
+        }
+        for (Future<?> worker : workers) {
+            worker.get(); // rethrows what a worker threw: the allocator must fail only with NoSpaceException
         }
         BitSet seen = new BitSet();
         for (BlockRange range : got) {

@@ -364,7 +364,7 @@ class JournalTest {
             }
         }
 
-        assertThat(journal.stats().transactionsCommitted()).isEqualTo(threads * commits);
+        assertThat(journal.stats().transactionsCommitted()).isEqualTo((long) threads * commits);
         assertThat(journal.stats().forcedCheckpoints()).isPositive();
         power.restart(CutMode.LOSE_UNFLUSHED, null);
         Journal.open(device, START, LENGTH).replay();

@@ -62,7 +62,7 @@ final class Formatter {
         long totalBlocks = capacity / blockSize;
         if (totalBlocks > MAX_BLOCKS) {
             throw new InvalidRangeException("xfs-like formats at most " + MAX_BLOCKS + " blocks ("
-                    + (MAX_BLOCKS * blockSize >> 30) + " GiB of " + blockSize + "-byte blocks); the device has "
+                    + ((MAX_BLOCKS * blockSize) >> 30) + " GiB of " + blockSize + "-byte blocks); the device has "
                     + totalBlocks + ": use a smaller size or larger blocks");
         }
         return Geometry.choose(blockSize, totalBlocks, options.properties());

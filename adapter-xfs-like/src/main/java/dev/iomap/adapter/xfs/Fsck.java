@@ -179,7 +179,7 @@ final class Fsck {
         } else if (free == 0 && data + other == 0) {
             add(where + " are neither free nor used: leaked");
         }
-        if (other > 1 || other == 1 && data > 0) {
+        if (other > 1 || (other == 1 && data > 0)) {
             add(where + " are owned twice: " + owners(active));
         }
         if (counts[Kind.REFCOUNT.ordinal()] > 0 && data != refcount) {

@@ -76,6 +76,7 @@ final class InodeState {
     }
 
     /** Bumps the validity cookie; caller holds {@link #lock}. */
+    @SuppressWarnings("NonAtomicVolatileUpdate") // written under lock only; volatile for lock-free readers
     void changed() {
         sequence = sequence + 1;
     }

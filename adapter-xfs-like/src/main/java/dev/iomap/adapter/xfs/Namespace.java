@@ -257,7 +257,7 @@ final class Namespace {
         int block = dir.directory.remove(name);
         volume.log.dirBlockChanged(dir.ino, block);
         while (dir.directory.lastBlockEmpty()) {
-            long last = dir.directory.blockCount() - 1;
+            long last = dir.directory.blockCount() - 1L;
             dir.directory.dropLastBlock();
             dir.lock.lock();
             try {

@@ -22,6 +22,7 @@ final class RefcountMap {
      * @param length blocks
      * @param count owners
      */
+    @SuppressWarnings("AvoidCommonTypeNames") // always used as RefcountMap.Record in this package
     record Record(long start, long length, long count) {
         long end() {
             return start + length;

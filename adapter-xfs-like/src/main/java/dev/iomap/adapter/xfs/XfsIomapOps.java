@@ -63,7 +63,7 @@ final class XfsIomapOps implements IomapOps {
             }
             if (write || zero) {
                 BlockMapping cow = state.cow.lookup(fileBlock);
-                if (cow instanceof Extent || data instanceof Extent extent && extent.shared()) {
+                if (cow instanceof Extent || (data instanceof Extent extent && extent.shared())) {
                     return cowMapping(state, fileBlock, endBlock, data, cow);
                 }
             }

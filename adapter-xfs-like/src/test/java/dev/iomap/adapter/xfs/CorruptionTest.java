@@ -9,6 +9,7 @@ import dev.iomap.adapter.support.SuperblockCodec;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.IomapFileSystems;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class CorruptionTest {
@@ -24,7 +25,7 @@ class CorruptionTest {
     void aForeignSuperblockIsRefused() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.unmountAndCheck();
-            fx.device.write(0, ByteBuffer.wrap("EXT4-ISH".repeat(512).getBytes()), dev.iomap.device.IoPurpose.METADATA)
+            fx.device.write(0, ByteBuffer.wrap("EXT4-ISH".repeat(512).getBytes(StandardCharsets.US_ASCII)), dev.iomap.device.IoPurpose.METADATA)
                     .join();
             assertRefused(fx, "not a xfs-like image", "device offset 0");
             assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems()).singleElement().asString()

@@ -1,6 +1,7 @@
 package dev.iomap.adapter.zonefs;
 
 import dev.iomap.api.NotSupportedException;
+import java.io.Serial;
 
 /**
  * A sequential zone file refused an operation that its zone cannot do: a write anywhere but at the
@@ -9,6 +10,8 @@ import dev.iomap.api.NotSupportedException;
  * finish). zonefs answers these with {@code EINVAL} or {@code EPERM}; nothing was changed.
  */
 public class SequentialFileException extends NotSupportedException {
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     /** @param message the file, what was asked and what the file accepts */
     public SequentialFileException(String message) {

@@ -123,7 +123,8 @@ final class ZoneFileOps implements IomapOps, WritebackOps {
 
     @Override
     public boolean writesInFileOrder(IomapInode inode) {
-        return mount.fileOrNull(inode.ino()) instanceof ZoneFile file && file.isSequential();
+        ZoneFile file = mount.fileOrNull(inode.ino());
+        return file != null && file.isSequential();
     }
 
     /**

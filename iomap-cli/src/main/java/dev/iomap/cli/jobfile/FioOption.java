@@ -71,6 +71,7 @@ public enum FioOption {
         }
     }
 
+    @SuppressWarnings("ImmutableEnumChecker") // Stream.toList(): an unmodifiable list
     private final List<String> keys;
 
     FioOption(String name, String... aliases) {

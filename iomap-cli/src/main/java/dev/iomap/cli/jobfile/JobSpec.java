@@ -23,7 +23,7 @@ import java.util.stream.IntStream;
  * @param timing how long
  * @param groupReporting whether this job's threads are reported together with the group's others
  * @param percentiles the latency percentiles reported
- * @param ioengine the engine named in the file (the benchmark always runs {@code psync})
+ * @param ioengine the engine named in the file (the benchmark always runs the psync engine)
  * @param iodepth the depth named in the file (a synchronous engine runs at depth 1)
  * @param directIo where {@code direct=1} (or {@code buffered=0}) was asked for, if it was
  * @param options the job section's own lines, for the JSON output's {@code "job options"}

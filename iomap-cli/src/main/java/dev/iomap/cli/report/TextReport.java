@@ -80,6 +80,7 @@ public final class TextReport {
         out.flush();
     }
 
+    @SuppressWarnings("OrphanedFormatString") // "100.00%" is fio's literal output, not a format
     private void entry(ReportEntry entry) {
         out.println(entry.name() + ": (groupid=" + entry.groupId() + ", jobs=" + entry.jobs() + "): err="
                 + String.format(Locale.ROOT, "%2d", entry.error().isPresent() ? 1 : 0) + ": pid="

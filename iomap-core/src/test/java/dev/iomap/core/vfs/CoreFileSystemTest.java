@@ -55,7 +55,7 @@ class CoreFileSystemTest {
     private static byte[] readAll(IomapFile file) throws Exception {
         ByteBuffer dst = ByteBuffer.allocate((int) file.size());
         while (dst.hasRemaining() && file.read(dst.position(), dst) > 0) {
-            continue;
+            // until full or at end of file
         }
         return dst.array();
     }

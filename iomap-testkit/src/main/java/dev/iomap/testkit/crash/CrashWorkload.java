@@ -78,7 +78,7 @@ final class CrashWorkload {
                 linked.add(i);
             }
         }
-        if (linked.isEmpty() || linked.size() < MAX_FILES && random.nextInt(8) == 0) {
+        if (linked.isEmpty() || (linked.size() < MAX_FILES && random.nextInt(8) == 0)) {
             create(fs);
             return;
         }
@@ -98,20 +98,20 @@ final class CrashWorkload {
             file.truncated(size);
         } else if (choice < 46 && has(Capability.PUNCH_HOLE) && file.current.size() > 0) {
             long offset = random.nextLong(file.current.size());
-            long length = 1 + random.nextInt(MAX_WRITE);
+            long length = 1L + random.nextInt(MAX_WRITE);
             log.add("punch " + file.name + " " + offset + " " + length);
             handle.fallocate(FallocateMode.PUNCH_HOLE, offset, length, true);
             file.zeroed(offset, length, true);
         } else if (choice < 50 && has(Capability.ZERO_RANGE)) {
             long offset = random.nextLong(MAX_FILE_SIZE);
-            long length = 1 + random.nextInt(MAX_WRITE);
+            long length = 1L + random.nextInt(MAX_WRITE);
             boolean keep = random.nextBoolean();
             log.add("zero " + file.name + " " + offset + " " + length + (keep ? " keep" : " extend"));
             handle.fallocate(FallocateMode.ZERO_RANGE, offset, length, keep);
             file.zeroed(offset, length, keep);
         } else if (choice < 54 && has(Capability.FALLOCATE)) {
             long offset = random.nextLong(MAX_FILE_SIZE);
-            long length = 1 + random.nextInt(MAX_WRITE);
+            long length = 1L + random.nextInt(MAX_WRITE);
             boolean keep = random.nextBoolean();
             log.add("fallocate " + file.name + " " + offset + " " + length + (keep ? " keep" : " extend"));
             handle.fallocate(FallocateMode.ALLOCATE, offset, length, keep);

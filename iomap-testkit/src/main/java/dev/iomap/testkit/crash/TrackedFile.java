@@ -134,7 +134,7 @@ final class TrackedFile {
         byte[] expected = base.bytes(0, actual.length);
         BitSet changed = touched.bits(actual.length);
         for (int i = 0; i < actual.length; i++) {
-            if (actual[i] == expected[i] || changed.get(i) && (actual[i] == 0 || writtenSince(i, actual[i]))) {
+            if (actual[i] == expected[i] || (changed.get(i) && (actual[i] == 0 || writtenSince(i, actual[i])))) {
                 continue;
             }
             return String.format("byte at %d (0x%x) is %02x; %s %02x%s", i, i, actual[i] & 0xff,

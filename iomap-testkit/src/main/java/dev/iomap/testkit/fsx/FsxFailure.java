@@ -1,9 +1,13 @@
 package dev.iomap.testkit.fsx;
 
+import java.io.Serial;
 import java.nio.file.Path;
 
 /** The model checker found the file differing from the model, or an operation failed. */
 public final class FsxFailure extends AssertionError {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
     private final transient Path opLog;
     private final int opIndex;
 

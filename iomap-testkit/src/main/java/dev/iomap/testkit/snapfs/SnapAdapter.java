@@ -152,16 +152,6 @@ public final class SnapAdapter implements FilesystemAdapter {
     }
 
     /**
-     * Loads the newest valid commit; writes nothing (the first write to the device is a data write
-     * or a commit).
-     *
-     * @param device a snapfs image
-     * @param options ignored: snapfs has no mount options
-     * @return the mount, whose calls are serialised on itself
-     * @throws CorruptFilesystemException if there is no snapfs superblock or no valid commit
-     * @throws IOException if the device fails
-     */
-    /**
      * {@inheritDoc}
      *
      * @throws IllegalArgumentException as {@link #format} does
@@ -186,6 +176,16 @@ public final class SnapAdapter implements FilesystemAdapter {
         return SnapLayout.probe(device);
     }
 
+    /**
+     * Loads the newest valid commit; writes nothing (the first write to the device is a data write
+     * or a commit).
+     *
+     * @param device a snapfs image
+     * @param options ignored: snapfs has no mount options
+     * @return the mount, whose calls are serialised on itself
+     * @throws CorruptFilesystemException if there is no snapfs superblock or no valid commit
+     * @throws IOException if the device fails
+     */
     @Override
     public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
         SnapLayout layout = SnapLayout.readSuperblock(device);

@@ -9,6 +9,7 @@ import dev.iomap.device.IoPurpose;
 import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,7 @@ class SnapAdapterTest {
         adapter.format(device, FormatOptions.blockSize(4096));
         assertThat(adapter.fsck(device).problems()).isEmpty();
 
-        device.write(0, ByteBuffer.wrap("garbage!".repeat(64).getBytes()), IoPurpose.METADATA).join();
+        device.write(0, ByteBuffer.wrap("garbage!".repeat(64).getBytes(StandardCharsets.US_ASCII)), IoPurpose.METADATA).join();
 
         assertThat(adapter.fsck(device).problems()).singleElement().asString()
                 .contains("no superblock magic at device offset 0");
