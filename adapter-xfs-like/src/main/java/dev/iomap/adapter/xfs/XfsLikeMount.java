@@ -53,6 +53,7 @@ final class XfsLikeMount implements MountedFilesystem {
         Journal journal = Journal.open(device, geometry.journalStart(), geometry.journalBlocks());
         journal.replay();
         ImageLoader.Image image = new ImageLoader(device, geometry, true).load();
+        Fsck.verifyForMount(geometry, image);
         Volume volume = new Volume(device, superblock, journal, new BlockAllocator(geometry, image.groups),
                 image.agPayloads);
         for (InodeState inode : image.inodes.values()) {
@@ -60,6 +61,9 @@ final class XfsLikeMount implements MountedFilesystem {
             volume.usedInodes.set((int) inode.ino);
             if (inode.hasShared()) {
                 volume.sharingInodes.add(inode.ino);
+            }
+            if (inode.isDirectory()) {
+                inode.directory.entries().values().forEach(entry -> volume.nameAdded(entry.ino()));
             }
         }
         InodeState root = volume.inodes.get(Geometry.ROOT_INO);
@@ -113,6 +117,7 @@ final class XfsLikeMount implements MountedFilesystem {
 
     @Override
     public InodeInfo getattr(long ino) throws IOException {
+        volume.checkNotShutDown();
         volume.metaLock.lock();
         try {
             InodeState inode = volume.inode(ino);
@@ -131,6 +136,7 @@ final class XfsLikeMount implements MountedFilesystem {
 
     @Override
     public long lookup(long dirIno, String name) throws IOException {
+        volume.checkNotShutDown();
         volume.metaLock.lock();
         try {
             return namespace.lookup(dirIno, name);
@@ -141,6 +147,7 @@ final class XfsLikeMount implements MountedFilesystem {
 
     @Override
     public List<DirEntry> readdir(long dirIno) throws IOException {
+        volume.checkNotShutDown();
         volume.metaLock.lock();
         try {
             return namespace.readdir(dirIno);
@@ -331,6 +338,10 @@ final class XfsLikeMount implements MountedFilesystem {
             if (volume.isUnmounted()) {
                 return;
             }
+            if (volume.isShutDown()) {
+                volume.markUnmounted();
+                volume.checkNotShutDown();
+            }
             for (InodeState inode : List.copyOf(volume.inodes.values())) {
                 if (inode.nlink == 0) {
                     namespace.freeInode(inode);
@@ -377,6 +388,7 @@ final class XfsLikeMount implements MountedFilesystem {
         try {
             volume.checkMounted();
             long result = body.run();
+            volume.checkNotShutDown();
             volume.log.commitIfLarge();
             return result;
         } finally {
