@@ -284,6 +284,7 @@ final class ImageLoader {
 
     private void loadDirectory(InodeState dir) throws IOException {
         String where = "directory inode " + dir.ino;
+        long current = -1;
         try {
             if (!dir.cow.isEmpty()) {
                 throw new CorruptFilesystemException(where + ": has a COW fork");
@@ -299,11 +300,13 @@ final class ImageLoader {
                     throw new CorruptFilesystemException(where + ": block " + index + " is " + mapping);
                 }
                 long block = extent.deviceBlockOf(index);
+                current = block;
                 MetadataBlock read = MetadataBlock.read(device, block, Layout.DIRECTORY);
                 dir.directory.decodeBlock(read.reader(), dir.ino, index);
             }
         } catch (CorruptFilesystemException e) {
-            problem(e.getMessage());
+            problem(current < 0 || e.getMessage().startsWith(where) ? e.getMessage()
+                    : where + " block at " + Layout.where(current, geometry.blockSize()) + ": " + e.getMessage());
             dir.directory = new Directory(geometry.blockSize());
         }
     }
