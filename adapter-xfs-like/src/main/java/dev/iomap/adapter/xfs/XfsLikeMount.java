@@ -23,9 +23,14 @@ import java.util.List;
  * One mounted xfs-like filesystem: the adapter's side of the mount.
  *
  * <p>Mount reads the superblock, replays the journal, loads every metadata structure (verifying its
- * checksum), frees what a crash left behind (unlinked inodes still allocated, COW staging extents) and
+ * checksum and its own rules), runs fsck's checks across structures ({@link Fsck#verifyForMount}),
+ * frees what a crash left behind (unlinked inodes still allocated, COW staging extents) and
  * marks the image in use. Unmount releases every reservation, frees unlinked inodes, commits,
  * checkpoints the journal and marks the image clean.
+ *
+ * <p>When the running filesystem finds its metadata inconsistent it shuts down
+ * ({@link Volume#shutdown}): every later operation, unmount included, fails with
+ * {@link dev.iomap.api.FilesystemShutdownException} and nothing more is written.
  *
  * <p>Thread-safe; see {@link Volume} for the locks. Every operation changing metadata runs under the
  * metadata lock and ends by letting the running transaction commit if it has grown large; fsync, sync
