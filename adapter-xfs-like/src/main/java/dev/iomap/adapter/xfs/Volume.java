@@ -161,6 +161,14 @@ final class Volume {
             return "static metadata (superblock, journal, inode table or a group header or leaf)";
         }
         for (InodeState inode : inodes.values()) {
+            for (long block : inode.listBlocks) {
+                if (range.contains(block)) {
+                    return "the extent list of " + inode + " at block " + block;
+                }
+            }
+            if (!inode.mayReference(range.start(), range.end())) {
+                continue;
+            }
             inode.lock.lock();
             try {
                 for (ExtentMap fork : List.of(inode.data, inode.cow)) {
@@ -169,11 +177,6 @@ final class Volume {
                                 && range.start() < extent.deviceBlock() + extent.length()) {
                             return inode + " " + (fork == inode.data ? "data" : "COW") + " fork extent " + extent;
                         }
-                    }
-                }
-                for (long block : inode.listBlocks) {
-                    if (range.contains(block)) {
-                        return "the extent list of " + inode + " at block " + block;
                     }
                 }
             } finally {
