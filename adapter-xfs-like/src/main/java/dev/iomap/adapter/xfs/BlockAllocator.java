@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The allocation groups of a mount: allocation near a hint, frees into busy lists, and reference counts.
@@ -26,6 +27,10 @@ final class BlockAllocator {
     private final List<BlockRange> busyData = new ArrayList<>();
     private final List<BusyMetadata> busyMetadata = new ArrayList<>();
     private long changes;
+    /** Shuts the filesystem down with a reason; until a mount sets it, inconsistencies throw. */
+    private Function<String, ? extends IomapException> corruption = reason -> {
+        throw new IllegalStateException(reason);
+    };
 
     /** A freed metadata block range and the commit that made its free durable (-1: not yet). */
     private static final class BusyMetadata {
@@ -40,6 +45,11 @@ final class BlockAllocator {
     BlockAllocator(Geometry geometry, AllocationGroup[] groups) {
         this.geometry = geometry;
         this.groups = groups;
+    }
+
+    /** Where an inconsistency found while allocating or freeing goes: the mount's shutdown. */
+    void onCorruption(Function<String, ? extends IomapException> shutdown) {
+        this.corruption = shutdown;
     }
 
     AllocationGroup group(int agno) {
@@ -79,8 +89,9 @@ final class BlockAllocator {
      *
      * @return the blocks, at least one
      * @throws NoSpaceException if no group has a free block that is not busy
+     * @throws IomapException if what is free now is not free on the device (the filesystem shuts down)
      */
-    BlockRange allocate(long want, long near) throws NoSpaceException {
+    BlockRange allocate(long want, long near) throws IomapException {
         int first = near >= geometry.dataStart() && near < geometry.totalBlocks() ? geometry.agOf(near) : 0;
         for (int i = 0; i < groups.length; i++) {
             AllocationGroup group = groups[(first + i) % groups.length];
@@ -96,7 +107,8 @@ final class BlockAllocator {
             } catch (NoSpaceException e) {
                 // Try the next group.
             } catch (IomapException e) {
-                throw new IllegalStateException("available free space is not free on disk in " + group, e);
+                throw corruption.apply("blocks available in " + group + " are not free on the device: "
+                        + e.getMessage());
             }
         }
         throw new NoSpaceException("xfs-like: no free block that is not busy (" + availableBlocks()
@@ -105,17 +117,28 @@ final class BlockAllocator {
 
     /**
      * Frees blocks: free on the device at the next commit, handed out again once that is durable.
+     * Freeing blocks that are free already, static metadata, or outside one group's data blocks is an
+     * inconsistency: the filesystem shuts down and nothing is freed (the running transaction will
+     * never commit).
      *
      * @param metadata whether they held metadata (then they wait for a checkpoint)
      */
     void free(long start, long length, boolean metadata) {
+        BlockRange range = new BlockRange(start, length);
+        if (start < geometry.dataStart() || length < 1 || start + length > geometry.totalBlocks()
+                || start < groups[geometry.agOf(start)].firstDataBlock()
+                || geometry.agOf(start) != geometry.agOf(start + length - 1)) {
+            corruption.apply("freeing blocks " + range + " that are not data blocks of one allocation group");
+            return;
+        }
         int agno = geometry.agOf(start);
         try {
             groups[agno].onDisk().free(start, length);
         } catch (IomapException e) {
-            throw new IllegalStateException("freeing blocks [" + start + ", +" + length + ") failed", e);
+            corruption.apply("freeing blocks " + range + " (device offset " + start * geometry.blockSize()
+                    + ") of which some are free already: " + e.getMessage());
+            return;
         }
-        BlockRange range = new BlockRange(start, length);
         if (metadata) {
             busyMetadata.add(new BusyMetadata(range));
         } else {

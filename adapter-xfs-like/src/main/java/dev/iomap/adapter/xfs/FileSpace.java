@@ -7,6 +7,7 @@ import dev.iomap.adapter.support.ExtentMap;
 import dev.iomap.adapter.support.ExtentState;
 import dev.iomap.adapter.support.Hole;
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.IomapException;
 import dev.iomap.api.NoSpaceException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -119,8 +120,8 @@ final class FileSpace {
      * @param delalloc the part of a delalloc extent of {@code fork} to allocate
      * @return the allocated extent
      */
-    Extent allocateDelalloc(InodeState inode, ExtentMap fork, Extent delalloc) throws NoSpaceException {
-        BlockRange blocks = volume.allocator.allocate(delalloc.length(), nearHint(inode, fork, delalloc.fileBlock()));
+    Extent allocateDelalloc(InodeState inode, ExtentMap fork, Extent delalloc) throws IomapException {
+        BlockRange blocks = volume.allocate(delalloc.length(), nearHint(inode, fork, delalloc.fileBlock()));
         volume.space.reservedAllocated(blocks.length());
         Extent allocated = Extent.unwritten(delalloc.fileBlock(), blocks.length(), blocks.start());
         fork.replace(allocated);
@@ -140,8 +141,8 @@ final class FileSpace {
         volume.space.take(blocks, false);
         BlockRange range;
         try {
-            range = volume.allocator.allocate(blocks, nearHint(inode, fork, fileBlock));
-        } catch (NoSpaceException e) {
+            range = volume.allocate(blocks, nearHint(inode, fork, fileBlock));
+        } catch (IomapException e) {
             volume.space.release(blocks);
             throw e;
         }
@@ -171,7 +172,7 @@ final class FileSpace {
                     continue;
                 }
                 for (long at = hole.fileBlock(); at < hole.endBlock();) {
-                    BlockRange range = volume.allocator.allocate(hole.endBlock() - at, nearHint(inode, inode.data, at));
+                    BlockRange range = volume.allocate(hole.endBlock() - at, nearHint(inode, inode.data, at));
                     insertUnwritten(inode, inode.data, at, range);
                     at += range.length();
                     done += range.length();

@@ -39,6 +39,8 @@ final class Fsck {
     private final List<String> problems = new ArrayList<>();
     private int dropped;
     private Geometry geometry;
+    /** Whether mount runs the checks: inodes with no name and no link are then orphans it frees. */
+    private boolean mounting;
 
     private Fsck(BlockDevice raw) {
         this.raw = raw;
@@ -46,6 +48,29 @@ final class Fsck {
 
     static FsckReport check(BlockDevice device) throws IOException {
         return new Fsck(device).run();
+    }
+
+    /**
+     * Mount's verifier: fsck's checks across structures (block ownership, free space, reference counts,
+     * shared flags, directory entries, link counts, parents, reachability) on the image mount loaded
+     * (after journal replay), so that mount refuses whatever fsck flags instead of writing on top of it.
+     * Inodes with neither a name nor a link are allowed: they are files unlinked while open before a
+     * crash, which mount frees; so are COW staging extents, which mount frees too.
+     *
+     * @throws CorruptFilesystemException naming the first problem, its structure and device offset
+     */
+    static void verifyForMount(Geometry geometry, ImageLoader.Image image) throws CorruptFilesystemException {
+        Fsck fsck = new Fsck(null);
+        fsck.geometry = geometry;
+        fsck.mounting = true;
+        fsck.checkBlocks(image);
+        fsck.checkNamespace(image, false);
+        if (fsck.problems.isEmpty()) {
+            return;
+        }
+        int more = fsck.problems.size() - 1 + fsck.dropped;
+        throw new CorruptFilesystemException("xfs-like: " + fsck.problems.getFirst()
+                + (more > 0 ? " (and " + more + " more problems)" : "") + "; run fsck");
     }
 
     private FsckReport run() throws IOException {
@@ -234,6 +259,8 @@ final class Fsck {
                 if (inode.parent != Geometry.ROOT_INO) {
                     add(where + ": the root's parent is " + inode.parent);
                 }
+            } else if (nameCount == 0 && mounting && inode.nlink == 0) {
+                continue;
             } else if (nameCount == 0) {
                 add(where + " is allocated but no directory names it (link count " + inode.nlink + ")");
                 continue;

@@ -182,15 +182,18 @@ final class ImageLoader {
             image.agPayloads.put(start, header.payload());
             BlockReader reader = header.reader();
             int storedAgno = reader.getInt();
-            reader.getInt();
+            int zero = reader.getInt();
             long storedStart = reader.getLong();
             long storedLength = reader.getLong();
             long freeBlocks = reader.getLong();
             long freeExtents = reader.getLong();
-            reader.getLong();
+            long longest = reader.getLong();
             long refcountRecords = reader.getLong();
             int freeLeaves = reader.getInt();
             int refcountLeaves = reader.getInt();
+            if (zero != 0) {
+                throw new CorruptFilesystemException(where + ": the reserved field at payload offset 4 is " + zero);
+            }
             if (storedAgno != agno || storedStart != start || storedLength != length
                     || freeLeaves != geometry.freeLeaves(agno) || refcountLeaves != geometry.refcountLeaves(agno)) {
                 throw new CorruptFilesystemException(where + ": describes group " + storedAgno + " ["
@@ -204,6 +207,10 @@ final class ImageLoader {
                 throw new CorruptFilesystemException(where + ": counts " + freeBlocks + " free blocks in "
                         + freeExtents + " extents and " + refcountRecords + " refcount records, leaves hold "
                         + free.freeBlocks() + " in " + free.freeExtentCount() + " and " + refcounts.size());
+            }
+            if (free.largestFreeExtent() != longest) {
+                throw new CorruptFilesystemException(where + ": says the longest free extent is " + longest
+                        + " blocks, the leaves' longest is " + free.largestFreeExtent());
             }
         } catch (CorruptFilesystemException e) {
             problem(e.getMessage());
@@ -267,16 +274,17 @@ final class ImageLoader {
         int storedAgno = reader.getInt();
         int storedLeaf = reader.getInt();
         int count = reader.getInt();
-        reader.getInt();
-        if (storedAgno != agno || storedLeaf != leaf || count < 0 || count > capacity) {
+        int zero = reader.getInt();
+        if (storedAgno != agno || storedLeaf != leaf || count < 0 || count > capacity || zero != 0) {
             throw reader.corrupt("leaf of group " + storedAgno + " index " + storedLeaf + " with " + count
-                    + " records, expected group " + agno + " leaf " + leaf);
+                    + " records and reserved field " + zero + ", expected group " + agno + " leaf " + leaf + " and 0");
         }
         return count;
     }
 
     private void loadDirectory(InodeState dir) throws IOException {
         String where = "directory inode " + dir.ino;
+        long current = -1;
         try {
             if (!dir.cow.isEmpty()) {
                 throw new CorruptFilesystemException(where + ": has a COW fork");
@@ -292,11 +300,13 @@ final class ImageLoader {
                     throw new CorruptFilesystemException(where + ": block " + index + " is " + mapping);
                 }
                 long block = extent.deviceBlockOf(index);
+                current = block;
                 MetadataBlock read = MetadataBlock.read(device, block, Layout.DIRECTORY);
                 dir.directory.decodeBlock(read.reader(), dir.ino, index);
             }
         } catch (CorruptFilesystemException e) {
-            problem(e.getMessage());
+            problem(current < 0 || e.getMessage().startsWith(where) ? e.getMessage()
+                    : where + " block at " + Layout.where(current, geometry.blockSize()) + ": " + e.getMessage());
             dir.directory = new Directory(geometry.blockSize());
         }
     }

@@ -40,6 +40,14 @@ final class InodeState {
      * are speculative preallocation and may be trimmed. Guarded by {@link #lock}.
      */
     long protectedEnd;
+    /**
+     * Device blocks {@code [boundsLow, boundsHigh)} spanning every allocated extent of both forks, as of
+     * validity cookie {@code boundsSequence}: lets the allocator's reference check skip this inode.
+     * Guarded by the mount's metadata lock (allocated extents change only under it).
+     */
+    private long boundsSequence = -1;
+    private long boundsLow;
+    private long boundsHigh;
 
     InodeState(long ino, FileType type) {
         this.ino = ino;
@@ -73,6 +81,35 @@ final class InodeState {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether an allocated extent of either fork may lie in device blocks {@code [start, end)}: false
+     * means none does. Caller holds the mount's metadata lock.
+     */
+    boolean mayReference(long start, long end) {
+        long seen = sequence;
+        if (seen != boundsSequence) {
+            long low = Long.MAX_VALUE;
+            long high = Long.MIN_VALUE;
+            lock.lock();
+            try {
+                for (Extent extent : persisted(data)) {
+                    low = Math.min(low, extent.deviceBlock());
+                    high = Math.max(high, extent.deviceBlock() + extent.length());
+                }
+                for (Extent extent : persisted(cow)) {
+                    low = Math.min(low, extent.deviceBlock());
+                    high = Math.max(high, extent.deviceBlock() + extent.length());
+                }
+            } finally {
+                lock.unlock();
+            }
+            boundsLow = low;
+            boundsHigh = high;
+            boundsSequence = seen;
+        }
+        return boundsLow < end && start < boundsHigh;
     }
 
     /** Bumps the validity cookie; caller holds {@link #lock}. */

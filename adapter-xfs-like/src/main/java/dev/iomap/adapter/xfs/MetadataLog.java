@@ -87,6 +87,7 @@ final class MetadataLog {
 
     /** Writes the running transaction to the journal and makes it durable. */
     void commit() throws IOException {
+        volume.checkNotShutDown();
         if (isEmpty()) {
             return;
         }
@@ -121,6 +122,7 @@ final class MetadataLog {
     /** Commits, then writes every committed block home and empties the journal. */
     void checkpoint() throws IOException {
         commit();
+        volume.checkNotShutDown();
         volume.journal.checkpoint();
         volume.allocator.checkpointed(commits);
     }
@@ -148,7 +150,7 @@ final class MetadataLog {
             long near = inode.listBlocks.isEmpty() ? -1 : inode.listBlocks.getLast() + 1;
             volume.space.take(1, true);
             try {
-                BlockRange block = volume.allocator.allocate(1, near);
+                BlockRange block = volume.allocate(1, near);
                 inode.listBlocks.add(block.start());
             } catch (IOException e) {
                 volume.space.release(1);

@@ -151,6 +151,8 @@ final class Namespace {
         }
         toDir.directory.remove(toName);
         toDir.directory.add(toName, moving.ino(), moving.type(), replaced.block());
+        volume.nameRemoved(replaced.ino());
+        volume.nameAdded(moving.ino());
         volume.log.dirBlockChanged(toDir.ino, replaced.block());
         if (target.isDirectory()) {
             toDir.nlink--;
@@ -227,7 +229,7 @@ final class Namespace {
         volume.space.take(1, true);
         BlockRange range;
         try {
-            range = volume.allocator.allocate(1, space.nearHint(dir, dir.data, block));
+            range = volume.allocate(1, space.nearHint(dir, dir.data, block));
         } catch (IOException e) {
             volume.space.release(1);
             throw e;
@@ -247,6 +249,7 @@ final class Namespace {
 
     private void addEntry(InodeState dir, String name, long ino, FileType type, int block) {
         dir.directory.add(name, ino, type, block);
+        volume.nameAdded(ino);
         dir.mtime = System.currentTimeMillis();
         volume.log.dirBlockChanged(dir.ino, block);
         volume.log.inodeChanged(dir);
@@ -254,7 +257,9 @@ final class Namespace {
 
     /** Removes a name, giving back empty blocks at the end of the directory. */
     private void removeEntry(InodeState dir, String name) throws InvalidRangeException {
+        long ino = dir.directory.get(name).ino();
         int block = dir.directory.remove(name);
+        volume.nameRemoved(ino);
         volume.log.dirBlockChanged(dir.ino, block);
         while (dir.directory.lastBlockEmpty()) {
             long last = dir.directory.blockCount() - 1L;

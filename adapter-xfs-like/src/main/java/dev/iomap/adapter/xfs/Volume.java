@@ -1,12 +1,17 @@
 package dev.iomap.adapter.xfs;
 
+import dev.iomap.adapter.support.BlockRange;
+import dev.iomap.adapter.support.Extent;
+import dev.iomap.adapter.support.ExtentMap;
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.api.FilesystemShutdownException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.NoSpaceException;
 import java.nio.file.NoSuchFileException;
 import java.util.BitSet;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -32,10 +37,14 @@ final class Volume {
     final BitSet usedInodes = new BitSet();
     /** Inodes with a data-fork extent flagged shared; guarded by {@link #metaLock}. */
     final java.util.Set<Long> sharingInodes = new java.util.HashSet<>();
+    /** Directory entries naming each inode, to refuse a new inode number that a name points at. */
+    private final Map<Long, Integer> names = new java.util.HashMap<>();
     final BlockAllocator allocator;
     final SpaceAccount space;
     final MetadataLog log;
     private volatile boolean unmounted;
+    /** Why the filesystem shut down, or null while it runs. */
+    private volatile String shutdownReason;
 
     Volume(BlockDevice device, Superblock superblock, Journal journal, BlockAllocator allocator,
             Map<Long, java.nio.ByteBuffer> agPayloads) {
@@ -46,6 +55,7 @@ final class Volume {
         this.allocator = allocator;
         this.space = new SpaceAccount(allocator.freeBlocks(), geometry.metadataSetAside());
         this.log = new MetadataLog(this, agPayloads);
+        allocator.onCorruption(this::shutdown);
     }
 
     /** @return the inode, which must exist */
@@ -66,13 +76,30 @@ final class Volume {
         return state;
     }
 
-    /** @return the lowest free inode number */
-    long allocateInodeNumber() throws NoSpaceException {
+    /**
+     * @return the lowest free inode number
+     * @throws FilesystemShutdownException if a directory entry already names it (the filesystem shuts down)
+     */
+    long allocateInodeNumber() throws IomapException {
         long ino = usedInodes.nextClearBit(2);
         if (ino >= geometry.inodeCount()) {
             throw new NoSpaceException("xfs-like: all " + (geometry.inodeCount() - 1) + " inodes are in use");
         }
+        if (names.containsKey(ino)) {
+            throw shutdown("free inode " + ino + " (inode table " + Layout.where(geometry.inodeBlock(ino),
+                    geometry.blockSize()) + ") is still named by a directory entry");
+        }
         return ino;
+    }
+
+    /** A directory entry naming {@code ino} was added. */
+    void nameAdded(long ino) {
+        names.merge(ino, 1, Integer::sum);
+    }
+
+    /** A directory entry naming {@code ino} was removed. */
+    void nameRemoved(long ino) {
+        names.computeIfPresent(ino, (key, count) -> count == 1 ? null : count - 1);
     }
 
     /**
@@ -91,10 +118,114 @@ final class Volume {
         }
     }
 
+    /**
+     * Hands out blocks (see {@link BlockAllocator#allocate}) after checking that nothing references
+     * them: no extent of either fork of any inode, no extent-list block, no static metadata. Blocks that
+     * are free on the device yet referenced mean the free space disagrees with the extents: the
+     * filesystem shuts down before anything is written into them.
+     *
+     * @throws FilesystemShutdownException if the blocks are referenced (they stay allocated, unused)
+     */
+    BlockRange allocate(long want, long near) throws IomapException {
+        checkMounted();
+        BlockRange range = allocator.allocate(want, near);
+        String owner = referenceTo(range);
+        if (owner != null) {
+            throw shutdown("the free space of allocation group " + geometry.agOf(range.start()) + " handed out blocks "
+                    + range + " (device offset " + range.start() * geometry.blockSize() + "), which " + owner
+                    + " still references");
+        }
+        return range;
+    }
+
+    /**
+     * An extent about to be handed to I/O must lie in the data area: else the filesystem shuts down.
+     *
+     * @throws FilesystemShutdownException if it does not
+     */
+    void checkInDataArea(InodeState inode, Extent extent) throws FilesystemShutdownException {
+        if (!extent.state().hasDeviceBlocks()) {
+            return;
+        }
+        long end = extent.deviceBlock() + extent.length();
+        if (extent.deviceBlock() < geometry.dataStart() || end > geometry.totalBlocks() || end < extent.deviceBlock()) {
+            throw shutdown(inode + " extent " + extent + " points outside the data area [" + geometry.dataStart()
+                    + ", " + geometry.totalBlocks() + ")");
+        }
+    }
+
+    /** @return what references a block of {@code range}, or null if nothing does; caller holds the metadata lock */
+    private String referenceTo(BlockRange range) {
+        if (range.start() < geometry.dataStart() || range.end() > geometry.totalBlocks()
+                || range.start() < allocator.group(geometry.agOf(range.start())).firstDataBlock()) {
+            return "static metadata (superblock, journal, inode table or a group header or leaf)";
+        }
+        for (InodeState inode : inodes.values()) {
+            for (long block : inode.listBlocks) {
+                if (range.contains(block)) {
+                    return "the extent list of " + inode + " at block " + block;
+                }
+            }
+            if (!inode.mayReference(range.start(), range.end())) {
+                continue;
+            }
+            inode.lock.lock();
+            try {
+                for (ExtentMap fork : List.of(inode.data, inode.cow)) {
+                    for (Extent extent : fork.extents()) {
+                        if (extent.state().hasDeviceBlocks() && extent.deviceBlock() < range.end()
+                                && range.start() < extent.deviceBlock() + extent.length()) {
+                            return inode + " " + (fork == inode.data ? "data" : "COW") + " fork extent " + extent;
+                        }
+                    }
+                }
+            } finally {
+                inode.lock.unlock();
+            }
+        }
+        return null;
+    }
+
     void checkMounted() throws IomapException {
+        checkNotShutDown();
         if (unmounted) {
             throw new IomapException("xfs-like: the filesystem was unmounted");
         }
+    }
+
+    /**
+     * Shuts the filesystem down (XFS's {@code xfs_force_shutdown}): metadata was found inconsistent
+     * before anything was written on top of it. From now on every operation fails with
+     * {@link FilesystemShutdownException}, nothing more is written to the device (no commit, no
+     * checkpoint, no clean superblock) and unmount leaves the image marked unclean. The first reason
+     * is kept.
+     *
+     * @param reason what was inconsistent and where, one line
+     * @return the exception to throw
+     */
+    FilesystemShutdownException shutdown(String reason) {
+        synchronized (this) {
+            if (shutdownReason == null) {
+                shutdownReason = reason;
+            }
+        }
+        return new FilesystemShutdownException(shutdownMessage(shutdownReason));
+    }
+
+    /** @throws FilesystemShutdownException if the filesystem has shut down */
+    void checkNotShutDown() throws FilesystemShutdownException {
+        String reason = shutdownReason;
+        if (reason != null) {
+            throw new FilesystemShutdownException(shutdownMessage(reason));
+        }
+    }
+
+    boolean isShutDown() {
+        return shutdownReason != null;
+    }
+
+    private static String shutdownMessage(String reason) {
+        return "xfs-like: the filesystem shut down, the image is left unclean (unmount and run fsck): " + reason;
     }
 
     void markUnmounted() {

@@ -238,7 +238,8 @@ final class XfsIomapOps implements IomapOps {
      * What a read, a zeroing or a report sees: the data fork. For zeroing ({@code zeroSize >= 0}), delayed
      * allocations past EOF are reported as holes (they hold no data).
      */
-    private Iomap report(InodeState state, long fileBlock, long endBlock, BlockMapping data, long zeroSize) {
+    private Iomap report(InodeState state, long fileBlock, long endBlock, BlockMapping data, long zeroSize)
+            throws IOException {
         long stop = Math.min(endBlock, data.endBlock());
         if (data instanceof Extent extent) {
             if (extent.state() == ExtentState.DELALLOC && zeroSize >= 0) {
@@ -253,7 +254,9 @@ final class XfsIomapOps implements IomapOps {
         return hole(fileBlock, stop, state);
     }
 
-    private Iomap mapping(Extent extent, long from, long to, Set<IomapFlag> flags, InodeState state) {
+    private Iomap mapping(Extent extent, long from, long to, Set<IomapFlag> flags, InodeState state)
+            throws IOException {
+        volume.checkInDataArea(state, extent);
         return switch (extent.state()) {
             case DELALLOC -> delalloc(from, to, flags, state);
             case WRITTEN, UNWRITTEN -> new Iomap(from * blockSize, (to - from) * blockSize,

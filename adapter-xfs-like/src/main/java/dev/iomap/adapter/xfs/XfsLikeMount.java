@@ -23,9 +23,14 @@ import java.util.List;
  * One mounted xfs-like filesystem: the adapter's side of the mount.
  *
  * <p>Mount reads the superblock, replays the journal, loads every metadata structure (verifying its
- * checksum), frees what a crash left behind (unlinked inodes still allocated, COW staging extents) and
+ * checksum and its own rules), runs fsck's checks across structures ({@link Fsck#verifyForMount}),
+ * frees what a crash left behind (unlinked inodes still allocated, COW staging extents) and
  * marks the image in use. Unmount releases every reservation, frees unlinked inodes, commits,
  * checkpoints the journal and marks the image clean.
+ *
+ * <p>When the running filesystem finds its metadata inconsistent it shuts down
+ * ({@link Volume#shutdown}): every later operation, unmount included, fails with
+ * {@link dev.iomap.api.FilesystemShutdownException} and nothing more is written.
  *
  * <p>Thread-safe; see {@link Volume} for the locks. Every operation changing metadata runs under the
  * metadata lock and ends by letting the running transaction commit if it has grown large; fsync, sync
@@ -53,6 +58,7 @@ final class XfsLikeMount implements MountedFilesystem {
         Journal journal = Journal.open(device, geometry.journalStart(), geometry.journalBlocks());
         journal.replay();
         ImageLoader.Image image = new ImageLoader(device, geometry, true).load();
+        Fsck.verifyForMount(geometry, image);
         Volume volume = new Volume(device, superblock, journal, new BlockAllocator(geometry, image.groups),
                 image.agPayloads);
         for (InodeState inode : image.inodes.values()) {
@@ -60,6 +66,9 @@ final class XfsLikeMount implements MountedFilesystem {
             volume.usedInodes.set((int) inode.ino);
             if (inode.hasShared()) {
                 volume.sharingInodes.add(inode.ino);
+            }
+            if (inode.isDirectory()) {
+                inode.directory.entries().values().forEach(entry -> volume.nameAdded(entry.ino()));
             }
         }
         InodeState root = volume.inodes.get(Geometry.ROOT_INO);
@@ -113,6 +122,7 @@ final class XfsLikeMount implements MountedFilesystem {
 
     @Override
     public InodeInfo getattr(long ino) throws IOException {
+        volume.checkNotShutDown();
         volume.metaLock.lock();
         try {
             InodeState inode = volume.inode(ino);
@@ -131,6 +141,7 @@ final class XfsLikeMount implements MountedFilesystem {
 
     @Override
     public long lookup(long dirIno, String name) throws IOException {
+        volume.checkNotShutDown();
         volume.metaLock.lock();
         try {
             return namespace.lookup(dirIno, name);
@@ -141,6 +152,7 @@ final class XfsLikeMount implements MountedFilesystem {
 
     @Override
     public List<DirEntry> readdir(long dirIno) throws IOException {
+        volume.checkNotShutDown();
         volume.metaLock.lock();
         try {
             return namespace.readdir(dirIno);
@@ -331,6 +343,10 @@ final class XfsLikeMount implements MountedFilesystem {
             if (volume.isUnmounted()) {
                 return;
             }
+            if (volume.isShutDown()) {
+                volume.markUnmounted();
+                volume.checkNotShutDown();
+            }
             for (InodeState inode : List.copyOf(volume.inodes.values())) {
                 if (inode.nlink == 0) {
                     namespace.freeInode(inode);
@@ -377,6 +393,7 @@ final class XfsLikeMount implements MountedFilesystem {
         try {
             volume.checkMounted();
             long result = body.run();
+            volume.checkNotShutDown();
             volume.log.commitIfLarge();
             return result;
         } finally {

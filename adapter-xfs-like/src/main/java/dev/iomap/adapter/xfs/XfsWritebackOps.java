@@ -52,6 +52,7 @@ final class XfsWritebackOps implements WritebackOps {
             } finally {
                 state.lock.unlock();
             }
+            volume.checkNotShutDown();
             volume.log.commitIfLarge();
             return iomap;
         } finally {
@@ -88,7 +89,7 @@ final class XfsWritebackOps implements WritebackOps {
 
     @Override
     public void ioendCompleted(IomapInode inode, IoendCompletion completion) throws IOException {
-        if (completion.failed() || volume.isUnmounted()) {
+        if (completion.failed() || volume.isUnmounted() || volume.isShutDown()) {
             return;
         }
         InodeState state = volume.inodes.get(inode.ino());
@@ -128,7 +129,8 @@ final class XfsWritebackOps implements WritebackOps {
     }
 
     private Iomap mapping(Extent extent, long fileBlock, long endBlock, IomapType type, Set<IomapFlag> flags,
-            InodeState state) {
+            InodeState state) throws IOException {
+        volume.checkInDataArea(state, extent);
         long stop = Math.min(extent.endBlock(), endBlock);
         return new Iomap(fileBlock * blockSize, (stop - fileBlock) * blockSize, type, flags,
                 extent.deviceBlockOf(fileBlock) * blockSize, null, state.sequence);

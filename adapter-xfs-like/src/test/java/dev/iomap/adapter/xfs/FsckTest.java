@@ -114,6 +114,49 @@ class FsckTest {
         }
     }
 
+    /** Rewrites one 8-byte field of a metadata block's payload, keeping the checksum valid. */
+    private static long forgeLong(XfsFixture fx, long block, int type, int payloadOffset, long value) throws Exception {
+        java.nio.ByteBuffer payload = MetadataBlock.read(fx.device, block, type).payload();
+        java.nio.ByteBuffer copy = java.nio.ByteBuffer.allocate(payload.remaining()).order(payload.order());
+        copy.put(payload.duplicate()).flip();
+        long old = copy.getLong(payloadOffset);
+        copy.putLong(payloadOffset, value);
+        MetadataBlock.write(fx.device, block, type, copy);
+        fx.device.flush();
+        return old;
+    }
+
+    @Test
+    void aLongestFreeExtentTheLeavesDoNotHold() throws Exception {
+        try (XfsFixture fx = image()) {
+            Geometry geometry = Images.geometry(fx.device);
+            long header = geometry.agStart(1);
+            long longest = forgeLong(fx, header, Layout.AG_HEADER, 40, 3);
+            String where = "allocation group 1 header at " + Layout.where(header, 4096);
+            assertThat(fsck(fx).problems()).anySatisfy(p -> assertThat(p).contains(where)
+                    .contains("says the longest free extent is 3 blocks, the leaves' longest is " + longest));
+            org.assertj.core.api.Assertions.assertThatThrownBy(fx::mount)
+                    .isInstanceOf(dev.iomap.api.CorruptFilesystemException.class).hasMessageContaining(where);
+            forgeLong(fx, header, Layout.AG_HEADER, 40, longest);
+            fx.mount();
+        }
+    }
+
+    @Test
+    void aDirectoryBlockOfAnotherOwner() throws Exception {
+        try (XfsFixture fx = image()) {
+            long block = firstExtent(Images.load(fx.device), Geometry.ROOT_INO).deviceBlock();
+            forgeLong(fx, block, Layout.DIRECTORY, 0, 3);
+            String where = "directory inode 1 block at " + Layout.where(block, 4096);
+            assertThat(fsck(fx).problems()).anySatisfy(p -> assertThat(p).startsWith(where)
+                    .contains("directory block of inode 3 index 0").contains("expected inode 1"));
+            org.assertj.core.api.Assertions.assertThatThrownBy(fx::mount)
+                    .isInstanceOf(dev.iomap.api.CorruptFilesystemException.class).hasMessageStartingWith(where);
+            forgeLong(fx, block, Layout.DIRECTORY, 0, Geometry.ROOT_INO);
+            fx.mount();
+        }
+    }
+
     @Test
     void aCleanImageReportsWhatWasChecked() throws Exception {
         try (XfsFixture fx = image()) {
