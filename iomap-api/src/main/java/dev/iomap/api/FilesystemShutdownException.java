@@ -1,5 +1,7 @@
 package dev.iomap.api;
 
+import java.io.Serial;
+
 /**
  * The filesystem shut itself down, as XFS does on a forced shutdown: it found its metadata
  * inconsistent while running (a block about to be handed out that a file still references, a free of
@@ -12,6 +14,8 @@ package dev.iomap.api;
  * filesystem and run fsck.
  */
 public class FilesystemShutdownException extends IomapException {
+    @Serial
+    private static final long serialVersionUID = 1L;
 
     /** @param message the one-line reason the filesystem shut down, naming the structure and where it is */
     public FilesystemShutdownException(String message) {

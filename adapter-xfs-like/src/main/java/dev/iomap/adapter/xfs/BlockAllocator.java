@@ -128,14 +128,15 @@ final class BlockAllocator {
         if (start < geometry.dataStart() || length < 1 || start + length > geometry.totalBlocks()
                 || start < groups[geometry.agOf(start)].firstDataBlock()
                 || geometry.agOf(start) != geometry.agOf(start + length - 1)) {
-            corruption.apply("freeing blocks " + range + " that are not data blocks of one allocation group");
+            var _ = corruption.apply("freeing blocks " + range
+                    + " that are not data blocks of one allocation group");
             return;
         }
         int agno = geometry.agOf(start);
         try {
             groups[agno].onDisk().free(start, length);
         } catch (IomapException e) {
-            corruption.apply("freeing blocks " + range + " (device offset " + start * geometry.blockSize()
+            var _ = corruption.apply("freeing blocks " + range + " (device offset " + start * geometry.blockSize()
                     + ") of which some are free already: " + e.getMessage());
             return;
         }
