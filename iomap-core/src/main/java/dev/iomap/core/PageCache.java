@@ -33,7 +33,9 @@ public final class PageCache {
     private volatile Consumer<Folio> beforeWritebackUntag = folio -> { };
 
     /**
-     * A cache with a memory pool of its own, sized by the options' budget (tests, benchmarks).
+     * A cache with a memory pool of its own, sized by the options' budget (tests, benchmarks). Nothing
+     * closes that pool: its memory stays reserved until the JVM exits, so use this only for
+     * short-lived caches; an {@link IomapCache} gives its inodes one pool and closes it.
      *
      * @param options page size, largest order, poisoning, budget
      * @param blockSize the filesystem block size: a power of two, at most the page size
