@@ -165,6 +165,10 @@ public abstract class NamesContract extends AdapterContract {
         assertThatThrownBy(() -> fs.open("/" + secondSpelling)).isInstanceOf(UnrepresentableNameException.class);
         assertThatThrownBy(() -> fs.unlink("/" + secondSpelling)).isInstanceOf(UnrepresentableNameException.class);
         assertThatThrownBy(() -> fs.stat("/" + loneHigh)).isInstanceOf(UnrepresentableNameException.class);
+        if (has(Capability.DIRECTORIES)) {
+            assertThatThrownBy(() -> fs.rename("/caf\u00e9", "/" + secondSpelling))
+                    .isInstanceOf(UnrepresentableNameException.class);
+        }
         remountChecked();
         assertThat(names("/")).containsExactly("caf\u00e9");
         assertContent(open("/caf\u00e9"), data);
