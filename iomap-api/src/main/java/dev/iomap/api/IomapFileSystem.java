@@ -7,8 +7,16 @@ import java.util.List;
 /**
  * A mounted filesystem: an adapter's on-device format behind iomap4j's page cache.
  *
- * <p>Paths are absolute, '/'-separated ({@code "/dir/file"}); empty names, "." and ".." are refused
- * with {@link java.nio.file.InvalidPathException}. Errors
+ * <p>Paths are absolute, '/'-separated ({@code "/dir/file"}). A name is a byte string, as in Linux,
+ * carried in {@link FileNames}' form: UTF-8 where the bytes are valid UTF-8, every other byte as the
+ * lone surrogate {@code U+DC00 + byte}; so the names of bytes {@code caf\xe9} and {@code caf\xe8}
+ * are the two strings "caf" + U+DCE9 and "caf" + U+DCE8, and names compare byte for byte. Refused with
+ * {@link java.nio.file.InvalidPathException} (unchecked, before anything changes): a relative path;
+ * an empty name, "." or ".."; a NUL; a name longer than {@value FileNames#MAX_NAME_BYTES} bytes
+ * (counted in {@link FileNames#encode}'s bytes, not in chars: the message says "name longer than 255
+ * bytes"); and, as its subclass {@link UnrepresentableNameException} (EILSEQ), a name that stands for
+ * no byte string (a lone surrogate that is not an escaped byte, or escaped bytes that spell valid
+ * UTF-8, which would be a second spelling of another name). Errors
  * use the {@code java.nio.file} exceptions where one fits ({@link java.nio.file.NoSuchFileException},
  * {@link java.nio.file.FileAlreadyExistsException}, {@link java.nio.file.DirectoryNotEmptyException},
  * {@link java.nio.file.NotDirectoryException}), {@link NoSpaceException} when the device is full and
@@ -55,7 +63,8 @@ public interface IomapFileSystem extends Closeable {
      * Lists a directory.
      *
      * @param path the directory
-     * @return its entries sorted by name
+     * @return its entries, their names in {@link FileNames}' form, sorted by
+     *     {@link FileNames#BYTE_ORDER} (the bytes, unsigned)
      * @throws IOException if it does not exist or is not a directory
      */
     List<DirEntry> readdir(String path) throws IOException;

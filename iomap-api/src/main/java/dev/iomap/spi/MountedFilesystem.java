@@ -3,6 +3,7 @@ package dev.iomap.spi;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.NoSpaceException;
@@ -20,6 +21,17 @@ import java.util.List;
  * run with the inode lock(s) held exclusively and with the affected cache already written back or
  * dropped as the method says. {@link #iomapOps()} and {@link #writebackOps()} are called from many
  * threads at once (writeback runs without the inode lock).
+ *
+ * <p>Names: every {@code name} argument of {@link #lookup}, {@link #create}, {@link #unlink},
+ * {@link #rmdir} and {@link #rename} arrives already checked by the core with
+ * {@link FileNames#check}: one path component in {@link FileNames}' form (a byte string: UTF-8 where
+ * valid, every other byte as the lone surrogate {@code U+DC00 + byte}), not empty, "." or "..", no
+ * {@code '/'} or NUL, at most {@value FileNames#MAX_NAME_BYTES} bytes. Two names are the same name
+ * exactly when their strings are equal (the mapping is one-to-one), which is when their bytes are. An
+ * adapter that stores names stores {@link FileNames#encode}'s bytes (or something it can turn back
+ * into exactly them); one that cannot hold some byte strings refuses those names with
+ * {@link dev.iomap.api.UnrepresentableNameException} (EILSEQ) and never maps two names to one. Names
+ * it hands back ({@link #readdir}) are in the same form.
  *
  * <p>Errors: {@link java.nio.file.NoSuchFileException}, {@link java.nio.file.FileAlreadyExistsException},
  * {@link java.nio.file.DirectoryNotEmptyException}, {@link java.nio.file.NotDirectoryException},
@@ -45,7 +57,7 @@ public interface MountedFilesystem {
 
     /**
      * @param dirIno a directory
-     * @param name a name in it
+     * @param name a name in it, checked (see the class comment)
      * @return the inode the name points at
      * @throws IOException {@link java.nio.file.NoSuchFileException} if the name is absent
      */
@@ -55,7 +67,7 @@ public interface MountedFilesystem {
      * Creates an empty file or directory.
      *
      * @param dirIno the parent directory
-     * @param name the new name
+     * @param name the new name, checked (see the class comment)
      * @param type what to create
      * @return the new inode number
      * @throws IOException if the name exists or there is no space
@@ -64,7 +76,8 @@ public interface MountedFilesystem {
 
     /**
      * @param dirIno a directory
-     * @return its entries sorted by name
+     * @return its entries, names in {@link FileNames}' form, sorted by {@link FileNames#BYTE_ORDER}
+     *     (unsigned bytes, not UTF-16 chars: U+FF61 sorts before U+1F600)
      * @throws IOException on a device error
      */
     List<DirEntry> readdir(long dirIno) throws IOException;
@@ -74,7 +87,7 @@ public interface MountedFilesystem {
      * file refer to it.
      *
      * @param dirIno the directory
-     * @param name the name
+     * @param name the name, checked (see the class comment)
      * @throws IOException if absent or a directory
      */
     void unlink(long dirIno, String name) throws IOException;
@@ -83,7 +96,7 @@ public interface MountedFilesystem {
      * Removes an empty directory.
      *
      * @param dirIno the parent
-     * @param name the directory's name
+     * @param name the directory's name, checked (see the class comment)
      * @throws IOException if absent, not a directory or not empty
      */
     void rmdir(long dirIno, String name) throws IOException;
@@ -93,9 +106,9 @@ public interface MountedFilesystem {
      * the way of {@link #unlink}).
      *
      * @param fromDir source directory
-     * @param fromName source name
+     * @param fromName source name, checked (see the class comment)
      * @param toDir target directory
-     * @param toName target name
+     * @param toName target name, checked (see the class comment)
      * @return the inode number that lost its last name, or -1
      * @throws IOException if the source is absent or the target is a non-empty directory
      */

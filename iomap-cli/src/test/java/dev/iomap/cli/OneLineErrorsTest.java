@@ -74,6 +74,14 @@ class OneLineErrorsTest {
     }
 
     @Test
+    void benchWithAFilenameOf128TwoByteCharacters() throws IOException {
+        // 128 chars but 256 bytes: the limit is in bytes
+        Cli run = bench(job("long.fio", JOB + "filename=" + "\u00e9".repeat(128) + "\n").toString());
+        assertOneLine(run, "file name '" + "\u00e9".repeat(40) + "...' is over 255 bytes");
+        assertThat(run.out()).as("refused before anything started").isEmpty();
+    }
+
+    @Test
     void benchWithAFilenameOver255Characters() throws IOException {
         Cli run = bench(job("long.fio", JOB + "filename=" + "f".repeat(300) + "\n").toString());
         assertOneLine(run, "file name 'ffffffffffffffffffffffffffffffffffffffff...' is over 255 bytes");

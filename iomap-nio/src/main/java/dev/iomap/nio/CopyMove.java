@@ -117,7 +117,7 @@ final class CopyMove {
     }
 
     private static boolean sameFile(IomapPath source, IomapPath target) {
-        return source.getFileSystem() == target.getFileSystem() && source.fsPath().equals(target.fsPath());
+        return source.getFileSystem() == target.getFileSystem() && source.normalPath().equals(target.normalPath());
     }
 
     private static FileStat statIfExists(IomapPath path) throws IOException {

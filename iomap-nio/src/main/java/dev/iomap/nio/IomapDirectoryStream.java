@@ -11,8 +11,9 @@ import java.util.NoSuchElementException;
 
 /**
  * The entries of a directory as they were when the stream was opened, each resolved against the
- * directory's path, in name order. One iterator per stream; after {@link #close()} the iterator
- * returns no more entries.
+ * directory's path, in the byte order of their names (names in {@link dev.iomap.api.FileNames}' form,
+ * as readdir gives them). One iterator per stream; after {@link #close()} the iterator returns no more
+ * entries.
  */
 final class IomapDirectoryStream implements DirectoryStream<Path> {
     private final Path dir;

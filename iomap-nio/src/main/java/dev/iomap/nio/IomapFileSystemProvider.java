@@ -49,6 +49,16 @@ import java.util.Set;
  * (the file key is the inode number). Not supported: links, permissions, setting times, watch
  * services, memory mapping and file locks ({@link UnsupportedOperationException}).
  *
+ * <p>File names are byte strings, as in Linux, carried in {@link dev.iomap.api.FileNames}' form
+ * (UTF-8 where valid, every other byte as the lone surrogate {@code U+DC00 + byte}): directory
+ * streams give names in that form, and such a name opens, renames and deletes the file with exactly
+ * those bytes. Making a path from a string that stands for no byte string (a lone surrogate that is
+ * no escaped byte, or escaped bytes that spell valid UTF-8) throws
+ * {@link dev.iomap.api.UnrepresentableNameException}, an {@link java.nio.file.InvalidPathException}
+ * (EILSEQ). A name over 255 bytes (bytes, not chars) makes a path, but every operation on it throws a
+ * {@link java.nio.file.FileSystemException} whose reason starts "File name too long". A path's URI
+ * percent-encodes the name's bytes ({@code caf%E9}), so it names the same file.
+ *
  * <p>Thread-safe.
  */
 public final class IomapFileSystemProvider extends FileSystemProvider {

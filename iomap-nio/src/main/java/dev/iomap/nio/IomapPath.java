@@ -1,7 +1,11 @@
 package dev.iomap.nio;
 
+import dev.iomap.api.FileNames;
+import dev.iomap.api.UnrepresentableNameException;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -19,9 +23,19 @@ import java.util.Objects;
  * starts with '/'. Purely lexical (there are no links): {@link #normalize()} folds "." and "..",
  * {@link #toRealPath} normalizes and checks that the file exists.
  *
+ * <p>Names are byte strings, as in Linux, carried in {@link FileNames}' form: UTF-8 where the bytes
+ * are valid UTF-8, every other byte as the lone surrogate {@code U+DC00 + byte} (so the name of bytes
+ * {@code caf\xe9} is "caf" + U+DCE9, and {@link Files#newDirectoryStream} gives names in this form).
+ * Making a path refuses, with {@link InvalidPathException}, a NUL character and (as its subclass
+ * {@link UnrepresentableNameException}, EILSEQ, like the default provider's "unmappable characters")
+ * a string that stands for no byte string: a lone surrogate that is no escaped byte, or escaped bytes
+ * that spell valid UTF-8 (a second spelling of another name). A name longer than
+ * {@value FileNames#MAX_NAME_BYTES} bytes (bytes, not chars) is a valid path; every file operation on
+ * it fails with a {@link FileSystemException} whose reason starts "File name too long"
+ * (ENAMETOOLONG), as on the default file system. Paths compare by their bytes.
+ *
  * <p>Immutable and thread-safe. Repeated slashes and a trailing slash are dropped when the path is
- * made; a NUL character is refused with {@link InvalidPathException}. The empty path has one empty
- * name, as in the default file system.
+ * made. The empty path has one empty name, as in the default file system.
  */
 final class IomapPath implements Path {
     private final IomapNioFileSystem fs;
@@ -38,6 +52,7 @@ final class IomapPath implements Path {
         if (input.indexOf('\0') >= 0) {
             throw new InvalidPathException(input, "NUL character not allowed");
         }
+        checkRepresentable(input);
         var out = new StringBuilder(input.length());
         char previous = 0;
         for (int i = 0; i < input.length(); i++) {
@@ -52,6 +67,21 @@ final class IomapPath implements Path {
             out.setLength(out.length() - 1);
         }
         return out.toString();
+    }
+
+    /**
+     * Refuses a string that stands for no byte string. Checking the whole string checks each name:
+     * '/' is ASCII, so it never joins the bytes on either side into one UTF-8 sequence.
+     *
+     * @throws UnrepresentableNameException if it is not in {@link FileNames}' form
+     */
+    private static void checkRepresentable(String input) {
+        for (int i = 0; i < input.length(); i++) {
+            if (Character.isSurrogate(input.charAt(i))) {
+                FileNames.encode(input);
+                return;
+            }
+        }
     }
 
     /**
@@ -99,9 +129,27 @@ final class IomapPath implements Path {
         return names;
     }
 
-    /** @return the absolute, normalized path the API of the mounted file system takes */
-    String fsPath() {
+    /** @return the absolute, normalized path, unchecked (for comparing and URIs) */
+    String normalPath() {
         return ((IomapPath) toAbsolutePath().normalize()).path;
+    }
+
+    /**
+     * @return the absolute, normalized path the API of the mounted file system takes
+     * @throws FileSystemException "File name too long" (ENAMETOOLONG) if a name is longer than
+     *     {@value FileNames#MAX_NAME_BYTES} bytes, which the mounted file system would refuse with an
+     *     unchecked {@link InvalidPathException}
+     */
+    String fsPath() throws FileSystemException {
+        IomapPath normal = (IomapPath) toAbsolutePath().normalize();
+        for (String name : normal.names()) {
+            int bytes = FileNames.byteLength(name);
+            if (bytes > FileNames.MAX_NAME_BYTES) {
+                throw new FileSystemException(toString(), null, "File name too long: a name of " + bytes
+                        + " bytes, the most is " + FileNames.MAX_NAME_BYTES);
+            }
+        }
+        return normal.path;
     }
 
     @Override
@@ -258,7 +306,7 @@ final class IomapPath implements Path {
 
     @Override
     public URI toUri() {
-        return fs.imageUri().toUri(fsPath());
+        return fs.imageUri().toUri(normalPath());
     }
 
     @Override
@@ -279,9 +327,10 @@ final class IomapPath implements Path {
                 + Arrays.toString(events) + " on " + this + ")");
     }
 
+    /** Orders paths by their bytes ({@link FileNames#BYTE_ORDER}), as the default provider does. */
     @Override
     public int compareTo(Path other) {
-        return path.compareTo(of(other).path);
+        return FileNames.BYTE_ORDER.compare(path, of(other).path);
     }
 
     @Override

@@ -4,7 +4,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.iomap.api.FileNames;
 import dev.iomap.api.IomapFileSystems;
+import dev.iomap.api.UnrepresentableNameException;
 import dev.iomap.devices.FileBlockDevice;
 import java.io.IOException;
 import java.net.URI;
@@ -17,10 +19,12 @@ import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystem;
+import java.nio.file.FileSystemException;
 import java.nio.file.FileSystemAlreadyExistsException;
 import java.nio.file.FileSystemNotFoundException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
@@ -225,6 +229,101 @@ abstract class IomapFilesContract {
         assertThat(Files.exists(fs.getPath("/d/e/f"))).isFalse();
         assertThatThrownBy(() -> Files.delete(fs.getPath("/d/e/f"))).isInstanceOf(NoSuchFileException.class);
         assertThat(Files.deleteIfExists(fs.getPath("/d/e/f"))).isFalse();
+    }
+
+    /** The name of bytes {@code caf\xe9.txt} (Latin-1, not UTF-8), in FileNames' form. */
+    private static final String CAFE_E9 = FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xe9, '.', 't', 'x', 't'});
+    /** The name of bytes {@code caf\xe8.txt}. */
+    private static final String CAFE_E8 = FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xe8, '.', 't', 'x', 't'});
+
+    private static String repeated(int length, int value) {
+        byte[] bytes = new byte[length];
+        java.util.Arrays.fill(bytes, (byte) value);
+        return FileNames.decode(bytes);
+    }
+
+    @Test
+    void namesWithEscapedBytesRoundTripThroughCreateListOpenAndDelete() throws IOException {
+        Path dir = Files.createDirectory(fs.getPath("/d\uDCFF"));
+        Files.writeString(dir.resolve(CAFE_E9), "A");
+        Files.writeString(dir.resolve(CAFE_E8), "B");
+        Files.writeString(dir.resolve("caf\u00e9.txt"), "C");
+
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+            assertThat(stream).extracting(p -> p.getFileName().toString())
+                    .containsExactly("caf\u00e9.txt", CAFE_E8, CAFE_E9);
+        }
+        fs.close();
+        fs = FileSystems.newFileSystem(uri(image), Map.of());
+        Path back = fs.getPath("/d\uDCFF");
+        List<Path> listed;
+        try (Stream<Path> list = Files.list(back)) {
+            listed = list.toList();
+        }
+        assertThat(listed).extracting(Path::toString)
+                .containsExactly("/d\uDCFF/caf\u00e9.txt", "/d\uDCFF/" + CAFE_E8, "/d\uDCFF/" + CAFE_E9);
+        assertThat(listed).extracting(Files::readString).containsExactly("C", "B", "A");
+        assertThat(listed.get(2)).isEqualTo(back.resolve(CAFE_E9));
+
+        Files.delete(back.resolve(CAFE_E9));
+        Files.move(back.resolve(CAFE_E8), back.resolve(CAFE_E9));
+        assertThat(Files.readString(back.resolve(CAFE_E9))).isEqualTo("B");
+        assertThat(Files.exists(back.resolve(CAFE_E8))).isFalse();
+        assertThat(Files.readString(back.resolve("caf\u00e9.txt"))).isEqualTo("C");
+    }
+
+    @Test
+    void aStringThatIsNoByteStringIsRefusedWhenThePathIsMade() throws IOException {
+        // U+DCC3 U+DCA9 would spell the bytes C3 A9, which are "e-acute": a second spelling
+        for (String bad : List.of("/caf\uDCC3\uDCA9", "/\uD800", "/ok/x\uDFFF")) {
+            assertThatThrownBy(() -> fs.getPath(bad)).as(bad).isInstanceOf(UnrepresentableNameException.class)
+                    .isInstanceOf(InvalidPathException.class).hasMessageContaining(bad);
+        }
+        Path root = fs.getPath("/");
+        assertThatThrownBy(() -> root.resolve("\uD800")).isInstanceOf(UnrepresentableNameException.class);
+        try (Stream<Path> list = Files.list(root)) {
+            assertThat(list).isEmpty();
+        }
+    }
+
+    @Test
+    void aNameOver255BytesFailsItsOperationsWithFileSystemException() throws IOException {
+        String longest = repeated(255, 0xff);
+        String tooLong = repeated(256, 0xff);
+        String e128 = "\u00e9".repeat(128); // 128 chars, 256 bytes
+        Files.writeString(fs.getPath("/" + longest), "L");
+
+        for (String name : List.of(tooLong, e128)) {
+            Path path = fs.getPath("/" + name);
+            assertThatThrownBy(() -> Files.writeString(path, "x")).as(name).isInstanceOf(FileSystemException.class)
+                    .hasMessageContaining("File name too long");
+            assertThatThrownBy(() -> Files.createDirectory(path)).isInstanceOf(FileSystemException.class)
+                    .hasMessageContaining("File name too long");
+            assertThatThrownBy(() -> Files.readAttributes(path, BasicFileAttributes.class))
+                    .isInstanceOf(FileSystemException.class).hasMessageContaining("File name too long");
+            assertThatThrownBy(() -> Files.delete(path)).isInstanceOf(FileSystemException.class)
+                    .hasMessageContaining("File name too long");
+            assertThat(Files.exists(path)).isFalse();
+        }
+        try (Stream<Path> list = Files.list(fs.getPath("/"))) {
+            assertThat(list).extracting(p -> p.getFileName().toString()).containsExactly(longest);
+        }
+        assertThat(Files.readString(fs.getPath("/" + longest))).isEqualTo("L");
+    }
+
+    @Test
+    void uriOfAByteNameIsAsciiAndComesBackAsTheSameName() throws IOException {
+        Path path = fs.getPath("/d!/" + CAFE_E9);
+        Files.createDirectory(path.getParent());
+        Files.writeString(path, "A");
+
+        URI uri = path.toUri();
+
+        assertThat(uri.toASCIIString()).endsWith("!/d%21/caf%E9.txt");
+        assertThat(Path.of(uri)).isEqualTo(path);
+        assertThat(Path.of(URI.create(uri.toASCIIString()))).isEqualTo(path);
+        assertThat(Files.readString(Path.of(URI.create(uri.toASCIIString())))).isEqualTo("A");
+        assertThat(fs.getPath("/caf\u00e9").toUri().toASCIIString()).endsWith("!/caf%C3%A9");
     }
 
     @Test

@@ -86,6 +86,10 @@ class IomapPathTest {
         assertThat(p("/a/b/c").endsWith("/b/c")).isFalse();
         assertThat(p("/a/b/c").endsWith("/a/b/c")).isTrue();
         assertThat(p("/a").compareTo(p("/b"))).isNegative();
+        // by bytes: U+FF61 is EF BD A1, U+1F600 is F0 9F 98 80, an escaped 0x80 is 80 (UTF-16 says otherwise)
+        assertThat(p("/\uFF61").compareTo(p("/\uD83D\uDE00"))).isNegative();
+        assertThat(p("/\uDC80").compareTo(p("/\u00e9"))).isNegative();
+        assertThat(p("/caf\uDCE9")).isNotEqualTo(p("/caf\uDCE8")).isNotEqualTo(p("/caf\u00e9"));
         assertThat(p("/a/b")).isEqualTo(p("/a//b/")).hasSameHashCodeAs(p("/a//b/"));
         assertThat(fs.getPathMatcher("glob:/**/*.{txt,md}").matches(p("/x/y/readme.md"))).isTrue();
         assertThat(fs.getPathMatcher("glob:*.txt").matches(p("a/b.txt"))).isFalse();

@@ -35,6 +35,15 @@ public abstract class AdapterContractSuite {
         }
     }
 
+    /** File names are byte strings. */
+    @Nested
+    public class Names extends NamesContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
     /** Reads. */
     @Nested
     public class Read extends ReadContract {

@@ -10,6 +10,7 @@ import dev.iomap.devices.ZonedDevice;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.CapabilityContract;
 import dev.iomap.testkit.Geometry;
+import dev.iomap.testkit.NamesContract;
 import dev.iomap.testkit.fsx.FsxConfig;
 import dev.iomap.testkit.fsx.FsxFile;
 import dev.iomap.testkit.fsx.FsxRunner;
@@ -29,6 +30,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>the model checker, driving an existing file under that file's rules: a conventional zone file
  *       (fixed size, overwritten anywhere, mapped stores) and a sequential one (appends of whole
  *       blocks, truncate to 0 or the capacity, no mapped stores);
+ *   <li>the names suite, on its fixed namespace: byte names that are no zone file are absent, and
+ *       unrepresentable or too long names are refused;
  *   <li>the capability suite on an existing file of each zone type ({@link AdapterFixture.ExistingFiles}):
  *       every capability zonefs declares absent is refused on both, TRUNCATE works to the sizes each
  *       allows, RANDOM_WRITE works on the conventional file and is refused on the sequential one.
@@ -80,6 +83,15 @@ class ZonefsLikeKitTest {
             return ZonefsLikeKitTest.this.fixture().withExistingFiles(
                     AdapterFixture.ExistingFiles.of("/seq/0", "/seq/1").truncatingTo(0)
                             .refusing(Capability.RANDOM_WRITE));
+        }
+    }
+
+    /** File names on the fixed namespace: any other byte name is absent, and the listing is in byte order. */
+    @Nested
+    class Names extends NamesContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture().withExistingFiles(AdapterFixture.ExistingFiles.of("/cnv/0", "/seq/0"));
         }
     }
 

@@ -77,6 +77,25 @@ public final class BlockReader {
     }
 
     /**
+     * Reads what {@link BlockWriter#putByteString} wrote: the bytes exactly, whatever they are (turn a
+     * file name's into its {@code String} with {@link dev.iomap.api.FileNames#decode}).
+     *
+     * @return a copy of the next byte string: an int byte count, then that many bytes
+     * @throws CorruptFilesystemException if the count is negative or runs past the end
+     */
+    public byte[] getByteString() throws CorruptFilesystemException {
+        int at = position();
+        int length = getInt();
+        if (length < 0 || length > source.remaining()) {
+            throw new CorruptFilesystemException(what + ": byte string at offset " + at + " claims "
+                    + length + " bytes but " + source.remaining() + " remain");
+        }
+        byte[] bytes = new byte[length];
+        source.get(bytes);
+        return bytes;
+    }
+
+    /**
      * @return the next string: an int byte count, then that many UTF-8 bytes
      * @throws CorruptFilesystemException if the count is negative or runs past the end, or the bytes
      *     are not UTF-8

@@ -10,7 +10,9 @@ import java.nio.charset.StandardCharsets;
  * of a superblock or metadata block. Every put checks that the field fits before writing any of it.
  *
  * <p>Encodings: {@code putByte} 1 byte, {@code putInt} 4, {@code putLong} 8, {@code putBytes} the raw
- * bytes (no length), {@code putString} an int byte count then that many UTF-8 bytes.
+ * bytes (no length), {@code putByteString} an int byte count then those bytes as they are (a file
+ * name: see {@link dev.iomap.api.FileNames}), {@code putString} an int byte count then that many UTF-8
+ * bytes (text such as a label).
  *
  * <p>Not thread-safe: one writer per thread. The target buffer's own position and limit are never
  * changed; the writer keeps its own position, starting at the buffer's position when wrapped.
@@ -98,6 +100,24 @@ public final class BlockWriter {
     }
 
     /**
+     * Writes a byte string, such as a file name's {@link dev.iomap.api.FileNames#encode} bytes, exactly:
+     * unlike {@link #putString} nothing is decoded or replaced.
+     *
+     * @param bytes written as an int byte count followed by the bytes as they are
+     * @return this writer
+     * @throws InvalidRangeException if it does not fit (nothing is written then)
+     */
+    public BlockWriter putByteString(byte[] bytes) throws InvalidRangeException {
+        ensure(Integer.BYTES + bytes.length, "byte string of " + bytes.length + " bytes");
+        target.putInt(bytes.length);
+        target.put(bytes);
+        return this;
+    }
+
+    /**
+     * Text only: a lone surrogate becomes {@code '?'}; a file name goes through
+     * {@link #putByteString} instead.
+     *
      * @param value written as an int byte count followed by its UTF-8 bytes
      * @return this writer
      * @throws InvalidRangeException if it does not fit (nothing is written then)

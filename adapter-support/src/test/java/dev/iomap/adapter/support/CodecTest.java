@@ -100,6 +100,38 @@ class CodecTest {
     }
 
     @Test
+    void byteStringsAreWrittenAndReadExactly() throws Exception {
+        // bytes that are not UTF-8: putString/getString would turn them into '?' or refuse them
+        byte[] name = {'c', 'a', 'f', (byte) 0xe9, (byte) 0xff, (byte) 0xc3, 0};
+        BlockWriter writer = BlockWriter.allocate(32, "test").putByteString(name).putByteString(new byte[0]);
+
+        assertThat(HexFormat.of().formatHex(writer.toByteArray()))
+                .isEqualTo("07000000" + "636166e9ffc300" + "00000000");
+        BlockReader reader = new BlockReader(writer.written(), "test");
+        assertThat(reader.getByteString()).containsExactly(name);
+        assertThat(reader.getByteString()).isEmpty();
+        assertThat(reader.remaining()).isZero();
+    }
+
+    @Test
+    void byteStringsThatDoNotFitOrRunPastTheEndAreRefused() throws Exception {
+        BlockWriter writer = BlockWriter.allocate(8, "dir block 3").putByte(1);
+        var tooLong = BlockWriter.allocate(8, "t").putInt(5).putInt(0).written();
+        var negative = BlockWriter.allocate(8, "t").putInt(-2).written();
+
+        assertThatThrownBy(() -> writer.putByteString(new byte[4]))
+                .isInstanceOf(InvalidRangeException.class)
+                .hasMessage("dir block 3: byte string of 4 bytes at offset 1 does not fit: 7 bytes left");
+        assertThat(writer.position()).isEqualTo(1);
+        assertThatThrownBy(() -> new BlockReader(tooLong, "dir block 3").getByteString())
+                .isInstanceOf(CorruptFilesystemException.class)
+                .hasMessage("dir block 3: byte string at offset 0 claims 5 bytes but 4 remain");
+        assertThatThrownBy(() -> new BlockReader(negative, "dir block 3").getByteString())
+                .isInstanceOf(CorruptFilesystemException.class)
+                .hasMessage("dir block 3: byte string at offset 0 claims -2 bytes but 0 remain");
+    }
+
+    @Test
     void readerAndWriterLeaveTheirBuffersAlone() throws Exception {
         ByteBuffer target = ByteBuffer.allocate(16).position(4);
         new BlockWriter(target, "t").putInt(0x0A0B0C0D);

@@ -4,21 +4,30 @@ import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 
 /**
  * The entries of one directory and the directory blocks they are packed into. Directory block
  * {@code i} is file block {@code i} of the directory's data fork. A new entry goes into the first
  * block with room, else into a new block at the end; removing an entry rewrites only its block, and an
  * empty last block is given back.
+ *
+ * <p>Names are byte strings: a block stores each name's {@link FileNames#encode} bytes exactly, a name
+ * read back is {@link FileNames#decode}d, lengths are counted in those bytes and entries are kept in
+ * {@link FileNames#BYTE_ORDER}. The {@code String} names of the methods are in {@link FileNames}' form
+ * (the core checked them); two are the same name exactly when their bytes are.
  *
  * <p>Not thread-safe: used under the mount's metadata lock.
  */
@@ -34,9 +43,49 @@ final class Directory {
     record Entry(long ino, FileType type, int block) {
     }
 
+    /** A name with its bytes, ordered and compared by the bytes. */
+    private static final class Name implements Comparable<Name> {
+        final String string;
+        final byte[] bytes;
+
+        private Name(String string, byte[] bytes) {
+            this.string = string;
+            this.bytes = bytes;
+        }
+
+        /** @throws dev.iomap.api.UnrepresentableNameException if {@code string} is not in FileNames' form */
+        static Name of(String string) {
+            return new Name(string, FileNames.encode(string));
+        }
+
+        static Name ofBytes(byte[] bytes) {
+            return new Name(FileNames.decode(bytes), bytes);
+        }
+
+        @Override
+        public int compareTo(Name other) {
+            return Arrays.compareUnsigned(bytes, other.bytes);
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Name that && Arrays.equals(bytes, that.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(bytes);
+        }
+
+        @Override
+        public String toString() {
+            return string;
+        }
+    }
+
     private final int capacity;
-    private final TreeMap<String, Entry> entries = new TreeMap<>();
-    private final List<Map<String, Entry>> blocks = new ArrayList<>();
+    private final TreeMap<Name, Entry> entries = new TreeMap<>();
+    private final List<Map<Name, Entry>> blocks = new ArrayList<>();
     private final List<Integer> used = new ArrayList<>();
 
     Directory(int blockSize) {
@@ -44,7 +93,7 @@ final class Directory {
     }
 
     Entry get(String name) {
-        return entries.get(name);
+        return entries.get(Name.of(name));
     }
 
     boolean isEmpty() {
@@ -55,16 +104,21 @@ final class Directory {
         return blocks.size();
     }
 
-    /** @return every entry, sorted by name */
+    /** @return every entry, sorted by the bytes of its name */
     List<DirEntry> list() {
         List<DirEntry> list = new ArrayList<>(entries.size());
-        entries.forEach((name, entry) -> list.add(new DirEntry(name, entry.ino(), entry.type())));
+        entries.forEach((name, entry) -> list.add(new DirEntry(name.string, entry.ino(), entry.type())));
         return list;
     }
 
-    /** @return every entry, by name */
-    Map<String, Entry> entries() {
-        return entries;
+    /** @return every entry, sorted by the bytes of its name; a read-only view */
+    Collection<Entry> entries() {
+        return Collections.unmodifiableCollection(entries.values());
+    }
+
+    /** Calls {@code action} with every name and its entry, sorted by the bytes of the name. */
+    void forEach(BiConsumer<String, Entry> action) {
+        entries.forEach((name, entry) -> action.accept(name.string, entry));
     }
 
     /** @return the block a new entry {@code name} would go to; {@link #blockCount()} means a new block */
@@ -80,6 +134,10 @@ final class Directory {
 
     /** Adds an entry to block {@code block} (from {@link #placeFor}), appending that block if new. */
     void add(String name, long ino, FileType type, int block) {
+        add(Name.of(name), ino, type, block);
+    }
+
+    private void add(Name name, long ino, FileType type, int block) {
         if (block == blocks.size()) {
             blocks.add(new LinkedHashMap<>());
             used.add(0);
@@ -87,7 +145,7 @@ final class Directory {
         Entry entry = new Entry(ino, type, block);
         entries.put(name, entry);
         blocks.get(block).put(name, entry);
-        used.set(block, used.get(block) + entryBytes(name));
+        used.set(block, used.get(block) + entryBytes(name.bytes));
     }
 
     /**
@@ -96,9 +154,10 @@ final class Directory {
      * @return the block it was in
      */
     int remove(String name) {
-        Entry entry = entries.remove(name);
-        blocks.get(entry.block()).remove(name);
-        used.set(entry.block(), used.get(entry.block()) - entryBytes(name));
+        Name key = Name.of(name);
+        Entry entry = entries.remove(key);
+        blocks.get(entry.block()).remove(key);
+        used.set(entry.block(), used.get(entry.block()) - entryBytes(key.bytes));
         return entry.block();
     }
 
@@ -112,14 +171,14 @@ final class Directory {
         used.removeLast();
     }
 
-    /** @return the payload of directory block {@code block} */
+    /** @return the payload of directory block {@code block}: each name as its bytes, exactly */
     ByteBuffer encodeBlock(long dirIno, int block) {
-        Map<String, Entry> inBlock = blocks.get(block);
+        Map<Name, Entry> inBlock = blocks.get(block);
         BlockWriter writer = BlockWriter.allocate(Layout.DIRECTORY_HEADER + used.get(block), "xfs-like directory block");
         try {
             writer.putLong(dirIno).putInt(block).putInt(inBlock.size());
             for (var e : inBlock.entrySet()) {
-                writer.putLong(e.getValue().ino()).putByte(typeCode(e.getValue().type())).putString(e.getKey());
+                writer.putLong(e.getValue().ino()).putByte(typeCode(e.getValue().type())).putByteString(e.getKey().bytes);
             }
         } catch (InvalidRangeException e) {
             throw new IllegalStateException("directory block " + block + " of inode " + dirIno + " overflowed", e);
@@ -128,9 +187,12 @@ final class Directory {
     }
 
     /**
-     * Adds the entries of a directory block read from the device.
+     * Adds the entries of a directory block read from the device. A name may be any bytes a Linux
+     * name may be; it is decoded with {@link FileNames#decode}, so a name that is valid UTF-8 (every
+     * name written before names were byte strings) reads as the same {@code String} as before.
      *
-     * @throws CorruptFilesystemException if the block does not belong here, a name is bad or repeated
+     * @throws CorruptFilesystemException if the block does not belong here, a name is bad (empty,
+     *     "." or "..", holding '/' or NUL, over {@value Layout#MAX_NAME_BYTES} bytes) or repeated
      */
     void decodeBlock(BlockReader reader, long dirIno, int block) throws CorruptFilesystemException {
         long owner = reader.getLong();
@@ -148,22 +210,35 @@ final class Directory {
         for (int i = 0; i < count; i++) {
             long ino = reader.getLong();
             int typeCode = reader.getByte();
-            String name = reader.getString();
+            Name name = Name.ofBytes(reader.getByteString());
             FileType type = typeOf(typeCode);
-            if (type == null || !validName(name) || entries.containsKey(name) || ino < 1) {
+            if (type == null || !validName(name.string) || entries.containsKey(name) || ino < 1) {
                 throw reader.corrupt("bad directory entry '" + name + "' -> inode " + ino + " type " + typeCode);
             }
             add(name, ino, type, block);
         }
     }
 
+    /**
+     * @param name a name in {@link FileNames}' form
+     * @return the bytes its entry takes in a directory block
+     */
     static int entryBytes(String name) {
-        return Layout.DIRENT_FIXED_BYTES + name.getBytes(StandardCharsets.UTF_8).length;
+        return entryBytes(FileNames.encode(name));
     }
 
+    private static int entryBytes(byte[] name) {
+        return Layout.DIRENT_FIXED_BYTES + name.length;
+    }
+
+    /**
+     * @param name any string
+     * @return whether it is a name a directory can hold: {@link FileNames#check}'s rules, so 1 to
+     *     {@value Layout#MAX_NAME_BYTES} bytes, no '/' or NUL, not "." or "..", and in
+     *     {@link FileNames}' form
+     */
     static boolean validName(String name) {
-        return !name.isEmpty() && !name.equals(".") && !name.equals("..") && name.indexOf('/') < 0
-                && name.indexOf('\0') < 0 && name.getBytes(StandardCharsets.UTF_8).length <= Layout.MAX_NAME_BYTES;
+        return FileNames.isValid(name);
     }
 
     static int typeCode(FileType type) {

@@ -246,9 +246,8 @@ final class Fsck {
             if (!dir.isDirectory()) {
                 continue;
             }
-            for (var entry : dir.directory.entries().entrySet()) {
-                checkEntry(inodes, dir, entry.getKey(), entry.getValue(), names, containingDir, subdirs);
-            }
+            dir.directory.forEach((name, entry) -> checkEntry(inodes, dir, name, entry, names, containingDir,
+                    subdirs));
         }
         for (InodeState inode : inodes.values()) {
             String where = "inode " + inode.ino + " (inode table "
@@ -326,7 +325,7 @@ final class Fsck {
         ArrayDeque<Long> queue = new ArrayDeque<>(List.of(Geometry.ROOT_INO));
         while (!queue.isEmpty()) {
             InodeState dir = inodes.get(queue.poll());
-            for (Directory.Entry entry : dir.directory.entries().values()) {
+            for (Directory.Entry entry : dir.directory.entries()) {
                 InodeState target = inodes.get(entry.ino());
                 if (target == null) {
                     continue;

@@ -6,6 +6,7 @@ import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentState;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.InvalidRangeException;
 
 /**
@@ -46,8 +47,8 @@ final class Layout {
     static final int FREE_RECORD_BYTES = 16;
     /** Bytes of one record in a reference-count leaf: start (8), length (8), count (4). */
     static final int REFCOUNT_RECORD_BYTES = 20;
-    /** Longest name, in UTF-8 bytes. */
-    static final int MAX_NAME_BYTES = 255;
+    /** Longest name, in bytes (a name is a byte string, stored as it is: see {@link FileNames}). */
+    static final int MAX_NAME_BYTES = FileNames.MAX_NAME_BYTES;
     /** Fixed bytes of a directory entry: inode (8), type (1), name length (4). */
     static final int DIRENT_FIXED_BYTES = 13;
 

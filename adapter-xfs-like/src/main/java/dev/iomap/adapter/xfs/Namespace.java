@@ -4,6 +4,7 @@ import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentMap;
 import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
 import java.io.IOException;
@@ -207,11 +208,15 @@ final class Namespace {
         return entry;
     }
 
+    /**
+     * The core checks names before they get here; this keeps a direct caller of the mount from
+     * storing a name the format cannot hold.
+     *
+     * @throws dev.iomap.api.UnrepresentableNameException if the name stands for no byte string
+     * @throws InvalidPathException if it is empty, ".", "..", holds '/' or NUL, or is over 255 bytes
+     */
     private static void checkName(String name) {
-        if (!Directory.validName(name)) {
-            throw new InvalidPathException(name, "not a valid name (empty, '.', '..', '/', NUL, or over "
-                    + Layout.MAX_NAME_BYTES + " bytes)");
-        }
+        FileNames.check(name);
     }
 
     /**

@@ -68,7 +68,7 @@ final class XfsLikeMount implements MountedFilesystem {
                 volume.sharingInodes.add(inode.ino);
             }
             if (inode.isDirectory()) {
-                inode.directory.entries().values().forEach(entry -> volume.nameAdded(entry.ino()));
+                inode.directory.entries().forEach(entry -> volume.nameAdded(entry.ino()));
             }
         }
         InodeState root = volume.inodes.get(Geometry.ROOT_INO);

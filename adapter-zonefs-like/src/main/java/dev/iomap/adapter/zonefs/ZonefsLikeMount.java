@@ -2,6 +2,7 @@ package dev.iomap.adapter.zonefs;
 
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.spi.InodeInfo;
@@ -31,6 +32,11 @@ import java.util.TreeMap;
  * <p>Inode numbers: a file's is its zone number (zone 0 holds the superblock, so no file has 0); the
  * root is the zone count, {@code cnv} and {@code seq} the two after it. A directory exists only if it
  * has files. The namespace never changes: creating, removing or renaming anything is refused.
+ *
+ * <p>Names: every name here is ASCII ("cnv", "seq", decimal numbers), whose UTF-16 order is its byte
+ * order, so the directories are plain sorted maps. A name asked for is compared as the string it is,
+ * never decoded or normalised: any other byte string (in {@link FileNames}' form, as the core passes
+ * it) is simply absent.
  *
  * <p>Thread-safe: the namespace is immutable; each file guards its own size.
  */
@@ -122,7 +128,7 @@ final class ZonefsLikeMount implements MountedFilesystem {
             FileType type = directories.containsKey(entry.getValue()) ? FileType.DIRECTORY : FileType.REGULAR;
             entries.add(new DirEntry(entry.getKey(), entry.getValue(), type));
         }
-        entries.sort(Comparator.comparing(DirEntry::name));
+        entries.sort(Comparator.comparing(DirEntry::name, FileNames.BYTE_ORDER));
         return entries;
     }
 

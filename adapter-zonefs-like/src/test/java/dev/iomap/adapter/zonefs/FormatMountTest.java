@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.iomap.api.Capability;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsStat;
@@ -18,12 +19,14 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.api.UnrepresentableNameException;
 import dev.iomap.device.ZoneCondition;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.devices.ZoneLayout;
 import dev.iomap.devices.ZonedDevice;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -108,6 +111,33 @@ class FormatMountTest {
             assertThatThrownBy(() -> fs.rename("/seq/0", "/seq/x")).isInstanceOf(NotSupportedException.class);
             assertThat(fs.readdir("/seq")).hasSize(5);
         }
+    }
+
+    /** Names are byte strings: any other one is absent, looked up as it is, never decoded to a zone's name. */
+    @Test
+    void byteNamesThatAreNoZoneFileAreAbsent() throws Exception {
+        try (ZonedDevice device = ZonefsFixture.newFormattedDevice(4096);
+                IomapFileSystem fs = ZonefsFixture.mount(device)) {
+            // bytes 30 80 ("0" and a byte that is not UTF-8), fullwidth zero, "0" with an escaped
+            // C3 A9 that would spell an e-acute, a 255-byte name of escaped bytes
+            String escaped255 = FileNames.decode(filled(255, 0xb0));
+            for (String name : List.of(FileNames.decode(new byte[] {'0', (byte) 0x80}), "\uFF10",
+                    "0\u00e9", escaped255)) {
+                assertThatThrownBy(() -> fs.stat("/seq/" + name)).as(name).isInstanceOf(NoSuchFileException.class);
+                assertThatThrownBy(() -> fs.open("/cnv/" + name)).as(name).isInstanceOf(NoSuchFileException.class);
+                assertThatThrownBy(() -> fs.create("/seq/" + name)).as(name).isInstanceOf(NotSupportedException.class);
+            }
+            assertThatThrownBy(() -> fs.stat("/seq/0\uDCC3\uDCA9")).isInstanceOf(UnrepresentableNameException.class);
+            assertThatThrownBy(() -> fs.stat("/seq/" + FileNames.decode(filled(256, 0xb0))))
+                    .hasMessageContaining("name longer than 255 bytes");
+            assertThat(fs.readdir("/seq")).extracting(DirEntry::name).containsExactly("0", "1", "2", "3", "4");
+        }
+    }
+
+    private static byte[] filled(int length, int value) {
+        byte[] bytes = new byte[length];
+        Arrays.fill(bytes, (byte) value);
+        return bytes;
     }
 
     @Test

@@ -1,18 +1,19 @@
 package dev.iomap.cli.bench;
 
 import dev.iomap.device.BlockDevice;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IoStats;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
+import dev.iomap.api.UnrepresentableNameException;
 import dev.iomap.cli.UsageException;
 import dev.iomap.cli.jobfile.BenchPlan;
 import dev.iomap.cli.jobfile.JobSpec;
 import dev.iomap.cli.jobfile.Location;
 import dev.iomap.cli.report.FioFormat;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,9 +38,6 @@ import java.util.function.Consumer;
  * <p>One runner runs one plan at a time.
  */
 public final class BenchRunner {
-    /** The longest file name (path component) a filesystem holds, in bytes: Linux's NAME_MAX. */
-    private static final int MAX_NAME_BYTES = 255;
-
     private static final Duration TICK = Duration.ofSeconds(1);
 
     private final BenchSettings settings;
@@ -108,8 +106,9 @@ public final class BenchRunner {
     }
 
     /**
-     * Refuses a file name the filesystem cannot hold (a path component over 255 bytes) before
-     * anything is formatted.
+     * Refuses a file name the filesystem cannot hold (a path component over
+     * {@value FileNames#MAX_NAME_BYTES} bytes, counted as {@link FileNames} counts them, or one that
+     * stands for no byte string) before anything is formatted.
      *
      * @param plan the jobs
      * @throws UsageException naming the job and the first 40 characters of the name
@@ -119,14 +118,24 @@ public final class BenchRunner {
             for (int thread = 0; thread < job.numjobs(); thread++) {
                 for (String path : job.files().paths(job.name(), thread)) {
                     for (String name : path.split("/")) {
-                        if (name.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
-                            throw new UsageException("job '" + abbreviated(job.name()) + "': file name '"
-                                    + abbreviated(name) + "' is over " + MAX_NAME_BYTES
-                                    + " bytes; use a shorter job name or filename=");
-                        }
+                        checkFileName(job, name);
                     }
                 }
             }
+        }
+    }
+
+    private static void checkFileName(JobSpec job, String name) throws UsageException {
+        int bytes;
+        try {
+            bytes = FileNames.byteLength(name);
+        } catch (UnrepresentableNameException e) {
+            throw new UsageException("job '" + abbreviated(job.name()) + "': file name '" + abbreviated(name)
+                    + "' stands for no byte string (" + e.getReason() + ")");
+        }
+        if (bytes > FileNames.MAX_NAME_BYTES) {
+            throw new UsageException("job '" + abbreviated(job.name()) + "': file name '" + abbreviated(name)
+                    + "' is over " + FileNames.MAX_NAME_BYTES + " bytes; use a shorter job name or filename=");
         }
     }
 

@@ -1,13 +1,16 @@
 package dev.iomap.core.vfs;
 
-import java.nio.charset.StandardCharsets;
+import dev.iomap.api.FileNames;
+import dev.iomap.api.UnrepresentableNameException;
 import java.nio.file.InvalidPathException;
 import java.util.List;
 
-/** Parsing of the absolute, '/'-separated paths of {@link dev.iomap.api.IomapFileSystem}. */
+/**
+ * Parsing of the absolute, '/'-separated paths of {@link dev.iomap.api.IomapFileSystem}. Names are
+ * byte strings in {@link FileNames}' form; each is checked with {@link FileNames#check}, so adapters
+ * only ever see names that stand for exactly one byte string of 1 to 255 bytes.
+ */
 final class Paths {
-    /** The longest name, in bytes of UTF-8, as in Linux. */
-    static final int MAX_NAME_BYTES = 255;
 
     private Paths() {
     }
@@ -15,8 +18,9 @@ final class Paths {
     /**
      * @param path an absolute path
      * @return its names, empty for the root
+     * @throws UnrepresentableNameException if a name stands for no byte string (EILSEQ)
      * @throws InvalidPathException if it is relative or has an empty, "." or ".." name, a NUL, or a
-     *     name longer than 255 bytes
+     *     name longer than {@value FileNames#MAX_NAME_BYTES} bytes
      */
     static List<String> names(String path) {
         if (path == null || !path.startsWith("/")) {
@@ -28,13 +32,19 @@ final class Paths {
         String trimmed = path.endsWith("/") ? path.substring(1, path.length() - 1) : path.substring(1);
         List<String> names = List.of(trimmed.split("/", -1));
         for (String name : names) {
-            if (name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('\0') >= 0) {
-                throw new InvalidPathException(path, "empty, '.', '..' or NUL name '" + name + "'");
-            }
-            if (name.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
-                throw new InvalidPathException(path, "name longer than " + MAX_NAME_BYTES + " bytes");
-            }
+            check(path, name);
         }
         return names;
+    }
+
+    /** {@link FileNames#check}, with the whole path as the input the exception names. */
+    private static void check(String path, String name) {
+        try {
+            FileNames.check(name);
+        } catch (UnrepresentableNameException e) {
+            throw new UnrepresentableNameException(path, "name '" + name + "': " + e.getReason());
+        } catch (InvalidPathException e) {
+            throw new InvalidPathException(path, "name '" + name + "': " + e.getReason());
+        }
     }
 }

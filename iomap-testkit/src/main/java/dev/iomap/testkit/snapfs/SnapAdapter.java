@@ -2,6 +2,7 @@ package dev.iomap.testkit.snapfs;
 
 import dev.iomap.api.Capability;
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
@@ -199,8 +200,8 @@ public final class SnapAdapter implements FilesystemAdapter {
 
     /**
      * Checks the newest valid commit: every block inside the data area and mapped once, every
-     * directory entry naming an existing inode, link counts equal to the names, no entries in regular
-     * files.
+     * directory entry naming an existing inode with a valid name ({@link FileNames#check}'s rules),
+     * link counts equal to the names, no entries in regular files.
      *
      * @param device a snapfs image, not mounted
      * @return the problems: only the superblock's if it is not a valid snapfs superblock, and
@@ -236,7 +237,12 @@ public final class SnapAdapter implements FilesystemAdapter {
                 }
                 owners.set((int) deviceBlock);
             }
-            for (long child : inode.entries.values()) {
+            for (Map.Entry<String, Long> entry : inode.entries.entrySet()) {
+                long child = entry.getValue();
+                if (!FileNames.isValid(entry.getKey())) {
+                    problems.add("directory " + inode.ino + " has a bad name '" + entry.getKey() + "' (empty, '.',"
+                            + " '..', '/' or NUL, or over " + FileNames.MAX_NAME_BYTES + " bytes)");
+                }
                 names.merge(child, 1, Integer::sum);
                 if (!state.inodes.containsKey(child)) {
                     problems.add("directory " + inode.ino + " names missing inode " + child);

@@ -9,6 +9,7 @@ import static dev.iomap.testkit.snapfs.SnapState.state;
 
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.NoSpaceException;
@@ -114,7 +115,10 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
                 inode.modified);
     }
 
-    /** Names are looked up as given: case-sensitive, no normalisation. */
+    /**
+     * Names are looked up as given: byte for byte (the one-to-one strings of {@link FileNames}),
+     * case-sensitive, no normalisation.
+     */
     @Override
     public synchronized long lookup(long dirIno, String name) throws IOException {
         Long ino = inode(dirIno).entries.get(name);
@@ -139,7 +143,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return ino;
     }
 
-    /** Entries in name order (a sorted map). */
+    /** Entries in the byte order of their names ({@link FileNames#BYTE_ORDER}: a sorted map). */
     @Override
     public synchronized List<DirEntry> readdir(long dirIno) throws IOException {
         List<DirEntry> out = new ArrayList<>();

@@ -1,6 +1,7 @@
 package dev.iomap.testkit.snapfs;
 
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -17,6 +18,8 @@ import java.util.TreeMap;
 /**
  * The metadata of a snapfs filesystem: inodes, directories and block maps. Serialised whole into a
  * metadata slot at every commit. Not thread-safe (the mount's lock guards it).
+ *
+ * <p>Names are byte strings ({@link FileNames}): stored as their bytes, kept and listed in byte order.
  *
  * <p>A block map entry packs a device block and a state: {@link #PENDING} (allocated by a write, not
  * yet written back: never committed), {@link #UNWRITTEN} (preallocated, reads as zero) or
@@ -35,7 +38,8 @@ final class SnapState {
         long size;
         int links = 1;
         long modified;
-        final TreeMap<String, Long> entries = new TreeMap<>();
+        /** name → inode, in {@link FileNames#BYTE_ORDER} (names are byte strings in FileNames' form) */
+        final TreeMap<String, Long> entries = new TreeMap<>(FileNames.BYTE_ORDER);
         /** file block → device block << 2 | state */
         final TreeMap<Long, Long> blocks = new TreeMap<>();
         /**
@@ -98,7 +102,7 @@ final class SnapState {
                 out.writeLong(inode.modified);
                 out.writeInt(inode.entries.size());
                 for (Map.Entry<String, Long> entry : inode.entries.entrySet()) {
-                    out.writeUTF(entry.getKey());
+                    writeName(out, entry.getKey());
                     out.writeLong(entry.getValue());
                 }
                 List<long[]> runs = runs(inode);
@@ -114,6 +118,24 @@ final class SnapState {
             throw new UncheckedIOException(e);
         }
         return bytes.toByteArray();
+    }
+
+    /**
+     * Writes a name as a u16 byte count and its {@link FileNames#encode} bytes, exactly. For a name
+     * that is valid UTF-8 with no character above U+FFFF this is what {@code writeUTF} wrote before
+     * names were byte strings, so such names on older images read the same.
+     */
+    private static void writeName(DataOutputStream out, String name) throws IOException {
+        byte[] bytes = FileNames.encode(name);
+        out.writeShort(bytes.length);
+        out.write(bytes);
+    }
+
+    /** Reads what {@link #writeName} wrote, as {@link FileNames#decode} gives it. */
+    private static String readName(DataInputStream in) throws IOException {
+        byte[] bytes = new byte[in.readUnsignedShort()];
+        in.readFully(bytes);
+        return FileNames.decode(bytes);
     }
 
     /** @return {fileBlock, deviceBlock, count, state} runs of committed blocks */
@@ -154,7 +176,11 @@ final class SnapState {
                 inode.modified = in.readLong();
                 int entries = in.readInt();
                 for (int e = 0; e < entries; e++) {
-                    inode.entries.put(in.readUTF(), in.readLong());
+                    String name = readName(in);
+                    if (inode.entries.put(name, in.readLong()) != null) {
+                        throw new CorruptFilesystemException("snapfs: directory " + ino + " has the name '" + name
+                                + "' twice");
+                    }
                 }
                 int runs = in.readInt();
                 for (int r = 0; r < runs; r++) {

@@ -1,0 +1,138 @@
+package dev.iomap.adapter.xfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.iomap.adapter.support.BlockReader;
+import dev.iomap.adapter.support.BlockWriter;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileNames;
+import dev.iomap.api.FileType;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@link Directory}: names are byte strings in memory and on disk. */
+class DirectoryTest {
+    private static final int BLOCK_SIZE = 4096;
+    private static final long DIR_INO = 7;
+
+    private static String name(int... bytes) {
+        byte[] raw = new byte[bytes.length];
+        for (int i = 0; i < bytes.length; i++) {
+            raw[i] = (byte) bytes[i];
+        }
+        return FileNames.decode(raw);
+    }
+
+    private static String filled(int length, int value) {
+        byte[] raw = new byte[length];
+        Arrays.fill(raw, (byte) value);
+        return FileNames.decode(raw);
+    }
+
+    private static Directory decoded(ByteBuffer payload) throws CorruptFilesystemException {
+        Directory directory = new Directory(BLOCK_SIZE);
+        directory.decodeBlock(new BlockReader(payload, "directory block 0"), DIR_INO, 0);
+        return directory;
+    }
+
+    @Test
+    void namesThatAreNotUtf8AreStoredAsTheirBytesAndReadBackAsTwoNames() throws Exception {
+        String e9 = name('c', 'a', 'f', 0xe9);
+        String e8 = name('c', 'a', 'f', 0xe8);
+        Directory directory = new Directory(BLOCK_SIZE);
+        directory.add(e9, 10, FileType.REGULAR, directory.placeFor(e9));
+        directory.add(e8, 11, FileType.REGULAR, directory.placeFor(e8));
+
+        ByteBuffer payload = directory.encodeBlock(DIR_INO, 0);
+
+        // header, then inode u64, type u8, name length u32 and the raw bytes, in the order added
+        assertThat(HexFormat.of().formatHex(bytes(payload))).isEqualTo("0700000000000000" + "00000000" + "02000000"
+                + "0a00000000000000" + "01" + "04000000" + "636166e9"
+                + "0b00000000000000" + "01" + "04000000" + "636166e8");
+        assertThat(decoded(payload).list()).containsExactly(new DirEntry(e8, 11, FileType.REGULAR),
+                new DirEntry(e9, 10, FileType.REGULAR));
+    }
+
+    @Test
+    void everyKindOfNameRoundTripsInByteOrder() throws Exception {
+        List<String> names = new ArrayList<>(List.of("z", "\uFF61", "\uD83D\uDE00", "\u00e9", name(0xc3),
+                name(0xed, 0xa0, 0x80), name(0xc0, 0xaf), filled(255, 0xff), "\u00e9".repeat(127) + "x", "..."));
+        Directory directory = new Directory(BLOCK_SIZE);
+        long ino = 100;
+        for (String name : names) {
+            directory.add(name, ino++, FileType.REGULAR, 0);
+        }
+
+        Directory back = decoded(directory.encodeBlock(DIR_INO, 0));
+
+        names.sort(FileNames.BYTE_ORDER);
+        assertThat(back.list()).extracting(DirEntry::name).containsExactlyElementsOf(names);
+        // unsigned bytes: 'z' (7A) < C3 < C3 A9 < ED A0 80 < EF BD A1 (U+FF61) < F0 9F 98 80 < FF...
+        assertThat(names.subList(0, 3)).containsExactly("...", "z", name(0xc0, 0xaf));
+        assertThat(names.indexOf("\uFF61")).isLessThan(names.indexOf("\uD83D\uDE00"));
+        for (String name : names) {
+            assertThat(back.get(name)).as(name).isNotNull();
+        }
+        assertThat(back.get(name(0xe9))).isNull();
+    }
+
+    @Test
+    void entriesTakeTheBytesOfTheirNamesNotTheirChars() {
+        assertThat(Directory.entryBytes(filled(255, 0x80))).isEqualTo(Layout.DIRENT_FIXED_BYTES + 255);
+        assertThat(Directory.entryBytes("\u00e9".repeat(10))).isEqualTo(Layout.DIRENT_FIXED_BYTES + 20);
+        assertThat(Directory.validName(filled(255, 0x80))).isTrue();
+        assertThat(Directory.validName(filled(256, 0x80))).isFalse();
+        assertThat(Directory.validName("\u00e9".repeat(128))).as("128 chars, 256 bytes").isFalse();
+        assertThat(Directory.validName("caf\uDCC3\uDCA9")).as("a second spelling of caf\u00e9").isFalse();
+        assertThat(Directory.validName("\uD800")).isFalse();
+    }
+
+    @Test
+    void aBlockWrittenWithUtf8StringsReadsTheSame() throws Exception {
+        // the encoding before names were byte strings: putString, i.e. u32 count + UTF-8
+        ByteBuffer old = BlockWriter.allocate(256, "old block").putLong(DIR_INO).putInt(0).putInt(2)
+                .putLong(3).putByte(Layout.TYPE_REGULAR).putString("caf\u00e9 \uD83D\uDE00")
+                .putLong(4).putByte(Layout.TYPE_DIRECTORY).putString("d").written();
+
+        assertThat(decoded(old).list()).containsExactly(new DirEntry("caf\u00e9 \uD83D\uDE00", 3, FileType.REGULAR),
+                new DirEntry("d", 4, FileType.DIRECTORY));
+    }
+
+    @Test
+    void badNamesOnDiskAreCorruption() throws Exception {
+        byte[] tooLong = new byte[256];
+        Arrays.fill(tooLong, (byte) 'n');
+        List<byte[]> bad = List.of(new byte[0], new byte[] {'.'}, new byte[] {'.', '.'}, new byte[] {'a', '/', 'b'},
+                new byte[] {'a', 0, 'b'}, tooLong);
+        for (byte[] raw : bad) {
+            ByteBuffer block = BlockWriter.allocate(512, "bad block").putLong(DIR_INO).putInt(0).putInt(1)
+                    .putLong(3).putByte(Layout.TYPE_REGULAR).putByteString(raw).written();
+
+            assertThatThrownBy(() -> decoded(block)).as(HexFormat.of().formatHex(raw))
+                    .isInstanceOf(CorruptFilesystemException.class)
+                    .hasMessageContaining("bad directory entry");
+        }
+    }
+
+    @Test
+    void aNameTwiceOnDiskIsCorruption() throws Exception {
+        ByteBuffer block = BlockWriter.allocate(512, "bad block").putLong(DIR_INO).putInt(0).putInt(2)
+                .putLong(3).putByte(Layout.TYPE_REGULAR).putByteString(new byte[] {'c', (byte) 0xe9})
+                .putLong(4).putByte(Layout.TYPE_REGULAR).putByteString(new byte[] {'c', (byte) 0xe9}).written();
+
+        assertThatThrownBy(() -> decoded(block)).isInstanceOf(CorruptFilesystemException.class)
+                .hasMessageContaining("bad directory entry 'c\uDCE9' -> inode 4");
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        byte[] copy = new byte[buffer.remaining()];
+        buffer.duplicate().get(copy);
+        return copy;
+    }
+}
