@@ -41,9 +41,9 @@ import org.cryptomator.jfuse.api.FuseOperations.Operation;
  * mount is up; every other upcall calls the bridge. Operations the bridge does not use a path for
  * (init, destroy, read, write, flush, release, fsync) stay jfuse's.
  *
- * <p>All or nothing. If anything is not as expected (not Linux, the struct too small, a jfuse class
- * or member missing, its struct views failing a trial on zeroed memory), no slot is changed and the
- * mount runs on jfuse's binding: without fallocate (EOPNOTSUPP), and with jfuse's lossy names, which
+ * <p>All or nothing. If anything is not as expected (not Linux amd64 or aarch64, the struct too
+ * small, a jfuse class or member missing, its struct views failing a trial on zeroed memory), no slot
+ * is changed and the mount runs on jfuse's binding: without fallocate (EOPNOTSUPP), and with jfuse's lossy names, which
  * the bridge then guards ({@link FuseBridge#useExactNames} is not called): a path holding U+FFFD is
  * refused with EILSEQ, so two names never silently become one, and readdir leaves out names that are
  * not UTF-8.
@@ -111,9 +111,9 @@ final class RawPathBinding {
     @SuppressWarnings("restricted") // upcall stubs for libfuse: what this class is for
     static boolean bind(Fuse fuse, FuseBridge bridge, Arena arena) {
         String platform = fuse.getClass().getPackageName();
-        if (!platform.startsWith("org.cryptomator.jfuse.linux.")) {
-            LOG.log(System.Logger.Level.WARNING, "raw names and fallocate not bound: libfuse3's Linux ABI only, not "
-                    + platform);
+        if (!platform.endsWith(".linux.amd64") && !platform.endsWith(".linux.aarch64")) {
+            LOG.log(System.Logger.Level.WARNING, "raw names and fallocate not bound: libfuse3 on Linux amd64 or"
+                    + " aarch64 only, not " + platform);
             return false;
         }
         Optional<MemorySegment> operations = field(fuse, "fuseOperationsStruct", MemorySegment.class);

@@ -38,12 +38,14 @@ class JfuseWorkaroundsTest {
         for (RawPathBinding.Slot slot : RawPathBinding.SLOTS) {
             assertThat(slot.offset()).as(slot.name()).isEqualTo(jfuseOffset(platform, "fuse_operations", slot.name()));
         }
-        assertThat(jfuseOffset(platform, "fuse_config", "direct_io")).as("DirectIoConfig finds it by name").isPositive();
+        assertThat(jfuseOffset(platform, "fuse_config", "direct_io")).as("DirectIoConfig finds it by name")
+                .isPositive();
     }
 
     @Test
     void everyOperationTakingAPathIsBoundRaw() {
-        var bridge = new FuseBridge(Mockito.mock(IomapFileSystem.class), FuseBuilder.getSupported().errno(), 0, 0, true);
+        var bridge = new FuseBridge(Mockito.mock(IomapFileSystem.class), FuseBuilder.getSupported().errno(), 0, 0,
+                true);
         Set<Operation> bound = RawPathBinding.SLOTS.stream().map(RawPathBinding.Slot::operation)
                 .filter(Objects::nonNull).collect(Collectors.toCollection(() -> EnumSet.noneOf(Operation.class)));
         Set<Operation> pathTaking = EnumSet.copyOf(bridge.supportedOperations());
