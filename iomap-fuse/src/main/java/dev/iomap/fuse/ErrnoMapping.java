@@ -5,6 +5,7 @@ import static dev.iomap.fuse.LinuxErrno.EBADF;
 import static dev.iomap.fuse.LinuxErrno.EBUSY;
 import static dev.iomap.fuse.LinuxErrno.EEXIST;
 import static dev.iomap.fuse.LinuxErrno.EINVAL;
+import static dev.iomap.fuse.LinuxErrno.EILSEQ;
 import static dev.iomap.fuse.LinuxErrno.EIO;
 import static dev.iomap.fuse.LinuxErrno.EISDIR;
 import static dev.iomap.fuse.LinuxErrno.ENAMETOOLONG;
@@ -19,11 +20,13 @@ import static dev.iomap.fuse.LinuxErrno.EROFS;
 import static dev.iomap.fuse.LinuxErrno.EUCLEAN;
 
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileNames;
 import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.DeviceIoException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.UnrepresentableNameException;
 import dev.iomap.api.WritebackException;
 import java.io.UncheckedIOException;
 import java.nio.channels.ClosedChannelException;
@@ -54,7 +57,10 @@ import java.util.concurrent.ExecutionException;
  * <tr><td>{@link NoSpaceException}</td><td>ENOSPC</td></tr>
  * <tr><td>{@link DeviceBusyException} (an image another user holds)</td><td>EBUSY</td></tr>
  * <tr><td>{@link NotSupportedException}, {@link UnsupportedOperationException}</td><td>EOPNOTSUPP</td></tr>
- * <tr><td>{@link InvalidRangeException}, {@link InvalidPathException}, other
+ * <tr><td>{@link UnrepresentableNameException} (a name that stands for no byte string)</td><td>EILSEQ</td></tr>
+ * <tr><td>{@link InvalidPathException} "name longer than 255 bytes" ({@link FileNames#check}'s and
+ *     the engine's words)</td><td>ENAMETOOLONG</td></tr>
+ * <tr><td>{@link InvalidRangeException}, other {@link InvalidPathException}, other
  *     {@link IllegalArgumentException}</td><td>EINVAL</td></tr>
  * <tr><td>{@link CorruptFilesystemException}</td><td>EUCLEAN (XFS's EFSCORRUPTED)</td></tr>
  * <tr><td>{@link WritebackException}, {@link DeviceIoException}, any other exception</td><td>EIO</td></tr>
@@ -66,6 +72,9 @@ import java.util.concurrent.ExecutionException;
  * are looked through.
  */
 public final class ErrnoMapping {
+
+    /** The reason of {@link FileNames#check}'s exception for a name over 255 bytes. */
+    private static final String NAME_TOO_LONG = "name longer than " + FileNames.MAX_NAME_BYTES + " bytes";
 
     private ErrnoMapping() {
     }
@@ -87,6 +96,8 @@ public final class ErrnoMapping {
             case DeviceBusyException e -> EBUSY;
             case NotSupportedException e -> EOPNOTSUPP;
             case InvalidRangeException e -> EINVAL;
+            case UnrepresentableNameException e -> EILSEQ;
+            case InvalidPathException e when NAME_TOO_LONG.equals(e.getReason()) -> ENAMETOOLONG;
             case CorruptFilesystemException e -> EUCLEAN;
             case ClosedChannelException e -> EBADF;
             case UnsupportedOperationException e -> EOPNOTSUPP;

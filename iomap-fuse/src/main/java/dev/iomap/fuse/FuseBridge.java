@@ -2,16 +2,16 @@ package dev.iomap.fuse;
 
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.UnrepresentableNameException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.time.Instant;
 import java.util.EnumSet;
@@ -30,6 +30,14 @@ import org.cryptomator.jfuse.api.TimeSpec;
  * jfuse's {@link FuseOperations} over an {@link IomapFileSystem}: the paths libfuse passes are the
  * file system's paths; a FUSE file handle names an open {@link IomapFile} ({@link FileHandles}).
  *
+ * <p>File names are byte strings. A path is in {@link FileNames}' form once {@link RawPathBinding} has
+ * bound the path-taking operations ({@link #useExactNames}): the kernel's bytes, decoded one-to-one,
+ * and readdir's names go back as the bytes they stand for. Until then (or if binding failed) paths are
+ * jfuse's own decoding, UTF-8 with each malformed byte turned into U+FFFD, so that distinct names
+ * could collide: the bridge then refuses any path holding U+FFFD with EILSEQ, and leaves out of
+ * readdir any name that is not UTF-8 (jfuse would list it with {@code '?'}s, a name that is not its
+ * own). Every name in a path is at most {@value FileNames#MAX_NAME_BYTES} bytes (ENAMETOOLONG).
+ *
  * <p>Every operation returns 0 (or a byte count) or a negated errno from {@link ErrnoMapping}; no
  * exception ever leaves an operation, since it would unwind into libfuse's native frames and bring
  * the JVM down. Unexpected failures are logged.
@@ -38,13 +46,12 @@ import org.cryptomator.jfuse.api.TimeSpec;
  * jfuse then calls with nothing behind it crashed the JVM). Not declared, so the kernel answers
  * ENOSYS or its default: opendir/releasedir (libfuse's defaults suffice), access, chmod, chown,
  * links, symlinks, xattrs, locks. {@link #fallocate} is not an operation jfuse 0.7.3 can bind;
- * {@link FallocateBinding} binds it.
+ * {@link RawPathBinding} binds it.
  *
  * <p>Thread-safe: libfuse calls from several threads at once.
  */
 public final class FuseBridge implements FuseOperations {
     private static final System.Logger LOG = System.getLogger(FuseBridge.class.getName());
-    private static final int MAX_NAME_BYTES = 255;
     private static final int DIRECTORY_MODE = Stat.S_IFDIR | 0755;
     private static final int FILE_MODE = Stat.S_IFREG | 0644;
     /** fcntl.h open flags (the same on every Linux architecture jfuse supports). */
@@ -65,6 +72,7 @@ public final class FuseBridge implements FuseOperations {
     private final boolean directIo;
     private final FileHandles handles = new FileHandles();
     private volatile boolean kernelDirectIo;
+    private volatile boolean exactNames;
 
     /**
      * @param fs the mounted file system; the bridge never closes it
@@ -97,6 +105,20 @@ public final class FuseBridge implements FuseOperations {
     /** @return whether libfuse's configuration, after init, has every open bypass the kernel page cache */
     public boolean kernelDirectIo() {
         return kernelDirectIo;
+    }
+
+    /**
+     * Says that every path from now on is the kernel's bytes in {@link FileNames}' form and that
+     * readdir's filler takes such names ({@link RawPathBinding}): a U+FFFD in a path is then that
+     * character, not jfuse's stand-in for a byte it could not decode. Call before mounting.
+     */
+    void useExactNames() {
+        exactNames = true;
+    }
+
+    /** @return whether paths are the kernel's bytes ({@link #useExactNames}), not jfuse's lossy decoding */
+    public boolean exactNames() {
+        return exactNames;
     }
 
     /** @return how many files the kernel has open */
@@ -175,10 +197,13 @@ public final class FuseBridge implements FuseOperations {
     @Override
     public int readdir(String path, DirFiller filler, long offset, FileInfo fi, int flags) {
         return call("readdir", path, () -> {
-            var entries = fs.readdir(path);
+            var entries = fs.readdir(checkNames(path));
             filler.fill(".");
             filler.fill("..");
             for (DirEntry entry : entries) {
+                if (!exactNames && !isUtf8(entry.name())) {
+                    continue;
+                }
                 int mode = entry.type() == FileType.DIRECTORY ? DIRECTORY_MODE : FILE_MODE;
                 if (filler.fill(entry.name(), stat -> stat.setMode(mode), 0, 0) != 0) {
                     throw new IOException("readdir " + path + ": the kernel's buffer is full");
@@ -319,7 +344,7 @@ public final class FuseBridge implements FuseOperations {
             statvfs.setBlocks(stat.totalBlocks());
             statvfs.setBfree(stat.freeBlocks());
             statvfs.setBavail(stat.freeBlocks());
-            statvfs.setNameMax(MAX_NAME_BYTES);
+            statvfs.setNameMax(FileNames.MAX_NAME_BYTES);
             StatvfsInodes.set(statvfs, stat.totalInodes(), stat.freeInodes());
             return 0;
         });
@@ -413,18 +438,31 @@ public final class FuseBridge implements FuseOperations {
         });
     }
 
-    /** @throws FileSystemException "File name too long" (ENAMETOOLONG) for a name over 255 bytes */
-    private static String checkNames(String path) throws FileSystemException {
+    /**
+     * @return {@code path}, each of whose names is a valid name ({@link FileNames#check})
+     * @throws UnrepresentableNameException (EILSEQ) for a name that stands for no byte string, or
+     *     holding U+FFFD while names are jfuse's lossy decoding
+     * @throws java.nio.file.InvalidPathException "name longer than 255 bytes" (ENAMETOOLONG)
+     */
+    private String checkNames(String path) {
+        if (!exactNames && path.indexOf('\uFFFD') >= 0) {
+            throw new UnrepresentableNameException(path, "a byte that is not UTF-8 reached the bridge as U+FFFD"
+                    + " (jfuse's decoding: raw names are not bound), refused so that two names never become one");
+        }
         int start = 0;
         while (start < path.length()) {
             int end = path.indexOf('/', start);
             end = end < 0 ? path.length() : end;
-            if (end - start > MAX_NAME_BYTES / 4
-                    && path.substring(start, end).getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
-                throw new FileSystemException(path, null, "File name too long");
+            if (end > start) {
+                FileNames.check(path.substring(start, end));
             }
             start = end + 1;
         }
         return path;
+    }
+
+    /** @return whether {@code name} is plain UTF-8 (no escaped byte, so jfuse's filler encodes it exactly) */
+    private static boolean isUtf8(String name) {
+        return name.codePoints().noneMatch(c -> c >= Character.MIN_SURROGATE && c <= Character.MAX_SURROGATE);
     }
 }

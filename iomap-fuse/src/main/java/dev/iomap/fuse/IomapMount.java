@@ -91,7 +91,7 @@ public final class IomapMount implements AutoCloseable {
                     + "): install fuse3, or give its path; " + e.getMessage(), e);
         }
         Arena upcalls = Arena.ofShared();
-        boolean fallocate = FallocateBinding.bind(fuse, bridge, upcalls);
+        boolean fallocate = RawPathBinding.bind(fuse, bridge, upcalls);
         try {
             fuse.mount("iomap", real, arguments(fs, options).toArray(String[]::new));
         } catch (FuseMountFailedException | RuntimeException e) {
@@ -175,7 +175,10 @@ public final class IomapMount implements AutoCloseable {
         return bridge;
     }
 
-    /** @return whether fallocate(2) reaches the file system ({@link FallocateBinding}) */
+    /**
+     * @return whether fallocate(2) reaches the file system and names are the kernel's bytes
+     *     ({@link RawPathBinding}; also {@code bridge().exactNames()})
+     */
     public boolean fallocateBound() {
         return fallocateBound;
     }

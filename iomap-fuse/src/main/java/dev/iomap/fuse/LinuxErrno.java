@@ -2,7 +2,7 @@ package dev.iomap.fuse;
 
 /**
  * The Linux errno values the bridge returns (asm-generic/errno-base.h and errno.h; the same on every
- * Linux architecture jfuse supports). jfuse's {@code Errno} has no ENOSPC, EFBIG or EUCLEAN, so the
+ * Linux architecture jfuse supports). jfuse's {@code Errno} has no ENOSPC, EFBIG, EILSEQ or EUCLEAN, so the
  * bridge uses these; a unit test checks they agree with jfuse's where both have one.
  */
 public final class LinuxErrno {
@@ -40,6 +40,8 @@ public final class LinuxErrno {
     public static final int ENOSYS = 38;
     /** Directory not empty. */
     public static final int ENOTEMPTY = 39;
+    /** Invalid or incomplete multibyte or wide character: a name that stands for no byte string. */
+    public static final int EILSEQ = 84;
     /** Operation not supported (ENOTSUP is the same number on Linux). */
     public static final int EOPNOTSUPP = 95;
     /** Structure needs cleaning: XFS's and ext4's EFSCORRUPTED. */
@@ -71,6 +73,7 @@ public final class LinuxErrno {
             case ENAMETOOLONG -> "ENAMETOOLONG";
             case ENOSYS -> "ENOSYS";
             case ENOTEMPTY -> "ENOTEMPTY";
+            case EILSEQ -> "EILSEQ";
             case EOPNOTSUPP -> "EOPNOTSUPP";
             case EUCLEAN -> "EUCLEAN";
             default -> "errno " + errno;

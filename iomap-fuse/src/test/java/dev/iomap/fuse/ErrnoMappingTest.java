@@ -3,12 +3,14 @@ package dev.iomap.fuse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileNames;
 import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.DeviceIoException;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.UnrepresentableNameException;
 import dev.iomap.api.WritebackException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,6 +54,12 @@ class ErrnoMappingTest {
                 row(new UnsupportedOperationException("no"), LinuxErrno.EOPNOTSUPP),
                 row(new InvalidRangeException("negative offset"), LinuxErrno.EINVAL),
                 row(new InvalidPathException("/a/./b", "'.' name"), LinuxErrno.EINVAL),
+                row(new UnrepresentableNameException("/caf\uDCC3\uDCA9", "escaped bytes that spell UTF-8"),
+                        LinuxErrno.EILSEQ),
+                row(thrownBy(() -> FileNames.encode("lone\uD800")), LinuxErrno.EILSEQ),
+                row(thrownBy(() -> FileNames.check("n".repeat(256))), LinuxErrno.ENAMETOOLONG),
+                row(new InvalidPathException("/" + "n".repeat(256), "name longer than 255 bytes"),
+                        LinuxErrno.ENAMETOOLONG),
                 row(new IllegalArgumentException("bad"), LinuxErrno.EINVAL),
                 row(new CorruptFilesystemException("bad magic"), LinuxErrno.EUCLEAN),
                 row(new WritebackException("lost", new IOException("device")), LinuxErrno.EIO),
@@ -65,6 +73,15 @@ class ErrnoMappingTest {
                 row(new StackOverflowError(), LinuxErrno.EIO),
                 row(new CompletionException(new NoSpaceException("full")), LinuxErrno.ENOSPC),
                 row(new UncheckedIOException(new NoSuchFileException("/a")), LinuxErrno.ENOENT));
+    }
+
+    private static Throwable thrownBy(Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            return e;
+        }
+        throw new AssertionError("did not throw");
     }
 
     private static Arguments row(Throwable error, int errno) {

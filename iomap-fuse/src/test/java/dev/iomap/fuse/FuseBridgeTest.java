@@ -1,5 +1,6 @@
 package dev.iomap.fuse;
 
+import static java.nio.charset.StandardCharsets.ISO_8859_1;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
@@ -12,6 +13,7 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
@@ -181,6 +183,39 @@ class FuseBridgeTest {
         assertThat(names).containsExactly(".", "..", "a", "b");
         assertThat(bridge.readdir("/d/b", filler, 0, null, 0)).isEqualTo(-LinuxErrno.ENOTDIR);
         assertThat(bridge.readdir("/missing", filler, 0, null, 0)).isEqualTo(-LinuxErrno.ENOENT);
+    }
+
+    /**
+     * The fallback when {@link RawPathBinding} could not bind: paths are jfuse's lossy decoding, so a
+     * U+FFFD may stand for any byte that is not UTF-8.
+     */
+    @Test
+    void withJfusesLossyNamesAReplacementCharacterIsRefusedAndNamesThatAreNotUtf8AreNotListed() throws IOException {
+        assertThat(bridge.exactNames()).isFalse();
+        assertThat(bridge.create("/caf\uFFFD.txt", 0644, new Info(0))).isEqualTo(-LinuxErrno.EILSEQ);
+        assertThat(bridge.mkdir("/d\uFFFD", 0755)).isEqualTo(-LinuxErrno.EILSEQ);
+        assertThat(bridge.getattr("/caf\uFFFD.txt", mock(Stat.class, RETURNS_DEEP_STUBS), null))
+                .isEqualTo(-LinuxErrno.EILSEQ);
+        fs.create(FileNames.decode("/caf\u00e9.txt".getBytes(ISO_8859_1))).close();
+        create("/plain");
+        assertThat(readdirNames("/")).containsExactly(".", "..", "plain");
+
+        bridge.useExactNames();
+        assertThat(bridge.exactNames()).isTrue();
+        create("/caf\uFFFD.txt");
+        assertThat(readdirNames("/")).containsExactly(".", "..", "caf\uDCE9.txt", "caf\uFFFD.txt", "plain");
+    }
+
+    private List<String> readdirNames(String path) throws IOException {
+        DirFiller filler = mock(DirFiller.class);
+        List<String> names = new ArrayList<>();
+        when(filler.fill(any(), any(), anyLong(), anyInt())).thenAnswer(call -> {
+            names.add(call.getArgument(0));
+            return 0;
+        });
+        org.mockito.Mockito.doAnswer(call -> names.add(call.getArgument(0))).when(filler).fill(any(String.class));
+        assertThat(bridge.readdir(path, filler, 0, null, 0)).isZero();
+        return names;
     }
 
     @Test

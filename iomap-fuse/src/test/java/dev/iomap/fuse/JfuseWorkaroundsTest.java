@@ -5,29 +5,62 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.iomap.api.IomapFileSystem;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.cryptomator.jfuse.api.FuseBuilder;
+import org.cryptomator.jfuse.api.FuseOperations.Operation;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.mockito.Mockito;
 
 /**
- * The offsets {@link FallocateBinding} writes and reads agree with jfuse's own generated layouts of
- * libfuse's structs; the mount table and command line are as libfuse and the kernel expect.
+ * The slots {@link RawPathBinding} binds agree with jfuse's own generated layouts of libfuse's
+ * {@code struct fuse_operations} on both Linux platforms, and cover every operation the bridge
+ * takes a path in; the mount table and command line are as libfuse and the kernel expect.
  */
 class JfuseWorkaroundsTest {
+    /** Operations whose path the bridge never looks at: jfuse's binding (and its decoding) is fine there. */
+    private static final Set<Operation> PATH_NOT_USED = EnumSet.of(Operation.INIT, Operation.DESTROY, Operation.READ,
+            Operation.WRITE, Operation.FLUSH, Operation.RELEASE, Operation.FSYNC);
 
-    private static long jfuseOffset(String struct, String field) throws Exception {
-        Class<?> layout = Class.forName("org.cryptomator.jfuse.linux.amd64.extr.fuse3." + struct);
+    private static long jfuseOffset(String platform, String struct, String field) throws Exception {
+        Class<?> layout = Class.forName("org.cryptomator.jfuse.linux." + platform + ".extr.fuse3." + struct);
         return (long) layout.getMethod(field + "$offset").invoke(null);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"amd64", "aarch64"})
+    void slotOffsetsMatchJfusesLayouts(String platform) throws Exception {
+        for (RawPathBinding.Slot slot : RawPathBinding.SLOTS) {
+            assertThat(slot.offset()).as(slot.name()).isEqualTo(jfuseOffset(platform, "fuse_operations", slot.name()));
+        }
+        assertThat(jfuseOffset(platform, "fuse_config", "direct_io")).as("DirectIoConfig finds it by name")
+                .isPositive();
+    }
+
     @Test
-    void fallocateSlotAndFileInfoOffsetsMatchJfusesLayouts() throws Exception {
-        assumeTrue(System.getProperty("os.arch").equals("amd64"), "jfuse's amd64 layouts are checked on amd64");
-        assertThat(FallocateBinding.FALLOCATE_SLOT).isEqualTo(jfuseOffset("fuse_operations", "fallocate"));
-        assertThat(FallocateBinding.FH_OFFSET).isEqualTo(jfuseOffset("fuse_file_info", "fh"));
-        assertThat(FallocateBinding.FLAGS_OFFSET).isEqualTo(jfuseOffset("fuse_file_info", "flags"));
-        assertThat(FallocateBinding.LOCK_OWNER_OFFSET).isEqualTo(jfuseOffset("fuse_file_info", "lock_owner"));
-        assertThat(jfuseOffset("fuse_config", "direct_io")).as("DirectIoConfig finds it by name").isPositive();
+    void everyOperationTakingAPathIsBoundRaw() {
+        var bridge = new FuseBridge(Mockito.mock(IomapFileSystem.class), FuseBuilder.getSupported().errno(), 0, 0,
+                true);
+        Set<Operation> bound = RawPathBinding.SLOTS.stream().map(RawPathBinding.Slot::operation)
+                .filter(Objects::nonNull).collect(Collectors.toCollection(() -> EnumSet.noneOf(Operation.class)));
+        Set<Operation> pathTaking = EnumSet.copyOf(bridge.supportedOperations());
+        pathTaking.removeAll(PATH_NOT_USED);
+        assertThat(bound).isEqualTo(pathTaking);
+        assertThat(RawPathBinding.SLOTS).filteredOn(slot -> slot.operation() == null)
+                .extracting(RawPathBinding.Slot::name).containsExactly("fallocate");
+    }
+
+    @Test
+    void jfusesStructViewsAreFoundForThisPlatform() {
+        assumeTrue(System.getProperty("os.name").equals("Linux"), "jfuse's Linux structs are checked on Linux");
+        String platform = FuseBuilder.getSupported().getClass().getPackageName();
+        assertThat(JfuseStructs.find(platform)).isPresent();
+        assertThat(JfuseStructs.find("org.example.nothing")).isEmpty();
     }
 
     @Test

@@ -136,6 +136,20 @@ final class MountedImage implements AutoCloseable {
         return result.stdout();
     }
 
+    /**
+     * Runs a bash script in the mount point, asserting it succeeds; returns its standard output as
+     * the bytes it wrote (file names that are not UTF-8 stay as they are).
+     */
+    byte[] shBytes(String script) throws Exception {
+        Path out = Files.createTempFile("iomap-fuse-bytes", ".bin");
+        try {
+            sh("{ " + script + "; } > '" + out + "'");
+            return Files.readAllBytes(out);
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
     /** Runs a bash script in the mount point; returns what happened. */
     ShellResult shell(String script) throws Exception {
         return run(mountPoint, List.of("bash", "-euo", "pipefail", "-c", script));
@@ -154,8 +168,9 @@ final class MountedImage implements AutoCloseable {
                 process.destroyForcibly();
                 throw new AssertionError("timed out: " + command);
             }
-            return new ShellResult(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                    Files.readString(err, StandardCharsets.UTF_8));
+            // Lenient: a tool's message may quote a file name that is not UTF-8.
+            return new ShellResult(process.exitValue(), new String(Files.readAllBytes(out), StandardCharsets.UTF_8),
+                    new String(Files.readAllBytes(err), StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);

@@ -1,0 +1,297 @@
+package dev.iomap.fuse;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.nio.charset.StandardCharsets.ISO_8859_1;
+
+import dev.iomap.api.FileNames;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.reflect.Field;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.cryptomator.jfuse.api.FileInfo;
+import org.cryptomator.jfuse.api.Fuse;
+import org.cryptomator.jfuse.api.FuseOperations;
+import org.cryptomator.jfuse.api.FuseOperations.Operation;
+
+/**
+ * Binds libfuse3's path-taking operations to upcalls of this module, so that file names are bytes
+ * end to end. jfuse 0.7.3 decodes every {@code const char *} path with
+ * {@code MemorySegment.getString} (UTF-8, each malformed byte becoming U+FFFD, so {@code caf\xe9} and
+ * {@code caf\xe8} were one name), its {@code DirFiller} encodes names back as UTF-8 (an escaped byte
+ * becoming {@code '?'}), and it has no {@code FALLOCATE} operation at all. Here each path is decoded
+ * with {@link FileNames#decode} (one-to-one), readdir fills with {@link RawDirFiller} (the bytes of
+ * {@link FileNames#encode}), and fallocate reaches {@link FuseBridge#fallocate}.
+ *
+ * <p>Before mounting, the {@link #SLOTS} of jfuse's {@code struct fuse_operations} (a protected field
+ * of {@link Fuse}, reached by reflection, which works while jfuse is on the class path) that the
+ * bridge declares, and fallocate, are set to upcall stubs. Slot offsets are libfuse3's ABI, fixed
+ * across 3.x (members are only ever appended; all are 8-byte pointers on amd64 and aarch64); a test
+ * checks them against jfuse's generated layouts for both. The structs behind the other pointers are
+ * read and written through jfuse's own views ({@link JfuseStructs}). getattr goes through jfuse's
+ * operations object (also a protected field), which watches for the probe its mount uses to see the
+ * mount is up; every other upcall calls the bridge. Operations the bridge does not use a path for
+ * (init, destroy, read, write, flush, release, fsync) stay jfuse's.
+ *
+ * <p>All or nothing. If anything is not as expected (not Linux amd64 or aarch64, the struct too
+ * small, a jfuse class or member missing, its struct views failing a trial on zeroed memory), no slot
+ * is changed and the mount runs on jfuse's binding: without fallocate (EOPNOTSUPP), and with jfuse's lossy names, which
+ * the bridge then guards ({@link FuseBridge#useExactNames} is not called): a path holding U+FFFD is
+ * refused with EILSEQ, so two names never silently become one, and readdir leaves out names that are
+ * not UTF-8.
+ *
+ * <p>No exception leaves an upcall (it would unwind into libfuse and bring the JVM down): each returns
+ * a negated errno from {@link ErrnoMapping}. Thread-safe: upcalls come from libfuse's threads.
+ */
+final class RawPathBinding {
+    private static final System.Logger LOG = System.getLogger(RawPathBinding.class.getName());
+
+    /**
+     * One slot of {@code struct fuse_operations}: the upcall method of the same name, its C signature,
+     * and the jfuse operation the bridge declares for it (null for fallocate, which jfuse lacks).
+     *
+     * @param name the member's (and the upcall method's) name
+     * @param index the member's index (byte offset / 8)
+     * @param signature its C signature
+     * @param operation the bridge's declaration of it; null if always bound
+     */
+    record Slot(String name, int index, FunctionDescriptor signature, Operation operation) {
+        /** @return the slot's byte offset in {@code struct fuse_operations} */
+        long offset() {
+            return index * ADDRESS.byteSize();
+        }
+    }
+
+    /** The slots bound, in {@code struct fuse_operations} order. */
+    static final List<Slot> SLOTS = List.of(
+            new Slot("getattr", 0, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Operation.GET_ATTR),
+            new Slot("mkdir", 3, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Operation.MKDIR),
+            new Slot("unlink", 4, FunctionDescriptor.of(JAVA_INT, ADDRESS), Operation.UNLINK),
+            new Slot("rmdir", 5, FunctionDescriptor.of(JAVA_INT, ADDRESS), Operation.RMDIR),
+            new Slot("rename", 7, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), Operation.RENAME),
+            new Slot("truncate", 11, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), Operation.TRUNCATE),
+            new Slot("open", 12, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), Operation.OPEN),
+            new Slot("statfs", 15, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), Operation.STATFS),
+            new Slot("readdir", 24, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS,
+                    JAVA_INT), Operation.READ_DIR),
+            new Slot("create", 30, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), Operation.CREATE),
+            new Slot("utimens", 32, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Operation.UTIMENS),
+            new Slot("fallocate", 39, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS),
+                    null));
+
+    private final FuseBridge bridge;
+    private final FuseOperations probeWatcher;
+    private final JfuseStructs structs;
+
+    /**
+     * @param bridge where the operations go
+     * @param probeWatcher jfuse's operations object over {@code bridge}, for getattr
+     * @param structs jfuse's views of the structs libfuse passes
+     */
+    RawPathBinding(FuseBridge bridge, FuseOperations probeWatcher, JfuseStructs structs) {
+        this.bridge = bridge;
+        this.probeWatcher = probeWatcher;
+        this.structs = structs;
+    }
+
+    /**
+     * @param fuse a built, not yet mounted jfuse instance over {@code bridge}
+     * @param bridge where the operations go; told {@link FuseBridge#useExactNames} if bound
+     * @param arena owns the upcall stubs; must stay open until {@code fuse} is closed
+     * @return whether the slots are bound (false: jfuse's binding, lossy names guarded, no fallocate)
+     */
+    @SuppressWarnings("restricted") // upcall stubs for libfuse: what this class is for
+    static boolean bind(Fuse fuse, FuseBridge bridge, Arena arena) {
+        String platform = fuse.getClass().getPackageName();
+        if (!platform.endsWith(".linux.amd64") && !platform.endsWith(".linux.aarch64")) {
+            LOG.log(System.Logger.Level.WARNING, "raw names and fallocate not bound: libfuse3 on Linux amd64 or"
+                    + " aarch64 only, not " + platform);
+            return false;
+        }
+        Optional<MemorySegment> operations = field(fuse, "fuseOperationsStruct", MemorySegment.class);
+        Optional<FuseOperations> jfuseOperations = field(fuse, "fuseOperations", FuseOperations.class);
+        Optional<JfuseStructs> structs = JfuseStructs.find(platform);
+        long end = SLOTS.getLast().offset() + ADDRESS.byteSize();
+        if (operations.isEmpty() || jfuseOperations.isEmpty() || structs.isEmpty()
+                || operations.get().byteSize() < end) {
+            LOG.log(System.Logger.Level.WARNING, "raw names and fallocate not bound: jfuse is not as expected");
+            return false;
+        }
+        var binding = new RawPathBinding(bridge, jfuseOperations.get(), structs.get());
+        Set<Operation> declared = bridge.supportedOperations();
+        Map<Long, MemorySegment> stubs = new LinkedHashMap<>();
+        try {
+            for (Slot slot : SLOTS) {
+                if (slot.operation() == null || declared.contains(slot.operation())) {
+                    var target = MethodHandles.lookup()
+                            .findVirtual(RawPathBinding.class, slot.name(), slot.signature().toMethodType())
+                            .bindTo(binding);
+                    stubs.put(slot.offset(), Linker.nativeLinker().upcallStub(target, slot.signature(), arena));
+                }
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "raw names and fallocate not bound", e);
+            return false;
+        }
+        stubs.forEach((offset, stub) -> operations.get().set(ADDRESS, offset, stub));
+        bridge.useExactNames();
+        return true;
+    }
+
+    private static <T> Optional<T> field(Fuse fuse, String name, Class<T> type) {
+        try {
+            Field field = Fuse.class.getDeclaredField(name);
+            field.setAccessible(true);
+            return Optional.of(type.cast(field.get(fuse)));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot reach jfuse's " + name, e);
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * @param cString a {@code const char *} from libfuse, or NULL
+     * @return its bytes in {@link FileNames#decode}'s form; "" for NULL
+     */
+    @SuppressWarnings("restricted") // a C string: read up to its NUL
+    static String path(MemorySegment cString) {
+        if (cString.equals(MemorySegment.NULL)) {
+            return "";
+        }
+        // ISO-8859-1 is one char per byte: the exact bytes up to the NUL, then decoded one-to-one.
+        return FileNames.decode(cString.reinterpret(Long.MAX_VALUE).getString(0, ISO_8859_1).getBytes(ISO_8859_1));
+    }
+
+    private static int failed(Throwable t) {
+        return -ErrnoMapping.errno(t);
+    }
+
+    /** {@code int getattr(const char *, struct stat *, struct fuse_file_info *)}. */
+    int getattr(MemorySegment path, MemorySegment stat, MemorySegment fi) {
+        try {
+            return probeWatcher.getattr(path(path), structs.stat(stat), structs.fileInfo(fi));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int mkdir(const char *, mode_t)}. */
+    int mkdir(MemorySegment path, int mode) {
+        try {
+            return bridge.mkdir(path(path), mode);
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int unlink(const char *)}. */
+    int unlink(MemorySegment path) {
+        try {
+            return bridge.unlink(path(path));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int rmdir(const char *)}. */
+    int rmdir(MemorySegment path) {
+        try {
+            return bridge.rmdir(path(path));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int rename(const char *, const char *, unsigned int flags)}. */
+    int rename(MemorySegment from, MemorySegment to, int flags) {
+        try {
+            return bridge.rename(path(from), path(to), flags);
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int truncate(const char *, off_t, struct fuse_file_info *)}. */
+    int truncate(MemorySegment path, long size, MemorySegment fi) {
+        try {
+            return bridge.truncate(path(path), size, structs.fileInfo(fi));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int open(const char *, struct fuse_file_info *)}. */
+    int open(MemorySegment path, MemorySegment fi) {
+        try {
+            return bridge.open(path(path), structs.fileInfo(fi));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int statfs(const char *, struct statvfs *)}. */
+    int statfs(MemorySegment path, MemorySegment statvfs) {
+        try {
+            return bridge.statfs(path(path), structs.statvfs(statvfs));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /**
+     * {@code int readdir(const char *, void *buf, fuse_fill_dir_t, off_t, struct fuse_file_info *,
+     * enum fuse_readdir_flags)}.
+     */
+    int readdir(MemorySegment path, MemorySegment buf, MemorySegment fillDir, long offset, MemorySegment fi,
+            int flags) {
+        try (Arena arena = Arena.ofConfined()) {
+            return bridge.readdir(path(path), new RawDirFiller(buf, fillDir, arena, structs), offset,
+                    structs.fileInfo(fi), flags);
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int create(const char *, mode_t, struct fuse_file_info *)}. */
+    int create(MemorySegment path, int mode, MemorySegment fi) {
+        try {
+            return bridge.create(path(path), mode, structs.fileInfo(fi));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int utimens(const char *, const struct timespec tv[2], struct fuse_file_info *)}; NULL is "now". */
+    int utimens(MemorySegment path, MemorySegment times, MemorySegment fi) {
+        try {
+            if (times.equals(MemorySegment.NULL)) {
+                return bridge.utimens(path(path), null, null, structs.fileInfo(fi));
+            }
+            return bridge.utimens(path(path), structs.timeSpec(times, 0), structs.timeSpec(times, 1),
+                    structs.fileInfo(fi));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int fallocate(const char *, int, off_t, off_t, struct fuse_file_info *)}. */
+    int fallocate(MemorySegment path, int mode, long offset, long length, MemorySegment fi) {
+        try {
+            FileInfo info = structs.fileInfo(fi);
+            if (info == null) {
+                return -LinuxErrno.EBADF;
+            }
+            return bridge.fallocate(path(path), mode, offset, length, info);
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+}
