@@ -74,6 +74,10 @@ public final class FileNames {
      * @throws UnrepresentableNameException if {@code name} is not a string {@code decode} returns
      */
     public static byte[] encode(String name) {
+        if (!hasSurrogate(name)) {
+            // well-formed UTF-16 without surrogates: UTF-8 round-trips exactly, nothing to verify
+            return name.getBytes(StandardCharsets.UTF_8);
+        }
         byte[] bytes = encodeLeniently(name);
         if (bytes == null || !decode(bytes).equals(name)) {
             throw new UnrepresentableNameException(name, "not a byte string: a lone surrogate, or escaped bytes"
@@ -83,17 +87,16 @@ public final class FileNames {
     }
 
     /** UTF-8 with escapes turned back into bytes; null on a lone surrogate that is not an escape. */
-    private static byte[] encodeLeniently(String name) {
-        boolean plain = true;
+    private static boolean hasSurrogate(String name) {
         for (int i = 0; i < name.length(); i++) {
             if (Character.isSurrogate(name.charAt(i))) {
-                plain = false;
-                break;
+                return true;
             }
         }
-        if (plain) {
-            return name.getBytes(StandardCharsets.UTF_8);
-        }
+        return false;
+    }
+
+    private static byte[] encodeLeniently(String name) {
         ByteBuffer out = ByteBuffer.allocate(name.length() * 3);
         var encoder = StandardCharsets.UTF_8.newEncoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
