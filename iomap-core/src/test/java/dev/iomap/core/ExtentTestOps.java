@@ -1,5 +1,6 @@
 package dev.iomap.core;
 
+import dev.iomap.spi.IoendCompletion;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapMapping;
@@ -16,7 +17,8 @@ import java.util.TreeMap;
  * An adapter for seek tests: each block is a hole (no entry), {@code UNWRITTEN} or {@code MAPPED} at
  * its identity address. A write maps what is there and allocates nothing (a hole stays a hole until
  * writeback allocates it, as an adapter without delayed allocation may do); {@code mapBlocks} makes
- * the dirty block {@code MAPPED}. Every change bumps the validity cookie. Records every request set
+ * the dirty block {@code MAPPED}, or, once {@link #publishAtCompletion} is called, only the ioend's
+ * completion does (as a copy-on-write remap does). Every change bumps the validity cookie. Records every request set
  * {@code begin} is given, and runs a hook once after building the mapping of the next {@code REPORT}.
  */
 final class ExtentTestOps implements IomapOps, WritebackOps {
@@ -24,6 +26,7 @@ final class ExtentTestOps implements IomapOps, WritebackOps {
     private final TreeMap<Long, IomapType> blocks = new TreeMap<>();
     private final List<Set<IomapRequest>> requests = new ArrayList<>();
     private long cookie;
+    private boolean publishAtCompletion;
     private Runnable afterNextReport;
 
     ExtentTestOps(int blockSize) {
@@ -40,6 +43,10 @@ final class ExtentTestOps implements IomapOps, WritebackOps {
             }
         }
         cookie++;
+    }
+
+    synchronized void publishAtCompletion() {
+        publishAtCompletion = true;
     }
 
     synchronized List<Set<IomapRequest>> requests() {
@@ -97,8 +104,17 @@ final class ExtentTestOps implements IomapOps, WritebackOps {
     @Override
     public synchronized Iomap mapBlocks(IomapInode inode, long pos, long length) {
         long block = pos / blockSize;
-        blocks.put(block, IomapType.MAPPED);
-        cookie++;
+        if (!publishAtCompletion) {
+            set(block, 1, IomapType.MAPPED);
+        }
         return Iomap.mapped(block * blockSize, blockSize, block * blockSize);
+    }
+
+    @Override
+    public synchronized void ioendCompleted(IomapInode inode, IoendCompletion completion) {
+        if (publishAtCompletion && !completion.failed()) {
+            long first = completion.offset() / blockSize;
+            set(first, (completion.end() + blockSize - 1) / blockSize - first, IomapType.MAPPED);
+        }
     }
 }

@@ -6,12 +6,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.IoPurpose;
+import dev.iomap.devices.ForwardingBlockDevice;
 import dev.iomap.api.NoDataException;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -135,6 +142,43 @@ class SeekTest {
         assertThat(ops.blocks()).containsOnlyKeys(6L);
         assertThat(inode.seekData(0)).as("after writeback").isEqualTo(6 * K1);
         assertThat(inode.seekHole(6 * K1)).isEqualTo(6 * K1 + 400);
+    }
+
+    @Test
+    void aFolioUnderWritebackOverAHoleIsData() throws Exception {
+        List<CompletableFuture<Void>> held = new ArrayList<>();
+        BlockDevice holding = new ForwardingBlockDevice(device) {
+            @Override
+            public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
+                CompletableFuture<Void> done = new CompletableFuture<>();
+                CompletableFuture<Void> write = delegate.write(offset, srcs, purpose);
+                synchronized (held) {
+                    held.add(done);
+                }
+                return write.thenCompose(ignored -> done);
+            }
+        };
+        IomapCache async = new IomapCache(PageCacheOptions.builder().maxFolioOrder(2).build(), holding);
+        ops.publishAtCompletion();
+        CachedInode inode = async.addInode(1, K1, 0, MAX, ops, ops);
+        write(inode, 0, 4 * K1 + 10);
+
+        inode.writeback(0, Long.MAX_VALUE, false);
+        Folio folio = inode.pageCache().lookup(0);
+        assertThat(folio.isWriteback()).isTrue();
+        assertThat(folio.isDirty()).isFalse();
+        assertThat(ops.blocks()).as("the blocks are published at completion").isEmpty();
+
+        assertThat(inode.seekData(0)).as("data in flight").isEqualTo(0);
+        assertThat(inode.seekHole(0)).isEqualTo(4 * K1 + 10);
+
+        synchronized (held) {
+            held.forEach(done -> done.complete(null));
+        }
+        inode.writeAndWait(0, Long.MAX_VALUE);
+        assertThat(ops.blocks()).containsOnlyKeys(0L, 1L, 2L, 3L, 4L);
+        assertThat(inode.seekHole(0)).isEqualTo(4 * K1 + 10);
+        async.close();
     }
 
     @Test
