@@ -41,6 +41,63 @@ public interface IomapFile extends Closeable {
     int write(long pos, ByteBuffer src) throws IOException;
 
     /**
+     * The first offset at or after {@code offset} that holds data: {@code lseek(fd, offset, SEEK_DATA)}.
+     *
+     * <p>Data is what the filesystem has written or reserved for the file, and what the page cache
+     * holds for it that is not yet written back; a hole reads as zeroes and holds nothing. The answer
+     * is exact where the filesystem knows (data is never reported as a hole) but may report a hole as
+     * data, as {@code lseek(2)} allows: at worst the whole file is data. Preallocated (unwritten) space
+     * is a hole until written, except where the page cache holds valid data over it (even zeroes
+     * read from it), as in the kernel.
+     *
+     * <p>This default reports the whole file as data, as the kernel's generic {@code lseek} does for a
+     * filesystem that does not know its holes; the iomap engine overrides it.
+     *
+     * @param offset where to start, at least 0
+     * @return {@code offset} if it is in data, else the start of the next data, always below the size
+     * @throws InvalidRangeException if {@code offset} is negative
+     * @throws NoDataException if {@code offset} is at or past EOF, or only holes follow it
+     * @throws IOException on a device or adapter error
+     */
+    default long seekData(long offset) throws IOException {
+        long size = size();
+        checkSeek("seek data", offset, size);
+        return offset;
+    }
+
+    /**
+     * The first offset at or after {@code offset} that is in a hole: {@code lseek(fd, offset, SEEK_HOLE)}.
+     * EOF counts as the start of a hole, so every file has one.
+     *
+     * <p>What counts as data and as a hole is as for {@link #seekData}: a hole may be reported late
+     * (part of it reported as data), never early.
+     *
+     * <p>This default reports the whole file as data (the hole is at EOF), as the kernel's generic
+     * {@code lseek} does; the iomap engine overrides it.
+     *
+     * @param offset where to start, at least 0
+     * @return {@code offset} if it is in a hole, else the start of the next hole, at most the size
+     * @throws InvalidRangeException if {@code offset} is negative
+     * @throws NoDataException if {@code offset} is at or past EOF
+     * @throws IOException on a device or adapter error
+     */
+    default long seekHole(long offset) throws IOException {
+        long size = size();
+        checkSeek("seek hole", offset, size);
+        return size;
+    }
+
+    /** The argument checks of the default {@link #seekData} and {@link #seekHole}. */
+    private static void checkSeek(String what, long offset, long size) throws IomapException {
+        if (offset < 0) {
+            throw new InvalidRangeException(what + ": negative offset " + offset);
+        }
+        if (offset >= size) {
+            throw new NoDataException(what + ": offset " + offset + " is at or past EOF (size " + size + ")");
+        }
+    }
+
+    /**
      * Sets the size; bytes past a smaller size are gone, bytes up to a larger size read as zeroes.
      *
      * @param size the new size, at least 0

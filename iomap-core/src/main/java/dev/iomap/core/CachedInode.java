@@ -130,6 +130,48 @@ public final class CachedInode implements IomapInode {
     }
 
     /**
+     * The first offset at or after {@code pos} holding data, under the inode lock held shared (the
+     * kernel's {@code iomap_seek_data}, as a filesystem's {@code llseek} calls it for
+     * {@code SEEK_DATA}); see {@link Seek} for what counts as data.
+     *
+     * @param pos file offset, at least 0
+     * @return {@code pos} if it is in data, else the start of the next data
+     * @throws InvalidRangeException if {@code pos} is negative
+     * @throws dev.iomap.api.NoDataException if {@code pos} is at or past EOF, or only holes follow it
+     * @throws IOException from the adapter
+     */
+    public long seekData(long pos) throws IOException {
+        InvalidRangeException.checkRange("seek data in inode " + ino, pos, 0, Long.MAX_VALUE);
+        inodeLock.readLock().lock();
+        try {
+            return Seek.seekData(this, pos);
+        } finally {
+            inodeLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * The first offset at or after {@code pos} in a hole, EOF being one, under the inode lock held
+     * shared (the kernel's {@code iomap_seek_hole}, as a filesystem's {@code llseek} calls it for
+     * {@code SEEK_HOLE}); see {@link Seek} for what counts as data.
+     *
+     * @param pos file offset, at least 0
+     * @return {@code pos} if it is in a hole, else the start of the next hole, at most the size
+     * @throws InvalidRangeException if {@code pos} is negative
+     * @throws dev.iomap.api.NoDataException if {@code pos} is at or past EOF
+     * @throws IOException from the adapter
+     */
+    public long seekHole(long pos) throws IOException {
+        InvalidRangeException.checkRange("seek hole in inode " + ino, pos, 0, Long.MAX_VALUE);
+        inodeLock.readLock().lock();
+        try {
+            return Seek.seekHole(this, pos);
+        } finally {
+            inodeLock.readLock().unlock();
+        }
+    }
+
+    /**
      * Zeroes {@code [pos, pos + length)}: holes and unwritten extents are skipped (after writing back
      * any dirty cache over the range), mapped and delalloc blocks are zeroed through the cache (the
      * kernel's {@code iomap_zero_range}).

@@ -107,6 +107,22 @@ public final class PageCache {
     }
 
     /**
+     * The folio covering {@code index}, or else the first cached folio after it: the kernel's
+     * {@code find_get_entry} as {@code mapping_seek_hole_data} uses it. No reference is taken.
+     *
+     * @param index page index
+     * @return the folio, or null if no page at or after {@code index} is cached
+     */
+    Folio findFolio(long index) {
+        Folio covering = lookup(index);
+        if (covering != null) {
+            return covering;
+        }
+        Map.Entry<Long, Folio> next = folios.ceilingEntry(index);
+        return next == null ? null : next.getValue();
+    }
+
+    /**
      * The folio covering {@code index}, created if missing with {@code preferredOrder} capped at the
      * largest order, at the alignment of {@code index}, and lowered until it fits between cached
      * folios. Returned locked and not under writeback: the kernel's {@code __filemap_get_folio} with

@@ -80,6 +80,15 @@ public abstract class AdapterContractSuite {
         }
     }
 
+    /** Seek data and seek hole. */
+    @Nested
+    public class Seek extends SeekContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
     /** Clone and unshare. */
     @Nested
     public class Clone extends CloneContract {

@@ -45,6 +45,9 @@ public abstract class FsxContract extends AdapterContract {
         lines.add("mapwrite 100 50 2");
         lines.add("read 0 6000");
         lines.add("mapread 4990 10");
+        lines.add("seekdata 10");
+        lines.add("seekhole 4990");
+        lines.add("seekhole 6000");
         lines.add("copy 0 6000 100");
         lines.add("fsync");
         lines.add("fdatasync");

@@ -69,6 +69,20 @@ class KitSelfTest {
     }
 
     @Test
+    void theModelCheckerCatchesAHoleReportedOverDataAndItsLogReplays() throws IOException {
+        AdapterFixture buggy = ToyAdapter.fixture(logs, 2000, Bug.SEEK_HOLE_AT_OFFSET);
+        FsxFailure failure = catchThrowableOfType(FsxFailure.class, () -> FsxRunner.run(buggy));
+        assertThat(failure).as("the planted bug is found").isNotNull();
+        assertThat(failure.getMessage()).containsPattern("seekhole (\\d+) \\(size \\d+\\): found a hole at \\1, "
+                + "inside a block that holds data \\(block \\d+\\.\\.\\d+; last ops touching it: #");
+        FsxFailure replayed = catchThrowableOfType(FsxFailure.class, () -> FsxRunner.replay(buggy, failure.opLog()));
+        assertThat(replayed).as("the log replays to the same failure").isNotNull();
+        assertThat(replayed.opIndex()).isEqualTo(failure.opIndex());
+        assertThat(FsxRunner.replay(ToyAdapter.fixture(logs, 2000), failure.opLog()).ops())
+                .isEqualTo(failure.opIndex() + 1);
+    }
+
+    @Test
     void theCrashRunnerCatchesAnFsyncThatDoesNotFlush() {
         AdapterFixture buggy = ToyAdapter.fixture(logs, 100, Bug.FSYNC_WITHOUT_FLUSH);
         assertThatThrownBy(() -> CrashRunner.run(buggy, CrashConfig.of(buggy, CutMode.LOSE_UNFLUSHED)))

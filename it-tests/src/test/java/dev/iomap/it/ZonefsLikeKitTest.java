@@ -11,6 +11,7 @@ import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.CapabilityContract;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.NamesContract;
+import dev.iomap.testkit.SeekContract;
 import dev.iomap.testkit.fsx.FsxConfig;
 import dev.iomap.testkit.fsx.FsxFile;
 import dev.iomap.testkit.fsx.FsxRunner;
@@ -34,7 +35,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       unrepresentable or too long names are refused;
  *   <li>the capability suite on an existing file of each zone type ({@link AdapterFixture.ExistingFiles}):
  *       every capability zonefs declares absent is refused on both, TRUNCATE works to the sizes each
- *       allows, RANDOM_WRITE works on the conventional file and is refused on the sequential one.
+ *       allows, RANDOM_WRITE works on the conventional file and is refused on the sequential one;
+ *   <li>the seek suite on an existing file of each zone type, where it needs no file of its own.
  * </ul>
  *
  * <p>The zoned device is {@code iomap-devices}' {@code ZonedDevice} emulation over the kit's device,
@@ -92,6 +94,26 @@ class ZonefsLikeKitTest {
         @Override
         protected AdapterFixture fixture() {
             return ZonefsLikeKitTest.this.fixture().withExistingFiles(AdapterFixture.ExistingFiles.of("/cnv/0", "/seq/0"));
+        }
+    }
+
+    /** Seek on a conventional zone file: all of it is allocated, its only hole is at EOF. */
+    @Nested
+    class ConventionalSeek extends SeekContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture()
+                    .withExistingFiles(AdapterFixture.ExistingFiles.of("/cnv/0", "/cnv/1"));
+        }
+    }
+
+    /** Seek on a sequential zone file: data up to the write pointer, nothing past it. */
+    @Nested
+    class SequentialSeek extends SeekContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture()
+                    .withExistingFiles(AdapterFixture.ExistingFiles.of("/seq/0", "/seq/1"));
         }
     }
 

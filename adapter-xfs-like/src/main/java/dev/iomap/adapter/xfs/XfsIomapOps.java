@@ -28,6 +28,13 @@ import java.util.Set;
  * range the COW fork already covers) is given the COW fork's mapping, flagged {@code SHARED}, with the
  * data fork's mapping as {@code srcmap}. Every mapping carries the inode's validity cookie.
  *
+ * <p>A report ({@code REPORT}: seek data and seek hole) sees the data fork as a read does and changes
+ * nothing, as {@code xfs_seek_iomap_begin}: delayed allocations are data, unwritten extents are for
+ * the core to look up in the cache. A range staged in the COW fork over a data fork hole is reported
+ * as the hole, where XFS reports it {@code UNWRITTEN}: the core counts dirty and in-flight cache over
+ * a hole as data, which is what such a range holds until its I/O completes and the remap makes it
+ * part of the data fork.
+ *
  * <p>Thread-safe: takes only the inode lock and the space account's lock, never the metadata lock, so
  * writers never wait for journal I/O.
  */

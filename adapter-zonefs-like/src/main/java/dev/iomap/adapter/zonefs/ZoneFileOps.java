@@ -22,7 +22,8 @@ import java.util.Set;
  * mapped writes and writeback alike. A sequential file is mapped below its size and is a hole above
  * it for reads; a buffered write must append whole blocks at the size (the write pointer of the
  * file), which {@link #begin} checks before the core touches the cache, and gets an
- * {@code UNWRITTEN} mapping up to the capacity. Writeback maps the dirty blocks where they belong;
+ * {@code UNWRITTEN} mapping up to the capacity. A report (seek's {@code REPORT}) gets what a read
+ * gets: all data in a conventional file, data below the size of a sequential one. Writeback maps the dirty blocks where they belong;
  * the core submits a sequential file's ioends in file order ({@link #writesInFileOrder}) and the
  * zoned device accepts them only at the write pointer. When a write fails, the file's size falls
  * back to the zone's write pointer, as zonefs does ({@link #ioendCompleted}); the core reports the

@@ -63,6 +63,18 @@ final class CoreFile implements IomapFile {
     }
 
     @Override
+    public long seekData(long offset) throws IOException {
+        ensureOpen();
+        return inode.seekData(offset);
+    }
+
+    @Override
+    public long seekHole(long offset) throws IOException {
+        ensureOpen();
+        return inode.seekHole(offset);
+    }
+
+    @Override
     public int write(long pos, ByteBuffer src) throws IOException {
         ensureOpen();
         if (pos != inode.size()) {

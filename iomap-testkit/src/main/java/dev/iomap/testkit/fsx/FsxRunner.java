@@ -13,7 +13,9 @@ import java.util.TreeMap;
  * {@link FileModel} as it runs.
  *
  * <p>After every operation the size must match the model, every byte a read returns must match, and
- * the bytes past EOF in the last page must read as zero; every {@link FsxConfig#fullCheckEvery}
+ * the bytes past EOF in the last page must read as zero; seek data and seek hole must never report a
+ * hole over data the model knows of, and must be exact where that decides the answer (see
+ * {@link FileModel}); every {@link FsxConfig#fullCheckEvery}
  * operations, and at the end, the whole file is compared. The run ends with a remount and one more
  * full comparison, and every remount (in the run or at its end) runs the adapter's fsck.
  *

@@ -4,6 +4,7 @@ import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.NoDataException;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.TestData;
 import dev.iomap.devices.RamBlockDevice;
@@ -46,8 +47,7 @@ final class FsxSession implements AutoCloseable {
             while (contents.hasRemaining() && file.read(contents.position(), contents) > 0) {
                 // read the whole file: the model starts from it
             }
-            model.write(0, contents.array());
-            model.truncate(size);
+            model.load(contents.array());
         }
     }
 
@@ -91,6 +91,8 @@ final class FsxSession implements AutoCloseable {
         switch (op) {
             case Op.Read(long offset, int length) -> checkRead(offset, length);
             case Op.MapRead(long offset, int length) -> checkMapRead(offset, length);
+            case Op.SeekData(long offset) -> checkSeekData(offset);
+            case Op.SeekHole(long offset) -> checkSeekHole(offset);
             case Op.Write(long offset, int length, long fill) -> {
                 byte[] data = TestData.pattern(fill, offset, length);
                 int n = file.write(offset, ByteBuffer.wrap(data));
@@ -115,15 +117,17 @@ final class FsxSession implements AutoCloseable {
             case Op.PunchHole(long offset, long length) -> {
                 file.fallocate(FallocateMode.PUNCH_HOLE, offset, length, true);
                 model.zero(offset, length);
+                model.forgetData(offset, length);
             }
             case Op.ZeroRange(long offset, long length, boolean keepSize) -> {
                 file.fallocate(FallocateMode.ZERO_RANGE, offset, length, keepSize);
                 model.zero(offset, length);
+                model.forgetData(offset, length);
                 extendIfNotKept(offset + length, keepSize);
             }
             case Op.Clone(long source, long target, long length) -> {
                 file.cloneRange(file, source, target, length);
-                model.write(target, model.bytes(source, (int) length));
+                model.clone(source, target, (int) length);
             }
             case Op.Copy(long source, long target, int length) -> {
                 byte[] data = checkRead(source, length);
@@ -177,6 +181,84 @@ final class FsxSession implements AutoCloseable {
         ByteBuffer dst = ByteBuffer.allocate(length);
         file.map().load(offset, dst);
         compare("mapread " + offset + " " + length, offset, model.bytes(offset, length), dst.array());
+    }
+
+    /**
+     * Seek data may report a hole as data (lseek allows it; a filesystem may allocate more than was
+     * written) but never skip data: it lands at or after the offset, below EOF, and no later than the
+     * first block the model knows holds data (exactly on the offset if its block does). At or past
+     * EOF, and where the model knows no data, it may find nothing.
+     */
+    private void checkSeekData(long offset) throws IOException {
+        long size = model.size();
+        long actual = seek(true, offset);
+        String what = "seekdata " + offset + " (size " + size + ")";
+        if (offset >= size) {
+            if (actual >= 0) {
+                throw failure(what + ": found data at " + actual + ", expected ENXIO at or past EOF", null);
+            }
+            return;
+        }
+        long known = model.nextData(offset, blockSize());
+        if (actual < 0 && known >= 0) {
+            throw failure(what + ": ENXIO, but the block at " + known + " holds data" + writtenBy(known), null);
+        }
+        if (actual >= 0 && (actual < offset || actual >= size || (known >= 0 && actual > known))) {
+            throw failure(what + ": found data at " + actual + ", expected in [" + offset + ", "
+                    + (known >= 0 ? known : size - 1) + "]" + (known >= 0 ? writtenBy(known) : ""), null);
+        }
+    }
+
+    /**
+     * Seek hole may report data as a hole's start no earlier than the data ends: it lands at or after
+     * the offset, at most at EOF, never inside a block the model knows holds data (so exactly at EOF
+     * where data runs to EOF). At or past EOF it finds nothing.
+     */
+    private void checkSeekHole(long offset) throws IOException {
+        long size = model.size();
+        long actual = seek(false, offset);
+        String what = "seekhole " + offset + " (size " + size + ")";
+        if (offset >= size) {
+            if (actual >= 0) {
+                throw failure(what + ": found a hole at " + actual + ", expected ENXIO at or past EOF", null);
+            }
+            return;
+        }
+        if (actual < offset || actual > size) {
+            throw failure(what + ": " + (actual < 0 ? "ENXIO" : "found a hole at " + actual) + ", expected in ["
+                    + offset + ", " + size + "]", null);
+        }
+        if (actual < size && model.isDataBlock(actual, blockSize())) {
+            throw failure(what + ": found a hole at " + actual + ", inside a block that holds data"
+                    + writtenBy(actual), null);
+        }
+    }
+
+    /** @return the answer of seek data or seek hole, or -1 for ENXIO */
+    private long seek(boolean data, long offset) throws IOException {
+        try {
+            return data ? file.seekData(offset) : file.seekHole(offset);
+        } catch (NoDataException e) {
+            return -1;
+        }
+    }
+
+    private int blockSize() {
+        return fixture.geometry().blockSize();
+    }
+
+    /** @return the last ops that wrote into the block holding {@code pos} */
+    private String writtenBy(long pos) {
+        long start = pos / blockSize() * blockSize();
+        List<String> lines = new ArrayList<>();
+        for (int i = ops.size() - 1; i >= 0 && lines.size() < 4; i--) {
+            long[] range = touched.get(i);
+            if (range[0] < start + blockSize() && start < range[1]) {
+                lines.add("#" + i + " " + ops.get(i).toLine());
+            }
+        }
+        return " (block " + start + ".." + (start + blockSize()) + "; last ops touching it: "
+                + (lines.isEmpty() ? "none" : String.join(", ", lines)) + ")";
     }
 
     private void checkSize() {

@@ -10,6 +10,7 @@ import java.util.Locale;
  * <pre>
  * read OFFSET LENGTH              mapread OFFSET LENGTH
  * write OFFSET LENGTH FILL        mapwrite OFFSET LENGTH FILL
+ * seekdata OFFSET                 seekhole OFFSET
  * truncate SIZE
  * fallocate OFFSET LENGTH keep|extend
  * punch OFFSET LENGTH             zero OFFSET LENGTH keep|extend
@@ -56,6 +57,28 @@ public sealed interface Op {
         @Override
         public String toLine() {
             return "mapread " + offset + " " + length;
+        }
+    }
+
+    /**
+     * Seek data ({@code lseek SEEK_DATA}), checked against where the model knows data is.
+     * @param offset where to seek from
+     */
+    record SeekData(long offset) implements Op {
+        @Override
+        public String toLine() {
+            return "seekdata " + offset;
+        }
+    }
+
+    /**
+     * Seek hole ({@code lseek SEEK_HOLE}), checked against where the model knows data is.
+     * @param offset where to seek from
+     */
+    record SeekHole(long offset) implements Op {
+        @Override
+        public String toLine() {
+            return "seekhole " + offset;
         }
     }
 
@@ -259,6 +282,8 @@ public sealed interface Op {
             return switch (f[0].toLowerCase(Locale.ROOT)) {
                 case "read" -> new Read(num(f, 1), (int) num(f, 2));
                 case "mapread" -> new MapRead(num(f, 1), (int) num(f, 2));
+                case "seekdata" -> new SeekData(num(f, 1));
+                case "seekhole" -> new SeekHole(num(f, 1));
                 case "write" -> new Write(num(f, 1), (int) num(f, 2), num(f, 3));
                 case "mapwrite" -> new MapWrite(num(f, 1), (int) num(f, 2), num(f, 3));
                 case "truncate" -> new Truncate(num(f, 1));

@@ -24,7 +24,7 @@ final class OpGenerator {
     private long nextFill = 1;
 
     private enum Kind {
-        READ(14), MAPREAD(5), WRITE(20), MAPWRITE(8), TRUNCATE(8), FALLOCATE(5), PUNCH(5), ZERO(5), CLONE(4),
+        READ(14), MAPREAD(5), SEEKDATA(3), SEEKHOLE(3), WRITE(20), MAPWRITE(8), TRUNCATE(8), FALLOCATE(5), PUNCH(5), ZERO(5), CLONE(4),
         COPY(4), FSYNC(3), FDATASYNC(2), SYNC(2), DROPCACHE(4), REMOUNT(1);
 
         final int weight;
@@ -85,6 +85,8 @@ final class OpGenerator {
         return switch (kind) {
             case READ -> size == 0 ? null : new Op.Read(offset(size + geometry.blockSize(), size), length());
             case MAPREAD -> mapRead(size);
+            case SEEKDATA -> new Op.SeekData(offset(size + geometry.blockSize(), size));
+            case SEEKHOLE -> new Op.SeekHole(offset(size + geometry.blockSize(), size));
             case WRITE -> write(size, randomWrite);
             case MAPWRITE -> mapWrite(size);
             case TRUNCATE -> file.truncateSizes() != null

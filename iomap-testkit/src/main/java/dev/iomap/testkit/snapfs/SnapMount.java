@@ -232,7 +232,8 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
     // ---- mapping ----
 
     /**
-     * Reads get the mapping at {@code pos} (a hole up to the next mapped block). Writes and write
+     * Reads and reports (seek's {@code REPORT}, which allocates nothing) get the mapping at
+     * {@code pos} (a hole up to the next mapped block). Writes and write
      * faults allocate the hole they start in, up to 1024 contiguous blocks (PENDING, mapped NEW);
      * every mapping carries the inode's validity cookie. Runs the adapter's test hook, if set, after
      * a write's mapping is made.

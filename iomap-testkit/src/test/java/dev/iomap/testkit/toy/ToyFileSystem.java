@@ -48,7 +48,9 @@ public final class ToyFileSystem implements IomapFileSystem {
         /** Truncate down keeps the old bytes past the new size, so growing again shows them. */
         TRUNCATE_KEEPS_TAIL,
         /** fsync writes the blob but never flushes the device. */
-        FSYNC_WITHOUT_FLUSH
+        FSYNC_WITHOUT_FLUSH,
+        /** Seek hole answers the offset itself: a hole reported over data. */
+        SEEK_HOLE_AT_OFFSET
     }
 
     private static final class Data {
@@ -261,6 +263,13 @@ public final class ToyFileSystem implements IomapFileSystem {
             synchronized (ToyFileSystem.this) {
                 return data.size;
             }
+        }
+
+        /** The interface's answer (all data, the hole at EOF), or the planted bug's. */
+        @Override
+        public long seekHole(long offset) throws IOException {
+            long hole = IomapFile.super.seekHole(offset);
+            return bugs.contains(Bug.SEEK_HOLE_AT_OFFSET) ? offset : hole;
         }
 
         @Override
