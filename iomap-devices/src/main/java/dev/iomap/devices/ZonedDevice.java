@@ -5,6 +5,7 @@ import dev.iomap.device.DeviceStats;
 import dev.iomap.device.DeviceRangeException;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.device.ReadOnlyDeviceException;
+import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.device.Zone;
 import dev.iomap.device.ZoneCondition;
@@ -17,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -175,6 +177,51 @@ public final class ZonedDevice implements ZonedBlockDevice {
         ZoneLayout layout = ZoneStateTable.readGeometry(backing);
         checkFits(backing, layout);
         return new ZonedDevice(backing, layout, ZoneStateTable.readState(backing, layout));
+    }
+
+    /**
+     * Whether {@code backing} holds a zoned device made by {@link #create}: its geometry block, with
+     * an intact checksum, at offset 0. Reads that block only; writes nothing. {@link #open} then needs
+     * a backing device of the block size the zoned device was made with.
+     *
+     * @param backing any device
+     * @return true if {@link #open} would find a zoned device there (or refuse a damaged zone state)
+     * @throws IOException if the backing device cannot be read
+     */
+    public static boolean holdsZones(BlockDevice backing) throws IOException {
+        return ZoneStateTable.recordedBlockSize(backing) != 0;
+    }
+
+    /**
+     * Opens the zoned device {@code backing} holds, if any, for a caller that must change nothing,
+     * such as {@code mkfs} looking for a filesystem before it formats: read-only (see the class
+     * comment), over a view of {@code backing} with the block size the zoned device was made with.
+     * The result does not own {@code backing}: closing it leaves {@code backing} open.
+     *
+     * @param backing any device whose block size is at most the zoned device's (512-byte blocks
+     *     find every one)
+     * @return the zoned device, read-only; empty if {@code backing} holds none
+     * @throws dev.iomap.api.CorruptFilesystemException if it holds one that cannot be opened: a block
+     *     size smaller than {@code backing}'s, a layout larger than it, or both copies of the zone
+     *     state damaged (one line)
+     * @throws IOException if the backing device cannot be read
+     */
+    public static Optional<ZonedDevice> probe(BlockDevice backing) throws IOException {
+        int recorded = ZoneStateTable.recordedBlockSize(backing);
+        if (recorded == 0) {
+            return Optional.empty();
+        }
+        if (recorded < backing.blockSize() || Integer.bitCount(recorded) != 1) {
+            throw new CorruptFilesystemException("the zoned device on " + backing + " has " + recorded
+                    + "-byte blocks, which a device of " + backing.blockSize() + "-byte blocks cannot show");
+        }
+        var view = new ReadOnlyView(backing, recorded);
+        try {
+            return Optional.of(open(view));
+        } catch (DeviceRangeException e) {
+            throw new CorruptFilesystemException("the zoned device on " + backing + " does not fit it: "
+                    + e.getMessage());
+        }
     }
 
     /**
