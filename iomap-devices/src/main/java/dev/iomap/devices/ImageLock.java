@@ -49,8 +49,9 @@ import java.util.Objects;
  * devices of this process conflict only through the JDK's own bookkeeping
  * ({@link OverlappingFileLockException}).
  *
- * <p>Either lock is advisory: it keeps out whoever asks for it (iomap4j devices, QEMU, {@code
- * flock}-aware tools using fcntl locks), not a program that writes the file without asking.
+ * <p>Either lock is advisory: it keeps out whoever asks for an fcntl lock (iomap4j devices, QEMU,
+ * older iomap4j versions with their record locks), not a program that writes the file without
+ * asking, nor one that takes a {@code flock(2)} lock, a kind of its own.
  * Thread-safe; {@link #close()} is idempotent.
  */
 final class ImageLock implements Closeable {
