@@ -7,9 +7,12 @@ import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.devices.FileBlockDevice;
 import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.devices.ZoneLayout;
+import dev.iomap.devices.ZonedDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -92,6 +96,36 @@ class ReadOnlyImagesTest {
         assertThat(Arrays.equals(Files.readAllBytes(image), before)).as("the image's bytes").isTrue();
         Cli again = Cli.run("fsck", image.toString());
         assertThat(again.out()).as("still unclean: nothing was replayed on it").contains("not cleanly unmounted");
+    }
+
+    /**
+     * Every adapter's probe and fsck on a read-only device, which refuses any write: they only read.
+     * The unclean xfs-like image is one whose journal a writing fsck would replay.
+     */
+    @Test
+    void everyAdaptersProbeAndFsckOnlyRead() throws IOException {
+        Path snapfs = dir.resolve("snapfs.img");
+        assertThat(Cli.run("mkfs", "--adapter=snapfs", "--size=16m", snapfs.toString()).status()).isZero();
+        Path zoned = dir.resolve("zoned.img");
+        var layout = new ZoneLayout(1L << 20, 1L << 20, 8, 1, 0);
+        try (var zonedDevice = ZonedDevice.create(FileBlockDevice.open(zoned, BLOCK, layout.backingBytes(BLOCK), false),
+                layout)) {
+            IomapFileSystems.format("zonefs-like", zonedDevice, FormatOptions.blockSize(BLOCK));
+        }
+        Map<String, Path> images = Map.of("xfs-like", formatted(), "snapfs", snapfs, "zonefs-like", zoned);
+        for (var entry : images.entrySet()) {
+            try (var file = FileBlockDevice.openReadOnly(entry.getValue(), BLOCK, false);
+                    BlockDevice device = ZonedDevice.holdsZones(file) ? ZonedDevice.open(file) : file) {
+                assertThat(device.readOnly()).isTrue();
+                assertThat(Adapters.probe(device)).as(entry.getKey()).containsExactly(entry.getKey());
+                assertThat(IomapFileSystems.fsck(entry.getKey(), device).problems()).as(entry.getKey()).isEmpty();
+            }
+        }
+        try (var device = FileBlockDevice.openReadOnly(unclean(), BLOCK, false)) {
+            assertThat(Adapters.probe(device)).containsExactly("xfs-like");
+            assertThat(IomapFileSystems.fsck("xfs-like", device).problems())
+                    .anySatisfy(problem -> assertThat(problem).contains("not cleanly unmounted"));
+        }
     }
 
     private static void assertRefused(Cli run, Path image, String holder) {
