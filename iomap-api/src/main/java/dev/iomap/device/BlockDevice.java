@@ -23,6 +23,8 @@ import java.util.concurrent.CompletableFuture;
  *       cut only after a later {@link #flush()} returns. Concurrent writes to overlapping ranges are
  *       not ordered.</li>
  *   <li>I/O errors are {@link DeviceIoException}s naming the range.</li>
+ *   <li>A device that is {@link #readOnly()} refuses writes and discards with
+ *       {@link ReadOnlyDeviceException} (a write: as the future's exception).</li>
  *   <li>Every device counts what it does ({@link #stats()}).</li>
  *   <li>After {@link #close()} every I/O operation fails with {@link IOException}; {@link #blockSize()},
  *       {@link #capacity()} and {@link #stats()} keep answering.</li>
@@ -45,6 +47,19 @@ public interface BlockDevice extends AutoCloseable {
      */
     default Optional<ZonedBlockDevice> zoned() {
         return Optional.empty();
+    }
+
+    /**
+     * Whether the device refuses every write, discard and zone operation with
+     * {@link ReadOnlyDeviceException} (the kernel's {@code bdev_read_only}): a file device opened
+     * read-only, or a wrapper over one. Reads and flushes work as on any device. A layer that writes
+     * on its own account (a zoned emulation persisting its zone state, a filesystem replaying its
+     * journal) asks this first instead of failing half way.
+     *
+     * @return true if the device was opened read-only; false by default
+     */
+    default boolean readOnly() {
+        return false;
     }
 
     /**

@@ -13,7 +13,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code iomap fsck}: checks an unmounted image; exit status 0 if clean, 1 with the problems listed. */
-@Command(name = "fsck", mixinStandardHelpOptions = true, description = "Checks an unmounted image without changing it. Exit status 0: clean;"
+@Command(name = "fsck", mixinStandardHelpOptions = true, description = "Checks an unmounted image without changing it"
+        + " (read-only: other checks may run at once, a mount or mkfs may not). Exit status 0: clean;"
         + " 1: problems found (listed) or the image could not be read.")
 final class FsckCommand implements Callable<Integer> {
 
@@ -27,7 +28,7 @@ final class FsckCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         FsckReport report;
-        try (BlockDevice device = image.openExisting()) {
+        try (BlockDevice device = image.openReadOnly()) {
             report = IomapFileSystems.fsck(image.adapter, device);
         } catch (CorruptFilesystemException e) {
             report = new FsckReport(List.of(e.getMessage()), "nothing: the image is not readable as " + image.adapter);

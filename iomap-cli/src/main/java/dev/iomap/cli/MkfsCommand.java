@@ -1,12 +1,14 @@
 package dev.iomap.cli;
 
 import dev.iomap.device.BlockDevice;
+import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.devices.FileBlockDevice;
+import dev.iomap.devices.ZonedDevice;
 import dev.iomap.spi.FilesystemAdapter;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -110,7 +112,8 @@ final class MkfsCommand implements Callable<Integer> {
     }
 
     /**
-     * Refuses an image that is in use or holds a filesystem; bench calls it before it formats.
+     * Refuses an image that is in use or holds a filesystem (or an emulated zoned device, whatever it
+     * holds); bench calls it before it formats.
      *
      * @param image an image file, which need not exist
      * @throws UsageException if it holds a filesystem
@@ -131,6 +134,29 @@ final class MkfsCommand implements Callable<Integer> {
         if (!found.isEmpty()) {
             throw new UsageException(image + " already holds a " + String.join(" or ", found)
                     + " filesystem: give --force to overwrite it");
+        }
+        if (ZonedDevice.holdsZones(probed)) {
+            throw new UsageException(image + " already holds " + zonedContents(probed)
+                    + ": give --force to overwrite it");
+        }
+    }
+
+    /**
+     * An emulated zoned device is refused whatever it holds: an adapter on it may not be on the class
+     * path, and its zone state is data too.
+     *
+     * @return what the zoned device {@code probed} holds, for the message: the filesystems found on it,
+     *     or its zones
+     */
+    private static String zonedContents(FileBlockDevice probed) throws IOException {
+        try (ZonedDevice zoned = ZonedDevice.probe(probed).orElseThrow()) {
+            List<String> found = Adapters.probe(zoned);
+            return found.isEmpty()
+                    ? "an emulated zoned device (" + zoned.layout().zoneCount() + " zones of "
+                            + zoned.layout().zoneSize() + " bytes)"
+                    : "a " + String.join(" or ", found) + " filesystem on an emulated zoned device";
+        } catch (CorruptFilesystemException e) {
+            return "an emulated zoned device whose zones cannot be read (" + e.getMessage() + ")";
         }
     }
 

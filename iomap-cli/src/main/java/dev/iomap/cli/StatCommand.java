@@ -19,9 +19,14 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code iomap stat}: mounts an image and prints its geometry, usage and the mount's cache statistics. */
+/**
+ * {@code iomap stat}: mounts an image and prints its geometry, usage and the mount's cache statistics. The image
+ * is opened read-only under an in-memory overlay, so what the mount writes (its mounted flag, a journal replay)
+ * never reaches it, and other read-only commands may run at once.
+ */
 @Command(name = "stat", mixinStandardHelpOptions = true, description = "Mounts an image and prints the adapter, block size, space and inode"
-        + " usage (statfs), the root directory, and the page cache's options and statistics of the mount.")
+        + " usage (statfs), the root directory, and the page cache's options and statistics of the mount."
+        + " The image is not changed: what the mount writes stays in memory.")
 final class StatCommand implements Callable<Integer> {
 
     @Spec
@@ -45,7 +50,7 @@ final class StatCommand implements Callable<Integer> {
         }
         PageCacheOptions cache = CacheSettings.options(pageSize, assignments);
         PrintWriter out = spec.commandLine().getOut();
-        try (BlockDevice device = image.openExisting();
+        try (BlockDevice device = image.openReadOnlyForMount();
                 IomapFileSystem fs = IomapFileSystems.mount(image.adapter, device, new MountOptions(cache, true))) {
             FsStat stat = fs.statfs();
             long used = stat.totalBlocks() - stat.freeBlocks();

@@ -51,7 +51,8 @@ class ExclusiveImageTest {
     void anImageMountedByAnotherProcessIsRefusedByEveryCommand() throws Exception {
         Path image = formatted();
         String java = ProcessHandle.current().info().command().orElseThrow();
-        Process holder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+        Process holder = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"),
                 "--sun-misc-unsafe-memory-access=allow", HoldMountMain.class.getName(), "xfs-like",
                 image.toString(), CONTENT)
                 .redirectError(ProcessBuilder.Redirect.INHERIT)

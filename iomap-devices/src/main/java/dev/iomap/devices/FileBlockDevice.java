@@ -6,6 +6,7 @@ import dev.iomap.device.DeviceIoException;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.device.DeviceRangeException;
 import dev.iomap.device.IoPurpose;
+import dev.iomap.device.ReadOnlyDeviceException;
 import dev.iomap.api.NotSupportedException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -13,8 +14,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -61,13 +60,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link NullPointerException} (for a write: as the future's exception). I/O errors are
  * {@link DeviceIoException}s naming the range and the file.
  *
- * <p>The device holds the backing file exclusively: opening takes a {@link FileLock} on the whole
- * file, and a second open of the same file, from this process or another, fails with
- * {@link DeviceBusyException} until {@link #close()} releases it. The lock is an fcntl record lock,
- * advisory: it keeps out other iomap4j devices (a second mount, {@code mkfs} on a mounted image),
- * not a program that writes the file without asking. As with every fcntl lock, closing any other
- * channel this process has open on the file drops the lock for other processes (this process
- * still refuses a second open), so do not open the image by other means while the device is open.
+ * <p><b>Exclusive images.</b> A device opened for writing ({@link #open}) holds the whole backing
+ * file under an exclusive lock, a read-only device ({@link #openReadOnly}) under a shared one, from
+ * the open until {@link #close()}: any number of read-only devices may have a file open at once
+ * ({@code fsck}, {@code stat}), but a device for writing has it alone (a mount, {@code mkfs}), and
+ * an open that conflicts, from this process or another, fails at once with
+ * {@link DeviceBusyException}, one line naming the file and whether the holder writes. On Linux the
+ * lock is an open file description lock ({@code F_OFD_SETLK}), as virtual machine monitors lock
+ * disk images: it belongs to a descriptor the device keeps for it, so two devices in one process
+ * conflict like two processes, and closing some other channel on the file does not drop it.
+ * Elsewhere it is a {@link java.nio.channels.FileLock}, with the weaknesses of an fcntl record lock;
+ * see {@code ImageLock}. Either way the lock is advisory: it keeps out other iomap4j devices (and
+ * programs that lock images the same way), not a program that writes the file without asking.
+ *
+ * <p>A read-only device opens the file for reading only and refuses every write and discard (and
+ * {@link #resize}) with {@link ReadOnlyDeviceException}; its {@link #readOnly()} is true. A flush
+ * has nothing to make durable and only counts.
  *
  * <p>After {@link #close()} every read, write, flush and discard fails with {@link IOException}
  * (for a write: as the future's exception); {@link #blockSize()}, {@link #capacity()} and
@@ -79,8 +87,12 @@ public final class FileBlockDevice implements BlockDevice {
 
     private final Path path;
     private final FileChannel channel;
-    /** The channel holding the lock: {@link #channel}, or a buffered one beside an O_DIRECT channel. */
+    /**
+     * The channel opened first, which created or extended the file and which a fallback lock is
+     * taken on: {@link #channel}, or a buffered one beside an O_DIRECT channel.
+     */
     private final FileChannel lockChannel;
+    private final ImageLock lock;
     private final PositionalIo io;
     private final int blockSize;
     private final long capacity;
@@ -96,11 +108,12 @@ public final class FileBlockDevice implements BlockDevice {
      * @param directIoAlignment what {@code O_DIRECT} needs of memory, positions and lengths, if the
      *     channel was opened with it; 0 if not
      */
-    private FileBlockDevice(Path path, FileChannel channel, FileChannel lockChannel, int blockSize,
+    private FileBlockDevice(Path path, FileChannel channel, Locked locked, int blockSize,
             long capacity, int directIoAlignment) {
         this.path = path;
         this.channel = channel;
-        this.lockChannel = lockChannel;
+        this.lockChannel = locked.channel();
+        this.lock = locked.lock();
         this.blockSize = blockSize;
         this.capacity = capacity;
         this.directIoAlignment = directIoAlignment;
@@ -132,20 +145,21 @@ public final class FileBlockDevice implements BlockDevice {
     public static FileBlockDevice open(Path path, int blockSize, long capacity, boolean directIo)
             throws IOException {
         DeviceCounters.checkGeometry(blockSize, capacity);
-        FileChannel locked = openLocked(path, StandardOpenOption.CREATE);
+        Locked locked = Locked.open(path, false, StandardOpenOption.CREATE);
         try {
-            if (locked.size() < capacity) {
-                new PositionalIo(locked, 0).write(capacity - 1, ByteBuffer.allocate(1));
+            if (locked.channel().size() < capacity) {
+                new PositionalIo(locked.channel(), 0).write(capacity - 1, ByteBuffer.allocate(1));
             }
             return openChannel(path, locked, blockSize, capacity, directIo);
         } catch (IOException | RuntimeException e) {
-            locked.close();
+            locked.closeAfterFailure(e);
             throw e;
         }
     }
 
     /**
-     * Opens a device on an existing file, as large as the file.
+     * Opens a device on an existing file for reading and writing, as large as the file, holding
+     * it exclusively.
      *
      * @param path the backing file, whose size is a positive multiple of {@code blockSize}
      * @param blockSize a power of two, at least 512
@@ -160,57 +174,103 @@ public final class FileBlockDevice implements BlockDevice {
      */
     public static FileBlockDevice open(Path path, int blockSize, boolean directIo)
             throws IOException {
+        return openExisting(path, blockSize, directIo, false);
+    }
+
+    /**
+     * Opens a device on an existing file for reading only, as large as the file, sharing it with
+     * other read-only devices: {@code fsck} and {@code stat} open images this way. Every write and
+     * discard fails with {@link ReadOnlyDeviceException}; the file is never changed.
+     *
+     * @param path the backing file, whose size is a positive multiple of {@code blockSize}
+     * @param blockSize a power of two, at least 512
+     * @param directIo whether to bypass the page cache ({@code O_DIRECT})
+     * @return the open device, which the caller must close
+     * @throws IllegalArgumentException if {@code blockSize} is not allowed
+     * @throws DeviceRangeException if the file is empty or not a whole number of blocks
+     * @throws NotSupportedException if {@code directIo} is asked for and the filesystem of
+     *     {@code path} does not support it, or not with blocks of {@code blockSize} bytes
+     * @throws DeviceBusyException if a device for writing, in this process or another, has the
+     *     file open
+     * @throws IOException if the file does not exist or cannot be opened
+     */
+    public static FileBlockDevice openReadOnly(Path path, int blockSize, boolean directIo)
+            throws IOException {
+        return openExisting(path, blockSize, directIo, true);
+    }
+
+    private static FileBlockDevice openExisting(Path path, int blockSize, boolean directIo,
+            boolean readOnly) throws IOException {
         DeviceCounters.checkBlockSize(blockSize);
         long size = Files.size(path);
         if (size == 0 || size % blockSize != 0) {
             throw new DeviceRangeException("file " + path + " is " + size
                     + " bytes long, not a positive multiple of the block size " + blockSize);
         }
-        FileChannel locked = openLocked(path, StandardOpenOption.READ);
+        Locked locked = Locked.open(path, readOnly, StandardOpenOption.READ);
         try {
             return openChannel(path, locked, blockSize, size, directIo);
         } catch (IOException | RuntimeException e) {
-            locked.close();
+            locked.closeAfterFailure(e);
             throw e;
         }
     }
 
     /**
-     * Opens {@code path} for reading and writing and locks the whole file exclusively.
+     * A channel on the file and the lock on it: together from the open until the device closes.
      *
-     * @param extra {@link StandardOpenOption#CREATE} to create a missing file
-     * @throws DeviceBusyException if the lock is held, by this process or another
+     * @param channel read-only for a shared lock, read-write for an exclusive one
+     * @param lock shared exactly if the channel is read-only
      */
-    private static FileChannel openLocked(Path path, StandardOpenOption extra) throws IOException {
-        FileChannel channel = FileChannel.open(path,
-                StandardOpenOption.READ, StandardOpenOption.WRITE, extra);
-        try {
-            if (channel.tryLock() == null) {
-                throw new DeviceBusyException(path + " is in use by another process (mounted, or"
-                        + " being formatted or checked); stop it first");
+    private record Locked(FileChannel channel, ImageLock lock) {
+
+        /**
+         * Opens {@code path} (for reading only if {@code readOnly}) and locks the whole file, shared
+         * if {@code readOnly}, else exclusively.
+         *
+         * @param extra {@link StandardOpenOption#CREATE} to create a missing file (not with
+         *     {@code readOnly})
+         * @throws DeviceBusyException if a conflicting lock is held, by this process or another
+         */
+        static Locked open(Path path, boolean readOnly, StandardOpenOption extra) throws IOException {
+            FileChannel channel = readOnly
+                    ? FileChannel.open(path, StandardOpenOption.READ, extra)
+                    : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, extra);
+            try {
+                return new Locked(channel, ImageLock.acquire(path, channel, readOnly));
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                throw e;
             }
-            return channel;
-        } catch (OverlappingFileLockException e) {
-            channel.close();
-            throw new DeviceBusyException(path + " is in use: this process already has it open as a"
-                    + " device (mounted, or being formatted or checked)", e);
-        } catch (IOException | RuntimeException e) {
-            channel.close();
-            throw e;
+        }
+
+        boolean readOnly() {
+            return lock.isShared();
+        }
+
+        /** Closes the channel, then releases the lock; a failure of either is added to {@code e}. */
+        void closeAfterFailure(Exception e) {
+            try (lock; channel) {
+                // closed in reverse order: the channel first
+            } catch (IOException | RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
         }
     }
 
     /** @param locked the locked channel, which the device uses too unless {@code directIo} */
-    private static FileBlockDevice openChannel(Path path, FileChannel locked, int blockSize,
+    private static FileBlockDevice openChannel(Path path, Locked locked, int blockSize,
             long capacity, boolean directIo) throws IOException {
         if (!directIo) {
-            return new FileBlockDevice(path, locked, locked, blockSize, capacity, 0);
+            return new FileBlockDevice(path, locked.channel(), locked, blockSize, capacity, 0);
         }
         int alignment = directIoAlignment(path, blockSize);
         FileChannel channel;
         try {
-            channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                    directOpenOption());
+            channel = locked.readOnly()
+                    ? FileChannel.open(path, StandardOpenOption.READ, directOpenOption())
+                    : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                            directOpenOption());
         } catch (AccessDeniedException | NoSuchFileException e) {
             throw e;
         } catch (IOException | UnsupportedOperationException e) {
@@ -276,6 +336,15 @@ public final class FileBlockDevice implements BlockDevice {
     }
 
     /**
+     * @return whether the device was opened read-only ({@link #openReadOnly}), sharing the file with
+     *     other read-only devices and refusing writes; answers after close too
+     */
+    @Override
+    public boolean readOnly() {
+        return lock.isShared();
+    }
+
+    /**
      * Reads {@code dst.remaining()} bytes at {@code offset} into {@code dst} and moves its position to
      * its limit, on one of the device's threads while the calling thread waits, even if interrupted
      * (see the class comment). Memory confined to the calling thread (of a confined {@link Arena})
@@ -308,8 +377,8 @@ public final class FileBlockDevice implements BlockDevice {
      * Queues a write of the remaining bytes of {@code srcs}, one after the other, at {@code offset}.
      * The future completes normally once the bytes are in the file (visible to reads, not yet
      * durable), or exceptionally with {@link DeviceIoException} if writing them failed. Never throws:
-     * a closed device, a bad range or a null argument is the returned future's exception, and then
-     * nothing is counted. A write that passes those checks is counted at once, before it is queued,
+     * a closed device, a null argument, a read-only device ({@link ReadOnlyDeviceException}) or a
+     * bad range is the returned future's exception, and then nothing is counted. A write that passes those checks is counted at once, before it is queued,
      * so that {@link #stats()} includes every write whose future has completed; it stays counted if
      * it then fails (including one that races {@link #close()} and is refused).
      *
@@ -325,6 +394,7 @@ public final class FileBlockDevice implements BlockDevice {
             ensureOpen();
             Objects.requireNonNull(purpose, "purpose");
             List<ByteBuffer> data = srcs.stream().map(ByteBuffer::duplicate).toList();
+            ensureWritable("write to");
             long length = DeviceCounters.totalRemaining(data);
             DeviceCounters.checkRequest("write", offset, length, blockSize, capacity);
             var done = new CompletableFuture<Void>();
@@ -341,7 +411,7 @@ public final class FileBlockDevice implements BlockDevice {
     /**
      * Makes every write whose future completed before this call durable ({@code fdatasync}), on one
      * of the device's threads while the calling thread waits, even if interrupted (see the class
-     * comment).
+     * comment). On a read-only device there is nothing to make durable: the flush is only counted.
      *
      * @throws DeviceIoException if the file cannot be synced
      * @throws IOException if the device is closed
@@ -349,10 +419,12 @@ public final class FileBlockDevice implements BlockDevice {
     @Override
     public void flush() throws IOException {
         ensureOpen();
-        waitFor("flush of", 0, capacity, () -> {
-            channel.force(false);
-            return null;
-        });
+        if (!readOnly()) {
+            waitFor("flush of", 0, capacity, () -> {
+                channel.force(false);
+                return null;
+            });
+        }
         counters.countFlush();
     }
 
@@ -363,6 +435,7 @@ public final class FileBlockDevice implements BlockDevice {
      *
      * @param offset device byte offset, block aligned
      * @param length bytes, block aligned
+     * @throws ReadOnlyDeviceException if the device is read-only
      * @throws DeviceRangeException if the range is not whole blocks inside the device
      * @throws DeviceIoException if the zeroes cannot be written
      * @throws IOException if the device is closed
@@ -370,6 +443,7 @@ public final class FileBlockDevice implements BlockDevice {
     @Override
     public void discard(long offset, long length) throws IOException {
         ensureOpen();
+        ensureWritable("discard in");
         DeviceCounters.checkRequest("discard", offset, length, blockSize, capacity);
         waitFor("discard in", offset, length, () -> {
             writeZeroes(offset, length);
@@ -385,9 +459,8 @@ public final class FileBlockDevice implements BlockDevice {
     }
 
     /**
-     * Waits for every queued write to finish, syncs the file, closes it and releases its lock.
-     * Idempotent: later calls
-     * return at once. If the calling thread is interrupted while waiting, it keeps waiting and the
+     * Waits for every queued write to finish, syncs the file (unless read-only), closes it and
+     * releases its lock. Idempotent: later calls return at once. If the calling thread is interrupted while waiting, it keeps waiting and the
      * interrupt is re-asserted on return.
      *
      * @throws IllegalStateException if called from a write-completion callback running on one of
@@ -404,8 +477,10 @@ public final class FileBlockDevice implements BlockDevice {
             return;
         }
         threads.shutdown();
-        try (lockChannel; channel) {
-            channel.force(false);
+        try (lock; lockChannel; channel) {
+            if (!readOnly()) {
+                channel.force(false);
+            }
         } catch (IOException e) {
             throw new DeviceIoException("final sync of " + path + " failed: " + e, 0, capacity, e);
         }
@@ -423,13 +498,16 @@ public final class FileBlockDevice implements BlockDevice {
      * @return the new device, which the caller must close
      * @throws IllegalArgumentException if {@code blockSize} or {@code capacity} is not allowed
      * @throws NotSupportedException if this device uses direct I/O
-     * @throws IOException if this device is closed, or the file cannot be synced or resized
+     * @throws ReadOnlyDeviceException if this device is read-only (it stays open)
+     * @throws IOException if this device is closed, or the file cannot be synced or resized (this
+     *     device is closed then, and the lock released)
      */
     public FileBlockDevice resize(int blockSize, long capacity) throws IOException {
         DeviceCounters.checkGeometry(blockSize, capacity);
         if (directIo()) {
             throw new NotSupportedException("resize of " + this + ": not with direct I/O");
         }
+        ensureWritable("resize of");
         if (!closed.compareAndSet(false, true)) {
             throw closedException(null);
         }
@@ -441,18 +519,18 @@ public final class FileBlockDevice implements BlockDevice {
             } else if (channel.size() < capacity) {
                 new PositionalIo(channel, 0).write(capacity - 1, ByteBuffer.allocate(1));
             }
-            return new FileBlockDevice(path, channel, lockChannel, blockSize, capacity, 0);
+            return new FileBlockDevice(path, channel, new Locked(channel, lock), blockSize, capacity, 0);
         } catch (IOException | RuntimeException e) {
-            channel.close();
+            new Locked(channel, lock).closeAfterFailure(e);
             throw e;
         }
     }
 
-    /** @return the file, the geometry and whether it uses O_DIRECT, for messages */
+    /** @return the file, the geometry, whether it uses O_DIRECT and is read-only, for messages */
     @Override
     public String toString() {
         return "FileBlockDevice[" + path + ", blockSize=" + blockSize + ", capacity=" + capacity
-                + (directIo() ? ", O_DIRECT" : "") + "]";
+                + (directIo() ? ", O_DIRECT" : "") + (readOnly() ? ", read-only" : "") + "]";
     }
 
     private void writeAndComplete(long offset, long length, List<ByteBuffer> data,
@@ -539,6 +617,14 @@ public final class FileBlockDevice implements BlockDevice {
     private void ensureOpen() throws IOException {
         if (closed.get()) {
             throw closedException(null);
+        }
+    }
+
+    /** @param operation what was refused, e.g. {@code "write to"} */
+    private void ensureWritable(String operation) throws ReadOnlyDeviceException {
+        if (readOnly()) {
+            throw new ReadOnlyDeviceException(operation + " " + path + " refused: the device is open"
+                    + " read-only");
         }
     }
 

@@ -41,6 +41,12 @@ public abstract class ForwardingBlockDevice implements BlockDevice {
         return delegate.capacity();
     }
 
+    /** @return whether the delegate is read-only */
+    @Override
+    public boolean readOnly() {
+        return delegate.readOnly();
+    }
+
     /** Reads from the delegate; throws what it throws. */
     @Override
     public void read(long offset, ByteBuffer dst) throws IOException {

@@ -110,6 +110,22 @@ final class ZoneStateTable {
         write(backing, 0, block.clear());
     }
 
+    /**
+     * @param backing any device: the geometry block's fields all lie in its first 512 bytes
+     * @return the block size the geometry block at offset 0 records, if it is there with its
+     *     checksum intact; 0 if not
+     */
+    static int recordedBlockSize(BlockDevice backing) throws IOException {
+        if (backing.capacity() < backing.blockSize()) {
+            return 0;
+        }
+        ByteBuffer block = read(backing, 0, backing.blockSize());
+        if (!hasMagic(block, GEOMETRY_MAGIC) || block.getInt(GEOMETRY_CRC_AT) != crc(block, GEOMETRY_CRC_AT)) {
+            return 0;
+        }
+        return block.getInt(12);
+    }
+
     static ZoneLayout readGeometry(BlockDevice backing) throws IOException {
         ByteBuffer block = read(backing, 0, backing.blockSize());
         String where = "zoned device geometry block of " + backing;

@@ -4,6 +4,8 @@ import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.device.DeviceRangeException;
 import dev.iomap.device.IoPurpose;
+import dev.iomap.device.ReadOnlyDeviceException;
+import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.device.Zone;
 import dev.iomap.device.ZoneCondition;
@@ -16,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -55,6 +58,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * zone-state writes. {@link #close()} persists the zone state and closes the backing device, which
  * this device owns. Do not call a zone operation from a completion callback of a write to the same
  * zone: it waits for that write.
+ *
+ * <p>Over a {@link BlockDevice#readOnly() read-only} backing device (an image opened read-only to
+ * check it) the zoned device is read-only too: reads and zone reports work; every write, append and
+ * discard, and every reset, finish, open and failure of a zone, fails with
+ * {@link ReadOnlyDeviceException} before anything changes; and the zone state is never written, not
+ * even to repair a damaged copy at {@link #close()}.
  *
  * <p>Bad requests (negative, unaligned, overflowing or past the end, a zone number or zone start that
  * does not exist) get {@link DeviceRangeException}; a request that breaks a zone's rules gets
@@ -168,6 +177,51 @@ public final class ZonedDevice implements ZonedBlockDevice {
         ZoneLayout layout = ZoneStateTable.readGeometry(backing);
         checkFits(backing, layout);
         return new ZonedDevice(backing, layout, ZoneStateTable.readState(backing, layout));
+    }
+
+    /**
+     * Whether {@code backing} holds a zoned device made by {@link #create}: its geometry block, with
+     * an intact checksum, at offset 0. Reads that block only; writes nothing. {@link #open} then needs
+     * a backing device of the block size the zoned device was made with.
+     *
+     * @param backing any device
+     * @return true if {@link #open} would find a zoned device there (or refuse a damaged zone state)
+     * @throws IOException if the backing device cannot be read
+     */
+    public static boolean holdsZones(BlockDevice backing) throws IOException {
+        return ZoneStateTable.recordedBlockSize(backing) != 0;
+    }
+
+    /**
+     * Opens the zoned device {@code backing} holds, if any, for a caller that must change nothing,
+     * such as {@code mkfs} looking for a filesystem before it formats: read-only (see the class
+     * comment), over a view of {@code backing} with the block size the zoned device was made with.
+     * The result does not own {@code backing}: closing it leaves {@code backing} open.
+     *
+     * @param backing any device whose block size is at most the zoned device's (512-byte blocks
+     *     find every one)
+     * @return the zoned device, read-only; empty if {@code backing} holds none
+     * @throws dev.iomap.api.CorruptFilesystemException if it holds one that cannot be opened: a block
+     *     size smaller than {@code backing}'s, a layout larger than it, or both copies of the zone
+     *     state damaged (one line)
+     * @throws IOException if the backing device cannot be read
+     */
+    public static Optional<ZonedDevice> probe(BlockDevice backing) throws IOException {
+        int recorded = ZoneStateTable.recordedBlockSize(backing);
+        if (recorded == 0) {
+            return Optional.empty();
+        }
+        if (recorded < backing.blockSize() || Integer.bitCount(recorded) != 1) {
+            throw new CorruptFilesystemException("the zoned device on " + backing + " has " + recorded
+                    + "-byte blocks, which a device of " + backing.blockSize() + "-byte blocks cannot show");
+        }
+        var view = new ReadOnlyView(backing, recorded);
+        try {
+            return Optional.of(open(view));
+        } catch (DeviceRangeException e) {
+            throw new CorruptFilesystemException("the zoned device on " + backing + " does not fit it: "
+                    + e.getMessage());
+        }
     }
 
     /**
@@ -314,6 +368,7 @@ public final class ZonedDevice implements ZonedBlockDevice {
             ensureOpen();
             Objects.requireNonNull(purpose, "purpose");
             List<ByteBuffer> data = srcs.stream().map(ByteBuffer::duplicate).toList();
+            ensureWritable("write");
             long length = DeviceCounters.totalRemaining(data);
             DeviceCounters.checkRequest("write", offset, length, blockSize, capacity());
             if (length == 0) {
@@ -370,6 +425,7 @@ public final class ZonedDevice implements ZonedBlockDevice {
             ensureOpen();
             Objects.requireNonNull(purpose, "purpose");
             List<ByteBuffer> data = srcs.stream().map(ByteBuffer::duplicate).toList();
+            ensureWritable("append");
             long length = DeviceCounters.totalRemaining(data);
             EmulatedZone zone = zoneStartingAt(zoneStart);
             if (length == 0 || length % blockSize != 0) {
@@ -443,6 +499,7 @@ public final class ZonedDevice implements ZonedBlockDevice {
     /** Checks a reset or finish is allowed and waits for the writes accepted before it. */
     private EmulatedZone quiesce(long zoneStart, String operation) throws IOException {
         ensureOpen();
+        ensureWritable(operation);
         EmulatedZone zone = zoneStartingAt(zoneStart);
         CompletableFuture<Void> pending;
         synchronized (lock) {
@@ -465,6 +522,7 @@ public final class ZonedDevice implements ZonedBlockDevice {
     @Override
     public void openZone(long zoneStart) throws IOException {
         ensureOpen();
+        ensureWritable("open");
         EmulatedZone zone = zoneStartingAt(zoneStart);
         synchronized (lock) {
             zone.requireSequential("open");
@@ -509,6 +567,7 @@ public final class ZonedDevice implements ZonedBlockDevice {
             throw new IllegalArgumentException("a zone fails to READ_ONLY or OFFLINE, not " + condition);
         }
         ensureOpen();
+        ensureWritable("fail");
         EmulatedZone zone = zoneStartingAt(zoneStart);
         synchronized (lock) {
             openZones.release(zone);
@@ -530,9 +589,14 @@ public final class ZonedDevice implements ZonedBlockDevice {
     /**
      * Flushes the backing device, then writes the zone state to both slots, flushing after each, if it
      * changed since it was last written (or the slots differed at open): the state recorded never runs
-     * ahead of the data, and both slots hold it before this returns.
+     * ahead of the data, and both slots hold it before this returns. Over a read-only backing device
+     * only flushes it: nothing can have changed.
      */
     private void persist() throws IOException {
+        if (backing.readOnly()) {
+            backing.flush();
+            return;
+        }
         persistLock.lock();
         try {
             long[] pointers = new long[zones.length];
@@ -563,6 +627,7 @@ public final class ZonedDevice implements ZonedBlockDevice {
     @Override
     public void discard(long offset, long length) throws IOException {
         ensureOpen();
+        ensureWritable("discard");
         DeviceCounters.checkRequest("discard", offset, length, blockSize, capacity());
         if (length > 0) {
             synchronized (lock) {
@@ -585,7 +650,7 @@ public final class ZonedDevice implements ZonedBlockDevice {
         return counters.snapshot();
     }
 
-    /** Persists the zone state and closes the backing device. Idempotent. */
+    /** Persists the zone state (unless read-only) and closes the backing device. Idempotent. */
     @Override
     public void close() throws IOException {
         if (!closed.compareAndSet(false, true)) {
@@ -619,6 +684,20 @@ public final class ZonedDevice implements ZonedBlockDevice {
     private void ensureOpen() throws IOException {
         if (closed.get()) {
             throw new IOException(this + " is closed");
+        }
+    }
+
+    /** @return whether the backing device is read-only, and with it this device */
+    @Override
+    public boolean readOnly() {
+        return backing.readOnly();
+    }
+
+    /** @param operation the refused write or zone operation, for the message */
+    private void ensureWritable(String operation) throws ReadOnlyDeviceException {
+        if (backing.readOnly()) {
+            throw new ReadOnlyDeviceException(operation + " on " + this + " refused: the backing device is"
+                    + " open read-only");
         }
     }
 }

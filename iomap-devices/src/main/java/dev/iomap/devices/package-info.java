@@ -5,7 +5,11 @@
  *       tests' image, with {@link dev.iomap.devices.RamBlockDevice#copy()},
  *       {@link dev.iomap.devices.RamBlockDevice#peek} and {@link dev.iomap.devices.RamBlockDevice#poke},
  *       which keep working after close;</li>
- *   <li>{@link dev.iomap.devices.FileBlockDevice}: a file, optionally with {@code O_DIRECT};</li>
+ *   <li>{@link dev.iomap.devices.FileBlockDevice}: a file, optionally with {@code O_DIRECT}, held
+ *       under an open file description lock: exclusively when opened for writing, shared when
+ *       opened read-only ({@link dev.iomap.devices.FileBlockDevice#openReadOnly});</li>
+ *   <li>{@link dev.iomap.devices.OverlayDevice}: keeps every write in memory over a device it never
+ *       writes, to mount a read-only image without changing it;</li>
  *   <li>{@link dev.iomap.devices.ZonedDevice}: zoned storage emulated over any device, in a
  *       {@link dev.iomap.devices.ZoneLayout};</li>
  *   <li>for tests: {@link dev.iomap.devices.PowerCutDevice} (remembers what was not flushed and loses
@@ -17,6 +21,8 @@
  * </ul>
  *
  * <p>Every device is thread-safe, counts what it does in a {@link dev.iomap.devices.DeviceCounters},
+ * refuses writes with {@link dev.iomap.device.ReadOnlyDeviceException} if it is
+ * {@link dev.iomap.device.BlockDevice#readOnly() read-only} (a read-only file, or a device over one),
  * rejects a request that is not whole blocks inside it with
  * {@link dev.iomap.device.DeviceRangeException} (a write: as its future's exception), and after
  * {@code close()} fails every read, write, flush and discard with {@link java.io.IOException} while

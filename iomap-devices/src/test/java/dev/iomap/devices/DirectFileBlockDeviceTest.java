@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.device.IoPurpose;
+import dev.iomap.device.ReadOnlyDeviceException;
 import dev.iomap.api.NotSupportedException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -136,5 +138,24 @@ class DirectFileBlockDeviceTest extends BlockDeviceContractTest {
                 .isInstanceOf(NotSupportedException.class)
                 .hasMessage("direct I/O on " + path + " needs a block size that is a multiple of the"
                         + " filesystem's " + alignment + "-byte blocks; this device has 512-byte blocks");
+    }
+    /** The lock is taken on a descriptor of its own beside the O_DIRECT channel: it holds the same. */
+    @Test
+    void aDirectIoDeviceHoldsItsImageLikeAnyOther() throws Exception {
+        Path path = ((FileBlockDevice) device).path();
+        assertThatThrownBy(() -> FileBlockDevice.open(path, BLOCK, true).close())
+                .isInstanceOf(DeviceBusyException.class).hasMessageContaining(" is in use");
+        assertThatThrownBy(() -> FileBlockDevice.openReadOnly(path, BLOCK, false).close())
+                .isInstanceOf(DeviceBusyException.class).hasMessageContaining(" is in use");
+        device.close();
+
+        try (var reader = FileBlockDevice.openReadOnly(path, BLOCK, true);
+                var other = FileBlockDevice.openReadOnly(path, BLOCK, false)) {
+            assertThat(reader.directIo() && reader.readOnly() && other.readOnly()).isTrue();
+            assertThatThrownBy(() -> FileBlockDevice.open(path, BLOCK, true).close())
+                    .isInstanceOf(DeviceBusyException.class).hasMessageContaining(" has it open read-only");
+            var write = reader.write(0, ByteBuffer.allocateDirect(BLOCK), IoPurpose.DATA);
+            assertThatThrownBy(write::get).cause().isInstanceOf(ReadOnlyDeviceException.class);
+        }
     }
 }
