@@ -89,7 +89,7 @@ final class AllocationGroup {
 
     /** @return the first block after the header: where allocations are best started */
     long firstDataBlock() {
-        return geometry.agStart(agno) + geometry.agHeaderBlocks(agno);
+        return geometry.agDataStart(agno);
     }
 
     /**
@@ -114,14 +114,14 @@ final class AllocationGroup {
 
     /** Adds an owner to every block of the range (see {@link RefcountMap#increment}). */
     void incrementRefcount(long start, long length) {
-        long from = start == firstBlock() ? start : refcounts.recordStart(start - 1, start);
+        long from = refcounts.recordStart(start - 1, start);
         refcounts.increment(start, length);
         changed(refcountLeafOf(from), refcountLeafOf(start + length));
     }
 
     /** Removes an owner from every block of the range (see {@link RefcountMap#decrement}). */
     RefcountMap.Change decrementRefcount(long start, long length) {
-        long from = start == firstBlock() ? start : refcounts.recordStart(start - 1, start);
+        long from = refcounts.recordStart(start - 1, start);
         RefcountMap.Change change = refcounts.decrement(start, length);
         changed(refcountLeafOf(from), refcountLeafOf(start + length));
         return change;
@@ -134,7 +134,7 @@ final class AllocationGroup {
      * use, before the change).
      */
     private long freeExtentStartBefore(long block) {
-        if (block == firstBlock()) {
+        if (block == firstDataBlock()) {
             return block;
         }
         return onDisk.firstFreeOverlap(new BlockRange(block - 1, 1)).map(BlockRange::start).orElse(block);
@@ -144,16 +144,19 @@ final class AllocationGroup {
         return geometry.agStart(agno);
     }
 
-    /** @return the free-space leaf holding records that start at {@code block}, clipped to the group */
+    /** @return the free-space leaf holding records that start at {@code block}, clipped to the data blocks */
     private int freeLeafOf(long block) {
-        return (int) ((Math.min(block, firstBlock() + geometry.agLength(agno) - 1) - firstBlock())
-                / geometry.freeLeafSpan());
+        return geometry.freeLeafOf(agno, clip(block));
     }
 
-    /** @return the leaf bit of the reference-count leaf holding records that start at {@code block} */
+    /** @return the leaf bit of the reference-count leaf holding records that start at {@code block}, clipped */
     private int refcountLeafOf(long block) {
-        return geometry.freeLeaves(agno) + (int) ((Math.min(block, firstBlock() + geometry.agLength(agno) - 1)
-                - firstBlock()) / geometry.refcountLeafSpan());
+        return geometry.freeLeaves(agno) + geometry.refcountLeafOf(agno, clip(block));
+    }
+
+    /** @return {@code block} moved into the group's data blocks (the end of a change may be the group's end) */
+    private long clip(long block) {
+        return Math.clamp(block, firstDataBlock(), firstBlock() + geometry.agLength(agno) - 1);
     }
 
     /** Leaves {@code [first, last]} (leaf bits) may hold other records than the device has. */

@@ -1,13 +1,18 @@
 package dev.iomap.adapter.xfs;
 
+import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.IoPurpose;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.InvalidRangeException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -29,11 +34,7 @@ final class Formatter {
         Geometry geometry = check(raw.blockSize(), raw.capacity(), options);
         BlockDevice device = BlockSizeView.of(raw, blockSize);
         for (int agno = 0; agno < geometry.agCount(); agno++) {
-            AllocationGroup group = AllocationGroup.formatted(geometry, agno);
-            for (var payload : group.encodeAll().entrySet()) {
-                MetadataBlock.write(device, payload.getKey(), geometry.groupBlockType(agno, payload.getKey()),
-                        payload.getValue());
-            }
+            writeGroup(device, geometry, AllocationGroup.formatted(geometry, agno));
         }
         InodeState root = new InodeState(Geometry.ROOT_INO, FileType.DIRECTORY);
         root.nlink = 2;
@@ -45,6 +46,21 @@ final class Formatter {
         Journal.format(device, geometry.journalStart(), geometry.journalBlocks());
         new Superblock(geometry, true, new SecureRandom().nextLong(), options.label()).write(device);
         device.flush();
+    }
+
+    /** Writes a fresh group: its header and free-space leaf 0, which follows it, in one write. */
+    private static void writeGroup(BlockDevice device, Geometry geometry, AllocationGroup group) throws IOException {
+        List<ByteBuffer> blocks = new ArrayList<>();
+        long first = geometry.agStart(group.agno());
+        for (var payload : group.encodeAll().entrySet()) {
+            long block = payload.getKey();
+            if (block != first + blocks.size()) {
+                throw new IllegalStateException("a fresh group's blocks follow its header: " + block);
+            }
+            blocks.add(new MetadataBlock(geometry.groupBlockType(group.agno(), block), block, 0, payload.getValue())
+                    .encode(geometry.blockSize()));
+        }
+        BlockIo.write(device, first, blocks, IoPurpose.METADATA);
     }
 
     /**

@@ -124,6 +124,24 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
         return 1L + freeLeaves(agno) + refcountLeaves(agno);
     }
 
+    /**
+     * @return the first block of allocation group {@code agno} after its header blocks: the first it
+     *     allocates, and where the spans of its leaves start
+     */
+    long agDataStart(int agno) {
+        return agStart(agno) + agHeaderBlocks(agno);
+    }
+
+    /** @return the free-space leaf that holds free extents starting at {@code block}, a data block of {@code agno} */
+    int freeLeafOf(int agno, long block) {
+        return Math.toIntExact((block - agDataStart(agno)) / freeLeafSpan());
+    }
+
+    /** @return the reference-count leaf that holds records starting at {@code block}, a data block of {@code agno} */
+    int refcountLeafOf(int agno, long block) {
+        return Math.toIntExact((block - agDataStart(agno)) / refcountLeafSpan());
+    }
+
     /** @return the block of free-space leaf {@code leaf} of allocation group {@code agno} */
     long freeLeafBlock(int agno, int leaf) {
         return agStart(agno) + 1 + leaf;

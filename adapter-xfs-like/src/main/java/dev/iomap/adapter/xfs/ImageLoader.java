@@ -1,5 +1,6 @@
 package dev.iomap.adapter.xfs;
 
+import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.adapter.support.BlockMapping;
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.Extent;
@@ -12,6 +13,7 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
@@ -186,8 +188,11 @@ final class ImageLoader {
         FreeSpaceAllocator free = FreeSpaceAllocator.allAllocated(start, length);
         RefcountMap refcounts = new RefcountMap();
         try {
-            MetadataBlock header = MetadataBlock.read(device, start, Layout.AG_HEADER);
-            BlockReader reader = header.reader();
+            // The header and the place of free-space leaf 0, which holds a fresh group's free space: one read.
+            ByteBuffer headerAndFirstLeaf = BlockIo.read(device, start, 2);
+            int blockSize = geometry.blockSize();
+            BlockReader reader = MetadataBlock.decode(headerAndFirstLeaf.slice(0, blockSize), start, Layout.AG_HEADER)
+                    .reader();
             int storedAgno = reader.getInt();
             int zero = reader.getInt();
             long storedStart = reader.getLong();
@@ -208,7 +213,7 @@ final class ImageLoader {
                         + " leaves");
             }
             BitSet inUse = leafBitmap(reader, where, geometry.leaves(agno));
-            loadFreeLeaves(agno, free, inUse);
+            loadFreeLeaves(agno, free, inUse, headerAndFirstLeaf.slice(blockSize, blockSize));
             loadRefcountLeaves(agno, refcounts, inUse);
             if (free.freeBlocks() != freeBlocks || free.freeExtentCount() != freeExtents
                     || refcounts.size() != refcountRecords) {
@@ -244,14 +249,17 @@ final class ImageLoader {
         return inUse;
     }
 
-    private void loadFreeLeaves(int agno, FreeSpaceAllocator free, BitSet inUse) throws IOException {
+    /** Loads the free-space leaves marked in use; {@code firstLeaf} holds what the place of leaf 0 holds. */
+    private void loadFreeLeaves(int agno, FreeSpaceAllocator free, BitSet inUse, ByteBuffer firstLeaf)
+            throws IOException {
         long previousEnd = -1;
         for (int leaf = inUse.nextSetBit(0); leaf >= 0 && leaf < geometry.freeLeaves(agno);
                 leaf = inUse.nextSetBit(leaf + 1)) {
             long block = geometry.freeLeafBlock(agno, leaf);
-            BlockReader reader = MetadataBlock.read(device, block, Layout.FREE_LEAF).reader();
+            ByteBuffer bytes = leaf == 0 ? firstLeaf : BlockIo.read(device, block, 1);
+            BlockReader reader = MetadataBlock.decode(bytes, block, Layout.FREE_LEAF).reader();
             int count = leafHeader(reader, agno, leaf, Layout.freeLeafCapacity(geometry.blockSize()));
-            long low = geometry.agStart(agno) + leaf * geometry.freeLeafSpan();
+            long low = geometry.agDataStart(agno) + leaf * geometry.freeLeafSpan();
             for (int i = 0; i < count; i++) {
                 long start = reader.getLong();
                 long length = reader.getLong();
@@ -278,7 +286,7 @@ final class ImageLoader {
             long block = geometry.refcountLeafBlock(agno, leaf);
             BlockReader reader = MetadataBlock.read(device, block, Layout.REFCOUNT_LEAF).reader();
             int count = leafHeader(reader, agno, leaf, Layout.refcountLeafCapacity(geometry.blockSize()));
-            long low = geometry.agStart(agno) + leaf * geometry.refcountLeafSpan();
+            long low = geometry.agDataStart(agno) + leaf * geometry.refcountLeafSpan();
             for (int i = 0; i < count; i++) {
                 long start = reader.getLong();
                 long length = reader.getLong();
