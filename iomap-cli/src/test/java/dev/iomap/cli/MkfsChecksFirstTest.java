@@ -32,7 +32,7 @@ class MkfsChecksFirstTest {
     @ParameterizedTest
     @ValueSource(strings = {"--adapter=bogus --size=1m", "--size=16m --label=0123456789abcdef0123456789abcdef0",
             "--size=16m -o agcount=0", "--size=16m -o nosuchoption=1", "--size=8k", "--size=100",
-            "--size=1t", "--size=16m --block-size=3000"})
+            "--size=2p", "--size=16m --block-size=3000"})
     void aRefusedMkfsLeavesTheImageByteForByte(String options) throws IOException {
         Path image = existing();
         byte[] before = Files.readAllBytes(image);

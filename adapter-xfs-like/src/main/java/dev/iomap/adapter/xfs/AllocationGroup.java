@@ -4,11 +4,15 @@ import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.FreeSpaceAllocator;
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.IomapException;
+import dev.iomap.api.NoSpaceException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntPredicate;
 
 /**
  * One allocation group in memory: its free space twice over and its reference counts.
@@ -21,6 +25,11 @@ import java.util.Map;
  * start and by size (adapter-support's {@link FreeSpaceAllocator}); {@code available} is always a subset
  * of {@code onDisk}.
  *
+ * <p>On the device the group is its header and the leaves that hold records (the header's leaf
+ * bitmap marks them); every change of {@code onDisk} or of the reference counts goes through this
+ * class, which remembers the leaves it may have changed, so that a commit writes the header and those
+ * leaves only ({@link #encodeChanged()}).
+ *
  * <p>Not thread-safe: used under the mount's metadata lock (the allocators lock themselves too).
  */
 final class AllocationGroup {
@@ -29,6 +38,11 @@ final class AllocationGroup {
     private final FreeSpaceAllocator onDisk;
     private final FreeSpaceAllocator available;
     private final RefcountMap refcounts;
+    /**
+     * Leaf bits (free-space leaves, then reference-count leaves) of the leaves whose records may have
+     * changed since the last commit; null if none.
+     */
+    private BitSet changedLeaves;
 
     AllocationGroup(Geometry geometry, int agno, FreeSpaceAllocator onDisk, RefcountMap refcounts) {
         this.geometry = geometry;
@@ -40,7 +54,7 @@ final class AllocationGroup {
             for (BlockRange free : onDisk.freeExtents()) {
                 available.free(free.start(), free.length());
             }
-        } catch (dev.iomap.api.IomapException e) {
+        } catch (IomapException e) {
             throw new IllegalStateException("copying a consistent allocator failed", e);
         }
     }
@@ -51,7 +65,7 @@ final class AllocationGroup {
         FreeSpaceAllocator free = FreeSpaceAllocator.allFree(start, geometry.agLength(agno));
         try {
             free.allocateExact(start, geometry.agHeaderBlocks(agno));
-        } catch (dev.iomap.api.IomapException e) {
+        } catch (IomapException e) {
             throw new IllegalStateException("a fresh group has room for its headers", e);
         }
         return new AllocationGroup(geometry, agno, free, new RefcountMap());
@@ -75,56 +89,164 @@ final class AllocationGroup {
 
     /** @return the first block after the header: where allocations are best started */
     long firstDataBlock() {
-        return geometry.agStart(agno) + geometry.agHeaderBlocks(agno);
+        return geometry.agDataStart(agno);
     }
 
     /**
-     * The payloads of the group's header, free-space leaves and reference-count leaves, by block.
+     * Allocates blocks that are free on the device (see {@link FreeSpaceAllocator#allocateExact}),
+     * remembering which free-space leaves change.
+     */
+    void allocateOnDisk(long start, long length) throws NoSpaceException, InvalidRangeException {
+        long from = freeExtentStartBefore(start);
+        onDisk.allocateExact(start, length);
+        changed(freeLeafOf(from), freeLeafOf(start + length));
+    }
+
+    /**
+     * Frees blocks on the device (see {@link FreeSpaceAllocator#free}), remembering which free-space
+     * leaves change.
+     */
+    void freeOnDisk(long start, long length) throws IomapException {
+        long from = freeExtentStartBefore(start);
+        onDisk.free(start, length);
+        changed(freeLeafOf(from), freeLeafOf(start + length));
+    }
+
+    /** Adds an owner to every block of the range (see {@link RefcountMap#increment}). */
+    void incrementRefcount(long start, long length) {
+        long from = refcounts.recordStart(start - 1, start);
+        refcounts.increment(start, length);
+        changed(refcountLeafOf(from), refcountLeafOf(start + length));
+    }
+
+    /** Removes an owner from every block of the range (see {@link RefcountMap#decrement}). */
+    RefcountMap.Change decrementRefcount(long start, long length) {
+        long from = refcounts.recordStart(start - 1, start);
+        RefcountMap.Change change = refcounts.decrement(start, length);
+        changed(refcountLeafOf(from), refcountLeafOf(start + length));
+        return change;
+    }
+
+    /**
+     * The free extent holding the block before {@code block} starts where the free-space records a
+     * change at {@code block} can touch begin: it may grow, shrink or merge. Free extents that start
+     * between there and the end of the change cannot exist (the blocks changed are all free, or all in
+     * use, before the change).
+     */
+    private long freeExtentStartBefore(long block) {
+        if (block == firstDataBlock()) {
+            return block;
+        }
+        return onDisk.firstFreeOverlap(new BlockRange(block - 1, 1)).map(BlockRange::start).orElse(block);
+    }
+
+    private long firstBlock() {
+        return geometry.agStart(agno);
+    }
+
+    /** @return the free-space leaf holding records that start at {@code block}, clipped to the data blocks */
+    private int freeLeafOf(long block) {
+        return geometry.freeLeafOf(agno, clip(block));
+    }
+
+    /** @return the leaf bit of the reference-count leaf holding records that start at {@code block}, clipped */
+    private int refcountLeafOf(long block) {
+        return geometry.freeLeaves(agno) + geometry.refcountLeafOf(agno, clip(block));
+    }
+
+    /** @return {@code block} moved into the group's data blocks (the end of a change may be the group's end) */
+    private long clip(long block) {
+        return Math.clamp(block, firstDataBlock(), firstBlock() + geometry.agLength(agno) - 1);
+    }
+
+    /** Leaves {@code [first, last]} (leaf bits) may hold other records than the device has. */
+    private void changed(int first, int last) {
+        if (changedLeaves == null) {
+            changedLeaves = new BitSet();
+        }
+        changedLeaves.set(first, last + 1);
+    }
+
+    /**
+     * The payloads of the group's header and of every leaf that holds records (mkfs, and tests that
+     * forge groups).
      *
      * @return block number to payload, header first
      */
-    Map<Long, ByteBuffer> encode() {
+    Map<Long, ByteBuffer> encodeAll() {
+        return encode(leaf -> true);
+    }
+
+    /**
+     * The payloads of the group's header and of the leaves that changed since {@link #clearChanged()}
+     * and hold records: what a commit writes. A leaf left empty is not written; the header's bitmap no
+     * longer marks it.
+     *
+     * @return block number to payload, header first
+     */
+    Map<Long, ByteBuffer> encodeChanged() {
+        BitSet changed = changedLeaves == null ? new BitSet() : changedLeaves;
+        return encode(changed::get);
+    }
+
+    /** The changes so far are on the device (a commit wrote them). */
+    void clearChanged() {
+        changedLeaves = null;
+    }
+
+    private Map<Long, ByteBuffer> encode(IntPredicate wanted) {
         try {
-            Map<Long, ByteBuffer> payloads = new LinkedHashMap<>();
             List<BlockRange> free = onDisk.freeExtents();
             List<RefcountMap.Record> records = refcounts.records();
-            payloads.put(geometry.agStart(agno), header(free, records.size()));
-            long start = geometry.agStart(agno);
-            int next = 0;
-            for (int leaf = 0; leaf < geometry.freeLeaves(agno); leaf++) {
-                long limit = start + (leaf + 1) * geometry.freeLeafSpan();
-                List<BlockRange> inLeaf = new ArrayList<>();
-                while (next < free.size() && free.get(next).start() < limit) {
-                    inLeaf.add(free.get(next++));
+            BitSet inUse = new BitSet(geometry.leaves(agno));
+            Map<Long, ByteBuffer> leaves = new LinkedHashMap<>();
+            for (int next = 0; next < free.size();) {
+                int leaf = freeLeafOf(free.get(next).start());
+                int first = next;
+                while (next < free.size() && freeLeafOf(free.get(next).start()) == leaf) {
+                    next++;
                 }
-                payloads.put(geometry.freeLeafBlock(agno, leaf), freeLeaf(leaf, inLeaf));
-            }
-            next = 0;
-            for (int leaf = 0; leaf < geometry.refcountLeaves(agno); leaf++) {
-                long limit = start + (leaf + 1) * geometry.refcountLeafSpan();
-                List<RefcountMap.Record> inLeaf = new ArrayList<>();
-                while (next < records.size() && records.get(next).start() < limit) {
-                    inLeaf.add(records.get(next++));
+                inUse.set(leaf);
+                if (wanted.test(leaf)) {
+                    leaves.put(geometry.freeLeafBlock(agno, leaf), freeLeaf(leaf, free.subList(first, next)));
                 }
-                payloads.put(geometry.refcountLeafBlock(agno, leaf), refcountLeaf(leaf, inLeaf));
             }
+            for (int next = 0; next < records.size();) {
+                int bit = refcountLeafOf(records.get(next).start());
+                int first = next;
+                while (next < records.size() && refcountLeafOf(records.get(next).start()) == bit) {
+                    next++;
+                }
+                inUse.set(bit);
+                if (wanted.test(bit)) {
+                    int leaf = bit - geometry.freeLeaves(agno);
+                    leaves.put(geometry.refcountLeafBlock(agno, leaf), refcountLeaf(leaf, records.subList(first, next)));
+                }
+            }
+            Map<Long, ByteBuffer> payloads = new LinkedHashMap<>();
+            payloads.put(firstBlock(), header(free, records.size(), inUse));
+            payloads.putAll(leaves);
             return payloads;
         } catch (InvalidRangeException e) {
             throw new IllegalStateException("allocation group " + agno + " does not fit its leaves", e);
         }
     }
 
-    private ByteBuffer header(List<BlockRange> free, int refcountRecords) throws InvalidRangeException {
+    private ByteBuffer header(List<BlockRange> free, int refcountRecords, BitSet inUse)
+            throws InvalidRangeException {
         long longest = 0;
         for (BlockRange range : free) {
             longest = Math.max(longest, range.length());
         }
-        return BlockWriter.allocate(68, "xfs-like AG header")
+        int bitmapBytes = Math.ceilDiv(geometry.leaves(agno), Byte.SIZE);
+        byte[] bitmap = Arrays.copyOf(inUse.toByteArray(), bitmapBytes);
+        return BlockWriter.allocate(Geometry.AG_HEADER_FIXED_BYTES + bitmapBytes, "xfs-like AG header")
                 .putInt(agno).putInt(0)
-                .putLong(geometry.agStart(agno)).putLong(geometry.agLength(agno))
+                .putLong(firstBlock()).putLong(geometry.agLength(agno))
                 .putLong(onDisk.freeBlocks()).putLong(free.size()).putLong(longest)
                 .putLong(refcountRecords)
                 .putInt(geometry.freeLeaves(agno)).putInt(geometry.refcountLeaves(agno))
+                .putBytes(bitmap)
                 .written();
     }
 

@@ -101,7 +101,7 @@ final class BlockAllocator {
             long hint = i == 0 && near >= 0 ? near : group.firstDataBlock();
             try {
                 BlockRange range = group.available().allocate(want, hint, 1);
-                group.onDisk().allocateExact(range.start(), range.length());
+                group.allocateOnDisk(range.start(), range.length());
                 changed(group.agno(), 2);
                 return range;
             } catch (NoSpaceException e) {
@@ -134,7 +134,7 @@ final class BlockAllocator {
         }
         int agno = geometry.agOf(start);
         try {
-            groups[agno].onDisk().free(start, length);
+            groups[agno].freeOnDisk(start, length);
         } catch (IomapException e) {
             var _ = corruption.apply("freeing blocks " + range + " (device offset " + start * geometry.blockSize()
                     + ") of which some are free already: " + e.getMessage());
@@ -151,14 +151,14 @@ final class BlockAllocator {
     /** Adds an owner to shared blocks. */
     void incrementRefcount(long start, long length) {
         int agno = geometry.agOf(start);
-        groups[agno].refcounts().increment(start, length);
+        groups[agno].incrementRefcount(start, length);
         changed(agno, 2);
     }
 
     /** Removes an owner; the caller frees what has none left. */
     RefcountMap.Change decrementRefcount(long start, long length) {
         int agno = geometry.agOf(start);
-        RefcountMap.Change change = groups[agno].refcounts().decrement(start, length);
+        RefcountMap.Change change = groups[agno].decrementRefcount(start, length);
         changed(agno, 2);
         return change;
     }
@@ -216,7 +216,11 @@ final class BlockAllocator {
         return (BitSet) dirty.clone();
     }
 
+    /** The changes so far are on the device: a commit wrote them. */
     void clearDirty() {
+        for (int agno = dirty.nextSetBit(0); agno >= 0; agno = dirty.nextSetBit(agno + 1)) {
+            groups[agno].clearChanged();
+        }
         dirty.clear();
         changes = 0;
     }

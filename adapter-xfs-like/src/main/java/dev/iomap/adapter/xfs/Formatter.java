@@ -1,50 +1,66 @@
 package dev.iomap.adapter.xfs;
 
+import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.IoPurpose;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.InvalidRangeException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
-/** mkfs: writes an empty xfs-like filesystem (a root directory) and flushes. Stateless. */
+/**
+ * mkfs: writes an empty xfs-like filesystem (a root directory) and flushes. Writes only what the empty
+ * filesystem needs, never zeroes the device: the superblock, the journal superblock, the first inode
+ * table block, and each group's header and its one free-space leaf; every other metadata block is
+ * written when it first holds something (the group headers' leaf bitmaps and the inode table's count
+ * of initialised blocks say which may be read). Time and memory grow with the group count only.
+ * Stateless.
+ */
 final class Formatter {
 
     private Formatter() {
     }
-
-    /**
-     * The most blocks mkfs formats: it writes the whole journal and every free-space bitmap, and a
-     * mount holds per-block state, so time and memory grow with the device. 64 GiB of 4 KiB blocks.
-     */
-    static final long MAX_BLOCKS = 1L << 24;
 
     static void format(BlockDevice raw, FormatOptions options) throws IOException {
         int blockSize = options.blockSize();
         Geometry geometry = check(raw.blockSize(), raw.capacity(), options);
         BlockDevice device = BlockSizeView.of(raw, blockSize);
         for (int agno = 0; agno < geometry.agCount(); agno++) {
-            AllocationGroup group = AllocationGroup.formatted(geometry, agno);
-            for (var payload : group.encode().entrySet()) {
-                MetadataBlock.write(device, payload.getKey(), geometry.groupBlockType(agno, payload.getKey()),
-                        payload.getValue());
-            }
+            writeGroup(device, geometry, AllocationGroup.formatted(geometry, agno));
         }
         InodeState root = new InodeState(Geometry.ROOT_INO, FileType.DIRECTORY);
         root.nlink = 2;
         root.parent = Geometry.ROOT_INO;
         root.mtime = System.currentTimeMillis();
         Map<Long, InodeState> inodes = Map.of(root.ino, root);
-        for (long index = 0; index < geometry.inodeTableBlocks(); index++) {
-            MetadataBlock.write(device, geometry.inodeTableStart() + index, Layout.INODE_TABLE,
-                    InodeCodec.encodeTableBlock(geometry, index, inodes::get));
-        }
+        MetadataBlock.write(device, geometry.inodeTableStart(), Layout.INODE_TABLE,
+                InodeCodec.encodeTableBlock(geometry, 0, 1, inodes::get));
         Journal.format(device, geometry.journalStart(), geometry.journalBlocks());
         new Superblock(geometry, true, new SecureRandom().nextLong(), options.label()).write(device);
         device.flush();
+    }
+
+    /** Writes a fresh group: its header and free-space leaf 0, which follows it, in one write. */
+    private static void writeGroup(BlockDevice device, Geometry geometry, AllocationGroup group) throws IOException {
+        List<ByteBuffer> blocks = new ArrayList<>();
+        long first = geometry.agStart(group.agno());
+        for (var payload : group.encodeAll().entrySet()) {
+            long block = payload.getKey();
+            if (block != first + blocks.size()) {
+                throw new IllegalStateException("a fresh group's blocks follow its header: " + block);
+            }
+            blocks.add(new MetadataBlock(geometry.groupBlockType(group.agno(), block), block, 0, payload.getValue())
+                    .encode(geometry.blockSize()));
+        }
+        BlockIo.write(device, first, blocks, IoPurpose.METADATA);
     }
 
     /**
@@ -60,11 +76,26 @@ final class Formatter {
         }
         Superblock.checkLabel(options.label());
         long totalBlocks = capacity / blockSize;
-        if (totalBlocks > MAX_BLOCKS) {
-            throw new InvalidRangeException("xfs-like formats at most " + MAX_BLOCKS + " blocks ("
-                    + ((MAX_BLOCKS * blockSize) >> 30) + " GiB of " + blockSize + "-byte blocks); the device has "
-                    + totalBlocks + ": use a smaller size or larger blocks");
+        long maxBlocks = Geometry.maxBlocks(blockSize);
+        if (totalBlocks > maxBlocks) {
+            throw new InvalidRangeException("xfs-like addresses at most " + maxBlocks + " blocks of " + blockSize
+                    + " bytes (" + binary(maxBlocks * blockSize) + ": " + Geometry.MAX_AG_COUNT
+                    + " allocation groups of at most " + Geometry.maxAgBlocks(blockSize)
+                    + " blocks, what one group header's leaf bitmap covers); the device has " + totalBlocks
+                    + " blocks: use a smaller size or larger blocks");
         }
         return Geometry.choose(blockSize, totalBlocks, options.properties());
+    }
+
+    /** @return bytes in the largest binary unit that leaves at least 1, one decimal: "1.1 PiB" */
+    static String binary(long bytes) {
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+        int unit = 0;
+        double value = bytes;
+        while (value >= 1024 && unit < units.length - 1) {
+            value /= 1024;
+            unit++;
+        }
+        return String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
     }
 }

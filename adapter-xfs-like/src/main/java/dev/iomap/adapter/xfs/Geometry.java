@@ -12,8 +12,13 @@ import java.util.Map;
  * <p>Layout: block 0 the superblock; {@code [journalStart, +journalBlocks)} the metadata journal;
  * {@code [inodeTableStart, +inodeTableBlocks)} the inode table; {@code [dataStart, totalBlocks)} the
  * allocation groups, {@code agCount} of them, each {@code agBlocks} long except the last, which takes
- * the remainder. Each allocation group starts with its header (AGF), its free-space leaves and its
- * reference-count leaves; the rest of it holds file data, directory blocks and extent-list blocks.
+ * what is left (at most {@code agBlocks}). Each allocation group starts with its header (AGF), the
+ * places of its free-space leaves and of its reference-count leaves (only the leaves the header marks
+ * in use are written); the rest of it holds file data, directory blocks and extent-list blocks.
+ *
+ * <p><b>Limits.</b> One group header addresses at most {@link #maxAgBlocks(int)} blocks (its leaf
+ * bitmap has a bit per leaf and fits in the header's block) and a filesystem has at most
+ * {@link #MAX_AG_COUNT} groups, so the format addresses at most {@link #maxBlocks(int)} blocks.
  *
  * @param blockSize bytes per block
  * @param totalBlocks blocks in the filesystem
@@ -33,6 +38,21 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
     static final long MIN_BLOCKS = 256;
     /** The smallest journal, in blocks: one operation's changes must fit in half of it. */
     static final long MIN_JOURNAL_BLOCKS = 64;
+    /**
+     * The largest default journal, in bytes: the journal keeps what it logged in memory until a
+     * checkpoint, so its size bounds that memory (a larger one can be asked for with
+     * {@code journalblocks}).
+     */
+    static final long MAX_DEFAULT_JOURNAL_BYTES = 64L << 20;
+    /** The largest journal, in bytes, as XFS's log. */
+    static final long MAX_JOURNAL_BYTES = 2L << 30;
+    /**
+     * The most allocation groups: a mount reads every group header and keeps a small summary of each
+     * group in memory (XFS's per-AG structures), so their number is bounded.
+     */
+    static final int MAX_AG_COUNT = 1 << 16;
+    /** Bytes of a group header's payload before its leaf bitmap. */
+    static final int AG_HEADER_FIXED_BYTES = 64;
 
     /** @return the first block of the first allocation group */
     long dataStart() {
@@ -64,6 +84,11 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
         return agno == agCount - 1 ? totalBlocks - agStart(agno) : agBlocks;
     }
 
+    /** @return blocks of the allocation groups together */
+    long dataBlocks() {
+        return totalBlocks - dataStart();
+    }
+
     /** @return the allocation group holding {@code block}, which is at least {@link #dataStart()} */
     int agOf(long block) {
         return (int) Math.min(agCount - 1, (block - dataStart()) / agBlocks);
@@ -71,12 +96,12 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
 
     /** @return blocks covered by one free-space leaf (free extents do not touch: at most half start there) */
     long freeLeafSpan() {
-        return 2L * Layout.freeLeafCapacity(blockSize);
+        return freeLeafSpan(blockSize);
     }
 
     /** @return blocks covered by one reference-count leaf (at most one record starts at each block) */
     long refcountLeafSpan() {
-        return Layout.refcountLeafCapacity(blockSize);
+        return refcountLeafSpan(blockSize);
     }
 
     /** @return free-space leaves of allocation group {@code agno} */
@@ -89,9 +114,32 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
         return Math.toIntExact(Math.ceilDiv(agLength(agno), refcountLeafSpan()));
     }
 
+    /** @return leaves of allocation group {@code agno}, free-space ones then reference-count ones */
+    int leaves(int agno) {
+        return freeLeaves(agno) + refcountLeaves(agno);
+    }
+
     /** @return the header blocks at the start of allocation group {@code agno}: AGF and leaves */
     long agHeaderBlocks(int agno) {
         return 1L + freeLeaves(agno) + refcountLeaves(agno);
+    }
+
+    /**
+     * @return the first block of allocation group {@code agno} after its header blocks: the first it
+     *     allocates, and where the spans of its leaves start
+     */
+    long agDataStart(int agno) {
+        return agStart(agno) + agHeaderBlocks(agno);
+    }
+
+    /** @return the free-space leaf that holds free extents starting at {@code block}, a data block of {@code agno} */
+    int freeLeafOf(int agno, long block) {
+        return Math.toIntExact((block - agDataStart(agno)) / freeLeafSpan());
+    }
+
+    /** @return the reference-count leaf that holds records starting at {@code block}, a data block of {@code agno} */
+    int refcountLeafOf(int agno, long block) {
+        return Math.toIntExact((block - agDataStart(agno)) / refcountLeafSpan());
     }
 
     /** @return the block of free-space leaf {@code leaf} of allocation group {@code agno} */
@@ -119,8 +167,7 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
      * @return the set-aside
      */
     long metadataSetAside() {
-        long dataBlocks = totalBlocks - dataStart();
-        return Math.clamp(dataBlocks / 100, 16, 4096);
+        return Math.clamp(dataBlocks() / 100, 16, 4096);
     }
 
     /** @return the largest file size: 2^44 blocks */
@@ -128,11 +175,60 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
         return (long) blockSize << 44;
     }
 
+    /** @return blocks covered by one free-space leaf of {@code blockSize}-byte blocks */
+    static long freeLeafSpan(int blockSize) {
+        return 2L * Layout.freeLeafCapacity(blockSize);
+    }
+
+    /** @return blocks covered by one reference-count leaf of {@code blockSize}-byte blocks */
+    static long refcountLeafSpan(int blockSize) {
+        return Layout.refcountLeafCapacity(blockSize);
+    }
+
+    /** @return leaves a group header's bitmap has room for: one bit each, after the fixed fields */
+    static long leafBitmapCapacity(int blockSize) {
+        return 8L * (MetadataBlock.maxPayload(blockSize) - AG_HEADER_FIXED_BYTES);
+    }
+
+    /**
+     * The largest allocation group: the most blocks whose free-space and reference-count leaves all
+     * have a bit in the group header's leaf bitmap (4,624,334 blocks, 17.6 GiB, at 4 KiB).
+     *
+     * @param blockSize the block size
+     * @return blocks
+     */
+    static long maxAgBlocks(int blockSize) {
+        long bits = leafBitmapCapacity(blockSize);
+        long low = 1;
+        long high = bits * refcountLeafSpan(blockSize);
+        while (low < high) {
+            long middle = low + (high - low + 1) / 2;
+            if (Math.ceilDiv(middle, freeLeafSpan(blockSize)) + Math.ceilDiv(middle, refcountLeafSpan(blockSize))
+                    <= bits) {
+                low = middle;
+            } else {
+                high = middle - 1;
+            }
+        }
+        return low;
+    }
+
+    /**
+     * The most blocks the format addresses: {@link #MAX_AG_COUNT} groups of {@link #maxAgBlocks}, and
+     * never more bytes than a signed 64-bit device offset reaches.
+     *
+     * @param blockSize the block size
+     * @return blocks (303,060,353,024 of 4 KiB, 1.1 PiB)
+     */
+    static long maxBlocks(int blockSize) {
+        return Math.min(MAX_AG_COUNT * maxAgBlocks(blockSize), Long.MAX_VALUE / blockSize);
+    }
+
     /**
      * The geometry mkfs chooses for a device.
      *
      * @param blockSize the block size (the device's)
-     * @param totalBlocks blocks on the device
+     * @param totalBlocks blocks on the device, at most {@link #maxBlocks}
      * @param properties {@code agcount}, {@code inodes}, {@code journalblocks}; others are refused
      * @return the geometry
      * @throws IomapException naming an unknown property, or a value or device size that does not fit
@@ -149,17 +245,28 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
             throw new InvalidRangeException("xfs-like needs at least " + MIN_BLOCKS + " blocks, the device has "
                     + totalBlocks);
         }
-        long journal = property(properties, "journalblocks",
-                Math.min(totalBlocks / 4, Math.max(128, totalBlocks / 32)), MIN_JOURNAL_BLOCKS, totalBlocks / 4);
+        long defaultJournal = Math.clamp(totalBlocks / 32, 128, MAX_DEFAULT_JOURNAL_BYTES / blockSize);
+        long journal = property(properties, "journalblocks", Math.min(totalBlocks / 4, defaultJournal),
+                MIN_JOURNAL_BLOCKS, Math.min(totalBlocks / 4, MAX_JOURNAL_BYTES / blockSize));
         long inodes = property(properties, "inodes", Math.clamp(totalBlocks / 16, 64, 1 << 20), 8, 1 << 24);
         long inodeTableBlocks = Math.ceilDiv(inodes + 1, Layout.inodesPerBlock(blockSize));
         long dataStart = 1 + journal + inodeTableBlocks;
         long dataBlocks = totalBlocks - dataStart;
-        long agCount = property(properties, "agcount", dataBlocks >= 4 * 1024 ? 4 : 1, 1, 1024);
+        if (dataBlocks < 1) {
+            throw new InvalidRangeException("xfs-like: the journal and inode table leave no data blocks");
+        }
+        long fewestGroups = Math.ceilDiv(dataBlocks, maxAgBlocks(blockSize));
+        long agCount = property(properties, "agcount", Math.max(fewestGroups, dataBlocks >= 4 * 1024 ? 4 : 1), 1,
+                MAX_AG_COUNT);
+        if (agCount < fewestGroups) {
+            throw new InvalidRangeException("xfs-like: " + agCount + " allocation groups of " + dataBlocks
+                    + " blocks would be larger than one group header addresses (" + maxAgBlocks(blockSize)
+                    + " blocks): use agcount of at least " + fewestGroups);
+        }
         Geometry geometry = new Geometry(blockSize, totalBlocks, 1, journal, 1 + journal, inodeTableBlocks,
-                (int) agCount, dataBlocks / agCount);
-        for (int agno = 0; agno < agCount; agno++) {
-            if (geometry.agBlocks() < 4 * geometry.agHeaderBlocks(agno) + 16) {
+                (int) agCount, Math.ceilDiv(dataBlocks, agCount));
+        for (int agno : new int[] {0, geometry.agCount() - 1}) {
+            if (geometry.agLength(agno) < 4 * geometry.agHeaderBlocks(agno) + 16) {
                 throw new InvalidRangeException("xfs-like: " + agCount + " allocation groups of "
                         + geometry.agBlocks() + " blocks are too small; use fewer (agcount) or a larger device");
             }

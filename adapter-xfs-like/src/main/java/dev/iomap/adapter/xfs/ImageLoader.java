@@ -1,5 +1,6 @@
 package dev.iomap.adapter.xfs;
 
+import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.adapter.support.BlockMapping;
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.Extent;
@@ -14,6 +15,7 @@ import dev.iomap.api.IomapException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -36,8 +38,9 @@ final class ImageLoader {
     /** What was loaded. */
     static final class Image {
         final Map<Long, InodeState> inodes = new TreeMap<>();
-        final Map<Long, ByteBuffer> agPayloads = new HashMap<>();
         AllocationGroup[] groups;
+        /** Inode table blocks {@code [0, this)} are written; the rest are never read (all free). */
+        long initialisedTableBlocks;
         /** Extent-list blocks read, for fsck's ownership check: block to owner. */
         final Map<Long, Long> listBlocks = new HashMap<>();
     }
@@ -54,12 +57,13 @@ final class ImageLoader {
 
     Image load() throws IOException {
         Image image = new Image();
-        for (long index = 0; index < geometry.inodeTableBlocks(); index++) {
+        image.initialisedTableBlocks = loadTableBlock(image, 0);
+        for (long index = 1; index < image.initialisedTableBlocks; index++) {
             loadTableBlock(image, index);
         }
         image.groups = new AllocationGroup[geometry.agCount()];
         for (int agno = 0; agno < geometry.agCount(); agno++) {
-            image.groups[agno] = loadGroup(image, agno);
+            image.groups[agno] = loadGroup(agno);
         }
         for (InodeState inode : List.copyOf(image.inodes.values())) {
             if (inode.isDirectory()) {
@@ -76,16 +80,21 @@ final class ImageLoader {
         problems.add(message);
     }
 
-    private void loadTableBlock(Image image, long index) throws IOException {
+    /**
+     * Loads the inodes of one inode table block.
+     *
+     * @return what the block says of the initialised table blocks (block 0 only; 1 if it is damaged)
+     */
+    private long loadTableBlock(Image image, long index) throws IOException {
         long block = geometry.inodeTableStart() + index;
-        List<InodeCodec.Slot> slots;
+        InodeCodec.TableBlock table;
         try {
-            slots = InodeCodec.decodeTableBlock(MetadataBlock.read(device, block, Layout.INODE_TABLE), geometry, index);
+            table = InodeCodec.decodeTableBlock(MetadataBlock.read(device, block, Layout.INODE_TABLE), geometry, index);
         } catch (CorruptFilesystemException e) {
             problem("inode table: " + e.getMessage());
-            return;
+            return 1;
         }
-        for (InodeCodec.Slot slot : slots) {
+        for (InodeCodec.Slot slot : table.slots()) {
             if (slot.typeCode() == Layout.TYPE_FREE) {
                 continue;
             }
@@ -97,6 +106,7 @@ final class ImageLoader {
                 problem(e.getMessage());
             }
         }
+        return table.initialisedBlocks();
     }
 
     private InodeState inodeOf(Image image, InodeCodec.Slot slot, String where) throws IOException {
@@ -171,16 +181,18 @@ final class ImageLoader {
         return extents;
     }
 
-    private AllocationGroup loadGroup(Image image, int agno) throws IOException {
+    private AllocationGroup loadGroup(int agno) throws IOException {
         long start = geometry.agStart(agno);
         long length = geometry.agLength(agno);
         String where = "allocation group " + agno + " header at " + Layout.where(start, geometry.blockSize());
         FreeSpaceAllocator free = FreeSpaceAllocator.allAllocated(start, length);
         RefcountMap refcounts = new RefcountMap();
         try {
-            MetadataBlock header = MetadataBlock.read(device, start, Layout.AG_HEADER);
-            image.agPayloads.put(start, header.payload());
-            BlockReader reader = header.reader();
+            // The header and the place of free-space leaf 0, which holds a fresh group's free space: one read.
+            ByteBuffer headerAndFirstLeaf = BlockIo.read(device, start, 2);
+            int blockSize = geometry.blockSize();
+            BlockReader reader = MetadataBlock.decode(headerAndFirstLeaf.slice(0, blockSize), start, Layout.AG_HEADER)
+                    .reader();
             int storedAgno = reader.getInt();
             int zero = reader.getInt();
             long storedStart = reader.getLong();
@@ -200,8 +212,9 @@ final class ImageLoader {
                         + storedStart + ", +" + storedLength + ") with " + freeLeaves + "+" + refcountLeaves
                         + " leaves");
             }
-            loadFreeLeaves(image, agno, free);
-            loadRefcountLeaves(image, agno, refcounts);
+            BitSet inUse = leafBitmap(reader, where, geometry.leaves(agno));
+            loadFreeLeaves(agno, free, inUse, headerAndFirstLeaf.slice(blockSize, blockSize));
+            loadRefcountLeaves(agno, refcounts, inUse);
             if (free.freeBlocks() != freeBlocks || free.freeExtentCount() != freeExtents
                     || refcounts.size() != refcountRecords) {
                 throw new CorruptFilesystemException(where + ": counts " + freeBlocks + " free blocks in "
@@ -218,15 +231,35 @@ final class ImageLoader {
         return new AllocationGroup(geometry, agno, free, refcounts);
     }
 
-    private void loadFreeLeaves(Image image, int agno, FreeSpaceAllocator free) throws IOException {
+    /**
+     * Reads a group header's leaf bitmap: one bit per leaf, set if the leaf holds records (only those
+     * are ever written); the header ends with it, and the bits past the last leaf are 0.
+     */
+    private static BitSet leafBitmap(BlockReader reader, String where, int leaves) throws CorruptFilesystemException {
+        int bytes = Math.ceilDiv(leaves, Byte.SIZE);
+        if (reader.remaining() != bytes) {
+            throw new CorruptFilesystemException(where + ": the leaf bitmap takes " + reader.remaining()
+                    + " bytes, " + leaves + " leaves need " + bytes);
+        }
+        BitSet inUse = BitSet.valueOf(reader.getBytes(bytes));
+        if (inUse.length() > leaves) {
+            throw new CorruptFilesystemException(where + ": the leaf bitmap marks leaf bit " + (inUse.length() - 1)
+                    + " in use; the group has " + leaves + " leaves");
+        }
+        return inUse;
+    }
+
+    /** Loads the free-space leaves marked in use; {@code firstLeaf} holds what the place of leaf 0 holds. */
+    private void loadFreeLeaves(int agno, FreeSpaceAllocator free, BitSet inUse, ByteBuffer firstLeaf)
+            throws IOException {
         long previousEnd = -1;
-        for (int leaf = 0; leaf < geometry.freeLeaves(agno); leaf++) {
+        for (int leaf = inUse.nextSetBit(0); leaf >= 0 && leaf < geometry.freeLeaves(agno);
+                leaf = inUse.nextSetBit(leaf + 1)) {
             long block = geometry.freeLeafBlock(agno, leaf);
-            MetadataBlock read = MetadataBlock.read(device, block, Layout.FREE_LEAF);
-            image.agPayloads.put(block, read.payload());
-            BlockReader reader = read.reader();
+            ByteBuffer bytes = leaf == 0 ? firstLeaf : BlockIo.read(device, block, 1);
+            BlockReader reader = MetadataBlock.decode(bytes, block, Layout.FREE_LEAF).reader();
             int count = leafHeader(reader, agno, leaf, Layout.freeLeafCapacity(geometry.blockSize()));
-            long low = geometry.agStart(agno) + leaf * geometry.freeLeafSpan();
+            long low = geometry.agDataStart(agno) + leaf * geometry.freeLeafSpan();
             for (int i = 0; i < count; i++) {
                 long start = reader.getLong();
                 long length = reader.getLong();
@@ -244,16 +277,16 @@ final class ImageLoader {
         }
     }
 
-    private void loadRefcountLeaves(Image image, int agno, RefcountMap refcounts) throws IOException {
+    private void loadRefcountLeaves(int agno, RefcountMap refcounts, BitSet inUse) throws IOException {
         long previousEnd = geometry.agStart(agno);
         long agEnd = geometry.agStart(agno) + geometry.agLength(agno);
-        for (int leaf = 0; leaf < geometry.refcountLeaves(agno); leaf++) {
+        int first = geometry.freeLeaves(agno);
+        for (int bit = inUse.nextSetBit(first); bit >= 0; bit = inUse.nextSetBit(bit + 1)) {
+            int leaf = bit - first;
             long block = geometry.refcountLeafBlock(agno, leaf);
-            MetadataBlock read = MetadataBlock.read(device, block, Layout.REFCOUNT_LEAF);
-            image.agPayloads.put(block, read.payload());
-            BlockReader reader = read.reader();
+            BlockReader reader = MetadataBlock.read(device, block, Layout.REFCOUNT_LEAF).reader();
             int count = leafHeader(reader, agno, leaf, Layout.refcountLeafCapacity(geometry.blockSize()));
-            long low = geometry.agStart(agno) + leaf * geometry.refcountLeafSpan();
+            long low = geometry.agDataStart(agno) + leaf * geometry.refcountLeafSpan();
             for (int i = 0; i < count; i++) {
                 long start = reader.getLong();
                 long length = reader.getLong();
@@ -275,9 +308,10 @@ final class ImageLoader {
         int storedLeaf = reader.getInt();
         int count = reader.getInt();
         int zero = reader.getInt();
-        if (storedAgno != agno || storedLeaf != leaf || count < 0 || count > capacity || zero != 0) {
+        if (storedAgno != agno || storedLeaf != leaf || count < 1 || count > capacity || zero != 0) {
             throw reader.corrupt("leaf of group " + storedAgno + " index " + storedLeaf + " with " + count
-                    + " records and reserved field " + zero + ", expected group " + agno + " leaf " + leaf + " and 0");
+                    + " records and reserved field " + zero + ", expected group " + agno + " leaf " + leaf
+                    + ", 1 to " + capacity + " records (the group header marks it in use) and 0");
         }
         return count;
     }

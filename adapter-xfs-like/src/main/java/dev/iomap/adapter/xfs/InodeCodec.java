@@ -52,18 +52,34 @@ final class InodeCodec {
     }
 
     /**
+     * One decoded inode table block.
+     *
+     * @param initialisedBlocks block 0 only: table blocks {@code [0, initialisedBlocks)} are written,
+     *     the others never read (their slots are free); 0 in every other block
+     * @param slots its slots, free ones included
+     */
+    record TableBlock(long initialisedBlocks, List<Slot> slots) {
+    }
+
+    /**
      * @param geometry the geometry
      * @param tableIndex which table block (0 for the first)
+     * @param initialisedBlocks table blocks written so far, this one included: stored in block 0 only
      * @param states the in-memory inode by number, null for a free slot
      * @return the payload of the table block
      */
-    static ByteBuffer encodeTableBlock(Geometry geometry, long tableIndex, LongFunction<InodeState> states) {
+    static ByteBuffer encodeTableBlock(Geometry geometry, long tableIndex, long initialisedBlocks,
+            LongFunction<InodeState> states) {
+        if (tableIndex >= initialisedBlocks || initialisedBlocks > geometry.inodeTableBlocks()) {
+            throw new IllegalArgumentException("inode table block " + tableIndex + " is not among the "
+                    + initialisedBlocks + " initialised of " + geometry.inodeTableBlocks());
+        }
         int perBlock = geometry.inodesPerBlock();
         long first = tableIndex * perBlock;
         BlockWriter writer = BlockWriter.allocate(Layout.INODE_TABLE_HEADER + perBlock * Layout.INODE_BYTES,
                 "xfs-like inode table block");
         try {
-            writer.putLong(first).putInt(perBlock).putInt(0);
+            writer.putLong(first).putInt(perBlock).putInt(tableIndex == 0 ? Math.toIntExact(initialisedBlocks) : 0);
             for (int slot = 0; slot < perBlock; slot++) {
                 InodeState state = states.apply(first + slot);
                 writer.putBytes(state == null ? new byte[Layout.INODE_BYTES] : lockedSlot(state));
@@ -115,25 +131,30 @@ final class InodeCodec {
      * @param block a verified inode table block
      * @param geometry the geometry
      * @param tableIndex which table block it is
-     * @return its slots, free ones included
-     * @throws CorruptFilesystemException if a slot does not decode
+     * @return its slots, free ones included, and (block 0) the count of initialised table blocks
+     * @throws CorruptFilesystemException if a slot does not decode, or the count is out of range
      */
-    static List<Slot> decodeTableBlock(MetadataBlock block, Geometry geometry, long tableIndex)
+    static TableBlock decodeTableBlock(MetadataBlock block, Geometry geometry, long tableIndex)
             throws CorruptFilesystemException {
         BlockReader reader = block.reader();
         int perBlock = geometry.inodesPerBlock();
         long first = reader.getLong();
         int slots = reader.getInt();
-        reader.getInt();
+        long initialised = Integer.toUnsignedLong(reader.getInt());
         if (first != tableIndex * perBlock || slots != perBlock) {
             throw reader.corrupt("inode table block claims inodes " + first + "+" + slots + ", expected "
                     + tableIndex * perBlock + "+" + perBlock);
+        }
+        if (tableIndex == 0 ? initialised < 1 || initialised > geometry.inodeTableBlocks() : initialised != 0) {
+            throw reader.corrupt("inode table block " + tableIndex + " says " + initialised
+                    + " table blocks are initialised; expected " + (tableIndex == 0
+                            ? "1 to " + geometry.inodeTableBlocks() : "0 (only block 0 counts them)"));
         }
         List<Slot> result = new ArrayList<>(perBlock);
         for (int i = 0; i < perBlock; i++) {
             result.add(decodeSlot(reader, first + i));
         }
-        return result;
+        return new TableBlock(initialised, result);
     }
 
     private static Slot decodeSlot(BlockReader reader, long expectedIno) throws CorruptFilesystemException {

@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +32,8 @@ final class MetadataLog {
     private final Geometry geometry;
     private final TreeSet<Long> dirtyInodes = new TreeSet<>();
     private final TreeSet<DirBlock> dirtyDirBlocks = new TreeSet<>();
-    /** The last committed payload of every allocation-group block, to log only what changed. */
-    private final Map<Long, ByteBuffer> agPayloads;
+    /** Inode table blocks to write besides those of the dirty inodes: newly initialised ones and block 0. */
+    private final TreeSet<Long> dirtyTableBlocks = new TreeSet<>();
     private long commits;
 
     private record DirBlock(long ino, int block) implements Comparable<DirBlock> {
@@ -45,10 +44,9 @@ final class MetadataLog {
         }
     }
 
-    MetadataLog(Volume volume, Map<Long, ByteBuffer> agPayloads) {
+    MetadataLog(Volume volume) {
         this.volume = volume;
         this.geometry = volume.geometry;
-        this.agPayloads = new HashMap<>(agPayloads);
     }
 
     /** The inode's slot (and extent list) must be written. */
@@ -60,12 +58,24 @@ final class MetadataLog {
         dirtyInodes.add(ino);
     }
 
+    /**
+     * Inode table blocks {@code [from, to)} are written for the first time (all free but for the
+     * inodes about to be created), and block 0 records that they are.
+     */
+    void tableBlocksInitialised(long from, long to) {
+        dirtyTableBlocks.add(0L);
+        for (long index = from; index < to; index++) {
+            dirtyTableBlocks.add(index);
+        }
+    }
+
     void dirBlockChanged(long dirIno, int block) {
         dirtyDirBlocks.add(new DirBlock(dirIno, block));
     }
 
     boolean isEmpty() {
-        return dirtyInodes.isEmpty() && dirtyDirBlocks.isEmpty() && volume.allocator.dirtyGroups().isEmpty();
+        return dirtyInodes.isEmpty() && dirtyDirBlocks.isEmpty() && dirtyTableBlocks.isEmpty()
+                && volume.allocator.dirtyGroups().isEmpty();
     }
 
     /** @return commits so far */
@@ -75,7 +85,7 @@ final class MetadataLog {
 
     /** Commits if the running transaction has grown large; call at the end of an operation. */
     void commitIfLarge() throws IOException {
-        long estimate = dirtyDirBlocks.size() + volume.allocator.changeEstimate();
+        long estimate = dirtyDirBlocks.size() + dirtyTableBlocks.size() + volume.allocator.changeEstimate();
         for (long ino : dirtyInodes) {
             InodeState inode = volume.inodes.get(ino);
             estimate += 1 + (inode == null ? 0 : inode.listBlocks.size() + 1);
@@ -101,7 +111,7 @@ final class MetadataLog {
         Map<Long, ByteBuffer> images = new LinkedHashMap<>();
         addInodeImages(images, sequence);
         addDirectoryImages(images, sequence);
-        Map<Long, ByteBuffer> newAgPayloads = addGroupImages(images, sequence);
+        addGroupImages(images, sequence);
         volume.device.flush();
         long checkpointsBefore = volume.journal.stats().checkpoints();
         try (Journal.Transaction transaction = volume.journal.begin()) {
@@ -112,9 +122,9 @@ final class MetadataLog {
         }
         boolean forced = volume.journal.stats().checkpoints() > checkpointsBefore;
         commits = sequence;
-        agPayloads.putAll(newAgPayloads);
         dirtyInodes.clear();
         dirtyDirBlocks.clear();
+        dirtyTableBlocks.clear();
         volume.allocator.clearDirty();
         volume.allocator.committed(sequence, forced);
     }
@@ -160,13 +170,14 @@ final class MetadataLog {
     }
 
     private void addInodeImages(Map<Long, ByteBuffer> images, long sequence) {
-        TreeSet<Long> tableBlocks = new TreeSet<>();
+        TreeSet<Long> tableBlocks = new TreeSet<>(dirtyTableBlocks);
         for (long ino : dirtyInodes) {
             tableBlocks.add(ino / geometry.inodesPerBlock());
         }
         for (long tableIndex : tableBlocks) {
             long block = geometry.inodeTableStart() + tableIndex;
-            ByteBuffer payload = InodeCodec.encodeTableBlock(geometry, tableIndex, volume.inodes::get);
+            ByteBuffer payload = InodeCodec.encodeTableBlock(geometry, tableIndex, volume.initialisedTableBlocks,
+                    volume.inodes::get);
             images.put(block, image(Layout.INODE_TABLE, block, sequence, payload));
         }
         for (long ino : dirtyInodes) {
@@ -208,19 +219,15 @@ final class MetadataLog {
         }
     }
 
-    private Map<Long, ByteBuffer> addGroupImages(Map<Long, ByteBuffer> images, long sequence) {
-        Map<Long, ByteBuffer> changed = new HashMap<>();
+    /** Adds the header of every changed group and the leaves that changed and hold records. */
+    private void addGroupImages(Map<Long, ByteBuffer> images, long sequence) {
         BitSet dirty = volume.allocator.dirtyGroups();
         for (int agno = dirty.nextSetBit(0); agno >= 0; agno = dirty.nextSetBit(agno + 1)) {
-            for (var entry : volume.allocator.group(agno).encode().entrySet()) {
+            for (var entry : volume.allocator.group(agno).encodeChanged().entrySet()) {
                 long block = entry.getKey();
-                if (!entry.getValue().equals(agPayloads.get(block))) {
-                    changed.put(block, entry.getValue());
-                    images.put(block, image(geometry.groupBlockType(agno, block), block, sequence, entry.getValue()));
-                }
+                images.put(block, image(geometry.groupBlockType(agno, block), block, sequence, entry.getValue()));
             }
         }
-        return changed;
     }
 
     private ByteBuffer image(int type, long block, long sequence, ByteBuffer payload) {

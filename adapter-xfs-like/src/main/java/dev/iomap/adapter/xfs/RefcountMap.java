@@ -56,6 +56,12 @@ final class RefcountMap {
         return result;
     }
 
+    /** @return the first block of the record holding {@code block}, or {@code otherwise} if none does */
+    long recordStart(long block, long otherwise) {
+        Map.Entry<Long, Record> entry = records.floorEntry(block);
+        return entry != null && entry.getValue().end() > block ? entry.getKey() : otherwise;
+    }
+
     /** @return the number of records */
     int size() {
         return records.size();

@@ -21,7 +21,12 @@ import java.nio.charset.StandardCharsets;
  * @param label the label, at most 32 bytes of UTF-8
  */
 record Superblock(Geometry geometry, boolean clean, long uuid, String label) {
-    static final SuperblockCodec CODEC = new SuperblockCodec("xfs-like", "XFS-LIKE", 1);
+    /**
+     * The format version written and the only one read: 2 since group leaves and inode table blocks are
+     * written when first used. The codec refuses any other in one line naming both versions.
+     */
+    static final int VERSION = 2;
+    static final SuperblockCodec CODEC = new SuperblockCodec("xfs-like", "XFS-LIKE", VERSION);
     static final int MAX_LABEL_BYTES = 32;
     private static final int PAYLOAD_BYTES = 128;
 
@@ -76,14 +81,16 @@ record Superblock(Geometry geometry, boolean clean, long uuid, String label) {
             throw new CorruptFilesystemException(where + ": block size " + blockSize
                     + " is not a power of two from the device's " + device.blockSize() + " to 65536");
         }
-        if (totalBlocks < Geometry.MIN_BLOCKS || totalBlocks > device.capacity() / blockSize) {
+        if (totalBlocks < Geometry.MIN_BLOCKS || totalBlocks > device.capacity() / blockSize
+                || totalBlocks > Geometry.maxBlocks(blockSize)) {
             throw new CorruptFilesystemException(where + ": " + totalBlocks + " blocks do not fit the device's "
-                    + device.capacity() / blockSize);
+                    + device.capacity() / blockSize + " or the format's " + Geometry.maxBlocks(blockSize));
         }
         if (journalStart != 1 || journalBlocks < Geometry.MIN_JOURNAL_BLOCKS || inodeTableStart != journalStart + journalBlocks
-                || inodeTableBlocks < 1 || agCount < 1 || agBlocks < 16 || rootIno != Geometry.ROOT_INO
-                || (clean & ~1) != 0
-                || inodeTableStart + inodeTableBlocks + (long) agCount * agBlocks > totalBlocks) {
+                || inodeTableBlocks < 1 || inodeTableBlocks > totalBlocks || rootIno != Geometry.ROOT_INO
+                || (clean & ~1) != 0 || agCount < 1 || agCount > Geometry.MAX_AG_COUNT || agBlocks < 16
+                || agBlocks > Geometry.maxAgBlocks(blockSize)
+                || !groupsTile(totalBlocks - inodeTableStart - inodeTableBlocks, agCount, agBlocks)) {
             throw new CorruptFilesystemException(where + ": inconsistent geometry (journal " + journalStart + "+"
                     + journalBlocks + ", inode table " + inodeTableStart + "+" + inodeTableBlocks + ", "
                     + agCount + " AGs of " + agBlocks + " blocks, root " + rootIno + ", clean " + clean + ")");
@@ -91,6 +98,11 @@ record Superblock(Geometry geometry, boolean clean, long uuid, String label) {
         Geometry geometry = new Geometry(blockSize, totalBlocks, journalStart, journalBlocks, inodeTableStart,
                 inodeTableBlocks, agCount, agBlocks);
         return new Superblock(geometry, clean == 1, uuid, label);
+    }
+
+    /** @return whether {@code agCount} groups of {@code agBlocks}, the last one shorter or not, make the data area */
+    private static boolean groupsTile(long dataBlocks, int agCount, long agBlocks) {
+        return dataBlocks > (agCount - 1) * agBlocks && dataBlocks <= agCount * agBlocks;
     }
 
     static void checkLabel(String label) throws InvalidRangeException {

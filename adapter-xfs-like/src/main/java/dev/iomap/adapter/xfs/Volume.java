@@ -35,6 +35,11 @@ final class Volume {
     final Map<Long, InodeState> inodes = new ConcurrentHashMap<>();
     /** Inode slots in use; guarded by {@link #metaLock}. */
     final BitSet usedInodes = new BitSet();
+    /**
+     * Inode table blocks {@code [0, this)} are written on the device (or in the running transaction);
+     * the others have never been, and hold free slots. Guarded by {@link #metaLock}.
+     */
+    long initialisedTableBlocks;
     /** Inodes with a data-fork extent flagged shared; guarded by {@link #metaLock}. */
     final java.util.Set<Long> sharingInodes = new java.util.HashSet<>();
     /** Directory entries naming each inode, to refuse a new inode number that a name points at. */
@@ -46,15 +51,14 @@ final class Volume {
     /** Why the filesystem shut down, or null while it runs. */
     private volatile String shutdownReason;
 
-    Volume(BlockDevice device, Superblock superblock, Journal journal, BlockAllocator allocator,
-            Map<Long, java.nio.ByteBuffer> agPayloads) {
+    Volume(BlockDevice device, Superblock superblock, Journal journal, BlockAllocator allocator) {
         this.device = device;
         this.geometry = superblock.geometry();
         this.superblock = superblock;
         this.journal = journal;
         this.allocator = allocator;
         this.space = new SpaceAccount(allocator.freeBlocks(), geometry.metadataSetAside());
-        this.log = new MetadataLog(this, agPayloads);
+        this.log = new MetadataLog(this);
         allocator.onCorruption(this::shutdown);
     }
 
@@ -77,7 +81,11 @@ final class Volume {
     }
 
     /**
-     * @return the lowest free inode number
+     * The lowest free inode number. If its table block was never written, it and every block before it
+     * not yet written join the running transaction (initialised to free slots), with block 0, which
+     * counts them.
+     *
+     * @return the inode number
      * @throws FilesystemShutdownException if a directory entry already names it (the filesystem shuts down)
      */
     long allocateInodeNumber() throws IomapException {
@@ -88,6 +96,11 @@ final class Volume {
         if (names.containsKey(ino)) {
             throw shutdown("free inode " + ino + " (inode table " + Layout.where(geometry.inodeBlock(ino),
                     geometry.blockSize()) + ") is still named by a directory entry");
+        }
+        long tableIndex = ino / geometry.inodesPerBlock();
+        if (tableIndex >= initialisedTableBlocks) {
+            log.tableBlocksInitialised(initialisedTableBlocks, tableIndex + 1);
+            initialisedTableBlocks = tableIndex + 1;
         }
         return ino;
     }

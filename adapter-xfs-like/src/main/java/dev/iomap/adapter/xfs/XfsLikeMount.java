@@ -59,8 +59,8 @@ final class XfsLikeMount implements MountedFilesystem {
         journal.replay();
         ImageLoader.Image image = new ImageLoader(device, geometry, true).load();
         Fsck.verifyForMount(geometry, image);
-        Volume volume = new Volume(device, superblock, journal, new BlockAllocator(geometry, image.groups),
-                image.agPayloads);
+        Volume volume = new Volume(device, superblock, journal, new BlockAllocator(geometry, image.groups));
+        volume.initialisedTableBlocks = image.initialisedTableBlocks;
         for (InodeState inode : image.inodes.values()) {
             volume.inodes.put(inode.ino, inode);
             volume.usedInodes.set((int) inode.ino);

@@ -43,12 +43,16 @@ class CorruptionTest {
     }
 
     @Test
-    void aSuperblockOfAnotherVersionIsRefused() throws Exception {
+    void anImageOfTheOlderFormatVersionIsRefusedInOneLine() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.unmountAndCheck();
             ByteBuffer payload = Superblock.CODEC.read(fx.device, 0).payload();
-            new SuperblockCodec("xfs-like", "XFS-LIKE", 2).write(fx.device, 0, payload);
-            assertRefused(fx, "format version 2", "supports version 1");
+            new SuperblockCodec("xfs-like", "XFS-LIKE", 1).write(fx.device, 0, payload);
+            assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class).hasMessage(
+                    "xfs-like superblock at device offset 0 has format version 1; this build supports version 2");
+            assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems()).containsExactly(
+                    "xfs-like superblock at device offset 0 has format version 1; this build supports version 2");
+            Superblock.CODEC.write(fx.device, 0, payload);
         }
     }
 

@@ -101,7 +101,7 @@ class FsckTest {
             long tableIndex = 2 / geometry.inodesPerBlock();
             long block = geometry.inodeTableStart() + tableIndex;
             MetadataBlock.write(fx.device, block, Layout.INODE_TABLE,
-                    InodeCodec.encodeTableBlock(geometry, tableIndex, image.inodes::get));
+                    InodeCodec.encodeTableBlock(geometry, tableIndex, image.initialisedTableBlocks, image.inodes::get));
             assertThat(fsck(fx).problems()).containsExactlyInAnyOrder(
                     "inode 2 (inode table " + Layout.where(block, 4096) + "): link count 5 but 1 names",
                     "inode 9 (inode table " + Layout.where(block, 4096)
@@ -109,7 +109,7 @@ class FsckTest {
             image.inodes.get(2L).nlink = 1;
             image.inodes.remove(9L);
             MetadataBlock.write(fx.device, block, Layout.INODE_TABLE,
-                    InodeCodec.encodeTableBlock(geometry, tableIndex, image.inodes::get));
+                    InodeCodec.encodeTableBlock(geometry, tableIndex, image.initialisedTableBlocks, image.inodes::get));
             fx.mount();
         }
     }

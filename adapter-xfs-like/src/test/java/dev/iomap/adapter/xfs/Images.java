@@ -43,9 +43,9 @@ final class Images {
         return shared;
     }
 
-    /** Writes a group's header and leaves as they are in memory (with valid checksums). */
+    /** Writes a group's header and every leaf holding records as they are in memory (with valid checksums). */
     static void writeGroup(BlockDevice device, Geometry geometry, AllocationGroup group) throws IOException {
-        for (var payload : group.encode().entrySet()) {
+        for (var payload : group.encodeAll().entrySet()) {
             MetadataBlock.write(device, payload.getKey(), geometry.groupBlockType(group.agno(), payload.getKey()),
                     payload.getValue());
         }

@@ -90,7 +90,7 @@ class SpreadDamageTest {
         Geometry geometry = Images.geometry(fx.device);
         long tableIndex = ino / geometry.inodesPerBlock();
         MetadataBlock.write(fx.device, geometry.inodeTableStart() + tableIndex, Layout.INODE_TABLE,
-                InodeCodec.encodeTableBlock(geometry, tableIndex, image.inodes::get));
+                InodeCodec.encodeTableBlock(geometry, tableIndex, image.initialisedTableBlocks, image.inodes::get));
         fx.device.flush();
     }
 

@@ -1,0 +1,87 @@
+package dev.iomap.adapter.xfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.InvalidRangeException;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The size limits of the format and the geometry mkfs chooses for large devices. */
+class GeometryTest {
+
+    private static long leaves(int blockSize, long agBlocks) {
+        return Math.ceilDiv(agBlocks, Geometry.freeLeafSpan(blockSize))
+                + Math.ceilDiv(agBlocks, Geometry.refcountLeafSpan(blockSize));
+    }
+
+    @Test
+    void theLargestGroupIsWhatOneHeaderBitmapAddresses() {
+        assertThat(Geometry.maxAgBlocks(512)).isEqualTo(55_332);
+        assertThat(Geometry.maxAgBlocks(4096)).isEqualTo(4_624_334);
+        assertThat(Geometry.maxAgBlocks(65536)).isEqualTo(1_224_404_578);
+        assertThat(Geometry.maxBlocks(4096)).isEqualTo(303_060_353_024L);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536})
+    void everyLeafOfTheLargestGroupHasABitAndTheLimitFitsAByteOffset(int blockSize) {
+        long largest = Geometry.maxAgBlocks(blockSize);
+        long capacity = Geometry.leafBitmapCapacity(blockSize);
+        assertThat(leaves(blockSize, largest)).isLessThanOrEqualTo(capacity);
+        assertThat(leaves(blockSize, largest + 1)).isGreaterThan(capacity);
+        assertThat(Geometry.AG_HEADER_FIXED_BYTES + Math.ceilDiv(capacity, 8))
+                .isEqualTo(MetadataBlock.maxPayload(blockSize));
+        assertThat(Math.multiplyExact(Geometry.maxBlocks(blockSize), blockSize)).isPositive();
+    }
+
+    @Test
+    void sixteenTebibytesOfFourKibibyteBlocks() throws Exception {
+        long total = 1L << 32;
+        Geometry geometry = Geometry.choose(4096, total, Map.of());
+        assertThat(geometry.journalBlocks()).isEqualTo(16_384);
+        assertThat(geometry.inodeTableBlocks()).isEqualTo(61_681);
+        assertThat(geometry.agCount()).isEqualTo(929);
+        assertThat(geometry.agBlocks()).isEqualTo(Math.ceilDiv(total - geometry.dataStart(), 929))
+                .isLessThanOrEqualTo(Geometry.maxAgBlocks(4096));
+        assertThat(geometry.agLength(928)).isPositive().isLessThanOrEqualTo(geometry.agBlocks());
+        assertThat(geometry.agStart(928) + geometry.agLength(928)).isEqualTo(total);
+        assertThat(geometry.agOf(total - 1)).isEqualTo(928);
+        assertThat((long) geometry.leaves(0)).isLessThanOrEqualTo(Geometry.leafBitmapCapacity(4096));
+    }
+
+    @Test
+    void tooFewGroupsForTheDeviceAreRefusedNamingTheFewest() {
+        assertThatThrownBy(() -> Geometry.choose(4096, 1L << 32, Map.of("agcount", "4")))
+                .isInstanceOf(InvalidRangeException.class)
+                .hasMessageEndingWith("larger than one group header addresses (4624334 blocks): use agcount of at"
+                        + " least 929");
+    }
+
+    @Test
+    void theJournalIsClampedAndAskingForMoreThanTwoGibibytesIsRefused() throws Exception {
+        assertThat(Geometry.choose(4096, 16_384, Map.of()).journalBlocks()).isEqualTo(512);
+        assertThat(Geometry.choose(4096, 1L << 24, Map.of()).journalBlocks()).isEqualTo(16_384);
+        assertThat(Geometry.choose(4096, 1L << 24, Map.of("journalblocks", "524288")).journalBlocks())
+                .isEqualTo(524_288);
+        assertThatThrownBy(() -> Geometry.choose(4096, 1L << 24, Map.of("journalblocks", "524289")))
+                .isInstanceOf(InvalidRangeException.class)
+                .hasMessage("xfs-like: format property journalblocks=524289 is outside [64, 524288]");
+    }
+
+    @Test
+    void formatRefusesOneBlockPastWhatTheFormatAddresses() throws Exception {
+        long largest = Geometry.maxBlocks(4096);
+        assertThat(Formatter.check(4096, largest * 4096, FormatOptions.blockSize(4096)).agCount())
+                .isEqualTo(Geometry.MAX_AG_COUNT);
+        assertThatThrownBy(() -> Formatter.check(4096, (largest + 1) * 4096, FormatOptions.blockSize(4096)))
+                .isInstanceOf(InvalidRangeException.class)
+                .hasMessage("xfs-like addresses at most 303060353024 blocks of 4096 bytes (1.1 PiB: 65536 allocation"
+                        + " groups of at most 4624334 blocks, what one group header's leaf bitmap covers); the device"
+                        + " has 303060353025 blocks: use a smaller size or larger blocks");
+    }
+}
