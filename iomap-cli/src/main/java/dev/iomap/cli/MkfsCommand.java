@@ -74,6 +74,22 @@ final class MkfsCommand implements Callable<Integer> {
             throw new UsageException(image.adapter + ": " + e.getMessage());
         }
         PrintWriter out = spec.commandLine().getOut();
+        boolean created = !Files.exists(image.image);
+        try {
+            format(blockSize, capacity, options, out);
+        } catch (Exception | Error e) {
+            if (created) {
+                // an image mkfs made and could not finish (the file system refused its size, a device
+                // error) is not left behind as an empty or half-written file
+                Files.deleteIfExists(image.image);
+            }
+            throw e;
+        }
+        return 0;
+    }
+
+    private void format(int blockSize, long capacity, FormatOptions options, PrintWriter out)
+            throws UsageException, IOException {
         try (BlockDevice device = openEmpty(blockSize, capacity)) {
             IomapFileSystems.format(image.adapter, device, options);
             try (IomapFileSystem fs = IomapFileSystems.mount(image.adapter, device, MountOptions.defaults())) {
@@ -83,7 +99,6 @@ final class MkfsCommand implements Callable<Integer> {
                         + (label.isEmpty() ? "" : ", label '" + label + "'"));
             }
         }
-        return 0;
     }
 
     /** @return the capacity: --size, or the existing file's size, in whole blocks */

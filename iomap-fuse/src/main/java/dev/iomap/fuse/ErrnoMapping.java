@@ -16,14 +16,17 @@ import static dev.iomap.fuse.LinuxErrno.ENOTDIR;
 import static dev.iomap.fuse.LinuxErrno.ENOTEMPTY;
 import static dev.iomap.fuse.LinuxErrno.EOPNOTSUPP;
 import static dev.iomap.fuse.LinuxErrno.EPERM;
+import static dev.iomap.fuse.LinuxErrno.ENXIO;
 import static dev.iomap.fuse.LinuxErrno.EROFS;
 import static dev.iomap.fuse.LinuxErrno.EUCLEAN;
 
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.device.DeviceBusyException;
+import dev.iomap.device.ReadOnlyDeviceException;
 import dev.iomap.device.DeviceIoException;
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.NoDataException;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.UnrepresentableNameException;
@@ -62,6 +65,8 @@ import java.util.concurrent.ExecutionException;
  *     the engine's words)</td><td>ENAMETOOLONG</td></tr>
  * <tr><td>{@link InvalidRangeException}, other {@link InvalidPathException}, other
  *     {@link IllegalArgumentException}</td><td>EINVAL</td></tr>
+ * <tr><td>{@link ReadOnlyDeviceException}</td><td>EROFS</td></tr>
+ * <tr><td>{@link NoDataException} (no data or hole at or past EOF)</td><td>ENXIO</td></tr>
  * <tr><td>{@link CorruptFilesystemException}</td><td>EUCLEAN (XFS's EFSCORRUPTED)</td></tr>
  * <tr><td>{@link WritebackException}, {@link DeviceIoException}, any other exception</td><td>EIO</td></tr>
  * <tr><td>{@link ClosedChannelException} (a closed or unknown file handle)</td><td>EBADF</td></tr>
@@ -94,6 +99,8 @@ public final class ErrnoMapping {
             case FileSystemException e -> byReason(e.getReason());
             case NoSpaceException e -> ENOSPC;
             case DeviceBusyException e -> EBUSY;
+            case ReadOnlyDeviceException e -> EROFS;
+            case NoDataException e -> ENXIO;
             case NotSupportedException e -> EOPNOTSUPP;
             case InvalidRangeException e -> EINVAL;
             case UnrepresentableNameException e -> EILSEQ;

@@ -28,6 +28,8 @@ public final class LinuxErrno {
     public static final int EISDIR = 21;
     /** Invalid argument. */
     public static final int EINVAL = 22;
+    /** No such device or address: lseek SEEK_DATA/SEEK_HOLE at or past the end of the file. */
+    public static final int ENXIO = 6;
     /** File too large. */
     public static final int EFBIG = 27;
     /** No space left on device. */
@@ -67,6 +69,7 @@ public final class LinuxErrno {
             case ENOTDIR -> "ENOTDIR";
             case EISDIR -> "EISDIR";
             case EINVAL -> "EINVAL";
+            case ENXIO -> "ENXIO";
             case EFBIG -> "EFBIG";
             case ENOSPC -> "ENOSPC";
             case EROFS -> "EROFS";

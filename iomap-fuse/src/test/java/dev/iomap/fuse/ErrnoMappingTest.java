@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.device.DeviceBusyException;
+import dev.iomap.device.ReadOnlyDeviceException;
+import dev.iomap.api.NoDataException;
 import dev.iomap.device.DeviceIoException;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.InvalidRangeException;
@@ -50,6 +52,8 @@ class ErrnoMappingTest {
                 row(new FileSystemException("/a"), LinuxErrno.EIO),
                 row(new NoSpaceException("full"), LinuxErrno.ENOSPC),
                 row(new DeviceBusyException("in use"), LinuxErrno.EBUSY),
+                row(new ReadOnlyDeviceException("image opened read-only"), LinuxErrno.EROFS),
+                row(new NoDataException("no data at or past the end of the file"), LinuxErrno.ENXIO),
                 row(new NotSupportedException("punch hole"), LinuxErrno.EOPNOTSUPP),
                 row(new UnsupportedOperationException("no"), LinuxErrno.EOPNOTSUPP),
                 row(new InvalidRangeException("negative offset"), LinuxErrno.EINVAL),

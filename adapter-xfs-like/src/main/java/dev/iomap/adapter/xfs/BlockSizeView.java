@@ -64,6 +64,11 @@ final class BlockSizeView implements BlockDevice {
     }
 
     @Override
+    public boolean readOnly() {
+        return device.readOnly();
+    }
+
+    @Override
     public DeviceStats stats() {
         return device.stats();
     }
