@@ -45,8 +45,8 @@ import org.cryptomator.jfuse.api.TimeSpec;
  * <p>Only what is implemented is declared in {@link #supportedOperations()} (declaring an operation
  * jfuse then calls with nothing behind it crashed the JVM). Not declared, so the kernel answers
  * ENOSYS or its default: opendir/releasedir (libfuse's defaults suffice), access, chmod, chown,
- * links, symlinks, xattrs, locks. {@link #fallocate} is not an operation jfuse 0.7.3 can bind;
- * {@link RawPathBinding} binds it.
+ * links, symlinks, xattrs, locks. {@link #fallocate} and {@link #lseek} are not operations jfuse
+ * 0.7.3 can bind; {@link RawPathBinding} binds them.
  *
  * <p>Thread-safe: libfuse calls from several threads at once.
  */
@@ -62,6 +62,10 @@ public final class FuseBridge implements FuseOperations {
     static final int FALLOC_FL_PUNCH_HOLE = 0x02;
     static final int FALLOC_FL_ZERO_RANGE = 0x10;
     static final int FALLOC_FL_UNSHARE_RANGE = 0x40;
+    /** unistd.h lseek whence (SEEK_CUR and SEEK_END are answered by the kernel itself). */
+    static final int SEEK_SET = 0;
+    static final int SEEK_DATA = 3;
+    static final int SEEK_HOLE = 4;
     /** linux/fs.h renameat2 flags. */
     static final int RENAME_NOREPLACE = 1;
 
@@ -138,10 +142,15 @@ public final class FuseBridge implements FuseOperations {
 
     @FunctionalInterface
     private interface Body {
-        int run() throws Exception;
+        long run() throws Exception;
     }
 
     private static int call(String op, String path, Body body) {
+        return Math.toIntExact(callForLong(op, path, body));
+    }
+
+    /** As {@link #call}, for an operation whose answer is an offset ({@code off_t}). */
+    private static long callForLong(String op, String path, Body body) {
         try {
             return body.run();
         } catch (Throwable t) {
@@ -435,6 +444,35 @@ public final class FuseBridge implements FuseOperations {
             }
             file.fallocate(what, offset, length, keepSize);
             return 0;
+        });
+    }
+
+    /**
+     * lseek(2) of an open file, which {@link RawPathBinding} binds (jfuse 0.7.3 has no such operation).
+     * The kernel sends only {@code SEEK_DATA} and {@code SEEK_HOLE} (fs/fuse/file.c,
+     * {@code fuse_file_llseek}); they go to {@link IomapFile#seekData} and {@link IomapFile#seekHole}
+     * (ENXIO at or past EOF, and for {@code SEEK_DATA} in a hole that runs to EOF). {@code SEEK_SET}
+     * answers {@code offset} (EINVAL if negative); any other {@code whence}, {@code SEEK_CUR} and
+     * {@code SEEK_END} included, is EINVAL: the current position and the size are the kernel's.
+     *
+     * @param path the file's path (not used: the handle names the file)
+     * @param offset where to start
+     * @param whence {@code SEEK_SET}, {@code SEEK_DATA} or {@code SEEK_HOLE}
+     * @param fi the open file (EBADF if null or not open)
+     * @return the offset found, or a negated errno
+     */
+    public long lseek(String path, long offset, int whence, FileInfo fi) {
+        return callForLong("lseek", path, () -> {
+            if (fi == null) {
+                return -LinuxErrno.EBADF;
+            }
+            IomapFile file = handles.get(fi.getFh());
+            return switch (whence) {
+                case SEEK_SET -> offset < 0 ? -LinuxErrno.EINVAL : offset;
+                case SEEK_DATA -> file.seekData(offset);
+                case SEEK_HOLE -> file.seekHole(offset);
+                default -> -LinuxErrno.EINVAL;
+            };
         });
     }
 

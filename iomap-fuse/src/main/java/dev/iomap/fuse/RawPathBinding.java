@@ -27,13 +27,14 @@ import org.cryptomator.jfuse.api.FuseOperations.Operation;
  * end to end. jfuse 0.7.3 decodes every {@code const char *} path with
  * {@code MemorySegment.getString} (UTF-8, each malformed byte becoming U+FFFD, so {@code caf\xe9} and
  * {@code caf\xe8} were one name), its {@code DirFiller} encodes names back as UTF-8 (an escaped byte
- * becoming {@code '?'}), and it has no {@code FALLOCATE} operation at all. Here each path is decoded
- * with {@link FileNames#decode} (one-to-one), readdir fills with {@link RawDirFiller} (the bytes of
- * {@link FileNames#encode}), and fallocate reaches {@link FuseBridge#fallocate}.
+ * becoming {@code '?'}), and it has no {@code FALLOCATE} or {@code LSEEK} operation at all. Here each
+ * path is decoded with {@link FileNames#decode} (one-to-one), readdir fills with {@link RawDirFiller}
+ * (the bytes of {@link FileNames#encode}), fallocate reaches {@link FuseBridge#fallocate} and lseek
+ * (SEEK_DATA, SEEK_HOLE) {@link FuseBridge#lseek}.
  *
  * <p>Before mounting, the {@link #SLOTS} of jfuse's {@code struct fuse_operations} (a protected field
  * of {@link Fuse}, reached by reflection, which works while jfuse is on the class path) that the
- * bridge declares, and fallocate, are set to upcall stubs. Slot offsets are libfuse3's ABI, fixed
+ * bridge declares, and fallocate and lseek, are set to upcall stubs. Slot offsets are libfuse3's ABI, fixed
  * across 3.x (members are only ever appended; all are 8-byte pointers on amd64 and aarch64); a test
  * checks them against jfuse's generated layouts for both. The structs behind the other pointers are
  * read and written through jfuse's own views ({@link JfuseStructs}). getattr goes through jfuse's
@@ -43,8 +44,9 @@ import org.cryptomator.jfuse.api.FuseOperations.Operation;
  *
  * <p>All or nothing. If anything is not as expected (not Linux amd64 or aarch64, the struct too
  * small, a jfuse class or member missing, its struct views failing a trial on zeroed memory), no slot
- * is changed and the mount runs on jfuse's binding: without fallocate (EOPNOTSUPP), and with jfuse's lossy names, which
- * the bridge then guards ({@link FuseBridge#useExactNames} is not called): a path holding U+FFFD is
+ * is changed and the mount runs on jfuse's binding: without fallocate (EOPNOTSUPP), with the kernel's
+ * default SEEK_DATA/SEEK_HOLE (all data, the hole at EOF), and with jfuse's lossy names, which the
+ * bridge then guards ({@link FuseBridge#useExactNames} is not called): a path holding U+FFFD is
  * refused with EILSEQ, so two names never silently become one, and readdir leaves out names that are
  * not UTF-8.
  *
@@ -56,7 +58,8 @@ final class RawPathBinding {
 
     /**
      * One slot of {@code struct fuse_operations}: the upcall method of the same name, its C signature,
-     * and the jfuse operation the bridge declares for it (null for fallocate, which jfuse lacks).
+     * and the jfuse operation the bridge declares for it (null for fallocate and lseek, which jfuse
+     * lacks).
      *
      * @param name the member's (and the upcall method's) name
      * @param index the member's index (byte offset / 8)
@@ -85,7 +88,8 @@ final class RawPathBinding {
             new Slot("create", 30, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), Operation.CREATE),
             new Slot("utimens", 32, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Operation.UTIMENS),
             new Slot("fallocate", 39, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS),
-                    null));
+                    null),
+            new Slot("lseek", 41, FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS), null));
 
     private final FuseBridge bridge;
     private final FuseOperations probeWatcher;
@@ -277,6 +281,18 @@ final class RawPathBinding {
             }
             return bridge.utimens(path(path), structs.timeSpec(times, 0), structs.timeSpec(times, 1),
                     structs.fileInfo(fi));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /**
+     * {@code off_t lseek(const char *, off_t off, int whence, struct fuse_file_info *)} (libfuse 3.8 and
+     * later; older ones never call it): SEEK_DATA and SEEK_HOLE, see {@link FuseBridge#lseek}.
+     */
+    long lseek(MemorySegment path, long offset, int whence, MemorySegment fi) {
+        try {
+            return bridge.lseek(path(path), offset, whence, structs.fileInfo(fi));
         } catch (Throwable t) {
             return failed(t);
         }

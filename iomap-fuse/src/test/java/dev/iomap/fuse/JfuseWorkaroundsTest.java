@@ -52,7 +52,7 @@ class JfuseWorkaroundsTest {
         pathTaking.removeAll(PATH_NOT_USED);
         assertThat(bound).isEqualTo(pathTaking);
         assertThat(RawPathBinding.SLOTS).filteredOn(slot -> slot.operation() == null)
-                .extracting(RawPathBinding.Slot::name).containsExactly("fallocate");
+                .extracting(RawPathBinding.Slot::name).containsExactly("fallocate", "lseek");
     }
 
     @Test

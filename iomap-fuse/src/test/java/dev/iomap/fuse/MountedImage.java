@@ -3,6 +3,7 @@ package dev.iomap.fuse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IoStats;
@@ -47,6 +48,11 @@ final class MountedImage implements AutoCloseable {
     /** @return what the mounted file system's cache and device have done so far */
     IoStats stats() {
         return fs.stats();
+    }
+
+    /** @return what the mounted file system says of {@code path} (its own view, such as allocated bytes) */
+    FileStat stat(String path) throws IOException {
+        return fs.stat(path);
     }
 
     /** Skips the calling test, with the reason, where FUSE cannot work. */

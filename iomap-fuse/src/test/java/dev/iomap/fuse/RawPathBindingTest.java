@@ -138,6 +138,31 @@ class RawPathBindingTest {
     }
 
     @Test
+    void lseekFindsDataAndHolesOfTheOpenFile() {
+        MemorySegment fi = struct();
+        assertThat(binding.create(c("/sparse"), 0644, fi)).isZero();
+        var info = structs.fileInfo(fi);
+        assertThat(bridge.write("/sparse", ByteBuffer.allocate(4096), 4096, 0, info)).isEqualTo(4096);
+        assertThat(bridge.write("/sparse", ByteBuffer.allocate(4096), 4096, 64 << 10, info)).isEqualTo(4096);
+        assertThat(binding.truncate(c("/sparse"), 128 << 10, fi)).isZero();
+        int seekData = FuseBridge.SEEK_DATA;
+        int seekHole = FuseBridge.SEEK_HOLE;
+
+        assertThat(binding.lseek(c("/sparse"), 0, seekHole, fi)).isEqualTo(4096);
+        assertThat(binding.lseek(c("/sparse"), 4096, seekData, fi)).isEqualTo(64 << 10);
+        assertThat(binding.lseek(c("/sparse"), 64 << 10, seekHole, fi)).isEqualTo(68 << 10);
+        assertThat(binding.lseek(c("/sparse"), 68 << 10, seekData, fi)).as("only a hole to EOF")
+                .isEqualTo(-LinuxErrno.ENXIO);
+        assertThat(binding.lseek(c("/sparse"), 128 << 10, seekHole, fi)).as("at EOF").isEqualTo(-LinuxErrno.ENXIO);
+        assertThat(binding.lseek(c("/sparse"), -1, seekData, fi)).isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(binding.lseek(c("/sparse"), 77, FuseBridge.SEEK_SET, fi)).isEqualTo(77);
+        assertThat(binding.lseek(c("/sparse"), 0, 2, fi)).as("SEEK_END is the kernel's").isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(binding.lseek(c("/sparse"), 0, seekData, MemorySegment.NULL)).isEqualTo(-LinuxErrno.EBADF);
+        assertThat(bridge.release("/sparse", info)).isZero();
+        assertThat(binding.lseek(c("/sparse"), 0, seekData, fi)).as("released").isEqualTo(-LinuxErrno.EBADF);
+    }
+
+    @Test
     void aNameIsAtMost255BytesCountedAsBytes() {
         assertThat(binding.mkdir(c("/" + "\u00e9".repeat(255)), 0755)).isZero();
         assertThat(binding.mkdir(c("/" + "\u00e9".repeat(256)), 0755)).isEqualTo(-LinuxErrno.ENAMETOOLONG);
