@@ -195,6 +195,7 @@ public final class FuseBridge implements FuseOperations {
         // A directory reports 1 link ("unknown"), so no tool counts subdirectories from it.
         stat.setNLink((short) (dir ? 1 : Math.min(file.linkCount(), Short.MAX_VALUE)));
         stat.setSize(file.size());
+        StatBlocks.set(stat, file.allocatedBytes());
         stat.setUid(uid);
         stat.setGid(gid);
         Instant modified = Instant.ofEpochMilli(file.modifiedMillis());

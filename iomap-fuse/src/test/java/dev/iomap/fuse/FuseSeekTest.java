@@ -84,6 +84,9 @@ class FuseSeekTest {
         mount.sh("cp --sparse=always ../host.bin copy.bin && cmp ../host.bin copy.bin && sync copy.bin");
         assertThat(mount.stat("/copy.bin").allocatedBytes()).as("allocated on the mount")
                 .isBetween(128L * KIB, 256L * KIB);
+        assertThat(Long.parseLong(mount.sh("stat -c %b copy.bin").strip()) * 512)
+                .as("st_blocks on the mount says what the file system allocated")
+                .isEqualTo(mount.stat("/copy.bin").allocatedBytes());
         assertThat(seeks("copy.bin")).isEqualTo(EXPECTED);
         mount.unmount();
     }

@@ -64,6 +64,24 @@ class JfuseWorkaroundsTest {
     }
 
     @Test
+    void statBlocksWritesStBlocksInto512ByteUnits() {
+        assumeTrue(System.getProperty("os.name").equals("Linux"), "jfuse's Linux structs are checked on Linux");
+        String platform = FuseBuilder.getSupported().getClass().getPackageName();
+        JfuseStructs structs = JfuseStructs.find(platform).orElseThrow();
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            var memory = arena.allocate(structs.statBytes());
+            org.cryptomator.jfuse.api.Stat stat = structs.stat(memory);
+
+            assertThat(StatBlocks.set(stat, 4097)).isTrue();
+
+            // st_blocks is at byte 64 of struct stat on both x86_64 and aarch64 Linux
+            assertThat(memory.get(java.lang.foreign.ValueLayout.JAVA_LONG, 64)).isEqualTo(9);
+            assertThat(StatBlocks.set(stat, 0)).isTrue();
+            assertThat(memory.get(java.lang.foreign.ValueLayout.JAVA_LONG, 64)).isZero();
+        }
+    }
+
+    @Test
     void mountTableFindsFuseMountsWithEscapedNames() {
         List<String> mountinfo = List.of(
                 "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw",
