@@ -67,6 +67,12 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Journal {
     /** The smallest region: superblock, then room for a descriptor, one data block and a commit. */
     public static final long MIN_LENGTH_BLOCKS = 4;
+    /**
+     * The largest tail sequence number {@link #open} accepts: far more transactions than a journal
+     * commits, and far enough from {@code Long.MAX_VALUE} that the numbering never overflows (a forged
+     * sequence near it would wrap to a negative one, which the next open refuses).
+     */
+    static final long MAX_SEQUENCE = 1L << 62;
 
     private final BlockDevice device;
     private final int blockSize;
@@ -202,7 +208,7 @@ public final class Journal {
                     + ", +" + superblock.regionLength() + "), not [" + start + ", +" + length + ")");
         }
         if (superblock.tailPosition() < 0 || superblock.tailPosition() >= length - 1
-                || superblock.tailSequence() < 1) {
+                || superblock.tailSequence() < 1 || superblock.tailSequence() > MAX_SEQUENCE) {
             throw new CorruptFilesystemException(where + ": bad tail position "
                     + superblock.tailPosition() + " or sequence " + superblock.tailSequence());
         }

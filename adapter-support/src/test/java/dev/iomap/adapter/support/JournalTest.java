@@ -18,6 +18,7 @@ import dev.iomap.api.NoSpaceException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -339,6 +340,31 @@ class JournalTest {
         assertThatThrownBy(() -> Journal.open(device, START, LENGTH - 1))
                 .isInstanceOf(CorruptFilesystemException.class)
                 .hasMessage("journal superblock at block 200 describes the region [200, +16), not [200, +15)");
+    }
+
+    /**
+     * Found by ImageFuzzTest (xfs-like, a forged tail sequence of Long.MAX_VALUE with the checksum
+     * recomputed): open accepted it, the numbering overflowed to negative sequences, and the image a
+     * clean unmount left was refused at the next mount.
+     */
+    @Test
+    void refusesATailSequenceThatWouldOverflow() throws Exception {
+        Journal.format(device, START, LENGTH, ID);
+        forgeTailSequence(Journal.MAX_SEQUENCE);
+        Journal.open(device, START, LENGTH).replay();
+        forgeTailSequence(Long.MAX_VALUE);
+        assertThatThrownBy(() -> Journal.open(device, START, LENGTH))
+                .isInstanceOf(CorruptFilesystemException.class)
+                .hasMessage("journal superblock at block 200: bad tail position 0 or sequence " + Long.MAX_VALUE);
+    }
+
+    /** Rewrites the journal superblock's tail sequence (payload offset 40) with a valid checksum. */
+    private void forgeTailSequence(long sequence) throws IOException {
+        MetadataBlock superblock = MetadataBlock.read(device, START, JournalFormat.SUPERBLOCK_TYPE);
+        ByteBuffer payload = ByteBuffer.allocate(superblock.payload().remaining()).order(ByteOrder.LITTLE_ENDIAN);
+        payload.put(superblock.payload().duplicate()).putLong(40, sequence).clear();
+        MetadataBlock.write(device, START, JournalFormat.SUPERBLOCK_TYPE, superblock.sequence(), payload);
+        device.flush();
     }
 
     @Test
