@@ -71,7 +71,7 @@ class ImageFuzzTest {
                 System.getProperty("iomap.fuzz.kind", "").isEmpty() ? null
                         : MutationKind.valueOf(System.getProperty("iomap.fuzz.kind")),
                 Integer.getInteger("iomap.fuzz.mutant", -1),
-                Long.getLong("iomap.fuzz.timeoutSeconds", 60));
+                Long.getLong("iomap.fuzz.timeoutSeconds", 30), Boolean.getBoolean("iomap.fuzz.verbose"));
         long start = System.nanoTime();
         ImageFuzzer.Result result = fuzzer.run();
         System.out.printf("image fuzz: seed %d, %d mutants in %.1f s%n%s", fuzzer.seed(), result.mutants(),

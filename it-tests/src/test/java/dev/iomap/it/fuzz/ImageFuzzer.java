@@ -24,9 +24,10 @@ import java.util.concurrent.TimeoutException;
  * @param kindFilter only this kind (null: all)
  * @param mutantFilter only this mutant index (negative: all)
  * @param timeoutSeconds the time one mutant may take before it counts as a hang
+ * @param verbose whether to print every mutant's outcome (else only those changing a forged file)
  */
 record ImageFuzzer(long seed, int mutants, String targetFilter, MutationKind kindFilter, int mutantFilter,
-        long timeoutSeconds) {
+        long timeoutSeconds, boolean verbose) {
 
     /** The adapters on the geometries they are fuzzed on. */
     static List<FuzzTarget> targets() {
@@ -87,6 +88,10 @@ record ImageFuzzer(long seed, int mutants, String targetFilter, MutationKind kin
                     MutantRun.Verdict verdict = runWithTimeout(base, mutation);
                     table.add(target.adapter(), kind, verdict);
                     ran++;
+                    if (verdict.outcome() == Outcome.CHANGED_IN_FORGED_FILE_ONLY || verbose) {
+                        System.out.println("image fuzz " + target + " " + kind + " #" + index + ": " + verdict.outcome()
+                                + ": " + mutation.description());
+                    }
                     if (verdict.violation() != null) {
                         failures.add(new Failure("-Diomap.fuzz.seed=" + seed + " -Diomap.fuzz.target=" + target
                                 + " -Diomap.fuzz.kind=" + kind + " -Diomap.fuzz.mutant=" + index,

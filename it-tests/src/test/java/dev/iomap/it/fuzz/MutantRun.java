@@ -304,8 +304,8 @@ final class MutantRun {
      */
     private boolean isForgedFile(String path, FileTree.Node found) {
         return forgedFile != null && (path.equals(forgedFile)
-                || found != null && !found.isDirectory() && found.ino() == mutation.forgedOwner()
-                && !base.tree().nodes().containsKey(path));
+                || (found != null && !found.isDirectory() && found.ino() == mutation.forgedOwner()
+                && !base.tree().nodes().containsKey(path)));
     }
 
     private String compareContent(String path, FileTree.Node want, FileTree.Node found) {
