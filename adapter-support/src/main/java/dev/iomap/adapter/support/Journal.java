@@ -38,7 +38,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * transaction survives a power cut. The journal superblock (tail position and sequence) is written
  * only by {@code checkpoint}, after the home blocks are written and flushed; the head is not stored
  * but found by replay, which scans from the tail while sequence numbers continue and checksums hold,
- * and stops at the first transaction that does not (the torn tail). Sequence numbers are never
+ * and stops at the first transaction that does not (the torn tail). A transaction that does not
+ * verify while a later one is in the log was damaged, not torn: replay refuses to drop the committed
+ * transactions after it. Sequence numbers are never
  * reused: after a replay, numbering resumes {@code length - 1} past where the scan stopped.
  *
  * <p><b>Reading metadata.</b> Until a checkpoint, a committed block's home location holds its old
@@ -225,6 +227,8 @@ public final class Journal {
      * is harmless.
      *
      * @return what was applied
+     * @throws CorruptFilesystemException if the transaction the scan stopped at is followed in the log
+     *     by a later one of this journal: it was damaged, not torn, and nothing is applied or written
      * @throws IomapException if the journal was aborted
      * @throws IOException if the device fails (the journal is then aborted)
      */
@@ -253,6 +257,12 @@ public final class Journal {
                 }
             } catch (IOException e) {
                 throw abort(e);
+            }
+            long later = log.laterTransaction(sequence);
+            if (later >= 0) {
+                throw new CorruptFilesystemException("journal transaction " + sequence + " at log position " + position
+                        + " (block " + log.blockNo(position) + ") is damaged, yet transaction " + later
+                        + " was committed after it: replaying would lose committed transactions; nothing was replayed");
             }
             overlay.putAll(images);
             headPosition = position;
