@@ -56,6 +56,22 @@ abstract class FuzzTarget {
 
     abstract FormatOptions formatOptions();
 
+    /**
+     * @return whether the pristine image is taken while mounted, after {@link #populate} synced: a
+     *     crash image, whose journal replay the mutants then exercise
+     */
+    boolean crashImage() {
+        return false;
+    }
+
+    /**
+     * @return for a crash image, the blocks of the journal's last transaction (its descriptors, logged
+     *     images and commit), empty otherwise
+     */
+    java.util.Set<Long> lastTransactionBlocks(RamBlockDevice image, ImageMap map) throws IOException {
+        return java.util.Set.of();
+    }
+
     /** Makes the files and directories of the pristine image. */
     abstract void populate(IomapFileSystem fs) throws IOException;
 

@@ -12,7 +12,10 @@ import org.junit.jupiter.api.Test;
  * <p><b>Images.</b> Each adapter is formatted on several geometries ({@link ImageFuzzer#targets}),
  * populated deterministically (files of many sizes, directories, a sparse, a fallocated, a
  * fragmented and a reflinked file where the adapter has them; a file per zone of each type on
- * zonefs-like), unmounted, and read back: every path and every byte is recorded.
+ * zonefs-like), unmounted, and read back: every path and every byte is recorded. One xfs-like image
+ * is a crash image instead, taken mounted after a sync, so that its mutants damage live journal
+ * transactions; its "original" is what a mount reads after replaying them, and fsck's report that it
+ * was not cleanly unmounted counts as nothing found.
  *
  * <p><b>Mutants.</b> From the seed ({@code -Diomap.fuzz.seed}, default 0), {@code -Diomap.fuzz.mutants}
  * mutants (default 6) of each {@link MutationKind} per image: bit flips anywhere and inside metadata,
@@ -30,11 +33,15 @@ import org.junit.jupiter.api.Test;
  *   <li>{@link Outcome#SAME_DATA}: fsck found nothing and every file read back exactly;</li>
  *   <li>{@link Outcome#DATA_CHANGED_IN_FLIPPED_FILE_ONLY}: only the content of a file owning a damaged
  *       data block differs, and only inside that block (no adapter here checksums data);</li>
+ *   <li>{@link Outcome#CHANGED_IN_FORGED_FILE_ONLY}: a forged field of one regular file's own
+ *       metadata that every structural rule still allows (its size, an extent's file offset or
+ *       unwritten flag, a valid name byte, its zone's write pointer or condition) changes that file
+ *       alone;</li>
  *   <li>anything else is a {@link Outcome#VIOLATION}: an error that is not an {@link IOException}
  *       (IllegalStateException, an index out of bounds, a NullPointerException...), one without a
  *       message or with more than one line, no verdict within the time limit (a hang), a path missing,
  *       added or changed in type or size, content differing outside the damaged block's owners and
- *       range, a mount refusing what fsck passes.</li>
+ *       range, a mount refusing what fsck passes (reports nothing at all about).</li>
  * </ul>
  *
  * <p><b>Workload.</b> Every mutant that mounts then runs a small write workload (append, overwrite,

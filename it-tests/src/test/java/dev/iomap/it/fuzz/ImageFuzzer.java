@@ -36,6 +36,8 @@ record ImageFuzzer(long seed, int mutants, String targetFilter, MutationKind kin
                 new XfsLikeTarget("b1k-s512-ag4-j64", 1024, 512, 4L << 20,
                         Map.of("agcount", "4", "journalblocks", "64"), Geometry.largeFolios(1024, 65536)),
                 new XfsLikeTarget("b512", 512, 512, 2L << 20, Map.of(), new Geometry(512, 4096, 0)),
+                new XfsLikeTarget("b4k-crashed", 4096, 4096, 4L << 20, Map.of("journalblocks", "256"),
+                        new Geometry(4096, 4096, 0), true),
                 new ZonefsLikeTarget("b4k-cnv3", 4096, new ZoneLayout(128L << 10, 96L << 10, 8, 3, 4),
                         new Geometry(4096, 4096, 0)),
                 new ZonefsLikeTarget("b1k-seq-only", 1024, new ZoneLayout(64L << 10, 64L << 10, 7, 0, 0),

@@ -50,8 +50,15 @@ final class MutantRun {
         }
     }
 
-    /** What fsck said: clean, or the first problem or the one-line refusal. */
-    private record Fsck(boolean clean, String first) {
+    /**
+     * What fsck said.
+     *
+     * @param clean whether it reported nothing but what the pristine image has too
+     * @param silent whether it reported nothing at all (for a crash image, fsck reports that it was not
+     *     cleanly unmounted: it does not pass it)
+     * @param first the first problem beyond the pristine image's, or the one-line refusal
+     */
+    private record Fsck(boolean clean, boolean silent, String first) {
     }
 
     private final FuzzTarget target;
@@ -62,6 +69,8 @@ final class MutantRun {
     /** The regular file whose own metadata field was forged, or null. */
     private final String forgedFile;
     private boolean changedInMutatedFile;
+    /** What the files held before the damage: the pristine tree, or the previous one if rolled back. */
+    private FileTree original;
     private boolean changedInForgedFile;
     private WorkloadEnd workloadEnd = WorkloadEnd.NOT_RUN;
 
@@ -69,6 +78,7 @@ final class MutantRun {
         this.target = base.target();
         this.base = base;
         this.mutation = mutation;
+        this.original = base.tree();
         this.options = target.mountGeometry().mountOptions(false);
         int blockSize = base.map().blockSize();
         for (long block = mutation.firstBlock(blockSize); block <= mutation.lastBlock(blockSize); block++) {
@@ -96,7 +106,7 @@ final class MutantRun {
     private Verdict check() throws Violation, IOException {
         RamBlockDevice image = base.image().copy();
         mutation.apply(image);
-        Fsck before = fsck(image.copy(), "of the mutant");
+        Fsck before = fsck(image.copy(), "of the mutant", base.problems());
         BlockDevice device;
         IomapFileSystem fs;
         try {
@@ -113,11 +123,16 @@ final class MutantRun {
         }
         FileTree tree = read(fs, "the mounted mutant");
         String damage = compare(base.tree(), tree, path -> false);
-        if (damage != null) {
+        boolean rolledBack = false;
+        if (damage != null && inLastTransaction() && compare(base.previousTree(), tree, path -> false) == null) {
+            original = base.previousTree();
+            rolledBack = true;
+        } else if (damage != null) {
             closeAfterViolation(fs);
             throw new Violation("the mutant mounted and reads back different data: " + damage);
         }
-        Outcome outcome = changedInForgedFile ? Outcome.CHANGED_IN_FORGED_FILE_ONLY
+        Outcome outcome = rolledBack ? Outcome.ROLLED_BACK_LAST_TRANSACTION
+                : changedInForgedFile ? Outcome.CHANGED_IN_FORGED_FILE_ONLY
                 : changedInMutatedFile ? Outcome.DATA_CHANGED_IN_FLIPPED_FILE_ONLY
                 : before.clean() ? Outcome.SAME_DATA : Outcome.REFUSED_BY_FSCK;
         String stopped = runWorkload(fs);
@@ -136,8 +151,19 @@ final class MutantRun {
         return new Verdict(outcome, null, workloadEnd);
     }
 
+    /** @return whether every damaged block is one of a crash image's last journal transaction */
+    private boolean inLastTransaction() {
+        int blockSize = base.map().blockSize();
+        for (long block = mutation.firstBlock(blockSize); block <= mutation.lastBlock(blockSize); block++) {
+            if (!base.lastTransaction().contains(block)) {
+                return false;
+            }
+        }
+        return base.previousTree() != null;
+    }
+
     private Verdict refused(Fsck before, String what, String message) throws Violation {
-        if (before.clean()) {
+        if (before.silent()) {
             throw new Violation(what + " refused the mutant (" + message + ") but fsck found nothing");
         }
         return new Verdict(Outcome.REFUSED_AT_MOUNT, null, workloadEnd);
@@ -165,7 +191,7 @@ final class MutantRun {
             throws Violation, IOException {
         String how = stopped == null && unmountError == null ? "the completed workload"
                 : "the workload that stopped (" + (stopped != null ? stopped : unmountError) + ")";
-        Fsck after = fsck(image.copy(), "after " + how);
+        Fsck after = fsck(image.copy(), "after " + how, List.of());
         BlockDevice device;
         IomapFileSystem fs;
         try {
@@ -176,13 +202,13 @@ final class MutantRun {
             if (unmountError == null) {
                 throw new Violation("the image cleanly unmounted after " + how + " is refused at remount: " + message);
             }
-            if (after.clean()) {
+            if (after.silent()) {
                 throw new Violation("fsck passes the image left by " + how + " but mount refuses it: " + message);
             }
             return;
         }
         boolean completed = workloadEnd == WorkloadEnd.COMPLETED;
-        FileTree expected = completed ? base.workload().expected(base.tree()) : base.tree();
+        FileTree expected = completed ? base.workload().expected(original) : original;
         Predicate<String> ignored = completed ? path -> false : base.workload().touches();
         FileTree tree = read(fs, "the remount after " + how);
         String damage = compare(expected, tree, ignored);
@@ -201,7 +227,7 @@ final class MutantRun {
             throw new Violation("the remount of the image cleanly unmounted after " + how + " failed to unmount: "
                     + remountError);
         }
-        Fsck last = fsck(image.copy(), "after " + how + " and a remount");
+        Fsck last = fsck(image.copy(), "after " + how + " and a remount", List.of());
         if (before.clean() && !last.clean()) {
             throw new Violation("fsck after " + how + " and a remount reports new damage: " + last.first());
         }
@@ -226,21 +252,27 @@ final class MutantRun {
         }
     }
 
-    private Fsck fsck(RamBlockDevice image, String when) throws Violation {
+    /**
+     * @param expected problems the pristine image has too (a crash image's "not cleanly unmounted"):
+     *     fsck is clean if it reports nothing else
+     */
+    private Fsck fsck(RamBlockDevice image, String when, List<String> expected) throws Violation {
         BlockDevice device;
         try {
             device = target.opening(image);
         } catch (Throwable t) {
-            return new Fsck(false, typed(t, "opening the device for fsck " + when));
+            return new Fsck(false, false, typed(t, "opening the device for fsck " + when));
         }
         try {
             FsckReport report = IomapFileSystems.fsck(target.adapter(), device);
             for (String problem : report.problems()) {
                 oneLine(problem, "fsck " + when + " reported");
             }
-            return new Fsck(report.isClean(), report.isClean() ? null : report.problems().getFirst());
+            List<String> unexpected = report.problems().stream().filter(p -> !expected.contains(p)).toList();
+            String first = unexpected.isEmpty() ? null : unexpected.getFirst();
+            return new Fsck(unexpected.isEmpty(), report.isClean(), first);
         } catch (Throwable t) {
-            return new Fsck(false, typed(t, "fsck " + when));
+            return new Fsck(false, false, typed(t, "fsck " + when));
         } finally {
             release(device);
         }

@@ -21,6 +21,12 @@ enum Outcome {
      * not foresee forgeries no verifier can catch; reported apart so that it is visible.
      */
     CHANGED_IN_FORGED_FILE_ONLY,
+    /**
+     * Crash images only: the damage lies in the journal's last transaction, which replay then drops
+     * as a power cut's torn tail (nothing tells the two apart), and every file reads back exactly as
+     * the previous transaction left it.
+     */
+    ROLLED_BACK_LAST_TRANSACTION,
     /** A rule was broken; the verdict says which. */
     VIOLATION
 }

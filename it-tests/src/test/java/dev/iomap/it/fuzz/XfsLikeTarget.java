@@ -36,9 +36,17 @@ final class XfsLikeTarget extends FuzzTarget {
     private final long capacity;
     private final Map<String, String> properties;
     private final Geometry mountGeometry;
+    private final boolean crashImage;
 
     XfsLikeTarget(String label, int blockSize, int sectorSize, long capacity, Map<String, String> properties,
             Geometry mountGeometry) {
+        this(label, blockSize, sectorSize, capacity, properties, mountGeometry, false);
+    }
+
+    /** @param crashImage whether the image is taken mounted after a sync, its journal not checkpointed */
+    XfsLikeTarget(String label, int blockSize, int sectorSize, long capacity, Map<String, String> properties,
+            Geometry mountGeometry, boolean crashImage) {
+        this.crashImage = crashImage;
         this.label = label;
         this.blockSize = blockSize;
         this.sectorSize = sectorSize;
@@ -70,6 +78,44 @@ final class XfsLikeTarget extends FuzzTarget {
     @Override
     RamBlockDevice newImage() {
         return new RamBlockDevice(sectorSize, capacity);
+    }
+
+    @Override
+    boolean crashImage() {
+        return crashImage;
+    }
+
+    /** The log positions from the first descriptor of the newest transaction to its commit. */
+    @Override
+    java.util.Set<Long> lastTransactionBlocks(RamBlockDevice image, ImageMap map) throws IOException {
+        if (!crashImage) {
+            return java.util.Set.of();
+        }
+        ByteBuffer superblock = ByteBuffer.wrap(image.peek(0, blockSize)).order(ByteOrder.LITTLE_ENDIAN);
+        long logStart = superblock.getLong(S + 12) + 1;
+        long logBlocks = superblock.getLong(S + 20) - 1;
+        long newest = -1;
+        long commit = -1;
+        for (Structure structure : map.structures()) {
+            long sequence = ByteBuffer.wrap(image.peek(structure.offset(), 24)).order(ByteOrder.LITTLE_ENDIAN).getLong(16);
+            if (structure.type().equals("JCMT") && sequence > newest) {
+                newest = sequence;
+                commit = structure.offset() / blockSize;
+            }
+        }
+        java.util.Set<Long> blocks = new java.util.TreeSet<>(List.of(commit));
+        long block = commit;
+        while (blocks.size() < logBlocks) {
+            block = logStart + Math.floorMod(block - 1 - logStart, logBlocks);
+            Structure structure = map.structureAt(block);
+            long sequence = ByteBuffer.wrap(image.peek(block * blockSize, 24)).order(ByteOrder.LITTLE_ENDIAN).getLong(16);
+            boolean descriptor = structure != null && structure.type().equals("JDSC") && sequence == newest;
+            if (!descriptor && (structure == null || !structure.type().equals("journal log"))) {
+                return blocks;
+            }
+            blocks.add(block);
+        }
+        return blocks;
     }
 
     @Override
