@@ -193,14 +193,18 @@ public final class Journal {
      * @return the journal, not yet replayed
      * @throws InvalidRangeException if the region is too small or not inside the device
      * @throws CorruptFilesystemException if the superblock is damaged, of another version or block
-     *     size, or describes another region
+     *     size, describes another region, or its header and tail sequence numbers differ
      * @throws IOException if the device fails
      */
     public static Journal open(BlockDevice device, long start, long length) throws IOException {
         checkRegion(device, start, length);
-        Superblock superblock = Superblock.decode(
-                MetadataBlock.read(device, start, JournalFormat.SUPERBLOCK_TYPE));
+        MetadataBlock block = MetadataBlock.read(device, start, JournalFormat.SUPERBLOCK_TYPE);
+        Superblock superblock = Superblock.decode(block);
         String where = "journal superblock at block " + start;
+        if (block.sequence() != superblock.tailSequence()) {
+            throw new CorruptFilesystemException(where + ": its header says sequence " + block.sequence()
+                    + " and its payload tail sequence " + superblock.tailSequence() + "; they are written equal");
+        }
         if (superblock.blockSize() != device.blockSize()) {
             throw new CorruptFilesystemException(where + " was made for " + superblock.blockSize()
                     + "-byte blocks; the device has " + device.blockSize() + "-byte blocks");

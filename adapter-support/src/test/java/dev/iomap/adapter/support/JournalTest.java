@@ -356,27 +356,35 @@ class JournalTest {
     }
 
     /**
-     * Found by ImageFuzzTest (xfs-like, a forged tail sequence of Long.MAX_VALUE with the checksum
-     * recomputed): open accepted it, the numbering overflowed to negative sequences, and the image a
-     * clean unmount left was refused at the next mount.
+     * Found by ImageFuzzTest: a tail sequence forged (checksum recomputed) to Long.MAX_VALUE was
+     * accepted and the numbering overflowed to negative sequences, so the image a clean unmount left
+     * was refused at the next mount; one forged above the log's transactions (on a crash image) made
+     * replay find nothing and silently drop every committed transaction. The superblock's header
+     * carries the tail sequence too, so a forged one disagrees with it; and a sequence past 2^62 is
+     * refused even when both agree.
      */
     @Test
-    void refusesATailSequenceThatWouldOverflow() throws Exception {
+    void refusesATailSequenceForgedOrThatWouldOverflow() throws Exception {
         Journal.format(device, START, LENGTH, ID);
-        forgeTailSequence(Journal.MAX_SEQUENCE);
+        forgeTailSequence(4096, 1);
+        assertThatThrownBy(() -> Journal.open(device, START, LENGTH))
+                .isInstanceOf(CorruptFilesystemException.class)
+                .hasMessage("journal superblock at block 200: its header says sequence 1 and its payload tail "
+                        + "sequence 4096; they are written equal");
+        forgeTailSequence(Journal.MAX_SEQUENCE, Journal.MAX_SEQUENCE);
         Journal.open(device, START, LENGTH).replay();
-        forgeTailSequence(Long.MAX_VALUE);
+        forgeTailSequence(Long.MAX_VALUE, Long.MAX_VALUE);
         assertThatThrownBy(() -> Journal.open(device, START, LENGTH))
                 .isInstanceOf(CorruptFilesystemException.class)
                 .hasMessage("journal superblock at block 200: bad tail position 0 or sequence " + Long.MAX_VALUE);
     }
 
-    /** Rewrites the journal superblock's tail sequence (payload offset 40) with a valid checksum. */
-    private void forgeTailSequence(long sequence) throws IOException {
+    /** Rewrites the journal superblock's tail sequence (payload offset 40) and header sequence, checksum valid. */
+    private void forgeTailSequence(long sequence, long headerSequence) throws IOException {
         MetadataBlock superblock = MetadataBlock.read(device, START, JournalFormat.SUPERBLOCK_TYPE);
         ByteBuffer payload = ByteBuffer.allocate(superblock.payload().remaining()).order(ByteOrder.LITTLE_ENDIAN);
         payload.put(superblock.payload().duplicate()).putLong(40, sequence).clear();
-        MetadataBlock.write(device, START, JournalFormat.SUPERBLOCK_TYPE, superblock.sequence(), payload);
+        MetadataBlock.write(device, START, JournalFormat.SUPERBLOCK_TYPE, headerSequence, payload);
         device.flush();
     }
 
