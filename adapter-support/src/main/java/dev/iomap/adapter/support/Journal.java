@@ -38,7 +38,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * transaction survives a power cut. The journal superblock (tail position and sequence) is written
  * only by {@code checkpoint}, after the home blocks are written and flushed; the head is not stored
  * but found by replay, which scans from the tail while sequence numbers continue and checksums hold,
- * and stops at the first transaction that does not (the torn tail). Sequence numbers are never
+ * and stops at the first transaction that does not (the torn tail). A transaction that does not
+ * verify while a later one is in the log was damaged, not torn: replay refuses to drop the committed
+ * transactions after it. Sequence numbers are never
  * reused: after a replay, numbering resumes {@code length - 1} past where the scan stopped.
  *
  * <p><b>Reading metadata.</b> Until a checkpoint, a committed block's home location holds its old
@@ -67,6 +69,12 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Journal {
     /** The smallest region: superblock, then room for a descriptor, one data block and a commit. */
     public static final long MIN_LENGTH_BLOCKS = 4;
+    /**
+     * The largest tail sequence number {@link #open} accepts: far more transactions than a journal
+     * commits, and far enough from {@code Long.MAX_VALUE} that the numbering never overflows (a forged
+     * sequence near it would wrap to a negative one, which the next open refuses).
+     */
+    static final long MAX_SEQUENCE = 1L << 62;
 
     private final BlockDevice device;
     private final int blockSize;
@@ -185,14 +193,18 @@ public final class Journal {
      * @return the journal, not yet replayed
      * @throws InvalidRangeException if the region is too small or not inside the device
      * @throws CorruptFilesystemException if the superblock is damaged, of another version or block
-     *     size, or describes another region
+     *     size, describes another region, or its header and tail sequence numbers differ
      * @throws IOException if the device fails
      */
     public static Journal open(BlockDevice device, long start, long length) throws IOException {
         checkRegion(device, start, length);
-        Superblock superblock = Superblock.decode(
-                MetadataBlock.read(device, start, JournalFormat.SUPERBLOCK_TYPE));
+        MetadataBlock block = MetadataBlock.read(device, start, JournalFormat.SUPERBLOCK_TYPE);
+        Superblock superblock = Superblock.decode(block);
         String where = "journal superblock at block " + start;
+        if (block.sequence() != superblock.tailSequence()) {
+            throw new CorruptFilesystemException(where + ": its header says sequence " + block.sequence()
+                    + " and its payload tail sequence " + superblock.tailSequence() + "; they are written equal");
+        }
         if (superblock.blockSize() != device.blockSize()) {
             throw new CorruptFilesystemException(where + " was made for " + superblock.blockSize()
                     + "-byte blocks; the device has " + device.blockSize() + "-byte blocks");
@@ -202,7 +214,7 @@ public final class Journal {
                     + ", +" + superblock.regionLength() + "), not [" + start + ", +" + length + ")");
         }
         if (superblock.tailPosition() < 0 || superblock.tailPosition() >= length - 1
-                || superblock.tailSequence() < 1) {
+                || superblock.tailSequence() < 1 || superblock.tailSequence() > MAX_SEQUENCE) {
             throw new CorruptFilesystemException(where + ": bad tail position "
                     + superblock.tailPosition() + " or sequence " + superblock.tailSequence());
         }
@@ -219,6 +231,8 @@ public final class Journal {
      * is harmless.
      *
      * @return what was applied
+     * @throws CorruptFilesystemException if the transaction the scan stopped at is followed in the log
+     *     by a later one of this journal: it was damaged, not torn, and nothing is applied or written
      * @throws IomapException if the journal was aborted
      * @throws IOException if the device fails (the journal is then aborted)
      */
@@ -247,6 +261,12 @@ public final class Journal {
                 }
             } catch (IOException e) {
                 throw abort(e);
+            }
+            long later = log.laterTransaction(sequence);
+            if (later >= 0) {
+                throw new CorruptFilesystemException("journal transaction " + sequence + " at log position " + position
+                        + " (block " + log.blockNo(position) + ") is damaged, yet transaction " + later
+                        + " was committed after it: replaying would lose committed transactions; nothing was replayed");
             }
             overlay.putAll(images);
             headPosition = position;

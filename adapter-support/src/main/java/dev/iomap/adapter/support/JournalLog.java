@@ -134,6 +134,40 @@ final class JournalLog {
         return new Scanner(position, sequence, room).scan();
     }
 
+    /**
+     * Looks through the whole log for a complete transaction of this journal with a sequence number
+     * above {@code sequence}. Commits are written one after the other, each flushed before the next
+     * starts, and sequence numbers never go back; so if the transaction {@code sequence} is not
+     * complete and a later one is found, it was not torn by a power cut but damaged afterwards. (A
+     * lone record with a higher number, damage in stale log space, is not a transaction.)
+     *
+     * @param sequence the sequence number of the transaction the scan stopped at
+     * @return the later sequence number found, or -1
+     * @throws IOException if the device fails
+     */
+    long laterTransaction(long sequence) throws IOException {
+        int chunk = 256;
+        for (long first = 0; first < logBlocks; first += chunk) {
+            int blocks = (int) Math.min(chunk, logBlocks - first);
+            ByteBuffer read = BlockIo.read(device, blockNo(first), blocks);
+            for (int i = 0; i < blocks; i++) {
+                ByteBuffer block = read.slice(i * blockSize, blockSize);
+                MetadataBlock header;
+                try {
+                    header = MetadataBlock.decodeAnyType(block, blockNo(first + i));
+                } catch (CorruptFilesystemException e) {
+                    continue;
+                }
+                if (header.type() == JournalFormat.DESCRIPTOR_TYPE && header.sequence() > sequence
+                        && header.payload().remaining() >= Long.BYTES && header.payload().getLong(0) == journalId
+                        && scan(first + i, header.sequence(), logBlocks) != null) {
+                    return header.sequence();
+                }
+            }
+        }
+        return -1;
+    }
+
     /** Writes the journal superblock; waits, does not flush. */
     void writeSuperblock(long tailPosition, long tailSequence) throws IOException {
         Superblock superblock = new Superblock(blockSize, journalId, start, length, tailPosition, tailSequence);

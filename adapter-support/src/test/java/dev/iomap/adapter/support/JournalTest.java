@@ -18,6 +18,7 @@ import dev.iomap.api.NoSpaceException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -160,30 +161,43 @@ class JournalTest {
         assertThat(Journal.open(device, START, LENGTH).replay().transactions()).isZero();
     }
 
-    /** Damage to one block of the middle transaction: it and every later one are ignored, for good. */
+    /**
+     * Damage to one block of the middle transaction: only the last transaction can be torn (each
+     * commit is flushed before the next starts), so a damaged one followed by a complete later one is
+     * refused, nothing applied or written, rather than dropped with every committed one after it (as
+     * replay did until ImageFuzzTest's crash images showed fsynced files losing their data). Damage to
+     * the last transaction is a torn tail: it alone is dropped, for good.
+     */
     @ParameterizedTest(name = "damaged log block {0}")
     @ValueSource(longs = {204, 205, 207})
-    void aTornTransactionEndsReplayAndLaterOnesStayDead(long damagedBlock) throws Exception {
+    void aDamagedMiddleTransactionIsRefusedAndADamagedLastOneIsDroppedForGood(long damagedBlock) throws Exception {
         Journal journal = formatted();
         commit(journal, Map.of(10L, fill(1)));                         // positions 0..2: blocks 201..203
         commit(journal, ordered(11L, fill(2), 12L, fill(3)));          // positions 3..6: blocks 204..207
         commit(journal, Map.of(13L, fill(4)));                         // positions 7..9: blocks 208..210
+        byte[] intact = block(power, damagedBlock);
         power.poke(damagedBlock * BLOCK + 40, new byte[] {(byte) 0xEE}, 0, 1);
+        var before = device.stats();
 
+        assertThatThrownBy(() -> Journal.open(device, START, LENGTH).replay())
+                .isInstanceOf(CorruptFilesystemException.class)
+                .hasMessage("journal transaction 17 at log position 3 (block 204) is damaged, yet transaction 18 was "
+                        + "committed after it: replaying would lose committed transactions; nothing was replayed");
+        assertThat(device.stats().minus(before).writes()).as("writes").isZero();
+        assertThat(block(power, 10)).isEqualTo(new byte[BLOCK]);
+
+        power.poke(damagedBlock * BLOCK, intact, 0, BLOCK);
+        power.poke(209L * BLOCK + 40, new byte[] {(byte) 0xEE}, 0, 1);
         Journal reopened = Journal.open(device, START, LENGTH);
-        assertThat(reopened.replay().transactions()).isEqualTo(1);
-        assertThat(block(power, 10)).isEqualTo(fill(1));
-        assertThat(block(power, 11)).isEqualTo(new byte[BLOCK]);
+        assertThat(reopened.replay().transactions()).isEqualTo(2);
+        assertThat(block(power, 11)).isEqualTo(fill(2));
         assertThat(block(power, 13)).isEqualTo(new byte[BLOCK]);
 
-        // A transaction the size of the torn one ends exactly where the old third one starts.
-        commit(reopened, ordered(21L, fill(5), 22L, fill(6)));
+        commit(reopened, Map.of(21L, fill(5)));
         power.restart(CutMode.LOSE_UNFLUSHED, null);
-        Journal again = Journal.open(device, START, LENGTH);
-
-        assertThat(again.replay().transactions()).isEqualTo(1);
+        assertThat(Journal.open(device, START, LENGTH).replay().transactions()).isEqualTo(1);
         assertThat(block(power, 21)).isEqualTo(fill(5));
-        assertThat(block(power, 13)).as("the third transaction must not come back").isEqualTo(new byte[BLOCK]);
+        assertThat(block(power, 13)).as("the torn third transaction must not come back").isEqualTo(new byte[BLOCK]);
     }
 
     @Test
@@ -339,6 +353,39 @@ class JournalTest {
         assertThatThrownBy(() -> Journal.open(device, START, LENGTH - 1))
                 .isInstanceOf(CorruptFilesystemException.class)
                 .hasMessage("journal superblock at block 200 describes the region [200, +16), not [200, +15)");
+    }
+
+    /**
+     * Found by ImageFuzzTest: a tail sequence forged (checksum recomputed) to Long.MAX_VALUE was
+     * accepted and the numbering overflowed to negative sequences, so the image a clean unmount left
+     * was refused at the next mount; one forged above the log's transactions (on a crash image) made
+     * replay find nothing and silently drop every committed transaction. The superblock's header
+     * carries the tail sequence too, so a forged one disagrees with it; and a sequence past 2^62 is
+     * refused even when both agree.
+     */
+    @Test
+    void refusesATailSequenceForgedOrThatWouldOverflow() throws Exception {
+        Journal.format(device, START, LENGTH, ID);
+        forgeTailSequence(4096, 1);
+        assertThatThrownBy(() -> Journal.open(device, START, LENGTH))
+                .isInstanceOf(CorruptFilesystemException.class)
+                .hasMessage("journal superblock at block 200: its header says sequence 1 and its payload tail "
+                        + "sequence 4096; they are written equal");
+        forgeTailSequence(Journal.MAX_SEQUENCE, Journal.MAX_SEQUENCE);
+        Journal.open(device, START, LENGTH).replay();
+        forgeTailSequence(Long.MAX_VALUE, Long.MAX_VALUE);
+        assertThatThrownBy(() -> Journal.open(device, START, LENGTH))
+                .isInstanceOf(CorruptFilesystemException.class)
+                .hasMessage("journal superblock at block 200: bad tail position 0 or sequence " + Long.MAX_VALUE);
+    }
+
+    /** Rewrites the journal superblock's tail sequence (payload offset 40) and header sequence, checksum valid. */
+    private void forgeTailSequence(long sequence, long headerSequence) throws IOException {
+        MetadataBlock superblock = MetadataBlock.read(device, START, JournalFormat.SUPERBLOCK_TYPE);
+        ByteBuffer payload = ByteBuffer.allocate(superblock.payload().remaining()).order(ByteOrder.LITTLE_ENDIAN);
+        payload.put(superblock.payload().duplicate()).putLong(40, sequence).clear();
+        MetadataBlock.write(device, START, JournalFormat.SUPERBLOCK_TYPE, headerSequence, payload);
+        device.flush();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.iomap.adapter.xfs;
 
 import dev.iomap.adapter.support.BlockRange;
+import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.NoSpaceException;
 import java.util.ArrayList;
@@ -155,10 +156,20 @@ final class BlockAllocator {
         changed(agno, 2);
     }
 
-    /** Removes an owner; the caller frees what has none left. */
+    /**
+     * Removes an owner; the caller frees what has none left. A count that would go below 0 is an
+     * inconsistency: the filesystem shuts down and nothing changes (nothing to free).
+     */
     RefcountMap.Change decrementRefcount(long start, long length) {
         int agno = geometry.agOf(start);
-        RefcountMap.Change change = groups[agno].decrementRefcount(start, length);
+        RefcountMap.Change change;
+        try {
+            change = groups[agno].decrementRefcount(start, length);
+        } catch (CorruptFilesystemException e) {
+            var _ = corruption.apply("freeing blocks " + new BlockRange(start, length) + " (device offset "
+                    + start * geometry.blockSize() + "): " + e.getMessage());
+            return new RefcountMap.Change(List.of(), List.of());
+        }
         changed(agno, 2);
         return change;
     }

@@ -1,6 +1,7 @@
 package dev.iomap.adapter.xfs;
 
 import dev.iomap.adapter.support.BlockRange;
+import dev.iomap.api.CorruptFilesystemException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -78,13 +79,22 @@ final class RefcountMap {
     }
 
     /**
-     * Removes one owner from every block of the range.
+     * Removes one owner from every block of the range. A record below 2 owners (which no loaded or
+     * computed map holds) would make a count negative: nothing changes and the caller is told.
      *
      * @param start first block
      * @param length blocks, all owned
      * @return the blocks that have no owner left (to free) and those with exactly one (no longer shared)
+     * @throws CorruptFilesystemException if a record over the range counts fewer than 2 owners
      */
-    Change decrement(long start, long length) {
+    Change decrement(long start, long length) throws CorruptFilesystemException {
+        for (Record record : overlapping(start, start + length)) {
+            if (record.count() < 2) {
+                throw new CorruptFilesystemException("the reference count record of blocks [" + record.start() + ", "
+                        + record.end() + ") says " + record.count() + " owners; removing one would leave "
+                        + (record.count() - 1));
+            }
+        }
         return adjust(start, length, -1);
     }
 
@@ -126,10 +136,9 @@ final class RefcountMap {
             updated.add(new Record(from, to - from, count));
         } else if (count == 1) {
             nowSingle.add(new BlockRange(from, to - from));
-        } else if (count == 0) {
-            nowFree.add(new BlockRange(from, to - from));
         } else {
-            throw new IllegalStateException("reference count of blocks [" + from + ", " + to + ") went negative");
+            // 0: decrement refuses records below 2, so no count goes below 0.
+            nowFree.add(new BlockRange(from, to - from));
         }
     }
 

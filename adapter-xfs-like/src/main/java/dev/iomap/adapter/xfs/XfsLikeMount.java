@@ -187,8 +187,10 @@ final class XfsLikeMount implements MountedFilesystem {
         return change(() -> namespace.rename(fromDir, fromName, toDir, toName));
     }
 
+    /** @throws dev.iomap.api.FilesystemShutdownException after a shutdown, as every operation */
     @Override
-    public FsStat statfs() {
+    public FsStat statfs() throws IOException {
+        volume.checkNotShutDown();
         long inodes = volume.geometry.inodeCount() - 1;
         volume.metaLock.lock();
         try {

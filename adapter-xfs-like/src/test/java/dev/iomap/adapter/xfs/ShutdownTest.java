@@ -50,8 +50,10 @@ class ShutdownTest {
     /** After a shutdown: every operation fails, nothing is written, the image stays unclean. */
     private static void assertShutDown(DirectMount dm, Extent victim) throws IOException {
         long writes = dm.device.stats().writes();
-        assertThatThrownBy(() -> dm.mount.create(dm.mount.rootIno(), "late", FileType.REGULAR))
-                .isInstanceOf(FilesystemShutdownException.class).hasMessageNotContaining("\n");
+        Throwable create = catchThrowable(() -> dm.mount.create(dm.mount.rootIno(), "late", FileType.REGULAR));
+        assertThat(create).isInstanceOf(FilesystemShutdownException.class).hasMessageNotContaining("\n");
+        assertThatThrownBy(() -> dm.mount.statfs()).as("statfs, like every operation")
+                .isInstanceOf(FilesystemShutdownException.class).hasMessage(create.getMessage());
         assertThatThrownBy(() -> dm.mount.getattr(2)).isInstanceOf(FilesystemShutdownException.class);
         assertThatThrownBy(() -> dm.mount.sync()).isInstanceOf(FilesystemShutdownException.class);
         assertThatThrownBy(() -> dm.mount.unmount()).isInstanceOf(FilesystemShutdownException.class);
@@ -93,6 +95,25 @@ class ShutdownTest {
             dm.mount.unlink(dm.mount.rootIno(), "victim");
             assertThatThrownBy(() -> dm.mount.evict(2)).isInstanceOf(FilesystemShutdownException.class)
                     .hasMessageContaining("free already");
+            assertShutDown(dm, victim);
+        }
+    }
+
+    /**
+     * Found by ImageFuzzTest's review of what the runtime throws: a reference count about to go below
+     * zero threw IllegalStateException out of the mount instead of shutting it down.
+     */
+    @Test
+    void aReferenceCountThatWouldGoNegativeShutsDown() throws Exception {
+        try (DirectMount dm = withVictim()) {
+            Extent victim = victimExtent(dm);
+            Volume volume = dm.mount.volume();
+            // A record no mount loads (counts are at least 2), as a forged leaf that slipped past mount would be.
+            volume.allocator.group(volume.geometry.agOf(victim.deviceBlock())).refcounts()
+                    .load(new RefcountMap.Record(victim.deviceBlock(), victim.length(), 0));
+            dm.mount.unlink(dm.mount.rootIno(), "victim");
+            assertThatThrownBy(() -> dm.mount.evict(2)).isInstanceOf(FilesystemShutdownException.class)
+                    .hasMessageContaining("reference count record").hasMessageContaining("says 0 owners");
             assertShutDown(dm, victim);
         }
     }

@@ -178,13 +178,16 @@ public final class SnapAdapter implements FilesystemAdapter {
     }
 
     /**
-     * Loads the newest valid commit; writes nothing (the first write to the device is a data write
-     * or a commit).
+     * Loads the newest valid commit, verified as {@link #fsck} verifies it (so that a commit whose
+     * checksum holds but whose content does not, as a forged one, is refused before anything is
+     * written on top of it); writes nothing (the first write to the device is a data write or a
+     * commit).
      *
      * @param device a snapfs image
      * @param options ignored: snapfs has no mount options
      * @return the mount, whose calls are serialised on itself
-     * @throws CorruptFilesystemException if there is no snapfs superblock or no valid commit
+     * @throws CorruptFilesystemException if there is no snapfs superblock, no valid commit, or the
+     *     commit breaks a rule {@link #fsck} checks (one line, the first problem)
      * @throws IOException if the device fails
      */
     @Override
@@ -194,14 +197,22 @@ public final class SnapAdapter implements FilesystemAdapter {
         if (slot == null || slot.sequence() == 0) {
             throw new CorruptFilesystemException("snapfs: no valid metadata slot");
         }
-        return new SnapMount(device, layout, SnapState.deserialize(slot.payload()), slot.sequence(), afterWriteBegin,
+        SnapState state = SnapState.deserialize(slot.payload(), layout);
+        List<String> problems = problems(layout, state, slot.sequence());
+        if (!problems.isEmpty()) {
+            throw new CorruptFilesystemException("snapfs: commit " + slot.sequence() + ": " + problems.getFirst()
+                    + (problems.size() > 1 ? " (and " + (problems.size() - 1) + " more problems)" : "") + "; run fsck");
+        }
+        return new SnapMount(device, layout, state, slot.sequence(), afterWriteBegin,
                 capabilities.contains(Capability.DURABLE_FSYNC));
     }
 
     /**
      * Checks the newest valid commit: every block inside the data area and mapped once, every
-     * directory entry naming an existing inode with a valid name ({@link FileNames#check}'s rules),
-     * link counts equal to the names, no entries in regular files.
+     * directory entry a valid name ({@link FileNames#check}'s rules) of an existing inode, link counts
+     * equal to the names, no entries in regular files and no blocks in directories, every linked inode
+     * reachable from the root, inode numbers below the next one to be handed out, and a sequence number
+     * that cannot overflow.
      *
      * @param device a snapfs image, not mounted
      * @return the problems: only the superblock's if it is not a valid snapfs superblock, and
@@ -220,36 +231,62 @@ public final class SnapAdapter implements FilesystemAdapter {
         if (slot == null) {
             return new FsckReport(List.of("no valid metadata slot"), "superblock");
         }
-        SnapState state = SnapState.deserialize(slot.payload());
+        SnapState state;
+        try {
+            state = SnapState.deserialize(slot.payload(), layout);
+        } catch (CorruptFilesystemException e) {
+            return new FsckReport(List.of(e.getMessage()), "superblock, commit " + slot.sequence());
+        }
+        long blocks = state.inodes.values().stream().mapToLong(inode -> inode.blocks.size()).sum();
+        return new FsckReport(problems(layout, state, slot.sequence()), state.inodes.size() + " inodes, " + blocks
+                + " blocks, commit " + slot.sequence());
+    }
+
+    /** The rules a commit must keep, checked by fsck and by mount. */
+    private static List<String> problems(SnapLayout layout, SnapState state, long sequence) {
         List<String> problems = new ArrayList<>();
+        if (sequence > SnapLayout.MAX_SEQUENCE) {
+            problems.add("commit sequence " + sequence + " is past " + SnapLayout.MAX_SEQUENCE);
+        }
+        Inode root = state.inodes.get(SnapState.ROOT);
+        if (root == null || root.type != FileType.DIRECTORY) {
+            problems.add("the root directory (inode " + SnapState.ROOT + ") is missing");
+        }
         BitSet owners = new BitSet();
         Map<Long, Integer> names = new HashMap<>();
-        long blocks = 0;
         for (Inode inode : state.inodes.values()) {
+            if (inode.ino < 1 || inode.ino >= state.nextIno) {
+                problems.add("inode " + inode.ino + " is not below the next inode number " + state.nextIno);
+            }
+            if (inode.size < 0 || inode.size > SnapMount.MAX_FILE_SIZE) {
+                problems.add("inode " + inode.ino + " has size " + inode.size);
+            }
             for (Map.Entry<Long, Long> entry : inode.blocks.entrySet()) {
                 long deviceBlock = SnapState.deviceBlock(entry.getValue());
-                blocks++;
                 if (deviceBlock < layout.firstDataBlock() || deviceBlock >= layout.totalBlocks()) {
                     problems.add("inode " + inode.ino + " block " + entry.getKey() + " maps outside the data area: "
                             + deviceBlock);
                 } else if (owners.get((int) deviceBlock)) {
                     problems.add("device block " + deviceBlock + " is used twice (inode " + inode.ino + ")");
+                } else {
+                    owners.set((int) deviceBlock);
                 }
-                owners.set((int) deviceBlock);
             }
             for (Map.Entry<String, Long> entry : inode.entries.entrySet()) {
                 long child = entry.getValue();
-                if (!FileNames.isValid(entry.getKey())) {
-                    problems.add("directory " + inode.ino + " has a bad name '" + entry.getKey() + "' (empty, '.',"
-                            + " '..', '/' or NUL, or over " + FileNames.MAX_NAME_BYTES + " bytes)");
-                }
                 names.merge(child, 1, Integer::sum);
                 if (!state.inodes.containsKey(child)) {
                     problems.add("directory " + inode.ino + " names missing inode " + child);
                 }
+                if (!validName(entry.getKey())) {
+                    problems.add("directory " + inode.ino + " has an invalid name for inode " + child);
+                }
             }
             if (inode.type == FileType.REGULAR && !inode.entries.isEmpty()) {
                 problems.add("regular file " + inode.ino + " has directory entries");
+            }
+            if (inode.type == FileType.DIRECTORY && !inode.blocks.isEmpty()) {
+                problems.add("directory " + inode.ino + " maps data blocks");
             }
         }
         for (Inode inode : state.inodes.values()) {
@@ -259,7 +296,25 @@ public final class SnapAdapter implements FilesystemAdapter {
                 problems.add("inode " + inode.ino + " has link count " + inode.links + " but " + found + " names");
             }
         }
-        return new FsckReport(problems, state.inodes.size() + " inodes, " + blocks + " blocks, commit "
-                + slot.sequence());
+        unreachable(state).forEach(ino -> problems.add("inode " + ino + " is linked but not reachable from the root"));
+        return problems;
+    }
+
+    private static boolean validName(String name) {
+        return FileNames.isValid(name);
+    }
+
+    /** @return the inodes with links that no path from the root reaches */
+    private static List<Long> unreachable(SnapState state) {
+        Set<Long> reached = new java.util.HashSet<>();
+        java.util.ArrayDeque<Long> queue = new java.util.ArrayDeque<>(List.of(SnapState.ROOT));
+        while (!queue.isEmpty()) {
+            Inode inode = state.inodes.get(queue.poll());
+            if (inode != null && reached.add(inode.ino)) {
+                queue.addAll(inode.entries.values());
+            }
+        }
+        return state.inodes.values().stream().filter(inode -> inode.links > 0 && !reached.contains(inode.ino))
+                .map(inode -> inode.ino).toList();
     }
 }

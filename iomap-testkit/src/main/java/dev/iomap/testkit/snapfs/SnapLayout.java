@@ -21,6 +21,8 @@ record SnapLayout(int blockSize, long totalBlocks, int slotBlocks) {
     private static final long SUPER_MAGIC = 0x534E415046533031L; // "SNAPFS01"
     private static final long SLOT_MAGIC = 0x534E41504D455441L; // "SNAPMETA"
     private static final int SLOT_HEADER = 24;
+    /** The largest commit sequence number mount accepts: unreachable, and far from overflowing. */
+    static final long MAX_SEQUENCE = 1L << 62;
 
     static SnapLayout forDevice(BlockDevice device, int blockSize) {
         return forCapacity(device.capacity(), blockSize);
@@ -72,8 +74,14 @@ record SnapLayout(int blockSize, long totalBlocks, int slotBlocks) {
         if (stored != crc(block.array(), 0, 24)) {
             throw new CorruptFilesystemException("snapfs: superblock checksum mismatch at device offset 0");
         }
-        if (Integer.bitCount(blockSize) != 1 || totalBlocks * blockSize > device.capacity() || slotBlocks <= 0) {
+        if (Integer.bitCount(blockSize) != 1 || blockSize < device.blockSize() || totalBlocks < 0
+                || totalBlocks > device.capacity() / blockSize || slotBlocks <= 0) {
             throw new CorruptFilesystemException("snapfs: superblock geometry does not fit the device");
+        }
+        SnapLayout expected = forCapacity(totalBlocks * blockSize, blockSize);
+        if (slotBlocks != expected.slotBlocks() || expected.dataBlocks() < 16) {
+            throw new CorruptFilesystemException("snapfs: superblock says " + slotBlocks + "-block metadata slots for "
+                    + totalBlocks + " blocks; format makes " + expected.slotBlocks() + "-block ones");
         }
         return new SnapLayout(blockSize, totalBlocks, slotBlocks);
     }
@@ -95,11 +103,22 @@ record SnapLayout(int blockSize, long totalBlocks, int slotBlocks) {
     record Slot(long sequence, byte[] payload) {
     }
 
-    /** @return the valid slot with the higher sequence, or null */
+    /**
+     * Commit {@code n} is written to slot {@code n % 2}, so two valid slots hold consecutive commits
+     * (a torn commit fails its checksum): a slot holding a commit of the other slot's parity, or two
+     * valid slots whose commits are not consecutive, are damage no power cut leaves.
+     *
+     * @return the valid slot with the higher sequence, or null
+     * @throws CorruptFilesystemException if both slots verify but do not hold consecutive commits
+     */
     Slot readNewestSlot(BlockDevice device) throws IOException {
+        Slot[] slots = {readSlot(device, 0), readSlot(device, 1)};
+        if (slots[0] != null && slots[1] != null && Math.abs(slots[0].sequence() - slots[1].sequence()) != 1) {
+            throw new CorruptFilesystemException("snapfs: the metadata slots hold commits " + slots[0].sequence()
+                    + " and " + slots[1].sequence() + ", which are not consecutive");
+        }
         Slot best = null;
-        for (int which = 0; which < 2; which++) {
-            Slot slot = readSlot(device, which);
+        for (Slot slot : slots) {
             if (slot != null && (best == null || slot.sequence() > best.sequence())) {
                 best = slot;
             }
@@ -118,7 +137,8 @@ record SnapLayout(int blockSize, long totalBlocks, int slotBlocks) {
         long sequence = first.getLong();
         int length = first.getInt();
         int stored = first.getInt();
-        if (length < 0 || SLOT_HEADER + (long) length > (long) slotBlocks * blockSize) {
+        if (length < 0 || SLOT_HEADER + (long) length > (long) slotBlocks * blockSize || sequence < 0
+                || sequence % 2 != which) {
             return null;
         }
         long slotBytes = (SLOT_HEADER + (long) length + blockSize - 1) / blockSize * blockSize;

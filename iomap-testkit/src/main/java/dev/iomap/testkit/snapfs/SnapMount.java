@@ -48,7 +48,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * it. After {@link #unmount} the mount must not be used.
  */
 final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
-    private static final long MAX_FILE_SIZE = 1L << 40;
+    static final long MAX_FILE_SIZE = 1L << 40;
     private static final int MAX_RUN_BLOCKS = 1024;
 
     private final BlockDevice device;

@@ -159,7 +159,17 @@ final class SnapState {
         return runs;
     }
 
-    static SnapState deserialize(byte[] payload) throws CorruptFilesystemException {
+    /**
+     * Decodes a commit, checking what decoding itself relies on: every mapped run non-empty, inside
+     * the data area and of a committed state (pending blocks are never committed). The rules across
+     * inodes are {@code SnapAdapter}'s.
+     *
+     * @param payload the slot's payload
+     * @param layout the device's layout
+     * @return the state
+     * @throws CorruptFilesystemException if the payload does not decode or a run is out of range
+     */
+    static SnapState deserialize(byte[] payload, SnapLayout layout) throws CorruptFilesystemException {
         SnapState state = new SnapState();
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
             state.nextIno = in.readLong();
@@ -188,12 +198,22 @@ final class SnapState {
                     long device = in.readLong();
                     int length = in.readInt();
                     int blockState = in.readByte();
+                    if (length < 1 || fileBlock < 0 || fileBlock > SnapMount.MAX_FILE_SIZE / layout.blockSize() - length
+                            || device < layout.firstDataBlock() || device > layout.totalBlocks() - length
+                            || (blockState != UNWRITTEN && blockState != WRITTEN)) {
+                        throw new CorruptFilesystemException("snapfs: inode " + ino + " maps file blocks [" + fileBlock
+                                + ", +" + length + ") to device blocks from " + device + " in state " + blockState
+                                + ", outside the data area [" + layout.firstDataBlock() + ", " + layout.totalBlocks()
+                                + ") or not a committed state");
+                    }
                     for (int b = 0; b < length; b++) {
                         inode.blocks.put(fileBlock + b, pack(device + b, blockState));
                     }
                 }
                 state.inodes.put(ino, inode);
             }
+        } catch (CorruptFilesystemException e) {
+            throw e;
         } catch (IOException e) {
             throw new CorruptFilesystemException("snapfs: metadata does not decode: " + e);
         }

@@ -1,0 +1,114 @@
+package dev.iomap.it.fuzz;
+
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.IomapFile;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.testkit.Geometry;
+import dev.iomap.testkit.TestData;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * One adapter on one geometry, as the fuzzer sees it: how to make, populate and open its image,
+ * where its metadata structures are (from the adapter's README), and the write workload run on its
+ * mutants.
+ */
+abstract class FuzzTarget {
+
+    /** Whether an image says it was cleanly unmounted. */
+    enum CleanFlag {
+        CLEAN,
+        NOT_CLEAN,
+        /** The format has no such flag. */
+        NONE
+    }
+
+    /** @return the adapter's name */
+    abstract String adapter();
+
+    /** @return the geometry's short name */
+    abstract String label();
+
+    /** @return the bytes of what a "block" of the image is (the filesystem block) */
+    abstract int blockSize();
+
+    /** @return the page-cache geometry of every mount */
+    abstract Geometry mountGeometry();
+
+    /** @return a blank device holding the image */
+    abstract RamBlockDevice newImage();
+
+    /** @return what format is called on (a zoned device over the image, or the image itself) */
+    BlockDevice formatting(RamBlockDevice image) throws IOException {
+        return image;
+    }
+
+    /** @return what mount and fsck are called on */
+    BlockDevice opening(RamBlockDevice image) throws IOException {
+        return image;
+    }
+
+    /** Releases what {@link #formatting} or {@link #opening} made, after unmount. */
+    void release(BlockDevice device) throws IOException {
+    }
+
+    abstract FormatOptions formatOptions();
+
+    /**
+     * @return whether the pristine image is taken while mounted, after {@link #populate} synced: a
+     *     crash image, whose journal replay the mutants then exercise
+     */
+    boolean crashImage() {
+        return false;
+    }
+
+    /**
+     * @return for a crash image, the blocks of the journal's last transaction (its descriptors, logged
+     *     images and commit), empty otherwise
+     */
+    java.util.Set<Long> lastTransactionBlocks(RamBlockDevice image, ImageMap map) throws IOException {
+        return java.util.Set.of();
+    }
+
+    /** Makes the files and directories of the pristine image. */
+    abstract void populate(IomapFileSystem fs) throws IOException;
+
+    /** @return the workload run on every mutant that mounts */
+    abstract Workload workload(FileTree original);
+
+    /** @return the metadata structures of a pristine image */
+    abstract List<Structure> structures(RamBlockDevice image) throws IOException;
+
+    /**
+     * @param block an image block
+     * @return the file blocks the format itself places there (zonefs-like: the zones' files), empty
+     *     where only the content can tell (the default)
+     */
+    List<ImageMap.Owner> layoutOwners(long block) {
+        return List.of();
+    }
+
+    /** @return whether the image says it was cleanly unmounted */
+    CleanFlag cleanFlag(RamBlockDevice image) throws IOException {
+        return CleanFlag.NONE;
+    }
+
+    @Override
+    public String toString() {
+        return adapter() + "/" + label();
+    }
+
+    /** Creates {@code path} holding {@code length} bytes of its own pattern (seeded by its name). */
+    static void file(IomapFileSystem fs, String path, int length) throws IOException {
+        try (IomapFile file = fs.create(path)) {
+            file.write(0, TestData.buffer(seedOf(path), 0, length));
+        }
+    }
+
+    /** @return the pattern seed of a file's original content */
+    static long seedOf(String path) {
+        return path.hashCode() * 0x9E3779B97F4A7C15L;
+    }
+}
