@@ -7,6 +7,7 @@ import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
 import java.io.IOException;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -68,6 +69,25 @@ public interface FilesystemAdapter {
      */
     default boolean probe(BlockDevice device) throws IOException {
         return false;
+    }
+
+    /**
+     * What {@link #probe} answers, with the block size the superblock records, so that a tool
+     * can open an image without being told how. Reads only the start of the device (its first 512
+     * bytes suffice for every adapter of this project), through a device of any block size up to the
+     * filesystem's, usually 512; never writes, and checks no checksum: a damaged superblock is still
+     * recognised, with {@link ProbedFormat#UNKNOWN_BLOCK_SIZE} if its block size is out of range. The
+     * default answers {@link #probe} with an unknown block size: an adapter overrides it when its
+     * superblock says its block size.
+     *
+     * @param device the device, often a 512-byte-block view of an image
+     * @return the format found, or empty if the device does not carry this adapter's
+     * @throws IOException on a device error
+     */
+    default Optional<ProbedFormat> probeFormat(BlockDevice device) throws IOException {
+        return probe(device)
+                ? Optional.of(new ProbedFormat(name(), ProbedFormat.UNKNOWN_BLOCK_SIZE))
+                : Optional.empty();
     }
 
     /**

@@ -4,12 +4,13 @@ import dev.iomap.api.IomapFileSystems;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.AdapterPlugin;
 import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.ProbedFormat;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 
-/** The adapters on the class path, as their plugins declare them, for what mkfs checks first. */
+/** The adapters on the class path, as their plugins declare them: what mkfs checks first, what probes images. */
 final class Adapters {
 
     private Adapters() {
@@ -41,6 +42,19 @@ final class Adapters {
             if (adapter.probe(device)) {
                 found.add(adapter.name());
             }
+        }
+        return found;
+    }
+
+    /**
+     * @param device an open device, usually a 512-byte-block view of an image
+     * @return what each adapter whose format the device seems to hold found in its superblock
+     * @throws IOException if the device cannot be read
+     */
+    static List<ProbedFormat> probeFormats(BlockDevice device) throws IOException {
+        List<ProbedFormat> found = new ArrayList<>();
+        for (FilesystemAdapter adapter : all()) {
+            adapter.probeFormat(device).ifPresent(found::add);
         }
         return found;
     }

@@ -29,16 +29,16 @@ final class FsckCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         FsckReport report;
         try (BlockDevice device = image.openReadOnly()) {
-            report = IomapFileSystems.fsck(image.adapter, device);
+            report = IomapFileSystems.fsck(image.adapter(), device);
         } catch (CorruptFilesystemException e) {
-            report = new FsckReport(List.of(e.getMessage()), "nothing: the image is not readable as " + image.adapter);
+            report = new FsckReport(List.of(e.getMessage()), "nothing: the image is not readable as " + image.adapter());
         }
         if (report.isClean()) {
-            out.println(image.image + ": clean (" + image.adapter + "; checked " + report.checked() + ")");
+            out.println(image.image + ": clean (" + image.adapter() + "; checked " + report.checked() + ")");
             return 0;
         }
         out.println(image.image + ": " + report.problems().size() + " problem" + (report.problems().size() == 1 ? "" : "s")
-                + " (" + image.adapter + "; checked " + report.checked() + "):");
+                + " (" + image.adapter() + "; checked " + report.checked() + "):");
         report.problems().forEach(problem -> out.println("  " + problem));
         return 1;
     }

@@ -1,44 +1,87 @@
 package dev.iomap.cli;
 
+import dev.iomap.api.IomapFileSystems;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.devices.FileBlockDevice;
 import dev.iomap.devices.OverlayDevice;
 import dev.iomap.devices.ZonedDevice;
+import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.ProbedFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
  * The options every image command shares: the adapter, the image file and its block size. An image
  * is opened as a device whose logical block size is the filesystem's block size (adapters such as
- * xfs-like require them to be equal), so fsck and stat need to be told a block size other than 4096.
+ * xfs-like require them to be equal). Like {@code blkid}, the commands on an existing image read the
+ * adapter and the block size from its superblock ({@link FilesystemAdapter#probeFormat}, through a
+ * read-only 512-byte-block view, before the image is opened): {@code --adapter} and
+ * {@code --block-size} are needed only by mkfs, and one given that disagrees with the image is
+ * refused in one line.
  *
  * <p>How a command holds the image ({@link FileBlockDevice}'s lock): mount and mkfs for writing,
  * alone; fsck read-only and stat read-only under an in-memory overlay, sharing the image with other
  * read-only commands. An image holding an emulated zoned device ({@link ZonedDevice}) is opened as
- * one, over the file device, so that a zoned adapter sees its zones.
+ * one, over the file device, so that a zoned adapter sees its zones; it is probed through it too.
  */
 final class ImageOptions {
 
-    @Option(names = "--adapter", defaultValue = "xfs-like", paramLabel = "NAME",
-            description = "the filesystem adapter (default: ${DEFAULT-VALUE})")
+    /** The adapter mkfs formats with when not given one. */
+    static final String DEFAULT_ADAPTER = "xfs-like";
+
+    /** The block size mkfs formats with, and an image whose superblock does not say is opened with. */
+    static final int DEFAULT_BLOCK_SIZE = 4096;
+
+    /** Device block size for probing an image: every adapter's superblock starts in it. */
+    private static final int PROBE_BLOCK_SIZE = 512;
+
+    @Option(names = "--adapter", paramLabel = "NAME",
+            description = "the filesystem adapter (default: the one whose superblock the image holds;"
+                    + " mkfs: " + DEFAULT_ADAPTER + ")")
     String adapter;
 
     @Parameters(index = "0", paramLabel = "IMAGE", description = "the image file")
     Path image;
 
-    @Option(names = "--block-size", defaultValue = "4096", paramLabel = "SIZE",
-            description = "the filesystem's block size, 512 to 64k (default: ${DEFAULT-VALUE})")
+    @Option(names = "--block-size", paramLabel = "SIZE",
+            description = "the filesystem's block size, 512 to 64k (default: what the image's superblock"
+                    + " says; mkfs: " + DEFAULT_BLOCK_SIZE + ")")
     String blockSize;
 
+    /** The adapter and block size the image was opened with, once it is. */
+    private ProbedFormat opened;
+
+    /** @return {@code --adapter}, or {@link #DEFAULT_ADAPTER} if not given: what mkfs formats with */
+    String adapterOrDefault() {
+        return adapter == null ? DEFAULT_ADAPTER : adapter;
+    }
+
     /**
-     * @return {@link #blockSize} in bytes
+     * @return the adapter the image was opened for: {@code --adapter}, or the one its superblock
+     *     names; before the image is open (or if opening it failed), {@code --adapter} or "any
+     *     adapter", for messages
+     */
+    String adapter() {
+        if (opened != null) {
+            return opened.adapter();
+        }
+        return adapter == null ? "any adapter" : adapter;
+    }
+
+    /**
+     * @return {@link #blockSize} in bytes, or {@link #DEFAULT_BLOCK_SIZE} if not given
      * @throws UsageException if it is not a size
      */
     int blockSizeBytes() throws UsageException {
+        if (blockSize == null) {
+            return DEFAULT_BLOCK_SIZE;
+        }
         try {
             int bytes = Math.toIntExact(Units.parseSize(blockSize, 1024));
             if (Integer.bitCount(bytes) != 1 || bytes < 512 || bytes > 65536) {
@@ -51,7 +94,7 @@ final class ImageOptions {
     }
 
     /**
-     * @return the existing image as a device with blocks of {@link #blockSize}, as large as the file,
+     * @return the existing image as a device with blocks of the filesystem's block size, as large as the file,
      *     held for writing: no other device may have it open
      * @throws UsageException if the block size is not one, or the image is not a regular file
      * @throws dev.iomap.device.DeviceBusyException if another device has the image open
@@ -83,16 +126,113 @@ final class ImageOptions {
         return zonedIfZoned(new OverlayDevice(FileBlockDevice.openReadOnly(image, bytes, false)));
     }
 
-    /** @return the block size, once the image is known to be an existing regular file */
+    /**
+     * Checks that the image is an existing regular file, probes it, and settles {@link #opened}.
+     *
+     * @return the block size to open it with
+     */
     private int checkExisting() throws UsageException, IOException {
-        int bytes = blockSizeBytes();
+        int given = blockSizeBytes();
         if (!Files.exists(image)) {
             throw new NoSuchFileException(image.toString());
         }
         if (!Files.isRegularFile(image)) {
             throw new UsageException(image + " is not a regular file");
         }
-        return bytes;
+        opened = format(probe(image), given);
+        return opened.blockSize();
+    }
+
+    /**
+     * What probing an image found.
+     *
+     * @param found what each adapter that recognised it read in its superblock
+     * @param zonedBlockSize the block size of the emulated zoned device it holds, which the file must
+     *     be opened with; 0 if it holds none
+     */
+    private record Probe(List<ProbedFormat> found, int zonedBlockSize) {
+    }
+
+    /**
+     * @param probe what the image holds
+     * @param given the block size given, or the default
+     * @return the adapter and the device block size to open the image with
+     * @throws UsageException if an option given disagrees with the image, or no adapter was given
+     *     and none (or more than one) recognised it
+     */
+    private ProbedFormat format(Probe probe, int given) throws UsageException {
+        ProbedFormat format = adapterFormat(probe.found(), given);
+        if (probe.zonedBlockSize() == 0) {
+            return format;
+        }
+        // The filesystem's block size, checked above if its superblock says it, may exceed the device's.
+        boolean checked = probe.found().stream().anyMatch(probed -> probed.adapter().equals(format.adapter())
+                && probed.blockSize() != ProbedFormat.UNKNOWN_BLOCK_SIZE);
+        if (!checked && blockSize != null && given != probe.zonedBlockSize()) {
+            throw new UsageException(image + " holds an emulated zoned device with " + probe.zonedBlockSize()
+                    + "-byte blocks, not " + given + " (--block-size)");
+        }
+        return new ProbedFormat(format.adapter(), probe.zonedBlockSize());
+    }
+
+    /**
+     * @param found what the image's superblock says, per adapter that recognised it
+     * @param given the block size given, or the default
+     * @return the adapter, and the filesystem's block size
+     */
+    private ProbedFormat adapterFormat(List<ProbedFormat> found, int given) throws UsageException {
+        if (adapter == null && found.isEmpty()) {
+            throw new UsageException(image + " holds no filesystem that an adapter recognises (adapters: "
+                    + String.join(", ", IomapFileSystems.adapters()) + "): give --adapter");
+        }
+        if (adapter == null && found.size() > 1) {
+            throw new UsageException(image + " looks like a " + names(found) + " filesystem: give --adapter");
+        }
+        if (found.isEmpty()) {
+            return new ProbedFormat(adapter, given);
+        }
+        ProbedFormat format = found.getFirst();
+        if (adapter != null) {
+            format = found.stream().filter(probed -> probed.adapter().equals(adapter)).findFirst()
+                    .orElseThrow(() -> new UsageException(image + " holds a " + names(found)
+                            + " filesystem, not " + adapter + " (--adapter)"));
+        }
+        if (format.blockSize() == ProbedFormat.UNKNOWN_BLOCK_SIZE) {
+            return new ProbedFormat(format.adapter(), given);
+        }
+        if (blockSize != null && format.blockSize() != given) {
+            throw new UsageException(image + " holds a " + format.adapter() + " filesystem with "
+                    + format.blockSize() + "-byte blocks, not " + given + " (--block-size)");
+        }
+        return format;
+    }
+
+    private static String names(List<ProbedFormat> found) {
+        return found.stream().map(ProbedFormat::adapter).collect(Collectors.joining(" or "));
+    }
+
+    /**
+     * Reads the image's first blocks, read-only through a {@link #PROBE_BLOCK_SIZE}-byte-block view
+     * (and the emulated zoned device it holds, if any), for the adapters that recognise it.
+     *
+     * @param image an existing regular file
+     * @return what it holds; nothing if the file is not a whole number of probe blocks
+     * @throws dev.iomap.device.DeviceBusyException if a device for writing has the image open
+     * @throws IOException if the image cannot be read, or holds a damaged zoned device
+     */
+    private static Probe probe(Path image) throws IOException {
+        long size = Files.size(image);
+        if (size == 0 || size % PROBE_BLOCK_SIZE != 0) {
+            return new Probe(List.of(), 0);
+        }
+        try (FileBlockDevice probed = FileBlockDevice.openReadOnly(image, PROBE_BLOCK_SIZE, false)) {
+            if (!ZonedDevice.holdsZones(probed)) {
+                return new Probe(Adapters.probeFormats(probed), 0);
+            }
+            try (ZonedDevice zoned = ZonedDevice.probe(probed).orElseThrow()) {
+                return new Probe(Adapters.probeFormats(zoned), zoned.blockSize());
+            }
+        }
     }
 
     /** @return {@code device}, or the zoned device it holds over it; on failure it is closed */

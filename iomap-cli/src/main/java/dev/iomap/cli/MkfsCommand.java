@@ -66,12 +66,12 @@ final class MkfsCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new UsageException("bad format options: " + e.getMessage());
         }
-        FilesystemAdapter adapter = Adapters.named(image.adapter);
+        FilesystemAdapter adapter = Adapters.named(image.adapterOrDefault());
         long capacity = capacity(blockSize);
         try {
             adapter.checkFormat(blockSize, capacity, options);
         } catch (IllegalArgumentException e) {
-            throw new UsageException(image.adapter + ": " + e.getMessage());
+            throw new UsageException(image.adapterOrDefault() + ": " + e.getMessage());
         }
         PrintWriter out = spec.commandLine().getOut();
         boolean created = !Files.exists(image.image);
@@ -91,10 +91,10 @@ final class MkfsCommand implements Callable<Integer> {
     private void format(int blockSize, long capacity, FormatOptions options, PrintWriter out)
             throws UsageException, IOException {
         try (BlockDevice device = openEmpty(blockSize, capacity)) {
-            IomapFileSystems.format(image.adapter, device, options);
-            try (IomapFileSystem fs = IomapFileSystems.mount(image.adapter, device, MountOptions.defaults())) {
+            IomapFileSystems.format(image.adapterOrDefault(), device, options);
+            try (IomapFileSystem fs = IomapFileSystems.mount(image.adapterOrDefault(), device, MountOptions.defaults())) {
                 FsStat stat = fs.statfs();
-                out.println(image.image + ": " + image.adapter + " filesystem, " + capacity + " bytes, block size "
+                out.println(image.image + ": " + image.adapterOrDefault() + " filesystem, " + capacity + " bytes, block size "
                         + stat.blockSize() + ", " + stat.totalBlocks() + " blocks (" + stat.freeBlocks() + " free)"
                         + (label.isEmpty() ? "" : ", label '" + label + "'"));
             }

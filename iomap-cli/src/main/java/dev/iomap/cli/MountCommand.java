@@ -62,7 +62,7 @@ final class MountCommand implements Callable<Integer> {
         BlockDevice device = image.openExisting();
         IomapFileSystem fs;
         try {
-            fs = IomapFileSystems.mount(image.adapter, device, new MountOptions(cache, !noFlusher));
+            fs = IomapFileSystems.mount(image.adapter(), device, new MountOptions(cache, !noFlusher));
         } catch (IOException | RuntimeException e) {
             device.close();
             throw e;

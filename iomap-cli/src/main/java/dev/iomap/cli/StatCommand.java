@@ -51,7 +51,7 @@ final class StatCommand implements Callable<Integer> {
         PageCacheOptions cache = CacheSettings.options(pageSize, assignments);
         PrintWriter out = spec.commandLine().getOut();
         try (BlockDevice device = image.openReadOnlyForMount();
-                IomapFileSystem fs = IomapFileSystems.mount(image.adapter, device, new MountOptions(cache, true))) {
+                IomapFileSystem fs = IomapFileSystems.mount(image.adapter(), device, new MountOptions(cache, true))) {
             FsStat stat = fs.statfs();
             long used = stat.totalBlocks() - stat.freeBlocks();
             out.println("image        : " + image.image + " (" + device.capacity() + " bytes)");

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * Encodes and decodes an adapter's superblock: an adapter-defined payload framed by a magic, a format
@@ -38,6 +39,8 @@ public final class SuperblockCodec {
     public static final int HEADER_BYTES = 16;
     /** Bytes after the payload: the CRC32C. */
     public static final int TRAILER_BYTES = 4;
+    /** Payload bytes that {@link #probePayload} returns at least, through a 512-byte block. */
+    public static final int PROBE_PAYLOAD_BYTES = 512 - HEADER_BYTES;
 
     private final String name;
     private final byte[] magic;
@@ -215,6 +218,32 @@ public final class SuperblockCodec {
             return false;
         }
         return hasMagic(BlockIo.read(device, blockNo, 1));
+    }
+
+    /**
+     * The start of the payload at block {@code blockNo} if the block starts with this codec's magic:
+     * for {@code FilesystemAdapter.probeFormat}, which reads a field at a fixed place (such as the
+     * block size) without trusting it. Neither the length nor the checksum is checked. Reads one
+     * block; a device too small to hold it has none.
+     *
+     * @param device the device, of any block size; 512 bytes hold the header and a payload's first
+     *     {@value #PROBE_PAYLOAD_BYTES} bytes
+     * @param blockNo the superblock's block
+     * @return the bytes after the header to the end of the block read (read-only, little-endian,
+     *     position 0), or empty if the magic is not there
+     * @throws IOException if the device fails
+     */
+    public Optional<ByteBuffer> probePayload(BlockDevice device, long blockNo) throws IOException {
+        if ((blockNo + 1) * device.blockSize() > device.capacity()) {
+            return Optional.empty();
+        }
+        ByteBuffer block = BlockIo.read(device, blockNo, 1);
+        if (!hasMagic(block)) {
+            return Optional.empty();
+        }
+        ByteBuffer bytes = block.slice().order(ByteOrder.LITTLE_ENDIAN);
+        return Optional.of(bytes.slice(HEADER_BYTES, bytes.remaining() - HEADER_BYTES).asReadOnlyBuffer()
+                .order(ByteOrder.LITTLE_ENDIAN));
     }
 
     /** @return the format's name */

@@ -7,8 +7,10 @@ import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.ProbedFormat;
 import java.io.IOException;
 import java.util.EnumSet;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -69,6 +71,15 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
     @Override
     public boolean probe(BlockDevice device) throws IOException {
         return Superblock.CODEC.probe(device, 0);
+    }
+
+    /**
+     * @return xfs-like with the block size in the superblock payload's first field, if block 0
+     *     carries the magic
+     */
+    @Override
+    public Optional<ProbedFormat> probeFormat(BlockDevice device) throws IOException {
+        return Superblock.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
     }
 
     @Override

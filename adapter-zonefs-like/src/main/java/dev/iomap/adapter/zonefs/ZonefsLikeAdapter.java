@@ -9,6 +9,7 @@ import dev.iomap.api.FsckReport;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.MountOptions;
 import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.ProbedFormat;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.device.Zone;
@@ -16,6 +17,7 @@ import dev.iomap.device.ZonedBlockDevice;
 import java.io.IOException;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -121,6 +123,18 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
     @Override
     public boolean probe(BlockDevice device) throws IOException {
         return device instanceof ZonedBlockDevice && Superblock.CODEC.probe(device, 0);
+    }
+
+    /**
+     * @return zonefs-like with the block size in the superblock payload's first field, if the device
+     *     is zoned and zone 0 starts with the magic
+     */
+    @Override
+    public Optional<ProbedFormat> probeFormat(BlockDevice device) throws IOException {
+        if (!(device instanceof ZonedBlockDevice)) {
+            return Optional.empty();
+        }
+        return Superblock.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
     }
 
     private static void checkGeometry(ZonedBlockDevice device, List<Zone> zones, int blockSize)

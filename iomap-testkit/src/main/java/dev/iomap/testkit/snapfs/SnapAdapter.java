@@ -10,6 +10,7 @@ import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.ProbedFormat;
 import dev.iomap.testkit.snapfs.SnapState.Inode;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -19,6 +20,8 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -175,6 +178,13 @@ public final class SnapAdapter implements FilesystemAdapter {
     @Override
     public boolean probe(BlockDevice device) throws IOException {
         return SnapLayout.probe(device);
+    }
+
+    /** @return snapfs with the block size its superblock records, if device offset 0 carries the magic */
+    @Override
+    public Optional<ProbedFormat> probeFormat(BlockDevice device) throws IOException {
+        OptionalInt blockSize = SnapLayout.probeBlockSize(device);
+        return blockSize.isPresent() ? Optional.of(ProbedFormat.of(NAME, blockSize.getAsInt())) : Optional.empty();
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletionException;
 import java.util.zip.CRC32C;
 
@@ -44,13 +45,21 @@ record SnapLayout(int blockSize, long totalBlocks, int slotBlocks) {
 
     /** @return whether device offset 0 carries the snapfs superblock magic */
     static boolean probe(BlockDevice device) throws IOException {
+        return probeBlockSize(device).isPresent();
+    }
+
+    /**
+     * @return the block size the superblock records (unchecked: its CRC is not verified), if device
+     *     offset 0 carries the snapfs superblock magic
+     */
+    static OptionalInt probeBlockSize(BlockDevice device) throws IOException {
         int length = Math.max(device.blockSize(), 512);
         if (device.capacity() < length) {
-            return false;
+            return OptionalInt.empty();
         }
         ByteBuffer block = ByteBuffer.allocate(length);
         device.read(0, block);
-        return block.getLong(0) == SUPER_MAGIC;
+        return block.getLong(0) == SUPER_MAGIC ? OptionalInt.of(block.getInt(8)) : OptionalInt.empty();
     }
 
     void writeSuperblock(BlockDevice device) throws IOException {
