@@ -16,6 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /** snapfs metadata: names are byte strings, persisted exactly and kept in byte order. */
 class SnapStateTest {
+    /** A layout whose data area holds anything these states map. */
+    private static final SnapLayout LAYOUT = SnapLayout.forCapacity(64L << 20, 4096);
+
 
     private static String name(int... bytes) {
         byte[] raw = new byte[bytes.length];
@@ -46,7 +49,7 @@ class SnapStateTest {
         String hex = HexFormat.of().formatHex(payload);
         // u16 byte count and the bytes, in byte order: caf\xe8 (inode 3) before caf\xe9 (inode 2)
         assertThat(hex).contains("0004" + "636166e8" + "0000000000000003" + "0004" + "636166e9" + "0000000000000002");
-        SnapState.Inode root = SnapState.deserialize(payload).inodes.get(SnapState.ROOT);
+        SnapState.Inode root = SnapState.deserialize(payload, LAYOUT).inodes.get(SnapState.ROOT);
         assertThat(root.entries).containsExactly(Map.entry(e8, 3L), Map.entry(e9, 2L));
     }
 
@@ -54,7 +57,7 @@ class SnapStateTest {
     void entriesAreInByteOrderNotUtf16Order() throws Exception {
         List<String> names = List.of("\uD83D\uDE00", "\uFF61", name(0x80), "z", "\u00e9");
 
-        SnapState.Inode root = SnapState.deserialize(withRootEntries(names).serialize()).inodes.get(SnapState.ROOT);
+        SnapState.Inode root = SnapState.deserialize(withRootEntries(names).serialize(), LAYOUT).inodes.get(SnapState.ROOT);
 
         // 7A < 80 < C3 A9 < EF BD A1 < F0 9F 98 80; in UTF-16 U+FF61 would come after U+D83D
         assertThat(root.entries.keySet()).containsExactly("z", name(0x80), "\u00e9", "\uFF61", "\uD83D\uDE00");
@@ -75,7 +78,7 @@ class SnapStateTest {
             out.writeInt(0);
         }
 
-        SnapState state = SnapState.deserialize(bytes.toByteArray());
+        SnapState state = SnapState.deserialize(bytes.toByteArray(), LAYOUT);
 
         assertThat(state.inodes.get(SnapState.ROOT).entries).containsExactly(Map.entry("caf\u00e9", 2L));
     }
@@ -95,7 +98,7 @@ class SnapStateTest {
             out.writeInt(0);
         }
 
-        assertThatThrownBy(() -> SnapState.deserialize(bytes.toByteArray()))
+        assertThatThrownBy(() -> SnapState.deserialize(bytes.toByteArray(), LAYOUT))
                 .isInstanceOf(CorruptFilesystemException.class)
                 .hasMessageContaining("has the name 'a\uDCFF' twice");
     }
