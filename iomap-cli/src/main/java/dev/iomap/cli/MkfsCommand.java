@@ -7,6 +7,7 @@ import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
+import dev.iomap.api.PageCacheOptions;
 import dev.iomap.devices.FileBlockDevice;
 import dev.iomap.devices.ZonedDevice;
 import dev.iomap.spi.FilesystemAdapter;
@@ -92,7 +93,8 @@ final class MkfsCommand implements Callable<Integer> {
             throws UsageException, IOException {
         try (BlockDevice device = openEmpty(blockSize, capacity)) {
             IomapFileSystems.format(image.adapterOrDefault(), device, options);
-            try (IomapFileSystem fs = IomapFileSystems.mount(image.adapterOrDefault(), device, MountOptions.defaults())) {
+            try (IomapFileSystem fs = IomapFileSystems.mount(image.adapterOrDefault(), device,
+                    MountOptions.of(PageCacheOptions.builder().pageSize(Math.max(4096, blockSize)).build()))) {
                 FsStat stat = fs.statfs();
                 out.println(image.image + ": " + image.adapterOrDefault() + " filesystem, " + capacity + " bytes, block size "
                         + stat.blockSize() + ", " + stat.totalBlocks() + " blocks (" + stat.freeBlocks() + " free)"

@@ -33,8 +33,8 @@ final class MountCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "MOUNTPOINT", description = "an existing directory")
     private Path mountPoint;
 
-    @Option(names = "--page-size", defaultValue = "4096", paramLabel = "SIZE",
-            description = "page size of the mount's cache (default: ${DEFAULT-VALUE})")
+    @Option(names = "--page-size", paramLabel = "SIZE",
+            description = "page size of the mount's cache (default: 4096, or the image's block size if larger)")
     private String pageSize;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a page-cache option of the mount (repeatable)")
@@ -57,11 +57,12 @@ final class MountCommand implements Callable<Integer> {
         for (String setting : settings) {
             assignments.add(CacheSettings.Assignment.parse(setting));
         }
-        PageCacheOptions cache = CacheSettings.options(pageSize, assignments);
+        PageCacheOptions cache = CacheSettings.options(pageSize == null ? "4096" : pageSize, assignments);
         FuseMountOptions fuse = FuseMountOptions.defaults().withDirectIo(!kernelCache).withFuseOptions(fuseOptions);
         BlockDevice device = image.openExisting();
         IomapFileSystem fs;
         try {
+            cache = CacheSettings.fitting(cache, pageSize, assignments, device);
             fs = IomapFileSystems.mount(image.adapter(), device, new MountOptions(cache, !noFlusher));
         } catch (IOException | RuntimeException e) {
             device.close();

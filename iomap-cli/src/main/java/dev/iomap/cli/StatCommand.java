@@ -8,6 +8,7 @@ import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.cli.report.FioFormat;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,8 +36,8 @@ final class StatCommand implements Callable<Integer> {
     @Mixin
     private ImageOptions image;
 
-    @Option(names = "--page-size", defaultValue = "4096", paramLabel = "SIZE",
-            description = "page size of the mount's cache (default: ${DEFAULT-VALUE})")
+    @Option(names = "--page-size", paramLabel = "SIZE",
+            description = "page size of the mount's cache (default: 4096, or the image's block size if larger)")
     private String pageSize;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a page-cache option of the mount (repeatable)")
@@ -48,10 +49,16 @@ final class StatCommand implements Callable<Integer> {
         for (String setting : settings) {
             assignments.add(CacheSettings.Assignment.parse(setting));
         }
-        PageCacheOptions cache = CacheSettings.options(pageSize, assignments);
+        PageCacheOptions cache = CacheSettings.options(pageSize == null ? "4096" : pageSize, assignments);
         PrintWriter out = spec.commandLine().getOut();
-        try (BlockDevice device = image.openReadOnlyForMount();
-                IomapFileSystem fs = IomapFileSystems.mount(image.adapter(), device, new MountOptions(cache, true))) {
+        try (BlockDevice device = image.openReadOnlyForMount()) {
+            report(out, device, CacheSettings.fitting(cache, pageSize, assignments, device));
+        }
+        return 0;
+    }
+
+    private void report(PrintWriter out, BlockDevice device, PageCacheOptions cache) throws IOException {
+        try (IomapFileSystem fs = IomapFileSystems.mount(image.adapter(), device, new MountOptions(cache, true))) {
             FsStat stat = fs.statfs();
             long used = stat.totalBlocks() - stat.freeBlocks();
             out.println("image        : " + image.image + " (" + device.capacity() + " bytes)");
@@ -69,7 +76,6 @@ final class StatCommand implements Callable<Integer> {
                     + FioFormat.exactBytes(cache.cacheBudgetBytes()));
             printStats(out, fs.stats());
         }
-        return 0;
     }
 
     private static void printStats(PrintWriter out, IoStats stats) {
