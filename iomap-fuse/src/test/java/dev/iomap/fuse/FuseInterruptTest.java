@@ -44,8 +44,14 @@ class FuseInterruptTest {
 
             var interrupt = MountedImage.run(dir, List.of("kill", "-INT", String.valueOf(child.pid())));
             assertThat(interrupt.exit()).isZero();
-            assertThat(child.waitFor(MountedImage.TIMEOUT.toSeconds(), TimeUnit.SECONDS))
-                    .as("child exits after SIGINT").isTrue();
+            if (!child.waitFor(MountedImage.TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                // Say where it hangs: the child's output and its threads, before finally kills it
+                var threads = MountedImage.run(dir, List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                        String.valueOf(child.pid()), "Thread.print"));
+                throw new AssertionError("child did not exit within " + MountedImage.TIMEOUT + " of SIGINT; its output:\n"
+                        + Files.readString(log) + "\nits threads:\n" + threads.stdout());
+            }
             assertThat(MountTable.isFuseMounted(real)).isFalse();
             assertThat(Files.readString(log)).contains("iomap: unmounted " + real + "; the image is clean");
         } finally {
