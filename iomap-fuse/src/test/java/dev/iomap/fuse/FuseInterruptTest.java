@@ -25,7 +25,12 @@ class FuseInterruptTest {
         Path mountPoint = Files.createDirectories(dir.resolve("mnt"));
         Path log = dir.resolve("mount.log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process child = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED",
+        // A build started in the background by a non-interactive shell runs with SIGINT ignored, and
+        // a JVM that starts with SIGINT ignored keeps it ignored (no shutdown on Ctrl-C): the child
+        // is started through python3, which puts SIGINT back to its default and execs the JVM (same pid).
+        Process child = new ProcessBuilder("python3", "-c", "import os, signal, sys;"
+                + " signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])",
+                java, "--enable-native-access=ALL-UNNAMED",
                 "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
                 ForegroundMountMain.class.getName(), MountedImage.ADAPTER, image.toString(),
                 mountPoint.toString(), String.valueOf(16L << 20))
