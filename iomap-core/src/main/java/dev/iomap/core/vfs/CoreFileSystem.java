@@ -174,12 +174,13 @@ final class CoreFileSystem implements IomapFileSystem {
             rename(from, to);
             return;
         }
-        require(Capability.DIRECTORIES, "rename");
         if (flags.contains(RenameFlag.EXCHANGE)) {
             require(Capability.RENAME_EXCHANGE, "rename with EXCHANGE");
+            require(Capability.DIRECTORIES, "rename");
             exchange(from, to);
             return;
         }
+        require(Capability.DIRECTORIES, "rename");
         locked(() -> {
             Parent source = parent(from);
             Parent target = parent(to);
