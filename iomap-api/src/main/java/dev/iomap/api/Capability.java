@@ -26,7 +26,12 @@ public enum Capability {
     /** Writes at any offset, not only at EOF. */
     RANDOM_WRITE,
     /** Data and metadata survive a power cut once fsync returned. */
-    DURABLE_FSYNC;
+    DURABLE_FSYNC,
+    /**
+     * {@link RenameFlag#EXCHANGE}: two names swapped in one atomic metadata change, so a power cut
+     * leaves either both old names or both new ones.
+     */
+    RENAME_EXCHANGE;
 
     /**
      * Adds what the declared capabilities imply.

@@ -3,6 +3,7 @@ package dev.iomap.api;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A mounted filesystem: an adapter's on-device format behind iomap4j's page cache.
@@ -93,6 +94,33 @@ public interface IomapFileSystem extends Closeable {
      * @throws IOException if {@code from} is missing, or {@code to} is a non-empty directory
      */
     void rename(String from, String to) throws IOException;
+
+    /**
+     * Renames with {@code renameat2} flags. No flags is {@link #rename(String, String)}.
+     * {@link RenameFlag#NOREPLACE}: refused with {@link java.nio.file.FileAlreadyExistsException} if
+     * {@code to} exists, decided atomically with the rename (no other namespace change in between).
+     * {@link RenameFlag#EXCHANGE}: both names must exist ({@link java.nio.file.NoSuchFileException}
+     * otherwise) and are swapped atomically, for files and directories, across directories (a moved
+     * directory's parent follows); exchanging a directory with a name inside its own subtree is an
+     * {@link IllegalArgumentException} (EINVAL); exchanging a name with itself changes nothing.
+     * Without {@link Capability#RENAME_EXCHANGE}, EXCHANGE is a {@link NotSupportedException}.
+     *
+     * <p>This default serves implementations that know no flags: it renames when {@code flags} is
+     * empty and throws {@link NotSupportedException} otherwise.
+     *
+     * @param from the existing name
+     * @param to the new name, or the other existing name for EXCHANGE
+     * @param flags at most one flag
+     * @throws IllegalArgumentException if {@code flags} holds both flags
+     * @throws IOException as {@link #rename(String, String)}, and as the flags say
+     */
+    default void rename(String from, String to, Set<RenameFlag> flags) throws IOException {
+        RenameFlags.check(flags);
+        if (!flags.isEmpty()) {
+            throw new NotSupportedException("rename with " + flags + " is not supported here");
+        }
+        rename(from, to);
+    }
 
     /**
      * @param path a file or directory

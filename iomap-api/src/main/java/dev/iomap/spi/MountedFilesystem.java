@@ -115,6 +115,28 @@ public interface MountedFilesystem {
     long rename(long fromDir, String fromName, long toDir, String toName) throws IOException;
 
     /**
+     * Swaps two existing names atomically ({@code RENAME_EXCHANGE}): {@code name1} in {@code dir1}
+     * then points at what {@code name2} pointed at and the other way round, with the entries' types;
+     * a directory that changes parent gets its parent pointer and both parents their link counts
+     * adjusted. All of it is one metadata change: after a power cut the device holds either the old
+     * or the new state. No inode loses a name. The core calls it only when the adapter declares
+     * {@link dev.iomap.api.Capability#RENAME_EXCHANGE}, with two different names, and never with a
+     * directory and a name inside that directory's own subtree (it refuses those itself).
+     *
+     * <p>This default throws {@link NotSupportedException}: an adapter that does not exchange
+     * keeps compiling and does not declare the capability.
+     *
+     * @param dir1 the first name's directory
+     * @param name1 the first name, checked (see the class comment)
+     * @param dir2 the second name's directory
+     * @param name2 the second name, checked (see the class comment)
+     * @throws IOException {@link java.nio.file.NoSuchFileException} if either name is absent
+     */
+    default void exchange(long dir1, String name1, long dir2, String name2) throws IOException {
+        throw new NotSupportedException("exchange of '" + name1 + "' and '" + name2 + "' is not supported");
+    }
+
+    /**
      * @return space and inode counts
      * @throws IOException on a device error
      */

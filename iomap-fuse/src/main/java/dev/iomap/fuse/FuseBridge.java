@@ -8,6 +8,7 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.RenameFlag;
 import dev.iomap.api.UnrepresentableNameException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -68,6 +69,7 @@ public final class FuseBridge implements FuseOperations {
     static final int SEEK_HOLE = 4;
     /** linux/fs.h renameat2 flags. */
     static final int RENAME_NOREPLACE = 1;
+    static final int RENAME_EXCHANGE = 2;
 
     private final IomapFileSystem fs;
     private final Errno errno;
@@ -321,28 +323,28 @@ public final class FuseBridge implements FuseOperations {
         });
     }
 
+    /**
+     * renameat2: RENAME_NOREPLACE and RENAME_EXCHANGE become {@link RenameFlag}s (decided atomically
+     * by the file system); any other bit, or both, is EINVAL; an adapter without exchange gives
+     * EOPNOTSUPP.
+     */
     @Override
     public int rename(String oldPath, String newPath, int flags) {
         return call("rename", oldPath, () -> {
-            if ((flags & ~RENAME_NOREPLACE) != 0) {
+            if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE)) != 0
+                    || flags == (RENAME_NOREPLACE | RENAME_EXCHANGE)) {
                 return -LinuxErrno.EINVAL;
             }
-            checkNames(newPath);
-            if ((flags & RENAME_NOREPLACE) != 0 && exists(newPath)) {
-                return -LinuxErrno.EEXIST;
+            EnumSet<RenameFlag> renameFlags = EnumSet.noneOf(RenameFlag.class);
+            if ((flags & RENAME_NOREPLACE) != 0) {
+                renameFlags.add(RenameFlag.NOREPLACE);
             }
-            fs.rename(checkNames(oldPath), newPath);
+            if ((flags & RENAME_EXCHANGE) != 0) {
+                renameFlags.add(RenameFlag.EXCHANGE);
+            }
+            fs.rename(checkNames(oldPath), checkNames(newPath), renameFlags);
             return 0;
         });
-    }
-
-    private boolean exists(String path) throws IOException {
-        try {
-            fs.stat(path);
-            return true;
-        } catch (NoSuchFileException e) {
-            return false;
-        }
     }
 
     @Override

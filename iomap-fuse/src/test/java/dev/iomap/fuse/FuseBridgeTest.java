@@ -238,11 +238,20 @@ class FuseBridgeTest {
     }
 
     @Test
-    void renameReplacesUnlessNoReplaceAndRefusesExchange() {
+    void renameReplacesUnlessNoReplaceAndExchanges() {
         create("/a");
         create("/b");
+        Stat stat = mock(Stat.class, RETURNS_DEEP_STUBS);
         assertThat(bridge.rename("/a", "/b", FuseBridge.RENAME_NOREPLACE)).isEqualTo(-LinuxErrno.EEXIST);
-        assertThat(bridge.rename("/a", "/b", 2)).as("RENAME_EXCHANGE").isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(bridge.rename("/a", "/b", FuseBridge.RENAME_NOREPLACE | FuseBridge.RENAME_EXCHANGE))
+                .as("both flags").isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(bridge.rename("/a", "/b", 4)).as("RENAME_WHITEOUT").isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(bridge.rename("/a", "/missing", FuseBridge.RENAME_EXCHANGE)).isEqualTo(-LinuxErrno.ENOENT);
+        assertThat(bridge.rename("/a", "/b", FuseBridge.RENAME_EXCHANGE)).isZero();
+        assertThat(bridge.getattr("/a", stat, null)).isZero();
+        assertThat(bridge.getattr("/b", stat, null)).isZero();
+        assertThat(bridge.rename("/a", "/n", FuseBridge.RENAME_NOREPLACE)).isZero();
+        assertThat(bridge.rename("/n", "/a", 0)).isZero();
         assertThat(bridge.rename("/a", "/b", 0)).isZero();
         assertThat(bridge.getattr("/a", mock(Stat.class, RETURNS_DEEP_STUBS), null)).isEqualTo(-LinuxErrno.ENOENT);
         assertThat(bridge.rename("/a", "/c", 0)).isEqualTo(-LinuxErrno.ENOENT);

@@ -1,6 +1,7 @@
 package dev.iomap.fuse;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,6 +84,28 @@ class FuseShellToolsTest {
         assertThat(Files.readAllBytes(mnt("dd.bin"))).isEqualTo(expected);
         assertThat(Files.readAllBytes(mnt("cut.bin"))).isEqualTo(cut);
         assertThat(mount.sh("cat d/c.txt")).isEqualTo("hello\nmore\n");
+        mount.unmount();
+    }
+
+    /** Issue 13: {@code mv -n} and renameat2's RENAME_EXCHANGE reach the file system atomically. */
+    @Test
+    void mvNoClobberKeepsTheTargetAndRenameExchangeSwaps() throws Exception {
+        mount.sh("printf old > a && printf target > b && mkdir d && printf inside > d/f");
+        mount.shell("mv -n a b");
+        assertThat(mount.sh("cat a; echo; cat b")).isEqualTo("old\ntarget");
+        assumeTrue(MountedImage.onPath("python3"), "python3 for renameat2");
+        String renameat2 = "import ctypes, os, sys; libc = ctypes.CDLL(None, use_errno=True); "
+                + "r = libc.syscall(316, -100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2); "
+                + "sys.exit(0 if r == 0 else os.strerror(ctypes.get_errno()))";
+        mount.sh("python3 -c '" + renameat2 + "' a b");
+        assertThat(mount.sh("cat a; echo; cat b")).isEqualTo("target\nold");
+        mount.sh("python3 -c '" + renameat2 + "' a d");
+        assertThat(mount.sh("cat d; echo; cat a/f; echo; stat -c %F a")).isEqualTo("target\ninside\ndirectory\n");
+        assertThat(mount.shell("python3 -c '" + renameat2 + "' a missing").stderr()).contains("No such file or directory");
+
+        mount.unmount();
+        mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"));
+        assertThat(mount.sh("cat a/f; echo; cat b; echo; cat d")).isEqualTo("inside\nold\ntarget");
         mount.unmount();
     }
 

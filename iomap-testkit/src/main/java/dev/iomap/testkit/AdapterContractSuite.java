@@ -44,6 +44,15 @@ public abstract class AdapterContractSuite {
         }
     }
 
+    /** rename with NOREPLACE and EXCHANGE. */
+    @Nested
+    public class RenameFlags extends RenameFlagsContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
     /** Reads. */
     @Nested
     public class Read extends ReadContract {

@@ -202,6 +202,11 @@ public final class RecordingAdapter implements FilesystemAdapter {
         }
 
         @Override
+        public void exchange(long dir1, String name1, long dir2, String name2) throws IOException {
+            mount.exchange(dir1, name1, dir2, name2);
+        }
+
+        @Override
         public FsStat statfs() throws IOException {
             return mount.statfs();
         }

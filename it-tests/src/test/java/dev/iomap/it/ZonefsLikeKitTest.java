@@ -11,6 +11,7 @@ import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.CapabilityContract;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.NamesContract;
+import dev.iomap.testkit.RenameFlagsContract;
 import dev.iomap.testkit.SeekContract;
 import dev.iomap.testkit.fsx.FsxConfig;
 import dev.iomap.testkit.fsx.FsxFile;
@@ -91,6 +92,15 @@ class ZonefsLikeKitTest {
     /** File names on the fixed namespace: any other byte name is absent, and the listing is in byte order. */
     @Nested
     class Names extends NamesContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture().withExistingFiles(AdapterFixture.ExistingFiles.of("/cnv/0", "/seq/0"));
+        }
+    }
+
+    /** rename flags on the fixed namespace: refused, since zonefs-like declares neither DIRECTORIES nor exchange. */
+    @Nested
+    class RenameFlags extends RenameFlagsContract {
         @Override
         protected AdapterFixture fixture() {
             return ZonefsLikeKitTest.this.fixture().withExistingFiles(AdapterFixture.ExistingFiles.of("/cnv/0", "/seq/0"));

@@ -104,17 +104,7 @@ final class Namespace {
             return -1;
         }
         InodeState moved = volume.inode(moving.ino());
-        if (moved.isDirectory()) {
-            long at = toDirIno;
-            for (int depth = 0; depth <= volume.inodes.size(); depth++, at = volume.inode(at).parent) {
-                if (at == moved.ino) {
-                    throw new FileSystemException(toName, null, "cannot move a directory into itself");
-                }
-                if (at == Geometry.ROOT_INO) {
-                    break;
-                }
-            }
-        }
+        refuseMoveIntoItself(moved, toDirIno, toName);
         Directory.Entry replaced = toDir.directory.get(toName);
         long lostLastName = -1;
         if (replaced != null) {
@@ -130,6 +120,66 @@ final class Namespace {
             volume.log.inodeChanged(moved);
         }
         return lostLastName;
+    }
+
+    /**
+     * Swaps two names in place (each entry keeps its directory block; only its inode number and type
+     * change). A directory that changes parent gets the new parent pointer, and the parents' link
+     * counts follow their subdirectories. Everything is logged in the caller's one transaction.
+     */
+    void exchange(long dir1Ino, String name1, long dir2Ino, String name2) throws IOException {
+        InodeState dir1 = directory(dir1Ino);
+        InodeState dir2 = directory(dir2Ino);
+        Directory.Entry first = existing(dir1, name1);
+        Directory.Entry second = existing(dir2, name2);
+        if (dir1Ino == dir2Ino && name1.equals(name2)) {
+            return;
+        }
+        InodeState inode1 = volume.inode(first.ino());
+        InodeState inode2 = volume.inode(second.ino());
+        refuseMoveIntoItself(inode1, dir2Ino, name2);
+        refuseMoveIntoItself(inode2, dir1Ino, name1);
+        dir1.directory.remove(name1);
+        dir1.directory.add(name1, second.ino(), second.type(), first.block());
+        dir2.directory.remove(name2);
+        dir2.directory.add(name2, first.ino(), first.type(), second.block());
+        long now = System.currentTimeMillis();
+        dir1.mtime = now;
+        dir2.mtime = now;
+        volume.log.dirBlockChanged(dir1Ino, first.block());
+        volume.log.dirBlockChanged(dir2Ino, second.block());
+        if (dir1Ino != dir2Ino) {
+            moveDirectory(inode1, dir1, dir2);
+            moveDirectory(inode2, dir2, dir1);
+        }
+        volume.log.inodeChanged(dir1);
+        volume.log.inodeChanged(dir2);
+    }
+
+    private void moveDirectory(InodeState inode, InodeState from, InodeState to) {
+        if (!inode.isDirectory()) {
+            return;
+        }
+        from.nlink--;
+        to.nlink++;
+        inode.parent = to.ino;
+        volume.log.inodeChanged(inode);
+    }
+
+    /** Refuses to give {@code moved} a name in {@code dirIno} if that directory is inside it. */
+    private void refuseMoveIntoItself(InodeState moved, long dirIno, String name) throws IOException {
+        if (!moved.isDirectory()) {
+            return;
+        }
+        long at = dirIno;
+        for (int depth = 0; depth <= volume.inodes.size(); depth++, at = volume.inode(at).parent) {
+            if (at == moved.ino) {
+                throw new FileSystemException(name, null, "cannot move a directory into itself");
+            }
+            if (at == Geometry.ROOT_INO) {
+                return;
+            }
+        }
     }
 
     /**

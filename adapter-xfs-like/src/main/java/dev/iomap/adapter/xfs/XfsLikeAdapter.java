@@ -42,13 +42,15 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
 
     /**
      * Everything: directories; fallocate allocate, punch and zero; reflink clones with copy-on-write and
-     * unshare; truncate; writes anywhere; fsync that survives a power cut (journal commit and flush).
+     * unshare; truncate; writes anywhere; fsync that survives a power cut (journal commit and flush);
+     * rename exchange (both entries, parent pointers and link counts in one journal transaction).
      */
     @Override
     public Set<Capability> capabilities() {
         return Capability.withImplied(EnumSet.of(Capability.DIRECTORIES, Capability.FALLOCATE,
                 Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.COPY_ON_WRITE, Capability.CLONE,
-                Capability.TRUNCATE, Capability.RANDOM_WRITE, Capability.DURABLE_FSYNC));
+                Capability.TRUNCATE, Capability.RANDOM_WRITE, Capability.DURABLE_FSYNC,
+                Capability.RENAME_EXCHANGE));
     }
 
     /**

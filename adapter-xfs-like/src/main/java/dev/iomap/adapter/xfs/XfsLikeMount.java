@@ -187,6 +187,15 @@ final class XfsLikeMount implements MountedFilesystem {
         return change(() -> namespace.rename(fromDir, fromName, toDir, toName));
     }
 
+    /** One metadata transaction: after a power cut the journal replays all of it or none. */
+    @Override
+    public void exchange(long dir1, String name1, long dir2, String name2) throws IOException {
+        change(() -> {
+            namespace.exchange(dir1, name1, dir2, name2);
+            return 0L;
+        });
+    }
+
     /** @throws dev.iomap.api.FilesystemShutdownException after a shutdown, as every operation */
     @Override
     public FsStat statfs() throws IOException {

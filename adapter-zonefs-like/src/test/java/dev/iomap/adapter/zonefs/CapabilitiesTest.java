@@ -12,6 +12,7 @@ import dev.iomap.api.FallocateMode;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.RenameFlag;
 import dev.iomap.devices.ZonedDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -48,7 +49,8 @@ class CapabilitiesTest {
             Capability.PUNCH_HOLE, (fs, file, other) -> file.fallocate(FallocateMode.PUNCH_HOLE, 0, 4096, true),
             Capability.ZERO_RANGE, (fs, file, other) -> file.fallocate(FallocateMode.ZERO_RANGE, 0, 4096, true),
             Capability.COPY_ON_WRITE, (fs, file, other) -> file.unshare(0, 4096),
-            Capability.CLONE, (fs, file, other) -> other.cloneRange(file, 0, 0, 4096));
+            Capability.CLONE, (fs, file, other) -> other.cloneRange(file, 0, 0, 4096),
+            Capability.RENAME_EXCHANGE, (fs, file, other) -> fs.rename("/cnv/0", "/cnv/1", EnumSet.of(RenameFlag.EXCHANGE)));
 
     @Test
     void theMountReportsWhatTheAdapterDeclares() throws Exception {

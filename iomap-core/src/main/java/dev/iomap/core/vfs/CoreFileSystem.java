@@ -14,11 +14,15 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.MountOptions;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.RenameFlag;
+import dev.iomap.api.RenameFlags;
 import dev.iomap.core.CachedInode;
 import dev.iomap.core.IomapCache;
 import java.io.IOException;
 import java.nio.file.ClosedFileSystemException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.util.HashMap;
 import java.util.List;
@@ -156,6 +160,70 @@ final class CoreFileSystem implements IomapFileSystem {
             }
             return null;
         });
+    }
+
+    /**
+     * NOREPLACE looks the target up under the namespace lock that serialises every namespace change,
+     * so nothing can create it between the check and the rename. EXCHANGE refuses a directory and a
+     * name in its own subtree by path (directories have exactly one name) before the adapter sees it.
+     */
+    @Override
+    public void rename(String from, String to, Set<RenameFlag> flags) throws IOException {
+        RenameFlags.check(flags);
+        if (flags.isEmpty()) {
+            rename(from, to);
+            return;
+        }
+        if (flags.contains(RenameFlag.EXCHANGE)) {
+            require(Capability.RENAME_EXCHANGE, "rename with EXCHANGE");
+            require(Capability.DIRECTORIES, "rename");
+            exchange(from, to);
+            return;
+        }
+        require(Capability.DIRECTORIES, "rename");
+        locked(() -> {
+            Parent source = parent(from);
+            Parent target = parent(to);
+            mount.lookup(source.dir(), source.name());
+            if (exists(target)) {
+                throw new FileAlreadyExistsException(to, null, "exists, and rename was asked not to replace it");
+            }
+            mount.rename(source.dir(), source.name(), target.dir(), target.name());
+            return null;
+        });
+    }
+
+    private void exchange(String from, String to) throws IOException {
+        List<String> fromNames = Paths.names(from);
+        List<String> toNames = Paths.names(to);
+        if (!fromNames.equals(toNames) && (isPrefix(fromNames, toNames) || isPrefix(toNames, fromNames))) {
+            throw new IllegalArgumentException("cannot exchange '" + from + "' and '" + to
+                    + "': one is inside the other");
+        }
+        locked(() -> {
+            Parent first = parent(from);
+            Parent second = parent(to);
+            mount.lookup(first.dir(), first.name());
+            mount.lookup(second.dir(), second.name());
+            if (first.dir() == second.dir() && first.name().equals(second.name())) {
+                return null;
+            }
+            mount.exchange(first.dir(), first.name(), second.dir(), second.name());
+            return null;
+        });
+    }
+
+    private static boolean isPrefix(List<String> prefix, List<String> names) {
+        return prefix.size() <= names.size() && names.subList(0, prefix.size()).equals(prefix);
+    }
+
+    private boolean exists(Parent parent) throws IOException {
+        try {
+            mount.lookup(parent.dir(), parent.name());
+            return true;
+        } catch (NoSuchFileException e) {
+            return false;
+        }
     }
 
     @Override

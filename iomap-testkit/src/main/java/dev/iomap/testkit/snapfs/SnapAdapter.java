@@ -59,7 +59,8 @@ public final class SnapAdapter implements FilesystemAdapter {
             Capability.ZERO_RANGE,
             Capability.TRUNCATE,
             Capability.RANDOM_WRITE,
-            Capability.DURABLE_FSYNC));
+            Capability.DURABLE_FSYNC,
+            Capability.RENAME_EXCHANGE));
 
     private final Set<Capability> capabilities;
     private final AtomicReference<Runnable> afterWriteBegin = new AtomicReference<>();

@@ -210,6 +210,18 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return replaced;
     }
 
+    /**
+     * Swaps the two entries in memory; the next state commit writes both or, after a power cut
+     * before it, neither. Snapfs keeps no parent pointers or directory link counts.
+     */
+    @Override
+    public synchronized void exchange(long dir1, String name1, long dir2, String name2) throws IOException {
+        long first = lookup(dir1, name1);
+        long second = lookup(dir2, name2);
+        inode(dir1).entries.put(name1, second);
+        inode(dir2).entries.put(name2, first);
+    }
+
     /** Counts data blocks only (superblock and slots excluded); inodes are unbounded. */
     @Override
     public synchronized FsStat statfs() {

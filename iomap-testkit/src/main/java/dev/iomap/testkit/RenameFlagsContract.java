@@ -1,0 +1,216 @@
+package dev.iomap.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileType;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.RenameFlag;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * rename with {@code renameat2}'s flags (issue 13). NOREPLACE refuses an existing target and changes
+ * nothing; EXCHANGE swaps two existing names atomically (files, directories, across directories) and
+ * refuses a directory with a name in its own subtree. Every change is checked again after an unmount,
+ * fsck and mount.
+ *
+ * <p>NOREPLACE needs {@link Capability#DIRECTORIES} (rename itself); EXCHANGE also needs
+ * {@link Capability#RENAME_EXCHANGE}. Without them, {@link #withoutTheCapabilitiesFlaggedRenameIsNotSupported}
+ * proves the operation fails with {@link NotSupportedException}.
+ */
+public abstract class RenameFlagsContract extends AdapterContract {
+    private static final Set<RenameFlag> NOREPLACE = EnumSet.of(RenameFlag.NOREPLACE);
+    private static final Set<RenameFlag> EXCHANGE = EnumSet.of(RenameFlag.EXCHANGE);
+
+    private void file(String path, String content) throws IOException {
+        write(create(path), 0, content.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void assertFile(String path, String content) throws IOException {
+        assertContent(open(path), content.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private long ino(String path) throws IOException {
+        return fs.stat(path).ino();
+    }
+
+    /** @return whether the directory's link count is 2 plus its subdirectories (as in xfs) */
+    private boolean countsSubdirectories(String dir) throws IOException {
+        long subdirectories = fs.readdir(dir).stream().filter(entry -> entry.type() == FileType.DIRECTORY).count();
+        return fs.stat(dir).linkCount() == 2 + subdirectories;
+    }
+
+    private DirEntry entry(String dir, String name) throws IOException {
+        return fs.readdir(dir).stream().filter(entry -> entry.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void bothFlagsTogetherAreInvalid() {
+        assertThatThrownBy(() -> fs.rename("/a", "/b", EnumSet.allOf(RenameFlag.class)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void withoutTheCapabilitiesFlaggedRenameIsNotSupported() {
+        assumeFalse(has(Capability.DIRECTORIES) && has(Capability.RENAME_EXCHANGE), "exchange is supported");
+        assertThatThrownBy(() -> fs.rename("/a", "/b", EXCHANGE)).isInstanceOf(NotSupportedException.class);
+        if (!has(Capability.DIRECTORIES)) {
+            assertThatThrownBy(() -> fs.rename("/a", "/b", NOREPLACE)).isInstanceOf(NotSupportedException.class);
+        }
+    }
+
+    @Test
+    void noreplaceRefusesAnExistingTargetAndChangesNothing() throws IOException {
+        assumeCapable(Capability.DIRECTORIES);
+        file("/a", "alpha");
+        file("/b", "bravo");
+        long a = ino("/a");
+        long b = ino("/b");
+        assertThatThrownBy(() -> fs.rename("/a", "/b", NOREPLACE)).isInstanceOf(FileAlreadyExistsException.class);
+        fs.mkdir("/d");
+        assertThatThrownBy(() -> fs.rename("/a", "/d", NOREPLACE)).isInstanceOf(FileAlreadyExistsException.class);
+        remountChecked();
+        assertFile("/a", "alpha");
+        assertFile("/b", "bravo");
+        assertThat(ino("/a")).isEqualTo(a);
+        assertThat(ino("/b")).isEqualTo(b);
+    }
+
+    @Test
+    void noreplaceRenamesToAnAbsentName() throws IOException {
+        assumeCapable(Capability.DIRECTORIES);
+        file("/a", "alpha");
+        fs.mkdir("/d");
+        long a = ino("/a");
+        fs.rename("/a", "/d/b", NOREPLACE);
+        remountChecked();
+        assertThatThrownBy(() -> fs.stat("/a")).isInstanceOf(NoSuchFileException.class);
+        assertFile("/d/b", "alpha");
+        assertThat(ino("/d/b")).isEqualTo(a);
+    }
+
+    @Test
+    void noreplaceOfAMissingSourceIsNoSuchFile() throws IOException {
+        assumeCapable(Capability.DIRECTORIES);
+        assertThatThrownBy(() -> fs.rename("/missing", "/b", NOREPLACE)).isInstanceOf(NoSuchFileException.class);
+        assertThatThrownBy(() -> fs.stat("/b")).isInstanceOf(NoSuchFileException.class);
+    }
+
+    @Test
+    void exchangeSwapsTwoFiles() throws IOException {
+        assumeCapable(Capability.DIRECTORIES, Capability.RENAME_EXCHANGE);
+        fs.mkdir("/d");
+        file("/a", "alpha");
+        file("/d/b", "bravo, longer");
+        long a = ino("/a");
+        long b = ino("/d/b");
+        fs.rename("/a", "/d/b", EXCHANGE);
+        assertFile("/a", "bravo, longer");
+        remountChecked();
+        assertFile("/a", "bravo, longer");
+        assertFile("/d/b", "alpha");
+        assertThat(ino("/a")).isEqualTo(b);
+        assertThat(ino("/d/b")).isEqualTo(a);
+        assertThat(fs.stat("/a").linkCount()).isEqualTo(1);
+        assertThat(fs.stat("/d/b").linkCount()).isEqualTo(1);
+    }
+
+    @Test
+    void exchangeSwapsAFileAndADirectoryAcrossParents() throws IOException {
+        assumeCapable(Capability.DIRECTORIES, Capability.RENAME_EXCHANGE);
+        fs.mkdir("/p");
+        fs.mkdir("/q");
+        file("/p/f", "file");
+        fs.mkdir("/q/d");
+        file("/q/d/inside", "inside");
+        boolean counts = countsSubdirectories("/p") && countsSubdirectories("/q");
+        long dir = ino("/q/d");
+        fs.rename("/p/f", "/q/d", EXCHANGE);
+        remountChecked();
+        assertThat(entry("/p", "f")).isEqualTo(new DirEntry("f", dir, FileType.DIRECTORY));
+        assertThat(entry("/q", "d").type()).isEqualTo(FileType.REGULAR);
+        assertFile("/q/d", "file");
+        assertFile("/p/f/inside", "inside");
+        assertThat(countsSubdirectories("/p")).isEqualTo(counts);
+        assertThat(countsSubdirectories("/q")).isEqualTo(counts);
+        // The moved directory's parent pointer follows: it can be emptied and removed from its new parent.
+        fs.unlink("/p/f/inside");
+        fs.rmdir("/p/f");
+        remountChecked();
+        assertThat(fs.readdir("/p")).isEmpty();
+    }
+
+    @Test
+    void exchangeSwapsTwoDirectoriesInDifferentParents() throws IOException {
+        assumeCapable(Capability.DIRECTORIES, Capability.RENAME_EXCHANGE);
+        fs.mkdir("/p");
+        fs.mkdir("/q");
+        fs.mkdir("/p/x");
+        fs.mkdir("/q/y");
+        fs.mkdir("/q/y/deeper");
+        file("/p/x/one", "one");
+        file("/q/y/two", "two");
+        long x = ino("/p/x");
+        long y = ino("/q/y");
+        int pLinks = fs.stat("/p").linkCount();
+        int qLinks = fs.stat("/q").linkCount();
+        fs.rename("/p/x", "/q/y", EXCHANGE);
+        remountChecked();
+        assertThat(ino("/p/x")).isEqualTo(y);
+        assertThat(ino("/q/y")).isEqualTo(x);
+        assertFile("/p/x/two", "two");
+        assertFile("/q/y/one", "one");
+        assertThat(fs.stat("/p/x/deeper").type()).isEqualTo(FileType.DIRECTORY);
+        assertThat(fs.stat("/p").linkCount()).isEqualTo(pLinks);
+        assertThat(fs.stat("/q").linkCount()).isEqualTo(qLinks);
+        // Moving each back under its first parent needs the right parent pointers to stay consistent.
+        fs.rename("/p/x", "/x");
+        fs.rename("/q/y", "/y");
+        remountChecked();
+        assertFile("/x/two", "two");
+        assertFile("/y/one", "one");
+    }
+
+    @Test
+    void exchangeWithAMissingNameIsNoSuchFileAndChangesNothing() throws IOException {
+        assumeCapable(Capability.DIRECTORIES, Capability.RENAME_EXCHANGE);
+        file("/a", "alpha");
+        assertThatThrownBy(() -> fs.rename("/a", "/missing", EXCHANGE)).isInstanceOf(NoSuchFileException.class);
+        assertThatThrownBy(() -> fs.rename("/missing", "/a", EXCHANGE)).isInstanceOf(NoSuchFileException.class);
+        remountChecked();
+        assertFile("/a", "alpha");
+        assertThatThrownBy(() -> fs.stat("/missing")).isInstanceOf(NoSuchFileException.class);
+    }
+
+    @Test
+    void exchangeIntoItsOwnSubtreeIsInvalid() throws IOException {
+        assumeCapable(Capability.DIRECTORIES, Capability.RENAME_EXCHANGE);
+        fs.mkdir("/d");
+        fs.mkdir("/d/e");
+        file("/d/e/f", "f");
+        assertThatThrownBy(() -> fs.rename("/d", "/d/e/f", EXCHANGE)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> fs.rename("/d/e", "/d", EXCHANGE)).isInstanceOf(IllegalArgumentException.class);
+        remountChecked();
+        assertFile("/d/e/f", "f");
+    }
+
+    @Test
+    void exchangeOfANameWithItselfChangesNothing() throws IOException {
+        assumeCapable(Capability.DIRECTORIES, Capability.RENAME_EXCHANGE);
+        file("/a", "alpha");
+        long a = ino("/a");
+        fs.rename("/a", "/a", EXCHANGE);
+        remountChecked();
+        assertFile("/a", "alpha");
+        assertThat(ino("/a")).isEqualTo(a);
+    }
+}
