@@ -49,26 +49,7 @@ final class Seek {
     static long seekData(CachedInode inode, long pos) throws IOException {
         long size = inode.size();
         check("seek data", inode, pos, size);
-        IomapIter iter = new IomapIter(inode, inode.ops(), pos, size - pos, REPORT);
-        long found = -1;
-        try {
-            while (iter.next()) {
-                long start = iter.pos();
-                long end = start + iter.length();
-                CachedData rule = cachedData(iter.iomap());
-                long data = rule == null ? start : scan(inode, start, end, rule, true);
-                if (data >= 0) {
-                    found = data;      // nothing advanced: the next call ends the mapping and stops
-                } else if (!inode.ops().valid(inode, iter.iomap())) {
-                    iter.markStale();
-                } else {
-                    iter.advance(iter.length());
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            BufferedWrite.abort(iter, e);
-            throw e;
-        }
+        long found = seek(inode, pos, size, true);
         if (found < 0) {
             throw new NoDataException("seek data in inode " + inode.ino() + ": only holes from " + pos
                     + " to EOF (size " + size + ")");
@@ -88,27 +69,39 @@ final class Seek {
     static long seekHole(CachedInode inode, long pos) throws IOException {
         long size = inode.size();
         check("seek hole", inode, pos, size);
+        long found = seek(inode, pos, size, false);
+        return found < 0 ? size : found;
+    }
+
+    /**
+     * Walks the mappings from {@code pos} to EOF for the first byte of data ({@code data}) or of a
+     * hole. An answer that rests on a hole (a hole found, or no data found in a mapping) is believed
+     * only while the mapping is still valid; otherwise the range is looked up again.
+     *
+     * @return the offset found, or -1 if there is none before EOF
+     */
+    private static long seek(CachedInode inode, long pos, long size, boolean data) throws IOException {
         IomapIter iter = new IomapIter(inode, inode.ops(), pos, size - pos, REPORT);
         long found = -1;
         try {
             while (iter.next()) {
                 long start = iter.pos();
-                long end = start + iter.length();
                 CachedData rule = cachedData(iter.iomap());
-                long hole = rule == null ? -1 : scan(inode, start, end, rule, false);
-                if (hole < 0) {
-                    iter.advance(iter.length());
-                } else if (!inode.ops().valid(inode, iter.iomap())) {
+                long hit = rule == null ? (data ? start : -1) : scan(inode, start, start + iter.length(), rule, data);
+                boolean restsOnAHole = data ? hit < 0 : hit >= 0;
+                if (restsOnAHole && !inode.ops().valid(inode, iter.iomap())) {
                     iter.markStale();
+                } else if (hit >= 0) {
+                    found = hit;      // nothing advanced: the next call ends the mapping and stops
                 } else {
-                    found = hole;      // nothing advanced: the next call ends the mapping and stops
+                    iter.advance(iter.length());
                 }
             }
         } catch (IOException | RuntimeException e) {
             BufferedWrite.abort(iter, e);
             throw e;
         }
-        return found < 0 ? size : found;
+        return found;
     }
 
     private static void check(String what, CachedInode inode, long pos, long size) throws NoDataException {

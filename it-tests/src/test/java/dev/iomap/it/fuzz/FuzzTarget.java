@@ -25,17 +25,43 @@ abstract class FuzzTarget {
         NONE
     }
 
+    private final String adapter;
+    private final String label;
+    private final int blockSize;
+    private final Geometry mountGeometry;
+
+    /**
+     * @param adapter the adapter's name
+     * @param label the geometry's short name
+     * @param blockSize the bytes of what a "block" of the image is (the filesystem block)
+     * @param mountGeometry the page-cache geometry of every mount
+     */
+    FuzzTarget(String adapter, String label, int blockSize, Geometry mountGeometry) {
+        this.adapter = adapter;
+        this.label = label;
+        this.blockSize = blockSize;
+        this.mountGeometry = mountGeometry;
+    }
+
     /** @return the adapter's name */
-    abstract String adapter();
+    final String adapter() {
+        return adapter;
+    }
 
     /** @return the geometry's short name */
-    abstract String label();
+    final String label() {
+        return label;
+    }
 
     /** @return the bytes of what a "block" of the image is (the filesystem block) */
-    abstract int blockSize();
+    final int blockSize() {
+        return blockSize;
+    }
 
     /** @return the page-cache geometry of every mount */
-    abstract Geometry mountGeometry();
+    final Geometry mountGeometry() {
+        return mountGeometry;
+    }
 
     /** @return a blank device holding the image */
     abstract RamBlockDevice newImage();

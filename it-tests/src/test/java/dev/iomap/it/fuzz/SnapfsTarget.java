@@ -17,38 +17,13 @@ import java.util.List;
 final class SnapfsTarget extends FuzzTarget {
     private static final int SLOT_HEADER = 24;
 
-    private final String label;
-    private final int blockSize;
     private final int sectorSize;
     private final long capacity;
-    private final Geometry mountGeometry;
 
     SnapfsTarget(String label, int blockSize, int sectorSize, long capacity, Geometry mountGeometry) {
-        this.label = label;
-        this.blockSize = blockSize;
+        super("snapfs", label, blockSize, mountGeometry);
         this.sectorSize = sectorSize;
         this.capacity = capacity;
-        this.mountGeometry = mountGeometry;
-    }
-
-    @Override
-    String adapter() {
-        return "snapfs";
-    }
-
-    @Override
-    String label() {
-        return label;
-    }
-
-    @Override
-    int blockSize() {
-        return blockSize;
-    }
-
-    @Override
-    Geometry mountGeometry() {
-        return mountGeometry;
     }
 
     @Override
@@ -58,30 +33,30 @@ final class SnapfsTarget extends FuzzTarget {
 
     @Override
     FormatOptions formatOptions() {
-        return FormatOptions.blockSize(blockSize);
+        return FormatOptions.blockSize(blockSize());
     }
 
     @Override
     void populate(IomapFileSystem fs) throws java.io.IOException {
-        NamespaceImages.populate(fs, blockSize, false);
+        NamespaceImages.populate(fs, blockSize(), false);
     }
 
     @Override
     Workload workload(FileTree original) {
-        return NamespaceImages.workload(original, blockSize);
+        return NamespaceImages.workload(original, blockSize());
     }
 
     @Override
     List<Structure> structures(RamBlockDevice image) throws java.io.IOException {
-        ByteBuffer superblock = ByteBuffer.wrap(image.peek(0, blockSize));
+        ByteBuffer superblock = ByteBuffer.wrap(image.peek(0, blockSize()));
         int slotBlocks = superblock.getInt(20);
         List<Structure> structures = new ArrayList<>();
-        structures.add(new Structure("snapfs superblock", 0, blockSize, Framing.crcAfter(24, ByteOrder.BIG_ENDIAN),
+        structures.add(new Structure("snapfs superblock", 0, blockSize(), Framing.crcAfter(24, ByteOrder.BIG_ENDIAN),
                 List.of(Field.be("block size", 8, 4), Field.be("total blocks", 12, 8),
                         Field.be("slot blocks", 20, 4))));
         for (int slot = 0; slot < 2; slot++) {
-            long offset = (1 + (long) slot * slotBlocks) * blockSize;
-            byte[] bytes = image.peek(offset, slotBlocks * blockSize);
+            long offset = (1 + (long) slot * slotBlocks) * blockSize();
+            byte[] bytes = image.peek(offset, slotBlocks * blockSize());
             structures.add(new Structure("snapfs slot", offset, bytes.length, Framing.SNAPFS_SLOT, slotFields(bytes)));
         }
         return structures;

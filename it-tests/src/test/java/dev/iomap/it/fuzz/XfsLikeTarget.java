@@ -23,19 +23,16 @@ import java.util.Map;
  * that do not (logged images of other blocks, stale log space) are "journal log" blocks.
  */
 final class XfsLikeTarget extends FuzzTarget {
-    private static final SuperblockCodec SUPERBLOCK = new SuperblockCodec("xfs-like", "XFS-LIKE", 1);
+    private static final SuperblockCodec SUPERBLOCK = new SuperblockCodec("xfs-like", "XFS-LIKE", 2);
     /** Payload offset inside a metadata block. */
     private static final int P = MetadataBlock.HEADER_BYTES;
     /** Payload offset inside the superblock. */
     private static final int S = SuperblockCodec.HEADER_BYTES;
     private static final int INODE_SLOT = 232;
 
-    private final String label;
-    private final int blockSize;
     private final int sectorSize;
     private final long capacity;
     private final Map<String, String> properties;
-    private final Geometry mountGeometry;
     private final boolean crashImage;
 
     XfsLikeTarget(String label, int blockSize, int sectorSize, long capacity, Map<String, String> properties,
@@ -46,33 +43,11 @@ final class XfsLikeTarget extends FuzzTarget {
     /** @param crashImage whether the image is taken mounted after a sync, its journal not checkpointed */
     XfsLikeTarget(String label, int blockSize, int sectorSize, long capacity, Map<String, String> properties,
             Geometry mountGeometry, boolean crashImage) {
+        super("xfs-like", label, blockSize, mountGeometry);
         this.crashImage = crashImage;
-        this.label = label;
-        this.blockSize = blockSize;
         this.sectorSize = sectorSize;
         this.capacity = capacity;
         this.properties = Map.copyOf(properties);
-        this.mountGeometry = mountGeometry;
-    }
-
-    @Override
-    String adapter() {
-        return "xfs-like";
-    }
-
-    @Override
-    String label() {
-        return label;
-    }
-
-    @Override
-    int blockSize() {
-        return blockSize;
-    }
-
-    @Override
-    Geometry mountGeometry() {
-        return mountGeometry;
     }
 
     @Override
@@ -91,7 +66,7 @@ final class XfsLikeTarget extends FuzzTarget {
         if (!crashImage) {
             return java.util.Set.of();
         }
-        ByteBuffer superblock = ByteBuffer.wrap(image.peek(0, blockSize)).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer superblock = ByteBuffer.wrap(image.peek(0, blockSize())).order(ByteOrder.LITTLE_ENDIAN);
         long logStart = superblock.getLong(S + 12) + 1;
         long logBlocks = superblock.getLong(S + 20) - 1;
         long newest = -1;
@@ -100,7 +75,7 @@ final class XfsLikeTarget extends FuzzTarget {
             long sequence = ByteBuffer.wrap(image.peek(structure.offset(), 24)).order(ByteOrder.LITTLE_ENDIAN).getLong(16);
             if (structure.type().equals("JCMT") && sequence > newest) {
                 newest = sequence;
-                commit = structure.offset() / blockSize;
+                commit = structure.offset() / blockSize();
             }
         }
         java.util.Set<Long> blocks = new java.util.TreeSet<>(List.of(commit));
@@ -108,7 +83,7 @@ final class XfsLikeTarget extends FuzzTarget {
         while (blocks.size() < logBlocks) {
             block = logStart + Math.floorMod(block - 1 - logStart, logBlocks);
             Structure structure = map.structureAt(block);
-            long sequence = ByteBuffer.wrap(image.peek(block * blockSize, 24)).order(ByteOrder.LITTLE_ENDIAN).getLong(16);
+            long sequence = ByteBuffer.wrap(image.peek(block * blockSize(), 24)).order(ByteOrder.LITTLE_ENDIAN).getLong(16);
             boolean descriptor = structure != null && structure.type().equals("JDSC") && sequence == newest;
             if (!descriptor && (structure == null || !structure.type().equals("journal log"))) {
                 return blocks;
@@ -120,23 +95,23 @@ final class XfsLikeTarget extends FuzzTarget {
 
     @Override
     FormatOptions formatOptions() {
-        return new FormatOptions(blockSize, "fuzz", properties);
+        return new FormatOptions(blockSize(), "fuzz", properties);
     }
 
     @Override
     void populate(IomapFileSystem fs) throws IOException {
-        NamespaceImages.populate(fs, blockSize, true);
+        NamespaceImages.populate(fs, blockSize(), true);
     }
 
     @Override
     Workload workload(FileTree original) {
-        return NamespaceImages.workload(original, blockSize);
+        return NamespaceImages.workload(original, blockSize());
     }
 
     @Override
     CleanFlag cleanFlag(RamBlockDevice image) throws IOException {
         try {
-            ByteBuffer payload = SUPERBLOCK.decode(ByteBuffer.wrap(image.peek(0, blockSize)), 0).payload();
+            ByteBuffer payload = SUPERBLOCK.decode(ByteBuffer.wrap(image.peek(0, blockSize())), 0).payload();
             return payload.getInt(64) == 1 ? CleanFlag.CLEAN : CleanFlag.NOT_CLEAN;
         } catch (CorruptFilesystemException | IndexOutOfBoundsException e) {
             return CleanFlag.NOT_CLEAN;
@@ -145,22 +120,22 @@ final class XfsLikeTarget extends FuzzTarget {
 
     @Override
     List<Structure> structures(RamBlockDevice image) throws IOException {
-        ByteBuffer superblock = ByteBuffer.wrap(image.peek(0, blockSize)).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer superblock = ByteBuffer.wrap(image.peek(0, blockSize())).order(ByteOrder.LITTLE_ENDIAN);
         long totalBlocks = superblock.getLong(S + 4);
         long journalStart = superblock.getLong(S + 12);
         long journalEnd = journalStart + superblock.getLong(S + 20);
         List<Structure> structures = new ArrayList<>();
-        structures.add(new Structure("superblock", 0, blockSize, Framing.SUPERBLOCK_CODEC, superblockFields()));
+        structures.add(new Structure("superblock", 0, blockSize(), Framing.SUPERBLOCK_CODEC, superblockFields()));
         for (long block = 1; block < totalBlocks; block++) {
-            byte[] bytes = image.peek(block * blockSize, blockSize);
+            byte[] bytes = image.peek(block * blockSize(), blockSize());
             try {
                 MetadataBlock.decodeAnyType(ByteBuffer.wrap(bytes), block);
                 String magic = new String(bytes, 0, 4, StandardCharsets.US_ASCII);
-                structures.add(new Structure(magic, block * blockSize, blockSize, Framing.METADATA_BLOCK,
+                structures.add(new Structure(magic, block * blockSize(), blockSize(), Framing.METADATA_BLOCK,
                         fields(magic, bytes)));
             } catch (CorruptFilesystemException e) {
                 if (block >= journalStart && block < journalEnd) {
-                    structures.add(new Structure("journal log", block * blockSize, blockSize, Framing.NONE, List.of()));
+                    structures.add(new Structure("journal log", block * blockSize(), blockSize(), Framing.NONE, List.of()));
                 }
             }
         }

@@ -26,41 +26,16 @@ import java.util.List;
 final class ZonefsLikeTarget extends FuzzTarget {
     private static final int S = SuperblockCodec.HEADER_BYTES;
 
-    private final String label;
-    private final int blockSize;
     private final ZoneLayout layout;
-    private final Geometry mountGeometry;
 
     ZonefsLikeTarget(String label, int blockSize, ZoneLayout layout, Geometry mountGeometry) {
-        this.label = label;
-        this.blockSize = blockSize;
+        super("zonefs-like", label, blockSize, mountGeometry);
         this.layout = layout;
-        this.mountGeometry = mountGeometry;
-    }
-
-    @Override
-    String adapter() {
-        return "zonefs-like";
-    }
-
-    @Override
-    String label() {
-        return label;
-    }
-
-    @Override
-    int blockSize() {
-        return blockSize;
-    }
-
-    @Override
-    Geometry mountGeometry() {
-        return mountGeometry;
     }
 
     @Override
     RamBlockDevice newImage() {
-        return new RamBlockDevice(blockSize, layout.backingBytes(blockSize));
+        return new RamBlockDevice(blockSize(), layout.backingBytes(blockSize()));
     }
 
     @Override
@@ -81,7 +56,7 @@ final class ZonefsLikeTarget extends FuzzTarget {
 
     @Override
     FormatOptions formatOptions() {
-        return FormatOptions.blockSize(blockSize);
+        return FormatOptions.blockSize(blockSize());
     }
 
     private int conventionalFiles() {
@@ -93,7 +68,7 @@ final class ZonefsLikeTarget extends FuzzTarget {
     }
 
     private int capacityBlocks() {
-        return (int) (layout.zoneCapacity() / blockSize);
+        return (int) (layout.zoneCapacity() / blockSize());
     }
 
     @Override
@@ -101,17 +76,17 @@ final class ZonefsLikeTarget extends FuzzTarget {
         for (int n = 0; n < conventionalFiles(); n++) {
             String path = "/cnv/" + n;
             try (IomapFile file = fs.open(path)) {
-                file.write(blockSize, TestData.buffer(seedOf(path), blockSize, 3 * blockSize));
-                file.write(7L * blockSize + 5, TestData.buffer(seedOf(path), 7L * blockSize + 5, 1000));
+                file.write(blockSize(), TestData.buffer(seedOf(path), blockSize(), 3 * blockSize()));
+                file.write(7L * blockSize() + 5, TestData.buffer(seedOf(path), 7L * blockSize() + 5, 1000));
             }
         }
         int[] blocks = {3, capacityBlocks(), 0, 1, capacityBlocks() / 2};
         for (int n = 0; n < sequentialFiles(); n++) {
             String path = "/seq/" + n;
-            int length = blocks[n % blocks.length] * blockSize;
+            int length = blocks[n % blocks.length] * blockSize();
             try (IomapFile file = fs.open(path)) {
-                for (int at = 0; at < length; at += blockSize) {
-                    file.write(at, TestData.buffer(seedOf(path), at, blockSize));
+                for (int at = 0; at < length; at += blockSize()) {
+                    file.write(at, TestData.buffer(seedOf(path), at, blockSize()));
                 }
             }
         }
@@ -123,30 +98,30 @@ final class ZonefsLikeTarget extends FuzzTarget {
     Workload workload(FileTree original) {
         List<Workload.Step> steps = new ArrayList<>();
         if (conventionalFiles() > 0) {
-            steps.add(Workload.write("/cnv/0", 2L * blockSize, 21, blockSize));
+            steps.add(Workload.write("/cnv/0", 2L * blockSize(), 21, blockSize()));
         }
-        steps.add(Workload.write("/seq/0", original.nodes().get("/seq/0").size(), 22, 2 * blockSize));
+        steps.add(Workload.write("/seq/0", original.nodes().get("/seq/0").size(), 22, 2 * blockSize()));
         steps.add(Workload.truncate("/seq/1", 0));
-        steps.add(Workload.write("/seq/2", 0, 23, blockSize));
+        steps.add(Workload.write("/seq/2", 0, 23, blockSize()));
         steps.add(Workload.fsync("/seq/0"));
         steps.add(Workload.sync());
         return new Workload(steps, path -> List.of("/cnv/0", "/seq/0", "/seq/1", "/seq/2").contains(path));
     }
 
     private int slotBytes() {
-        return (int) ((24 + 16L * layout.zoneCount() + 4 + blockSize - 1) / blockSize * blockSize);
+        return (int) ((24 + 16L * layout.zoneCount() + 4 + blockSize() - 1) / blockSize() * blockSize());
     }
 
     /** Zone z's bytes hold its file: /cnv/(z − 1) or /seq/n, whatever they contain. */
     @Override
     List<ImageMap.Owner> layoutOwners(long block) {
-        long dataStart = blockSize + 2L * slotBytes();
-        long offset = block * blockSize - dataStart;
+        long dataStart = blockSize() + 2L * slotBytes();
+        long offset = block * blockSize() - dataStart;
         if (offset < 0) {
             return List.of();
         }
         int zone = (int) (offset / layout.zoneSize());
-        long fileBlock = offset % layout.zoneSize() / blockSize;
+        long fileBlock = offset % layout.zoneSize() / blockSize();
         int cnv = layout.conventionalZones();
         if (zone == 0 || zone >= layout.zoneCount()) {
             return List.of();
@@ -160,7 +135,7 @@ final class ZonefsLikeTarget extends FuzzTarget {
         int zones = layout.zoneCount();
         int slotBytes = slotBytes();
         List<Structure> structures = new ArrayList<>();
-        structures.add(new Structure("zoned geometry", 0, blockSize, Framing.crcAfter(44, ByteOrder.LITTLE_ENDIAN),
+        structures.add(new Structure("zoned geometry", 0, blockSize(), Framing.crcAfter(44, ByteOrder.LITTLE_ENDIAN),
                 List.of(Field.le("version", 8, 4), Field.le("block size", 12, 4), Field.le("zone size", 16, 8),
                         Field.le("zone capacity", 24, 8), Field.le("zone count", 32, 4),
                         Field.le("conventional zones", 36, 4), Field.le("max open zones", 40, 4))));
@@ -172,11 +147,11 @@ final class ZonefsLikeTarget extends FuzzTarget {
                 fields.add(Field.le("zone " + zone + " flags", 32 + 16 * zone, 4).ownedBy(zone));
                 fields.add(Field.le("zone " + zone + " reserved", 36 + 16 * zone, 4));
             }
-            structures.add(new Structure("zone state slot", blockSize + (long) slot * slotBytes, slotBytes,
+            structures.add(new Structure("zone state slot", blockSize() + (long) slot * slotBytes, slotBytes,
                     Framing.ZONE_STATE_SLOT, fields));
         }
-        long dataStart = blockSize + 2L * slotBytes;
-        structures.add(new Structure("zonefs superblock", dataStart, blockSize, Framing.SUPERBLOCK_CODEC,
+        long dataStart = blockSize() + 2L * slotBytes;
+        structures.add(new Structure("zonefs superblock", dataStart, blockSize(), Framing.SUPERBLOCK_CODEC,
                 List.of(Field.le("version", 8, 4), Field.le("payload length", 12, 4), Field.le("block size", S, 4),
                         Field.le("zone count", S + 4, 4), Field.le("zone size", S + 8, 8),
                         Field.le("conventional files", S + 16, 4), Field.le("sequential files", S + 20, 4),
