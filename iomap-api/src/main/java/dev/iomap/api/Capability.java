@@ -31,7 +31,18 @@ public enum Capability {
      * {@link RenameFlag#EXCHANGE}: two names swapped in one atomic metadata change, so a power cut
      * leaves either both old names or both new ones.
      */
-    RENAME_EXCHANGE;
+    RENAME_EXCHANGE,
+    /** Symbolic links: created, read back, followed by path resolution. */
+    SYMLINKS,
+    /** Hard links: several names of one regular file, counted; the inode lives until the last goes. */
+    HARD_LINKS,
+    /**
+     * Mode bits, owner and group, and access, modification, change and birth times with nanoseconds,
+     * kept on the device and changed by {@link IomapFileSystem#setAttributes}.
+     */
+    POSIX_ATTRIBUTES,
+    /** Extended attributes in the {@code user.}, {@code trusted.} and {@code security.} namespaces. */
+    XATTRS;
 
     /**
      * Adds what the declared capabilities imply.

@@ -32,6 +32,8 @@ import java.util.Comparator;
 public final class FileNames {
     /** The longest name in bytes, as in Linux ({@code NAME_MAX}). */
     public static final int MAX_NAME_BYTES = 255;
+    /** Longest symbolic link target in bytes ({@code PATH_MAX} less its NUL). */
+    public static final int MAX_TARGET_BYTES = 4095;
 
     /** Orders names as their byte strings compare, unsigned byte by byte (what readdir sorts by). */
     public static final Comparator<String> BYTE_ORDER = (a, b) -> Arrays.compareUnsigned(encode(a), encode(b));
@@ -160,6 +162,29 @@ public final class FileNames {
         byte[] bytes = encode(name);
         if (bytes.length > MAX_NAME_BYTES) {
             throw new InvalidPathException(name, "name longer than " + MAX_NAME_BYTES + " bytes");
+        }
+        return bytes;
+    }
+
+    /**
+     * Checks a symbolic link's target: a path of any names ('/' separated, relative or absolute,
+     * {@code .} and {@code ..} allowed), kept as bytes.
+     *
+     * @param target the target in {@link #decode}'s form
+     * @return its bytes
+     * @throws UnrepresentableNameException if it stands for no byte string (EILSEQ)
+     * @throws InvalidPathException if it is empty, holds a NUL, or is longer than
+     *     {@value #MAX_TARGET_BYTES} bytes (the message then says "target longer than 4095 bytes",
+     *     ENAMETOOLONG)
+     */
+    public static byte[] checkTarget(String target) {
+        if (target.isEmpty() || target.indexOf('\0') >= 0) {
+            throw new InvalidPathException(target, "empty symbolic link target, or NUL in it");
+        }
+        byte[] bytes = encode(target);
+        if (bytes.length > MAX_TARGET_BYTES) {
+            throw new InvalidPathException(target.substring(0, 64) + "...",
+                    "target longer than " + MAX_TARGET_BYTES + " bytes");
         }
         return bytes;
     }

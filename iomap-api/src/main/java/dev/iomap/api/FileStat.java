@@ -1,19 +1,82 @@
 package dev.iomap.api;
 
+import java.time.Instant;
+import java.util.Objects;
+
 /**
  * What {@code stat} says of a file.
  *
+ * <p>Times carry nanoseconds. {@code atime} is kept but not advanced by reads (mounts behave as
+ * {@code noatime}); {@code mtime} and {@code ctime} advance on writes and truncates, {@code ctime}
+ * also on every attribute, link-count or extended-attribute change; {@code btime} is set at creation
+ * and never changes. An adapter without {@link Capability#POSIX_ATTRIBUTES} reports mode
+ * {@link NewInodeAttributes#defaultMode(FileType)}, uid and gid 0, and its one modification time in
+ * all four times.
+ *
  * @param ino inode number, unique within the mounted filesystem
- * @param type regular file or directory
- * @param size bytes (for a directory: as the adapter reports it)
+ * @param type regular file, directory or symbolic link
+ * @param size bytes (a directory: as the adapter reports it; a symbolic link: its target's length)
  * @param allocatedBytes bytes of device space the file holds (data and reservations)
  * @param linkCount names pointing at the inode
- * @param modifiedMillis last modification, milliseconds since the epoch
+ * @param mode permission bits, {@code 07777} at most (set-user-ID, set-group-ID, sticky and the nine
+ *     rwx bits); the type is in {@code type}
+ * @param uid owner
+ * @param gid group
+ * @param atime last access, as kept on the device
+ * @param mtime last change of the contents
+ * @param ctime last change of the contents or of the inode (attributes, names, extended attributes)
+ * @param btime creation (birth)
  */
-public record FileStat(long ino, FileType type, long size, long allocatedBytes, int linkCount, long modifiedMillis) {
+public record FileStat(long ino, FileType type, long size, long allocatedBytes, int linkCount, int mode, int uid,
+        int gid, Instant atime, Instant mtime, Instant ctime, Instant btime) {
+
+    /**
+     * @throws IllegalArgumentException if {@code mode} has bits outside {@code 07777}
+     * @throws NullPointerException if a time or the type is null
+     */
+    public FileStat {
+        Objects.requireNonNull(type, "type");
+        NewInodeAttributes.checkMode(mode);
+        Objects.requireNonNull(atime, "atime");
+        Objects.requireNonNull(mtime, "mtime");
+        Objects.requireNonNull(ctime, "ctime");
+        Objects.requireNonNull(btime, "btime");
+    }
+
+    /**
+     * The stat of a filesystem without {@link Capability#POSIX_ATTRIBUTES}: the type's default mode
+     * ({@link NewInodeAttributes#defaultMode}), uid and gid 0, {@code modifiedMillis} as all four times.
+     *
+     * @param ino inode number
+     * @param type what it is
+     * @param size bytes
+     * @param allocatedBytes bytes of device space held
+     * @param linkCount names pointing at it
+     * @param modifiedMillis last modification, milliseconds since the epoch
+     */
+    public FileStat(long ino, FileType type, long size, long allocatedBytes, int linkCount, long modifiedMillis) {
+        this(ino, type, size, allocatedBytes, linkCount, NewInodeAttributes.defaultMode(type), 0, 0,
+                Instant.ofEpochMilli(modifiedMillis), Instant.ofEpochMilli(modifiedMillis),
+                Instant.ofEpochMilli(modifiedMillis), Instant.ofEpochMilli(modifiedMillis));
+    }
 
     /** @return whether this is a directory */
     public boolean isDirectory() {
         return type == FileType.DIRECTORY;
+    }
+
+    /** @return whether this is a symbolic link */
+    public boolean isSymbolicLink() {
+        return type == FileType.SYMLINK;
+    }
+
+    /** @return {@code st_mode}: the type bits of {@link FileType#modeBits()} or'ed with {@code mode} */
+    public int posixMode() {
+        return type.modeBits() | mode;
+    }
+
+    /** @return the modification time in milliseconds since the epoch (rounded down) */
+    public long modifiedMillis() {
+        return mtime.toEpochMilli();
     }
 }

@@ -23,10 +23,24 @@ import java.util.Set;
  * {@link java.nio.file.NotDirectoryException}), {@link NoSpaceException} when the device is full and
  * {@link NotSupportedException} for an operation the adapter does not have.
  *
+ * <p><b>Symbolic links.</b> Resolving a path follows a symbolic link met in any name but the last (a
+ * relative target from the link's directory, an absolute one from this filesystem's root; at most
+ * {@value #MAX_SYMLINK_FOLLOWS} links, then {@link SymlinkLoopException}). The last name is followed by
+ * {@link #open}, {@link #stat}, {@link #readdir} and {@link #realPath}; every other method acts on
+ * the last name itself, as the kernel's {@code l}-calls do ({@code lstat}, {@code lchown},
+ * {@code lsetxattr}, {@code utimensat} with {@code AT_SYMLINK_NOFOLLOW}): pass it through
+ * {@link #realPath} first to act on what a link points at.
+ *
+ * <p><b>Defaults.</b> The methods added with links, attributes and extended attributes have defaults
+ * that throw {@link NotSupportedException}, so implementations that predate them keep compiling.
+ *
  * <p>Thread-safe. After {@link #close()} (unmount: everything written back and the image left clean)
  * every method fails with {@link java.nio.file.ClosedFileSystemException}.
  */
 public interface IomapFileSystem extends Closeable {
+
+    /** Symbolic links followed while resolving one path before {@link SymlinkLoopException} (ELOOP). */
+    int MAX_SYMLINK_FOLLOWS = 40;
 
     /** @return the adapter's name */
     String adapterName();
@@ -128,6 +142,160 @@ public interface IomapFileSystem extends Closeable {
      * @throws IOException if it does not exist
      */
     FileStat stat(String path) throws IOException;
+
+    /**
+     * Creates an empty regular file with the given attributes and opens it.
+     *
+     * @param path where, in an existing directory
+     * @param attributes mode, owner and group (kept where {@link Capability#POSIX_ATTRIBUTES} is
+     *     declared, ignored otherwise)
+     * @return the open file
+     * @throws IOException as {@link #create(String)}
+     */
+    default IomapFile create(String path, NewInodeAttributes attributes) throws IOException {
+        throw new NotSupportedException("create with attributes is not supported here");
+    }
+
+    /**
+     * Creates a directory with the given attributes.
+     *
+     * @param path where, in an existing directory
+     * @param attributes as for {@link #create(String, NewInodeAttributes)}
+     * @throws IOException as {@link #mkdir(String)}
+     */
+    default void mkdir(String path, NewInodeAttributes attributes) throws IOException {
+        throw new NotSupportedException("mkdir with attributes is not supported here");
+    }
+
+    /**
+     * Stats a name without following it if it is a symbolic link ({@code lstat}).
+     *
+     * @param path a file, directory or symbolic link
+     * @return what it is
+     * @throws IOException if it does not exist
+     */
+    default FileStat lstat(String path) throws IOException {
+        throw new NotSupportedException("lstat is not supported here");
+    }
+
+    /**
+     * Resolves every symbolic link in a path ({@code realpath(3)}).
+     *
+     * @param path an existing path
+     * @return the absolute path of the same file with no symbolic link in it
+     * @throws IOException {@link java.nio.file.NoSuchFileException} if it or a link's target is missing,
+     *     {@link SymlinkLoopException} on a loop
+     */
+    default String realPath(String path) throws IOException {
+        throw new NotSupportedException("realPath is not supported here");
+    }
+
+    /**
+     * Creates a symbolic link. Its mode is {@code 0777}; its size is the target's length in bytes.
+     * Needs {@link Capability#SYMLINKS}.
+     *
+     * @param link the new name, in an existing directory
+     * @param target what it points at, kept as given (need not exist): in {@link FileNames}' form,
+     *     at most {@value FileNames#MAX_TARGET_BYTES} bytes, not empty
+     * @param attributes owner and group (the mode is ignored)
+     * @throws IOException {@link java.nio.file.FileAlreadyExistsException} if {@code link} exists
+     */
+    default void createSymbolicLink(String link, String target, NewInodeAttributes attributes) throws IOException {
+        throw new NotSupportedException("symbolic links are not supported here");
+    }
+
+    /**
+     * Reads a symbolic link's target.
+     *
+     * @param link the link
+     * @return the target, exactly as created, in {@link FileNames}' form
+     * @throws IOException {@link java.nio.file.NotLinkException} if {@code link} is not a symbolic link
+     */
+    default String readSymbolicLink(String link) throws IOException {
+        throw new NotSupportedException("symbolic links are not supported here");
+    }
+
+    /**
+     * Adds a name to an existing regular file or symbolic link (a hard link; the last name of
+     * {@code existing} is not followed, as {@code link(2)} does). Raises its link count and ctime.
+     * Needs {@link Capability#HARD_LINKS}.
+     *
+     * @param link the new name, in an existing directory
+     * @param existing the file
+     * @throws IOException {@link java.nio.file.FileAlreadyExistsException} if {@code link} exists,
+     *     {@link OperationNotPermittedException} (EPERM) if {@code existing} is a directory
+     */
+    default void createLink(String link, String existing) throws IOException {
+        throw new NotSupportedException("hard links are not supported here");
+    }
+
+    /**
+     * Changes mode, owner, group and times ({@code chmod}, {@code chown}, {@code utimensat}); sets
+     * {@code ctime} to now unless the change is empty. Needs {@link Capability#POSIX_ATTRIBUTES}. The
+     * last name is not followed. No permission is checked: the caller (the kernel, over FUSE) decides
+     * who may.
+     *
+     * @param path the file, directory or symbolic link
+     * @param change what to change
+     * @return the attributes afterwards
+     * @throws IOException {@link NotSupportedException} for a mode change of a symbolic link (Linux's
+     *     {@code EOPNOTSUPP} from {@code fchmodat} with {@code AT_SYMLINK_NOFOLLOW})
+     */
+    default FileStat setAttributes(String path, AttributeChange change) throws IOException {
+        throw new NotSupportedException("attribute changes are not supported here");
+    }
+
+    /**
+     * Reads an extended attribute. Needs {@link Capability#XATTRS}. Names are checked by
+     * {@link Xattrs#checkName}.
+     *
+     * @param path the file (not followed)
+     * @param name the attribute's full name, e.g. {@code user.mime_type}
+     * @return its value (a new array)
+     * @throws IOException {@link NoSuchAttributeException} (ENODATA) if absent
+     */
+    default byte[] getXattr(String path, String name) throws IOException {
+        throw new NotSupportedException("extended attributes are not supported here");
+    }
+
+    /**
+     * Lists extended attributes.
+     *
+     * @param path the file (not followed)
+     * @return the names, sorted by {@link FileNames#BYTE_ORDER}
+     * @throws IOException if the file does not exist
+     */
+    default List<String> listXattrs(String path) throws IOException {
+        throw new NotSupportedException("extended attributes are not supported here");
+    }
+
+    /**
+     * Creates or replaces an extended attribute; sets ctime. A {@code user.} attribute can be set only
+     * on regular files and directories ({@link OperationNotPermittedException}, EPERM, on a symbolic
+     * link, as Linux).
+     *
+     * @param path the file (not followed)
+     * @param name the attribute's full name
+     * @param value at most {@value Xattrs#MAX_VALUE_BYTES} bytes (else {@link XattrLimitException}, E2BIG)
+     * @param mode whether it must be new, or must exist
+     * @throws IOException {@link java.nio.file.FileAlreadyExistsException} for {@link XattrMode#CREATE}
+     *     of an existing one, {@link NoSuchAttributeException} for {@link XattrMode#REPLACE} of a
+     *     missing one, {@link NoSpaceException} if the adapter cannot hold it
+     */
+    default void setXattr(String path, String name, byte[] value, XattrMode mode) throws IOException {
+        throw new NotSupportedException("extended attributes are not supported here");
+    }
+
+    /**
+     * Removes an extended attribute; sets ctime.
+     *
+     * @param path the file (not followed)
+     * @param name the attribute's full name
+     * @throws IOException {@link NoSuchAttributeException} (ENODATA) if absent
+     */
+    default void removeXattr(String path, String name) throws IOException {
+        throw new NotSupportedException("extended attributes are not supported here");
+    }
 
     /**
      * @return space and inode counts

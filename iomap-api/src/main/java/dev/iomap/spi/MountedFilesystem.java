@@ -1,13 +1,17 @@
 package dev.iomap.spi;
 
+import dev.iomap.api.AttributeChange;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
+import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.XattrMode;
+import java.time.Instant;
 import java.io.IOException;
 import java.util.List;
 
@@ -32,6 +36,18 @@ import java.util.List;
  * into exactly them); one that cannot hold some byte strings refuses those names with
  * {@link dev.iomap.api.UnrepresentableNameException} (EILSEQ) and never maps two names to one. Names
  * it hands back ({@link #readdir}) are in the same form.
+ *
+ * <p><b>Links, attributes, extended attributes.</b> The methods for them have defaults that throw
+ * {@link NotSupportedException}; an adapter overrides those of the capabilities it declares
+ * ({@link dev.iomap.api.Capability#SYMLINKS}, {@link dev.iomap.api.Capability#HARD_LINKS},
+ * {@link dev.iomap.api.Capability#POSIX_ATTRIBUTES}, {@link dev.iomap.api.Capability#XATTRS}); the core
+ * calls them only then. Times: the adapter sets {@code ctime} (and, for contents, {@code mtime}) of the
+ * inodes a namespace or attribute change touches to the current time, as Linux does: a new name changes
+ * the directory's mtime and ctime, a link or unlink the file's ctime, {@link #setSize} mtime and ctime.
+ * Writes through the cache are the core's: it calls {@link #updateTimes} when a write or a mapped write
+ * starts (never at writeback, so a later {@code utimensat} is not overwritten by I/O completion).
+ * Names of extended attributes arrive checked by {@link dev.iomap.api.Xattrs#checkName} and values by
+ * {@link dev.iomap.api.Xattrs#checkValue}.
  *
  * <p>Errors: {@link java.nio.file.NoSuchFileException}, {@link java.nio.file.FileAlreadyExistsException},
  * {@link java.nio.file.DirectoryNotEmptyException}, {@link java.nio.file.NotDirectoryException},
@@ -73,6 +89,130 @@ public interface MountedFilesystem {
      * @throws IOException if the name exists or there is no space
      */
     long create(long dirIno, String name, FileType type) throws IOException;
+
+    /**
+     * Creates an empty file or directory with the given attributes; its four times are now. The core
+     * calls this form; this default calls {@link #create(long, String, FileType)} and drops the
+     * attributes, which is right only for an adapter without
+     * {@link dev.iomap.api.Capability#POSIX_ATTRIBUTES}.
+     *
+     * @param dirIno the parent directory
+     * @param name the new name, checked (see the class comment)
+     * @param type {@link FileType#REGULAR} or {@link FileType#DIRECTORY}
+     * @param attributes mode, owner and group
+     * @return the new inode number
+     * @throws IOException if the name exists or there is no space
+     */
+    default long create(long dirIno, String name, FileType type, NewInodeAttributes attributes) throws IOException {
+        return create(dirIno, name, type);
+    }
+
+    /**
+     * Creates a symbolic link (mode {@code 0777}, size the target's length).
+     *
+     * @param dirIno the parent directory
+     * @param name the new name, checked (see the class comment)
+     * @param target the target's bytes, 1 to {@value FileNames#MAX_TARGET_BYTES}, no NUL
+     * @param attributes owner and group (mode ignored)
+     * @return the new inode number
+     * @throws IOException if the name exists or there is no space
+     */
+    default long symlink(long dirIno, String name, byte[] target, NewInodeAttributes attributes) throws IOException {
+        throw new NotSupportedException("symbolic links are not supported");
+    }
+
+    /**
+     * @param ino a symbolic link
+     * @return its target's bytes, exactly as created
+     * @throws IOException on a device error, {@link java.nio.file.NotLinkException} if not a link
+     */
+    default byte[] readlink(long ino) throws IOException {
+        throw new NotSupportedException("symbolic links are not supported");
+    }
+
+    /**
+     * Adds a name to an inode (a regular file or symbolic link; the core refuses directories): link
+     * count up by one, the inode's ctime and the directory's mtime and ctime now.
+     *
+     * @param ino the inode
+     * @param dirIno the directory
+     * @param name the new name, checked (see the class comment)
+     * @throws IOException if the name exists or there is no space
+     */
+    default void link(long ino, long dirIno, String name) throws IOException {
+        throw new NotSupportedException("hard links are not supported");
+    }
+
+    /**
+     * Changes attributes and sets ctime to now (when the change is not empty). The core has refused a
+     * mode change of a symbolic link. Durable with the next {@link #fsync} or {@link #sync}.
+     *
+     * @param ino the inode
+     * @param change what to change
+     * @return the attributes afterwards
+     * @throws IOException on a device error
+     */
+    default InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+        throw new NotSupportedException("attribute changes are not supported");
+    }
+
+    /**
+     * A write or mapped write is starting: set mtime and ctime to {@code now}. Called often (the core
+     * skips calls within a millisecond of the last one for the inode), without the inode lock and
+     * possibly from several threads for one inode: the adapter serialises as its metadata needs. Cheap:
+     * no device I/O; durable with the next {@link #fsync} or {@link #sync}. This default does nothing.
+     *
+     * @param inode the file
+     * @param now the time to set
+     * @throws IOException on a shut-down filesystem
+     */
+    default void updateTimes(IomapInode inode, Instant now) throws IOException {
+    }
+
+    /**
+     * @param ino the inode
+     * @param name the attribute's full name, checked
+     * @return its value
+     * @throws IOException {@link dev.iomap.api.NoSuchAttributeException} if absent
+     */
+    default byte[] getxattr(long ino, String name) throws IOException {
+        throw new NotSupportedException("extended attributes are not supported");
+    }
+
+    /**
+     * @param ino the inode
+     * @return its attribute names in {@link FileNames#BYTE_ORDER}
+     * @throws IOException on a device error
+     */
+    default List<String> listxattr(long ino) throws IOException {
+        throw new NotSupportedException("extended attributes are not supported");
+    }
+
+    /**
+     * Creates or replaces an attribute as {@code mode} says and sets ctime. Atomic: after a power cut
+     * the old or the new value is there, never a mix.
+     *
+     * @param ino the inode
+     * @param name the attribute's full name, checked
+     * @param value the value, checked
+     * @param mode create, replace or either
+     * @throws IOException {@link java.nio.file.FileAlreadyExistsException},
+     *     {@link dev.iomap.api.NoSuchAttributeException}, {@link NoSpaceException} if it does not fit
+     */
+    default void setxattr(long ino, String name, byte[] value, XattrMode mode) throws IOException {
+        throw new NotSupportedException("extended attributes are not supported");
+    }
+
+    /**
+     * Removes an attribute and sets ctime.
+     *
+     * @param ino the inode
+     * @param name the attribute's full name, checked
+     * @throws IOException {@link dev.iomap.api.NoSuchAttributeException} if absent
+     */
+    default void removexattr(long ino, String name) throws IOException {
+        throw new NotSupportedException("extended attributes are not supported");
+    }
 
     /**
      * @param dirIno a directory

@@ -3,7 +3,10 @@ package dev.iomap.testkit;
 import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.api.AttributeChange;
 import dev.iomap.api.FileType;
+import dev.iomap.api.NewInodeAttributes;
+import dev.iomap.api.XattrMode;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.FsckReport;
@@ -16,6 +19,7 @@ import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -204,6 +208,58 @@ public final class RecordingAdapter implements FilesystemAdapter {
         @Override
         public void exchange(long dir1, String name1, long dir2, String name2) throws IOException {
             mount.exchange(dir1, name1, dir2, name2);
+        }
+
+        @Override
+        public long create(long dirIno, String name, FileType type, NewInodeAttributes attributes)
+                throws IOException {
+            return mount.create(dirIno, name, type, attributes);
+        }
+
+        @Override
+        public long symlink(long dirIno, String name, byte[] target, NewInodeAttributes attributes)
+                throws IOException {
+            return mount.symlink(dirIno, name, target, attributes);
+        }
+
+        @Override
+        public byte[] readlink(long ino) throws IOException {
+            return mount.readlink(ino);
+        }
+
+        @Override
+        public void link(long ino, long dirIno, String name) throws IOException {
+            mount.link(ino, dirIno, name);
+        }
+
+        @Override
+        public InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+            return mount.setattr(ino, change);
+        }
+
+        @Override
+        public void updateTimes(IomapInode inode, Instant now) throws IOException {
+            mount.updateTimes(inode, now);
+        }
+
+        @Override
+        public byte[] getxattr(long ino, String name) throws IOException {
+            return mount.getxattr(ino, name);
+        }
+
+        @Override
+        public List<String> listxattr(long ino) throws IOException {
+            return mount.listxattr(ino);
+        }
+
+        @Override
+        public void setxattr(long ino, String name, byte[] value, XattrMode mode) throws IOException {
+            mount.setxattr(ino, name, value, mode);
+        }
+
+        @Override
+        public void removexattr(long ino, String name) throws IOException {
+            mount.removexattr(ino, name);
         }
 
         @Override

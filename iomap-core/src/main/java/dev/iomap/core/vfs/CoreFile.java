@@ -31,6 +31,10 @@ final class CoreFile implements IomapFile {
         this.handle = inode.open();
     }
 
+    CoreFileSystem fs() {
+        return fs;
+    }
+
     CachedInode inode() {
         return inode;
     }
@@ -79,6 +83,9 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         if (pos != inode.size()) {
             fs.require(Capability.RANDOM_WRITE, "a write at " + pos + " (not at EOF " + inode.size() + ")");
+        }
+        if (src.hasRemaining()) {
+            fs.touch(inode);
         }
         return (int) inode.write(pos, CopySource.of(src), src.remaining());
     }

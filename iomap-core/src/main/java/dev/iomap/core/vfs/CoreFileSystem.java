@@ -1,8 +1,10 @@
 package dev.iomap.core.vfs;
 
 import dev.iomap.device.BlockDevice;
+import dev.iomap.api.AttributeChange;
 import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.spi.FilesystemAdapter;
@@ -12,6 +14,12 @@ import dev.iomap.api.IoStats;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.MountOptions;
+import dev.iomap.api.NewInodeAttributes;
+import dev.iomap.api.OperationNotPermittedException;
+import dev.iomap.api.SymlinkLoopException;
+import dev.iomap.api.XattrMode;
+import dev.iomap.api.Xattrs;
+import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.RenameFlag;
@@ -24,10 +32,15 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.nio.file.NotLinkException;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -36,6 +49,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Namespace operations are serialised by one lock; file data goes through the cache with only
  * inode and folio locks. Inodes stay cached after their files close (their pages are the cache); an
  * inode left with no name is evicted when its last open file closes.
+ *
+ * <p>Paths resolve through symbolic links as {@link IomapFileSystem} says: {@link Walk} keeps the chain
+ * of inodes from the root, so a target's {@code ..} goes to the parent of the directory it is in.
  */
 final class CoreFileSystem implements IomapFileSystem {
     private final FilesystemAdapter adapter;
@@ -45,6 +61,8 @@ final class CoreFileSystem implements IomapFileSystem {
     private final ReentrantLock namespace = new ReentrantLock();
     private final Map<Long, Integer> openCounts = new HashMap<>();
     private final Map<Long, Boolean> unlinked = new HashMap<>();
+    /** When the core last set a file's mtime for a write, in {@link System#nanoTime()}: see {@link #touch}. */
+    private final Map<Long, Long> lastTouch = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     CoreFileSystem(FilesystemAdapter adapter, MountedFilesystem mount, BlockDevice device, MountOptions options) {
@@ -90,9 +108,14 @@ final class CoreFileSystem implements IomapFileSystem {
 
     @Override
     public IomapFile create(String path) throws IOException {
+        return create(path, NewInodeAttributes.defaults(FileType.REGULAR));
+    }
+
+    @Override
+    public IomapFile create(String path, NewInodeAttributes attributes) throws IOException {
         return locked(() -> {
             Parent parent = parent(path);
-            long ino = mount.create(parent.dir(), parent.name(), FileType.REGULAR);
+            long ino = mount.create(parent.dir(), parent.name(), FileType.REGULAR, attributes);
             return openInode(ino);
         });
     }
@@ -100,9 +123,11 @@ final class CoreFileSystem implements IomapFileSystem {
     @Override
     public IomapFile open(String path) throws IOException {
         return locked(() -> {
-            long ino = resolve(path);
-            if (mount.getattr(ino).type() == FileType.DIRECTORY) {
-                throw new FileSystemException(path, null, "Is a directory");
+            long ino = resolve(path, true);
+            FileType type = mount.getattr(ino).type();
+            if (type != FileType.REGULAR) {
+                throw new FileSystemException(path, null, type == FileType.DIRECTORY ? "Is a directory"
+                        : "not a regular file: " + type);
             }
             return openInode(ino);
         });
@@ -110,17 +135,148 @@ final class CoreFileSystem implements IomapFileSystem {
 
     @Override
     public void mkdir(String path) throws IOException {
+        mkdir(path, NewInodeAttributes.defaults(FileType.DIRECTORY));
+    }
+
+    @Override
+    public void mkdir(String path, NewInodeAttributes attributes) throws IOException {
         require(Capability.DIRECTORIES, "mkdir");
         locked(() -> {
             Parent parent = parent(path);
-            return mount.create(parent.dir(), parent.name(), FileType.DIRECTORY);
+            return mount.create(parent.dir(), parent.name(), FileType.DIRECTORY, attributes);
         });
+    }
+
+    @Override
+    public String realPath(String path) throws IOException {
+        return locked(() -> {
+            Walk walk = new Walk(path);
+            walk.names(Paths.names(path), true);
+            return walk.path();
+        });
+    }
+
+    @Override
+    public void createSymbolicLink(String link, String target, NewInodeAttributes attributes) throws IOException {
+        require(Capability.SYMLINKS, "symbolic link");
+        byte[] bytes = FileNames.checkTarget(target);
+        locked(() -> {
+            Parent parent = parent(link);
+            return mount.symlink(parent.dir(), parent.name(), bytes, attributes);
+        });
+    }
+
+    @Override
+    public String readSymbolicLink(String link) throws IOException {
+        require(Capability.SYMLINKS, "symbolic link");
+        return locked(() -> {
+            long ino = resolve(link, false);
+            if (mount.getattr(ino).type() != FileType.SYMLINK) {
+                throw new NotLinkException(link, null, "not a symbolic link");
+            }
+            return FileNames.decode(mount.readlink(ino));
+        });
+    }
+
+    @Override
+    public void createLink(String link, String existing) throws IOException {
+        require(Capability.HARD_LINKS, "hard link");
+        locked(() -> {
+            long ino = resolve(existing, false);
+            if (mount.getattr(ino).type() == FileType.DIRECTORY) {
+                throw new OperationNotPermittedException(existing, "hard link to a directory");
+            }
+            Parent parent = parent(link);
+            mount.link(ino, parent.dir(), parent.name());
+            return null;
+        });
+    }
+
+    @Override
+    public FileStat setAttributes(String path, AttributeChange change) throws IOException {
+        require(Capability.POSIX_ATTRIBUTES, "attribute change");
+        return locked(() -> {
+            long ino = resolve(path, false);
+            if (change.mode().isPresent() && mount.getattr(ino).type() == FileType.SYMLINK) {
+                throw new NotSupportedException("mode of symbolic link '" + path + "': links have no mode of"
+                        + " their own");
+            }
+            if (!change.isEmpty()) {
+                lastTouch.remove(ino);
+                mount.setattr(ino, change);
+            }
+            return stat(ino);
+        });
+    }
+
+    @Override
+    public byte[] getXattr(String path, String name) throws IOException {
+        require(Capability.XATTRS, "extended attributes");
+        Xattrs.checkName(name);
+        return locked(() -> mount.getxattr(resolve(path, false), name));
+    }
+
+    @Override
+    public List<String> listXattrs(String path) throws IOException {
+        require(Capability.XATTRS, "extended attributes");
+        return locked(() -> mount.listxattr(resolve(path, false)));
+    }
+
+    @Override
+    public void setXattr(String path, String name, byte[] value, XattrMode mode) throws IOException {
+        require(Capability.XATTRS, "extended attributes");
+        Xattrs.checkName(name);
+        Xattrs.checkValue(name, value);
+        byte[] copy = value.clone();
+        locked(() -> {
+            long ino = resolve(path, false);
+            refuseUserXattrOnLink(path, ino, name);
+            mount.setxattr(ino, name, copy, mode);
+            return null;
+        });
+    }
+
+    @Override
+    public void removeXattr(String path, String name) throws IOException {
+        require(Capability.XATTRS, "extended attributes");
+        Xattrs.checkName(name);
+        locked(() -> {
+            long ino = resolve(path, false);
+            refuseUserXattrOnLink(path, ino, name);
+            mount.removexattr(ino, name);
+            return null;
+        });
+    }
+
+    /** Linux keeps {@code user.} attributes off symbolic links (and devices): EPERM. */
+    private void refuseUserXattrOnLink(String path, long ino, String name) throws IOException {
+        if (Xattrs.isUser(name) && mount.getattr(ino).type() == FileType.SYMLINK) {
+            throw new OperationNotPermittedException(path, "user." + " extended attribute on a symbolic link");
+        }
+    }
+
+    /**
+     * A write or mapped store is starting on {@code inode}: set its mtime and ctime, at most once a
+     * millisecond (the kernel's coarse timestamps do the same with its clock tick); an explicit
+     * {@link #setAttributes} resets the interval.
+     */
+    void touch(IomapInode inode) throws IOException {
+        if (!capabilities.contains(Capability.POSIX_ATTRIBUTES)) {
+            return;
+        }
+        long now = System.nanoTime();
+        Long last = lastTouch.get(inode.ino());
+        if (last != null && now - last < TimeUnit.MILLISECONDS.toNanos(1)) {
+            return;
+        }
+        lastTouch.put(inode.ino(), now);
+        mount.updateTimes(inode, Instant.now());
     }
 
     @Override
     public List<DirEntry> readdir(String path) throws IOException {
         return locked(() -> {
-            long ino = resolve(path);
+            long ino = resolve(path, true);
             if (mount.getattr(ino).type() != FileType.DIRECTORY) {
                 throw new NotDirectoryException(path);
             }
@@ -228,14 +384,20 @@ final class CoreFileSystem implements IomapFileSystem {
 
     @Override
     public FileStat stat(String path) throws IOException {
-        return locked(() -> stat(resolve(path)));
+        return locked(() -> stat(resolve(path, true)));
+    }
+
+    @Override
+    public FileStat lstat(String path) throws IOException {
+        return locked(() -> stat(resolve(path, false)));
     }
 
     FileStat stat(long ino) throws IOException {
         InodeInfo info = mount.getattr(ino);
         CachedInode cached = cache.inode(ino);
         long size = cached != null ? cached.size() : info.size();
-        return new FileStat(ino, info.type(), size, info.allocatedBytes(), info.linkCount(), info.modifiedMillis());
+        return new FileStat(ino, info.type(), size, info.allocatedBytes(), info.linkCount(), info.mode(), info.uid(),
+                info.gid(), info.atime(), info.mtime(), info.ctime(), info.btime());
     }
 
     @Override
@@ -326,30 +488,112 @@ final class CoreFileSystem implements IomapFileSystem {
 
     private void evict(long ino) throws IOException {
         cache.removeInode(ino);
+        lastTouch.remove(ino);
         mount.evict(ino);
     }
 
-    private long resolve(String path) throws IOException {
-        long ino = mount.rootIno();
-        for (String name : Paths.names(path)) {
-            ino = mount.lookup(ino, name);
-        }
-        return ino;
+    /**
+     * @param path an absolute path
+     * @param followLast whether a symbolic link as the last name is followed
+     * @return the inode the path names
+     */
+    private long resolve(String path, boolean followLast) throws IOException {
+        Walk walk = new Walk(path);
+        walk.names(Paths.names(path), followLast);
+        return walk.top();
     }
 
+    /** The directory of a path's last name (every link before it followed), and that name. */
     private Parent parent(String path) throws IOException {
         List<String> names = Paths.names(path);
         if (names.isEmpty()) {
             throw new FileSystemException(path, null, "the root has no parent");
         }
-        long dir = mount.rootIno();
-        for (String name : names.subList(0, names.size() - 1)) {
-            dir = mount.lookup(dir, name);
+        Walk walk = new Walk(path);
+        walk.names(names.subList(0, names.size() - 1), true);
+        walk.requireDirectory();
+        return new Parent(walk.top(), names.getLast());
+    }
+
+    /**
+     * One path resolution: the chain of inodes from the root to where it has got, and the count of
+     * links followed. Caller holds the namespace lock.
+     */
+    private final class Walk {
+        private final String path;
+        private final List<Long> chain = new ArrayList<>();
+        private final List<String> chainNames = new ArrayList<>();
+        private int follows;
+
+        Walk(String path) {
+            this.path = path;
+            chain.add(mount.rootIno());
         }
-        if (mount.getattr(dir).type() != FileType.DIRECTORY) {
-            throw new NotDirectoryException(path);
+
+        long top() {
+            return chain.getLast();
         }
-        return new Parent(dir, names.getLast());
+
+        void requireDirectory() throws IOException {
+            if (mount.getattr(top()).type() != FileType.DIRECTORY) {
+                throw new NotDirectoryException(path);
+            }
+        }
+
+        /** @return the absolute path of {@link #top()} with no link in it */
+        String path() {
+            return chainNames.isEmpty() ? "/" : "/" + String.join("/", chainNames);
+        }
+
+        /**
+         * Walks {@code names} (which may hold "." and "..", from link targets) from {@link #top()}.
+         *
+         * @param followLast whether a link as the last of {@code names} is followed
+         */
+        void names(List<String> names, boolean followLast) throws IOException {
+            for (int i = 0; i < names.size(); i++) {
+                String name = names.get(i);
+                boolean last = i == names.size() - 1;
+                if (name.equals(".")) {
+                    requireDirectory();
+                    continue;
+                }
+                if (name.equals("..")) {
+                    requireDirectory();
+                    if (chain.size() > 1) {
+                        chain.removeLast();
+                        chainNames.removeLast();
+                    }
+                    continue;
+                }
+                requireDirectory();
+                long child = mount.lookup(top(), name);
+                if ((!last || followLast) && mount.getattr(child).type() == FileType.SYMLINK) {
+                    follow(child);
+                } else {
+                    chain.add(child);
+                    chainNames.add(name);
+                }
+            }
+        }
+
+        private void follow(long link) throws IOException {
+            if (++follows > MAX_SYMLINK_FOLLOWS) {
+                throw new SymlinkLoopException(path);
+            }
+            String target = FileNames.decode(mount.readlink(link));
+            if (target.startsWith("/")) {
+                chain.subList(1, chain.size()).clear();
+                chainNames.clear();
+            }
+            List<String> names = new ArrayList<>();
+            for (String name : target.split("/")) {
+                if (!name.isEmpty()) {
+                    names.add(name);
+                }
+            }
+            names(names, true);
+        }
     }
 
     private record Parent(long dir, String name) {

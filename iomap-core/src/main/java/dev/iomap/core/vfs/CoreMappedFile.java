@@ -18,6 +18,9 @@ final class CoreMappedFile implements MappedFile {
     @Override
     public void store(long pos, ByteBuffer src) throws IOException {
         file.ensureOpen();
+        if (src.hasRemaining()) {
+            file.fs().touch(file.inode());
+        }
         region.store(pos, src);
     }
 
