@@ -310,6 +310,9 @@ final class CoreFileSystem implements IomapFileSystem {
         locked(() -> {
             Parent source = parent(from);
             Parent target = parent(to);
+            if (sameInode(source, target)) {
+                return null;
+            }
             long orphan = mount.rename(source.dir(), source.name(), target.dir(), target.name());
             if (orphan >= 0) {
                 forgetIfUnlinked(orphan);
@@ -367,6 +370,19 @@ final class CoreFileSystem implements IomapFileSystem {
             mount.exchange(first.dir(), first.name(), second.dir(), second.name());
             return null;
         });
+    }
+
+    /**
+     * Whether both names exist and are links to one inode: then rename does nothing and both names
+     * stay, as {@code rename(2)} says for hard links of the same file.
+     */
+    private boolean sameInode(Parent source, Parent target) throws IOException {
+        long ino = mount.lookup(source.dir(), source.name());
+        try {
+            return mount.lookup(target.dir(), target.name()) == ino;
+        } catch (NoSuchFileException e) {
+            return false;
+        }
     }
 
     private static boolean isPrefix(List<String> prefix, List<String> names) {
