@@ -249,6 +249,10 @@ public interface MountedFilesystem {
      * @param fromName source name, checked (see the class comment)
      * @param toDir target directory
      * @param toName target name, checked (see the class comment)
+     * <p>The core never calls it with a directory and a target inside that directory's own subtree,
+     * with a target directory above the source, or with two names of one inode (it refuses or skips
+     * those itself).
+     *
      * @return the inode number that lost its last name, or -1
      * @throws IOException if the source is absent or the target is a non-empty directory
      */

@@ -28,6 +28,7 @@ import dev.iomap.core.CachedInode;
 import dev.iomap.core.IomapCache;
 import java.io.IOException;
 import java.nio.file.ClosedFileSystemException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
@@ -313,6 +314,7 @@ final class CoreFileSystem implements IomapFileSystem {
             if (sameInode(source, target)) {
                 return null;
             }
+            refuseAncestorTarget(source, target, to);
             long orphan = mount.rename(source.dir(), source.name(), target.dir(), target.name());
             if (orphan >= 0) {
                 forgetIfUnlinked(orphan);
@@ -347,6 +349,7 @@ final class CoreFileSystem implements IomapFileSystem {
             if (exists(target)) {
                 throw new FileAlreadyExistsException(to, null, "exists, and rename was asked not to replace it");
             }
+            refuseAncestorTarget(source, target, to);
             mount.rename(source.dir(), source.name(), target.dir(), target.name());
             return null;
         });
@@ -370,6 +373,29 @@ final class CoreFileSystem implements IomapFileSystem {
             mount.exchange(first.dir(), first.name(), second.dir(), second.name());
             return null;
         });
+    }
+
+    /**
+     * {@code rename(2)}'s two ancestor refusals, decided on the inode chains the walks saw: a source
+     * directory above the target would move into its own subtree (EINVAL, an
+     * {@link IllegalArgumentException}); a target directory above the source is not empty, the source
+     * being in it (ENOTEMPTY).
+     */
+    private void refuseAncestorTarget(Parent source, Parent target, String to) throws IOException {
+        long sourceIno = mount.lookup(source.dir(), source.name());
+        if (target.ancestors().contains(sourceIno)) {
+            throw new IllegalArgumentException("cannot move '" + source.name() + "' into its own subtree ('"
+                    + to + "')");
+        }
+        long targetIno;
+        try {
+            targetIno = mount.lookup(target.dir(), target.name());
+        } catch (NoSuchFileException e) {
+            return;
+        }
+        if (source.ancestors().contains(targetIno)) {
+            throw new DirectoryNotEmptyException(to);
+        }
     }
 
     /**
@@ -528,7 +554,7 @@ final class CoreFileSystem implements IomapFileSystem {
         Walk walk = new Walk(path);
         walk.names(names.subList(0, names.size() - 1), true);
         walk.requireDirectory();
-        return new Parent(walk.top(), names.getLast());
+        return new Parent(walk.top(), names.getLast(), List.copyOf(walk.chain));
     }
 
     /**
@@ -612,7 +638,12 @@ final class CoreFileSystem implements IomapFileSystem {
         }
     }
 
-    private record Parent(long dir, String name) {
+    /**
+     * @param dir the directory holding {@code name}
+     * @param name the last name of the path
+     * @param ancestors the inodes from the root down to {@code dir}
+     */
+    private record Parent(long dir, String name, List<Long> ancestors) {
     }
 
     private <T> T locked(NamespaceAction<T> action) throws IOException {

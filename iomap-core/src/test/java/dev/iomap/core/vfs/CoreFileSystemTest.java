@@ -288,4 +288,19 @@ class CoreFileSystemTest {
         assertThatThrownBy(() -> fs.create("/g")).isInstanceOf(ClosedFileSystemException.class);
         assertThatThrownBy(() -> file.write(0, ByteBuffer.allocate(1))).isInstanceOf(ClosedFileSystemException.class);
     }
+    @Test
+    void renameOntoADirectoryAboveTheSourceIsNotEmptyAndIntoItsOwnSubtreeIsInvalid() throws Exception {
+        try (IomapFileSystem fs = mount(snapfs())) {
+            fs.mkdir("/a");
+            fs.mkdir("/a/b");
+            fs.create("/a/b/f").close();
+
+            // rename(2): the target "/a" holds the source, so it is not empty (ENOTEMPTY) ...
+            assertThatThrownBy(() -> fs.rename("/a/b", "/a")).isInstanceOf(DirectoryNotEmptyException.class);
+            assertThatThrownBy(() -> fs.rename("/a/b/f", "/a")).isInstanceOf(DirectoryNotEmptyException.class);
+            // ... and moving "/a" below itself is EINVAL
+            assertThatThrownBy(() -> fs.rename("/a", "/a/b/c")).isInstanceOf(IllegalArgumentException.class);
+            assertThat(fs.stat("/a/b/f").type()).isEqualTo(FileType.REGULAR);
+        }
+    }
 }
