@@ -8,9 +8,11 @@ import dev.iomap.device.IoPurpose;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.NewInodeAttributes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -39,7 +41,8 @@ final class Formatter {
         InodeState root = new InodeState(Geometry.ROOT_INO, FileType.DIRECTORY);
         root.nlink = 2;
         root.parent = Geometry.ROOT_INO;
-        root.mtime = System.currentTimeMillis();
+        root.mode = NewInodeAttributes.defaultMode(FileType.DIRECTORY);
+        root.born(Instant.now());
         Map<Long, InodeState> inodes = Map.of(root.ino, root);
         MetadataBlock.write(device, geometry.inodeTableStart(), Layout.INODE_TABLE,
                 InodeCodec.encodeTableBlock(geometry, 0, 1, inodes::get));
