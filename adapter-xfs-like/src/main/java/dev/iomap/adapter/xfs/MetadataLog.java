@@ -103,6 +103,20 @@ final class MetadataLog {
         return commits;
     }
 
+    /**
+     * fdatasync's commit: nothing if the running transaction holds only times set by
+     * {@link #timesChanged} (they are not needed to read the data back, as XFS skips a timestamp-only
+     * log force), else {@link #commit}.
+     */
+    void commitForData() throws IOException {
+        if (dirtyInodes.isEmpty() && dirtyDirBlocks.isEmpty() && dirtyTableBlocks.isEmpty()
+                && volume.allocator.dirtyGroups().isEmpty()) {
+            volume.checkNotShutDown();
+            return;
+        }
+        commit();
+    }
+
     /** Commits if the running transaction has grown large; call at the end of an operation. */
     void commitIfLarge() throws IOException {
         long estimate = dirtyDirBlocks.size() + dirtyTableBlocks.size() + volume.allocator.changeEstimate();

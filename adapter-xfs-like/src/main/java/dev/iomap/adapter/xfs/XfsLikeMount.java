@@ -383,7 +383,11 @@ final class XfsLikeMount implements MountedFilesystem {
         volume.metaLock.lock();
         try {
             volume.checkMounted();
-            volume.log.commit();
+            if (dataOnly) {
+                volume.log.commitForData();
+            } else {
+                volume.log.commit();
+            }
         } finally {
             volume.metaLock.unlock();
         }
