@@ -4,6 +4,7 @@ import dev.iomap.api.AttributeChange;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NoSuchAttributeException;
+import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.XattrMode;
 import dev.iomap.spi.InodeInfo;
 import java.io.IOException;
@@ -45,7 +46,7 @@ final class AttributeOps {
     InodeInfo setattr(long ino, AttributeChange change) throws IOException {
         InodeState inode = volume.inode(ino);
         if (change.mode().isPresent() && inode.type == FileType.SYMLINK) {
-            throw new IllegalArgumentException("a symbolic link's mode is always 0777");
+            throw new NotSupportedException("inode " + ino + " is a symbolic link: its mode is always 0777");
         }
         if (!change.isEmpty()) {
             Instant now = Instant.now();
@@ -65,12 +66,27 @@ final class AttributeOps {
         return getattr(ino);
     }
 
-    /** A write starts: mtime and ctime now, without the metadata lock and without I/O. */
+    /**
+     * A write starts: mtime and ctime now, without the metadata lock and without I/O, but when so many
+     * inodes wait with changed times that one journal transaction would no longer take them: then it
+     * commits (under the metadata lock).
+     */
     void updateTimes(long ino, Instant now) throws IOException {
         volume.checkMounted();
         InodeState inode = volume.inode(ino);
         inode.modified(now);
         volume.log.timesChanged(ino);
+        if (volume.log.timesPileUp()) {
+            volume.metaLock.lock();
+            try {
+                volume.checkMounted();
+                if (volume.log.timesPileUp()) {
+                    volume.log.commit();
+                }
+            } finally {
+                volume.metaLock.unlock();
+            }
+        }
     }
 
     byte[] readlink(long ino) throws IOException {

@@ -79,6 +79,14 @@ final class MetadataLog {
     }
 
     /**
+     * @return whether so many inodes wait with changed times that they should be committed now: each may
+     *     need its own inode table block, and a commit must fit one journal transaction
+     */
+    boolean timesPileUp() {
+        return timesChanged.size() > volume.journal.maxTransactionBlocks() / 4;
+    }
+
+    /**
      * Inode table blocks {@code [from, to)} are written for the first time (all free but for the
      * inodes about to be created), and block 0 records that they are.
      */
@@ -119,7 +127,8 @@ final class MetadataLog {
 
     /** Commits if the running transaction has grown large; call at the end of an operation. */
     void commitIfLarge() throws IOException {
-        long estimate = dirtyDirBlocks.size() + dirtyTableBlocks.size() + volume.allocator.changeEstimate();
+        long estimate = dirtyDirBlocks.size() + dirtyTableBlocks.size() + volume.allocator.changeEstimate()
+                + timesChanged.size();
         for (long ino : dirtyInodes) {
             InodeState inode = volume.inodes.get(ino);
             estimate += 1 + (inode == null ? 0 : inode.listBlocks.size() + 1);

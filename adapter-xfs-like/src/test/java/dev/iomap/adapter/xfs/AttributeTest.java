@@ -8,6 +8,7 @@ import dev.iomap.api.FileStat;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.NewInodeAttributes;
 import java.time.Instant;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Mode, owner and the four nanosecond times: creation, setattr, writes, truncate, namespace changes, remount. */
@@ -130,6 +131,31 @@ class AttributeTest {
             fx.remount();
             assertThat(fx.fs.stat("/a")).isEqualTo(a);
             assertThat(fx.fs.stat("/b/g")).isEqualTo(moved);
+        }
+    }
+
+    @Test
+    void timesOfMoreFilesThanOneTransactionTakesAreCommittedInPieces() throws Exception {
+        int files = 1200;
+        try (XfsFixture fx = XfsFixture.create(XfsFixture.DEVICE_BYTES, Map.of("journalblocks", "64",
+                "inodes", "2048"))) {
+            fx.fs.mkdir("/m");
+            for (int i = 0; i < files; i++) {
+                fx.write("/m/" + i, pattern(i, 0, 10)).close();
+            }
+            fx.remount();
+            Instant[] mtimes = new Instant[files];
+            for (int i = 0; i < files; i++) {
+                try (IomapFile file = fx.fs.open("/m/" + i)) {
+                    XfsFixture.writeAt(file, 0, new byte[] {(byte) i});
+                }
+                mtimes[i] = fx.fs.stat("/m/" + i).mtime();
+            }
+            fx.fs.sync();
+            fx.remount();
+            for (int i = 0; i < files; i++) {
+                assertThat(fx.fs.stat("/m/" + i).mtime()).as("file %d", i).isEqualTo(mtimes[i]);
+            }
         }
     }
 }
