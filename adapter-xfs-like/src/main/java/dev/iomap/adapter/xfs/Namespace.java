@@ -28,9 +28,11 @@ import java.util.List;
  * its inode (link count 0) until {@code evict}; a removed directory is freed at once (it cannot be open).
  *
  * <p>Times, as Linux: a new or removed name sets the directory's mtime and ctime; a new inode has all
- * four times now; a link, unlink or rename sets the inode's ctime.
+ * four times now; a link, unlink or rename sets the inode's ctime. A directory with the set-group-ID bit
+ * gives new inodes its group, and new directories the bit.
  */
 final class Namespace {
+    private static final int SET_GROUP_ID = 02000;
     private final Volume volume;
     private final FileSpace space;
 
@@ -63,7 +65,7 @@ final class Namespace {
         checkAbsent(dir, name);
         long ino = volume.allocateInodeNumber();
         int block = reserveEntry(dir, name);
-        InodeState inode = newInode(ino, type, attributes.mode(), attributes);
+        InodeState inode = newInode(ino, type, attributes.mode(), attributes, dir);
         inode.nlink = type == FileType.DIRECTORY ? 2 : 1;
         inode.parent = type == FileType.DIRECTORY ? dirIno : 0;
         if (type == FileType.DIRECTORY) {
@@ -100,7 +102,7 @@ final class Namespace {
             volume.resizeChain(blocks, 0, "a symbolic link's target");
             throw e;
         }
-        InodeState inode = newInode(ino, FileType.SYMLINK, 0777, attributes);
+        InodeState inode = newInode(ino, FileType.SYMLINK, 0777, attributes, dir);
         inode.nlink = 1;
         inode.target = target.clone();
         inode.diskSize = target.length;
@@ -132,11 +134,16 @@ final class Namespace {
         volume.log.inodeChanged(inode);
     }
 
-    private InodeState newInode(long ino, FileType type, int mode, NewInodeAttributes attributes) {
+    /**
+     * A new inode with the owner asked for and the group as Linux's {@code inode_init_owner} gives it: in
+     * a directory with the set-group-ID bit the parent's group, and a new directory keeps that bit.
+     */
+    private InodeState newInode(long ino, FileType type, int mode, NewInodeAttributes attributes, InodeState dir) {
         InodeState inode = new InodeState(ino, type);
-        inode.mode = mode;
+        boolean inherit = (dir.mode & SET_GROUP_ID) != 0;
+        inode.mode = inherit && type == FileType.DIRECTORY ? mode | SET_GROUP_ID : mode;
         inode.uid = attributes.uid();
-        inode.gid = attributes.gid();
+        inode.gid = inherit ? dir.gid : attributes.gid();
         inode.born(Instant.now());
         volume.inodes.put(ino, inode);
         volume.usedInodes.set((int) ino);

@@ -44,6 +44,26 @@ class AttributeTest {
     }
 
     @Test
+    void aSetGroupIdDirectoryGivesNewInodesItsGroupAndNewDirectoriesTheBit() throws Exception {
+        try (XfsFixture fx = XfsFixture.create()) {
+            fx.fs.mkdir("/shared", new NewInodeAttributes(02775, 10, 500));
+            fx.fs.create("/shared/f", new NewInodeAttributes(0644, 11, 11)).close();
+            fx.fs.mkdir("/shared/d", new NewInodeAttributes(0755, 11, 11));
+            fx.fs.createSymbolicLink("/shared/l", "f", new NewInodeAttributes(0777, 11, 11));
+            fx.fs.mkdir("/plain", new NewInodeAttributes(0755, 10, 500));
+            fx.fs.create("/plain/f", new NewInodeAttributes(02644, 11, 11)).close();
+            fx.remount();
+            assertThat(fx.fs.stat("/shared/f")).extracting(FileStat::mode, FileStat::uid, FileStat::gid)
+                    .containsExactly(0644, 11, 500);
+            assertThat(fx.fs.stat("/shared/d")).extracting(FileStat::mode, FileStat::uid, FileStat::gid)
+                    .containsExactly(02755, 11, 500);
+            assertThat(fx.fs.lstat("/shared/l")).extracting(FileStat::mode, FileStat::gid).containsExactly(0777, 500);
+            assertThat(fx.fs.stat("/plain/f")).extracting(FileStat::mode, FileStat::uid, FileStat::gid)
+                    .containsExactly(02644, 11, 11);
+        }
+    }
+
+    @Test
     void setattrRoundTripsWithNanosecondsAndTimesBefore1970() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.write("/f", pattern(1, 0, 100)).close();
