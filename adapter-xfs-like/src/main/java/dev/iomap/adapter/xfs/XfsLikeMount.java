@@ -128,35 +128,17 @@ final class XfsLikeMount implements MountedFilesystem {
 
     @Override
     public InodeInfo getattr(long ino) throws IOException {
-        volume.checkNotShutDown();
-        volume.metaLock.lock();
-        try {
-            return attributes.getattr(ino);
-        } finally {
-            volume.metaLock.unlock();
-        }
+        return read(() -> attributes.getattr(ino));
     }
 
     @Override
     public long lookup(long dirIno, String name) throws IOException {
-        volume.checkNotShutDown();
-        volume.metaLock.lock();
-        try {
-            return namespace.lookup(dirIno, name);
-        } finally {
-            volume.metaLock.unlock();
-        }
+        return read(() -> namespace.lookup(dirIno, name));
     }
 
     @Override
     public List<DirEntry> readdir(long dirIno) throws IOException {
-        volume.checkNotShutDown();
-        volume.metaLock.lock();
-        try {
-            return namespace.readdir(dirIno);
-        } finally {
-            volume.metaLock.unlock();
-        }
+        return read(() -> namespace.readdir(dirIno));
     }
 
     /** Creates with the type's default mode, owned by uid and gid 0. */

@@ -4,13 +4,19 @@ import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.iomap.api.AttributeChange;
+import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.IomapFile;
+import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
+import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.OperationNotPermittedException;
+import dev.iomap.device.BlockDevice;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.time.Instant;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Hard links: counts, times, unlink and rename of multiply-linked files, and freeing at the last name. */
@@ -98,7 +104,7 @@ class LinkTest {
             fx.fs.createLink("/b", "/a");
             Instant ctime = fx.fs.stat("/a").ctime();
             fx.fs.rename("/a", "/b");
-            assertThat(fx.fs.readdir("/")).extracting(dev.iomap.api.DirEntry::name).containsExactly("a", "b");
+            assertThat(fx.fs.readdir("/")).extracting(DirEntry::name).containsExactly("a", "b");
             assertThat(fx.fs.stat("/b").linkCount()).isEqualTo(2);
             assertThat(fx.fs.stat("/b").ctime()).isEqualTo(ctime);
         }
@@ -123,6 +129,36 @@ class LinkTest {
             image.inodes.get(ino).nlink = 2;
             Images.writeInodeTable(fx.device, image, ino);
             fx.mount();
+        }
+    }
+
+    @Test
+    void linksAndAttributesReachTheDeviceWithTheirTransactionOnly() throws Exception {
+        try (XfsFixture fx = XfsFixture.create(1024, 32L << 20, Map.of())) {
+            fx.write("/a", pattern(7, 0, 3000)).close();
+            fx.fs.sync();
+            fx.fs.createLink("/b", "/a");
+            fx.fs.createSymbolicLink("/long", "x".repeat(3000), new NewInodeAttributes(0, 5, 6));
+            fx.fs.setAttributes("/a", AttributeChange.none().withMode(0600).withMtime(Instant.ofEpochSecond(-5, 7)));
+            BlockDevice before = fx.copyOfDevice();
+            fx.fs.sync();
+            BlockDevice after = fx.copyOfDevice();
+            try (IomapFileSystem crashed = IomapFileSystems.mount("xfs-like", before, XfsFixture.mountOptions())) {
+                assertThat(crashed.readdir("/")).extracting(DirEntry::name).containsExactly("a");
+                assertThat(crashed.stat("/a").linkCount()).isEqualTo(1);
+                assertThat(crashed.stat("/a").mode()).isEqualTo(0644);
+            }
+            XfsFixture.assertClean(before);
+            try (IomapFileSystem crashed = IomapFileSystems.mount("xfs-like", after, XfsFixture.mountOptions())) {
+                assertThat(crashed.readdir("/")).extracting(DirEntry::name).containsExactly("a", "b", "long");
+                FileStat a = crashed.stat("/b");
+                assertThat(a.linkCount()).isEqualTo(2);
+                assertThat(a.mode()).isEqualTo(0600);
+                assertThat(a.mtime()).isEqualTo(Instant.ofEpochSecond(-5, 7));
+                assertThat(crashed.readSymbolicLink("/long")).isEqualTo("x".repeat(3000));
+                assertThat(crashed.lstat("/long").uid()).isEqualTo(5);
+            }
+            XfsFixture.assertClean(after);
         }
     }
 }
