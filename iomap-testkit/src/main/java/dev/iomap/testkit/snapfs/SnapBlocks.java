@@ -18,6 +18,7 @@ import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import dev.iomap.testkit.snapfs.SnapState.Inode;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -25,8 +26,10 @@ import java.util.Set;
 /**
  * The block maps of one snapfs mount: mappings for reads, writes and writeback, their completion, and
  * the frees and conversions of truncate and fallocate. Not thread-safe: {@link SnapMount} calls it
- * holding its monitor. Never changes an inode's times: a write's times are set by the core through
- * {@code updateTimes} when it starts, so writeback completion leaves a later {@code utimensat} alone.
+ * holding its monitor. With POSIX attributes declared it never changes an inode's times: a write's
+ * times are set by the core through {@code updateTimes} when it starts, so writeback completion leaves
+ * a later {@code utimensat} alone. Without them (the core then sets no times) writeback completion sets
+ * the one modification time, as snapfs did before it kept attributes.
  */
 final class SnapBlocks {
     private static final int MAX_RUN_BLOCKS = 1024;
@@ -34,16 +37,19 @@ final class SnapBlocks {
     private final SnapState state;
     private final SnapSpace space;
     private final int blockSize;
+    private final boolean timesFromCore;
 
     /**
      * @param state the mount's metadata
      * @param space the mount's free-space map
      * @param blockSize the filesystem block size
+     * @param timesFromCore whether POSIX attributes are declared, so the core sets a write's times
      */
-    SnapBlocks(SnapState state, SnapSpace space, int blockSize) {
+    SnapBlocks(SnapState state, SnapSpace space, int blockSize, boolean timesFromCore) {
         this.state = state;
         this.space = space;
         this.blockSize = blockSize;
+        this.timesFromCore = timesFromCore;
     }
 
     /**
@@ -132,7 +138,8 @@ final class SnapBlocks {
 
     /**
      * Marks the written blocks WRITTEN (converting unwritten ones), invalidates handed-out mappings
-     * and raises the recorded size up to the engine's; a failed ioend changes nothing. The times stay.
+     * and raises the recorded size up to the engine's; a failed ioend changes nothing. The times stay
+     * unless the core sets none (see the class comment).
      */
     void ioendCompleted(IomapInode file, IoendCompletion completion) {
         if (completion.failed()) {
@@ -153,6 +160,9 @@ final class SnapBlocks {
         }
         inode.mappingSequence++;
         inode.size = Math.max(inode.size, Math.min(file.size(), completion.end()));
+        if (!timesFromCore) {
+            inode.modified(Instant.now());
+        }
     }
 
     /** Unmaps blocks {@code [from, to)} of a file and frees them (see {@link SnapSpace#free}). */

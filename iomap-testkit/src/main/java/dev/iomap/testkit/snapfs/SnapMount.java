@@ -85,7 +85,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         this.blockSize = layout.blockSize();
         state.inodes.values().removeIf(inode -> inode.links <= 0 && inode.ino != SnapState.ROOT);
         this.space = new SnapSpace(layout, state.committedBlocks());
-        this.blocks = new SnapBlocks(state, space, blockSize);
+        this.blocks = new SnapBlocks(state, space, blockSize, posixAttributes);
         this.inodes = new SnapInodes(state, layout);
     }
 
@@ -384,7 +384,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return blocks.mapBlocks(inode(file.ino()), pos, length);
     }
 
-    /** As {@link SnapBlocks#ioendCompleted}: blocks WRITTEN, size raised; times untouched. */
+    /** As {@link SnapBlocks#ioendCompleted}: blocks WRITTEN, size raised. */
     @Override
     public synchronized void ioendCompleted(IomapInode file, IoendCompletion completion) {
         blocks.ioendCompleted(file, completion);
