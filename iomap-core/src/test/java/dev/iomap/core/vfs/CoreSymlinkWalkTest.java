@@ -148,8 +148,11 @@ class CoreSymlinkWalkTest {
         symlink("/lf", "f/inside");
         symlink("/missing", "nothing/here");
         symlink("/dotfile", "f/.");
+        symlink("/slash", "f/");
         assertThatThrownBy(() -> fs.stat("/lf")).isInstanceOf(NotDirectoryException.class);
         assertThatThrownBy(() -> fs.stat("/dotfile")).isInstanceOf(NotDirectoryException.class);
+        assertThatThrownBy(() -> fs.open("/slash")).isInstanceOf(NotDirectoryException.class);
+        assertThat(fs.lstat("/slash").type()).isEqualTo(FileType.SYMLINK);
         assertThatThrownBy(() -> fs.stat("/missing")).isInstanceOf(NoSuchFileException.class);
         assertThatThrownBy(() -> fs.create("/missing/x")).isInstanceOf(NoSuchFileException.class);
         assertThatThrownBy(() -> fs.mkdir("/lf/x")).isInstanceOf(NotDirectoryException.class);
@@ -158,6 +161,9 @@ class CoreSymlinkWalkTest {
         assertThatThrownBy(() -> fs.open("/ld")).isInstanceOf(java.nio.file.FileSystemException.class)
                 .hasMessageContaining("Is a directory");
         assertThat(fs.realPath("/ld")).isEqualTo("/");
+        fs.mkdir("/d");
+        symlink("/dslash", "d/");
+        assertThat(fs.stat("/dslash").type()).isEqualTo(FileType.DIRECTORY);
     }
 
     @Test
