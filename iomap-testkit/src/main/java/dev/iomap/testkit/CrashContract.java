@@ -252,6 +252,21 @@ public abstract class CrashContract extends AdapterContract {
         }
     }
 
+    /** A power cut at any device write of an exchange and the sync after it: the old or the new state. */
+    @Test
+    void aPowerCutAnywhereInAnExchangeLeavesTheOldOrTheNewState() throws IOException {
+        assumeCapable(Capability.DIRECTORIES, Capability.RENAME_EXCHANGE);
+        for (MetadataCuts.Step durable : Arrays.asList(null, SYNC)) {
+            MetadataCuts.check(kit(), "exchange" + then(durable), fs -> {
+                fs.mkdir("/p");
+                fs.mkdir("/q");
+                fs.mkdir("/p/x");
+                file(fs, "/p/x/one", new byte[] {1});
+                file(fs, "/q/f", new byte[] {2, 2});
+            }, fs -> fs.rename("/p/x", "/q/f", EnumSet.of(RenameFlag.EXCHANGE)), durable, CrashContract::exchangeState);
+        }
+    }
+
     /** @return "old" or "new" when the names are exactly one of the two states, else what they are */
     private static String exchangeState(IomapFileSystem recovered) throws IOException {
         FileType x = recovered.stat("/p/x").type();

@@ -219,6 +219,9 @@ public abstract class LinksContract extends AdapterContract {
         file("/missing", "now it exists");
         assertFile("/dangling", "now it exists");
         assertThatThrownBy(() -> fs.stat("/deeper")).isInstanceOf(NotDirectoryException.class);
+        // A trailing slash in a target names a directory.
+        symlink("/slash", "missing/");
+        assertThatThrownBy(() -> fs.stat("/slash")).isInstanceOf(NotDirectoryException.class);
     }
 
     @Test
