@@ -7,6 +7,7 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
+import dev.iomap.api.Xattrs;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.spi.MountedFilesystem;
@@ -226,7 +227,8 @@ public final class SnapAdapter implements FilesystemAdapter {
      * Checks the newest valid commit: every block inside the data area and mapped once, every
      * directory entry a valid name ({@link FileNames#check}'s rules) of an existing inode, link counts
      * equal to the names, no entries in regular files and no blocks in directories, symbolic links with
-     * a target of their size (no NUL), mode 0777 and nothing else, every linked inode
+     * a target of their size (no NUL), mode 0777 and nothing else, extended attribute names Linux
+     * allows (no {@code user.} one on a symbolic link), every linked inode
      * reachable from the root, inode numbers below the next one to be handed out, and a sequence number
      * that cannot overflow.
      *
@@ -305,6 +307,7 @@ public final class SnapAdapter implements FilesystemAdapter {
                 problems.add("directory " + inode.ino + " maps data blocks");
             }
             symlinkProblems(inode, problems);
+            xattrProblems(inode, problems);
         }
         for (Inode inode : state.inodes.values()) {
             int found = names.getOrDefault(inode.ino, 0);
@@ -336,6 +339,21 @@ public final class SnapAdapter implements FilesystemAdapter {
         }
         if (inode.mode != 0777) {
             problems.add("symbolic link " + inode.ino + " has mode 0" + Integer.toOctalString(inode.mode));
+        }
+    }
+
+    /** Extended attribute names follow {@link Xattrs#checkName}; no {@code user.} one is on a symbolic link. */
+    private static void xattrProblems(Inode inode, List<String> problems) {
+        for (String name : inode.xattrs.keySet()) {
+            try {
+                Xattrs.checkName(name);
+            } catch (IOException | IllegalArgumentException e) {
+                problems.add("inode " + inode.ino + " has an invalid extended attribute name: " + e.getMessage());
+                continue;
+            }
+            if (inode.type == FileType.SYMLINK && Xattrs.isUser(name)) {
+                problems.add("symbolic link " + inode.ino + " has a user. extended attribute");
+            }
         }
     }
 

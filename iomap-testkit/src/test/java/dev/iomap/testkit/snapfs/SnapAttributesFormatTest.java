@@ -116,6 +116,12 @@ class SnapAttributesFormatTest {
         SnapState linkMode = fileAndLink();
         linkMode.inodes.get(3L).mode = 0700;
         assertRefused(linkMode, "symbolic link 3 has mode 0700");
+        SnapState userOnLink = fileAndLink();
+        userOnLink.inodes.get(3L).xattrs.put("user.x", new byte[1]);
+        assertRefused(userOnLink, "symbolic link 3 has a user. extended attribute");
+        SnapState badName = fileAndLink();
+        badName.inodes.get(2L).xattrs.put("system.posix_acl_access", new byte[1]);
+        assertRefused(badName, "inode 2 has an invalid extended attribute name");
     }
 
     private static void assertRefused(SnapState state, String problem) throws IOException {
