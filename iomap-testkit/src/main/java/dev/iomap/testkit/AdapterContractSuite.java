@@ -53,6 +53,33 @@ public abstract class AdapterContractSuite {
         }
     }
 
+    /** Symbolic and hard links. */
+    @Nested
+    public class Links extends LinksContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** Mode, owner, group and times. */
+    @Nested
+    public class Attributes extends AttributesContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+    /** Extended attributes. */
+    @Nested
+    public class Xattr extends XattrContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
     /** Reads. */
     @Nested
     public class Read extends ReadContract {

@@ -8,11 +8,14 @@ import dev.iomap.api.Capability;
 import dev.iomap.devices.ZoneLayout;
 import dev.iomap.devices.ZonedDevice;
 import dev.iomap.testkit.AdapterFixture;
+import dev.iomap.testkit.AttributesContract;
 import dev.iomap.testkit.CapabilityContract;
 import dev.iomap.testkit.Geometry;
+import dev.iomap.testkit.LinksContract;
 import dev.iomap.testkit.NamesContract;
 import dev.iomap.testkit.RenameFlagsContract;
 import dev.iomap.testkit.SeekContract;
+import dev.iomap.testkit.XattrContract;
 import dev.iomap.testkit.fsx.FsxConfig;
 import dev.iomap.testkit.fsx.FsxFile;
 import dev.iomap.testkit.fsx.FsxRunner;
@@ -37,7 +40,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>the capability suite on an existing file of each zone type ({@link AdapterFixture.ExistingFiles}):
  *       every capability zonefs declares absent is refused on both, TRUNCATE works to the sizes each
  *       allows, RANDOM_WRITE works on the conventional file and is refused on the sequential one;
- *   <li>the seek suite on an existing file of each zone type, where it needs no file of its own.
+ *   <li>the seek suite on an existing file of each zone type, where it needs no file of its own;
+ *   <li>the links, attributes and extended-attribute suites, which prove their calls refused
+ *       (zonefs-like declares none of their capabilities) and skip the rest naming the capability.
  * </ul>
  *
  * <p>The zoned device is {@code iomap-devices}' {@code ZonedDevice} emulation over the kit's device,
@@ -104,6 +109,33 @@ class ZonefsLikeKitTest {
         @Override
         protected AdapterFixture fixture() {
             return ZonefsLikeKitTest.this.fixture().withExistingFiles(AdapterFixture.ExistingFiles.of("/cnv/0", "/seq/0"));
+        }
+    }
+
+    /** Links: zonefs-like declares neither SYMLINKS nor HARD_LINKS, so every test but the refusal skips. */
+    @Nested
+    class Links extends LinksContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture();
+        }
+    }
+
+    /** Attributes: zonefs-like does not declare POSIX_ATTRIBUTES, so every test but the refusal skips. */
+    @Nested
+    class Attributes extends AttributesContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture();
+        }
+    }
+
+    /** Extended attributes: zonefs-like does not declare XATTRS, so every test but the refusal skips. */
+    @Nested
+    class Xattr extends XattrContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture();
         }
     }
 

@@ -635,6 +635,9 @@ final class CoreFileSystem implements IomapFileSystem {
                 }
             }
             names(names, true);
+            if (target.endsWith("/")) {
+                requireDirectory(); // as in Linux, a trailing slash names a directory (else ENOTDIR)
+            }
         }
     }
 

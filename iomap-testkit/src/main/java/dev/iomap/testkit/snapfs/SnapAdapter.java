@@ -7,6 +7,7 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
+import dev.iomap.api.Xattrs;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.spi.MountedFilesystem;
@@ -60,7 +61,11 @@ public final class SnapAdapter implements FilesystemAdapter {
             Capability.TRUNCATE,
             Capability.RANDOM_WRITE,
             Capability.DURABLE_FSYNC,
-            Capability.RENAME_EXCHANGE));
+            Capability.RENAME_EXCHANGE,
+            Capability.SYMLINKS,
+            Capability.HARD_LINKS,
+            Capability.POSIX_ATTRIBUTES,
+            Capability.XATTRS));
 
     private final Set<Capability> capabilities;
     private final AtomicReference<Runnable> afterWriteBegin = new AtomicReference<>();
@@ -215,13 +220,15 @@ public final class SnapAdapter implements FilesystemAdapter {
                     + (problems.size() > 1 ? " (and " + (problems.size() - 1) + " more problems)" : "") + "; run fsck");
         }
         return new SnapMount(device, layout, state, slot.sequence(), afterWriteBegin,
-                capabilities.contains(Capability.DURABLE_FSYNC));
+                capabilities.contains(Capability.DURABLE_FSYNC), capabilities.contains(Capability.POSIX_ATTRIBUTES));
     }
 
     /**
      * Checks the newest valid commit: every block inside the data area and mapped once, every
      * directory entry a valid name ({@link FileNames#check}'s rules) of an existing inode, link counts
-     * equal to the names, no entries in regular files and no blocks in directories, every linked inode
+     * equal to the names, no entries in regular files and no blocks in directories, symbolic links with
+     * a target of their size (no NUL), mode 0777 and nothing else, extended attribute names Linux
+     * allows (no {@code user.} one on a symbolic link), every linked inode
      * reachable from the root, inode numbers below the next one to be handed out, and a sequence number
      * that cannot overflow.
      *
@@ -299,6 +306,8 @@ public final class SnapAdapter implements FilesystemAdapter {
             if (inode.type == FileType.DIRECTORY && !inode.blocks.isEmpty()) {
                 problems.add("directory " + inode.ino + " maps data blocks");
             }
+            symlinkProblems(inode, problems);
+            xattrProblems(inode, problems);
         }
         for (Inode inode : state.inodes.values()) {
             int found = names.getOrDefault(inode.ino, 0);
@@ -309,6 +318,52 @@ public final class SnapAdapter implements FilesystemAdapter {
         }
         unreachable(state).forEach(ino -> problems.add("inode " + ino + " is linked but not reachable from the root"));
         return problems;
+    }
+
+    /** A symbolic link has a target of its size and nothing else; nothing else has a target. */
+    private static void symlinkProblems(Inode inode, List<String> problems) {
+        if (inode.type != FileType.SYMLINK) {
+            if (inode.target != null) {
+                problems.add("inode " + inode.ino + " is a " + inode.type + " with a symbolic link target");
+            }
+            return;
+        }
+        if (inode.target == null || inode.target.length != inode.size) {
+            problems.add("symbolic link " + inode.ino + " has size " + inode.size + " but a target of "
+                    + (inode.target == null ? "none" : inode.target.length + " bytes"));
+        } else if (indexOfNul(inode.target) >= 0) {
+            problems.add("symbolic link " + inode.ino + " has a NUL in its target");
+        }
+        if (!inode.entries.isEmpty() || !inode.blocks.isEmpty()) {
+            problems.add("symbolic link " + inode.ino + " has directory entries or data blocks");
+        }
+        if (inode.mode != 0777) {
+            problems.add("symbolic link " + inode.ino + " has mode 0" + Integer.toOctalString(inode.mode));
+        }
+    }
+
+    /** Extended attribute names follow {@link Xattrs#checkName}; no {@code user.} one is on a symbolic link. */
+    private static void xattrProblems(Inode inode, List<String> problems) {
+        for (String name : inode.xattrs.keySet()) {
+            try {
+                Xattrs.checkName(name);
+            } catch (IOException | IllegalArgumentException e) {
+                problems.add("inode " + inode.ino + " has an invalid extended attribute name: " + e.getMessage());
+                continue;
+            }
+            if (inode.type == FileType.SYMLINK && Xattrs.isUser(name)) {
+                problems.add("symbolic link " + inode.ino + " has a user. extended attribute");
+            }
+        }
+    }
+
+    private static int indexOfNul(byte[] bytes) {
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] == 0) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static boolean validName(String name) {

@@ -95,6 +95,11 @@ record SnapLayout(int blockSize, long totalBlocks, int slotBlocks) {
         return new SnapLayout(blockSize, totalBlocks, slotBlocks);
     }
 
+    /** @return the largest commit payload a slot holds */
+    long slotPayloadCapacity() {
+        return (long) slotBlocks * blockSize - SLOT_HEADER;
+    }
+
     /** Writes a commit into slot {@code sequence % 2}. */
     void writeSlot(BlockDevice device, long sequence, byte[] payload) throws IOException {
         long bytes = SLOT_HEADER + (long) payload.length;

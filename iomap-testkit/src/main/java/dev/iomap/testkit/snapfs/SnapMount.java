@@ -1,28 +1,22 @@
 package dev.iomap.testkit.snapfs;
 
-import static dev.iomap.testkit.snapfs.SnapState.PENDING;
-import static dev.iomap.testkit.snapfs.SnapState.UNWRITTEN;
-import static dev.iomap.testkit.snapfs.SnapState.WRITTEN;
-import static dev.iomap.testkit.snapfs.SnapState.deviceBlock;
-import static dev.iomap.testkit.snapfs.SnapState.pack;
-import static dev.iomap.testkit.snapfs.SnapState.state;
-
+import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
-import dev.iomap.api.NoSpaceException;
+import dev.iomap.api.NewInodeAttributes;
+import dev.iomap.api.OperationNotPermittedException;
+import dev.iomap.api.XattrMode;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.IoendCompletion;
 import dev.iomap.spi.Iomap;
-import dev.iomap.spi.IomapFlag;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
-import dev.iomap.spi.IomapType;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.spi.WritebackOps;
 import dev.iomap.testkit.snapfs.SnapState.Inode;
@@ -32,6 +26,8 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.nio.file.NotLinkException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -41,23 +37,30 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One snapfs mount. Every method holds the mount's monitor. Writes allocate blocks at
- * {@code begin} (PENDING, mapped NEW); writeback completion marks them WRITTEN and moves the on-disk
- * size; a commit (fsync and fdatasync if the adapter declares DURABLE_FSYNC, sync, unmount) flushes
- * the data, writes the whole metadata to the other slot and flushes again. Blocks come from
- * {@link SnapSpace}, which holds a freed block back until the next commit if the last one references
- * it. After {@link #unmount} the mount must not be used.
+ * {@code begin} (PENDING, mapped NEW; the block maps are {@link SnapBlocks}'); writeback completion
+ * marks them WRITTEN and moves the on-disk size; a commit (fsync and fdatasync if the adapter declares
+ * DURABLE_FSYNC, sync, unmount) flushes the data, writes the whole metadata to the other slot and
+ * flushes again. Blocks come from {@link SnapSpace}, which holds a freed block back until the next
+ * commit if the last one references it. After {@link #unmount} the mount must not be used.
+ *
+ * <p>Times follow Linux: a new or removed name sets its directory's mtime and ctime, a link count or
+ * attribute change the inode's ctime, truncate and fallocate mtime and ctime; writes set them through
+ * {@link #updateTimes} when they start, never at writeback. Links, attributes and extended attributes
+ * are {@link SnapInodes}'; like everything else they are in memory until the next commit.
  */
 final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
     static final long MAX_FILE_SIZE = 1L << 40;
-    private static final int MAX_RUN_BLOCKS = 1024;
 
     private final BlockDevice device;
     private final SnapLayout layout;
     private final SnapState state;
     private final SnapSpace space;
+    private final SnapBlocks blocks;
+    private final SnapInodes inodes;
     private final int blockSize;
     private final AtomicReference<Runnable> afterWriteBegin;
     private final boolean durableFsync;
+    private final boolean posixAttributes;
     private long sequence;
 
     /**
@@ -67,26 +70,27 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
      * @param sequence that commit's sequence number
      * @param afterWriteBegin the adapter's test hook (see {@link SnapAdapter#runOnceAfterNextWriteBegin})
      * @param durableFsync whether fsync and fdatasync commit (the adapter declares DURABLE_FSYNC)
+     * @param posixAttributes whether the adapter declares POSIX_ATTRIBUTES: without it new inodes get
+     *     the default mode and owner 0, and getattr reports what an adapter without them reports
      */
     SnapMount(BlockDevice device, SnapLayout layout, SnapState state, long sequence,
-            AtomicReference<Runnable> afterWriteBegin, boolean durableFsync) {
+            AtomicReference<Runnable> afterWriteBegin, boolean durableFsync, boolean posixAttributes) {
         this.device = device;
         this.afterWriteBegin = afterWriteBegin;
         this.durableFsync = durableFsync;
+        this.posixAttributes = posixAttributes;
         this.layout = layout;
         this.state = state;
         this.sequence = sequence;
         this.blockSize = layout.blockSize();
         state.inodes.values().removeIf(inode -> inode.links <= 0 && inode.ino != SnapState.ROOT);
         this.space = new SnapSpace(layout, state.committedBlocks());
+        this.blocks = new SnapBlocks(state, space, blockSize, posixAttributes);
+        this.inodes = new SnapInodes(state, layout);
     }
 
     private Inode inode(long ino) throws NoSuchFileException {
-        Inode inode = state.inodes.get(ino);
-        if (inode == null) {
-            throw new NoSuchFileException("snapfs inode " + ino);
-        }
-        return inode;
+        return inodes.inode(ino);
     }
 
     /** @return the block size the image was formatted with */
@@ -107,12 +111,19 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return MAX_FILE_SIZE;
     }
 
-    /** Allocated bytes count every mapped block, pending, unwritten or written. */
+    /**
+     * Allocated bytes count every mapped block, pending, unwritten or written. Without POSIX attributes
+     * declared: the default mode, owner 0 and the modification time in milliseconds as all four times.
+     */
     @Override
     public synchronized InodeInfo getattr(long ino) throws IOException {
         Inode inode = inode(ino);
-        return new InodeInfo(ino, inode.type, inode.size, (long) inode.blocks.size() * blockSize, inode.links,
-                inode.modified);
+        long allocated = (long) inode.blocks.size() * blockSize;
+        if (!posixAttributes) {
+            return new InodeInfo(ino, inode.type, inode.size, allocated, inode.links, inode.mtime.toEpochMilli());
+        }
+        return new InodeInfo(ino, inode.type, inode.size, allocated, inode.links, inode.mode, inode.uid, inode.gid,
+                inode.atime, inode.mtime, inode.ctime, inode.btime);
     }
 
     /**
@@ -128,19 +139,100 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return ino;
     }
 
-    /** Inode numbers are never reused. Never fails for space: metadata space is checked at commit. */
+    /** As {@link #create(long, String, FileType, NewInodeAttributes)} with the type's defaults, owner 0. */
     @Override
     public synchronized long create(long dirIno, String name, FileType type) throws IOException {
+        return create(dirIno, name, type, new NewInodeAttributes(NewInodeAttributes.defaultMode(type), 0, 0));
+    }
+
+    /**
+     * Inode numbers are never reused. Never fails for space: metadata space is checked at commit. The
+     * attributes are kept if POSIX attributes are declared.
+     */
+    @Override
+    public synchronized long create(long dirIno, String name, FileType type, NewInodeAttributes attributes)
+            throws IOException {
+        return inodes.create(dirIno, name, type, posixAttributes ? attributes
+                : new NewInodeAttributes(NewInodeAttributes.defaultMode(type), 0, 0)).ino;
+    }
+
+    /** A symbolic link: mode 0777, size the target's length, the target kept in the inode's attributes. */
+    @Override
+    public synchronized long symlink(long dirIno, String name, byte[] target, NewInodeAttributes attributes)
+            throws IOException {
+        Inode link = inodes.create(dirIno, name, FileType.SYMLINK, new NewInodeAttributes(0777,
+                posixAttributes ? attributes.uid() : 0, posixAttributes ? attributes.gid() : 0));
+        link.target = target.clone();
+        link.size = target.length;
+        return link.ino;
+    }
+
+    /** @return the target exactly as created (a copy) */
+    @Override
+    public synchronized byte[] readlink(long ino) throws IOException {
+        Inode inode = inode(ino);
+        if (inode.target == null) {
+            throw new NotLinkException("snapfs inode " + ino);
+        }
+        return inode.target.clone();
+    }
+
+    /** One more name and link; a directory is refused with EPERM (the core refuses it first). */
+    @Override
+    public synchronized void link(long ino, long dirIno, String name) throws IOException {
+        Inode inode = inode(ino);
+        if (inode.type == FileType.DIRECTORY) {
+            throw new OperationNotPermittedException(name, "hard link to a directory");
+        }
         Inode dir = inode(dirIno);
         if (dir.entries.containsKey(name)) {
             throw new FileAlreadyExistsException(name);
         }
-        long ino = state.nextIno++;
-        Inode inode = new Inode(ino, type);
-        inode.modified = System.currentTimeMillis();
-        state.inodes.put(ino, inode);
         dir.entries.put(name, ino);
-        return ino;
+        inode.links++;
+        Instant now = Instant.now();
+        dir.modified(now);
+        inode.ctime = now;
+    }
+
+    /** As {@link SnapInodes#setattr}. */
+    @Override
+    public synchronized InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+        inodes.setattr(inode(ino), change);
+        return getattr(ino);
+    }
+
+    /** mtime and ctime; an evicted inode is left alone. */
+    @Override
+    public synchronized void updateTimes(IomapInode file, Instant now) {
+        Inode inode = state.inodes.get(file.ino());
+        if (inode != null) {
+            inode.modified(now);
+        }
+    }
+
+    /** As {@link SnapInodes#getxattr}. */
+    @Override
+    public synchronized byte[] getxattr(long ino, String name) throws IOException {
+        return inodes.getxattr(inode(ino), name);
+    }
+
+    /** @return the names in {@link FileNames#BYTE_ORDER} (the attributes are a sorted map) */
+    @Override
+    public synchronized List<String> listxattr(long ino) throws IOException {
+        return List.copyOf(inode(ino).xattrs.keySet());
+    }
+
+    /** As {@link SnapInodes#setxattr}. */
+    @Override
+    public synchronized void setxattr(long ino, String name, byte[] value, XattrMode mode) throws IOException {
+        inodes.setxattr(inode(ino), name, value, mode);
+    }
+
+    /** As {@link SnapInodes#removexattr}. */
+    @Override
+    public synchronized void removexattr(long ino, String name) throws IOException {
+        inodes.removexattr(inode(ino), name);
     }
 
     /** Entries in the byte order of their names ({@link FileNames#BYTE_ORDER}: a sorted map). */
@@ -163,8 +255,12 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         if (target.type == FileType.DIRECTORY) {
             throw new FileSystemException(name, null, "Is a directory");
         }
-        inode(dirIno).entries.remove(name);
+        Inode dir = inode(dirIno);
+        dir.entries.remove(name);
         target.links--;
+        Instant now = Instant.now();
+        dir.modified(now);
+        target.ctime = now;
     }
 
     /** Removes an empty directory's name and inode at once (directories have no open files). */
@@ -177,11 +273,16 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         if (!target.entries.isEmpty()) {
             throw new DirectoryNotEmptyException(name);
         }
-        inode(dirIno).entries.remove(name);
+        Inode dir = inode(dirIno);
+        dir.entries.remove(name);
+        dir.modified(Instant.now());
         state.inodes.remove(target.ino);
     }
 
-    /** A replaced directory goes at once; a replaced file loses a link and is returned for eviction. */
+    /**
+     * A replaced directory goes at once; a replaced file loses a link and is returned for eviction.
+     * Two names of one inode: nothing happens, both stay (as Linux).
+     */
     @Override
     public synchronized long rename(long fromDir, String fromName, long toDir, String toName) throws IOException {
         long ino = lookup(fromDir, fromName);
@@ -196,8 +297,13 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
                 throw new DirectoryNotEmptyException(toName);
             }
         }
-        inode(fromDir).entries.remove(fromName);
+        Inode source = inode(fromDir);
+        source.entries.remove(fromName);
         target.entries.put(toName, ino);
+        Instant now = Instant.now();
+        source.modified(now);
+        target.modified(now);
+        inode(ino).ctime = now;
         if (replaced == null) {
             return -1;
         }
@@ -207,6 +313,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
             return -1;
         }
         victim.links--;
+        victim.ctime = now;
         return replaced;
     }
 
@@ -220,6 +327,11 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         long second = lookup(dir2, name2);
         inode(dir1).entries.put(name1, second);
         inode(dir2).entries.put(name2, first);
+        Instant now = Instant.now();
+        inode(dir1).modified(now);
+        inode(dir2).modified(now);
+        inode(first).ctime = now;
+        inode(second).ctime = now;
     }
 
     /** Counts data blocks only (superblock and slots excluded); inodes are unbounded. */
@@ -241,19 +353,16 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return this;
     }
 
-    // ---- mapping ----
+    // ---- mapping (the block maps are SnapBlocks') ----
 
     /**
-     * Reads and reports (seek's {@code REPORT}, which allocates nothing) get the mapping at
-     * {@code pos} (a hole up to the next mapped block). Writes and write
-     * faults allocate the hole they start in, up to 1024 contiguous blocks (PENDING, mapped NEW);
-     * every mapping carries the inode's validity cookie. Runs the adapter's test hook, if set, after
-     * a write's mapping is made.
+     * The mapping of {@link SnapBlocks#map}; runs the adapter's test hook, if set, after a write's
+     * mapping is made.
      */
     @Override
     public synchronized IomapMapping begin(IomapInode file, long pos, long length, Set<IomapRequest> request)
             throws IOException {
-        IomapMapping mapping = map(file, pos, length, request);
+        IomapMapping mapping = blocks.map(inode(file.ino()), pos, length, request);
         if (request.contains(IomapRequest.WRITE)) {
             Runnable hook = afterWriteBegin.getAndSet(null);
             if (hook != null) {
@@ -263,172 +372,40 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return mapping;
     }
 
-    private IomapMapping map(IomapInode file, long pos, long length, Set<IomapRequest> request)
-            throws IOException {
-        Inode inode = inode(file.ino());
-        long first = pos / blockSize;
-        long last = Math.max(first, (pos + length - 1) / blockSize);
-        Long packed = inode.blocks.get(first);
-        boolean allocate = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.FAULT);
-        if (packed == null && !allocate) {
-            Long next = inode.blocks.ceilingKey(first);
-            long end = next == null ? last + 1 : Math.min(next, last + 1);
-            return IomapMapping.of(Iomap.hole(first * blockSize, (end - first) * blockSize)
-                    .withValidityCookie(inode.mappingSequence));
-        }
-        if (packed == null) {
-            Long nextMapped = inode.blocks.ceilingKey(first);
-            long holeEnd = nextMapped == null ? last + 1 : Math.min(nextMapped, last + 1);
-            long count = Math.min(holeEnd - first, MAX_RUN_BLOCKS);
-            long[] run = space.allocate(count);
-            for (long b = 0; b < run[1]; b++) {
-                inode.blocks.put(first + b, pack(run[0] + b, PENDING));
-            }
-            return IomapMapping.of(mapping(first, run[1], run[0], PENDING).withValidityCookie(inode.mappingSequence));
-        }
-        long count = 1;
-        while (first + count <= last && count < MAX_RUN_BLOCKS) {
-            Long next = inode.blocks.get(first + count);
-            if (next == null || state(next) != state(packed) || deviceBlock(next) != deviceBlock(packed) + count) {
-                break;
-            }
-            count++;
-        }
-        return IomapMapping.of(mapping(first, count, deviceBlock(packed), state(packed))
-                .withValidityCookie(inode.mappingSequence));
-    }
-
-    /**
-     * A mapping is stale once writeback completion, a free or a conversion changed the inode's
-     * blocks: a write that got "NEW" for a pending block must not zero it after the block was
-     * written back and its folio reclaimed (the kernel's {@code iomap_valid}).
-     */
+    /** As {@link SnapBlocks#valid}: stale once the inode's blocks changed (the kernel's {@code iomap_valid}). */
     @Override
     public synchronized boolean valid(IomapInode file, Iomap iomap) {
-        Inode inode = state.inodes.get(file.ino());
-        return inode != null && inode.mappingSequence == iomap.validityCookie();
+        return blocks.valid(file, iomap);
     }
 
-    private Iomap mapping(long fileBlock, long count, long deviceBlock, int blockState) {
-        long offset = fileBlock * blockSize;
-        long length = count * blockSize;
-        long address = deviceBlock * blockSize;
-        return switch (blockState) {
-            case UNWRITTEN -> new Iomap(offset, length, IomapType.UNWRITTEN, Set.of(), address, null, 0);
-            case PENDING -> new Iomap(offset, length, IomapType.MAPPED, Set.of(IomapFlag.NEW), address, null, 0);
-            default -> Iomap.mapped(offset, length, address);
-        };
-    }
-
-    /**
-     * The run of blocks contiguous on the device from {@code pos}, MAPPED or UNWRITTEN; an
-     * {@link IOException} if a dirty block has no device block (a bug in the caller or here).
-     */
+    /** As {@link SnapBlocks#mapBlocks}. */
     @Override
     public synchronized Iomap mapBlocks(IomapInode file, long pos, long length) throws IOException {
-        Inode inode = inode(file.ino());
-        long first = pos / blockSize;
-        Long packed = inode.blocks.get(first);
-        if (packed == null) {
-            throw new IOException("snapfs: writeback of inode " + file.ino() + " at " + pos + " found no block");
-        }
-        long last = (pos + length - 1) / blockSize;
-        long count = 1;
-        while (first + count <= last) {
-            Long next = inode.blocks.get(first + count);
-            boolean nextUnwritten = next != null && state(next) == UNWRITTEN;
-            if (next == null || nextUnwritten != (state(packed) == UNWRITTEN)
-                    || deviceBlock(next) != deviceBlock(packed) + count) {
-                break;
-            }
-            count++;
-        }
-        long offset = first * blockSize;
-        long address = deviceBlock(packed) * blockSize;
-        return state(packed) == UNWRITTEN
-                ? new Iomap(offset, count * blockSize, IomapType.UNWRITTEN, Set.of(), address, null, 0)
-                : Iomap.mapped(offset, count * blockSize, address);
+        return blocks.mapBlocks(inode(file.ino()), pos, length);
     }
 
-    /**
-     * Marks the written blocks WRITTEN (converting unwritten ones), invalidates handed-out mappings
-     * and raises the recorded size up to the engine's; a failed ioend changes nothing.
-     */
+    /** As {@link SnapBlocks#ioendCompleted}: blocks WRITTEN, size raised. */
     @Override
-    public synchronized void ioendCompleted(IomapInode file, IoendCompletion completion) throws IOException {
-        if (completion.failed()) {
-            return;
-        }
-        Inode inode = state.inodes.get(file.ino());
-        if (inode == null) {
-            return;
-        }
-        long firstDevice = completion.address() / blockSize;
-        long first = completion.offset() / blockSize;
-        long last = (completion.end() - 1) / blockSize;
-        for (long b = first; b <= last; b++) {
-            Long packed = inode.blocks.get(b);
-            if (packed != null && deviceBlock(packed) == firstDevice + (b - first)) {
-                inode.blocks.put(b, pack(deviceBlock(packed), WRITTEN));
-            }
-        }
-        inode.mappingSequence++;
-        inode.size = Math.max(inode.size, Math.min(file.size(), completion.end()));
-        inode.modified = System.currentTimeMillis();
+    public synchronized void ioendCompleted(IomapInode file, IoendCompletion completion) {
+        blocks.ioendCompleted(file, completion);
     }
 
-    /** Unmaps blocks {@code [from, to)} of a file and frees them (see {@link SnapSpace#free}). */
-    private void free(Inode inode, long from, long to) {
-        inode.mappingSequence++;
-        for (Long fileBlock : new ArrayList<>(inode.blocks.subMap(from, to).keySet())) {
-            space.free(deviceBlock(inode.blocks.remove(fileBlock)));
-        }
-    }
-
-    /** Frees the blocks past the new size (committed ones after the next commit). */
+    /** Frees the blocks past the new size (committed ones after the next commit); mtime and ctime now. */
     @Override
     public synchronized void setSize(IomapInode file, long newSize) throws IOException {
         Inode inode = inode(file.ino());
-        free(inode, (newSize + blockSize - 1) / blockSize, Long.MAX_VALUE);
+        blocks.free(inode, (newSize + blockSize - 1) / blockSize, Long.MAX_VALUE);
         inode.size = newSize;
-        inode.modified = System.currentTimeMillis();
+        inode.modified(Instant.now());
     }
 
-    /**
-     * PUNCH_HOLE frees the blocks; ALLOCATE maps holes UNWRITTEN; ZERO_RANGE also turns mapped blocks
-     * UNWRITTEN. On {@link NoSpaceException} the blocks this call allocated are freed.
-     */
+    /** As {@link SnapBlocks#fallocate}; mtime and ctime now (as xfs's {@code file_modified}). */
     @Override
     public synchronized void fallocate(IomapInode file, FallocateMode mode, long offset, long length)
             throws IOException {
         Inode inode = inode(file.ino());
-        long first = offset / blockSize;
-        long end = (offset + length) / blockSize;
-        inode.mappingSequence++;
-        switch (mode) {
-            case PUNCH_HOLE -> free(inode, first, end);
-            case ALLOCATE, ZERO_RANGE -> {
-                List<Long> added = new ArrayList<>();
-                try {
-                    for (long b = first; b < end; b++) {
-                        Long packed = inode.blocks.get(b);
-                        if (packed == null) {
-                            long device = space.allocate(1)[0];
-                            inode.blocks.put(b, pack(device, UNWRITTEN));
-                            added.add(b);
-                        } else if (mode == FallocateMode.ZERO_RANGE) {
-                            inode.blocks.put(b, pack(deviceBlock(packed), UNWRITTEN));
-                        }
-                    }
-                } catch (NoSpaceException e) {
-                    for (long b : added) {
-                        space.free(deviceBlock(inode.blocks.remove(b)));
-                    }
-                    throw e;
-                }
-            }
-            default -> throw new IllegalStateException(mode.name());
-        }
+        blocks.fallocate(inode, mode, offset, length);
+        inode.modified(Instant.now());
     }
 
     // ---- durability ----
@@ -452,7 +429,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
     public synchronized void evict(long ino) throws IOException {
         Inode inode = state.inodes.remove(ino);
         if (inode != null) {
-            free(inode, 0, Long.MAX_VALUE);
+            blocks.free(inode, 0, Long.MAX_VALUE);
         }
     }
 

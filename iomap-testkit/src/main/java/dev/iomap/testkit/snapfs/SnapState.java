@@ -3,12 +3,16 @@ package dev.iomap.testkit.snapfs;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
+import dev.iomap.api.NewInodeAttributes;
+import dev.iomap.api.Xattrs;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.DateTimeException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -21,6 +25,12 @@ import java.util.TreeMap;
  *
  * <p>Names are byte strings ({@link FileNames}): stored as their bytes, kept and listed in byte order.
  *
+ * <p>Attributes (mode, owner, group, four times with nanoseconds, a symbolic link's target, extended
+ * attributes) follow all inodes in a section of their own, tagged {@link #ATTRIBUTES_MAGIC}, one record
+ * per inode in the same order; a payload written before attributes existed ends after the inodes and
+ * reads with the defaults of an adapter without POSIX attributes (the one stored modification time as
+ * all four times). The inode records keep their old layout, their modification time in milliseconds.
+ *
  * <p>A block map entry packs a device block and a state: {@link #PENDING} (allocated by a write, not
  * yet written back: never committed), {@link #UNWRITTEN} (preallocated, reads as zero) or
  * {@link #WRITTEN}.
@@ -30,14 +40,27 @@ final class SnapState {
     static final int UNWRITTEN = 1;
     static final int WRITTEN = 2;
     static final long ROOT = 1;
+    /** "ATTR": the start of the attributes section. */
+    static final int ATTRIBUTES_MAGIC = 0x41545452;
 
-    /** One file or directory. */
+    /** One file, directory or symbolic link. */
     static final class Inode {
         final long ino;
         final FileType type;
         long size;
         int links = 1;
-        long modified;
+        /** Permission bits, {@code 07777} at most. */
+        int mode;
+        int uid;
+        int gid;
+        Instant atime = Instant.EPOCH;
+        Instant mtime = Instant.EPOCH;
+        Instant ctime = Instant.EPOCH;
+        Instant btime = Instant.EPOCH;
+        /** A symbolic link's target (1 to 4095 bytes); null for anything else. */
+        byte[] target;
+        /** Extended attributes: full name → value, in {@link FileNames#BYTE_ORDER}. */
+        final TreeMap<String, byte[]> xattrs = new TreeMap<>(FileNames.BYTE_ORDER);
         /** name → inode, in {@link FileNames#BYTE_ORDER} (names are byte strings in FileNames' form) */
         final TreeMap<String, Long> entries = new TreeMap<>(FileNames.BYTE_ORDER);
         /** file block → device block << 2 | state */
@@ -48,9 +71,25 @@ final class SnapState {
          */
         long mappingSequence;
 
+        /** An inode with its type's default mode, owned by 0, all times the epoch. */
         Inode(long ino, FileType type) {
             this.ino = ino;
             this.type = type;
+            this.mode = NewInodeAttributes.defaultMode(type);
+        }
+
+        /** Sets all four times. */
+        void born(Instant now) {
+            atime = now;
+            mtime = now;
+            ctime = now;
+            btime = now;
+        }
+
+        /** The contents changed: mtime and ctime. */
+        void modified(Instant now) {
+            mtime = now;
+            ctime = now;
         }
     }
 
@@ -88,36 +127,165 @@ final class SnapState {
         return blocks;
     }
 
-    /** @return the committed form: pending blocks left out, runs merged */
+    /** @return the committed form: pending blocks left out, runs merged, then the attributes section */
     byte[] serialize() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeLong(nextIno);
-            out.writeInt(inodes.size());
-            for (Inode inode : inodes.values()) {
-                out.writeLong(inode.ino);
-                out.writeByte(inode.type.ordinal());
-                out.writeLong(inode.size);
-                out.writeInt(inode.links);
-                out.writeLong(inode.modified);
-                out.writeInt(inode.entries.size());
-                for (Map.Entry<String, Long> entry : inode.entries.entrySet()) {
-                    writeName(out, entry.getKey());
-                    out.writeLong(entry.getValue());
-                }
-                List<long[]> runs = runs(inode);
-                out.writeInt(runs.size());
-                for (long[] run : runs) {
-                    out.writeLong(run[0]);
-                    out.writeLong(run[1]);
-                    out.writeInt((int) run[2]);
-                    out.writeByte((int) run[3]);
-                }
-            }
+            writeInodes(out);
+            writeAttributes(out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return bytes.toByteArray();
+    }
+
+    /** @return the bytes of {@link #serialize()} before the attributes section */
+    int inodesLength() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            writeInodes(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.size();
+    }
+
+    private void writeInodes(DataOutputStream out) throws IOException {
+        out.writeLong(nextIno);
+        out.writeInt(inodes.size());
+        for (Inode inode : inodes.values()) {
+            out.writeLong(inode.ino);
+            out.writeByte(inode.type.ordinal());
+            out.writeLong(inode.size);
+            out.writeInt(inode.links);
+            out.writeLong(millis(inode.mtime));
+            out.writeInt(inode.entries.size());
+            for (Map.Entry<String, Long> entry : inode.entries.entrySet()) {
+                writeName(out, entry.getKey());
+                out.writeLong(entry.getValue());
+            }
+            List<long[]> runs = runs(inode);
+            out.writeInt(runs.size());
+            for (long[] run : runs) {
+                out.writeLong(run[0]);
+                out.writeLong(run[1]);
+                out.writeInt((int) run[2]);
+                out.writeByte((int) run[3]);
+            }
+        }
+    }
+
+    /** @return the time in milliseconds, clamped to what a long holds (the exact time is in the attributes) */
+    private static long millis(Instant time) {
+        try {
+            return time.toEpochMilli();
+        } catch (ArithmeticException e) {
+            return time.isBefore(Instant.EPOCH) ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * The attributes section: the magic, then per inode (in {@link #inodes}' order) its number, mode,
+     * uid, gid, the four times as seconds (i64) and nanoseconds (i32), the target's length (-1 for none)
+     * and bytes, the count of extended attributes and each as a name ({@link #writeName}) and a
+     * value (i32 length, bytes).
+     */
+    private void writeAttributes(DataOutputStream out) throws IOException {
+        out.writeInt(ATTRIBUTES_MAGIC);
+        for (Inode inode : inodes.values()) {
+            out.writeLong(inode.ino);
+            out.writeInt(inode.mode);
+            out.writeInt(inode.uid);
+            out.writeInt(inode.gid);
+            for (Instant time : List.of(inode.atime, inode.mtime, inode.ctime, inode.btime)) {
+                out.writeLong(time.getEpochSecond());
+                out.writeInt(time.getNano());
+            }
+            out.writeInt(inode.target == null ? -1 : inode.target.length);
+            if (inode.target != null) {
+                out.write(inode.target);
+            }
+            out.writeInt(inode.xattrs.size());
+            for (Map.Entry<String, byte[]> xattr : inode.xattrs.entrySet()) {
+                writeName(out, xattr.getKey());
+                out.writeInt(xattr.getValue().length);
+                out.write(xattr.getValue());
+            }
+        }
+    }
+
+    /** Reads what {@link #writeAttributes} wrote, or sets the defaults of a payload without it. */
+    private void readAttributes(DataInputStream in, ByteArrayInputStream rest) throws IOException {
+        if (rest.available() == 0) {
+            for (Inode inode : inodes.values()) {
+                inode.atime = inode.mtime;
+                inode.ctime = inode.mtime;
+                inode.btime = inode.mtime;
+            }
+            return;
+        }
+        if (in.readInt() != ATTRIBUTES_MAGIC) {
+            throw new CorruptFilesystemException("snapfs: no attributes section after the inodes");
+        }
+        for (Inode inode : inodes.values()) {
+            long ino = in.readLong();
+            if (ino != inode.ino) {
+                throw new CorruptFilesystemException("snapfs: attributes of inode " + ino + " where inode " + inode.ino
+                        + "'s belong");
+            }
+            inode.mode = in.readInt();
+            inode.uid = in.readInt();
+            inode.gid = in.readInt();
+            if ((inode.mode & ~NewInodeAttributes.MODE_MASK) != 0) {
+                throw new CorruptFilesystemException("snapfs: inode " + ino + " has mode 0"
+                        + Integer.toOctalString(inode.mode));
+            }
+            inode.atime = readTime(in, ino);
+            inode.mtime = readTime(in, ino);
+            inode.ctime = readTime(in, ino);
+            inode.btime = readTime(in, ino);
+            int target = in.readInt();
+            if (target != -1 && (target < 1 || target > FileNames.MAX_TARGET_BYTES)) {
+                throw new CorruptFilesystemException("snapfs: inode " + ino + " has a target of " + target + " bytes");
+            }
+            if (target > 0) {
+                inode.target = new byte[target];
+                in.readFully(inode.target);
+            }
+            int xattrs = in.readInt();
+            if (xattrs < 0 || xattrs > rest.available()) {
+                throw new CorruptFilesystemException("snapfs: inode " + ino + " has " + xattrs + " extended attributes");
+            }
+            for (int x = 0; x < xattrs; x++) {
+                String name = readName(in);
+                int length = in.readInt();
+                if (length < 0 || length > Xattrs.MAX_VALUE_BYTES) {
+                    throw new CorruptFilesystemException("snapfs: inode " + ino + " has an extended attribute of "
+                            + length + " bytes");
+                }
+                byte[] value = new byte[length];
+                in.readFully(value);
+                if (inode.xattrs.put(name, value) != null) {
+                    throw new CorruptFilesystemException("snapfs: inode " + ino + " has an extended attribute twice");
+                }
+            }
+        }
+        if (rest.available() != 0) {
+            throw new CorruptFilesystemException("snapfs: " + rest.available() + " bytes after the attributes");
+        }
+    }
+
+    private static Instant readTime(DataInputStream in, long ino) throws IOException {
+        long seconds = in.readLong();
+        int nanos = in.readInt();
+        if (nanos < 0 || nanos > 999_999_999) {
+            throw new CorruptFilesystemException("snapfs: inode " + ino + " has a time with " + nanos + " ns");
+        }
+        try {
+            return Instant.ofEpochSecond(seconds, nanos);
+        } catch (DateTimeException e) {
+            throw new CorruptFilesystemException("snapfs: inode " + ino + " has a time out of range: " + seconds);
+        }
     }
 
     /**
@@ -171,7 +339,8 @@ final class SnapState {
      */
     static SnapState deserialize(byte[] payload, SnapLayout layout) throws CorruptFilesystemException {
         SnapState state = new SnapState();
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
+        ByteArrayInputStream rest = new ByteArrayInputStream(payload);
+        try (DataInputStream in = new DataInputStream(rest)) {
             state.nextIno = in.readLong();
             int count = in.readInt();
             for (int i = 0; i < count; i++) {
@@ -183,7 +352,7 @@ final class SnapState {
                 Inode inode = new Inode(ino, FileType.values()[type]);
                 inode.size = in.readLong();
                 inode.links = in.readInt();
-                inode.modified = in.readLong();
+                inode.mtime = Instant.ofEpochMilli(in.readLong());
                 int entries = in.readInt();
                 for (int e = 0; e < entries; e++) {
                     String name = readName(in);
@@ -212,6 +381,7 @@ final class SnapState {
                 }
                 state.inodes.put(ino, inode);
             }
+            state.readAttributes(in, rest);
         } catch (CorruptFilesystemException e) {
             throw e;
         } catch (IOException e) {

@@ -60,9 +60,10 @@ class SnapAdapterTest {
     @Test
     void aBlockRunForgedToBeHugeIsRefusedBeforeItIsExpanded() throws IOException {
         RamBlockDevice device = formatted();
-        byte[] payload = twoFiles().serialize();
-        // The last inode's last run ends with length (int) and state (byte).
-        ByteBuffer.wrap(payload).putInt(payload.length - 5, Integer.MAX_VALUE);
+        SnapState state = twoFiles();
+        byte[] payload = state.serialize();
+        // The last inode's last run ends with length (int) and state (byte), before the attributes.
+        ByteBuffer.wrap(payload).putInt(state.inodesLength() - 5, Integer.MAX_VALUE);
         layout(device).writeSlot(device, 2, payload);
         assertThatThrownBy(() -> new SnapAdapter().mount(device, MountOptions.defaults()))
                 .isInstanceOf(CorruptFilesystemException.class).hasMessageContaining("outside the data area")
