@@ -394,8 +394,10 @@ final class IomapNioFileSystem extends FileSystem {
         try {
             return iomap.open(name);
         } catch (NoSuchFileException missing) {
+            String target = supports(Capability.SYMLINKS) && !flags.noFollowLinks()
+                    ? DanglingLinks.createTarget(iomap, name) : name;
             try {
-                return create(name, created);
+                return create(target, created);
             } catch (java.nio.file.FileAlreadyExistsException raced) {
                 return iomap.open(name);
             }

@@ -105,6 +105,26 @@ abstract class IomapLinksContract {
     }
 
     @Test
+    void writingThroughADanglingLinkCreatesItsTarget() throws IOException {
+        assumeCapability(Capability.SYMLINKS);
+        Files.createDirectories(fs.getPath("/real/sub"));
+        Files.createSymbolicLink(fs.getPath("/alias"), fs.getPath("real"));
+        Files.createDirectory(fs.getPath("/d"));
+        Path link = fs.getPath("/d/link");
+        Files.createSymbolicLink(link, fs.getPath("../alias/sub/../new"));
+        Files.createSymbolicLink(fs.getPath("/chain"), fs.getPath("/d/link"));
+
+        Files.writeString(fs.getPath("/chain"), "created");
+
+        assertThat(Files.readString(fs.getPath("/real/new"))).isEqualTo("created");
+        assertThat(Files.readSymbolicLink(link)).isEqualTo(fs.getPath("../alias/sub/../new"));
+        Files.createSymbolicLink(fs.getPath("/other"), fs.getPath("missing"));
+        assertThatThrownBy(() -> Files.writeString(fs.getPath("/other"), "x", StandardOpenOption.CREATE_NEW))
+                .isInstanceOf(FileAlreadyExistsException.class);
+        assertThat(Files.exists(fs.getPath("/missing"))).isFalse();
+    }
+
+    @Test
     void hardLinksNameTheSameFile() throws IOException {
         assumeCapability(Capability.HARD_LINKS);
         Path first = fs.getPath("/first");

@@ -115,6 +115,34 @@ class MockedLinksTest {
     }
 
     @Test
+    void createThroughADanglingLinkCreatesItsTargetPhysically() throws IOException {
+        when(mocked.iomap.open("/d/l")).thenThrow(new NoSuchFileException("/d/l"));
+        when(mocked.iomap.lstat("/d/l")).thenReturn(MockedFileSystem.stat(9, FileType.SYMLINK, 0777));
+        when(mocked.iomap.realPath("/d")).thenReturn("/x/d");
+        when(mocked.iomap.readSymbolicLink("/d/l")).thenReturn("../alias/./new");
+        when(mocked.iomap.realPath("/x/alias")).thenReturn("/y");
+        when(mocked.iomap.lstat("/y/new")).thenThrow(new NoSuchFileException("/y/new"));
+        IomapFile file = org.mockito.Mockito.mock(IomapFile.class);
+        when(mocked.iomap.create("/y/new")).thenReturn(file);
+
+        Files.newByteChannel(mocked.path("/d/l"), StandardOpenOption.CREATE, StandardOpenOption.WRITE).close();
+
+        verify(mocked.iomap).create("/y/new");
+        verify(mocked.iomap, never()).create("/d/l");
+    }
+
+    @Test
+    void aChainOfMoreThanFortyDanglingLinksIsEloop() throws IOException {
+        when(mocked.iomap.open("/loop")).thenThrow(new NoSuchFileException("/loop"));
+        when(mocked.iomap.lstat("/loop")).thenReturn(MockedFileSystem.stat(9, FileType.SYMLINK, 0777));
+        when(mocked.iomap.realPath("/")).thenReturn("/");
+        when(mocked.iomap.readSymbolicLink("/loop")).thenReturn("loop");
+        assertThatThrownBy(() -> Files.newByteChannel(mocked.path("/loop"), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE)).isInstanceOf(SymlinkLoopException.class);
+        verify(mocked.iomap, never()).create(anyString());
+    }
+
+    @Test
     void deleteRemovesTheLinkItselfEvenWhenItPointsAtADirectory() throws IOException {
         when(mocked.iomap.stat("/link")).thenReturn(MockedFileSystem.stat(7, FileType.DIRECTORY, 0755));
         Files.delete(mocked.path("/link"));
