@@ -205,10 +205,6 @@ final class IomapNioFileSystem extends FileSystem {
         return names;
     }
 
-    IomapUserPrincipalLookupService names() {
-        return names;
-    }
-
     @Override
     public WatchService newWatchService() {
         throw new UnsupportedOperationException("iomap file systems have no watch service");
@@ -368,8 +364,8 @@ final class IomapNioFileSystem extends FileSystem {
 
     /**
      * @return what a file or directory created with {@code attributes} starts with: the permissions
-     *     asked for (or the type's default), owned by this process's user and group; null if nothing
-     *     was asked (the file system's own defaults then apply)
+     *     asked for, owned by this process's user and group; null if no permissions were asked for (the
+     *     file system's defaults then apply)
      */
     private NewInodeAttributes newInode(FileType type, FileAttribute<?>[] attributes) {
         OptionalInt mode = InitialAttributes.mode(attributes, supports(Capability.POSIX_ATTRIBUTES));
