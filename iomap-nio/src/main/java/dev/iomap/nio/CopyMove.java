@@ -81,13 +81,15 @@ final class CopyMove {
         if (sameFile(source, target)) {
             return;
         }
-        clearTarget(target, flags.replace());
         IomapNioFileSystem to = target.getFileSystem();
+        if (stat.isSymbolicLink()) {
+            to.requireForView(Capability.SYMLINKS, "copying a symbolic link");
+        }
+        clearTarget(target, flags.replace());
         String name = target.fsPath();
         switch (stat.type()) {
             case DIRECTORY -> to.iomap().mkdir(name);
             case SYMLINK -> {
-                to.requireForView(Capability.SYMLINKS, "copying a symbolic link");
                 String link = source.getFileSystem().iomap().readSymbolicLink(source.fsPath());
                 to.iomap().createSymbolicLink(name, link, NewInodeAttributes.defaults(FileType.SYMLINK));
             }
