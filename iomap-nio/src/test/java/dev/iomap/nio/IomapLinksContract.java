@@ -105,6 +105,20 @@ abstract class IomapLinksContract {
     }
 
     @Test
+    void walkingWithFollowLinksFindsALoopByTheFileKey() throws IOException {
+        assumeCapability(Capability.SYMLINKS);
+        Files.createDirectories(fs.getPath("/top/dir"));
+        Files.createSymbolicLink(fs.getPath("/top/dir/up"), fs.getPath(".."));
+        try (Stream<Path> walk = Files.walk(fs.getPath("/top"))) {
+            assertThat(walk.map(Path::toString)).containsExactly("/top", "/top/dir", "/top/dir/up");
+        }
+        try (Stream<Path> walk = Files.walk(fs.getPath("/top"), java.nio.file.FileVisitOption.FOLLOW_LINKS)) {
+            assertThatThrownBy(() -> walk.forEach(path -> { }))
+                    .hasCauseInstanceOf(java.nio.file.FileSystemLoopException.class);
+        }
+    }
+
+    @Test
     void writingThroughADanglingLinkCreatesItsTarget() throws IOException {
         assumeCapability(Capability.SYMLINKS);
         Files.createDirectories(fs.getPath("/real/sub"));
