@@ -14,6 +14,7 @@ import dev.iomap.cli.jobfile.JobResolver;
 import dev.iomap.cli.report.CompareReport;
 import dev.iomap.cli.report.JsonReport;
 import dev.iomap.cli.report.TextReport;
+import dev.iomap.spi.ProbedFormat;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -51,8 +52,9 @@ final class BenchCommand implements Callable<Integer> {
     @Parameters(paramLabel = "JOBFILE", arity = "1..*", description = "fio job files, run one after another")
     private List<Path> jobFiles;
 
-    @Option(names = "--adapter", defaultValue = "xfs-like", paramLabel = "NAME",
-            description = "the filesystem adapter (default: ${DEFAULT-VALUE})")
+    @Option(names = "--adapter", paramLabel = "NAME",
+            description = "the filesystem adapter (default: with --device file:PATH, the one whose superblock the"
+                    + " image holds; otherwise " + ImageOptions.DEFAULT_ADAPTER + ")")
     private String adapter;
 
     @Option(names = "--device", defaultValue = "ram", paramLabel = "DEVICE",
@@ -62,13 +64,18 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--force", description = "with --device file:PATH, reformat PATH even if it holds a filesystem")
     private boolean force;
 
-    @Option(names = "--page-size", defaultValue = "4096", paramLabel = "SIZE",
-            description = "page size of the cache, 4k to 64k (default: ${DEFAULT-VALUE})")
+    @Option(names = "--page-size", paramLabel = "SIZE",
+            description = "page size of the cache, 4k to 64k (default: 4096, or the block size if that is larger:"
+                    + " a page is never smaller than a block)")
     private String pageSize;
 
-    @Option(names = "--block-size", defaultValue = "4096", paramLabel = "SIZE",
-            description = "filesystem block size to format with (default: ${DEFAULT-VALUE})")
+    @Option(names = "--block-size", paramLabel = "SIZE",
+            description = "filesystem block size to format with (default: with --device file:PATH, what the"
+                    + " image's superblock says; otherwise " + ImageOptions.DEFAULT_BLOCK_SIZE + ")")
     private String blockSize;
+
+    /** The adapter and block size to format with: the options', or the image's once it is probed. */
+    private ProbedFormat format;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE",
             description = "a page-cache option by its PageCacheOptions name, e.g. perBlockDirty=false,"
@@ -107,11 +114,16 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         plan.notes().forEach(err::println);
         err.flush();
+        format = imageOptions(null).formatOfImageOrGiven();
         BenchSettings base = settings(List.of());
-        BenchRunner.checkDirectIo(plan, adapter);
+        BenchRunner.checkDirectIo(plan, format.adapter());
         BenchRunner.checkFileNames(plan);
-        if (base.device() instanceof DeviceSpec.ImageFile(Path image) && !force) {
-            MkfsCommand.refuseFormatted(image);
+        if (base.device() instanceof DeviceSpec.ImageFile(Path image)) {
+            if (!force) {
+                MkfsCommand.refuseFormatted(image);
+            }
+            format = imageOptions(image).formatOfImageOrGiven();
+            base = settings(List.of());
         }
         try (Output out = Output.open(output, spec.commandLine().getOut())) {
             boolean failed = compare == null ? runOnce(plan, base, formats, out.writer())
@@ -210,17 +222,22 @@ final class BenchCommand implements Callable<Integer> {
             assignments.add(CacheSettings.Assignment.parse(setting));
         }
         assignments.addAll(extra);
-        PageCacheOptions cache = CacheSettings.options(pageSize, assignments);
-        int block;
-        try {
-            block = Math.toIntExact(Units.parseSize(blockSize, 1024));
-            if (Integer.bitCount(block) != 1 || block < 512 || block > 65536) {
-                throw new IllegalArgumentException("must be a power of two from 512 to 65536");
-            }
-        } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new UsageException("bad --block-size '" + blockSize + "': " + e.getMessage());
-        }
-        return new BenchSettings(adapter, DeviceSpec.parse(device), block, cache, !noFlusher);
+        String pages = pageSize != null ? pageSize : Integer.toString(Math.max(4096, format.blockSize()));
+        PageCacheOptions cache = CacheSettings.options(pages, assignments);
+        return new BenchSettings(format.adapter(), DeviceSpec.parse(device), format.blockSize(), cache, !noFlusher);
+    }
+
+    /**
+     * @param image the {@code --device file:} image, or null for the options alone
+     * @return {@code --adapter} and {@code --block-size} as image options, so that a file device is
+     *     probed as fsck, stat and mount probe their image (a disagreeing option refused in one line)
+     */
+    private ImageOptions imageOptions(Path image) {
+        var options = new ImageOptions();
+        options.adapter = adapter;
+        options.blockSize = blockSize;
+        options.image = image;
+        return options;
     }
 
     private Progress progress() throws UsageException {

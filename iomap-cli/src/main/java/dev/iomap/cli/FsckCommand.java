@@ -12,7 +12,11 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code iomap fsck}: checks an unmounted image; exit status 0 if clean, 1 with the problems listed. */
+/**
+ * {@code iomap fsck}: checks an unmounted image; exit status 0 if clean, 1 with the problems listed.
+ * The first line names the adapter and, where the image's superblock says it, the block size:
+ * {@code IMAGE: clean (xfs-like, 4096-byte blocks; checked ...)}.
+ */
 @Command(name = "fsck", mixinStandardHelpOptions = true, description = "Checks an unmounted image without changing it"
         + " (read-only: other checks may run at once, a mount or mkfs may not). Exit status 0: clean;"
         + " 1: problems found (listed) or the image could not be read.")
@@ -33,12 +37,14 @@ final class FsckCommand implements Callable<Integer> {
         } catch (CorruptFilesystemException e) {
             report = new FsckReport(List.of(e.getMessage()), "nothing: the image is not readable as " + image.adapter());
         }
+        String format = image.adapter() + image.probedBlockSize().stream()
+                .mapToObj(blockSize -> ", " + blockSize + "-byte blocks").findFirst().orElse("");
         if (report.isClean()) {
-            out.println(image.image + ": clean (" + image.adapter() + "; checked " + report.checked() + ")");
+            out.println(image.image + ": clean (" + format + "; checked " + report.checked() + ")");
             return 0;
         }
         out.println(image.image + ": " + report.problems().size() + " problem" + (report.problems().size() == 1 ? "" : "s")
-                + " (" + image.adapter() + "; checked " + report.checked() + "):");
+                + " (" + format + "; checked " + report.checked() + "):");
         report.problems().forEach(problem -> out.println("  " + problem));
         return 1;
     }

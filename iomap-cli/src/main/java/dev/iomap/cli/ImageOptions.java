@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -56,6 +57,9 @@ final class ImageOptions {
 
     /** The adapter and block size the image was opened with, once it is. */
     private ProbedFormat opened;
+
+    /** The filesystem's block size as its superblock says, or {@link ProbedFormat#UNKNOWN_BLOCK_SIZE}. */
+    private int probedBlockSize = ProbedFormat.UNKNOWN_BLOCK_SIZE;
 
     /** @return {@code --adapter}, or {@link #DEFAULT_ADAPTER} if not given: what mkfs formats with */
     String adapterOrDefault() {
@@ -127,6 +131,40 @@ final class ImageOptions {
     }
 
     /**
+     * What {@code bench --device file:PATH} formats the image with: what its superblock says, like the
+     * other image commands, where it holds a filesystem an adapter recognises; {@code --adapter} and
+     * {@code --block-size} (or {@link #DEFAULT_ADAPTER} and {@link #DEFAULT_BLOCK_SIZE}) where there is
+     * no image ({@link #image} null: a RAM device), or it does not exist, is empty, holds nothing recognised, or holds an emulated zoned device (bench formats
+     * the file as a plain device).
+     *
+     * @return the adapter and the filesystem block size
+     * @throws UsageException if an option given disagrees with the image, or no adapter was given and
+     *     more than one recognised it
+     * @throws IOException if the image cannot be read
+     */
+    ProbedFormat formatOfImageOrGiven() throws UsageException, IOException {
+        int given = blockSizeBytes();
+        ProbedFormat options = new ProbedFormat(adapterOrDefault(), given);
+        if (image == null || !Files.isRegularFile(image) || Files.size(image) == 0) {
+            return options;
+        }
+        Probe probe = probe(image);
+        if (probe.zonedBlockSize() != 0 || probe.found().isEmpty()) {
+            return options;
+        }
+        return adapterFormat(probe.found(), given);
+    }
+
+    /**
+     * @return the block size the image's superblock says, if it was read when the image was opened
+     *     (not one assumed from {@code --block-size} or the default)
+     */
+    OptionalInt probedBlockSize() {
+        return probedBlockSize == ProbedFormat.UNKNOWN_BLOCK_SIZE ? OptionalInt.empty()
+                : OptionalInt.of(probedBlockSize);
+    }
+
+    /**
      * Checks that the image is an existing regular file, probes it, and settles {@link #opened}.
      *
      * @return the block size to open it with
@@ -139,7 +177,10 @@ final class ImageOptions {
         if (!Files.isRegularFile(image)) {
             throw new UsageException(image + " is not a regular file");
         }
-        opened = format(probe(image), given);
+        Probe probe = probe(image);
+        opened = format(probe, given);
+        probedBlockSize = probe.found().stream().filter(found -> found.adapter().equals(opened.adapter()))
+                .mapToInt(ProbedFormat::blockSize).findFirst().orElse(ProbedFormat.UNKNOWN_BLOCK_SIZE);
         return opened.blockSize();
     }
 

@@ -41,7 +41,7 @@ class DefaultAdapterTest {
 
         Cli fsck = Cli.run("fsck", image.toString());
         assertThat(fsck.status()).as(fsck.out() + fsck.err()).isZero();
-        assertThat(fsck.out()).startsWith(image + ": clean (xfs-like;");
+        assertThat(fsck.out()).startsWith(image + ": clean (xfs-like, 4096-byte blocks; checked ");
 
         Cli stat = Cli.run("stat", image.toString());
         assertThat(stat.status()).as(stat.err()).isZero();

@@ -25,7 +25,7 @@ class ImageCommandsTest {
 
         Cli fsck = Cli.run("fsck", "--adapter=snapfs", image.toString());
         assertThat(fsck.status()).isZero();
-        assertThat(fsck.out()).isEqualTo(image + ": clean (snapfs; checked 1 inodes, 0 blocks, commit 2)\n");
+        assertThat(fsck.out()).isEqualTo(image + ": clean (snapfs, 4096-byte blocks; checked 1 inodes, 0 blocks, commit 2)\n");
 
         Cli stat = Cli.run("stat", "--adapter=snapfs", image.toString());
         assertThat(stat.status()).as(stat.err()).isZero();

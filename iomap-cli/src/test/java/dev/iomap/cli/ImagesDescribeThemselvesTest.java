@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(300)
 class ImagesDescribeThemselvesTest {
-    private static final List<String> BLOCK_SIZES = List.of("512", "1k", "4k", "64k");
+    /** Every block size the adapters format with: the powers of two from 512 to 64 KiB. */
+    static final List<String> BLOCK_SIZES = List.of("512", "1k", "2k", "4k", "8k", "16k", "32k", "64k");
     private static final ZoneLayout ZONES = new ZoneLayout(1L << 20, 1L << 20, 8, 1, 0);
 
     @TempDir
@@ -36,7 +37,7 @@ class ImagesDescribeThemselvesTest {
         for (String adapter : List.of("xfs-like", "snapfs")) {
             for (String blockSize : BLOCK_SIZES) {
                 Path image = mkfs(adapter, blockSize);
-                assertFsckClean(image, adapter);
+                assertFsckClean(image, adapter, Units.parseSize(blockSize, 1024));
                 // The mount's page size follows the image's block size when that is over 4 KiB
                 Cli stat = Cli.run("stat", image.toString());
                 assertThat(stat.status()).as(stat.err()).isZero();
@@ -49,9 +50,10 @@ class ImagesDescribeThemselvesTest {
 
     @Test
     void fsckAndStatNeedNoFlagsOnAZonedImage() throws IOException {
-        for (int blockSize : List.of(512, 1024, 4096)) {
+        for (String size : BLOCK_SIZES) {
+            int blockSize = Math.toIntExact(Units.parseSize(size, 1024));
             Path image = zonefs(blockSize);
-            assertFsckClean(image, "zonefs-like");
+            assertFsckClean(image, "zonefs-like", blockSize);
             Cli stat = Cli.run("stat", image.toString());
             assertThat(stat.status()).as(stat.err()).isZero();
             assertThat(stat.out()).contains("adapter      : zonefs-like (").contains("block size   : " + blockSize + "\n");
@@ -63,7 +65,7 @@ class ImagesDescribeThemselvesTest {
         Path image = mkfs("xfs-like", "1k");
         Cli fsck = Cli.run("fsck", "--adapter=xfs-like", "--block-size=1024", image.toString());
         assertThat(fsck.status()).as(fsck.err()).isZero();
-        assertThat(fsck.out()).startsWith(image + ": clean (xfs-like; checked ");
+        assertThat(fsck.out()).startsWith(image + ": clean (xfs-like, 1024-byte blocks; checked ");
     }
 
     @Test
@@ -130,10 +132,11 @@ class ImagesDescribeThemselvesTest {
         return image;
     }
 
-    private static void assertFsckClean(Path image, String adapter) {
+    private static void assertFsckClean(Path image, String adapter, long blockSize) {
         Cli fsck = Cli.run("fsck", image.toString());
         assertThat(fsck.status()).as(fsck.out() + fsck.err()).isZero();
-        assertThat(fsck.out()).startsWith(image + ": clean (" + adapter + "; checked ").hasLineCount(1);
+        assertThat(fsck.out()).startsWith(image + ": clean (" + adapter + ", " + blockSize + "-byte blocks; checked ")
+                .hasLineCount(1);
         assertThat(fsck.err()).isEmpty();
     }
 

@@ -5,6 +5,9 @@ import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.FileAttributeView;
+import java.nio.file.attribute.FileOwnerAttributeView;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.nio.file.attribute.FileStoreAttributeView;
 
 /** The one store of an iomap file system: its image, with space from {@code statfs}. */
@@ -57,14 +60,28 @@ final class IomapFileStore extends FileStore {
         return statfs().blockSize();
     }
 
+    /** @return whether the view's name is among {@link IomapNioFileSystem#supportedFileAttributeViews()} */
     @Override
     public boolean supportsFileAttributeView(Class<? extends FileAttributeView> type) {
-        return type == BasicFileAttributeView.class;
+        String name;
+        if (type == BasicFileAttributeView.class) {
+            name = "basic";
+        } else if (type == PosixFileAttributeView.class) {
+            name = "posix";
+        } else if (type == FileOwnerAttributeView.class) {
+            name = "owner";
+        } else if (type == UserDefinedFileAttributeView.class) {
+            name = "user";
+        } else {
+            return false;
+        }
+        return supportsFileAttributeView(name);
     }
 
+    /** @return whether the view is among {@link IomapNioFileSystem#supportedFileAttributeViews()} */
     @Override
     public boolean supportsFileAttributeView(String name) {
-        return name.equals("basic");
+        return fs.supportedFileAttributeViews().contains(name);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.iomap.nio;
 
+import dev.iomap.api.Capability;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.devices.FileBlockDevice;
@@ -23,6 +24,10 @@ import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.FileAttributeView;
+import java.nio.file.attribute.FileOwnerAttributeView;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.nio.file.spi.FileSystemProvider;
 import java.util.HashMap;
 import java.util.Map;
@@ -46,8 +51,13 @@ import java.util.Set;
  *
  * <p>Supported: {@code Files} operations on regular files and directories, {@link FileChannel}s
  * (read, write, position, size, truncate, force), directory streams and the "basic" attribute view
- * (the file key is the inode number). Not supported: links, permissions, setting times, watch
- * services, memory mapping and file locks ({@link UnsupportedOperationException}).
+ * (the file key is the inode number). As the adapter declares them
+ * ({@link dev.iomap.api.Capability}): symbolic links ({@code SYMLINKS}) and hard links
+ * ({@code HARD_LINKS}), with {@link LinkOption#NOFOLLOW_LINKS} honoured wherever it is accepted; the
+ * "posix", "unix" and "owner" views, setting times and a {@link java.nio.file.attribute.UserPrincipalLookupService}
+ * ({@code POSIX_ATTRIBUTES}); the "user" view of extended attributes ({@code XATTRS}). Without the
+ * capability these are {@link UnsupportedOperationException}s (and {@code getFileAttributeView} gives
+ * null), as the JDK's contract says. Not supported: watch services, memory mapping and file locks.
  *
  * <p>File names are byte strings, as in Linux, carried in {@link dev.iomap.api.FileNames}' form
  * (UTF-8 where valid, every other byte as the lone surrogate {@code U+DC00 + byte}): directory
@@ -146,18 +156,26 @@ public final class IomapFileSystemProvider extends FileSystemProvider {
         return getFileSystem(uri).getPath(image.inside() == null ? "/" : image.inside());
     }
 
+    /** As {@link #newFileChannel}. */
     @Override
     public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options,
             FileAttribute<?>... attrs) throws IOException {
         return newFileChannel(path, options, attrs);
     }
 
+    /**
+     * Opens a channel on a regular file. {@code NOFOLLOW_LINKS} refuses a symbolic link as the last name
+     * with a {@link java.nio.file.FileSystemException} "Too many levels of symbolic links" (ELOOP, as
+     * {@code O_NOFOLLOW} does). The permissions among {@code attrs} are the mode of a file it creates.
+     *
+     * @throws UnsupportedOperationException for an attribute other than the permissions, or the
+     *     permissions on a file system that keeps none
+     */
     @Override
     public FileChannel newFileChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException {
-        refuseAttributes(attrs);
         IomapPath p = IomapPath.of(path);
-        return p.getFileSystem().newChannel(p, OpenFlags.of(options));
+        return p.getFileSystem().newChannel(p, OpenFlags.of(options), attrs);
     }
 
     @Override
@@ -167,36 +185,84 @@ public final class IomapFileSystemProvider extends FileSystemProvider {
         return p.getFileSystem().newDirectoryStream(p, filter);
     }
 
+    /**
+     * The permissions among {@code attrs} are the new directory's mode.
+     *
+     * @throws UnsupportedOperationException for an attribute other than the permissions, or the
+     *     permissions on a file system that keeps none
+     */
     @Override
     public void createDirectory(Path dir, FileAttribute<?>... attrs) throws IOException {
-        refuseAttributes(attrs);
         IomapPath p = IomapPath.of(dir);
-        p.getFileSystem().createDirectory(p);
+        p.getFileSystem().createDirectory(p, attrs);
     }
 
-    private static void refuseAttributes(FileAttribute<?>[] attrs) {
-        if (attrs.length > 0) {
-            throw new UnsupportedOperationException("iomap file systems take no initial attributes, got "
-                    + attrs[0].name());
+    /**
+     * Creates a symbolic link holding {@code target}'s string (a relative target resolves from the
+     * link's directory). Permissions among {@code attrs} are ignored: a link's mode is always
+     * {@code 0777}, as in Linux.
+     *
+     * @throws UnsupportedOperationException if the adapter has no {@link dev.iomap.api.Capability#SYMLINKS},
+     *     or for an attribute other than the permissions
+     * @throws java.nio.file.ProviderMismatchException if {@code target} is not a path of this provider
+     */
+    @Override
+    public void createSymbolicLink(Path link, Path target, FileAttribute<?>... attrs) throws IOException {
+        IomapPath p = IomapPath.of(link);
+        p.getFileSystem().createSymbolicLink(p, IomapPath.of(target).toString(), attrs);
+    }
+
+    /**
+     * Adds a name to an existing file; a symbolic link as {@code existing}'s last name is not followed
+     * (the new name is another link to the same target, as Linux's {@code link(2)} does).
+     *
+     * @throws UnsupportedOperationException if the adapter has no {@link dev.iomap.api.Capability#HARD_LINKS}
+     */
+    @Override
+    public void createLink(Path link, Path existing) throws IOException {
+        IomapPath p = IomapPath.of(link);
+        IomapPath target = IomapPath.of(existing);
+        if (target.getFileSystem() != p.getFileSystem()) {
+            throw new java.nio.file.FileSystemException(link.toString(), existing.toString(),
+                    "Invalid cross-device link (the two paths are in different iomap file systems)");
         }
+        p.getFileSystem().createLink(p, target);
     }
 
+    /**
+     * @throws java.nio.file.NotLinkException if {@code link} is not a symbolic link
+     * @throws UnsupportedOperationException if the adapter has no {@link dev.iomap.api.Capability#SYMLINKS}
+     */
+    @Override
+    public Path readSymbolicLink(Path link) throws IOException {
+        IomapPath p = IomapPath.of(link);
+        return p.getFileSystem().readSymbolicLink(p);
+    }
+
+    /** Removes the name; a symbolic link is removed itself, not what it points at. */
     @Override
     public void delete(Path path) throws IOException {
         IomapPath p = IomapPath.of(path);
         p.getFileSystem().delete(p);
     }
 
+    /**
+     * As {@link CopyMove#copy}: {@code COPY_ATTRIBUTES} copies mode, owner, group, times and
+     * {@code user.} extended attributes where both file systems keep them; {@code NOFOLLOW_LINKS}
+     * copies a symbolic link as a link.
+     */
     @Override
     public void copy(Path source, Path target, CopyOption... options) throws IOException {
         CopyMove.copy(IomapPath.of(source), IomapPath.of(target), options);
     }
 
+    /** As {@link CopyMove#move}: without {@code REPLACE_EXISTING} an atomic no-replace rename. */
     @Override
     public void move(Path source, Path target, CopyOption... options) throws IOException {
         CopyMove.move(IomapPath.of(source), IomapPath.of(target), options);
     }
 
+    /** Follows symbolic links: two paths are the same file if they reach the same inode. */
     @Override
     public boolean isSameFile(Path path, Path path2) throws IOException {
         IomapPath first = IomapPath.of(path);
@@ -222,53 +288,73 @@ public final class IomapFileSystemProvider extends FileSystemProvider {
         return p.getFileSystem().fileStore();
     }
 
-    /** Checks that the file exists; every access mode is granted (there are no permissions). */
+    /**
+     * Checks that the file exists, following symbolic links; every access mode is granted (the
+     * provider is not the kernel: no permission is checked against this process).
+     */
     @Override
     public void checkAccess(Path path, AccessMode... modes) throws IOException {
         IomapPath p = IomapPath.of(path);
         p.getFileSystem().stat(p);
     }
 
+    /**
+     * @return the "basic" view; "posix" and "owner" views where the adapter declares
+     *     {@link dev.iomap.api.Capability#POSIX_ATTRIBUTES}; the "user" view where it declares
+     *     {@link dev.iomap.api.Capability#XATTRS}; null for any other view. {@code NOFOLLOW_LINKS}
+     *     makes the view read and change a symbolic link itself.
+     */
     @Override
     @SuppressWarnings("unchecked")
     public <V extends FileAttributeView> V getFileAttributeView(Path path, Class<V> type, LinkOption... options) {
         IomapPath p = IomapPath.of(path);
-        if (type != BasicFileAttributeView.class) {
-            return null;
+        boolean follow = LinkOptions.follow(options);
+        IomapNioFileSystem fs = p.getFileSystem();
+        boolean posix = fs.supports(Capability.POSIX_ATTRIBUTES);
+        if (type == BasicFileAttributeView.class) {
+            return (V) new IomapFileAttributeView(p, follow);
         }
-        return (V) new IomapFileAttributeView(p);
+        if (type == PosixFileAttributeView.class && posix) {
+            return (V) new IomapPosixFileAttributeView(p, follow);
+        }
+        if (type == FileOwnerAttributeView.class && posix) {
+            return (V) new IomapPosixFileAttributeView.Owner(new IomapPosixFileAttributeView(p, follow));
+        }
+        if (type == UserDefinedFileAttributeView.class && fs.supports(Capability.XATTRS)) {
+            return (V) new IomapUserDefinedFileAttributeView(p, follow);
+        }
+        return null;
     }
 
+    /**
+     * @throws UnsupportedOperationException for a type other than {@link BasicFileAttributes} and (where
+     *     the adapter declares {@link dev.iomap.api.Capability#POSIX_ATTRIBUTES})
+     *     {@link PosixFileAttributes}
+     */
     @Override
     @SuppressWarnings("unchecked")
     public <A extends BasicFileAttributes> A readAttributes(Path path, Class<A> type, LinkOption... options)
             throws IOException {
         IomapPath p = IomapPath.of(path);
-        if (type != BasicFileAttributes.class) {
-            throw new UnsupportedOperationException("iomap file systems have only basic attributes, not "
-                    + type.getSimpleName());
+        boolean follow = LinkOptions.follow(options);
+        boolean posix = p.getFileSystem().supports(Capability.POSIX_ATTRIBUTES);
+        if (type != BasicFileAttributes.class && !(type == PosixFileAttributes.class && posix)) {
+            throw new UnsupportedOperationException("this iomap file system has no " + type.getSimpleName()
+                    + (posix ? "" : " (its adapter does not declare POSIX_ATTRIBUTES)"));
         }
-        return (A) p.getFileSystem().readAttributes(p);
+        return (A) p.getFileSystem().readAttributes(p, follow);
     }
 
+    /** As {@link AttributeMaps#read}. */
     @Override
     public Map<String, Object> readAttributes(Path path, String attributes, LinkOption... options)
             throws IOException {
-        IomapPath p = IomapPath.of(path);
-        int colon = attributes.indexOf(':');
-        String view = colon < 0 ? "basic" : attributes.substring(0, colon);
-        if (!view.equals("basic")) {
-            throw new UnsupportedOperationException("iomap file systems have only the basic view, not '"
-                    + view + "'");
-        }
-        String names = colon < 0 ? attributes : attributes.substring(colon + 1);
-        return p.getFileSystem().readAttributes(p).toMap(names.split(","));
+        return AttributeMaps.read(IomapPath.of(path), attributes, LinkOptions.follow(options));
     }
 
+    /** As {@link AttributeMaps#set}. */
     @Override
-    public void setAttribute(Path path, String attribute, Object value, LinkOption... options) {
-        IomapPath.of(path);
-        throw new UnsupportedOperationException("iomap file systems keep their own times and have no settable"
-                + " attributes (" + attribute + ")");
+    public void setAttribute(Path path, String attribute, Object value, LinkOption... options) throws IOException {
+        AttributeMaps.set(IomapPath.of(path), attribute, value, LinkOptions.follow(options));
     }
 }

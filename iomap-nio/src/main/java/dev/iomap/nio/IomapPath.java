@@ -20,8 +20,10 @@ import java.util.Objects;
 
 /**
  * A path of an {@link IomapNioFileSystem}: '/'-separated names like a Unix path, absolute when it
- * starts with '/'. Purely lexical (there are no links): {@link #normalize()} folds "." and "..",
- * {@link #toRealPath} normalizes and checks that the file exists.
+ * starts with '/'. Purely lexical: {@link #normalize()} folds "." and ".." without looking at the
+ * file system (a ".." after a symbolic link goes back over the link's name, not to its target's
+ * parent); {@link #toRealPath} resolves every symbolic link ({@code realpath(3)}), or with
+ * {@link LinkOption#NOFOLLOW_LINKS} only normalizes and checks that the name exists.
  *
  * <p>Names are byte strings, as in Linux, carried in {@link FileNames}' form: UTF-8 where the bytes
  * are valid UTF-8, every other byte as the lone surrogate {@code U+DC00 + byte} (so the name of bytes
@@ -314,11 +316,15 @@ final class IomapPath implements Path {
         return isAbsolute() ? this : new IomapPath(fs, "/" + path);
     }
 
+    /**
+     * @return the absolute path of the same file with every symbolic link resolved; with
+     *     {@link LinkOption#NOFOLLOW_LINKS}, the absolute, normalized path, whose last name may be a link
+     * @throws java.nio.file.NoSuchFileException if the file (or a link's target) does not exist
+     * @throws dev.iomap.api.SymlinkLoopException if resolving meets a loop of links
+     */
     @Override
     public Path toRealPath(LinkOption... options) throws IOException {
-        IomapPath real = (IomapPath) toAbsolutePath().normalize();
-        fs.provider().checkAccess(real);
-        return real;
+        return fs.realPath(this, LinkOptions.follow(options));
     }
 
     @Override

@@ -17,9 +17,11 @@ import java.util.Set;
  * @param deleteOnClose whether the name is removed when the channel closes
  * @param sync whether every write is followed by fsync ({@code SYNC}) or fdatasync ({@code DSYNC})
  * @param dataSyncOnly whether that sync is fdatasync
+ * @param noFollowLinks whether a symbolic link as the last name is refused ({@code NOFOLLOW_LINKS},
+ *     {@code O_NOFOLLOW})
  */
 record OpenFlags(boolean read, boolean write, boolean append, boolean truncateExisting, boolean create,
-        boolean createNew, boolean deleteOnClose, boolean sync, boolean dataSyncOnly) {
+        boolean createNew, boolean deleteOnClose, boolean sync, boolean dataSyncOnly, boolean noFollowLinks) {
 
     /**
      * @param options the options given
@@ -50,6 +52,6 @@ record OpenFlags(boolean read, boolean write, boolean append, boolean truncateEx
                 write && options.contains(StandardOpenOption.CREATE),
                 write && options.contains(StandardOpenOption.CREATE_NEW),
                 options.contains(StandardOpenOption.DELETE_ON_CLOSE),
-                sync || dsync, dsync && !sync);
+                sync || dsync, dsync && !sync, options.contains(LinkOption.NOFOLLOW_LINKS));
     }
 }
