@@ -52,7 +52,10 @@ class JfuseWorkaroundsTest {
         pathTaking.removeAll(PATH_NOT_USED);
         assertThat(bound).isEqualTo(pathTaking);
         assertThat(RawPathBinding.SLOTS).filteredOn(slot -> slot.operation() == null)
-                .extracting(RawPathBinding.Slot::name).containsExactly("fallocate", "lseek");
+                .extracting(RawPathBinding.Slot::name).containsExactly("readlink", "symlink", "link", "chmod", "chown",
+                        "setxattr", "getxattr", "listxattr", "removexattr", "fallocate", "copy_file_range", "lseek");
+        assertThat(RawPathBinding.SLOTS).extracting(RawPathBinding.Slot::method).contains("copyFileRange")
+                .doesNotContain("copy_file_range");
     }
 
     @Test
