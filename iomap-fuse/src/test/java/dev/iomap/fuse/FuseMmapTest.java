@@ -61,7 +61,7 @@ class FuseMmapTest {
             return false;
         }
         int kernelMajor = Integer.parseInt(release.group(1));
-        return kernelMajor > major || kernelMajor == major && Integer.parseInt(release.group(2)) >= minor;
+        return kernelMajor > major || (kernelMajor == major && Integer.parseInt(release.group(2)) >= minor);
     }
 
     @AfterEach
