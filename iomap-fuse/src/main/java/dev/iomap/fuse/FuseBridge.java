@@ -417,60 +417,6 @@ public final class FuseBridge implements FuseOperations {
         return inodes.utimens(path, atime, mtime, fi);
     }
 
-    /** See {@link InodeOperations#symlink}. */
-    @Override
-    public int symlink(String target, String link) {
-        return inodes.symlink(target, link);
-    }
-
-    /** See {@link InodeOperations#readlink}: NUL-terminated, cut to {@code size}. */
-    @Override
-    public int readlink(String path, ByteBuffer buf, long size) {
-        return inodes.readlink(path, buf, size);
-    }
-
-    /** See {@link InodeOperations#link}. */
-    @Override
-    public int link(String existing, String link) {
-        return inodes.link(existing, link);
-    }
-
-    /** See {@link InodeOperations#chmod}. */
-    @Override
-    public int chmod(String path, int mode, FileInfo fi) {
-        return inodes.chmod(path, mode);
-    }
-
-    /** See {@link InodeOperations#chown}: -1 leaves a part as it is. */
-    @Override
-    public int chown(String path, int uid, int gid, FileInfo fi) {
-        return inodes.chown(path, uid, gid);
-    }
-
-    /** See {@link InodeOperations#getxattr}: size probing with an empty buffer, ERANGE, ENODATA. */
-    @Override
-    public int getxattr(String path, String name, ByteBuffer value) {
-        return inodes.getxattr(path, name, value);
-    }
-
-    /** See {@link InodeOperations#listxattr}. */
-    @Override
-    public int listxattr(String path, ByteBuffer list) {
-        return inodes.listxattr(path, list);
-    }
-
-    /** See {@link InodeOperations#setxattr}: {@code XATTR_CREATE}, {@code XATTR_REPLACE}. */
-    @Override
-    public int setxattr(String path, String name, ByteBuffer value, int flags) {
-        return inodes.setxattr(path, name, value, flags);
-    }
-
-    /** See {@link InodeOperations#removexattr}. */
-    @Override
-    public int removexattr(String path, String name) {
-        return inodes.removexattr(path, name);
-    }
-
     /**
      * copy_file_range(2) between two open files, which {@link RawPathBinding} binds (jfuse has no such
      * operation): see {@link RangeCopy}.

@@ -141,7 +141,7 @@ class FuseInodeOperationsTest {
         verify(fs).mkdir("/d", new NewInodeAttributes(0750, 4321, 765));
         assertThat(bridge.create("/f", Stat.S_IFREG | 0640, new FuseBridgeTest.Info(0))).isZero();
         verify(fs).create("/f", new NewInodeAttributes(0640, 4321, 765));
-        assertThat(bridge.symlink("../target", "/l")).isZero();
+        assertThat(bridge.inodes().symlink("../target", "/l")).isZero();
         verify(fs).createSymbolicLink("/l", "../target", new NewInodeAttributes(0777, 4321, 765));
         verify(fs, never()).mkdir("/d");
     }
@@ -160,27 +160,27 @@ class FuseInodeOperationsTest {
     void readlinkFillsTheBufferNulTerminatedAndCutToItsSize() throws Exception {
         when(fs.readSymbolicLink("/l")).thenReturn("abcdef");
         ByteBuffer small = ByteBuffer.allocate(4);
-        assertThat(bridge.readlink("/l", small, 4)).isZero();
+        assertThat(bridge.inodes().readlink("/l", small, 4)).isZero();
         assertThat(small.array()).isEqualTo("abc\0".getBytes(US_ASCII));
         ByteBuffer big = ByteBuffer.allocate(16);
-        assertThat(bridge.readlink("/l", big, 16)).isZero();
+        assertThat(bridge.inodes().readlink("/l", big, 16)).isZero();
         assertThat(new String(big.array(), 0, 7, US_ASCII)).isEqualTo("abcdef\0");
 
         when(fs.readSymbolicLink("/f")).thenThrow(new NotLinkException("/f"));
-        assertThat(bridge.readlink("/f", ByteBuffer.allocate(16), 16)).isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(bridge.inodes().readlink("/f", ByteBuffer.allocate(16), 16)).isEqualTo(-LinuxErrno.EINVAL);
     }
 
     @Test
     void linkChmodAndChownCallTheFileSystemAndMinusOneLeavesAnId() throws Exception {
-        assertThat(bridge.link("/old", "/new")).isZero();
+        assertThat(bridge.inodes().link("/old", "/new")).isZero();
         verify(fs).createLink("/new", "/old");
-        assertThat(bridge.chmod("/f", Stat.S_IFREG | 04751, null)).isZero();
+        assertThat(bridge.inodes().chmod("/f", Stat.S_IFREG | 04751)).isZero();
         verify(fs).setAttributes("/f", AttributeChange.none().withMode(04751));
-        assertThat(bridge.chown("/f", 5, -1, null)).isZero();
+        assertThat(bridge.inodes().chown("/f", 5, -1)).isZero();
         verify(fs).setAttributes("/f", AttributeChange.none().withUid(5));
-        assertThat(bridge.chown("/f", -1, 6, null)).isZero();
+        assertThat(bridge.inodes().chown("/f", -1, 6)).isZero();
         verify(fs).setAttributes("/f", AttributeChange.none().withGid(6));
-        assertThat(bridge.chown("/f", -1, -1, null)).as("changes nothing, calls nothing").isZero();
+        assertThat(bridge.inodes().chown("/f", -1, -1)).as("changes nothing, calls nothing").isZero();
         verify(fs).capabilities();
         verifyNoMoreInteractions(fs);
     }
@@ -211,45 +211,45 @@ class FuseInodeOperationsTest {
     void getxattrAndListxattrAnswerTheSizeToAProbeAndErangeWhenTooSmall() throws Exception {
         when(fs.getXattr("/f", "user.k")).thenReturn("value".getBytes(US_ASCII));
         when(fs.getXattr("/f", "user.none")).thenThrow(new NoSuchAttributeException("/f", "user.none"));
-        assertThat(bridge.getxattr("/f", "user.k", ByteBuffer.allocate(0))).isEqualTo(5);
-        assertThat(bridge.getxattr("/f", "user.k", ByteBuffer.allocate(4))).isEqualTo(-LinuxErrno.ERANGE);
+        assertThat(bridge.inodes().getxattr("/f", "user.k", ByteBuffer.allocate(0))).isEqualTo(5);
+        assertThat(bridge.inodes().getxattr("/f", "user.k", ByteBuffer.allocate(4))).isEqualTo(-LinuxErrno.ERANGE);
         ByteBuffer value = ByteBuffer.allocate(8);
-        assertThat(bridge.getxattr("/f", "user.k", value)).isEqualTo(5);
+        assertThat(bridge.inodes().getxattr("/f", "user.k", value)).isEqualTo(5);
         assertThat(new String(value.array(), 0, 5, US_ASCII)).isEqualTo("value");
-        assertThat(bridge.getxattr("/f", "user.none", ByteBuffer.allocate(8))).isEqualTo(-LinuxErrno.ENODATA);
+        assertThat(bridge.inodes().getxattr("/f", "user.none", ByteBuffer.allocate(8))).isEqualTo(-LinuxErrno.ENODATA);
 
         when(fs.listXattrs("/f")).thenReturn(List.of("user.a", "user.bb"));
-        assertThat(bridge.listxattr("/f", ByteBuffer.allocate(0))).isEqualTo(15);
-        assertThat(bridge.listxattr("/f", ByteBuffer.allocate(14))).isEqualTo(-LinuxErrno.ERANGE);
+        assertThat(bridge.inodes().listxattr("/f", ByteBuffer.allocate(0))).isEqualTo(15);
+        assertThat(bridge.inodes().listxattr("/f", ByteBuffer.allocate(14))).isEqualTo(-LinuxErrno.ERANGE);
         ByteBuffer list = ByteBuffer.allocate(15);
-        assertThat(bridge.listxattr("/f", list)).isEqualTo(15);
+        assertThat(bridge.inodes().listxattr("/f", list)).isEqualTo(15);
         assertThat(list.array()).isEqualTo("user.a\0user.bb\0".getBytes(US_ASCII));
     }
 
     @Test
     void setxattrFlagsBecomeModesAndRemovexattrOfAMissingOneIsEnodata() throws Exception {
         byte[] v = {1, 2, 3};
-        assertThat(bridge.setxattr("/f", "user.a", ByteBuffer.wrap(v), 0)).isZero();
+        assertThat(bridge.inodes().setxattr("/f", "user.a", ByteBuffer.wrap(v), 0)).isZero();
         verify(fs).setXattr("/f", "user.a", v, XattrMode.ANY);
-        assertThat(bridge.setxattr("/f", "user.b", ByteBuffer.wrap(v), InodeOperations.XATTR_CREATE)).isZero();
+        assertThat(bridge.inodes().setxattr("/f", "user.b", ByteBuffer.wrap(v), InodeOperations.XATTR_CREATE)).isZero();
         verify(fs).setXattr("/f", "user.b", v, XattrMode.CREATE);
-        assertThat(bridge.setxattr("/f", "user.c", ByteBuffer.wrap(v), InodeOperations.XATTR_REPLACE)).isZero();
+        assertThat(bridge.inodes().setxattr("/f", "user.c", ByteBuffer.wrap(v), InodeOperations.XATTR_REPLACE)).isZero();
         verify(fs).setXattr("/f", "user.c", v, XattrMode.REPLACE);
-        assertThat(bridge.setxattr("/f", "user.d", ByteBuffer.wrap(v), 4)).isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(bridge.inodes().setxattr("/f", "user.d", ByteBuffer.wrap(v), 4)).isEqualTo(-LinuxErrno.EINVAL);
 
         when(fs.getXattr("/f", "user.a")).thenReturn(v);
         when(fs.getXattr("/f", "user.x")).thenThrow(new NoSuchAttributeException("/f", "user.x"));
-        assertThat(bridge.setxattr("/f", "user.a", ByteBuffer.wrap(v), 3)).isEqualTo(-LinuxErrno.EEXIST);
-        assertThat(bridge.setxattr("/f", "user.x", ByteBuffer.wrap(v), 3)).isEqualTo(-LinuxErrno.ENODATA);
+        assertThat(bridge.inodes().setxattr("/f", "user.a", ByteBuffer.wrap(v), 3)).isEqualTo(-LinuxErrno.EEXIST);
+        assertThat(bridge.inodes().setxattr("/f", "user.x", ByteBuffer.wrap(v), 3)).isEqualTo(-LinuxErrno.ENODATA);
         org.mockito.Mockito.doThrow(new FileAlreadyExistsException("/f")).when(fs)
                 .setXattr("/f", "user.e", v, XattrMode.CREATE);
-        assertThat(bridge.setxattr("/f", "user.e", ByteBuffer.wrap(v), InodeOperations.XATTR_CREATE))
+        assertThat(bridge.inodes().setxattr("/f", "user.e", ByteBuffer.wrap(v), InodeOperations.XATTR_CREATE))
                 .isEqualTo(-LinuxErrno.EEXIST);
 
         org.mockito.Mockito.doThrow(new NoSuchAttributeException("/f", "user.none")).when(fs)
                 .removeXattr("/f", "user.none");
-        assertThat(bridge.removexattr("/f", "user.none")).isEqualTo(-LinuxErrno.ENODATA);
-        assertThat(bridge.removexattr("/f", "user.a")).isZero();
+        assertThat(bridge.inodes().removexattr("/f", "user.none")).isEqualTo(-LinuxErrno.ENODATA);
+        assertThat(bridge.inodes().removexattr("/f", "user.a")).isZero();
         verify(fs).removeXattr("/f", "user.a");
     }
 }

@@ -9,7 +9,9 @@ import dev.iomap.api.MountOptions;
 import dev.iomap.devices.FileBlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -90,6 +92,36 @@ class FuseMmapTest {
             }
             assertThat(file.size()).isEqualTo(8192);
             assertThat(read.array()).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void theMountSaysItAskedForSharedMappingsOnlyWithDirectIo() throws Exception {
+        mount.unmount();
+        for (boolean directIo : new boolean[] {true, false}) {
+            Path mountPoint = Files.createDirectories(dir.resolve("direct-" + directIo));
+            var device = FileBlockDevice.open(image, 4096, false);
+            IomapFileSystem fs;
+            try {
+                fs = IomapFileSystems.mount(mount.adapter, device, MountOptions.defaults());
+            } catch (Exception e) {
+                device.close();
+                throw e;
+            }
+            IomapMount direct;
+            try {
+                direct = IomapMount.mount(fs, device, mountPoint, FuseMountOptions.defaults().withDirectIo(directIo));
+            } catch (Exception e) {
+                fs.close();
+                device.close();
+                throw e;
+            }
+            try (direct) {
+                assertThat(direct.bridge().kernelDirectIo()).isEqualTo(directIo);
+                assertThat(direct.sharedMmapAllowed()).as("direct I/O " + directIo).isEqualTo(directIo);
+                assertThat(MountedImage.run(mountPoint, List.of("bash", "-c", MMAP_WRITE + "m" + directIo))
+                        .stdout()).as("the kernel page cache maps it either way").isEqualTo("ok\n");
+            }
         }
     }
 }
