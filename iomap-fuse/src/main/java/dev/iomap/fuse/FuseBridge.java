@@ -186,13 +186,18 @@ public final class FuseBridge implements FuseOperations {
         this.initHook = hook;
     }
 
-    /** Turns on {@code direct_io} ({@link DirectIoConfig}) if asked to, then runs the {@link #onInit} hook. */
+    /**
+     * Turns on {@code direct_io} ({@link DirectIoConfig}) if asked to, and {@code use_ino} (the kernel
+     * shows the file system's inode numbers, which getattr and readdir fill in), then runs the
+     * {@link #onInit} hook.
+     */
     @Override
     public void init(FuseConnInfo conn, FuseConfig config) {
         try {
             if (directIo) {
                 DirectIoConfig.enable(config);
             }
+            DirectIoConfig.useIno(config);
             kernelDirectIo = config.directIo() != 0;
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.WARNING, "init: cannot read the FUSE configuration", t);
@@ -228,7 +233,11 @@ public final class FuseBridge implements FuseOperations {
                     continue;
                 }
                 int mode = InodeOperations.defaultMode(entry.type());
-                if (filler.fill(entry.name(), stat -> stat.setMode(mode), 0, 0) != 0) {
+                long ino = entry.ino();
+                if (filler.fill(entry.name(), stat -> {
+                    stat.setMode(mode);
+                    StatBlocks.setIno(stat, ino);
+                }, 0, 0) != 0) {
                     throw new IOException("readdir " + path + ": the kernel's buffer is full");
                 }
             }

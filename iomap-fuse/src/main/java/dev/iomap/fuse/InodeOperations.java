@@ -120,6 +120,7 @@ final class InodeOperations {
 
     /** Fills jfuse's {@code struct stat} from the file system's stat (btime is not in Linux's {@code struct stat}). */
     void fill(Stat stat, FileStat file) {
+        StatBlocks.setIno(stat, file.ino());
         stat.setSize(file.size());
         StatBlocks.set(stat, file.allocatedBytes());
         if (posix) {
