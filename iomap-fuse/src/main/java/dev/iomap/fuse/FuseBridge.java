@@ -1,5 +1,8 @@
 package dev.iomap.fuse;
 
+import static dev.iomap.fuse.Calls.call;
+import static dev.iomap.fuse.Calls.callForLong;
+
 import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
@@ -147,35 +150,6 @@ public final class FuseBridge implements FuseOperations {
      */
     public void releaseAll() throws IOException {
         handles.releaseAll();
-    }
-
-    /** An operation's body: its answer, or an exception that {@link #call} turns into a negated errno. */
-    @FunctionalInterface
-    interface Body {
-        long run() throws Exception;
-    }
-
-    /**
-     * @param op the operation's name, for the log
-     * @param path its path, for the log
-     * @param body what it does
-     * @return the body's answer, or the negated errno of what it threw (EIO and EUCLEAN are logged)
-     */
-    static int call(String op, String path, Body body) {
-        return Math.toIntExact(callForLong(op, path, body));
-    }
-
-    /** As {@link #call}, for an operation whose answer is an offset ({@code off_t}). */
-    private static long callForLong(String op, String path, Body body) {
-        try {
-            return body.run();
-        } catch (Throwable t) {
-            int errno = ErrnoMapping.errno(t);
-            if (errno == LinuxErrno.EIO || errno == LinuxErrno.EUCLEAN) {
-                LOG.log(System.Logger.Level.WARNING, op + " " + path + " failed: " + LinuxErrno.name(errno), t);
-            }
-            return -errno;
-        }
     }
 
     /**

@@ -168,7 +168,7 @@ final class InodeOperations {
 
     /** symlink(2): {@code link} pointing at {@code target}, owned by the caller. */
     int symlink(String target, String link) {
-        return FuseBridge.call("symlink", link, () -> {
+        return Calls.call("symlink", link, () -> {
             String path = names.apply(link);
             fs.createSymbolicLink(path, target, newInode(path, 0777, FileType.SYMLINK));
             return 0;
@@ -185,7 +185,7 @@ final class InodeOperations {
      * @return 0 or a negated errno (EINVAL if {@code path} is not a symbolic link)
      */
     int readlink(String path, ByteBuffer buf, long size) {
-        return FuseBridge.call("readlink", path, () -> {
+        return Calls.call("readlink", path, () -> {
             byte[] target = FileNames.encode(fs.readSymbolicLink(names.apply(path)));
             int room = (int) Math.min(Math.min(size, buf.remaining()), Integer.MAX_VALUE);
             if (room <= 0) {
@@ -199,7 +199,7 @@ final class InodeOperations {
 
     /** link(2): {@code link} as another name of {@code existing}. */
     int link(String existing, String link) {
-        return FuseBridge.call("link", link, () -> {
+        return Calls.call("link", link, () -> {
             fs.createLink(names.apply(link), names.apply(existing));
             return 0;
         });
@@ -207,7 +207,7 @@ final class InodeOperations {
 
     /** chmod(2): the permission bits of {@code mode} (type bits dropped). */
     int chmod(String path, int mode) {
-        return FuseBridge.call("chmod", path, () -> {
+        return Calls.call("chmod", path, () -> {
             fs.setAttributes(names.apply(path), AttributeChange.none().withMode(mode & NewInodeAttributes.MODE_MASK));
             return 0;
         });
@@ -215,7 +215,7 @@ final class InodeOperations {
 
     /** chown(2): -1 (all ones, {@code (uid_t) -1}) leaves the owner or group as it is. */
     int chown(String path, int uid, int gid) {
-        return FuseBridge.call("chown", path, () -> {
+        return Calls.call("chown", path, () -> {
             AttributeChange change = AttributeChange.none();
             if (uid != -1) {
                 change = change.withUid(uid);
@@ -237,7 +237,7 @@ final class InodeOperations {
      * EOPNOTSUPP).
      */
     int utimens(String path, TimeSpec atime, TimeSpec mtime, FileInfo fi) {
-        return FuseBridge.call("utimens", path, () -> {
+        return Calls.call("utimens", path, () -> {
             if (!posix) {
                 if (!nowOrOmit(atime) || !nowOrOmit(mtime)) {
                     return -LinuxErrno.EOPNOTSUPP;
@@ -269,7 +269,7 @@ final class InodeOperations {
      * and its size, or ERANGE if it does not fit; ENODATA if absent.
      */
     int getxattr(String path, String name, ByteBuffer value) {
-        return FuseBridge.call("getxattr", path, () -> {
+        return Calls.call("getxattr", path, () -> {
             byte[] bytes = fs.getXattr(names.apply(path), name);
             return fit(bytes, value);
         });
@@ -277,7 +277,7 @@ final class InodeOperations {
 
     /** listxattr(2): the names, each NUL-terminated; size probing and ERANGE as {@link #getxattr}. */
     int listxattr(String path, ByteBuffer list) {
-        return FuseBridge.call("listxattr", path, () -> {
+        return Calls.call("listxattr", path, () -> {
             var names0 = new ByteArrayOutputStream();
             for (String name : fs.listXattrs(names.apply(path))) {
                 names0.writeBytes(FileNames.encode(name));
@@ -304,7 +304,7 @@ final class InodeOperations {
      * other bit is EINVAL.
      */
     int setxattr(String path, String name, ByteBuffer value, int flags) {
-        return FuseBridge.call("setxattr", path, () -> {
+        return Calls.call("setxattr", path, () -> {
             if ((flags & ~(XATTR_CREATE | XATTR_REPLACE)) != 0) {
                 return -LinuxErrno.EINVAL;
             }
@@ -327,7 +327,7 @@ final class InodeOperations {
 
     /** removexattr(2): ENODATA if absent. */
     int removexattr(String path, String name) {
-        return FuseBridge.call("removexattr", path, () -> {
+        return Calls.call("removexattr", path, () -> {
             fs.removeXattr(names.apply(path), name);
             return 0;
         });
