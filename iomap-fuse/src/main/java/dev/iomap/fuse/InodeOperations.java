@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.time.Instant;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.cryptomator.jfuse.api.FileInfo;
@@ -33,6 +34,13 @@ import org.cryptomator.jfuse.api.TimeSpec;
  * parent directory has set-group-ID, as Linux's {@code inode_init_owner}. Otherwise every file is shown
  * with the type's default mode, the mounting user as owner, its modification time as all three times
  * and a directory with one link ("unknown", so no tool counts subdirectories from it).
+ *
+ * <p>What the file system cannot do is answered as Linux answers it for a local filesystem without it:
+ * symlink without {@link Capability#SYMLINKS}, link without {@link Capability#HARD_LINKS}, chmod and
+ * chown without POSIX attributes are EPERM (as {@code vfs_symlink}, {@code vfs_link} and vfat); the
+ * extended-attribute operations without {@link Capability#XATTRS} are ENOSYS, which the kernel turns
+ * into EOPNOTSUPP for the caller and remembers, so it stops asking (no upcall per {@code ls -l} or per
+ * write's {@code security.capability} check).
  *
  * <p>Every method returns 0 (or a byte count) or a negated errno; none throws. Thread-safe.
  */
@@ -53,6 +61,7 @@ final class InodeOperations {
 
     private final IomapFileSystem fs;
     private final boolean posix;
+    private final Set<Capability> capabilities;
     private final UnaryOperator<String> names;
     private final FileHandles handles;
     private final Caller owner;
@@ -67,7 +76,8 @@ final class InodeOperations {
      */
     InodeOperations(IomapFileSystem fs, UnaryOperator<String> names, FileHandles handles, Caller owner) {
         this.fs = fs;
-        this.posix = fs.capabilities().contains(Capability.POSIX_ATTRIBUTES);
+        this.capabilities = Set.copyOf(fs.capabilities());
+        this.posix = capabilities.contains(Capability.POSIX_ATTRIBUTES);
         this.names = names;
         this.handles = handles;
         this.owner = owner;
@@ -169,6 +179,9 @@ final class InodeOperations {
     /** symlink(2): {@code link} pointing at {@code target}, owned by the caller. */
     int symlink(String target, String link) {
         return Calls.call("symlink", link, () -> {
+            if (!capabilities.contains(Capability.SYMLINKS)) {
+                return -LinuxErrno.EPERM;
+            }
             String path = names.apply(link);
             fs.createSymbolicLink(path, target, newInode(path, 0777, FileType.SYMLINK));
             return 0;
@@ -200,6 +213,9 @@ final class InodeOperations {
     /** link(2): {@code link} as another name of {@code existing}. */
     int link(String existing, String link) {
         return Calls.call("link", link, () -> {
+            if (!capabilities.contains(Capability.HARD_LINKS)) {
+                return -LinuxErrno.EPERM;
+            }
             fs.createLink(names.apply(link), names.apply(existing));
             return 0;
         });
@@ -208,6 +224,9 @@ final class InodeOperations {
     /** chmod(2): the permission bits of {@code mode} (type bits dropped). */
     int chmod(String path, int mode) {
         return Calls.call("chmod", path, () -> {
+            if (!posix) {
+                return -LinuxErrno.EPERM;
+            }
             fs.setAttributes(names.apply(path), AttributeChange.none().withMode(mode & NewInodeAttributes.MODE_MASK));
             return 0;
         });
@@ -216,6 +235,9 @@ final class InodeOperations {
     /** chown(2): -1 (all ones, {@code (uid_t) -1}) leaves the owner or group as it is. */
     int chown(String path, int uid, int gid) {
         return Calls.call("chown", path, () -> {
+            if (!posix) {
+                return -LinuxErrno.EPERM;
+            }
             AttributeChange change = AttributeChange.none();
             if (uid != -1) {
                 change = change.withUid(uid);
@@ -270,6 +292,9 @@ final class InodeOperations {
      */
     int getxattr(String path, String name, ByteBuffer value) {
         return Calls.call("getxattr", path, () -> {
+            if (!capabilities.contains(Capability.XATTRS)) {
+                return -LinuxErrno.ENOSYS;
+            }
             byte[] bytes = fs.getXattr(names.apply(path), name);
             return fit(bytes, value);
         });
@@ -278,6 +303,9 @@ final class InodeOperations {
     /** listxattr(2): the names, each NUL-terminated; size probing and ERANGE as {@link #getxattr}. */
     int listxattr(String path, ByteBuffer list) {
         return Calls.call("listxattr", path, () -> {
+            if (!capabilities.contains(Capability.XATTRS)) {
+                return -LinuxErrno.ENOSYS;
+            }
             var names0 = new ByteArrayOutputStream();
             for (String name : fs.listXattrs(names.apply(path))) {
                 names0.writeBytes(FileNames.encode(name));
@@ -305,6 +333,9 @@ final class InodeOperations {
      */
     int setxattr(String path, String name, ByteBuffer value, int flags) {
         return Calls.call("setxattr", path, () -> {
+            if (!capabilities.contains(Capability.XATTRS)) {
+                return -LinuxErrno.ENOSYS;
+            }
             if ((flags & ~(XATTR_CREATE | XATTR_REPLACE)) != 0) {
                 return -LinuxErrno.EINVAL;
             }
@@ -328,6 +359,9 @@ final class InodeOperations {
     /** removexattr(2): ENODATA if absent. */
     int removexattr(String path, String name) {
         return Calls.call("removexattr", path, () -> {
+            if (!capabilities.contains(Capability.XATTRS)) {
+                return -LinuxErrno.ENOSYS;
+            }
             fs.removeXattr(names.apply(path), name);
             return 0;
         });

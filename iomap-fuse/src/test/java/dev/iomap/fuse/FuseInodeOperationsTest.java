@@ -134,6 +134,25 @@ class FuseInodeOperationsTest {
     }
 
     @Test
+    void whatTheFileSystemCannotDoIsEpermOrEnosysAsOnLinux() throws Exception {
+        IomapFileSystem plain = mock(IomapFileSystem.class);
+        when(plain.capabilities()).thenReturn(EnumSet.of(Capability.DIRECTORIES));
+        var inodes = new FuseBridge(plain, FuseBuilder.getSupported().errno(), 1000, 100, true).inodes();
+        assertThat(inodes.symlink("t", "/l")).isEqualTo(-LinuxErrno.EPERM);
+        assertThat(inodes.link("/f", "/g")).isEqualTo(-LinuxErrno.EPERM);
+        assertThat(inodes.chmod("/f", 0600)).isEqualTo(-LinuxErrno.EPERM);
+        assertThat(inodes.chown("/f", 1, 1)).isEqualTo(-LinuxErrno.EPERM);
+        assertThat(inodes.getxattr("/f", "user.a", ByteBuffer.allocate(0))).isEqualTo(-LinuxErrno.ENOSYS);
+        assertThat(inodes.listxattr("/f", ByteBuffer.allocate(0))).isEqualTo(-LinuxErrno.ENOSYS);
+        assertThat(inodes.setxattr("/f", "user.a", ByteBuffer.allocate(1), 0)).isEqualTo(-LinuxErrno.ENOSYS);
+        assertThat(inodes.removexattr("/f", "user.a")).isEqualTo(-LinuxErrno.ENOSYS);
+        assertThat(inodes.utimens("/f", Time.of(Instant.EPOCH), OMIT, null)).as("explicit times, as before")
+                .isEqualTo(-LinuxErrno.EOPNOTSUPP);
+        verify(plain).capabilities();
+        verifyNoMoreInteractions(plain);
+    }
+
+    @Test
     void mkdirCreateAndSymlinkGiveTheKernelsModeAndTheCallersIds() throws Exception {
         IomapFile file = mock(IomapFile.class);
         when(fs.create(any(), any(NewInodeAttributes.class))).thenReturn(file);
