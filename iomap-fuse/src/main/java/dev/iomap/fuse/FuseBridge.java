@@ -162,8 +162,10 @@ public final class FuseBridge implements FuseOperations {
 
     /**
      * Turns on {@code direct_io} ({@link DirectIoConfig}) if asked to, and {@code use_ino} (the kernel
-     * shows the file system's inode numbers, which getattr and readdir fill in), then runs the
-     * {@link #onInit} hook.
+     * shows the file system's inode numbers, which getattr and readdir fill in); turns off
+     * {@code FUSE_CAP_HANDLE_KILLPRIV} (which libfuse 3 asks for by default), so the kernel clears
+     * set-user-ID and set-group-ID on chown and truncate itself, sending the new mode with the change,
+     * as it does for its local filesystems; then runs the {@link #onInit} hook.
      */
     @Override
     public void init(FuseConnInfo conn, FuseConfig config) {
@@ -172,6 +174,8 @@ public final class FuseBridge implements FuseOperations {
                 DirectIoConfig.enable(config);
             }
             DirectIoConfig.useIno(config);
+            // The kernel, not the file system, clears set-user-ID and set-group-ID on chown and truncate.
+            conn.setWant(conn.want() & ~FuseConnInfo.FUSE_CAP_HANDLE_KILLPRIV);
             kernelDirectIo = config.directIo() != 0;
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.WARNING, "init: cannot read the FUSE configuration", t);

@@ -144,6 +144,18 @@ class FuseBridgeTest {
     }
 
     @Test
+    void initLeavesKillingSetUserIdToTheKernelAndRunsTheMountsHook() {
+        var conn = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
+        when(conn.want()).thenReturn(org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_HANDLE_KILLPRIV
+                | org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_ASYNC_READ);
+        boolean[] hookRan = {false};
+        bridge.onInit(() -> hookRan[0] = true);
+        bridge.init(conn, mock(org.cryptomator.jfuse.api.FuseConfig.class));
+        verify(conn).setWant(org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_ASYNC_READ);
+        assertThat(hookRan[0]).isTrue();
+    }
+
+    @Test
     void copyFileRangeCopiesBetweenOpenFilesAndRefusesFlagsAndUnknownHandles() {
         Info in = create("/in");
         write("/in", in, 0, "0123456789");
