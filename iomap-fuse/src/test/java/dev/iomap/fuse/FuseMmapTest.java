@@ -53,7 +53,6 @@ class FuseMmapTest {
                 + System.getProperty("os.version") + " (a shared mapping of a direct-I/O file is ENODEV there)");
         image = dir.resolve("disk.img");
         MountedImage.format(MountedImage.ADAPTER, image, 32L << 20);
-        mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"));
     }
 
     /** @return whether the running kernel's release is at least {@code major.minor} */
@@ -75,6 +74,7 @@ class FuseMmapTest {
 
     @Test
     void sharedWritableMmapOnADirectIoMountReachesTheImage() throws Exception {
+        mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"));
         assertThat(mount.sh(MMAP_WRITE + "m.bin")).as("mmap(MAP_SHARED) on a direct-I/O mount").isEqualTo("ok\n");
         assertThat(mount.sh("head -c 5 m.bin && tail -c +4097 m.bin | head -c 5 && stat -c %s m.bin"))
                 .isEqualTo("helloworld8192\n");
@@ -84,7 +84,7 @@ class FuseMmapTest {
         System.arraycopy("hello".getBytes(StandardCharsets.US_ASCII), 0, expected, 0, 5);
         System.arraycopy("world".getBytes(StandardCharsets.US_ASCII), 0, expected, 4096, 5);
         try (var device = FileBlockDevice.open(image, 4096, false);
-                IomapFileSystem fs = IomapFileSystems.mount(mount.adapter, device, MountOptions.defaults());
+                IomapFileSystem fs = IomapFileSystems.mount(MountedImage.ADAPTER, device, MountOptions.defaults());
                 var file = fs.open("/m.bin")) {
             ByteBuffer read = ByteBuffer.allocate(8192);
             while (read.hasRemaining() && file.read(read.position(), read) > 0) {
@@ -97,13 +97,12 @@ class FuseMmapTest {
 
     @Test
     void theMountSaysItAskedForSharedMappingsOnlyWithDirectIo() throws Exception {
-        mount.unmount();
         for (boolean directIo : new boolean[] {true, false}) {
             Path mountPoint = Files.createDirectories(dir.resolve("direct-" + directIo));
             var device = FileBlockDevice.open(image, 4096, false);
             IomapFileSystem fs;
             try {
-                fs = IomapFileSystems.mount(mount.adapter, device, MountOptions.defaults());
+                fs = IomapFileSystems.mount(MountedImage.ADAPTER, device, MountOptions.defaults());
             } catch (Exception e) {
                 device.close();
                 throw e;

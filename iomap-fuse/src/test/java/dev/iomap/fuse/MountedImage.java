@@ -146,9 +146,14 @@ final class MountedImage implements AutoCloseable {
         return new MountedImage(adapter, image, real, fs, foreground);
     }
 
-    /** {@code fusermount3 -u}; asserts the foreground mount then returns 0 and leaves a clean image. */
+    /** {@code fusermount3 -u} (retried while busy for up to 2 s); asserts the foreground mount then returns 0 and leaves a clean image. */
     void unmount() throws Exception {
         ShellResult result = run(mountPoint.getParent(), List.of("fusermount3", "-u", mountPoint.toString()));
+        // Just after mounting, jfuse's own probe of the mount point may still hold it for a moment.
+        for (int retry = 0; retry < 20 && result.exit() != 0 && result.stderr().contains("busy"); retry++) {
+            Thread.sleep(100);
+            result = run(mountPoint.getParent(), List.of("fusermount3", "-u", mountPoint.toString()));
+        }
         assertThat(result.exit()).as("fusermount3 -u: %s", result.stderr()).isZero();
         assertThat(foreground.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).as("mountForeground status").isZero();
         assertThat(MountTable.isFuseMounted(mountPoint)).isFalse();
