@@ -149,7 +149,7 @@ final class MountedImage implements AutoCloseable {
     /** {@code fusermount3 -u} (retried while busy for up to 2 s); asserts the foreground mount then returns 0 and leaves a clean image. */
     void unmount() throws Exception {
         ShellResult result = run(mountPoint.getParent(), List.of("fusermount3", "-u", mountPoint.toString()));
-        // Just after mounting, jfuse's own probe of the mount point may still hold it for a moment.
+        // Seen once just after mounting (cause not established): EBUSY that clears within moments.
         for (int retry = 0; retry < 20 && result.exit() != 0 && result.stderr().contains("busy"); retry++) {
             Thread.sleep(100);
             result = run(mountPoint.getParent(), List.of("fusermount3", "-u", mountPoint.toString()));
