@@ -17,6 +17,9 @@ import org.cryptomator.jfuse.api.FuseConfig;
  * memory segment behind its {@link FuseConfig} and the field offset from its generated layout class
  * ({@code <platform package>.extr.fuse3.fuse_config.direct_io$offset()}), both reached by reflection
  * while jfuse is on the class path. It then reads the field back through jfuse's getter.
+ *
+ * <p>{@code fuse_config.use_ino} is set the same way ({@link #useIno}): libfuse 3 dropped
+ * {@code -o use_ino} too.
  */
 final class DirectIoConfig {
     private static final System.Logger LOG = System.getLogger(DirectIoConfig.class.getName());
@@ -28,8 +31,25 @@ final class DirectIoConfig {
      * @param config the configuration libfuse passed to {@code init}
      * @return whether {@code config.directIo()} now reads 1
      */
-    @SuppressWarnings("restricted") // resizing jfuse's view of libfuse's struct to reach one field
     static boolean enable(FuseConfig config) {
+        return setToOne(config, "direct_io", "the kernel page cache stays in the data path")
+                && config.directIo() != 0;
+    }
+
+    /**
+     * Sets {@code fuse_config.use_ino}: libfuse then passes the {@code st_ino} that getattr and readdir
+     * fill in to the kernel, instead of its own node numbers (which differ for two names of one file).
+     *
+     * @param config the configuration libfuse passed to {@code init}
+     * @return whether {@code config.useIno()} now reads 1
+     */
+    static boolean useIno(FuseConfig config) {
+        return setToOne(config, "use_ino", "inode numbers are libfuse's, so hard links look like two files")
+                && config.useIno() != 0;
+    }
+
+    @SuppressWarnings("restricted") // resizing jfuse's view of libfuse's struct to reach one field
+    private static boolean setToOne(FuseConfig config, String field, String otherwise) {
         try {
             Class<?> impl = config.getClass();
             Method segmentAccessor = impl.getDeclaredMethod("segment");
@@ -37,13 +57,12 @@ final class DirectIoConfig {
             MemorySegment segment = (MemorySegment) segmentAccessor.invoke(config);
             Class<?> layout = Class.forName(impl.getPackageName() + ".extr.fuse3.fuse_config", true,
                     impl.getClassLoader());
-            long offset = (long) layout.getMethod("direct_io$offset").invoke(null);
+            long offset = (long) layout.getMethod(field + "$offset").invoke(null);
             segment.reinterpret(offset + JAVA_INT.byteSize()).set(JAVA_INT, offset, 1);
+            return true;
         } catch (ReflectiveOperationException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "cannot turn on FUSE direct_io through jfuse; the kernel page"
-                    + " cache stays in the data path", e);
+            LOG.log(System.Logger.Level.WARNING, "cannot set FUSE " + field + " through jfuse; " + otherwise, e);
             return false;
         }
-        return config.directIo() != 0;
     }
 }

@@ -1,5 +1,6 @@
 package dev.iomap.fuse;
 
+import static dev.iomap.fuse.LinuxErrno.E2BIG;
 import static dev.iomap.fuse.LinuxErrno.EACCES;
 import static dev.iomap.fuse.LinuxErrno.EBADF;
 import static dev.iomap.fuse.LinuxErrno.EBUSY;
@@ -8,7 +9,9 @@ import static dev.iomap.fuse.LinuxErrno.EINVAL;
 import static dev.iomap.fuse.LinuxErrno.EILSEQ;
 import static dev.iomap.fuse.LinuxErrno.EIO;
 import static dev.iomap.fuse.LinuxErrno.EISDIR;
+import static dev.iomap.fuse.LinuxErrno.ELOOP;
 import static dev.iomap.fuse.LinuxErrno.ENAMETOOLONG;
+import static dev.iomap.fuse.LinuxErrno.ENODATA;
 import static dev.iomap.fuse.LinuxErrno.ENOENT;
 import static dev.iomap.fuse.LinuxErrno.ENOMEM;
 import static dev.iomap.fuse.LinuxErrno.ENOSPC;
@@ -17,6 +20,7 @@ import static dev.iomap.fuse.LinuxErrno.ENOTEMPTY;
 import static dev.iomap.fuse.LinuxErrno.EOPNOTSUPP;
 import static dev.iomap.fuse.LinuxErrno.EPERM;
 import static dev.iomap.fuse.LinuxErrno.ENXIO;
+import static dev.iomap.fuse.LinuxErrno.ERANGE;
 import static dev.iomap.fuse.LinuxErrno.EROFS;
 import static dev.iomap.fuse.LinuxErrno.EUCLEAN;
 
@@ -28,6 +32,10 @@ import dev.iomap.device.DeviceIoException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoDataException;
 import dev.iomap.api.NoSpaceException;
+import dev.iomap.api.NoSuchAttributeException;
+import dev.iomap.api.OperationNotPermittedException;
+import dev.iomap.api.SymlinkLoopException;
+import dev.iomap.api.XattrLimitException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.UnrepresentableNameException;
 import dev.iomap.api.WritebackException;
@@ -40,6 +48,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.nio.file.NotLinkException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -55,6 +64,12 @@ import java.util.concurrent.ExecutionException;
  * <tr><td>{@link DirectoryNotEmptyException}</td><td>ENOTEMPTY</td></tr>
  * <tr><td>{@link NotDirectoryException}</td><td>ENOTDIR</td></tr>
  * <tr><td>{@link AccessDeniedException}</td><td>EACCES</td></tr>
+ * <tr><td>{@link NoSuchAttributeException}</td><td>ENODATA</td></tr>
+ * <tr><td>{@link SymlinkLoopException}</td><td>ELOOP</td></tr>
+ * <tr><td>{@link OperationNotPermittedException}</td><td>EPERM</td></tr>
+ * <tr><td>{@link NotLinkException} (readlink of a name that is not a symbolic link)</td><td>EINVAL</td></tr>
+ * <tr><td>{@link XattrLimitException} of {@link XattrLimitException.Kind#NAME} /
+ *     {@link XattrLimitException.Kind#VALUE}</td><td>ERANGE / E2BIG</td></tr>
  * <tr><td>other {@link FileSystemException}</td><td>by its reason, which is the C library's message
  *     for the errno ("Is a directory" is EISDIR, as the JDK itself words it); EIO otherwise</td></tr>
  * <tr><td>{@link NoSpaceException}</td><td>ENOSPC</td></tr>
@@ -96,8 +111,13 @@ public final class ErrnoMapping {
             case DirectoryNotEmptyException e -> ENOTEMPTY;
             case NotDirectoryException e -> ENOTDIR;
             case AccessDeniedException e -> EACCES;
+            case NoSuchAttributeException e -> ENODATA;
+            case SymlinkLoopException e -> ELOOP;
+            case OperationNotPermittedException e -> EPERM;
+            case NotLinkException e -> EINVAL;
             case FileSystemException e -> byReason(e.getReason());
             case NoSpaceException e -> ENOSPC;
+            case XattrLimitException e -> e.kind() == XattrLimitException.Kind.NAME ? ERANGE : E2BIG;
             case DeviceBusyException e -> EBUSY;
             case ReadOnlyDeviceException e -> EROFS;
             case NoDataException e -> ENXIO;

@@ -1,9 +1,12 @@
 package dev.iomap.fuse;
 
+import static dev.iomap.fuse.Calls.call;
+import static dev.iomap.fuse.Calls.callForLong;
+
+import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileNames;
-import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapFile;
@@ -13,8 +16,6 @@ import dev.iomap.api.UnrepresentableNameException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.NoSuchFileException;
-import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Set;
 import org.cryptomator.jfuse.api.DirFiller;
@@ -43,18 +44,22 @@ import org.cryptomator.jfuse.api.TimeSpec;
  * exception ever leaves an operation, since it would unwind into libfuse's native frames and bring
  * the JVM down. Unexpected failures are logged.
  *
- * <p>Only what is implemented is declared in {@link #supportedOperations()} (declaring an operation
- * jfuse then calls with nothing behind it crashed the JVM). Not declared, so the kernel answers
- * ENOSYS or its default: opendir/releasedir (libfuse's defaults suffice), access, chmod, chown,
- * links, symlinks, xattrs, locks. {@link #fallocate} and {@link #lseek} are not operations jfuse
- * 0.7.3 can bind; {@link RawPathBinding} binds them.
+ * <p>Only what jfuse may bind is declared in {@link #supportedOperations()} (declaring an operation
+ * jfuse then calls with nothing behind it crashed the JVM). {@link RawPathBinding} binds the rest
+ * itself: symlink, readlink, link, chmod, chown, the extended-attribute operations
+ * ({@link InodeOperations}: with names and values as bytes, size probing and the kernel's errno),
+ * {@link #fallocate}, {@link #copyFileRange} and {@link #lseek}; without that binding they are
+ * absent (ENOSYS). Not implemented, so the kernel answers ENOSYS or its default: opendir/releasedir
+ * (libfuse's defaults suffice), access (with {@code default_permissions} the kernel checks), mknod,
+ * locks.
+ *
+ * <p>Attributes: see {@link InodeOperations} (the stored mode, owner, times with nanoseconds where the
+ * file system declares {@link Capability#POSIX_ATTRIBUTES}; today's fixed ones otherwise).
  *
  * <p>Thread-safe: libfuse calls from several threads at once.
  */
 public final class FuseBridge implements FuseOperations {
     private static final System.Logger LOG = System.getLogger(FuseBridge.class.getName());
-    private static final int DIRECTORY_MODE = Stat.S_IFDIR | 0755;
-    private static final int FILE_MODE = Stat.S_IFREG | 0644;
     /** fcntl.h open flags (the same on every Linux architecture jfuse supports). */
     static final int O_EXCL = 0200;
     static final int O_TRUNC = 01000;
@@ -73,26 +78,31 @@ public final class FuseBridge implements FuseOperations {
 
     private final IomapFileSystem fs;
     private final Errno errno;
-    private final int uid;
-    private final int gid;
     private final boolean directIo;
     private final FileHandles handles = new FileHandles();
+    private final InodeOperations inodes;
     private volatile boolean kernelDirectIo;
+    private volatile Runnable initHook = () -> { };
     private volatile boolean exactNames;
 
     /**
      * @param fs the mounted file system; the bridge never closes it
      * @param errno jfuse's errno values of this platform ({@code FuseBuilder.errno()})
-     * @param uid the owner every file is reported with
-     * @param gid the group every file is reported with
+     * @param uid the mounting user: the owner every file is reported with where the file system keeps no
+     *     POSIX attributes, and the owner of new files until the caller is known ({@code fuse_get_context})
+     * @param gid the mounting user's group, likewise
      * @param directIo whether to have every open bypass the kernel page cache (set at {@link #init})
      */
     public FuseBridge(IomapFileSystem fs, Errno errno, int uid, int gid, boolean directIo) {
         this.fs = fs;
         this.errno = errno;
-        this.uid = uid;
-        this.gid = gid;
         this.directIo = directIo;
+        this.inodes = new InodeOperations(fs, this::checkNames, handles, new InodeOperations.Caller(uid, gid));
+    }
+
+    /** @return the inode operations, for {@link RawPathBinding} and the mount */
+    InodeOperations inodes() {
+        return inodes;
     }
 
     @Override
@@ -142,38 +152,38 @@ public final class FuseBridge implements FuseOperations {
         handles.releaseAll();
     }
 
-    @FunctionalInterface
-    private interface Body {
-        long run() throws Exception;
+    /**
+     * @param hook run at the end of {@link #init}, on libfuse's thread, before the INIT reply is written
+     *     ({@link DirectIoMmap}); must not throw
+     */
+    void onInit(Runnable hook) {
+        this.initHook = hook;
     }
 
-    private static int call(String op, String path, Body body) {
-        return Math.toIntExact(callForLong(op, path, body));
-    }
-
-    /** As {@link #call}, for an operation whose answer is an offset ({@code off_t}). */
-    private static long callForLong(String op, String path, Body body) {
-        try {
-            return body.run();
-        } catch (Throwable t) {
-            int errno = ErrnoMapping.errno(t);
-            if (errno == LinuxErrno.EIO || errno == LinuxErrno.EUCLEAN) {
-                LOG.log(System.Logger.Level.WARNING, op + " " + path + " failed: " + LinuxErrno.name(errno), t);
-            }
-            return -errno;
-        }
-    }
-
-    /** Turns on {@code direct_io} ({@link DirectIoConfig}) if asked to. */
+    /**
+     * Turns on {@code direct_io} ({@link DirectIoConfig}) if asked to, and {@code use_ino} (the kernel
+     * shows the file system's inode numbers, which getattr and readdir fill in); turns off
+     * {@code FUSE_CAP_HANDLE_KILLPRIV} (which libfuse 3 asks for by default), so the kernel clears
+     * set-user-ID and set-group-ID on chown and truncate itself, sending the new mode with the change,
+     * as it does for its local filesystems; then runs the {@link #onInit} hook.
+     */
     @Override
     public void init(FuseConnInfo conn, FuseConfig config) {
         try {
             if (directIo) {
                 DirectIoConfig.enable(config);
             }
+            DirectIoConfig.useIno(config);
+            // The kernel, not the file system, clears set-user-ID and set-group-ID on chown and truncate.
+            conn.setWant(conn.want() & ~FuseConnInfo.FUSE_CAP_HANDLE_KILLPRIV);
             kernelDirectIo = config.directIo() != 0;
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.WARNING, "init: cannot read the FUSE configuration", t);
+        }
+        try {
+            initHook.run();
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.WARNING, "init: the mount's hook failed", t);
         }
     }
 
@@ -185,25 +195,9 @@ public final class FuseBridge implements FuseOperations {
     @Override
     public int getattr(String path, Stat stat, FileInfo fi) {
         return call("getattr", path, () -> {
-            IomapFile open = fi == null ? null : handles.find(fi.getFh());
-            fill(stat, open != null ? open.stat() : fs.stat(checkNames(path)));
+            inodes.fill(stat, inodes.lstat(path, fi));
             return 0;
         });
-    }
-
-    private void fill(Stat stat, FileStat file) {
-        boolean dir = file.isDirectory();
-        stat.setMode(dir ? DIRECTORY_MODE : FILE_MODE);
-        // A directory reports 1 link ("unknown"), so no tool counts subdirectories from it.
-        stat.setNLink((short) (dir ? 1 : Math.min(file.linkCount(), Short.MAX_VALUE)));
-        stat.setSize(file.size());
-        StatBlocks.set(stat, file.allocatedBytes());
-        stat.setUid(uid);
-        stat.setGid(gid);
-        Instant modified = Instant.ofEpochMilli(file.modifiedMillis());
-        stat.mTime().set(modified);
-        stat.cTime().set(modified);
-        stat.aTime().set(modified);
     }
 
     @Override
@@ -216,8 +210,12 @@ public final class FuseBridge implements FuseOperations {
                 if (!exactNames && !isUtf8(entry.name())) {
                     continue;
                 }
-                int mode = entry.type() == FileType.DIRECTORY ? DIRECTORY_MODE : FILE_MODE;
-                if (filler.fill(entry.name(), stat -> stat.setMode(mode), 0, 0) != 0) {
+                int mode = InodeOperations.defaultMode(entry.type());
+                long ino = entry.ino();
+                if (filler.fill(entry.name(), stat -> {
+                    stat.setMode(mode);
+                    StatBlocks.setIno(stat, ino);
+                }, 0, 0) != 0) {
                     throw new IOException("readdir " + path + ": the kernel's buffer is full");
                 }
             }
@@ -225,10 +223,16 @@ public final class FuseBridge implements FuseOperations {
         });
     }
 
+    /** mkdir(2): with POSIX attributes, {@code mode} (umask already applied) and the caller as owner. */
     @Override
     public int mkdir(String path, int mode) {
         return call("mkdir", path, () -> {
-            fs.mkdir(checkNames(path));
+            String checked = checkNames(path);
+            if (inodes.posix()) {
+                fs.mkdir(checked, inodes.newInode(checked, mode, FileType.DIRECTORY));
+            } else {
+                fs.mkdir(checked);
+            }
             return 0;
         });
     }
@@ -237,8 +241,10 @@ public final class FuseBridge implements FuseOperations {
     public int create(String path, int mode, FileInfo fi) {
         return call("create", path, () -> {
             IomapFile file;
+            String checked = checkNames(path);
             try {
-                file = fs.create(checkNames(path));
+                file = inodes.posix() ? fs.create(checked, inodes.newInode(checked, mode, FileType.REGULAR))
+                        : fs.create(checked);
             } catch (FileAlreadyExistsException e) {
                 if ((fi.getFlags() & O_EXCL) != 0) {
                     throw e;
@@ -392,26 +398,38 @@ public final class FuseBridge implements FuseOperations {
         });
     }
 
-    /**
-     * Accepts only "set to now" and "leave": the file systems keep their own modification time, and
-     * this is what {@code touch} asks for. Explicit times get EOPNOTSUPP.
-     */
+    /** See {@link InodeOperations#utimens}: now, omit or explicit nanosecond times (now/omit only without POSIX attributes). */
     @Override
     public int utimens(String path, TimeSpec atime, TimeSpec mtime, FileInfo fi) {
-        return call("utimens", path, () -> {
-            if (!nowOrOmit(atime) || !nowOrOmit(mtime)) {
-                return -LinuxErrno.EOPNOTSUPP;
-            }
-            IomapFile open = fi == null ? null : handles.find(fi.getFh());
-            if (open == null) {
-                fs.stat(checkNames(path));
-            }
-            return 0;
-        });
+        return inodes.utimens(path, atime, mtime, fi);
     }
 
-    private static boolean nowOrOmit(TimeSpec time) {
-        return time == null || time.isUtimeNow() || time.isUtimeOmit();
+    /**
+     * copy_file_range(2) between two open files, which {@link RawPathBinding} binds (jfuse has no such
+     * operation): see {@link RangeCopy}.
+     *
+     * @param pathIn the source's path (not used: the handle names the file)
+     * @param fiIn the open source (EBADF if null or not open)
+     * @param offsetIn where to read from
+     * @param pathOut the destination's path (not used)
+     * @param fiOut the open destination
+     * @param offsetOut where to write to
+     * @param size bytes asked for
+     * @param flags must be 0 (EINVAL otherwise, as the kernel)
+     * @return bytes copied (fewer at the source's EOF, 0 at or past it), or a negated errno
+     */
+    public long copyFileRange(String pathIn, FileInfo fiIn, long offsetIn, String pathOut, FileInfo fiOut,
+            long offsetOut, long size, int flags) {
+        return callForLong("copy_file_range", pathIn, () -> {
+            if (fiIn == null || fiOut == null) {
+                return -LinuxErrno.EBADF;
+            }
+            if (flags != 0) {
+                return -LinuxErrno.EINVAL;
+            }
+            return RangeCopy.copy(fs, handles.get(fiIn.getFh()), offsetIn, handles.get(fiOut.getFh()), offsetOut,
+                    size);
+        });
     }
 
     /**
@@ -485,7 +503,7 @@ public final class FuseBridge implements FuseOperations {
      *     holding U+FFFD while names are jfuse's lossy decoding
      * @throws java.nio.file.InvalidPathException "name longer than 255 bytes" (ENAMETOOLONG)
      */
-    private String checkNames(String path) {
+    String checkNames(String path) {
         if (!exactNames && path.indexOf('\uFFFD') >= 0) {
             throw new UnrepresentableNameException(path, "a byte that is not UTF-8 reached the bridge as U+FFFD"
                     + " (jfuse's decoding: raw names are not bound), refused so that two names never become one");

@@ -11,7 +11,10 @@ import java.util.Objects;
  * @param directIo whether every open bypasses the kernel's page cache (libfuse's
  *     {@code fuse_config.direct_io}, which sets {@code direct_io} in the {@code fuse_file_info} of each
  *     open and create; see {@link DirectIoConfig}), so the data path is iomap4j's page cache, not the
- *     kernel's; on by default
+ *     kernel's; on by default. A shared writable {@code mmap} of such a file needs Linux 6.6 or later
+ *     ({@link IomapMount#sharedMmapAllowed()}, {@link DirectIoMmap}); on an older kernel it fails with
+ *     ENODEV (a private mapping works); without direct I/O files are mapped through the kernel's page
+ *     cache
  * @param fuseOptions more {@code -o} options for libfuse (e.g. {@code "allow_other"})
  * @param libraryPath libfuse3's shared object, or null to look in the usual places
  *     ({@link #findLibrary()})

@@ -1,7 +1,8 @@
 package dev.iomap.fuse;
 
-import dev.iomap.device.BlockDevice;
+import dev.iomap.api.Capability;
 import dev.iomap.api.IomapFileSystem;
+import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.nio.file.FileSystemException;
@@ -39,13 +40,14 @@ public final class IomapMount implements AutoCloseable {
     private final FuseBridge bridge;
     private final Arena upcalls;
     private final boolean fallocateBound;
+    private final DirectIoMmap sharedMmap;
     private final CountDownLatch closed = new CountDownLatch(1);
     private boolean closing;
     private boolean reported;
     private IOException closeFailure;
 
     private IomapMount(IomapFileSystem fs, BlockDevice device, Path mountPoint, Fuse fuse, FuseBridge bridge,
-            Arena upcalls, boolean fallocateBound) {
+            Arena upcalls, boolean fallocateBound, DirectIoMmap sharedMmap) {
         this.fs = fs;
         this.device = device;
         this.mountPoint = mountPoint;
@@ -53,6 +55,7 @@ public final class IomapMount implements AutoCloseable {
         this.bridge = bridge;
         this.upcalls = upcalls;
         this.fallocateBound = fallocateBound;
+        this.sharedMmap = sharedMmap;
     }
 
     /**
@@ -92,6 +95,15 @@ public final class IomapMount implements AutoCloseable {
         }
         Arena upcalls = Arena.ofShared();
         boolean fallocate = RawPathBinding.bind(fuse, bridge, upcalls);
+        DirectIoMmap sharedMmap = null;
+        var context = FuseContext.find(library);
+        if (context.isPresent()) {
+            bridge.inodes().useCallers(context.get()::caller);
+            if (options.directIo()) {
+                sharedMmap = new DirectIoMmap(context.get(), upcalls);
+                bridge.onInit(sharedMmap::install);
+            }
+        }
         try {
             fuse.mount("iomap", real, arguments(fs, options).toArray(String[]::new));
         } catch (FuseMountFailedException | RuntimeException e) {
@@ -99,14 +111,24 @@ public final class IomapMount implements AutoCloseable {
             upcalls.close();
             throw new IOException("mounting " + fs.adapterName() + " on " + real + " failed: " + e.getMessage(), e);
         }
-        return new IomapMount(fs, device, real, fuse, bridge, upcalls, fallocate);
+        return new IomapMount(fs, device, real, fuse, bridge, upcalls, fallocate, sharedMmap);
     }
 
-    /** libfuse's command line after the program name (jfuse adds {@code -f} and the mount point). */
+    /**
+     * libfuse's command line after the program name (jfuse adds {@code -f} and the mount point):
+     * fsname, subtype, {@code default_permissions} where the file system keeps POSIX attributes (the
+     * kernel then checks every access against the mode, owner and group {@code getattr} reports, as
+     * for a local filesystem; without them it checks nothing and only the mounting user, or everyone
+     * with {@code allow_other}, gets in), then {@link FuseMountOptions#fuseOptions()}.
+     */
     static List<String> arguments(IomapFileSystem fs, FuseMountOptions options) {
         List<String> args = new ArrayList<>();
         args.add("-ofsname=iomap:" + fs.adapterName());
         args.add("-osubtype=iomap");
+        if (fs.capabilities().contains(Capability.POSIX_ATTRIBUTES)
+                && !options.fuseOptions().contains("default_permissions")) {
+            args.add("-odefault_permissions");
+        }
         for (String option : options.fuseOptions()) {
             args.add("-o" + option);
         }
@@ -181,6 +203,16 @@ public final class IomapMount implements AutoCloseable {
      */
     public boolean fallocateBound() {
         return fallocateBound;
+    }
+
+    /**
+     * @return whether the mount asked the kernel to allow shared writable {@code mmap} of its
+     *     direct-I/O files ({@code FUSE_DIRECT_IO_ALLOW_MMAP}, {@link DirectIoMmap}); false on a mount
+     *     without direct I/O (where the kernel page cache allows it anyway) or where the request could
+     *     not be made (shared mappings then fail with ENODEV)
+     */
+    public boolean sharedMmapAllowed() {
+        return sharedMmap != null && sharedMmap.asked();
     }
 
     /** @return whether the kernel mount is there (false after an unmount from outside or {@link #close()}) */

@@ -2,7 +2,7 @@ package dev.iomap.fuse;
 
 /**
  * The Linux errno values the bridge returns (asm-generic/errno-base.h and errno.h; the same on every
- * Linux architecture jfuse supports). jfuse's {@code Errno} has no ENOSPC, EFBIG, EILSEQ or EUCLEAN, so the
+ * Linux architecture jfuse supports). jfuse's {@code Errno} has no ENOSPC, EFBIG, EILSEQ, EUCLEAN, ERANGE, E2BIG, ELOOP or ENODATA, so the
  * bridge uses these; a unit test checks they agree with jfuse's where both have one.
  */
 public final class LinuxErrno {
@@ -12,6 +12,8 @@ public final class LinuxErrno {
     public static final int ENOENT = 2;
     /** Input/output error. */
     public static final int EIO = 5;
+    /** Argument list too long: an extended attribute's value over 64 KiB. */
+    public static final int E2BIG = 7;
     /** Bad file descriptor (an unknown file handle). */
     public static final int EBADF = 9;
     /** Cannot allocate memory. */
@@ -32,6 +34,8 @@ public final class LinuxErrno {
     public static final int ENXIO = 6;
     /** File too large. */
     public static final int EFBIG = 27;
+    /** Numerical result out of range: a buffer too small for the answer, or an extended attribute name too long. */
+    public static final int ERANGE = 34;
     /** No space left on device. */
     public static final int ENOSPC = 28;
     /** Read-only file system. */
@@ -40,6 +44,10 @@ public final class LinuxErrno {
     public static final int ENAMETOOLONG = 36;
     /** Function not implemented. */
     public static final int ENOSYS = 38;
+    /** Too many levels of symbolic links. */
+    public static final int ELOOP = 40;
+    /** No data available: no extended attribute of that name (ENOATTR). */
+    public static final int ENODATA = 61;
     /** Directory not empty. */
     public static final int ENOTEMPTY = 39;
     /** Invalid or incomplete multibyte or wide character: a name that stands for no byte string. */
@@ -61,6 +69,7 @@ public final class LinuxErrno {
             case EPERM -> "EPERM";
             case ENOENT -> "ENOENT";
             case EIO -> "EIO";
+            case E2BIG -> "E2BIG";
             case EBADF -> "EBADF";
             case ENOMEM -> "ENOMEM";
             case EACCES -> "EACCES";
@@ -71,10 +80,13 @@ public final class LinuxErrno {
             case EINVAL -> "EINVAL";
             case ENXIO -> "ENXIO";
             case EFBIG -> "EFBIG";
+            case ERANGE -> "ERANGE";
             case ENOSPC -> "ENOSPC";
             case EROFS -> "EROFS";
             case ENAMETOOLONG -> "ENAMETOOLONG";
             case ENOSYS -> "ENOSYS";
+            case ELOOP -> "ELOOP";
+            case ENODATA -> "ENODATA";
             case ENOTEMPTY -> "ENOTEMPTY";
             case EILSEQ -> "EILSEQ";
             case EOPNOTSUPP -> "EOPNOTSUPP";

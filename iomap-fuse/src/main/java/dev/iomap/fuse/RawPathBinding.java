@@ -12,6 +12,7 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,14 +28,18 @@ import org.cryptomator.jfuse.api.FuseOperations.Operation;
  * end to end. jfuse 0.7.3 decodes every {@code const char *} path with
  * {@code MemorySegment.getString} (UTF-8, each malformed byte becoming U+FFFD, so {@code caf\xe9} and
  * {@code caf\xe8} were one name), its {@code DirFiller} encodes names back as UTF-8 (an escaped byte
- * becoming {@code '?'}), and it has no {@code FALLOCATE} or {@code LSEEK} operation at all. Here each
- * path is decoded with {@link FileNames#decode} (one-to-one), readdir fills with {@link RawDirFiller}
- * (the bytes of {@link FileNames#encode}), fallocate reaches {@link FuseBridge#fallocate} and lseek
- * (SEEK_DATA, SEEK_HOLE) {@link FuseBridge#lseek}.
+ * becoming {@code '?'}), and it has no {@code FALLOCATE}, {@code LINK}, {@code COPY_FILE_RANGE} or
+ * {@code LSEEK} operation at all. Here each path, symbolic-link target and extended-attribute name is
+ * decoded with {@link FileNames#decode} (one-to-one), readdir fills with {@link RawDirFiller} (the
+ * bytes of {@link FileNames#encode}), fallocate reaches {@link FuseBridge#fallocate}, copy_file_range
+ * {@link FuseBridge#copyFileRange}, lseek (SEEK_DATA, SEEK_HOLE) {@link FuseBridge#lseek}, and
+ * symlink, readlink, link, chmod, chown and the extended-attribute operations
+ * {@link InodeOperations}: their buffers are libfuse's memory, seen as {@link ByteBuffer}s of the size
+ * libfuse gave (empty for a size probe).
  *
  * <p>Before mounting, the {@link #SLOTS} of jfuse's {@code struct fuse_operations} (a protected field
  * of {@link Fuse}, reached by reflection, which works while jfuse is on the class path) that the
- * bridge declares, and fallocate and lseek, are set to upcall stubs. Slot offsets are libfuse3's ABI, fixed
+ * bridge declares, and those jfuse lacks, are set to upcall stubs. Slot offsets are libfuse3's ABI, fixed
  * across 3.x (members are only ever appended; all are 8-byte pointers on amd64 and aarch64); a test
  * checks them against jfuse's generated layouts for both. The structs behind the other pointers are
  * read and written through jfuse's own views ({@link JfuseStructs}). getattr goes through jfuse's
@@ -44,7 +49,8 @@ import org.cryptomator.jfuse.api.FuseOperations.Operation;
  *
  * <p>All or nothing. If anything is not as expected (not Linux amd64 or aarch64, the struct too
  * small, a jfuse class or member missing, its struct views failing a trial on zeroed memory), no slot
- * is changed and the mount runs on jfuse's binding: without fallocate (EOPNOTSUPP), with the kernel's
+ * is changed and the mount runs on jfuse's binding: without links, chmod, chown, extended attributes and
+ * copy_file_range (ENOSYS; the kernel then copies itself), without fallocate (EOPNOTSUPP), with the kernel's
  * default SEEK_DATA/SEEK_HOLE (all data, the hole at EOF), and with jfuse's lossy names, which the
  * bridge then guards ({@link FuseBridge#useExactNames} is not called): a path holding U+FFFD is
  * refused with EILSEQ, so two names never silently become one, and readdir leaves out names that are
@@ -58,10 +64,10 @@ final class RawPathBinding {
 
     /**
      * One slot of {@code struct fuse_operations}: the upcall method of the same name, its C signature,
-     * and the jfuse operation the bridge declares for it (null for fallocate and lseek, which jfuse
-     * lacks).
+     * and the jfuse operation the bridge declares for it (null for those bound whatever the bridge
+     * declares).
      *
-     * @param name the member's (and the upcall method's) name
+     * @param name the member's name (the upcall method's, in camel case: {@link #method()})
      * @param index the member's index (byte offset / 8)
      * @param signature its C signature
      * @param operation the bridge's declaration of it; null if always bound
@@ -71,24 +77,52 @@ final class RawPathBinding {
         long offset() {
             return index * ADDRESS.byteSize();
         }
+
+        /** @return the upcall method's name: {@code name} with each {@code _x} as {@code X} */
+        String method() {
+            var method = new StringBuilder();
+            boolean upper = false;
+            for (int i = 0; i < name.length(); i++) {
+                char c = name.charAt(i);
+                if (c == '_') {
+                    upper = true;
+                } else {
+                    method.append(upper ? Character.toUpperCase(c) : c);
+                    upper = false;
+                }
+            }
+            return method.toString();
+        }
     }
 
     /** The slots bound, in {@code struct fuse_operations} order. */
     static final List<Slot> SLOTS = List.of(
             new Slot("getattr", 0, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Operation.GET_ATTR),
+            new Slot("readlink", 1, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG), null),
             new Slot("mkdir", 3, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Operation.MKDIR),
             new Slot("unlink", 4, FunctionDescriptor.of(JAVA_INT, ADDRESS), Operation.UNLINK),
             new Slot("rmdir", 5, FunctionDescriptor.of(JAVA_INT, ADDRESS), Operation.RMDIR),
+            new Slot("symlink", 6, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), null),
             new Slot("rename", 7, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), Operation.RENAME),
+            new Slot("link", 8, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), null),
+            new Slot("chmod", 9, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), null),
+            new Slot("chown", 10, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), null),
             new Slot("truncate", 11, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), Operation.TRUNCATE),
             new Slot("open", 12, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), Operation.OPEN),
             new Slot("statfs", 15, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), Operation.STATFS),
+            new Slot("setxattr", 19, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT),
+                    null),
+            new Slot("getxattr", 20, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG), null),
+            new Slot("listxattr", 21, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG), null),
+            new Slot("removexattr", 22, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), null),
             new Slot("readdir", 24, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS,
                     JAVA_INT), Operation.READ_DIR),
             new Slot("create", 30, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), Operation.CREATE),
             new Slot("utimens", 32, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Operation.UTIMENS),
             new Slot("fallocate", 39, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS),
                     null),
+            new Slot("copy_file_range", 40, FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS,
+                    JAVA_LONG, JAVA_LONG, JAVA_INT), null),
             new Slot("lseek", 41, FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS), null));
 
     private final FuseBridge bridge;
@@ -136,7 +170,7 @@ final class RawPathBinding {
             for (Slot slot : SLOTS) {
                 if (slot.operation() == null || declared.contains(slot.operation())) {
                     var target = MethodHandles.lookup()
-                            .findVirtual(RawPathBinding.class, slot.name(), slot.signature().toMethodType())
+                            .findVirtual(RawPathBinding.class, slot.method(), slot.signature().toMethodType())
                             .bindTo(binding);
                     stubs.put(slot.offset(), Linker.nativeLinker().upcallStub(target, slot.signature(), arena));
                 }
@@ -306,6 +340,114 @@ final class RawPathBinding {
                 return -LinuxErrno.EBADF;
             }
             return bridge.fallocate(path(path), mode, offset, length, info);
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /**
+     * @param memory a buffer libfuse passed, or NULL
+     * @param size its size in bytes
+     * @return the buffer as a {@link ByteBuffer} of {@code size} bytes; an empty one for NULL or 0
+     */
+    @SuppressWarnings("restricted") // sizing libfuse's buffer to the size it gave
+    static ByteBuffer buffer(MemorySegment memory, long size) {
+        if (memory.equals(MemorySegment.NULL) || size <= 0) {
+            return ByteBuffer.allocate(0);
+        }
+        return memory.reinterpret(Math.min(size, Integer.MAX_VALUE)).asByteBuffer();
+    }
+
+    /** {@code int readlink(const char *, char *buf, size_t size)}. */
+    int readlink(MemorySegment path, MemorySegment buf, long size) {
+        try {
+            return bridge.inodes().readlink(path(path), buffer(buf, size), size);
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int symlink(const char *target, const char *link)}. */
+    int symlink(MemorySegment target, MemorySegment link) {
+        try {
+            return bridge.inodes().symlink(path(target), path(link));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int link(const char *existing, const char *link)}. */
+    int link(MemorySegment existing, MemorySegment link) {
+        try {
+            return bridge.inodes().link(path(existing), path(link));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int chmod(const char *, mode_t, struct fuse_file_info *)}. */
+    int chmod(MemorySegment path, int mode, MemorySegment fi) {
+        try {
+            return bridge.inodes().chmod(path(path), mode);
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int chown(const char *, uid_t, gid_t, struct fuse_file_info *)}; {@code (uid_t) -1} is -1 here. */
+    int chown(MemorySegment path, int uid, int gid, MemorySegment fi) {
+        try {
+            return bridge.inodes().chown(path(path), uid, gid);
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int setxattr(const char *, const char *name, const char *value, size_t, int flags)}. */
+    int setxattr(MemorySegment path, MemorySegment name, MemorySegment value, long size, int flags) {
+        try {
+            return bridge.inodes().setxattr(path(path), path(name), buffer(value, size), flags);
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int getxattr(const char *, const char *name, char *value, size_t)}; size 0 asks for the size. */
+    int getxattr(MemorySegment path, MemorySegment name, MemorySegment value, long size) {
+        try {
+            return bridge.inodes().getxattr(path(path), path(name), buffer(value, size));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int listxattr(const char *, char *list, size_t)}; size 0 asks for the size. */
+    int listxattr(MemorySegment path, MemorySegment list, long size) {
+        try {
+            return bridge.inodes().listxattr(path(path), buffer(list, size));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /** {@code int removexattr(const char *, const char *name)}. */
+    int removexattr(MemorySegment path, MemorySegment name) {
+        try {
+            return bridge.inodes().removexattr(path(path), path(name));
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /**
+     * {@code ssize_t copy_file_range(const char *path_in, struct fuse_file_info *fi_in, off_t off_in,
+     * const char *path_out, struct fuse_file_info *fi_out, off_t off_out, size_t size, int flags)}.
+     */
+    long copyFileRange(MemorySegment pathIn, MemorySegment fiIn, long offsetIn, MemorySegment pathOut,
+            MemorySegment fiOut, long offsetOut, long size, int flags) {
+        try {
+            return bridge.copyFileRange(path(pathIn), structs.fileInfo(fiIn), offsetIn, path(pathOut),
+                    structs.fileInfo(fiOut), offsetOut, size, flags);
         } catch (Throwable t) {
             return failed(t);
         }

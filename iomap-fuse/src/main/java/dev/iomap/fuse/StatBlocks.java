@@ -8,14 +8,16 @@ import java.util.Optional;
 import org.cryptomator.jfuse.api.Stat;
 
 /**
- * Sets {@code st_blocks} (512-byte units allocated) of a {@code struct stat}, which jfuse 0.7.3's
- * {@link Stat} has no setter for: without it every file on a mount says it holds nothing, so
- * {@code du} reports 0 and {@code stat -c %b} cannot show holes.
+ * Sets {@code st_blocks} (512-byte units allocated) and {@code st_ino} of a {@code struct stat}, which
+ * jfuse 0.7.3's {@link Stat} has no setters for: without {@code st_blocks} every file on a mount says
+ * it holds nothing, so {@code du} reports 0 and {@code stat -c %b} cannot show holes; without
+ * {@code st_ino} (and libfuse's {@code use_ino}) two names of one file have different inode numbers,
+ * so {@code tar}, {@code rsync -H} and {@code cp -a} cannot see hard links.
  *
  * <p>jfuse's {@code Stat} of a platform is a record over the struct's memory ({@code segment()}); the
- * offset comes from the same platform's generated {@code extr.fuse3.stat.st_blocks$offset()}. Both
- * are found by reflection once per class; if either is missing, {@link #set} does nothing and says
- * so by returning false.
+ * offsets come from the same platform's generated {@code extr.fuse3.stat.st_blocks$offset()} and
+ * {@code st_ino$offset()}. All are found by reflection once per class; if one is missing, {@link #set}
+ * and {@link #setIno} do nothing and say so by returning false.
  */
 final class StatBlocks {
     private static final System.Logger LOG = System.getLogger(StatBlocks.class.getName());
@@ -39,10 +41,20 @@ final class StatBlocks {
         if (writer.isEmpty()) {
             return false;
         }
-        return writer.get().write(stat, Math.ceilDiv(Math.max(0, allocatedBytes), 512));
+        return writer.get().write(stat, writer.get().offset(), Math.ceilDiv(Math.max(0, allocatedBytes), 512));
     }
 
-    private record Writer(Method segment, long offset) {
+    /**
+     * @param stat jfuse's view of a {@code struct stat}
+     * @param ino the file's inode number
+     * @return whether {@code st_ino} was set
+     */
+    static boolean setIno(Stat stat, long ino) {
+        Optional<Writer> writer = WRITERS.get(stat.getClass());
+        return writer.isPresent() && writer.get().write(stat, writer.get().inoOffset(), ino);
+    }
+
+    private record Writer(Method segment, long offset, long inoOffset) {
         static Optional<Writer> of(Class<?> type) {
             try {
                 Method segment = type.getDeclaredMethod("segment");
@@ -53,20 +65,21 @@ final class StatBlocks {
                 Class<?> layout = Class.forName(type.getPackageName() + ".extr.fuse3.stat", true,
                         type.getClassLoader());
                 long offset = (long) layout.getMethod("st_blocks$offset").invoke(null);
-                return Optional.of(new Writer(segment, offset));
+                long inoOffset = (long) layout.getMethod("st_ino$offset").invoke(null);
+                return Optional.of(new Writer(segment, offset, inoOffset));
             } catch (ReflectiveOperationException | RuntimeException e) {
                 LOG.log(System.Logger.Level.DEBUG, "st_blocks cannot be set on " + type.getName(), e);
                 return Optional.empty();
             }
         }
 
-        boolean write(Stat stat, long blocks) {
+        boolean write(Stat stat, long at, long value) {
             try {
                 MemorySegment memory = (MemorySegment) segment.invoke(stat);
-                if (memory.byteSize() < offset + JAVA_LONG.byteSize()) {
+                if (memory.byteSize() < at + JAVA_LONG.byteSize()) {
                     return false;
                 }
-                memory.set(JAVA_LONG.withByteAlignment(1), offset, blocks);
+                memory.set(JAVA_LONG.withByteAlignment(1), at, value);
                 return true;
             } catch (ReflectiveOperationException | RuntimeException e) {
                 return false;

@@ -11,6 +11,10 @@ import dev.iomap.device.DeviceIoException;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoSpaceException;
+import dev.iomap.api.NoSuchAttributeException;
+import dev.iomap.api.OperationNotPermittedException;
+import dev.iomap.api.SymlinkLoopException;
+import dev.iomap.api.XattrLimitException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.UnrepresentableNameException;
 import dev.iomap.api.WritebackException;
@@ -25,6 +29,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.nio.file.NotLinkException;
 import java.util.concurrent.CompletionException;
 import java.util.stream.Stream;
 import org.cryptomator.jfuse.api.Errno;
@@ -51,6 +56,13 @@ class ErrnoMappingTest {
                 row(new FileSystemException("/a", null, "something else"), LinuxErrno.EIO),
                 row(new FileSystemException("/a"), LinuxErrno.EIO),
                 row(new NoSpaceException("full"), LinuxErrno.ENOSPC),
+                row(new NoSuchAttributeException("/a", "user.x"), LinuxErrno.ENODATA),
+                row(new XattrLimitException(XattrLimitException.Kind.NAME, "name too long"), LinuxErrno.ERANGE),
+                row(new XattrLimitException(XattrLimitException.Kind.VALUE, "value too long"), LinuxErrno.E2BIG),
+                row(new SymlinkLoopException("/loop/a"), LinuxErrno.ELOOP),
+                row(new OperationNotPermittedException("/d", "hard link to a directory"), LinuxErrno.EPERM),
+                row(new NotLinkException("/f"), LinuxErrno.EINVAL),
+                row(new NotLinkException("/f", null, "not a symbolic link"), LinuxErrno.EINVAL),
                 row(new DeviceBusyException("in use"), LinuxErrno.EBUSY),
                 row(new ReadOnlyDeviceException("image opened read-only"), LinuxErrno.EROFS),
                 row(new NoDataException("no data at or past the end of the file"), LinuxErrno.ENXIO),
@@ -115,5 +127,8 @@ class ErrnoMappingTest {
         assertThat(LinuxErrno.ENOSYS).isEqualTo(jfuse.enosys());
         assertThat(LinuxErrno.ENOTEMPTY).isEqualTo(jfuse.enotempty());
         assertThat(LinuxErrno.EOPNOTSUPP).isEqualTo(jfuse.enotsup());
+        assertThat(LinuxErrno.ERANGE).isEqualTo(jfuse.erange());
+        assertThat(LinuxErrno.ENODATA).isEqualTo(jfuse.enodata());
+        assertThat(LinuxErrno.E2BIG).isEqualTo(jfuse.e2big());
     }
 }

@@ -144,6 +144,31 @@ class FuseBridgeTest {
     }
 
     @Test
+    void initLeavesKillingSetUserIdToTheKernelAndRunsTheMountsHook() {
+        var conn = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
+        when(conn.want()).thenReturn(org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_HANDLE_KILLPRIV
+                | org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_ASYNC_READ);
+        boolean[] hookRan = {false};
+        bridge.onInit(() -> hookRan[0] = true);
+        bridge.init(conn, mock(org.cryptomator.jfuse.api.FuseConfig.class));
+        verify(conn).setWant(org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_ASYNC_READ);
+        assertThat(hookRan[0]).isTrue();
+    }
+
+    @Test
+    void copyFileRangeCopiesBetweenOpenFilesAndRefusesFlagsAndUnknownHandles() {
+        Info in = create("/in");
+        write("/in", in, 0, "0123456789");
+        Info out = create("/out");
+        assertThat(bridge.copyFileRange("/in", in, 2, "/out", out, 1, 100, 0)).as("cut at EOF").isEqualTo(8);
+        assertThat(read("/out", out, 0, 100)).isEqualTo("\u000023456789");
+        assertThat(bridge.copyFileRange("/in", in, 10, "/out", out, 0, 5, 0)).as("at EOF").isZero();
+        assertThat(bridge.copyFileRange("/in", in, 0, "/out", out, 0, 5, 1)).isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(bridge.copyFileRange("/in", null, 0, "/out", out, 0, 5, 0)).isEqualTo(-LinuxErrno.EBADF);
+        assertThat(bridge.copyFileRange("/in", new Info(0), 0, "/out", out, 0, 5, 0)).isEqualTo(-LinuxErrno.EBADF);
+    }
+
+    @Test
     void getattrFillsTheStatFromTheFileSystem() {
         Info info = create("/f");
         write("/f", info, 0, "12345");
@@ -352,7 +377,7 @@ class FuseBridgeTest {
     @Test
     void anExceptionNeverEscapesIntoLibfuse() throws IOException {
         IomapFileSystem broken = mock(IomapFileSystem.class);
-        when(broken.stat(any())).thenThrow(new IllegalStateException("a bug"));
+        when(broken.lstat(any())).thenThrow(new IllegalStateException("a bug"));
         when(broken.readdir(any())).thenThrow(new StackOverflowError());
         when(broken.statfs()).thenThrow(new CorruptFilesystemException("bad checksum"));
         var brokenBridge = new FuseBridge(broken, FuseBuilder.getSupported().errno(), 0, 0, false);
@@ -360,6 +385,6 @@ class FuseBridgeTest {
         assertThat(brokenBridge.readdir("/", mock(DirFiller.class), 0, null, 0)).isEqualTo(-LinuxErrno.EIO);
         assertThat(brokenBridge.statfs("/", mock(Statvfs.class))).isEqualTo(-LinuxErrno.EUCLEAN);
         assertThat(brokenBridge.write("/x", ByteBuffer.allocate(1), 1, 0, null)).isEqualTo(-LinuxErrno.EIO);
-        verify(broken).stat(eq("/x"));
+        verify(broken).lstat(eq("/x"));
     }
 }

@@ -40,6 +40,8 @@ class JfuseWorkaroundsTest {
         }
         assertThat(jfuseOffset(platform, "fuse_config", "direct_io")).as("DirectIoConfig finds it by name")
                 .isPositive();
+        assertThat(jfuseOffset(platform, "fuse_config", "use_ino")).as("DirectIoConfig.useIno finds it by name")
+                .isPositive();
     }
 
     @Test
@@ -52,7 +54,10 @@ class JfuseWorkaroundsTest {
         pathTaking.removeAll(PATH_NOT_USED);
         assertThat(bound).isEqualTo(pathTaking);
         assertThat(RawPathBinding.SLOTS).filteredOn(slot -> slot.operation() == null)
-                .extracting(RawPathBinding.Slot::name).containsExactly("fallocate", "lseek");
+                .extracting(RawPathBinding.Slot::name).containsExactly("readlink", "symlink", "link", "chmod", "chown",
+                        "setxattr", "getxattr", "listxattr", "removexattr", "fallocate", "copy_file_range", "lseek");
+        assertThat(RawPathBinding.SLOTS).extracting(RawPathBinding.Slot::method).contains("copyFileRange")
+                .doesNotContain("copy_file_range");
     }
 
     @Test
@@ -78,6 +83,10 @@ class JfuseWorkaroundsTest {
             assertThat(memory.get(java.lang.foreign.ValueLayout.JAVA_LONG, 64)).isEqualTo(9);
             assertThat(StatBlocks.set(stat, 0)).isTrue();
             assertThat(memory.get(java.lang.foreign.ValueLayout.JAVA_LONG, 64)).isZero();
+
+            // st_ino is at byte 8 (after the 8-byte st_dev) on both
+            assertThat(StatBlocks.setIno(stat, 0x1_2345_6789L)).isTrue();
+            assertThat(memory.get(java.lang.foreign.ValueLayout.JAVA_LONG, 8)).isEqualTo(0x1_2345_6789L);
         }
     }
 

@@ -50,6 +50,11 @@ final class MountedImage implements AutoCloseable {
         return fs.stats();
     }
 
+    /** @return what the mounted file system can do */
+    java.util.Set<dev.iomap.api.Capability> capabilities() {
+        return fs.capabilities();
+    }
+
     /** @return what the mounted file system says of {@code path} (its own view, such as allocated bytes) */
     FileStat stat(String path) throws IOException {
         return fs.stat(path);
@@ -73,6 +78,34 @@ final class MountedImage implements AutoCloseable {
         }
     }
 
+    /**
+     * The image mounted with the Java API alone (no FUSE), for checks after {@link #unmount()}.
+     *
+     * @param device the image's device
+     * @param fs the file system on it
+     */
+    record Reopened(FileBlockDevice device, IomapFileSystem fs) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            try {
+                fs.close();
+            } finally {
+                device.close();
+            }
+        }
+    }
+
+    /** @return {@code image} mounted with the Java API; close it */
+    static Reopened reopen(String adapter, Path image) throws IOException {
+        var device = FileBlockDevice.open(image, 4096, false);
+        try {
+            return new Reopened(device, IomapFileSystems.mount(adapter, device, MountOptions.defaults()));
+        } catch (IOException | RuntimeException e) {
+            device.close();
+            throw e;
+        }
+    }
+
     static FsckReport fsck(String adapter, Path image) throws IOException {
         try (var device = FileBlockDevice.open(image, 4096, false)) {
             return IomapFileSystems.fsck(adapter, device);
@@ -81,13 +114,19 @@ final class MountedImage implements AutoCloseable {
 
     /** Mounts an existing image on a new directory and waits until the kernel mount is up. */
     static MountedImage mount(String adapter, Path image, Path mountPoint) throws Exception {
+        return mount(adapter, image, mountPoint, FuseMountOptions.defaults());
+    }
+
+    /** As {@link #mount(String, Path, Path)}, with these options. */
+    static MountedImage mount(String adapter, Path image, Path mountPoint, FuseMountOptions options)
+            throws Exception {
         Files.createDirectories(mountPoint);
         var device = FileBlockDevice.open(image, 4096, false);
         IomapFileSystem fs = IomapFileSystems.mount(adapter, device, MountOptions.defaults());
         CompletableFuture<Integer> foreground = new CompletableFuture<>();
         Thread.ofPlatform().name("foreground-mount").daemon().start(() -> {
             try {
-                foreground.complete(IomapMount.mountForeground(fs, device, mountPoint, FuseMountOptions.defaults()));
+                foreground.complete(IomapMount.mountForeground(fs, device, mountPoint, options));
             } catch (Throwable t) {
                 foreground.completeExceptionally(t);
             }
@@ -107,9 +146,14 @@ final class MountedImage implements AutoCloseable {
         return new MountedImage(adapter, image, real, fs, foreground);
     }
 
-    /** {@code fusermount3 -u}; asserts the foreground mount then returns 0 and leaves a clean image. */
+    /** {@code fusermount3 -u} (retried while busy for up to 2 s); asserts the foreground mount then returns 0 and leaves a clean image. */
     void unmount() throws Exception {
         ShellResult result = run(mountPoint.getParent(), List.of("fusermount3", "-u", mountPoint.toString()));
+        // Seen once just after mounting (cause not established): EBUSY that clears within moments.
+        for (int retry = 0; retry < 20 && result.exit() != 0 && result.stderr().contains("busy"); retry++) {
+            Thread.sleep(100);
+            result = run(mountPoint.getParent(), List.of("fusermount3", "-u", mountPoint.toString()));
+        }
         assertThat(result.exit()).as("fusermount3 -u: %s", result.stderr()).isZero();
         assertThat(foreground.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).as("mountForeground status").isZero();
         assertThat(MountTable.isFuseMounted(mountPoint)).isFalse();

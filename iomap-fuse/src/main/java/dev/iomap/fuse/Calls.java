@@ -1,0 +1,55 @@
+package dev.iomap.fuse;
+
+/**
+ * How every FUSE operation of this module runs its body: an answer (0, a byte count or an offset), or
+ * the negated errno of whatever it threw ({@link ErrnoMapping}). No exception ever leaves, since it
+ * would unwind into libfuse's native frames and bring the JVM down. EIO and EUCLEAN are logged, as
+ * unexpected failures.
+ */
+final class Calls {
+    private static final System.Logger LOG = System.getLogger(FuseBridge.class.getName());
+
+    private Calls() {
+    }
+
+    /** An operation's body: its answer, or an exception that {@link #call} turns into a negated errno. */
+    @FunctionalInterface
+    interface Body {
+        /**
+         * @return the operation's answer, or a negated errno it chose itself
+         * @throws Exception whatever failed, mapped by {@link ErrnoMapping}
+         */
+        long run() throws Exception;
+    }
+
+    /**
+     * @param op the operation's name, for the log
+     * @param path its path, for the log
+     * @param body what it does
+     * @return the body's answer, or the negated errno of what it threw
+     */
+    static int call(String op, String path, Body body) {
+        return Math.toIntExact(callForLong(op, path, body));
+    }
+
+    /**
+     * As {@link #call}, for an operation whose answer is an offset or a byte count ({@code off_t},
+     * {@code ssize_t}).
+     *
+     * @param op the operation's name, for the log
+     * @param path its path, for the log
+     * @param body what it does
+     * @return the body's answer, or the negated errno of what it threw
+     */
+    static long callForLong(String op, String path, Body body) {
+        try {
+            return body.run();
+        } catch (Throwable t) {
+            int errno = ErrnoMapping.errno(t);
+            if (errno == LinuxErrno.EIO || errno == LinuxErrno.EUCLEAN) {
+                LOG.log(System.Logger.Level.WARNING, op + " " + path + " failed: " + LinuxErrno.name(errno), t);
+            }
+            return -errno;
+        }
+    }
+}
