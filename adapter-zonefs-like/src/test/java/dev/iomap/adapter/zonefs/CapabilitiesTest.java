@@ -6,7 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
+import dev.iomap.api.AttributeChange;
 import dev.iomap.api.Capability;
+import dev.iomap.api.FileType;
+import dev.iomap.api.NewInodeAttributes;
+import dev.iomap.api.XattrMode;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.IomapFile;
@@ -43,14 +47,24 @@ class CapabilitiesTest {
         void run(IomapFileSystem fs, IomapFile file, IomapFile other) throws IOException;
     }
 
-    private static final Map<Capability, Probe> ABSENT = Map.of(
-            Capability.DIRECTORIES, (fs, file, other) -> fs.mkdir("/dir"),
-            Capability.FALLOCATE, (fs, file, other) -> file.fallocate(FallocateMode.ALLOCATE, 0, 4096, true),
-            Capability.PUNCH_HOLE, (fs, file, other) -> file.fallocate(FallocateMode.PUNCH_HOLE, 0, 4096, true),
-            Capability.ZERO_RANGE, (fs, file, other) -> file.fallocate(FallocateMode.ZERO_RANGE, 0, 4096, true),
-            Capability.COPY_ON_WRITE, (fs, file, other) -> file.unshare(0, 4096),
-            Capability.CLONE, (fs, file, other) -> other.cloneRange(file, 0, 0, 4096),
-            Capability.RENAME_EXCHANGE, (fs, file, other) -> fs.rename("/cnv/0", "/cnv/1", EnumSet.of(RenameFlag.EXCHANGE)));
+    private static final Map<Capability, Probe> ABSENT = Map.ofEntries(
+            Map.entry(Capability.DIRECTORIES, (fs, file, other) -> fs.mkdir("/dir")),
+            Map.entry(Capability.FALLOCATE, (fs, file, other) -> file.fallocate(FallocateMode.ALLOCATE, 0, 4096, true)),
+            Map.entry(Capability.PUNCH_HOLE,
+                    (fs, file, other) -> file.fallocate(FallocateMode.PUNCH_HOLE, 0, 4096, true)),
+            Map.entry(Capability.ZERO_RANGE,
+                    (fs, file, other) -> file.fallocate(FallocateMode.ZERO_RANGE, 0, 4096, true)),
+            Map.entry(Capability.COPY_ON_WRITE, (fs, file, other) -> file.unshare(0, 4096)),
+            Map.entry(Capability.CLONE, (fs, file, other) -> other.cloneRange(file, 0, 0, 4096)),
+            Map.entry(Capability.RENAME_EXCHANGE,
+                    (fs, file, other) -> fs.rename("/cnv/0", "/cnv/1", EnumSet.of(RenameFlag.EXCHANGE))),
+            Map.entry(Capability.SYMLINKS, (fs, file, other) -> fs.createSymbolicLink("/cnv/link", "0",
+                    NewInodeAttributes.defaults(FileType.SYMLINK))),
+            Map.entry(Capability.HARD_LINKS, (fs, file, other) -> fs.createLink("/cnv/link", "/cnv/0")),
+            Map.entry(Capability.POSIX_ATTRIBUTES,
+                    (fs, file, other) -> fs.setAttributes("/cnv/0", AttributeChange.none().withMode(0600))),
+            Map.entry(Capability.XATTRS,
+                    (fs, file, other) -> fs.setXattr("/cnv/0", "user.a", new byte[] {1}, XattrMode.ANY)));
 
     @Test
     void theMountReportsWhatTheAdapterDeclares() throws Exception {
