@@ -41,6 +41,8 @@ import java.util.Set;
 final class XfsIomapOps implements IomapOps {
     /** Speculative preallocation never exceeds this. */
     static final long MAX_PREALLOC_BYTES = 1 << 20;
+    /** Files smaller than this get no preallocation; a write after a hole gets this much. */
+    static final long MIN_PREALLOC_BYTES = 64 << 10;
 
     private final Volume volume;
     private final int blockSize;
@@ -170,13 +172,32 @@ final class XfsIomapOps implements IomapOps {
         reserve(state, blocks);
         long extra = 0;
         if (end > inode.size()) {
-            long wanted = Math.min(end, MAX_PREALLOC_BYTES) / blockSize;
+            long wanted = preallocationBlocks(state, inode.size(), fileBlock, end);
             long room = Math.min(hole.endBlock(), volume.geometry.maxFileSize() / blockSize) - (fileBlock + blocks);
             extra = volume.space.reserveUpTo(Math.max(0, Math.min(wanted, room)));
         }
         state.data.insert(Extent.delalloc(fileBlock, blocks + extra));
         state.changed();
         return delalloc(fileBlock, fileBlock + blocks, EnumSet.of(IomapFlag.NEW), state);
+    }
+
+    /**
+     * How much to preallocate past EOF for a write extending the file to {@code end}, as
+     * {@code xfs_iomap_prealloc_size} decides: nothing while the file is smaller than
+     * {@link #MIN_PREALLOC_BYTES} (likely its only write), the minimum right after a hole (a sparse
+     * writer such as {@code cp --sparse} would otherwise fill its holes with preallocated blocks once
+     * the file grows past them), else the file's size up to {@link #MAX_PREALLOC_BYTES}.
+     */
+    private long preallocationBlocks(InodeState state, long size, long fileBlock, long end)
+            throws InvalidRangeException {
+        if (size < MIN_PREALLOC_BYTES) {
+            return 0;
+        }
+        boolean afterHole = fileBlock == 0 || !(state.data.lookup(fileBlock - 1) instanceof Extent);
+        if (afterHole) {
+            return Math.max(1, MIN_PREALLOC_BYTES / blockSize);
+        }
+        return Math.min(end, MAX_PREALLOC_BYTES) / blockSize;
     }
 
     private IomapMapping cowMapping(InodeState state, long fileBlock, long endBlock, BlockMapping data,

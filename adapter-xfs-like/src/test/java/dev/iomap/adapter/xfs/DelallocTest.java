@@ -72,23 +72,47 @@ class DelallocTest {
         try (DirectMount dm = new DirectMount(64L << 20)) {
             CachedInode inode = dm.create("f");
             long[] start = dm.counters();
-            DirectMount.write(inode, 0, pattern(2, 0, 10_000));
-            // 3 blocks for the data and min(10000, 1 MiB) / 4096 = 2 past it.
-            assertThat(dm.counters()[1] - start[1]).isEqualTo(5);
-            DirectMount.write(inode, 10_000, pattern(3, 0, 5000));
-            assertThat(dm.counters()[1] - start[1]).isEqualTo(5);
+            DirectMount.write(inode, 0, pattern(1, 0, 70_000));
+            // a file under 64 KiB gets no preallocation (likely its only write): ceil(70000 / 4096) blocks
+            assertThat(dm.counters()[1] - start[1]).isEqualTo(18);
+            DirectMount.write(inode, 70_000, pattern(2, 0, 10_000));
+            // blocks 18 and 19 are new, and min(80000, 1 MiB) / 4096 = 19 past them
+            assertThat(dm.counters()[1] - start[1]).isEqualTo(18 + 2 + 19);
+            DirectMount.write(inode, 80_000, pattern(3, 0, 5000));
+            assertThat(dm.counters()[1] - start[1]).as("inside the preallocation").isEqualTo(39);
             dm.fsync(inode);
-            assertThat(dm.counters()[1]).as("prealloc left after writeback").isEqualTo(1);
+            // ceil(85000 / 4096) = 21 blocks written; the other 18 stay reserved past EOF
+            assertThat(dm.counters()[1] - start[1]).as("prealloc left after writeback").isEqualTo(18);
             dm.unmount();
             dm.mount();
             DirectMount.assertNoReservation(dm.counters());
             CachedInode reopened = dm.open(inode.ino());
-            java.nio.ByteBuffer dst = java.nio.ByteBuffer.allocate(15_000);
+            java.nio.ByteBuffer dst = java.nio.ByteBuffer.allocate(85_000);
             reopened.read(0, dst);
-            byte[] expected = new byte[15_000];
-            System.arraycopy(pattern(2, 0, 10_000), 0, expected, 0, 10_000);
-            System.arraycopy(pattern(3, 0, 5000), 0, expected, 10_000, 5000);
+            byte[] expected = new byte[85_000];
+            System.arraycopy(pattern(1, 0, 70_000), 0, expected, 0, 70_000);
+            System.arraycopy(pattern(2, 0, 10_000), 0, expected, 70_000, 10_000);
+            System.arraycopy(pattern(3, 0, 5000), 0, expected, 80_000, 5000);
             assertThat(dst.array()).isEqualTo(expected);
+        }
+    }
+
+    /**
+     * {@code xfs_iomap_prealloc_size}: right after a hole only the minimum (64 KiB), so a sparse writer
+     * ({@code cp --sparse}) does not fill the holes it leaves with preallocated blocks.
+     */
+    @Test
+    void aWriteAfterAHolePreallocatesOnlyTheMinimum() throws Exception {
+        try (DirectMount dm = new DirectMount(64L << 20)) {
+            CachedInode inode = dm.create("f");
+            long[] start = dm.counters();
+            DirectMount.write(inode, 0, pattern(1, 0, 70_000));
+            assertThat(dm.counters()[1] - start[1]).isEqualTo(18);
+            DirectMount.write(inode, 1L << 20, pattern(2, 0, 1000));
+            // one block for the data, 64 KiB / 4096 = 16 past it; the hole between holds nothing. Zeroing the
+            // gap past the old EOF wrote back the block holding it, so count blocks allocated or reserved.
+            long[] now = dm.counters();
+            assertThat(now[1] - start[1] + start[2] - now[2]).isEqualTo(18 + 1 + 16);
         }
     }
 
