@@ -242,13 +242,18 @@ final class Directory {
     }
 
     static int typeCode(FileType type) {
-        return type == FileType.DIRECTORY ? Layout.TYPE_DIRECTORY : Layout.TYPE_REGULAR;
+        return switch (type) {
+            case REGULAR -> Layout.TYPE_REGULAR;
+            case DIRECTORY -> Layout.TYPE_DIRECTORY;
+            case SYMLINK -> Layout.TYPE_SYMLINK;
+        };
     }
 
     static FileType typeOf(int code) {
         return switch (code) {
             case Layout.TYPE_REGULAR -> FileType.REGULAR;
             case Layout.TYPE_DIRECTORY -> FileType.DIRECTORY;
+            case Layout.TYPE_SYMLINK -> FileType.SYMLINK;
             default -> null;
         };
     }

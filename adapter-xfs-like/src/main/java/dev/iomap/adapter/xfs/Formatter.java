@@ -8,9 +8,11 @@ import dev.iomap.device.IoPurpose;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.NewInodeAttributes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -18,8 +20,9 @@ import java.util.Map;
 
 /**
  * mkfs: writes an empty xfs-like filesystem (a root directory) and flushes. Writes only what the empty
- * filesystem needs, never zeroes the device: the superblock, the journal superblock, the first inode
- * table block, and each group's header and its one free-space leaf; every other metadata block is
+ * filesystem needs, never zeroes the device: the superblock, the journal superblock, the inode table
+ * blocks up to the root's (the first, or the first two at 512-byte blocks, which hold one slot each), and
+ * each group's header and its one free-space leaf; every other metadata block is
  * written when it first holds something (the group headers' leaf bitmaps and the inode table's count
  * of initialised blocks say which may be read). Time and memory grow with the group count only.
  * Stateless.
@@ -39,10 +42,14 @@ final class Formatter {
         InodeState root = new InodeState(Geometry.ROOT_INO, FileType.DIRECTORY);
         root.nlink = 2;
         root.parent = Geometry.ROOT_INO;
-        root.mtime = System.currentTimeMillis();
+        root.mode = NewInodeAttributes.defaultMode(FileType.DIRECTORY);
+        root.born(Instant.now());
         Map<Long, InodeState> inodes = Map.of(root.ino, root);
-        MetadataBlock.write(device, geometry.inodeTableStart(), Layout.INODE_TABLE,
-                InodeCodec.encodeTableBlock(geometry, 0, 1, inodes::get));
+        long tableBlocks = Geometry.ROOT_INO / geometry.inodesPerBlock() + 1;
+        for (long index = 0; index < tableBlocks; index++) {
+            MetadataBlock.write(device, geometry.inodeTableStart() + index, Layout.INODE_TABLE,
+                    InodeCodec.encodeTableBlock(geometry, index, tableBlocks, inodes::get));
+        }
         Journal.format(device, geometry.journalStart(), geometry.journalBlocks());
         new Superblock(geometry, true, new SecureRandom().nextLong(), options.label()).write(device);
         device.flush();

@@ -24,10 +24,12 @@ import java.util.TreeSet;
  * <p>Checks: the superblock (magic, version, checksum, geometry) and that the image was cleanly unmounted
  * (an empty journal); the journal superblock; every metadata block's checksum, type and block number, and
  * each structure's own rules (via {@link ImageLoader}); then, across structures, that every block is
- * exactly one of free, static metadata, an extent-list block, a COW staging block, or data owned by as many
+ * exactly one of free, static metadata, an extent-list, symlink or extended-attribute block of one inode, a
+ * COW staging block, or data owned by as many
  * data-fork extents as its reference count says (one without a record); that extents are flagged shared
  * exactly where the reference count is two or more; that every directory entry names a live inode of the
- * right type; that link counts, parent pointers and reachability agree with the directories; and that no
+ * right type; that link counts (a file's and a symbolic link's: its names), parent pointers and reachability
+ * agree with the directories; and that no
  * inode is allocated without a name and no COW staging extent is left on a clean image. Each problem
  * names its structure and device offset.
  */
@@ -142,6 +144,13 @@ final class Fsck {
                 "extent list of inode " + ino, 0, false)));
         long extents = 0;
         for (InodeState inode : image.inodes.values()) {
+            for (long block : inode.targetBlocks) {
+                claims.add(new Claim(block, block + 1, Kind.LIST, "symlink target of inode " + inode.ino, 0, false));
+            }
+            for (long block : inode.xattrBlocks) {
+                claims.add(new Claim(block, block + 1, Kind.LIST, "extended attributes of inode " + inode.ino, 0,
+                        false));
+            }
             for (Extent extent : inode.data.extents()) {
                 claims.add(new Claim(extent.deviceBlock(), extent.deviceBlock() + extent.length(), Kind.DATA,
                         "inode " + inode.ino + " data fork file block " + extent.fileBlock(), 0, extent.shared()));

@@ -9,6 +9,7 @@ import dev.iomap.adapter.support.FreeSpaceAllocator;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapException;
@@ -116,8 +117,15 @@ final class ImageLoader {
         InodeState inode = new InodeState(slot.ino(), Directory.typeOf(slot.typeCode()));
         inode.nlink = slot.nlink();
         inode.diskSize = slot.size();
-        inode.mtime = slot.mtime();
         inode.parent = slot.parent();
+        inode.mode = slot.mode();
+        inode.uid = slot.uid();
+        inode.gid = slot.gid();
+        inode.atime = slot.times().get(0);
+        inode.mtime = slot.times().get(1);
+        inode.ctime = slot.times().get(2);
+        inode.btime = slot.times().get(3);
+        readAttached(inode, slot, where);
         List<Extent> extents = slot.listHead() == 0 ? slot.inline() : readList(image, inode, slot, where);
         if (extents.size() != slot.dataCount() + slot.cowCount()) {
             throw new CorruptFilesystemException(where + ": holds " + extents.size() + " extents, counts say "
@@ -136,6 +144,33 @@ final class ImageLoader {
             inode.directory = new Directory(geometry.blockSize());
         }
         return inode;
+    }
+
+    /** Reads the symbolic link's target and the extended attributes, from the slot or their chains. */
+    private void readAttached(InodeState inode, InodeCodec.Slot slot, String where) throws IOException {
+        if (inode.type == FileType.SYMLINK) {
+            if (slot.targetHead() == 0) {
+                inode.target = slot.inlineTarget();
+            } else {
+                byte[] target = ChainCodec.read(device, geometry, Layout.SYMLINK_BLOCK, slot.targetHead(), inode.ino,
+                        FileNames.MAX_TARGET_BYTES, inode.targetBlocks, where);
+                if (target.length != slot.size()) {
+                    throw new CorruptFilesystemException(where + ": symlink blocks hold " + target.length
+                            + " bytes, the size is " + slot.size());
+                }
+                InodeCodec.checkTarget(target, where);
+                inode.target = target;
+            }
+        }
+        if (slot.xattrHead() != 0) {
+            byte[] encoded = ChainCodec.read(device, geometry, Layout.XATTR_BLOCK, slot.xattrHead(), inode.ino,
+                    Layout.MAX_XATTR_SET_BYTES, inode.xattrBlocks, where);
+            inode.xattrs = XattrSet.decode(encoded, where);
+            if (inode.xattrBlocks.size() != Layout.chainBlocks(encoded.length, geometry.blockSize())) {
+                throw new CorruptFilesystemException(where + ": " + inode.xattrBlocks.size()
+                        + " extended-attribute blocks hold " + encoded.length + " bytes");
+            }
+        }
     }
 
     private void checkExtent(Extent extent, String where) throws CorruptFilesystemException {

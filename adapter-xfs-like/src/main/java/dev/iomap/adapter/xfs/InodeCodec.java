@@ -5,8 +5,13 @@ import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileNames;
+import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.NewInodeAttributes;
 import java.nio.ByteBuffer;
+import java.time.DateTimeException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongFunction;
@@ -26,19 +31,26 @@ final class InodeCodec {
      * One decoded inode slot.
      *
      * @param ino the inode number stored in it
-     * @param typeCode 0 free, 1 regular, 2 directory
+     * @param typeCode 0 free, 1 regular, 2 directory, 3 symbolic link
      * @param flags {@link #FLAG_EXTENT_LIST}
+     * @param mode permission bits
      * @param nlink names
-     * @param size the on-disk size
-     * @param mtime modification time, milliseconds
+     * @param size the on-disk size (a symbolic link: its target's length)
      * @param parent the parent directory (directories), else 0
      * @param dataCount data-fork extents
      * @param cowCount COW-fork extents
      * @param listHead the first extent-list block, 0 if none
+     * @param uid owner
+     * @param gid group
+     * @param times atime, mtime, ctime, btime
+     * @param xattrHead the first extended-attribute block, 0 if none
+     * @param targetHead the first symlink block, 0 if none
      * @param inline the extents stored in the slot (data fork first), if not in a list
+     * @param inlineTarget a symbolic link's target stored in the slot, else null
      */
-    record Slot(long ino, int typeCode, int flags, int nlink, long size, long mtime, long parent,
-            int dataCount, int cowCount, long listHead, List<Extent> inline) {
+    record Slot(long ino, int typeCode, int flags, int mode, int nlink, long size, long parent, int dataCount,
+            int cowCount, long listHead, int uid, int gid, List<Instant> times, long xattrHead, long targetHead,
+            List<Extent> inline, byte[] inlineTarget) {
     }
 
     /**
@@ -104,16 +116,24 @@ final class InodeCodec {
         List<Extent> cow = state.persistedCow();
         boolean inList = !state.listBlocks.isEmpty();
         BlockWriter writer = BlockWriter.allocate(Layout.INODE_BYTES, "xfs-like inode " + state.ino);
-        writer.putByte(Directory.typeCode(state.type)).putByte(inList ? FLAG_EXTENT_LIST : 0).putByte(0).putByte(0)
+        writer.putByte(Directory.typeCode(state.type)).putByte(inList ? FLAG_EXTENT_LIST : 0)
+                .putByte(state.mode & 0xFF).putByte(state.mode >>> 8)
                 .putInt(state.nlink)
                 .putLong(state.ino)
                 .putLong(state.diskSize)
-                .putLong(state.mtime)
                 .putLong(state.parent)
                 .putInt(data.size()).putInt(cow.size())
                 .putLong(inList ? state.listBlocks.getFirst() : 0)
+                .putInt(state.uid).putInt(state.gid);
+        for (Instant time : List.of(state.atime, state.mtime, state.ctime, state.btime)) {
+            writer.putLong(time.getEpochSecond()).putInt(time.getNano());
+        }
+        writer.putLong(state.xattrBlocks.isEmpty() ? 0 : state.xattrBlocks.getFirst())
+                .putLong(state.targetBlocks.isEmpty() ? 0 : state.targetBlocks.getFirst())
                 .putLong(0);
-        if (!inList) {
+        if (state.target != null && state.targetBlocks.isEmpty()) {
+            writer.putBytes(state.target);
+        } else if (!inList) {
             for (Extent extent : data) {
                 Layout.putExtent(writer, extent);
             }
@@ -161,22 +181,39 @@ final class InodeCodec {
         int start = reader.position();
         int typeCode = reader.getByte();
         int flags = reader.getByte();
-        reader.skip(2);
+        int mode = reader.getByte() | reader.getByte() << 8;
         int nlink = reader.getInt();
         long ino = reader.getLong();
         long size = reader.getLong();
-        long mtime = reader.getLong();
         long parent = reader.getLong();
         int dataCount = reader.getInt();
         int cowCount = reader.getInt();
         long listHead = reader.getLong();
-        reader.getLong();
+        int uid = reader.getInt();
+        int gid = reader.getInt();
+        long[] seconds = new long[4];
+        int[] nanos = new int[4];
+        for (int i = 0; i < 4; i++) {
+            seconds[i] = reader.getLong();
+            nanos[i] = reader.getInt();
+        }
+        long xattrHead = reader.getLong();
+        long targetHead = reader.getLong();
+        long reserved = reader.getLong();
         List<Extent> inline = new ArrayList<>();
+        Instant[] times = {Instant.EPOCH, Instant.EPOCH, Instant.EPOCH, Instant.EPOCH};
+        byte[] inlineTarget = null;
         if (typeCode != Layout.TYPE_FREE) {
-            if (ino != expectedIno || Directory.typeOf(typeCode) == null || (flags & ~FLAG_EXTENT_LIST) != 0
-                    || nlink < 0 || size < 0 || dataCount < 0 || cowCount < 0) {
+            FileType type = Directory.typeOf(typeCode);
+            if (ino != expectedIno || type == null || (flags & ~FLAG_EXTENT_LIST) != 0 || nlink < 0 || size < 0
+                    || dataCount < 0 || cowCount < 0 || (mode & ~NewInodeAttributes.MODE_MASK) != 0
+                    || reserved != 0) {
                 throw reader.corrupt("inode slot " + expectedIno + " is damaged (ino " + ino + ", type "
-                        + typeCode + ", flags " + flags + ", nlink " + nlink + ", size " + size + ")");
+                        + typeCode + ", flags " + flags + ", mode 0" + Integer.toOctalString(mode) + ", nlink "
+                        + nlink + ", size " + size + ", reserved " + reserved + ")");
+            }
+            for (int i = 0; i < 4; i++) {
+                times[i] = time(reader, ino, i, seconds[i], nanos[i]);
             }
             boolean inList = (flags & FLAG_EXTENT_LIST) != 0;
             if (!inList && dataCount + cowCount > Layout.INLINE_EXTENTS) {
@@ -185,14 +222,61 @@ final class InodeCodec {
             if (inList == (listHead == 0)) {
                 throw reader.corrupt("inode " + ino + " has extent-list flag " + inList + " and head " + listHead);
             }
-            if (!inList) {
-                for (int i = 0; i < dataCount + cowCount; i++) {
-                    inline.add(Layout.getExtent(reader));
+            if (type == FileType.SYMLINK) {
+                inlineTarget = symlinkTarget(reader, ino, size, inList || dataCount + cowCount > 0, targetHead, mode);
+            } else {
+                if (targetHead != 0) {
+                    throw reader.corrupt("inode " + ino + " is a " + type + " with symlink block " + targetHead);
+                }
+                if (!inList) {
+                    for (int i = 0; i < dataCount + cowCount; i++) {
+                        inline.add(Layout.getExtent(reader));
+                    }
                 }
             }
         }
         reader.skip(Layout.INODE_BYTES - (reader.position() - start));
-        return new Slot(ino, typeCode, flags, nlink, size, mtime, parent, dataCount, cowCount, listHead, inline);
+        return new Slot(ino, typeCode, flags, mode, nlink, size, parent, dataCount, cowCount, listHead, uid, gid,
+                List.of(times), xattrHead, targetHead, inline, inlineTarget);
+    }
+
+    private static Instant time(BlockReader reader, long ino, int which, long seconds, int nanos)
+            throws CorruptFilesystemException {
+        String[] names = {"atime", "mtime", "ctime", "btime"};
+        if (nanos < 0 || nanos > 999_999_999) {
+            throw reader.corrupt("inode " + ino + " " + names[which] + " has " + nanos + " nanoseconds");
+        }
+        try {
+            return Instant.ofEpochSecond(seconds, nanos);
+        } catch (DateTimeException e) {
+            throw reader.corrupt("inode " + ino + " " + names[which] + " of " + seconds + " s is out of range");
+        }
+    }
+
+    /** @return the inline target of a symbolic link's slot, or null if it is in symlink blocks */
+    private static byte[] symlinkTarget(BlockReader reader, long ino, long size, boolean hasExtents, long targetHead,
+            int mode) throws CorruptFilesystemException {
+        if (size < 1 || size > FileNames.MAX_TARGET_BYTES || hasExtents || mode != 0777
+                || (size <= Layout.INLINE_TARGET_BYTES) != (targetHead == 0)) {
+            throw reader.corrupt("symbolic link inode " + ino + " of " + size + " bytes, mode 0"
+                    + Integer.toOctalString(mode) + ", has extents " + hasExtents + ", symlink block " + targetHead
+                    + " (a target of up to " + Layout.INLINE_TARGET_BYTES + " bytes is in the slot)");
+        }
+        if (targetHead != 0) {
+            return null;
+        }
+        byte[] target = reader.getBytes((int) size);
+        checkTarget(target, "symbolic link inode " + ino);
+        return target;
+    }
+
+    /** @throws CorruptFilesystemException if a target holds a NUL */
+    static void checkTarget(byte[] target, String where) throws CorruptFilesystemException {
+        for (byte b : target) {
+            if (b == 0) {
+                throw new CorruptFilesystemException(where + ": its target holds a NUL byte");
+            }
+        }
     }
 
     static ByteBuffer encodeListBlock(long owner, long next, List<Extent> extents) {

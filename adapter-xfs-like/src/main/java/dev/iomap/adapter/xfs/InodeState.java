@@ -4,6 +4,7 @@ import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentMap;
 import dev.iomap.adapter.support.ExtentState;
 import dev.iomap.api.FileType;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -27,11 +28,31 @@ final class InodeState {
     final ExtentMap cow = new ExtentMap();
     /** Extent-list blocks holding the forks when they do not fit in the slot, in order. */
     final List<Long> listBlocks = new ArrayList<>();
+    /** Symbolic-link blocks holding a target too long for the slot, in order. */
+    final List<Long> targetBlocks = new ArrayList<>();
+    /** Extended-attribute blocks holding {@link #xattrs}, in order; none if there are no attributes. */
+    final List<Long> xattrBlocks = new ArrayList<>();
     FileType type;
     int nlink;
     long diskSize;
-    long mtime;
     long parent;
+    /** Permission bits, {@code 07777} at most. */
+    int mode;
+    int uid;
+    int gid;
+    /**
+     * The four times. {@link #mtime} and {@link #ctime} are also written by
+     * {@link XfsLikeMount#updateTimes} under {@link #lock} without the metadata lock; every other writer
+     * holds both.
+     */
+    Instant atime = Instant.EPOCH;
+    Instant mtime = Instant.EPOCH;
+    Instant ctime = Instant.EPOCH;
+    Instant btime = Instant.EPOCH;
+    /** A symbolic link's target, else null. */
+    byte[] target;
+    /** The extended attributes; never null. */
+    XattrSet xattrs = new XattrSet();
     Directory directory;
     /** The validity cookie: bumped on every change of either fork. Written under {@link #lock}. */
     volatile long sequence;
@@ -52,6 +73,40 @@ final class InodeState {
     InodeState(long ino, FileType type) {
         this.ino = ino;
         this.type = type;
+    }
+
+    /** Sets all four times to {@code now}: a new inode. */
+    void born(Instant now) {
+        atime = now;
+        mtime = now;
+        ctime = now;
+        btime = now;
+    }
+
+    /** The contents changed: mtime and ctime are {@code now}. Takes {@link #lock} (reentrant). */
+    void modified(Instant now) {
+        lock.lock();
+        try {
+            mtime = now;
+            ctime = now;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The inode changed (names, attributes): ctime is {@code now}. Takes {@link #lock} (reentrant). */
+    void statusChanged(Instant now) {
+        lock.lock();
+        try {
+            ctime = now;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return device blocks held for the target and the extended attributes */
+    int attachedBlocks() {
+        return targetBlocks.size() + xattrBlocks.size();
     }
 
     boolean isDirectory() {

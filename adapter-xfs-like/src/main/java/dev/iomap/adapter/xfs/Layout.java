@@ -26,15 +26,30 @@ final class Layout {
     static final int FREE_LEAF = MetadataBlock.magic("XBNO");
     /** Reference-count leaf (shared extents by start block). */
     static final int REFCOUNT_LEAF = MetadataBlock.magic("XRFC");
+    /** Symbolic-link target block: a target too long for the slot, in a chain. */
+    static final int SYMLINK_BLOCK = MetadataBlock.magic("XSYM");
+    /** Extended-attribute block: an inode's encoded attribute set, in a chain. */
+    static final int XATTR_BLOCK = MetadataBlock.magic("XATR");
 
-    /** Bytes of one inode slot. */
-    static final int INODE_BYTES = 232;
-    /** Bytes before the extents inside an inode slot. */
-    static final int INODE_CORE_BYTES = 64;
-    /** Extents (both forks together) stored inside the inode slot. */
-    static final int INLINE_EXTENTS = (INODE_BYTES - INODE_CORE_BYTES) / Layout.EXTENT_BYTES;
     /** Bytes of one extent record. */
     static final int EXTENT_BYTES = 28;
+    /** Bytes before the inline area inside an inode slot. */
+    static final int INODE_CORE_BYTES = 128;
+    /** Extents (both forks together) stored inside the inode slot. */
+    static final int INLINE_EXTENTS = 6;
+    /** Bytes of the slot's inline area: the extents, or a symbolic link's short target. */
+    static final int INLINE_BYTES = INLINE_EXTENTS * EXTENT_BYTES;
+    /** Bytes of one inode slot. */
+    static final int INODE_BYTES = INODE_CORE_BYTES + INLINE_BYTES;
+    /** The longest symbolic-link target kept in the slot; longer ones go to symlink blocks. */
+    static final int INLINE_TARGET_BYTES = INLINE_BYTES;
+    /** Header of a chain block payload (symlink and xattr blocks): owner (8), next (8), index (4), bytes (4). */
+    static final int CHAIN_HEADER = 24;
+    /**
+     * The most bytes an inode's encoded extended attributes take (count and every name and value with
+     * their lengths): two attributes of the largest value with the longest names fit.
+     */
+    static final int MAX_XATTR_SET_BYTES = 128 * 1024 + 1024;
     /** Header of an inode table block payload: first inode (8), slots (4), reserved (4). */
     static final int INODE_TABLE_HEADER = 16;
     /** Header of an extent-list block payload: owner (8), next block (8), count (4), reserved (4). */
@@ -56,6 +71,7 @@ final class Layout {
     static final int TYPE_FREE = 0;
     static final int TYPE_REGULAR = 1;
     static final int TYPE_DIRECTORY = 2;
+    static final int TYPE_SYMLINK = 3;
 
     private static final int STATE_UNWRITTEN = 1;
     private static final int SHARED_FLAG = 1 << 2;
@@ -77,6 +93,16 @@ final class Layout {
 
     static int refcountLeafCapacity(int blockSize) {
         return (MetadataBlock.maxPayload(blockSize) - LEAF_HEADER) / REFCOUNT_RECORD_BYTES;
+    }
+
+    /** @return bytes of content one chain block holds */
+    static int chainCapacity(int blockSize) {
+        return MetadataBlock.maxPayload(blockSize) - CHAIN_HEADER;
+    }
+
+    /** @return chain blocks {@code bytes} bytes of content take */
+    static int chainBlocks(int bytes, int blockSize) {
+        return Math.ceilDiv(bytes, chainCapacity(blockSize));
     }
 
     static int directoryCapacity(int blockSize) {

@@ -11,7 +11,9 @@ import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The running transaction: which metadata changed since the last commit, and the commit that encodes
@@ -34,6 +36,10 @@ final class MetadataLog {
     private final TreeSet<DirBlock> dirtyDirBlocks = new TreeSet<>();
     /** Inode table blocks to write besides those of the dirty inodes: newly initialised ones and block 0. */
     private final TreeSet<Long> dirtyTableBlocks = new TreeSet<>();
+    /** Inodes whose symlink or extended-attribute blocks must be written. */
+    private final TreeSet<Long> dirtyAttached = new TreeSet<>();
+    /** Inodes whose times {@link XfsLikeMount#updateTimes} changed without the metadata lock. */
+    private final Set<Long> timesChanged = ConcurrentHashMap.newKeySet();
     private long commits;
 
     private record DirBlock(long ino, int block) implements Comparable<DirBlock> {
@@ -58,6 +64,28 @@ final class MetadataLog {
         dirtyInodes.add(ino);
     }
 
+    /** The inode's slot and its symlink and extended-attribute blocks must be written. */
+    void attachedChanged(InodeState inode) {
+        dirtyInodes.add(inode.ino);
+        dirtyAttached.add(inode.ino);
+    }
+
+    /**
+     * The inode's times changed; the slot joins the next commit. The one method callable without the
+     * metadata lock.
+     */
+    void timesChanged(long ino) {
+        timesChanged.add(ino);
+    }
+
+    /**
+     * @return whether so many inodes wait with changed times that they should be committed now: each may
+     *     need its own inode table block, and a commit must fit one journal transaction
+     */
+    boolean timesPileUp() {
+        return timesChanged.size() > volume.journal.maxTransactionBlocks() / 4;
+    }
+
     /**
      * Inode table blocks {@code [from, to)} are written for the first time (all free but for the
      * inodes about to be created), and block 0 records that they are.
@@ -75,7 +103,7 @@ final class MetadataLog {
 
     boolean isEmpty() {
         return dirtyInodes.isEmpty() && dirtyDirBlocks.isEmpty() && dirtyTableBlocks.isEmpty()
-                && volume.allocator.dirtyGroups().isEmpty();
+                && volume.allocator.dirtyGroups().isEmpty() && timesChanged.isEmpty();
     }
 
     /** @return commits so far */
@@ -83,12 +111,31 @@ final class MetadataLog {
         return commits;
     }
 
+    /**
+     * fdatasync's commit: nothing if the running transaction holds only times set by
+     * {@link #timesChanged} (they are not needed to read the data back, as XFS skips a timestamp-only
+     * log force), else {@link #commit}.
+     */
+    void commitForData() throws IOException {
+        if (dirtyInodes.isEmpty() && dirtyDirBlocks.isEmpty() && dirtyTableBlocks.isEmpty()
+                && volume.allocator.dirtyGroups().isEmpty()) {
+            volume.checkNotShutDown();
+            return;
+        }
+        commit();
+    }
+
     /** Commits if the running transaction has grown large; call at the end of an operation. */
     void commitIfLarge() throws IOException {
-        long estimate = dirtyDirBlocks.size() + dirtyTableBlocks.size() + volume.allocator.changeEstimate();
+        long estimate = dirtyDirBlocks.size() + dirtyTableBlocks.size() + volume.allocator.changeEstimate()
+                + timesChanged.size();
         for (long ino : dirtyInodes) {
             InodeState inode = volume.inodes.get(ino);
             estimate += 1 + (inode == null ? 0 : inode.listBlocks.size() + 1);
+        }
+        for (long ino : dirtyAttached) {
+            InodeState inode = volume.inodes.get(ino);
+            estimate += inode == null ? 0 : inode.attachedBlocks();
         }
         if (estimate > volume.journal.maxTransactionBlocks() / 2) {
             commit();
@@ -101,6 +148,10 @@ final class MetadataLog {
         if (isEmpty()) {
             return;
         }
+        for (Long ino : List.copyOf(timesChanged)) {
+            timesChanged.remove(ino);
+            dirtyInodes.add(ino);
+        }
         for (long ino : dirtyInodes) {
             InodeState inode = volume.inodes.get(ino);
             if (inode != null) {
@@ -110,6 +161,7 @@ final class MetadataLog {
         long sequence = commits + 1;
         Map<Long, ByteBuffer> images = new LinkedHashMap<>();
         addInodeImages(images, sequence);
+        addAttachedImages(images, sequence);
         addDirectoryImages(images, sequence);
         addGroupImages(images, sequence);
         volume.device.flush();
@@ -125,6 +177,7 @@ final class MetadataLog {
         dirtyInodes.clear();
         dirtyDirBlocks.clear();
         dirtyTableBlocks.clear();
+        dirtyAttached.clear();
         volume.allocator.clearDirty();
         volume.allocator.committed(sequence, forced);
     }
@@ -204,6 +257,37 @@ final class MetadataLog {
             List<Extent> chunk = all.subList(i * capacity, Math.min(all.size(), (i + 1) * capacity));
             images.put(block, image(Layout.EXTENT_LIST, block, sequence,
                     InodeCodec.encodeListBlock(inode.ino, next, chunk)));
+        }
+    }
+
+    /** Adds every block of the symlink and extended-attribute chains of the inodes that changed them. */
+    private void addAttachedImages(Map<Long, ByteBuffer> images, long sequence) {
+        int capacity = Layout.chainCapacity(geometry.blockSize());
+        for (long ino : dirtyAttached) {
+            InodeState inode = volume.inodes.get(ino);
+            if (inode == null) {
+                continue;
+            }
+            if (!inode.targetBlocks.isEmpty()) {
+                addChain(images, sequence, Layout.SYMLINK_BLOCK, inode.ino, inode.targetBlocks, inode.target, capacity);
+            }
+            if (!inode.xattrBlocks.isEmpty()) {
+                addChain(images, sequence, Layout.XATTR_BLOCK, inode.ino, inode.xattrBlocks, inode.xattrs.encode(),
+                        capacity);
+            }
+        }
+    }
+
+    private void addChain(Map<Long, ByteBuffer> images, long sequence, int type, long owner, List<Long> blocks,
+            byte[] content, int capacity) {
+        if (blocks.size() != Layout.chainBlocks(content.length, geometry.blockSize())) {
+            throw new IllegalStateException("inode " + owner + " has " + blocks.size() + " chain blocks for "
+                    + content.length + " bytes");
+        }
+        for (int i = 0; i < blocks.size(); i++) {
+            long block = blocks.get(i);
+            long next = i + 1 < blocks.size() ? blocks.get(i + 1) : 0;
+            images.put(block, image(type, block, sequence, ChainCodec.encode(owner, next, i, content, capacity)));
         }
     }
 

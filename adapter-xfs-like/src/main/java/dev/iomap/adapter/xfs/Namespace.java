@@ -7,6 +7,7 @@ import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.NewInodeAttributes;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -14,17 +15,24 @@ import java.nio.file.FileSystemException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Directories and inode life cycle: create, lookup, readdir, unlink, rmdir, rename, and freeing an
- * inode with everything it holds. Every method runs under the metadata lock (the caller's).
+ * Directories and inode life cycle: create, symlink, link, lookup, readdir, unlink, rmdir, rename, and
+ * freeing an inode with everything it holds. Every method runs under the metadata lock (the caller's).
  *
- * <p>Link counts: a regular file has one per name; a directory has 2 plus one per subdirectory (its
- * name, its own "." and each child's ".."). An unlinked regular file keeps its inode (link count 0)
- * until {@code evict}; a removed directory is freed at once (it cannot be open).
+ * <p>Link counts: a regular file or symbolic link has one per name; a directory has 2 plus one per
+ * subdirectory (its name, its own "." and each child's ".."). A file or link that lost its last name keeps
+ * its inode (link count 0) until {@code evict}; a removed directory is freed at once (it cannot be open).
+ *
+ * <p>Times, as Linux: a new or removed name sets the directory's mtime and ctime; a new inode has all
+ * four times now; a link, unlink or rename sets the inode's ctime. A directory with the set-group-ID bit
+ * gives new inodes its group, and new directories the bit.
  */
 final class Namespace {
+    private static final int SET_GROUP_ID = 02000;
     private final Volume volume;
     private final FileSpace space;
 
@@ -45,38 +53,121 @@ final class Namespace {
         return directory(dirIno).directory.list();
     }
 
-    long create(long dirIno, String name, FileType type) throws IOException {
-        InodeState dir = directory(dirIno);
-        checkName(name);
-        if (dir.directory.get(name) != null) {
-            throw new FileAlreadyExistsException(name, null, "exists in directory inode " + dirIno);
+    /**
+     * Creates an empty file or directory with the given attributes; all four times are now, and so are
+     * the parent's mtime and ctime.
+     */
+    long create(long dirIno, String name, FileType type, NewInodeAttributes attributes) throws IOException {
+        if (type == FileType.SYMLINK) {
+            throw new IllegalArgumentException("symbolic links are created by symlink");
         }
+        InodeState dir = directory(dirIno);
+        checkAbsent(dir, name);
         long ino = volume.allocateInodeNumber();
         int block = reserveEntry(dir, name);
-        InodeState inode = new InodeState(ino, type);
+        InodeState inode = newInode(ino, type, attributes.mode(), attributes, dir);
         inode.nlink = type == FileType.DIRECTORY ? 2 : 1;
         inode.parent = type == FileType.DIRECTORY ? dirIno : 0;
-        inode.mtime = System.currentTimeMillis();
         if (type == FileType.DIRECTORY) {
             inode.directory = new Directory(volume.geometry.blockSize());
             dir.nlink++;
         }
-        volume.inodes.put(ino, inode);
-        volume.usedInodes.set((int) ino);
-        addEntry(dir, name, ino, type, block);
+        addEntry(dir, name, ino, type, block, inode.btime);
         volume.log.inodeChanged(inode);
         return ino;
     }
 
+    /**
+     * Creates a symbolic link (mode 0777, size the target's length). A target of up to
+     * {@value Layout#INLINE_TARGET_BYTES} bytes is kept in the slot, a longer one in symlink blocks,
+     * allocated before anything else changes.
+     */
+    long symlink(long dirIno, String name, byte[] target, NewInodeAttributes attributes) throws IOException {
+        if (target.length < 1 || target.length > FileNames.MAX_TARGET_BYTES) {
+            throw new IllegalArgumentException("a symbolic link's target has 1 to " + FileNames.MAX_TARGET_BYTES
+                    + " bytes, not " + target.length);
+        }
+        InodeState dir = directory(dirIno);
+        checkAbsent(dir, name);
+        long ino = volume.allocateInodeNumber();
+        List<Long> blocks = new ArrayList<>();
+        if (target.length > Layout.INLINE_TARGET_BYTES) {
+            volume.resizeChain(blocks, Layout.chainBlocks(target.length, volume.geometry.blockSize()),
+                    "the target of symbolic link '" + name + "'");
+        }
+        int block;
+        try {
+            block = reserveEntry(dir, name);
+        } catch (IOException e) {
+            volume.resizeChain(blocks, 0, "a symbolic link's target");
+            throw e;
+        }
+        InodeState inode = newInode(ino, FileType.SYMLINK, 0777, attributes, dir);
+        inode.nlink = 1;
+        inode.target = target.clone();
+        inode.diskSize = target.length;
+        inode.targetBlocks.addAll(blocks);
+        addEntry(dir, name, ino, FileType.SYMLINK, block, inode.btime);
+        volume.log.attachedChanged(inode);
+        return ino;
+    }
+
+    /** Adds a name to a file or symbolic link: its link count up, its ctime and the directory's times now. */
+    void link(long ino, long dirIno, String name) throws IOException {
+        InodeState dir = directory(dirIno);
+        InodeState inode = volume.inode(ino);
+        if (inode.isDirectory()) {
+            throw new FileSystemException("inode " + ino, null, "hard link to a directory");
+        }
+        if (inode.nlink == 0) {
+            throw new NoSuchFileException("inode " + ino, null, "has no name left: cannot link to it");
+        }
+        if (inode.nlink == Integer.MAX_VALUE) {
+            throw new FileSystemException("inode " + ino, null, "too many links");
+        }
+        checkAbsent(dir, name);
+        int block = reserveEntry(dir, name);
+        Instant now = Instant.now();
+        addEntry(dir, name, ino, inode.type, block, now);
+        inode.nlink++;
+        inode.statusChanged(now);
+        volume.log.inodeChanged(inode);
+    }
+
+    /**
+     * A new inode with the owner asked for and the group as Linux's {@code inode_init_owner} gives it: in
+     * a directory with the set-group-ID bit the parent's group, and a new directory keeps that bit.
+     */
+    private InodeState newInode(long ino, FileType type, int mode, NewInodeAttributes attributes, InodeState dir) {
+        InodeState inode = new InodeState(ino, type);
+        boolean inherit = (dir.mode & SET_GROUP_ID) != 0;
+        inode.mode = inherit && type == FileType.DIRECTORY ? mode | SET_GROUP_ID : mode;
+        inode.uid = attributes.uid();
+        inode.gid = inherit ? dir.gid : attributes.gid();
+        inode.born(Instant.now());
+        volume.inodes.put(ino, inode);
+        volume.usedInodes.set((int) ino);
+        return inode;
+    }
+
+    private void checkAbsent(InodeState dir, String name) throws FileAlreadyExistsException {
+        checkName(name);
+        if (dir.directory.get(name) != null) {
+            throw new FileAlreadyExistsException(name, null, "exists in directory inode " + dir.ino);
+        }
+    }
+
+    /** Removes a name of a file or symbolic link: its link count down, its ctime and the directory's times now. */
     void unlink(long dirIno, String name) throws IOException {
         InodeState dir = directory(dirIno);
         Directory.Entry entry = existing(dir, name);
         if (entry.type() == FileType.DIRECTORY) {
             throw new FileSystemException(name, null, "is a directory: use rmdir");
         }
-        removeEntry(dir, name);
+        Instant now = removeEntry(dir, name);
         InodeState inode = volume.inode(entry.ino());
         inode.nlink--;
+        inode.statusChanged(now);
         volume.log.inodeChanged(inode);
     }
 
@@ -106,13 +197,19 @@ final class Namespace {
         InodeState moved = volume.inode(moving.ino());
         refuseMoveIntoItself(moved, toDirIno, toName);
         Directory.Entry replaced = toDir.directory.get(toName);
-        long lostLastName = -1;
-        if (replaced != null) {
-            lostLastName = replace(toDir, toName, replaced, moving);
-        } else {
-            addEntry(toDir, toName, moving.ino(), moving.type(), reserveEntry(toDir, toName));
+        if (replaced != null && replaced.ino() == moving.ino()) {
+            return -1;
         }
-        removeEntry(fromDir, fromName);
+        long lostLastName = -1;
+        Instant now = Instant.now();
+        if (replaced != null) {
+            lostLastName = replace(toDir, toName, replaced, moving, now);
+        } else {
+            addEntry(toDir, toName, moving.ino(), moving.type(), reserveEntry(toDir, toName), now);
+        }
+        removeEntry(fromDir, fromName, now);
+        moved.statusChanged(now);
+        volume.log.inodeChanged(moved);
         if (moved.isDirectory() && fromDirIno != toDirIno) {
             fromDir.nlink--;
             toDir.nlink++;
@@ -143,9 +240,13 @@ final class Namespace {
         dir1.directory.add(name1, second.ino(), second.type(), first.block());
         dir2.directory.remove(name2);
         dir2.directory.add(name2, first.ino(), first.type(), second.block());
-        long now = System.currentTimeMillis();
-        dir1.mtime = now;
-        dir2.mtime = now;
+        Instant now = Instant.now();
+        dir1.modified(now);
+        dir2.modified(now);
+        inode1.statusChanged(now);
+        inode2.statusChanged(now);
+        volume.log.inodeChanged(inode1);
+        volume.log.inodeChanged(inode2);
         volume.log.dirBlockChanged(dir1Ino, first.block());
         volume.log.dirBlockChanged(dir2Ino, second.block());
         if (dir1Ino != dir2Ino) {
@@ -188,8 +289,8 @@ final class Namespace {
      * @return the replaced regular file, now without a name (evicted by the core), or -1 for a replaced
      *     directory, which is freed at once
      */
-    private long replace(InodeState toDir, String toName, Directory.Entry replaced, Directory.Entry moving)
-            throws IOException {
+    private long replace(InodeState toDir, String toName, Directory.Entry replaced, Directory.Entry moving,
+            Instant now) throws IOException {
         InodeState target = volume.inode(replaced.ino());
         if (target.isDirectory() && moving.type() != FileType.DIRECTORY) {
             throw new FileSystemException(toName, null, "is a directory");
@@ -205,14 +306,17 @@ final class Namespace {
         volume.nameRemoved(replaced.ino());
         volume.nameAdded(moving.ino());
         volume.log.dirBlockChanged(toDir.ino, replaced.block());
+        toDir.modified(now);
+        volume.log.inodeChanged(toDir);
         if (target.isDirectory()) {
             toDir.nlink--;
             freeInode(target);
             return -1;
         }
         target.nlink--;
+        target.statusChanged(now);
         volume.log.inodeChanged(target);
-        return target.ino;
+        return target.nlink == 0 ? target.ino : -1;
     }
 
     /**
@@ -228,10 +332,12 @@ final class Namespace {
             } else {
                 space.punchFrom(inode, 0);
             }
-            for (long block : inode.listBlocks) {
-                freeMetadata(block, 1);
+            for (List<Long> blocks : List.of(inode.listBlocks, inode.targetBlocks, inode.xattrBlocks)) {
+                for (long block : blocks) {
+                    freeMetadata(block, 1);
+                }
+                blocks.clear();
             }
-            inode.listBlocks.clear();
             inode.changed();
         } finally {
             inode.lock.unlock();
@@ -302,16 +408,26 @@ final class Namespace {
         return block;
     }
 
-    private void addEntry(InodeState dir, String name, long ino, FileType type, int block) {
+    private void addEntry(InodeState dir, String name, long ino, FileType type, int block, Instant now) {
         dir.directory.add(name, ino, type, block);
         volume.nameAdded(ino);
-        dir.mtime = System.currentTimeMillis();
+        dir.modified(now);
         volume.log.dirBlockChanged(dir.ino, block);
         volume.log.inodeChanged(dir);
     }
 
-    /** Removes a name, giving back empty blocks at the end of the directory. */
-    private void removeEntry(InodeState dir, String name) throws InvalidRangeException {
+    /**
+     * Removes a name, giving back empty blocks at the end of the directory.
+     *
+     * @return the time set as the directory's mtime and ctime
+     */
+    private Instant removeEntry(InodeState dir, String name) throws InvalidRangeException {
+        Instant now = Instant.now();
+        removeEntry(dir, name, now);
+        return now;
+    }
+
+    private void removeEntry(InodeState dir, String name, Instant now) throws InvalidRangeException {
         long ino = dir.directory.get(name).ino();
         int block = dir.directory.remove(name);
         volume.nameRemoved(ino);
@@ -330,7 +446,7 @@ final class Namespace {
             }
             dir.diskSize -= volume.geometry.blockSize();
         }
-        dir.mtime = System.currentTimeMillis();
+        dir.modified(now);
         volume.log.inodeChanged(dir);
     }
 

@@ -22,10 +22,12 @@ import java.nio.charset.StandardCharsets;
  */
 record Superblock(Geometry geometry, boolean clean, long uuid, String label) {
     /**
-     * The format version written and the only one read: 2 since group leaves and inode table blocks are
-     * written when first used. The codec refuses any other in one line naming both versions.
+     * The format version written and the only one read: 3 since inode slots hold mode, owner, four
+     * nanosecond times, symbolic links and extended attributes (2 wrote group leaves and inode table
+     * blocks when first used). The codec refuses any other in one line naming both versions; nothing
+     * migrates an older image.
      */
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     static final SuperblockCodec CODEC = new SuperblockCodec("xfs-like", "XFS-LIKE", VERSION);
     static final int MAX_LABEL_BYTES = 32;
     private static final int PAYLOAD_BYTES = 128;

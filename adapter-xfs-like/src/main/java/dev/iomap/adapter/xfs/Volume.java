@@ -152,6 +152,50 @@ final class Volume {
     }
 
     /**
+     * Gives a chain (symlink or extended-attribute blocks) {@code needed} blocks: frees those past it or
+     * allocates the missing ones. All or nothing: on failure the chain is as it was.
+     *
+     * @param chain the blocks, in order; changed in place
+     * @param needed how many it must have
+     * @param what the chain, for messages
+     * @throws NoSpaceException if the blocks are not there, or one transaction of the journal cannot take them
+     */
+    void resizeChain(List<Long> chain, int needed, String what) throws java.io.IOException {
+        long limit = journal.maxTransactionBlocks() / 2 - 16;
+        if (needed > limit) {
+            throw new NoSpaceException("xfs-like: " + what + " needs " + needed + " blocks, more than one transaction "
+                    + "of this filesystem's journal takes (" + limit + "); format with a larger journalblocks");
+        }
+        int missing = needed - chain.size();
+        if (missing > 0) {
+            ensureAvailable(missing);
+            space.take(missing, true);
+            List<Long> added = new java.util.ArrayList<>();
+            try {
+                while (added.size() < missing) {
+                    long near = chain.isEmpty() && added.isEmpty() ? -1
+                            : (added.isEmpty() ? chain.getLast() : added.getLast()) + 1;
+                    BlockRange range = allocate(missing - added.size(), near);
+                    for (long block = range.start(); block < range.end(); block++) {
+                        added.add(block);
+                    }
+                }
+            } catch (java.io.IOException e) {
+                for (long block : added) {
+                    allocator.free(block, 1, true);
+                }
+                space.release(missing);
+                throw e;
+            }
+            chain.addAll(added);
+        }
+        while (chain.size() > needed) {
+            allocator.free(chain.removeLast(), 1, true);
+            space.release(1);
+        }
+    }
+
+    /**
      * An extent about to be handed to I/O must lie in the data area: else the filesystem shuts down.
      *
      * @throws FilesystemShutdownException if it does not
@@ -177,6 +221,13 @@ final class Volume {
             for (long block : inode.listBlocks) {
                 if (range.contains(block)) {
                     return "the extent list of " + inode + " at block " + block;
+                }
+            }
+            for (List<Long> chain : List.of(inode.targetBlocks, inode.xattrBlocks)) {
+                for (long block : chain) {
+                    if (range.contains(block)) {
+                        return "a symlink or extended-attribute block of " + inode + " at block " + block;
+                    }
                 }
             }
             if (!inode.mayReference(range.start(), range.end())) {

@@ -43,14 +43,16 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
     /**
      * Everything: directories; fallocate allocate, punch and zero; reflink clones with copy-on-write and
      * unshare; truncate; writes anywhere; fsync that survives a power cut (journal commit and flush);
-     * rename exchange (both entries, parent pointers and link counts in one journal transaction).
+     * rename exchange (both entries, parent pointers and link counts in one journal transaction); symbolic
+     * and hard links; mode, owner and four nanosecond times; extended attributes.
      */
     @Override
     public Set<Capability> capabilities() {
         return Capability.withImplied(EnumSet.of(Capability.DIRECTORIES, Capability.FALLOCATE,
                 Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.COPY_ON_WRITE, Capability.CLONE,
                 Capability.TRUNCATE, Capability.RANDOM_WRITE, Capability.DURABLE_FSYNC,
-                Capability.RENAME_EXCHANGE));
+                Capability.RENAME_EXCHANGE, Capability.SYMLINKS, Capability.HARD_LINKS,
+                Capability.POSIX_ATTRIBUTES, Capability.XATTRS));
     }
 
     /**

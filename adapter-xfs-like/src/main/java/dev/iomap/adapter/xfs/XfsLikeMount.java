@@ -10,6 +10,9 @@ import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
+import dev.iomap.api.AttributeChange;
+import dev.iomap.api.NewInodeAttributes;
+import dev.iomap.api.XattrMode;
 import dev.iomap.spi.InodeInfo;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.spi.IomapInode;
@@ -17,6 +20,7 @@ import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -42,9 +46,11 @@ final class XfsLikeMount implements MountedFilesystem {
     private final Namespace namespace;
     private final XfsIomapOps iomapOps;
     private final XfsWritebackOps writebackOps;
+    private final AttributeOps attributes;
 
     private XfsLikeMount(Volume volume) {
         this.volume = volume;
+        this.attributes = new AttributeOps(volume);
         this.space = new FileSpace(volume);
         this.namespace = new Namespace(volume, space);
         this.iomapOps = new XfsIomapOps(volume);
@@ -122,48 +128,88 @@ final class XfsLikeMount implements MountedFilesystem {
 
     @Override
     public InodeInfo getattr(long ino) throws IOException {
-        volume.checkNotShutDown();
-        volume.metaLock.lock();
-        try {
-            InodeState inode = volume.inode(ino);
-            inode.lock.lock();
-            try {
-                long blocks = inode.data.mappedBlocks() + inode.cow.mappedBlocks();
-                return new InodeInfo(ino, inode.type, inode.diskSize, blocks * blockSize(), inode.nlink,
-                        inode.mtime);
-            } finally {
-                inode.lock.unlock();
-            }
-        } finally {
-            volume.metaLock.unlock();
-        }
+        return read(() -> attributes.getattr(ino));
     }
 
     @Override
     public long lookup(long dirIno, String name) throws IOException {
-        volume.checkNotShutDown();
-        volume.metaLock.lock();
-        try {
-            return namespace.lookup(dirIno, name);
-        } finally {
-            volume.metaLock.unlock();
-        }
+        return read(() -> namespace.lookup(dirIno, name));
     }
 
     @Override
     public List<DirEntry> readdir(long dirIno) throws IOException {
-        volume.checkNotShutDown();
-        volume.metaLock.lock();
-        try {
-            return namespace.readdir(dirIno);
-        } finally {
-            volume.metaLock.unlock();
-        }
+        return read(() -> namespace.readdir(dirIno));
+    }
+
+    /** Creates with the type's default mode, owned by uid and gid 0. */
+    @Override
+    public long create(long dirIno, String name, FileType type) throws IOException {
+        return create(dirIno, name, type, new NewInodeAttributes(NewInodeAttributes.defaultMode(type), 0, 0));
     }
 
     @Override
-    public long create(long dirIno, String name, FileType type) throws IOException {
-        return change(() -> namespace.create(dirIno, name, type));
+    public long create(long dirIno, String name, FileType type, NewInodeAttributes attributes) throws IOException {
+        return change(() -> namespace.create(dirIno, name, type, attributes));
+    }
+
+    @Override
+    public long symlink(long dirIno, String name, byte[] target, NewInodeAttributes attributes) throws IOException {
+        return change(() -> namespace.symlink(dirIno, name, target, attributes));
+    }
+
+    @Override
+    public byte[] readlink(long ino) throws IOException {
+        return read(() -> attributes.readlink(ino));
+    }
+
+    @Override
+    public void link(long ino, long dirIno, String name) throws IOException {
+        change(() -> {
+            namespace.link(ino, dirIno, name);
+            return 0L;
+        });
+    }
+
+    @Override
+    public InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+        InodeInfo[] result = new InodeInfo[1];
+        change(() -> {
+            result[0] = attributes.setattr(ino, change);
+            return 0L;
+        });
+        return result[0];
+    }
+
+    /** Sets mtime and ctime under the inode's lock only; the slot joins the next commit. */
+    @Override
+    public void updateTimes(IomapInode inode, Instant now) throws IOException {
+        attributes.updateTimes(inode.ino(), now);
+    }
+
+    @Override
+    public byte[] getxattr(long ino, String name) throws IOException {
+        return read(() -> attributes.getxattr(ino, name));
+    }
+
+    @Override
+    public List<String> listxattr(long ino) throws IOException {
+        return read(() -> attributes.listxattr(ino));
+    }
+
+    @Override
+    public void setxattr(long ino, String name, byte[] value, XattrMode mode) throws IOException {
+        change(() -> {
+            attributes.setxattr(ino, name, value, mode);
+            return 0L;
+        });
+    }
+
+    @Override
+    public void removexattr(long ino, String name) throws IOException {
+        change(() -> {
+            attributes.removexattr(ino, name);
+            return 0L;
+        });
     }
 
     @Override
@@ -230,7 +276,7 @@ final class XfsLikeMount implements MountedFilesystem {
                 state.protectedEnd = newSize;
                 space.punchFrom(state, Math.ceilDiv(newSize, blockSize()));
                 state.diskSize = newSize;
-                state.mtime = System.currentTimeMillis();
+                state.modified(Instant.now());
                 volume.log.inodeChanged(state);
             } finally {
                 state.lock.unlock();
@@ -263,7 +309,7 @@ final class XfsLikeMount implements MountedFilesystem {
                     }
                     case ZERO_RANGE -> space.zeroRange(state, first, end - first);
                 }
-                state.mtime = System.currentTimeMillis();
+                state.modified(Instant.now());
                 volume.log.inodeChanged(state);
             } finally {
                 state.lock.unlock();
@@ -305,7 +351,7 @@ final class XfsLikeMount implements MountedFilesystem {
                 space.punch(to, to.cow, targetBlock, blocks);
                 space.share(from, srcOffset / blockSize, to, targetBlock, blocks);
                 to.diskSize = Math.max(to.diskSize, dstOffset + length);
-                to.mtime = System.currentTimeMillis();
+                to.modified(Instant.now());
             } finally {
                 secondLock.lock.unlock();
                 firstLock.lock.unlock();
@@ -319,7 +365,11 @@ final class XfsLikeMount implements MountedFilesystem {
         volume.metaLock.lock();
         try {
             volume.checkMounted();
-            volume.log.commit();
+            if (dataOnly) {
+                volume.log.commitForData();
+            } else {
+                volume.log.commit();
+            }
         } finally {
             volume.metaLock.unlock();
         }
@@ -396,6 +446,22 @@ final class XfsLikeMount implements MountedFilesystem {
     /** Space and inode counters, for tests: free, reserved. */
     long[] spaceCounters() {
         return new long[] {volume.space.free(), volume.space.reserved(), volume.allocator.freeBlocks()};
+    }
+
+    /** A read of metadata: under the metadata lock, on a filesystem that has not shut down. */
+    private <T> T read(MetadataRead<T> body) throws IOException {
+        volume.checkNotShutDown();
+        volume.metaLock.lock();
+        try {
+            return body.run();
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    @FunctionalInterface
+    private interface MetadataRead<T> {
+        T run() throws IOException;
     }
 
     /** One metadata change: under the metadata lock, on a mounted filesystem, ending with a commit check. */

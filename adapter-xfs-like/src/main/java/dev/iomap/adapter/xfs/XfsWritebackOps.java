@@ -21,7 +21,9 @@ import java.util.Set;
  * crash before the data is on the device never shows stale blocks; dirty data over shared blocks goes
  * to the COW fork ({@code SHARED}). {@link #ioendCompleted} converts what was written to written
  * extents, or remaps COW staging extents into the data fork, and raises the on-disk size to cover the
- * data, in the running transaction (durable at the next fsync). A failed write changes nothing.
+ * data, in the running transaction (durable at the next fsync). A failed write changes nothing. Neither
+ * touches the times: the core sets mtime and ctime when a write starts ({@code updateTimes}), so a
+ * {@code utimensat} after a buffered write is not undone when the data reaches the device.
  *
  * <p>Thread-safe: both take the metadata lock, then the inode lock.
  */
@@ -111,7 +113,6 @@ final class XfsWritebackOps implements WritebackOps {
                 long newSize = Math.min(inode.size(), completion.end());
                 if (newSize > state.diskSize) {
                     state.diskSize = newSize;
-                    state.mtime = System.currentTimeMillis();
                     volume.log.inodeChanged(state);
                 }
             } finally {

@@ -43,15 +43,17 @@ class CorruptionTest {
     }
 
     @Test
-    void anImageOfTheOlderFormatVersionIsRefusedInOneLine() throws Exception {
+    void imagesOfOlderFormatVersionsAreRefusedInOneLine() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.unmountAndCheck();
             ByteBuffer payload = Superblock.CODEC.read(fx.device, 0).payload();
-            new SuperblockCodec("xfs-like", "XFS-LIKE", 1).write(fx.device, 0, payload);
-            assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class).hasMessage(
-                    "xfs-like superblock at device offset 0 has format version 1; this build supports version 2");
-            assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems()).containsExactly(
-                    "xfs-like superblock at device offset 0 has format version 1; this build supports version 2");
+            for (int older : new int[] {1, 2}) {
+                new SuperblockCodec("xfs-like", "XFS-LIKE", older).write(fx.device, 0, payload.duplicate());
+                String message = "xfs-like superblock at device offset 0 has format version " + older
+                        + "; this build supports version 3";
+                assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class).hasMessage(message);
+                assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems()).containsExactly(message);
+            }
             Superblock.CODEC.write(fx.device, 0, payload);
         }
     }

@@ -20,10 +20,7 @@ class FormatMountTest {
     @Test
     void thePluginContributesTheAdapter() {
         assertThat(IomapFileSystems.adapters()).contains("xfs-like");
-        // until links, attributes and extended attributes are on disk (issue 13, in progress)
-        assertThat(new XfsLikeAdapter().capabilities()).containsExactlyInAnyOrderElementsOf(
-                java.util.EnumSet.complementOf(java.util.EnumSet.of(Capability.SYMLINKS, Capability.HARD_LINKS,
-                        Capability.POSIX_ATTRIBUTES, Capability.XATTRS)));
+        assertThat(new XfsLikeAdapter().capabilities()).containsExactlyInAnyOrder(Capability.values());
     }
 
     @Test

@@ -44,7 +44,7 @@ class GeometryTest {
         long total = 1L << 32;
         Geometry geometry = Geometry.choose(4096, total, Map.of());
         assertThat(geometry.journalBlocks()).isEqualTo(16_384);
-        assertThat(geometry.inodeTableBlocks()).isEqualTo(61_681);
+        assertThat(geometry.inodeTableBlocks()).isEqualTo(80_660);
         assertThat(geometry.agCount()).isEqualTo(929);
         assertThat(geometry.agBlocks()).isEqualTo(Math.ceilDiv(total - geometry.dataStart(), 929))
                 .isLessThanOrEqualTo(Geometry.maxAgBlocks(4096));

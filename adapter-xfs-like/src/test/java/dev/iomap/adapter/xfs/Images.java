@@ -52,6 +52,15 @@ final class Images {
         device.flush();
     }
 
+    /** Writes the inode table block holding {@code ino} as the loaded inodes say (with a valid checksum). */
+    static void writeInodeTable(BlockDevice device, ImageLoader.Image image, long ino) throws IOException {
+        Geometry geometry = geometry(device);
+        long index = ino / geometry.inodesPerBlock();
+        MetadataBlock.write(device, geometry.inodeTableStart() + index, Layout.INODE_TABLE,
+                InodeCodec.encodeTableBlock(geometry, index, image.initialisedTableBlocks, image.inodes::get));
+        device.flush();
+    }
+
     /** Flips one byte of a block. */
     static void flipByte(BlockDevice device, long block, int offset) throws IOException {
         int bs = device.blockSize();

@@ -103,7 +103,7 @@ class LazyMetadataTest {
         try (RamBlockDevice device = formatted()) {
             Geometry geometry = Images.geometry(device);
             int perBlock = geometry.inodesPerBlock();
-            assertThat(perBlock).isEqualTo(17);
+            assertThat(perBlock).isEqualTo(13);
             try (IomapFileSystem fs = IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions())) {
                 for (int i = 2; i < perBlock; i++) {
                     fs.create("/f" + i).close();

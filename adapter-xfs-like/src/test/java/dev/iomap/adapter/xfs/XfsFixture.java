@@ -84,8 +84,16 @@ final class XfsFixture implements AutoCloseable {
         return new MountOptions(PageCacheOptions.defaults(), false);
     }
 
+    /** @return {@link #mountOptions()}, with pages as large as the device's blocks where they are larger */
+    static MountOptions mountOptions(BlockDevice device) {
+        if (device.blockSize() <= PageCacheOptions.defaults().pageSize()) {
+            return mountOptions();
+        }
+        return new MountOptions(PageCacheOptions.builder().pageSize(device.blockSize()).build(), false);
+    }
+
     void mount() throws IOException {
-        fs = IomapFileSystems.mount("xfs-like", device, mountOptions());
+        fs = IomapFileSystems.mount("xfs-like", device, mountOptions(device));
     }
 
     void remount() throws IOException {

@@ -331,13 +331,15 @@ final class MutantRun {
     }
 
     /**
-     * @return whether {@code path} is the file whose own field was forged: its original path, or a new
-     *     name of its inode (a forged name byte)
+     * @return whether {@code path} is the file whose own field was forged: its original path, another
+     *     original name of its inode (a hard link), or a new name of its inode (a forged name byte)
      */
     private boolean isForgedFile(String path, FileTree.Node found) {
+        FileTree.Node original = base.tree().nodes().get(path);
         return forgedFile != null && (path.equals(forgedFile)
+                || (original != null && !original.isDirectory() && original.ino() == mutation.forgedOwner())
                 || (found != null && !found.isDirectory() && found.ino() == mutation.forgedOwner()
-                && !base.tree().nodes().containsKey(path)));
+                && original == null));
     }
 
     private String compareContent(String path, FileTree.Node want, FileTree.Node found) {

@@ -2,15 +2,20 @@ package dev.iomap.it.fuzz;
 
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.SuperblockCodec;
+import dev.iomap.api.AttributeChange;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.NewInodeAttributes;
+import dev.iomap.api.XattrMode;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.testkit.Geometry;
+import dev.iomap.testkit.TestData;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,16 +24,22 @@ import java.util.Map;
  * xfs-like on one geometry. Its structures are the ones adapter-xfs-like's README documents: the
  * superblock ({@code SuperblockCodec} frame) in block 0, and every block that verifies as a
  * {@code MetadataBlock} written for its own number (group headers, free-space and refcount leaves,
- * inode table, extent lists, directories, the journal's own blocks); blocks of the journal region
- * that do not (logged images of other blocks, stale log space) are "journal log" blocks.
+ * inode table, extent lists, directories, symlink and extended-attribute chains, the journal's own
+ * blocks); blocks of the journal region that do not (logged images of other blocks, stale log space) are
+ * "journal log" blocks. Besides the namespace images' files, the image holds a hard link, a symbolic link
+ * with its target in the slot and one with its target in symlink blocks (both dangling, so that what
+ * reads through them depends on their own metadata only), extended attributes (one in a single block,
+ * one over several at small block sizes) and a file with every attribute set.
  */
 final class XfsLikeTarget extends FuzzTarget {
-    private static final SuperblockCodec SUPERBLOCK = new SuperblockCodec("xfs-like", "XFS-LIKE", 2);
+    private static final SuperblockCodec SUPERBLOCK = new SuperblockCodec("xfs-like", "XFS-LIKE", 3);
     /** Payload offset inside a metadata block. */
     private static final int P = MetadataBlock.HEADER_BYTES;
     /** Payload offset inside the superblock. */
     private static final int S = SuperblockCodec.HEADER_BYTES;
-    private static final int INODE_SLOT = 232;
+    private static final int INODE_SLOT = 296;
+    /** Bytes of an inode slot before its inline area (extents, or a short symbolic-link target). */
+    private static final int INODE_CORE = 128;
 
     private final int sectorSize;
     private final long capacity;
@@ -101,6 +112,15 @@ final class XfsLikeTarget extends FuzzTarget {
     @Override
     void populate(IomapFileSystem fs) throws IOException {
         NamespaceImages.populate(fs, blockSize(), true);
+        NewInodeAttributes owner = new NewInodeAttributes(0640, 1000, 100);
+        fs.createLink("/d1/hard", "/one");
+        fs.createSymbolicLink("/link", "absent", owner);
+        fs.createSymbolicLink("/d1/longlink", "sub/../".repeat(300) + "../absent", owner);
+        fs.setXattr("/one", "user.small", "value".getBytes(StandardCharsets.US_ASCII), XattrMode.CREATE);
+        fs.setXattr("/d1", "trusted.big", TestData.pattern(FuzzTarget.seedOf("/d1"), 0, 5000), XattrMode.CREATE);
+        fs.setAttributes("/d1/mid", AttributeChange.none().withMode(04755).withUid(7).withGid(8)
+                .withAtime(Instant.ofEpochSecond(-1_000_000_000L, 999_999_999)).withMtime(Instant.ofEpochSecond(1)));
+        fs.sync();
     }
 
     @Override
@@ -188,6 +208,12 @@ final class XfsLikeTarget extends FuzzTarget {
                 own.forEach(field -> fields.add(field.ownedBy(ino)));
             }
             case "XDIR" -> directoryFields(block, fields);
+            case "XSYM", "XATR" -> {
+                List<Field> own = List.of(Field.le("owner", P, 8), Field.le("next block", P + 8, 8),
+                        Field.le("index", P + 16, 4), Field.le("bytes", P + 20, 4), Field.le("first byte", P + 24, 1));
+                long ino = block.getLong(P);
+                own.forEach(field -> fields.add(magic.equals("XSYM") ? field.ownedBy(ino) : field));
+            }
             case "JSB1" -> fields.addAll(List.of(Field.le("version", P, 4), Field.le("block size", P + 4, 4),
                     Field.le("journal id", P + 8, 8), Field.le("region start", P + 16, 8),
                     Field.le("region length", P + 24, 8), Field.le("tail position", P + 32, 8),
@@ -234,15 +260,29 @@ final class XfsLikeTarget extends FuzzTarget {
                 continue;
             }
             List<Field> own = new ArrayList<>(List.of(Field.le(slot + " type", at, 1),
-                    Field.le(slot + " flags", at + 1, 1), Field.le(slot + " link count", at + 4, 4),
-                    Field.le(slot + " inode number", at + 8, 8), Field.le(slot + " size", at + 16, 8),
-                    Field.le(slot + " mtime", at + 24, 8), Field.le(slot + " parent", at + 32, 8),
-                    Field.le(slot + " data extents", at + 40, 4), Field.le(slot + " COW extents", at + 44, 4),
-                    Field.le(slot + " extent list block", at + 48, 8), Field.le(slot + " reserved", at + 56, 8)));
-            if ((block.get(at + 1) & 1) == 0) {
-                int extents = Math.min(block.getInt(at + 40) + block.getInt(at + 44), 6);
+                    Field.le(slot + " flags", at + 1, 1), Field.le(slot + " mode", at + 2, 2),
+                    Field.le(slot + " link count", at + 4, 4), Field.le(slot + " inode number", at + 8, 8),
+                    Field.le(slot + " size", at + 16, 8), Field.le(slot + " parent", at + 24, 8),
+                    Field.le(slot + " data extents", at + 32, 4), Field.le(slot + " COW extents", at + 36, 4),
+                    Field.le(slot + " extent list block", at + 40, 8), Field.le(slot + " uid", at + 48, 4),
+                    Field.le(slot + " gid", at + 52, 4)));
+            String[] times = {"atime", "mtime", "ctime", "btime"};
+            for (int t = 0; t < times.length; t++) {
+                own.add(Field.le(slot + " " + times[t] + " seconds", at + 56 + 12 * t, 8));
+                own.add(Field.le(slot + " " + times[t] + " nanoseconds", at + 64 + 12 * t, 4));
+            }
+            own.addAll(List.of(Field.le(slot + " extended-attribute block", at + 104, 8),
+                    Field.le(slot + " symlink block", at + 112, 8), Field.le(slot + " reserved", at + 120, 8)));
+            if (block.get(at) == 3) {
+                long size = block.getLong(at + 16);
+                if (block.getLong(at + 112) == 0 && size > 0 && size <= INODE_SLOT - INODE_CORE) {
+                    own.add(Field.le(slot + " target first byte", at + INODE_CORE, 1));
+                    own.add(Field.le(slot + " target last byte", at + INODE_CORE + (int) size - 1, 1));
+                }
+            } else if ((block.get(at + 1) & 1) == 0) {
+                int extents = Math.min(block.getInt(at + 32) + block.getInt(at + 36), 6);
                 for (int e = 0; e < extents; e++) {
-                    extentFields(own, slot + " extent " + e, at + 64 + 28 * e);
+                    extentFields(own, slot + " extent " + e, at + INODE_CORE + 28 * e);
                 }
             }
             long ino = block.getLong(P) + k;
