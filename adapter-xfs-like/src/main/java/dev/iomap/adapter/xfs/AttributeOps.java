@@ -1,5 +1,7 @@
 package dev.iomap.adapter.xfs;
 
+import dev.iomap.adapter.support.BlockRange;
+import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NoSpaceException;
@@ -11,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NotLinkException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -19,8 +22,14 @@ import java.util.List;
  * (the caller's).
  *
  * <p>Extended attributes live in memory in {@link InodeState#xattrs} and on the device, encoded
- * ({@link XattrSet}), in a chain of {@code XATR} blocks that each change rewrites whole in one journal
- * transaction: after a power cut the old set or the new one is there. An inode holds at most
+ * ({@link XattrSet}), in a chain of {@code XATR} blocks. Like XFS's remote attribute values, the chain
+ * never goes through the journal: each change writes a whole new chain copy-on-write into freshly
+ * allocated blocks, directly to the device, and only the inode slot that points at it joins the running
+ * transaction. The new blocks are free in the committed state until that transaction commits (whose
+ * device flush comes before its journal write, so the chain is durable first); the old chain's blocks
+ * are freed in the same transaction and stay busy until a checkpoint, so nothing overwrites them while
+ * the committed state may still point at them. After a power cut the old set or the new one is there,
+ * and a value of 64 KiB fits whatever the journal's size. An inode holds at most
  * {@value Layout#MAX_XATTR_SET_BYTES} encoded bytes of them (two values of 64 KiB with their names).
  */
 final class AttributeOps {
@@ -137,12 +146,70 @@ final class AttributeOps {
         store(inode, changed);
     }
 
-    /** Gives the inode its new attribute set: blocks first (all or nothing), then memory, then the log. */
+    /**
+     * Gives the inode its new attribute set: a new chain written out of the journal first (all or
+     * nothing), then memory, the old chain's blocks freed, and the inode slot into the running transaction.
+     */
     private void store(InodeState inode, XattrSet changed) throws IOException {
-        int needed = changed.isEmpty() ? 0 : Layout.chainBlocks(changed.encodedBytes(), volume.geometry.blockSize());
-        volume.resizeChain(inode.xattrBlocks, needed, "the extended attributes of " + inode);
+        List<Long> fresh = changed.isEmpty() ? List.of() : writeChain(inode.ino, changed.encode());
+        List<Long> old = List.copyOf(inode.xattrBlocks);
+        inode.xattrBlocks.clear();
+        inode.xattrBlocks.addAll(fresh);
         inode.xattrs = changed;
+        freeRuns(old);
+        volume.space.release(old.size());
         inode.statusChanged(Instant.now());
-        volume.log.attachedChanged(inode);
+        volume.log.inodeChanged(inode);
+    }
+
+    /**
+     * Allocates a chain for {@code content} and writes its blocks straight to the device (not durable
+     * until the next commit flushes it). Nothing references the blocks yet: a crash before the commit that
+     * points the slot at them leaves them free. On failure the blocks and their space are given back.
+     *
+     * @return the chain's blocks, in order
+     * @throws NoSpaceException if there are not enough free blocks
+     */
+    private List<Long> writeChain(long owner, byte[] content) throws IOException {
+        int blockSize = volume.geometry.blockSize();
+        int needed = Layout.chainBlocks(content.length, blockSize);
+        volume.ensureAvailable(needed);
+        volume.space.take(needed, true);
+        List<Long> chain = new ArrayList<>(needed);
+        try {
+            while (chain.size() < needed) {
+                BlockRange range = volume.allocate(needed - chain.size(), chain.isEmpty() ? -1 : chain.getLast() + 1);
+                for (long block = range.start(); block < range.end(); block++) {
+                    chain.add(block);
+                }
+            }
+            int capacity = Layout.chainCapacity(blockSize);
+            long sequence = volume.log.commits() + 1;
+            for (int i = 0; i < needed; i++) {
+                long next = i + 1 < needed ? chain.get(i + 1) : 0;
+                MetadataBlock.write(volume.device, chain.get(i), Layout.XATTR_BLOCK, sequence,
+                        ChainCodec.encode(owner, next, i, content, capacity));
+            }
+        } catch (IOException e) {
+            freeRuns(chain);
+            volume.space.release(needed);
+            throw e;
+        }
+        return chain;
+    }
+
+    /** Frees chain blocks as metadata, a run of consecutive blocks at a time. */
+    private void freeRuns(List<Long> blocks) {
+        int i = 0;
+        while (i < blocks.size()) {
+            long start = blocks.get(i);
+            int length = 1;
+            while (i + length < blocks.size() && blocks.get(i + length) == start + length
+                    && volume.geometry.agOf(start) == volume.geometry.agOf(start + length)) {
+                length++;
+            }
+            volume.allocator.free(start, length, true);
+            i += length;
+        }
     }
 }

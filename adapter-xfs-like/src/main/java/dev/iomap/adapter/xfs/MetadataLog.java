@@ -36,7 +36,7 @@ final class MetadataLog {
     private final TreeSet<DirBlock> dirtyDirBlocks = new TreeSet<>();
     /** Inode table blocks to write besides those of the dirty inodes: newly initialised ones and block 0. */
     private final TreeSet<Long> dirtyTableBlocks = new TreeSet<>();
-    /** Inodes whose symlink or extended-attribute blocks must be written. */
+    /** Inodes whose symlink blocks must be written. */
     private final TreeSet<Long> dirtyAttached = new TreeSet<>();
     /** Inodes whose times {@link XfsLikeMount#updateTimes} changed without the metadata lock. */
     private final Set<Long> timesChanged = ConcurrentHashMap.newKeySet();
@@ -64,7 +64,7 @@ final class MetadataLog {
         dirtyInodes.add(ino);
     }
 
-    /** The inode's slot and its symlink and extended-attribute blocks must be written. */
+    /** The inode's slot and its symlink blocks must be written. */
     void attachedChanged(InodeState inode) {
         dirtyInodes.add(inode.ino);
         dirtyAttached.add(inode.ino);
@@ -260,7 +260,10 @@ final class MetadataLog {
         }
     }
 
-    /** Adds every block of the symlink and extended-attribute chains of the inodes that changed them. */
+    /**
+     * Adds every block of the symlink chains of the inodes that changed them. Extended-attribute chains
+     * are never logged: {@link AttributeOps} writes them out of the journal, copy-on-write.
+     */
     private void addAttachedImages(Map<Long, ByteBuffer> images, long sequence) {
         int capacity = Layout.chainCapacity(geometry.blockSize());
         for (long ino : dirtyAttached) {
@@ -270,10 +273,6 @@ final class MetadataLog {
             }
             if (!inode.targetBlocks.isEmpty()) {
                 addChain(images, sequence, Layout.SYMLINK_BLOCK, inode.ino, inode.targetBlocks, inode.target, capacity);
-            }
-            if (!inode.xattrBlocks.isEmpty()) {
-                addChain(images, sequence, Layout.XATTR_BLOCK, inode.ino, inode.xattrBlocks, inode.xattrs.encode(),
-                        capacity);
             }
         }
     }

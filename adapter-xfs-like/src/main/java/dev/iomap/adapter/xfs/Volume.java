@@ -152,8 +152,9 @@ final class Volume {
     }
 
     /**
-     * Gives a chain (symlink or extended-attribute blocks) {@code needed} blocks: frees those past it or
-     * allocates the missing ones. All or nothing: on failure the chain is as it was.
+     * Gives a journalled chain (a symbolic link's target blocks, at most 5 at 1 KiB) {@code needed}
+     * blocks: frees those past it or allocates the missing ones. All or nothing: on failure the chain is
+     * as it was. Extended-attribute chains are written out of the journal instead ({@link AttributeOps}).
      *
      * @param chain the blocks, in order; changed in place
      * @param needed how many it must have
