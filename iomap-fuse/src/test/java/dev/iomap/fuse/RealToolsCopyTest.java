@@ -84,14 +84,21 @@ class RealToolsCopyTest {
         }
     }
 
-    private static String listing(RealToolsSteps steps, Path tree, boolean full) throws Exception {
-        return steps.must("listing " + tree, tree.getParent(), "bash '" + RealToolsSteps.script("listing.sh")
-                + "' '" + tree + "'" + (full ? "" : " content"));
+    /** @return the last two names of {@code tree} ("mnt/tar"), for step names */
+    private static String shortName(Path tree) {
+        return tree.getParent().getFileName() + "/" + tree.getFileName();
     }
 
+    /** The find listing of {@code tree}, or null if find failed there (a failed step). */
+    private static String listing(RealToolsSteps steps, Path tree, boolean full) throws Exception {
+        return steps.capture("find -printf in " + shortName(tree), tree.getParent(), "bash '"
+                + RealToolsSteps.script("listing.sh") + "' '" + tree + "'" + (full ? "" : " content"));
+    }
+
+    /** The xattrs of everything in {@code tree}, or null if reading one failed (a failed step). */
     private static String xattrs(RealToolsSteps steps, Path tree) throws Exception {
-        return steps.must("xattrs of " + tree, tree.getParent(), "python3 '" + RealToolsSteps.script("xattrs.py")
-                + "' '" + tree + "'");
+        return steps.capture("listxattr/getxattr in " + shortName(tree), tree.getParent(), "python3 '"
+                + RealToolsSteps.script("xattrs.py") + "' '" + tree + "'");
     }
 
     /** diff -r, listing and (if full) xattrs of {@code actual} against {@code expected}, as steps. */
@@ -172,7 +179,7 @@ class RealToolsCopyTest {
         compare(steps, "rsync back to host vs source", dir.resolve("src"), dir.resolve("host2"), true);
         Map<String, String> before = new LinkedHashMap<>();
         for (String copy : FULL_COPIES.keySet()) {
-            before.put(copy, listing(steps, mnt.resolve(copy), true) + xattrs(steps, mnt.resolve(copy)));
+            before.put(copy, both(listing(steps, mnt.resolve(copy), true), xattrs(steps, mnt.resolve(copy))));
         }
         remountAndCompare(steps, image, before, true);
         steps.assertAllPassed();
@@ -206,6 +213,11 @@ class RealToolsCopyTest {
         steps.assertAllPassed();
     }
 
+    /** @return the two texts, one after the other; null if either is */
+    private static String both(String first, String second) {
+        return first == null || second == null ? null : first + second;
+    }
+
     /**
      * Unmounts, runs the adapter's fsck through the Java API, remounts and compares the listings (and
      * xattrs, if full) of the copies with those taken before; unmounts again.
@@ -224,7 +236,7 @@ class RealToolsCopyTest {
         mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"));
         for (var copy : before.entrySet()) {
             Path tree = mount.mountPoint.resolve(copy.getKey());
-            String after = listing(steps, tree, full) + (full ? xattrs(steps, tree) : "");
+            String after = full ? both(listing(steps, tree, true), xattrs(steps, tree)) : listing(steps, tree, false);
             steps.same(copy.getKey() + " after remount", "before unmount", copy.getValue(), "after remount", after);
         }
         mount.unmount();

@@ -41,6 +41,7 @@ final class RealToolsSteps {
     private final Map<String, String> environment;
     private final List<String> passed = new ArrayList<>();
     private final List<String> failed = new ArrayList<>();
+    private final List<String> notRun = new ArrayList<>();
 
     /**
      * @param run what this run is, for the summary
@@ -95,6 +96,21 @@ final class RealToolsSteps {
     }
 
     /**
+     * Runs a script whose output is compared later (a listing of a copy), as a step.
+     *
+     * @return its standard output, or null if it failed (recorded) or timed out
+     */
+    String capture(String step, Path dir, String script) throws IOException, InterruptedException {
+        Result result = run(step, dir, script);
+        return result == null || result.exit() != 0 ? null : result.stdout();
+    }
+
+    /** Records a step that was not run because an earlier one failed. */
+    void notRun(String step, String because) {
+        notRun.add(step + " (" + because + ")");
+    }
+
+    /**
      * Runs a script that must work for the run to go on (building the source tree, listing a copy):
      * asserts it exits 0 in time.
      *
@@ -109,9 +125,13 @@ final class RealToolsSteps {
 
     /**
      * Records a comparison of two multi-line texts (listings) as one step: passed when equal, else
-     * failed with the lines only one side has.
+     * failed with the lines only one side has; not run when either is null (its listing failed).
      */
     void same(String step, String expectedName, String expected, String actualName, String actual) {
+        if (expected == null || actual == null) {
+            notRun(step, "a listing failed");
+            return;
+        }
         if (expected.equals(actual)) {
             passed.add(step);
             return;
@@ -147,15 +167,21 @@ final class RealToolsSteps {
     /** Prints the summary and fails with every failed step, if any. */
     void assertAllPassed() {
         String summary = "real tools, " + run + ": " + passed.size() + " steps passed, " + failed.size() + " failed"
+                + (notRun.isEmpty() ? "" : ", " + notRun.size() + " not run")
                 + "\n  passed: " + String.join(" | ", passed)
+                + (notRun.isEmpty() ? "" : "\n  not run: " + String.join(" | ", notRun))
                 + (failed.isEmpty() ? "" : "\n  FAILED:\n  - " + String.join("\n  - ", failed));
         System.out.println(summary);
         assertThat(failed).as(summary).isEmpty();
     }
 
+    /** The first 25 lines (of at most 300 characters) of a tool's output, and how many more there were. */
     private static String clip(String text) {
-        String stripped = text.strip();
-        return stripped.length() <= 4000 ? stripped : stripped.substring(0, 4000) + " [...]";
+        List<String> lines = text.strip().lines().toList();
+        List<String> shown = lines.stream().limit(25)
+                .map(line -> line.length() <= 300 ? line : line.substring(0, 300) + " [...]").toList();
+        return String.join("\n      ", shown)
+                + (lines.size() > shown.size() ? "\n      [... " + (lines.size() - shown.size()) + " more lines]" : "");
     }
 
     /** Runs the script; null on timeout, after killing it and its descendants. */
