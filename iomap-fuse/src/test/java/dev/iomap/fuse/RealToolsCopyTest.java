@@ -118,6 +118,7 @@ class RealToolsCopyTest {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void hostCopiesAgreeAndTheComparisonSeesEveryChange() throws Exception {
         RealToolsImage.assumeTools(List.of("tar", "rsync", "setfattr", "python3", "diff", "find"));
+        RealToolsImage.assumeRoot();
         RealToolsSteps steps = steps("host to host (the harness)");
         source(steps, "links attrs xattrs", true);
         Path host = Files.createDirectories(dir.resolve("host"));
@@ -158,6 +159,7 @@ class RealToolsCopyTest {
     void fullTreeByTarCpAndRsyncOnTheMountEqualsTheHostCopies() throws Exception {
         MountedImage.assumeFuse();
         RealToolsImage.assumeTools(List.of("tar", "rsync", "setfattr", "python3", "diff", "find"));
+        RealToolsImage.assumeRoot();
         Path image = dir.resolve("disk.img");
         MountedImage.format(MountedImage.ADAPTER, image, RealToolsImage.SIZE);
         Set<Capability> missing = RealToolsImage.missing(RealToolsImage.capabilities(MountedImage.ADAPTER, image),

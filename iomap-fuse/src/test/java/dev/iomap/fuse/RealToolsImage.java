@@ -8,6 +8,7 @@ import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.devices.FileBlockDevice;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
@@ -41,6 +42,13 @@ final class RealToolsImage {
         EnumSet<Capability> missing = EnumSet.copyOf(needed);
         missing.removeAll(declared);
         return missing;
+    }
+
+    /** Skips the calling test unless it runs as root, which the source tree's chown to other owners needs. */
+    static void assumeRoot() throws IOException {
+        Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        assumeTrue(Integer.valueOf(0).equals(uid), () -> "real-tools test skipped: it runs as uid " + uid
+                + ", and only root can give the source tree's files other owners (chown 1234:5678)");
     }
 
     /** Skips the calling test, naming the tool, if one of {@code tools} is not installed. */
