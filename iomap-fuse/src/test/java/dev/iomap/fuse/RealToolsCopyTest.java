@@ -41,6 +41,10 @@ class RealToolsCopyTest {
             "cp", "cp -r \"$SRC\" \"$DEST\"",
             "rsync", "rsync -r \"$SRC\"/ \"$DEST\"/");
 
+    /** Fails, showing them, unless the three names of make-tree.sh's hard-linked file share st_ino. */
+    static final String SAME_INODE = "names='files/hard1 files/hard2 deep/a/hard3'; "
+            + "test \"$(stat -c %i $names | sort -u | wc -l)\" = 1 || { stat -c '%n ino %i links %h' $names; exit 1; }";
+
     @TempDir
     Path dir;
     MountedImage mount;
@@ -128,6 +132,7 @@ class RealToolsCopyTest {
         Path src = dir.resolve("src");
         for (String copy : FULL_COPIES.keySet()) {
             compare(steps, copy + " (host)", src, host.resolve(copy), true);
+            steps.run(copy + " (host): the three hard links have one inode number", host.resolve(copy), SAME_INODE);
         }
         compare(steps, "rsync back (host)", src, dir.resolve("host2"), true);
         steps.assertAllPassed();
@@ -177,6 +182,8 @@ class RealToolsCopyTest {
                 + dir.resolve("host2") + "'/");
         for (String copy : FULL_COPIES.keySet()) {
             compare(steps, copy + " mount vs host", host.resolve(copy), mnt.resolve(copy), true);
+            steps.run(copy + " on the mount: the three hard links have one inode number (stat -c %i)",
+                    mnt.resolve(copy), SAME_INODE);
         }
         compare(steps, "rsync back to host vs source", dir.resolve("src"), dir.resolve("host2"), true);
         Map<String, String> before = new LinkedHashMap<>();
