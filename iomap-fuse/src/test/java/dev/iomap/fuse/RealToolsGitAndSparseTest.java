@@ -31,6 +31,13 @@ class RealToolsGitAndSparseTest {
     /** Blocks of 512 bytes in the whole 16 MiB. */
     static final long FULL_SECTORS = (16L << 20) / 512;
 
+    /** The steps of git-steps.sh, in order (ids apart). */
+    static final List<String> GIT_STEPS = List.of("make", "gc", "fsck", "clone");
+    /** What each step does, for the step names. */
+    static final Map<String, String> GIT_STEP_NAMES = Map.of("make", "init, add, commit (twice)",
+            "gc", "gc (packs every object)", "fsck", "fsck --full --strict, status clean",
+            "clone", "clone (hard links to the objects), fsck --full of the clone");
+
     @TempDir
     Path dir;
     Path image;
@@ -41,7 +48,7 @@ class RealToolsGitAndSparseTest {
     @BeforeEach
     void mount() throws Exception {
         MountedImage.assumeFuse();
-        RealToolsImage.assumeTools(List.of("git", "python3", "cmp"));
+        RealToolsImage.assumeTools(List.of("cmp"));
         image = dir.resolve("disk.img");
         MountedImage.format(MountedImage.ADAPTER, image, RealToolsImage.SIZE);
         capabilities = RealToolsImage.capabilities(MountedImage.ADAPTER, image);
@@ -57,13 +64,6 @@ class RealToolsGitAndSparseTest {
         }
     }
 
-    /** The steps of git-steps.sh, in order (ids apart). */
-    static final List<String> GIT_STEPS = List.of("make", "gc", "fsck", "clone");
-    /** What each step does, for the step names. */
-    static final Map<String, String> GIT_STEP_NAMES = Map.of("make", "init, add, commit (twice)",
-            "gc", "gc (packs every object)", "fsck", "fsck --full --strict, status clean",
-            "clone", "clone (hard links to the objects), fsck --full of the clone");
-
     /** @return the command that runs one step of git-steps.sh on {@code repo} */
     private String git(String step, Path repo) {
         return "FEATURES='" + gitFeatures() + "' bash '" + RealToolsSteps.script("git-steps.sh") + "' " + step
@@ -78,6 +78,7 @@ class RealToolsGitAndSparseTest {
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void gitInitAddCommitGcFsckAndCloneOnTheMount() throws Exception {
+        RealToolsImage.assumeTools(List.of("git"));
         assumeTrue(capabilities.contains(Capability.POSIX_ATTRIBUTES), () -> MountedImage.ADAPTER
                 + " declares no POSIX_ATTRIBUTES, and git cannot work without chmod: every change to"
                 + " .git/config chmods config.lock to the config's mode");
