@@ -45,6 +45,13 @@ class RealToolsCopyTest {
     static final String SAME_INODE = "names='files/hard1 files/hard2 deep/a/hard3'; "
             + "test \"$(stat -c %i $names | sort -u | wc -l)\" = 1 || { stat -c '%n ino %i links %h' $names; exit 1; }";
 
+    /**
+     * Links a file twice and removes a name, printing every name's link count right after each change:
+     * a kernel filesystem says 3 3 3, then 2 2 (no name may show a count cached from before the change).
+     */
+    static final String LINK_COUNTS = "mkdir counts && cd counts && printf x > a && ln a b && ln a c && "
+            + "stat -c '%n %h' a b c && rm b && stat -c '%n %h' a c";
+
     @TempDir
     Path dir;
     MountedImage mount;
@@ -186,6 +193,9 @@ class RealToolsCopyTest {
                     mnt.resolve(copy), SAME_INODE);
         }
         compare(steps, "rsync back to host vs source", dir.resolve("src"), dir.resolve("host2"), true);
+        steps.same("ln, ln, rm: every name's link count at once (stat -c %h), mount vs host", "host",
+                steps.capture("ln, ln, rm and stat -c %h on the host", host, LINK_COUNTS), "mount",
+                steps.capture("ln, ln, rm and stat -c %h on the mount", mnt, LINK_COUNTS));
         Map<String, String> before = new LinkedHashMap<>();
         for (String copy : FULL_COPIES.keySet()) {
             before.put(copy, both(listing(steps, mnt.resolve(copy), true), xattrs(steps, mnt.resolve(copy))));
