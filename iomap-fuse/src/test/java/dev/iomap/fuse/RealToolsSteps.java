@@ -125,7 +125,8 @@ final class RealToolsSteps {
 
     /**
      * Records a comparison of two multi-line texts (listings) as one step: passed when equal, else
-     * failed with the lines only one side has; not run when either is null (its listing failed).
+     * failed with both texts where they are short (20 lines at most), else with the lines only one side
+     * has; not run when either is null (its listing failed).
      */
     void same(String step, String expectedName, String expected, String actualName, String actual) {
         if (expected == null || actual == null) {
@@ -134,6 +135,11 @@ final class RealToolsSteps {
         }
         if (expected.equals(actual)) {
             passed.add(step);
+            return;
+        }
+        if (expected.lines().count() <= 20 && actual.lines().count() <= 20) {
+            fail(step, "differs\n    " + expectedName + ":\n      " + String.join("\n      ", expected.lines().toList())
+                    + "\n    " + actualName + ":\n      " + String.join("\n      ", actual.lines().toList()));
             return;
         }
         Set<String> left = new LinkedHashSet<>(expected.lines().toList());
