@@ -357,6 +357,18 @@ public interface MountedFilesystem {
     void fsync(IomapInode inode, boolean dataOnly) throws IOException;
 
     /**
+     * The last open file of an inode that still has a name closed: drop what only an open writer
+     * needs, such as speculative preallocation past EOF ({@code xfs_release} frees those blocks, so a
+     * closed file holds only its data). Called with the inode lock held exclusively. This default does
+     * nothing.
+     *
+     * @param inode the file, at its in-memory size
+     * @throws IOException on a device error
+     */
+    default void release(IomapInode inode) throws IOException {
+    }
+
+    /**
      * The inode has no name and no open file left: free it and its blocks.
      *
      * @param ino the inode

@@ -48,8 +48,28 @@ final class DirectIoConfig {
                 && config.useIno() != 0;
     }
 
-    @SuppressWarnings("restricted") // resizing jfuse's view of libfuse's struct to reach one field
+    /**
+     * Sets {@code fuse_config.attr_timeout} to 0: the kernel asks getattr on every stat. libfuse's
+     * high-level API gives each name of a hard-linked file its own kernel inode, so with the default
+     * one-second cache a link or unlink through one name left the others showing the old link count
+     * (and ctime) for up to a second, and {@code rsync -H} split the links it read.
+     *
+     * @param config the configuration libfuse passed to {@code init}
+     * @return whether {@code config.attrTimeout()} now reads 0
+     */
+    static boolean noAttributeCache(FuseConfig config) {
+        return set(config, "attr_timeout", java.lang.foreign.ValueLayout.JAVA_DOUBLE, 0.0,
+                "another name of a hard-linked file may show a stale link count for a second")
+                && config.attrTimeout() == 0.0;
+    }
+
     private static boolean setToOne(FuseConfig config, String field, String otherwise) {
+        return set(config, field, JAVA_INT, 1, otherwise);
+    }
+
+    @SuppressWarnings("restricted") // resizing jfuse's view of libfuse's struct to reach one field
+    private static boolean set(FuseConfig config, String field, java.lang.foreign.ValueLayout layoutOfField,
+            Object value, String otherwise) {
         try {
             Class<?> impl = config.getClass();
             Method segmentAccessor = impl.getDeclaredMethod("segment");
@@ -58,7 +78,12 @@ final class DirectIoConfig {
             Class<?> layout = Class.forName(impl.getPackageName() + ".extr.fuse3.fuse_config", true,
                     impl.getClassLoader());
             long offset = (long) layout.getMethod(field + "$offset").invoke(null);
-            segment.reinterpret(offset + JAVA_INT.byteSize()).set(JAVA_INT, offset, 1);
+            MemorySegment view = segment.reinterpret(offset + layoutOfField.byteSize());
+            if (layoutOfField instanceof java.lang.foreign.ValueLayout.OfDouble ofDouble) {
+                view.set(ofDouble, offset, (Double) value);
+            } else {
+                view.set(JAVA_INT, offset, (Integer) value);
+            }
             return true;
         } catch (ReflectiveOperationException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "cannot set FUSE " + field + " through jfuse; " + otherwise, e);

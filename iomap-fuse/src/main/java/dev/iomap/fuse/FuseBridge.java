@@ -174,6 +174,9 @@ public final class FuseBridge implements FuseOperations {
                 DirectIoConfig.enable(config);
             }
             DirectIoConfig.useIno(config);
+            if (fs.capabilities().contains(dev.iomap.api.Capability.HARD_LINKS)) {
+                DirectIoConfig.noAttributeCache(config);
+            }
             // The kernel, not the file system, clears set-user-ID and set-group-ID on chown and truncate.
             conn.setWant(conn.want() & ~FuseConnInfo.FUSE_CAP_HANDLE_KILLPRIV);
             kernelDirectIo = config.directIo() != 0;

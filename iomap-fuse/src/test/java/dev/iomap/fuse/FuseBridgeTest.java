@@ -361,16 +361,31 @@ class FuseBridgeTest {
         assertThat(result).isEqualTo(-LinuxErrno.ENOSPC);
     }
 
+    /** snapfs keeps POSIX attributes: explicit times are kept to the nanosecond, omitted ones left alone. */
     @Test
-    void utimensAcceptsNowAndOmitOnly() {
+    void utimensSetsNowLeavesOmittedTimesAndKeepsExplicitOnes() throws IOException {
         create("/f");
+        java.time.Instant created = fs.lstat("/f").mtime();
+        java.time.Instant explicitTime = java.time.Instant.parse("2001-02-03T04:05:06.123456789Z");
         TimeSpec now = mock(TimeSpec.class);
         when(now.isUtimeNow()).thenReturn(true);
         TimeSpec omit = mock(TimeSpec.class);
         when(omit.isUtimeOmit()).thenReturn(true);
         TimeSpec explicit = mock(TimeSpec.class);
+        when(explicit.get()).thenReturn(explicitTime);
+
+        assertThat(bridge.utimens("/f", explicit, omit, null)).isZero();
+        assertThat(fs.lstat("/f").atime()).isEqualTo(explicitTime);
+        assertThat(fs.lstat("/f").mtime()).isEqualTo(created);
+
+        assertThat(bridge.utimens("/f", omit, explicit, null)).isZero();
+        assertThat(fs.lstat("/f").mtime()).isEqualTo(explicitTime);
+        assertThat(fs.lstat("/f").atime()).isEqualTo(explicitTime);
+
+        java.time.Instant beforeNow = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
         assertThat(bridge.utimens("/f", now, omit, null)).isZero();
-        assertThat(bridge.utimens("/f", explicit, now, null)).isEqualTo(-LinuxErrno.EOPNOTSUPP);
+        assertThat(fs.lstat("/f").atime()).isAfterOrEqualTo(beforeNow);
+        assertThat(fs.lstat("/f").mtime()).isEqualTo(explicitTime);
         assertThat(bridge.utimens("/missing", now, now, null)).isEqualTo(-LinuxErrno.ENOENT);
     }
 

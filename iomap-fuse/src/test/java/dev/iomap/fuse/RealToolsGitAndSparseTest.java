@@ -11,7 +11,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -125,10 +124,6 @@ class RealToolsGitAndSparseTest {
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    @Disabled("xfs-like keeps its speculative preallocation (up to 1 MiB past EOF) once a later write extends"
-            + " the file past it, and never trims it on close: a write at 5 MiB of a new file leaves 2056"
-            + " sectors allocated, and cp --sparse=always of a 16 MiB file with 16 KiB of data gets 2080"
-            + " sectors where its source has 32 and ext4's copy 32. Enable when xfs-like trims it.")
     void cpSparseAlwaysKeepsTheHolesOnTheMount() throws Exception {
         Path host = dir.resolve("host");
         String copy = MAKE_SPARSE + " && cp --sparse=always sparse.bin sparse.copy && cmp sparse.bin sparse.copy && "

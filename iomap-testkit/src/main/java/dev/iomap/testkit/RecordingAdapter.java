@@ -308,6 +308,11 @@ public final class RecordingAdapter implements FilesystemAdapter {
         }
 
         @Override
+        public void release(IomapInode inode) throws IOException {
+            mount.release(inode);
+        }
+
+        @Override
         public void evict(long ino) throws IOException {
             record("evict", ino);
             mount.evict(ino);

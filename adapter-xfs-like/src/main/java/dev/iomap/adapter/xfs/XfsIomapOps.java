@@ -273,6 +273,10 @@ final class XfsIomapOps implements IomapOps {
             if (extent.state() == ExtentState.DELALLOC && zeroSize >= 0) {
                 long eofBlock = Math.ceilDiv(zeroSize, blockSize);
                 if (fileBlock >= eofBlock) {
+                    // Speculative preallocation about to come inside EOF (truncate up, or the gap before a
+                    // write past EOF): it holds no data, so it is released rather than zeroed, and the
+                    // range stays a hole (cp --sparse's holes stay holes).
+                    punchDelalloc(state, state.data, fileBlock * blockSize, (stop - fileBlock) * blockSize);
                     return hole(fileBlock, stop, state);
                 }
                 stop = Math.min(stop, eofBlock);

@@ -375,6 +375,23 @@ final class XfsLikeMount implements MountedFilesystem {
         }
     }
 
+    /** {@code xfs_release}'s {@code xfs_free_eofblocks}: the speculative preallocation goes with the last close. */
+    @Override
+    public void release(IomapInode inode) throws IOException {
+        volume.checkNotShutDown();
+        InodeState state = volume.inodes.get(inode.ino());
+        if (state == null) {
+            return;
+        }
+        state.lock.lock();
+        try {
+            state.protectedEnd = inode.size();
+            iomapOps.trimPreallocation(state);
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
     @Override
     public void evict(long ino) throws IOException {
         change(() -> {

@@ -163,4 +163,22 @@ class DelallocTest {
             assertThat(dm.counters()[1]).as("reserved: the source's preallocation only").isEqualTo(reserved);
         }
     }
+    /** {@code xfs_release}: the preallocation past EOF goes with the last close, so a closed file holds its data only. */
+    @Test
+    void theLastCloseDropsThePreallocationPastEof() throws Exception {
+        try (XfsFixture fx = XfsFixture.create()) {
+            dev.iomap.api.IomapFile first = fx.fs.create("/f");
+            dev.iomap.api.IomapFile second = fx.fs.open("/f");
+            first.write(0, java.nio.ByteBuffer.wrap(pattern(1, 0, 70_000)));
+            first.write(70_000, java.nio.ByteBuffer.wrap(pattern(2, 0, 10_000)));
+            // 20 blocks of data and min(80000, 1 MiB) / 4096 = 19 past them
+            assertThat(fx.fs.stat("/f").allocatedBytes()).isEqualTo(39 * BLOCK);
+            first.close();
+            assertThat(fx.fs.stat("/f").allocatedBytes()).as("another file is still open").isEqualTo(39 * BLOCK);
+            second.close();
+            assertThat(fx.fs.stat("/f").allocatedBytes()).isEqualTo(20 * BLOCK);
+            fx.fs.sync();
+            assertThat(fx.fs.stat("/f").allocatedBytes()).isEqualTo(20 * BLOCK);
+        }
+    }
 }

@@ -508,8 +508,15 @@ final class CoreFileSystem implements IomapFileSystem {
         try {
             if (openCounts.merge(ino, -1, Integer::sum) == 0) {
                 openCounts.remove(ino);
-                if (unlinked.remove(ino) != null && !closed) {
-                    evict(ino);
+                if (unlinked.remove(ino) != null) {
+                    if (!closed) {
+                        evict(ino);
+                    }
+                } else if (!closed) {
+                    CachedInode inode = cache.inode(ino);
+                    if (inode != null) {
+                        inode.withExclusiveLock(() -> mount.release(inode));
+                    }
                 }
             }
         } finally {
