@@ -114,6 +114,9 @@ final class CoreFileSystem implements IomapFileSystem {
 
     @Override
     public IomapFile create(String path, NewInodeAttributes attributes) throws IOException {
+        if (hasTrailingSlash(path)) {
+            throw new FileSystemException(path, null, "Is a directory");
+        }
         return locked(() -> {
             Parent parent = parent(path);
             long ino = mount.create(parent.dir(), parent.name(), FileType.REGULAR, attributes);
@@ -290,6 +293,9 @@ final class CoreFileSystem implements IomapFileSystem {
         locked(() -> {
             Parent parent = parent(path);
             long ino = mount.lookup(parent.dir(), parent.name());
+            if (hasTrailingSlash(path) && mount.getattr(ino).type() != FileType.DIRECTORY) {
+                throw new NotDirectoryException(path);
+            }
             mount.unlink(parent.dir(), parent.name());
             forgetIfUnlinked(ino);
             return null;
@@ -548,8 +554,20 @@ final class CoreFileSystem implements IomapFileSystem {
      */
     private long resolve(String path, boolean followLast) throws IOException {
         Walk walk = new Walk(path);
-        walk.names(Paths.names(path), followLast);
+        boolean slash = hasTrailingSlash(path);
+        walk.names(Paths.names(path), followLast || slash);
+        if (slash) {
+            walk.requireDirectory();
+        }
         return walk.top();
+    }
+
+    /**
+     * A trailing '/' says the path names a directory: resolution then follows a last link and refuses
+     * anything else with ENOTDIR, as the kernel's {@code LOOKUP_DIRECTORY} does.
+     */
+    private static boolean hasTrailingSlash(String path) {
+        return path.length() > 1 && path.endsWith("/");
     }
 
     /** The directory of a path's last name (every link before it followed), and that name. */

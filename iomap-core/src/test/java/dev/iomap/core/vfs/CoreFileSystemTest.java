@@ -303,4 +303,23 @@ class CoreFileSystemTest {
             assertThat(fs.stat("/a/b/f").type()).isEqualTo(FileType.REGULAR);
         }
     }
+    @Test
+    void aTrailingSlashNamesADirectoryOrIsNotADirectory() throws Exception {
+        try (IomapFileSystem fs = mount(snapfs())) {
+            fs.mkdir("/d");
+            fs.create("/f").close();
+
+            assertThat(fs.stat("/d/").type()).isEqualTo(FileType.DIRECTORY);
+            assertThat(fs.readdir("/d/")).isEmpty();
+            assertThatThrownBy(() -> fs.stat("/f/")).isInstanceOf(NotDirectoryException.class);
+            assertThatThrownBy(() -> fs.lstat("/f/")).isInstanceOf(NotDirectoryException.class);
+            assertThatThrownBy(() -> fs.open("/f/")).isInstanceOf(NotDirectoryException.class);
+            assertThatThrownBy(() -> fs.unlink("/f/")).isInstanceOf(NotDirectoryException.class);
+            assertThatThrownBy(() -> fs.create("/g/")).isInstanceOf(FileSystemException.class)
+                    .hasMessageContaining("Is a directory");
+            assertThat(fs.readdir("/")).extracting(DirEntry::name).containsExactly("d", "f");
+            fs.rmdir("/d/");
+            assertThat(fs.readdir("/")).extracting(DirEntry::name).containsExactly("f");
+        }
+    }
 }
