@@ -225,4 +225,31 @@ class InlineDataTest {
         cache.dropCleanCache();
         assertThat(read(file, 0, 2 * K1)).isEqualTo(model);
     }
+
+    @Test
+    void aShortCopyIntoAStuffedFileWritesThroughWhatItCopied() throws Exception {
+        StuffedTestOps ops = new StuffedTestOps(device, K1, LIMIT, BASE);
+        CachedInode inode = stuffedFile(1, ops);
+        OpenFile file = inode.open();
+        file.write(0, ByteBuffer.wrap(pattern(7, 0, 200)));
+
+        long written = file.write(10, TestIo.shortSource(pattern(8, 0, 100), 40), 100);
+
+        byte[] model = pattern(7, 0, 200);
+        System.arraycopy(pattern(8, 0, 40), 0, model, 10, 40);
+        assertThat(written).isEqualTo(40);
+        assertThat(ops.persisted(200)).isEqualTo(model);
+        cache.dropCleanCache();
+        assertThat(read(file, 0, 300)).isEqualTo(model);
+    }
+
+    @Test
+    void aStuffedFileIsAllDataToSeek() throws Exception {
+        StuffedTestOps ops = new StuffedTestOps(device, K1, LIMIT, BASE);
+        CachedInode inode = stuffedFile(1, ops);
+        inode.open().write(0, ByteBuffer.wrap(pattern(9, 0, 600)));
+
+        assertThat(inode.seekData(123)).isEqualTo(123);
+        assertThat(inode.seekHole(0)).isEqualTo(600);
+    }
 }
