@@ -25,8 +25,11 @@ import java.util.Set;
  * of a mapped store) copies the bytes it put in the page cache into the buffer before
  * {@link IomapOps#end} is called with {@code written} bytes (the kernel's
  * {@code iomap_write_end_inline}); persisting them, and the file size (already raised, see
- * {@link IomapInode#size()}), is the adapter's work in {@code end}. Cached inline data is never dirty:
- * writeback never sees it and never calls {@link WritebackOps#mapBlocks} for it.
+ * {@link IomapInode#size()}), is the adapter's work in {@code end}. The core touches the buffer only
+ * between {@code begin} and {@code end}, with the folio at offset 0 locked, so concurrent users of one
+ * inline file take turns on that folio. Cached inline data is never dirty: writeback never sees it
+ * and never calls {@link WritebackOps#mapBlocks} for it (a {@code mapBlocks} answer of
+ * {@code INLINE} is refused as the kernel's writeback refuses it).
  *
  * <p>As in the kernel, the core accepts an inline mapping only if it starts at file offset 0, ends
  * within the first page ({@code PageCacheOptions.pageSize()}), reaches EOF (the file's size is at

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.IomapException;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.api.WritebackException;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapInode;
@@ -110,5 +111,21 @@ class InlineRefusalTest {
         assertThatThrownBy(() -> new Iomap(0, 100, IomapType.INLINE, Set.of(), Iomap.NULL_ADDR, new byte[99], 0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("INLINE iomap of 100 bytes has only 99 bytes of inline data");
+    }
+
+    @Test
+    void writebackRefusesAnInlineMappingAndWritesNothing() throws Exception {
+        Iomap inline = inline(0, K1);
+        IomapOps ops = (inode, pos, length, request) -> IomapMapping.of(pos < K1 ? inline : Iomap.hole(pos, length));
+        WritebackOps writeback = (inode, pos, length) -> inline;
+        CachedInode inode = cache.addInode(1, K1, 100, 1L << 30, ops, writeback);
+        OpenFile file = inode.open();
+        file.read(0, ByteBuffer.allocate(100));
+        assertThat(inode.dirtyFolio(0)).isTrue();   // only an outside caller can dirty inline data
+
+        assertThatThrownBy(file::fsync)
+                .isInstanceOf(WritebackException.class)
+                .hasMessageContaining("inline data is written through at write time, never written back");
+        assertThat(device.stats().writes()).isZero();
     }
 }
