@@ -94,15 +94,20 @@ public final class MappedRegion {
      * Stores {@code n} bytes into a locked, uptodate folio and takes the write fault on it. The bytes
      * go in first, so that an {@code INLINE} mapping can be written through before the adapter's
      * {@code end} persists it; if the fault fails, the folio's old bytes are put back (the kernel's
-     * failed {@code page_mkwrite} never lets the store happen).
+     * failed {@code page_mkwrite} never lets the store happen), unless they were already written
+     * through to inline data (then the adapter's {@code end} failed, and the folio keeps agreeing with
+     * the inline buffer, as after a buffered write whose {@code end} fails).
      */
     private void storeInto(Folio folio, int offset, MemorySegment bytes, int n) throws IOException {
         byte[] old = folio.memory().asSlice(offset, n).toArray(ValueLayout.JAVA_BYTE);
         MemorySegment.copy(bytes, 0, folio.memory(), offset, n);
+        boolean[] wroteThrough = {false};
         try {
-            mkwrite(folio);
+            mkwrite(folio, wroteThrough);
         } catch (IOException | RuntimeException e) {
-            MemorySegment.copy(MemorySegment.ofArray(old), 0, folio.memory(), offset, n);
+            if (!wroteThrough[0]) {
+                MemorySegment.copy(MemorySegment.ofArray(old), 0, folio.memory(), offset, n);
+            }
             throw e;
         }
     }
@@ -114,8 +119,9 @@ public final class MappedRegion {
      * {@code folio_mkwrite_check_truncate}. An {@code INLINE} part is written through to the adapter's
      * inline buffer instead of dirtied (the kernel's gfs2 unstuffs the file in its
      * {@code page_mkwrite} instead; an adapter may do the same by returning {@code MAPPED} here).
+     * {@code wroteThrough[0]} becomes true once bytes went to inline data.
      */
-    private void mkwrite(Folio folio) throws IOException {
+    private void mkwrite(Folio folio, boolean[] wroteThrough) throws IOException {
         long insideEof = Math.min(folio.size(), inode.size() - folio.pos());
         if (insideEof <= 0) {
             throw new InvalidRangeException("write fault past EOF of inode " + inode.ino());
@@ -127,6 +133,7 @@ public final class MappedRegion {
                 int length = (int) iter.length();
                 if (iter.iomap().type() == IomapType.INLINE) {
                     BufferedRead.writeThroughInline(folio, offset, length, iter.iomap());
+                    wroteThrough[0] = true;
                 } else {
                     FolioState state = folio.stateForUpdate();
                     if (state != null) {
