@@ -14,12 +14,39 @@ import java.util.Set;
  * present only for {@link IomapType#INLINE}. The {@code validityCookie} is an adapter-chosen sequence
  * number that {@link IomapOps#valid} compares with the inode's current one.
  *
+ * <h2>Inline data</h2>
+ * An {@link IomapType#INLINE} mapping carries the file's bytes in {@code inlineData}: byte {@code i}
+ * of the array is file byte {@code offset + i}, for {@code i < length}; the array may be longer
+ * (the rest is ignored). The array is the adapter's own buffer (the kernel's
+ * {@code iomap->inline_data} pointing into the inode's metadata block), lent to the core until
+ * {@link IomapOps#end} returns; the core never keeps it after that. What the core reads from it: file
+ * bytes below EOF only (the bytes past EOF in the buffer need not be zero). What it writes into it:
+ * a write or zeroing ({@link IomapRequest#WRITE}, {@link IomapRequest#ZERO}, a {@link IomapRequest#FAULT}
+ * of a mapped store) copies the bytes it put in the page cache into the buffer before
+ * {@link IomapOps#end} is called with {@code written} bytes (the kernel's
+ * {@code iomap_write_end_inline}); persisting them, and the file size (already raised, see
+ * {@link IomapInode#size()}), is the adapter's work in {@code end}. The core touches the buffer only
+ * between {@code begin} and {@code end}, with the folio at offset 0 locked, so concurrent users of one
+ * inline file take turns on that folio. Cached inline data is never dirty: writeback never sees it
+ * and never calls {@link WritebackOps#mapBlocks} for it (a {@code mapBlocks} answer of
+ * {@code INLINE} is refused as the kernel's writeback refuses it).
+ *
+ * <p>As in the kernel, the core accepts an inline mapping only if it starts at file offset 0, ends
+ * within the first page ({@code PageCacheOptions.pageSize()}), reaches EOF (the file's size is at
+ * most {@link #end()} when {@link IomapOps#begin} returns it) and is its own read source (no separate
+ * {@code srcmap}, and no {@code INLINE} srcmap under another iomap); anything else fails the call with
+ * an {@link dev.iomap.api.IomapException} naming the mapping. A file leaves the inline state
+ * (gfs2's unstuffing) when the adapter's {@code begin} moves the data to blocks of its own and
+ * returns {@link IomapType#MAPPED}: the cached bytes stay as they are and are written back to those
+ * blocks when next dirtied.
+ *
  * @param offset file offset of the first byte, at least 0
  * @param length number of bytes, at least 1
  * @param type what backs the range
  * @param flags flags; copied, never null
  * @param address device byte address of {@code offset}, or {@link #NULL_ADDR}
- * @param inlineData the inline bytes for {@link IomapType#INLINE} ({@code length} of them), else null
+ * @param inlineData the adapter's inline buffer for {@link IomapType#INLINE}, at least {@code length}
+ *     bytes (see "Inline data" above), else null
  * @param validityCookie the adapter's sequence number when the mapping was made
  */
 public record Iomap(
@@ -37,7 +64,8 @@ public record Iomap(
     /**
      * Checks the invariants above.
      *
-     * @throws IllegalArgumentException if a range is negative or empty, or type and address disagree
+     * @throws IllegalArgumentException if a range is negative or empty, type and address disagree, or
+     *     inline data is missing, misplaced or shorter than {@code length}
      */
     public Iomap {
         Objects.requireNonNull(type, "type");
@@ -53,6 +81,10 @@ public record Iomap(
         }
         if ((type == IomapType.INLINE) != (inlineData != null)) {
             throw new IllegalArgumentException("inline data goes with INLINE only");
+        }
+        if (inlineData != null && inlineData.length < length) {
+            throw new IllegalArgumentException("INLINE iomap of " + length + " bytes has only "
+                    + inlineData.length + " bytes of inline data");
         }
         flags = flags == null || flags.isEmpty() ? Set.of() : Set.copyOf(flags);
     }

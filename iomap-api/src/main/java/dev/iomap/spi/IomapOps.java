@@ -33,6 +33,13 @@ public interface IomapOps {
      * that reserved delayed allocation for the whole range releases the reservation of the unwritten
      * part here.
      *
+     * <p>For an {@link IomapType#INLINE} {@code iomap} with {@code written > 0} under a
+     * {@link IomapRequest#WRITE}, {@link IomapRequest#ZERO} or {@link IomapRequest#FAULT} request, the
+     * core has already copied the written bytes into {@code iomap.inlineData()} (file offsets
+     * {@code [pos, pos + written)}, or for a fault every byte of the mapping below EOF) and raised the
+     * in-memory size; the adapter persists its inline buffer and size here, because no writeback
+     * will (see {@link Iomap}, "Inline data").
+     *
      * @param inode the file
      * @param pos the {@code pos} given to {@link #begin}
      * @param length bytes the core acted on, at most the mapping's length

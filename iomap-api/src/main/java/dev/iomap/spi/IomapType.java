@@ -14,7 +14,10 @@ public enum IomapType {
     MAPPED,
     /** Allocated blocks not yet written: read as zeroes, converted to {@link #MAPPED} at I/O completion. */
     UNWRITTEN,
-    /** Data stored inside the metadata ({@link Iomap#inlineData()}), not in blocks of its own. */
+    /**
+     * Data stored inside the metadata ({@link Iomap#inlineData()}), not in blocks of its own; the core
+     * writes through to it and never writes it back (see {@link Iomap}, "Inline data").
+     */
     INLINE;
 
     /**

@@ -198,7 +198,7 @@ final class BufferedRead {
 
     /**
      * Copies inline data into a locked folio and zeroes the rest of it; the folio becomes uptodate (the
-     * kernel's {@code iomap_read_inline_data}).
+     * kernel's {@code iomap_read_inline_data}, which {@code iomap_write_begin_inline} calls).
      */
     void fillInline(Folio folio, Iomap iomap) throws IOException {
         copyInline(folio, 0, folio.size(), iomap);
@@ -210,17 +210,36 @@ final class BufferedRead {
     }
 
     /**
-     * Copies inline data into part of a locked folio and zeroes the rest of that part (the kernel's
-     * {@code iomap_read_inline_data}).
+     * Copies the inline bytes below EOF into part of a locked folio and zeroes the rest of that part
+     * (the kernel's {@code iomap_read_inline_data}, which copies {@code i_size - iomap->offset} bytes
+     * and zeroes the folio's tail). {@link IomapIter} has checked that the mapping starts at 0, lies in
+     * the first page and reaches EOF.
      */
     private void copyInline(Folio folio, int from, int length, Iomap iomap) throws IOException {
-        long pos = folio.pos() + from;
-        byte[] data = iomap.inlineData();
         if (folio.pos() != 0 || iomap.offset() != 0) {
-            throw new IomapException("inline data must start at file offset 0, inode " + inode.ino());
+            throw new IomapException("inline data must start at file offset 0, got " + iomap + " for folio at "
+                    + folio.pos() + " of inode " + inode.ino());
         }
-        int available = (int) Math.max(0, Math.min(length, data.length - pos));
-        MemorySegment.copy(MemorySegment.ofArray(data), pos, folio.memory(), from, available);
+        long valid = Math.min(inode.size(), iomap.end());
+        int available = (int) Math.max(0, Math.min(length, valid - from));
+        MemorySegment.copy(MemorySegment.ofArray(iomap.inlineData()), from, folio.memory(), from, available);
         folio.memory().asSlice(from + available, length - available).fill((byte) 0);
+    }
+
+    /**
+     * Copies bytes of a locked, uptodate folio into an inline mapping's buffer: the kernel's
+     * {@code iomap_write_end_inline}. The adapter persists the buffer in {@code IomapOps.end}.
+     *
+     * @param folio the folio at file offset 0
+     * @param offset byte offset inside the folio (= file offset)
+     * @param length bytes, within the mapping
+     * @param iomap an {@code INLINE} mapping checked by {@link IomapIter}
+     */
+    static void writeThroughInline(Folio folio, int offset, int length, Iomap iomap) throws IomapException {
+        if (folio.pos() != 0 || offset + (long) length > iomap.end()) {
+            throw new IomapException("cannot write file range [" + (folio.pos() + offset) + ", +" + length
+                    + ") through " + iomap);
+        }
+        MemorySegment.copy(folio.memory(), offset, MemorySegment.ofArray(iomap.inlineData()), offset, length);
     }
 }

@@ -1,5 +1,6 @@
 package dev.iomap.core;
 
+import dev.iomap.api.IomapException;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapFlag;
 import dev.iomap.spi.IomapRequest;
@@ -150,7 +151,7 @@ final class BufferedWrite {
                 int offset = (int) (pos - folio.pos());
                 int length = (int) Math.min(bytes, folio.size() - offset);
                 copied = src.copyTo(folio.memory(), offset, length);
-                accepted = writeEnd(folio, offset, length, copied);
+                accepted = writeEnd(folio, offset, length, copied, iter.iomap());
                 inode.writeOps().putFolio(inode, pos, accepted, iter.iomap());
                 if (appWrite) {
                     inode.extendSize(pos + accepted);
@@ -256,11 +257,13 @@ final class BufferedWrite {
      * Marks the copied range uptodate and dirty (the kernel's {@code __iomap_write_end}, through
      * {@code iomap_set_range_uptodate} and {@code iomap_set_range_dirty}). A short copy
      * into a folio that is not uptodate counts as nothing: the blocks it half filled would otherwise be
-     * uptodate with bytes never written.
+     * uptodate with bytes never written. Through an {@code INLINE} mapping the copied bytes go into
+     * the adapter's inline buffer instead and the folio stays clean (the kernel's
+     * {@code iomap_write_end_inline}): writeback has nothing to map there.
      *
      * @return bytes accepted
      */
-    private int writeEnd(Folio folio, int offset, int length, int copied) {
+    private int writeEnd(Folio folio, int offset, int length, int copied, Iomap iomap) throws IomapException {
         if (copied < length && !folio.isUptodate()) {
             return 0;
         }
@@ -268,6 +271,13 @@ final class BufferedWrite {
             return 0;
         }
         FolioState state = folio.state();
+        if (iomap.type() == IomapType.INLINE) {
+            BufferedRead.writeThroughInline(folio, offset, copied, iomap);
+            if (state == null || state.setRangeUptodate(offset, copied)) {
+                folio.markUptodate();
+            }
+            return copied;
+        }
         if (state == null) {
             folio.markUptodate();
         } else if (state.markWritten(inode.pageCache().options().stateLock(), offset, length, copied)) {

@@ -5,6 +5,7 @@ import dev.iomap.api.IomapException;
 import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
+import dev.iomap.spi.IomapType;
 import java.io.IOException;
 import java.util.Set;
 
@@ -80,6 +81,7 @@ public final class IomapIter {
             throw new IomapException("adapter mapping " + next + " does not contain file offset " + pos
                     + " of inode " + inode.ino());
         }
+        checkInline(next);
         mapping = next;
         long end = Math.min(next.iomap().end(), pos + remaining);
         if (next.srcmap() != null) {
@@ -87,6 +89,42 @@ public final class IomapIter {
         }
         mappedLength = end - pos;
         return true;
+    }
+
+    /**
+     * Refuses an {@code INLINE} mapping the core cannot serve (see {@link Iomap}, "Inline data"): not
+     * at file offset 0, past the first page, short of EOF, or paired with another source. The kernel
+     * WARNs and fails with {@code -EIO} in {@code iomap_write_begin_inline},
+     * {@code iomap_read_inline_data} and {@code iomap_inline_data_valid}. The mapping is ended with
+     * nothing processed before the error is thrown, so the adapter can release it.
+     */
+    private void checkInline(IomapMapping next) throws IOException {
+        Iomap iomap = next.iomap();
+        Iomap src = next.readSource();
+        if (iomap.type() != IomapType.INLINE && src.type() != IomapType.INLINE) {
+            return;
+        }
+        String problem = null;
+        if (!src.equals(iomap)) {
+            problem = "an INLINE mapping must be its own read source (no srcmap)";
+        } else if (iomap.offset() != 0) {
+            problem = "inline data must start at file offset 0";
+        } else if (iomap.end() > inode.pageCache().options().pageSize()) {
+            problem = "inline data must lie within the first page ("
+                    + inode.pageCache().options().pageSize() + " bytes)";
+        } else if (inode.size() > iomap.end()) {
+            problem = "inline data must reach EOF (size " + inode.size() + ")";
+        }
+        if (problem != null) {
+            IomapException failure = new IomapException(problem + "; adapter returned " + next + " at "
+                    + pos + " for inode " + inode.ino());
+            try {
+                ops.end(inode, pos, Math.min(iomap.end(), pos + remaining) - pos, 0, request, iomap);
+            } catch (IOException | RuntimeException suppressed) {
+                failure.addSuppressed(suppressed);
+            }
+            throw failure;
+        }
     }
 
     /**

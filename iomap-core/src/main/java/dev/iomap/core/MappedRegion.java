@@ -2,8 +2,10 @@ package dev.iomap.core;
 
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.spi.IomapRequest;
+import dev.iomap.spi.IomapType;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
@@ -73,8 +75,7 @@ public final class MappedRegion {
                     int n = Math.min(buffer.remaining(), folio.size() - offset);
                     MemorySegment bytes = MemorySegment.ofBuffer(buffer);
                     if (store) {
-                        mkwrite(folio);
-                        MemorySegment.copy(bytes, 0, folio.memory(), offset, n);
+                        storeInto(folio, offset, bytes, n);
                     } else {
                         MemorySegment.copy(folio.memory(), offset, bytes, 0, n);
                     }
@@ -90,12 +91,37 @@ public final class MappedRegion {
     }
 
     /**
+     * Stores {@code n} bytes into a locked, uptodate folio and takes the write fault on it. The bytes
+     * go in first, so that an {@code INLINE} mapping can be written through before the adapter's
+     * {@code end} persists it; if the fault fails, the folio's old bytes are put back (the kernel's
+     * failed {@code page_mkwrite} never lets the store happen), unless they were already written
+     * through to inline data (then the adapter's {@code end} failed, and the folio keeps agreeing with
+     * the inline buffer, as after a buffered write whose {@code end} fails).
+     */
+    private void storeInto(Folio folio, int offset, MemorySegment bytes, int n) throws IOException {
+        byte[] old = folio.memory().asSlice(offset, n).toArray(ValueLayout.JAVA_BYTE);
+        MemorySegment.copy(bytes, 0, folio.memory(), offset, n);
+        boolean[] wroteThrough = {false};
+        try {
+            mkwrite(folio, wroteThrough);
+        } catch (IOException | RuntimeException e) {
+            if (!wroteThrough[0]) {
+                MemorySegment.copy(MemorySegment.ofArray(old), 0, folio.memory(), offset, n);
+            }
+            throw e;
+        }
+    }
+
+    /**
      * The write fault on a locked, uptodate folio: map the part inside EOF for writing and dirty
      * exactly those blocks (the 2024 fix to the dirty length of {@code iomap_page_mkwrite}). The
      * kernel's {@code iomap_folio_mkwrite_iter}, with the EOF check of its
-     * {@code folio_mkwrite_check_truncate}.
+     * {@code folio_mkwrite_check_truncate}. An {@code INLINE} part is written through to the adapter's
+     * inline buffer instead of dirtied (the kernel's gfs2 unstuffs the file in its
+     * {@code page_mkwrite} instead; an adapter may do the same by returning {@code MAPPED} here).
+     * {@code wroteThrough[0]} becomes true once bytes went to inline data.
      */
-    private void mkwrite(Folio folio) throws IOException {
+    private void mkwrite(Folio folio, boolean[] wroteThrough) throws IOException {
         long insideEof = Math.min(folio.size(), inode.size() - folio.pos());
         if (insideEof <= 0) {
             throw new InvalidRangeException("write fault past EOF of inode " + inode.ino());
@@ -105,11 +131,16 @@ public final class MappedRegion {
             while (iter.next()) {
                 int offset = (int) (iter.pos() - folio.pos());
                 int length = (int) iter.length();
-                FolioState state = folio.stateForUpdate();
-                if (state != null) {
-                    state.setRangeDirty(offset, length);
+                if (iter.iomap().type() == IomapType.INLINE) {
+                    BufferedRead.writeThroughInline(folio, offset, length, iter.iomap());
+                    wroteThrough[0] = true;
+                } else {
+                    FolioState state = folio.stateForUpdate();
+                    if (state != null) {
+                        state.setRangeDirty(offset, length);
+                    }
+                    folio.markDirty();
                 }
-                folio.markDirty();
                 iter.advance(length);
             }
         } catch (IOException | RuntimeException e) {

@@ -211,7 +211,9 @@ final class Writeback {
         if (iomap == null || !iomap.contains(pos)
                 || (iomap.type() != IomapType.MAPPED && iomap.type() != IomapType.UNWRITTEN)) {
             throw new IomapException("mapBlocks of inode " + inode.ino() + " at " + pos
-                    + " returned " + iomap + "; writeback needs a MAPPED or UNWRITTEN mapping containing it");
+                    + " returned " + iomap + "; writeback needs a MAPPED or UNWRITTEN mapping containing it"
+                    + (iomap != null && iomap.type() == IomapType.INLINE
+                            ? " (inline data is written through at write time, never written back)" : ""));
         }
     }
 

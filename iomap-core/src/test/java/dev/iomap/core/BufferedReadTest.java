@@ -131,8 +131,8 @@ class BufferedReadTest {
         IomapOps ops = mock(IomapOps.class);
         when(ops.begin(any(), anyLong(), anyLong(), any())).thenAnswer(call -> {
             long pos = call.<Long>getArgument(1);
-            return IomapMapping.of(pos < K1
-                    ? new Iomap(0, K1, IomapType.INLINE, Set.of(), Iomap.NULL_ADDR, inline, 0)
+            return IomapMapping.of(pos < 300
+                    ? new Iomap(0, 300, IomapType.INLINE, Set.of(), Iomap.NULL_ADDR, inline, 0)
                     : Iomap.hole(pos & -K1, K1));
         });
         IomapCache cache = new IomapCache(poisoned(), device);

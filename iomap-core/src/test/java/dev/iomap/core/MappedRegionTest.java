@@ -131,4 +131,25 @@ class MappedRegionTest {
         assertThat(requests.stream().filter(request -> !request.isEmpty()))
                 .containsExactly(Set.of(IomapRequest.WRITE, IomapRequest.FAULT));
     }
+
+    @Test
+    void aStoreWhoseFaultFailsLeavesTheFolioAsItWas() throws Exception {
+        IomapCache cache = new IomapCache(PageCacheOptions.defaults(), device);
+        SparseTestOps sparse = new SparseTestOps(K1);
+        dev.iomap.spi.IomapOps full = (inode, pos, length, request) -> {
+            if (request.contains(IomapRequest.FAULT)) {
+                throw new dev.iomap.api.NoSpaceException("no space for the fault at " + pos);
+            }
+            return sparse.begin(inode, pos, length, request);
+        };
+        CachedInode inode = cache.addInode(1, K1, 0, 1L << 30, full, sparse);
+        inode.open().write(0, buffer(7, 0, 2000));
+
+        assertThatThrownBy(() -> inode.map().store(10, ByteBuffer.wrap(new byte[] {1, 2, 3})))
+                .isInstanceOf(dev.iomap.api.NoSpaceException.class);
+
+        ByteBuffer loaded = ByteBuffer.allocate(2000);
+        inode.map().load(0, loaded);
+        assertThat(loaded.array()).isEqualTo(pattern(7, 0, 2000));
+    }
 }
