@@ -53,6 +53,21 @@ public interface IomapInode {
     void writeAndWait(long start, long end);
 
     /**
+     * Drops every cached folio of the file, after waiting for the writeback in flight of each: the
+     * invalidation step of a cluster lock's demotion ({@code go_inval} of a GFS2 inode glock, which
+     * calls the kernel's {@code truncate_inode_pages}). It writes nothing back: the caller has written
+     * the file back first ({@link #writeAndWait} in {@code go_sync}), so a folio still dirty here was
+     * dirtied after that, by a use the lock should have excluded. Such a folio is kept, not dropped
+     * (its data is not lost), the clean ones are dropped, and the method throws
+     * {@link DirtyCacheException}. Takes the inode lock exclusively, so no read or write of this file
+     * runs meanwhile; the file's size is unchanged, and the next read comes from the device.
+     *
+     * @return how many pages (of the cache's page size) were dropped
+     * @throws DirtyCacheException if dirty folios were found and kept
+     */
+    long invalidateCache();
+
+    /**
      * Lowers the in-memory size to what the device really holds after writes were lost; does nothing
      * if the size is already at or below it (zonefs resynchronises {@code i_size} from the write
      * pointer on an I/O error). Callable from any thread, including an ioend completion
