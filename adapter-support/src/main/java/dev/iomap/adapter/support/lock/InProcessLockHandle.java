@@ -175,9 +175,13 @@ final class InProcessLockHandle implements LockHandle {
                 InProcessLockHandle victim = inTheWay(resource, wanted);
                 if (victim == null && demotingThread == null) {
                     checkUsable();
-                    mode = wanted;
                     holds++;
-                    manager.countAcquisition();
+                    if (mode.covers(wanted)) {   // another use of this holder got it meanwhile
+                        manager.countCachedHold();
+                    } else {
+                        mode = wanted;
+                        manager.countAcquisition();
+                    }
                     return;
                 }
                 InProcessLockHandle busy = victim == null ? this : victim;
