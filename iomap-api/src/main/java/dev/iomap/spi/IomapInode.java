@@ -62,10 +62,16 @@ public interface IomapInode {
      * {@link DirtyCacheException}. Takes the inode lock exclusively, so no read or write of this file
      * runs meanwhile; the file's size is unchanged, and the next read comes from the device.
      *
+     * <p>The core's inode implements it; the default, there only so that stand-ins of this interface
+     * in tests need not, refuses.
+     *
      * @return how many pages (of the cache's page size) were dropped
      * @throws DirtyCacheException if dirty folios were found and kept
+     * @throws UnsupportedOperationException from the default, in an implementation without a cache
      */
-    long invalidateCache();
+    default long invalidateCache() {
+        throw new UnsupportedOperationException(getClass().getName() + " has no page cache to invalidate");
+    }
 
     /**
      * Lowers the in-memory size to what the device really holds after writes were lost; does nothing
