@@ -59,8 +59,14 @@ public interface IomapInode {
      * the file back first ({@link #writeAndWait} in {@code go_sync}), so a folio still dirty here was
      * dirtied after that, by a use the lock should have excluded. Such a folio is kept, not dropped
      * (its data is not lost), the clean ones are dropped, and the method throws
-     * {@link DirtyCacheException}. Takes the inode lock exclusively, so no read or write of this file
-     * runs meanwhile; the file's size is unchanged, and the next read comes from the device.
+     * {@link DirtyCacheException}. The file's size is unchanged, and the next read comes from the
+     * device.
+     *
+     * <p>Takes folio locks only, never the inode lock, as memory reclaim does: an adapter takes its
+     * glock inside the inode lock (GFS2 takes it inside {@code i_rwsem}), so a demotion run for another
+     * node must not wait for this inode's lock. Keeping this node's readers and writers out meanwhile
+     * is the lock being demoted's job; a read that runs anyway (a caller's bug) caches the folio again
+     * from the device, and a write dirties one, which the next call reports.
      *
      * <p>The core's inode implements it; the default, there only so that stand-ins of this interface
      * in tests need not, refuses.

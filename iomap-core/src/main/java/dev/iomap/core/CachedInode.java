@@ -269,13 +269,7 @@ public final class CachedInode implements IomapInode {
     /** {@inheritDoc} Done by {@code Invalidate.dropCleanFolios}. */
     @Override
     public long invalidateCache() {
-        Invalidate.CacheDrop drop;
-        inodeLock.writeLock().lock();
-        try {
-            drop = Invalidate.dropCleanFolios(this);
-        } finally {
-            inodeLock.writeLock().unlock();
-        }
+        Invalidate.CacheDrop drop = Invalidate.dropCleanFolios(this);
         if (drop.dirtyPages() > 0) {
             throw new DirtyCacheException(ino, drop.dirtyPages(), drop.firstDirtyOffset());
         }

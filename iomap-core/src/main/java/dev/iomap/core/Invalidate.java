@@ -137,7 +137,8 @@ final class Invalidate {
     }
     /**
      * Removes every clean folio of the file after waiting for its writeback, and keeps the dirty ones:
-     * the body of {@link CachedInode#invalidateCache}, which holds the inode lock.
+     * the body of {@link CachedInode#invalidateCache}. Takes folio locks only (as {@link Reclaim} does),
+     * not the inode lock.
      *
      * @param inode the file
      * @return the pages removed and, if any folio was dirty, the first dirty folio's offset

@@ -17,6 +17,9 @@ import dev.iomap.spi.DirtyCacheException;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.WritebackOps;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -109,5 +112,49 @@ class InvalidateCacheTest {
 
         assertThat(device.stats().minus(before).reads()).isZero();
         assertThat(TestIo.readDevice(device, 0, 2 * K4)).isEqualTo(pattern(6, 0, 2 * K4));
+    }
+
+    @Test
+    void itDoesNotWaitForTheInodeLockWhichAWriterWaitingForTheGlockHolds() throws Exception {
+        CachedInode inode = newInode(PageCacheOptions.builder().maxFolioOrder(0).build());
+        inode.open().write(0, buffer(7, 0, 2 * K4));
+        inode.writeAndWait(0, Long.MAX_VALUE);
+        CountDownLatch locked = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        Thread writer = Thread.ofPlatform().name("writer-holding-the-inode-lock").start(() -> {
+            try {
+                inode.withExclusiveLock(() -> {
+                    locked.countDown();
+                    awaitUninterruptibly(finish);
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            assertThat(locked.await(30, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<Long> dropped = CompletableFuture.supplyAsync(inode::invalidateCache,
+                    command -> Thread.ofPlatform().name("demotion").start(command));
+
+            assertThat(dropped.get(30, TimeUnit.SECONDS)).as("no wait for the inode lock").isEqualTo(2);
+        } finally {
+            finish.countDown();
+            writer.join(30_000);
+        }
+        assertThat(writer.isAlive()).isFalse();
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (latch.getCount() > 0) {
+            try {
+                latch.await();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

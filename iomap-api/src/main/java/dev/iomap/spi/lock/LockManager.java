@@ -7,8 +7,8 @@ import java.time.Duration;
  * The glock manager of one node (one mount): grants named locks in {@link LockMode}s to holders and
  * demotes holders whose mode conflicts with a request, through their {@link DemoteCallbacks}, before
  * granting it. The in-process implementation ({@code dev.iomap.adapter.support.lock}) is the embedded
- * default; a distributed one serves several nodes sharing one device. Adapters get one from their
- * mount configuration and depend on this interface only.
+ * default; a distributed one serves several nodes sharing one device. An adapter that uses glocks has
+ * one per mount and depends on this interface only.
  *
  * <h2>Lock order</h2>
  * A thread that holds several locks takes them in this order, and releases in any order (DESIGN.md,
