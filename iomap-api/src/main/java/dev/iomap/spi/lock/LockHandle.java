@@ -16,7 +16,7 @@ import java.time.Duration;
  * {@link #lock} asks the manager again for the mode it needs.
  *
  * <p>Thread-safe: several threads may hold one handle at once. A thread must not lock a handle it
- * already holds (a pending demotion would wait for it forever) and locks names in the lock order
+ * already holds (a pending demotion would wait for it until the timeout) and locks names in the lock order
  * ({@link LockName}). After {@link #release} every method but {@link #name}, {@link #mode} and
  * {@link #holds} throws {@link IllegalStateException}.
  */
