@@ -53,6 +53,33 @@ public interface IomapInode {
     void writeAndWait(long start, long end);
 
     /**
+     * Drops every cached folio of the file, after waiting for the writeback in flight of each: the
+     * invalidation step of a cluster lock's demotion ({@code go_inval} of a GFS2 inode glock, which
+     * calls the kernel's {@code truncate_inode_pages}). It writes nothing back: the caller has written
+     * the file back first ({@link #writeAndWait} in {@code go_sync}), so a folio still dirty here was
+     * dirtied after that, by a use the lock should have excluded. Such a folio is kept, not dropped
+     * (its data is not lost), the clean ones are dropped, and the method throws
+     * {@link DirtyCacheException}. The file's size is unchanged, and the next read comes from the
+     * device.
+     *
+     * <p>Takes folio locks only, never the inode lock, as memory reclaim does: an adapter takes its
+     * glock inside the inode lock (GFS2 takes it inside {@code i_rwsem}), so a demotion run for another
+     * node must not wait for this inode's lock. Keeping this node's readers and writers out meanwhile
+     * is the lock being demoted's job; a read that runs anyway (a caller's bug) caches the folio again
+     * from the device, and a write dirties one, which the next call reports.
+     *
+     * <p>The core's inode implements it; the default, there only so that stand-ins of this interface
+     * in tests need not, refuses.
+     *
+     * @return how many pages (of the cache's page size) were dropped
+     * @throws DirtyCacheException if dirty folios were found and kept
+     * @throws UnsupportedOperationException from the default, in an implementation without a cache
+     */
+    default long invalidateCache() {
+        throw new UnsupportedOperationException(getClass().getName() + " has no page cache to invalidate");
+    }
+
+    /**
      * Lowers the in-memory size to what the device really holds after writes were lost; does nothing
      * if the size is already at or below it (zonefs resynchronises {@code i_size} from the write
      * pointer on an I/O error). Callable from any thread, including an ioend completion

@@ -2,6 +2,7 @@ package dev.iomap.core;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.DelallocPunch;
+import dev.iomap.spi.DirtyCacheException;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.spi.IomapOps;
@@ -263,6 +264,16 @@ public final class CachedInode implements IomapInode {
     public void flushAndInvalidate(long start, long end) {
         writeAndWait(start, end);
         Invalidate.invalidateRange(this, start, end);
+    }
+
+    /** {@inheritDoc} Done by {@code Invalidate.dropCleanFolios}. */
+    @Override
+    public long invalidateCache() {
+        Invalidate.CacheDrop drop = Invalidate.dropCleanFolios(this);
+        if (drop.dirtyPages() > 0) {
+            throw new DirtyCacheException(ino, drop.dirtyPages(), drop.firstDirtyOffset());
+        }
+        return drop.droppedPages();
     }
 
     /**

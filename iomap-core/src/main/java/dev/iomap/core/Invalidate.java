@@ -135,4 +135,49 @@ final class Invalidate {
             }
         }
     }
+    /**
+     * Removes every clean folio of the file after waiting for its writeback, and keeps the dirty ones:
+     * the body of {@link CachedInode#invalidateCache}. Takes folio locks only (as {@link Reclaim} does),
+     * not the inode lock.
+     *
+     * @param inode the file
+     * @return the pages removed and, if any folio was dirty, the first dirty folio's offset
+     */
+    static CacheDrop dropCleanFolios(CachedInode inode) {
+        PageCache cache = inode.pageCache();
+        int shift = cache.pageShift();
+        long dropped = 0;
+        long dirtyPages = 0;
+        long firstDirty = -1;
+        for (Folio folio : cache.foliosIn(0, Long.MAX_VALUE >>> shift)) {
+            folio.lock();
+            try {
+                if (folio.isRemoved()) {
+                    continue;
+                }
+                folio.waitWriteback();
+                if (folio.isDirty()) {
+                    dirtyPages += folio.size() >>> shift;
+                    firstDirty = firstDirty < 0 ? folio.pos() : Math.min(firstDirty, folio.pos());
+                    continue;
+                }
+                invalidateFolio(folio, 0, folio.size());
+                cache.remove(folio);
+                dropped += folio.size() >>> shift;
+            } finally {
+                folio.unlock();
+            }
+        }
+        return new CacheDrop(dropped, dirtyPages, firstDirty);
+    }
+
+    /**
+     * What {@link #dropCleanFolios} did.
+     *
+     * @param droppedPages pages removed
+     * @param dirtyPages dirty pages kept
+     * @param firstDirtyOffset the file offset of the first dirty folio kept, -1 if none
+     */
+    record CacheDrop(long droppedPages, long dirtyPages, long firstDirtyOffset) {
+    }
 }

@@ -1,0 +1,306 @@
+package dev.iomap.adapter.support.lock;
+
+import dev.iomap.spi.lock.DemoteCallbacks;
+import dev.iomap.spi.lock.DemoteFailedException;
+import dev.iomap.spi.lock.LockHandle;
+import dev.iomap.spi.lock.LockMode;
+import dev.iomap.spi.lock.LockName;
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * One holder of one name in an {@link InProcessLockSpace}. Its state is guarded by the space's mutex;
+ * its callbacks run with the mutex released and {@link #demotingThread} set, which keeps every other
+ * request for the name and every new use of this handle waiting until they returned.
+ */
+final class InProcessLockHandle implements LockHandle {
+    private final InProcessLockManager manager;
+    private final InProcessLockSpace space;
+    private final LockName name;
+    private final DemoteCallbacks callbacks;
+    private LockMode mode = LockMode.UN;
+    private int holds;
+    /** Set by the request at the head of the queue while it waits for this handle's uses to end. */
+    private boolean demoteWanted;
+    /** The thread running this handle's callbacks, or null. */
+    private Thread demotingThread;
+    private boolean released;
+
+    InProcessLockHandle(InProcessLockManager manager, InProcessLockSpace space, LockName name,
+            DemoteCallbacks callbacks) {
+        this.manager = manager;
+        this.space = space;
+        this.name = name;
+        this.callbacks = callbacks;
+    }
+
+    @Override
+    public LockName name() {
+        return name;
+    }
+
+    @Override
+    public LockMode mode() {
+        space.mutex.lock();
+        try {
+            return mode;
+        } finally {
+            space.mutex.unlock();
+        }
+    }
+
+    @Override
+    public int holds() {
+        space.mutex.lock();
+        try {
+            return holds;
+        } finally {
+            space.mutex.unlock();
+        }
+    }
+
+    @Override
+    public void lock(LockMode wanted, Duration timeout) throws IOException {
+        checkWanted(wanted);
+        Deadline deadline = Deadline.after(timeout);
+        manager.checkOrder(name);
+        space.mutex.lock();
+        try {
+            checkUsable();
+            if (demotingThread == Thread.currentThread()) {
+                throw new IllegalStateException(this + " locked from its own demote callback");
+            }
+            while (demoteWanted || demotingThread != null) {
+                deadline.await(space.changed, this + " waiting for its demotion to end");
+            }
+            checkUsable();
+            if (mode.covers(wanted)) {
+                holds++;
+                manager.countCachedHold();
+            } else {
+                obtain(wanted, deadline);
+            }
+        } finally {
+            space.mutex.unlock();
+        }
+        manager.noteHeld(name);
+    }
+
+    @Override
+    public void unlock() {
+        space.mutex.lock();
+        try {
+            checkUsable();
+            if (holds == 0) {
+                throw new IllegalStateException(this + " unlocked more often than locked");
+            }
+            holds--;
+            space.changed.signalAll();
+        } finally {
+            space.mutex.unlock();
+        }
+        manager.noteUnheld(name);
+    }
+
+    @Override
+    public void release() throws IOException {
+        Deadline deadline = Deadline.after(Deadline.FOREVER);
+        space.mutex.lock();
+        try {
+            checkReleasable();
+            while (demotingThread != null) {
+                deadline.await(space.changed, this + " waiting for its demotion to end before release");
+            }
+            checkReleasable();
+            if (mode != LockMode.UN) {
+                demote(LockMode.UN, false);
+            }
+            released = true;
+            space.resource(name).holders.remove(this);
+            space.forgetIfIdle(name);
+            manager.forget(this);
+            space.changed.signalAll();
+        } finally {
+            space.mutex.unlock();
+        }
+    }
+
+    /**
+     * The first use, by {@link InProcessLockManager#acquire}: registers this holder and obtains
+     * {@code wanted}; on failure unregisters it again. Caller holds the mutex once.
+     */
+    void acquire(LockMode wanted, Deadline deadline) throws IOException {
+        InProcessLockSpace.Resource resource = space.resource(name);
+        resource.holders.add(this);
+        boolean granted = false;
+        try {
+            obtain(wanted, deadline);
+            granted = true;
+        } finally {
+            if (!granted) {
+                released = true;
+                resource.holders.remove(this);
+                space.forgetIfIdle(name);
+            }
+        }
+    }
+
+    /** @return whether a use is in progress; caller holds the mutex */
+    boolean isHeld() {
+        return holds > 0;
+    }
+
+    /** @return whether {@link #release} completed; caller holds the mutex */
+    boolean isReleased() {
+        return released;
+    }
+
+    /**
+     * Waits for this request's turn in the name's queue, demotes every holder in the way (after its
+     * uses ended), then grants {@code wanted} to this holder and starts one use. Caller holds the
+     * mutex exactly once.
+     */
+    private void obtain(LockMode wanted, Deadline deadline) throws IOException {
+        InProcessLockSpace.Resource resource = space.resource(name);
+        Object ticket = new Object();
+        resource.queue.addLast(ticket);
+        boolean wasHead = false;
+        try {
+            while (true) {
+                if (resource.queue.peekFirst() != ticket) {
+                    deadline.await(space.changed, this + " waiting in the queue for " + wanted);
+                    continue;
+                }
+                wasHead = true;
+                InProcessLockHandle victim = inTheWay(resource, wanted);
+                if (victim == null && demotingThread == null) {
+                    checkUsable();
+                    holds++;
+                    if (mode.covers(wanted)) {   // another use of this holder got it meanwhile
+                        manager.countCachedHold();
+                    } else {
+                        mode = wanted;
+                        manager.countAcquisition();
+                    }
+                    return;
+                }
+                InProcessLockHandle busy = victim == null ? this : victim;
+                if (busy.demotingThread != null) {
+                    deadline.await(space.changed, this + " waiting for " + busy + " to finish its callbacks");
+                } else if (busy.holds > 0) {
+                    busy.demoteWanted = true;
+                    deadline.await(space.changed, this + " waiting for the uses of " + busy + " to end");
+                } else {
+                    boolean toShared = busy != this && busy.mode == LockMode.EX && wanted == LockMode.SH;
+                    busy.demote(toShared ? LockMode.SH : LockMode.UN, true);
+                }
+            }
+        } finally {
+            resource.queue.remove(ticket);
+            if (wasHead) {
+                for (InProcessLockHandle holder : resource.holders) {
+                    holder.demoteWanted = false;
+                }
+            }
+            space.changed.signalAll();
+        }
+    }
+
+    /**
+     * @return the holder whose mode must change before {@code wanted} can be granted to this one, or
+     *     null: another holder with an incompatible mode, or this one if going from its mode to
+     *     {@code wanted} would need its cache dropped ({@code SH} to {@code DF})
+     */
+    private InProcessLockHandle inTheWay(InProcessLockSpace.Resource resource, LockMode wanted) {
+        for (InProcessLockHandle holder : resource.holders) {
+            if (holder == this) {
+                if (mode.allowsCaching() && !wanted.allowsCaching()) {
+                    return this;
+                }
+            } else if (!holder.mode.compatibleWith(wanted)) {
+                return holder;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Runs this holder's callbacks for the transition to {@code target} with the mutex released, then
+     * sets the mode. Caller holds the mutex exactly once; this holder has no use in progress and no
+     * callbacks running.
+     *
+     * @param byRequest whether another request caused it (a demotion), else a release
+     * @throws DemoteFailedException if a callback threw; the mode is unchanged
+     */
+    private void demote(LockMode target, boolean byRequest) throws IOException {
+        if (space.mutex.getHoldCount() != 1) {
+            throw new IllegalStateException("demote callbacks of " + this + " would run under the lock table's mutex");
+        }
+        LockMode from = mode;
+        demotingThread = Thread.currentThread();
+        space.mutex.unlock();
+        long pages = 0;
+        boolean done = false;
+        Exception failure = null;
+        try {
+            pages = runCallbacks(from, target);
+            done = true;
+        } catch (IOException | RuntimeException e) {
+            failure = e;
+        } finally {
+            space.mutex.lock();
+            demotingThread = null;
+            demoteWanted = false;
+            if (done) {
+                mode = target;
+                manager.countTransition(byRequest, pages);
+            }
+            space.changed.signalAll();
+        }
+        if (failure != null) {
+            throw new DemoteFailedException(this + ": the callbacks for " + from + " to " + target + " failed; the"
+                    + " holder keeps " + from, failure);
+        }
+    }
+
+    private long runCallbacks(LockMode from, LockMode target) throws IOException {
+        if (from == LockMode.EX && target != LockMode.EX) {
+            callbacks.sync(name, from, target);
+        }
+        if (!from.allowsCaching() || target.allowsCaching()) {
+            return 0;
+        }
+        long pages = callbacks.invalidate(name, from, target);
+        if (pages < 0) {
+            throw new IllegalStateException("invalidate of " + name + " returned " + pages + " pages");
+        }
+        return pages;
+    }
+
+    private static void checkWanted(LockMode wanted) {
+        if (wanted == LockMode.UN) {
+            throw new IllegalArgumentException("a lock is asked for in SH, DF or EX, not UN");
+        }
+    }
+
+    private void checkUsable() {
+        if (released) {
+            throw new IllegalStateException(this + " was released");
+        }
+    }
+
+    private void checkReleasable() {
+        checkUsable();
+        if (holds > 0) {
+            throw new IllegalStateException(this + " released with " + holds + " use(s) in progress");
+        }
+        if (demotingThread == Thread.currentThread()) {
+            throw new IllegalStateException(this + " released from its own demote callback");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "glock " + name + " of " + manager.nodeName();
+    }
+}

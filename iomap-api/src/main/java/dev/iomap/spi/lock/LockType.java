@@ -1,0 +1,16 @@
+package dev.iomap.spi.lock;
+
+/**
+ * What a glock protects. The declaration order is the lock order (DESIGN.md, "gfs2-like in detail"):
+ * a thread that holds several locks takes the rename lock first, then inode locks by increasing
+ * inode number, then resource-group locks by increasing number; after all glocks it opens its
+ * journal transaction, and takes folio locks last. {@link LockName#compareTo} orders names this way.
+ */
+public enum LockType {
+    /** The filesystem-wide rename lock (GFS2's {@code sd_rename_gl}), taken first by a cross-directory rename. */
+    RENAME,
+    /** One inode: its data, attributes and cached metadata; the number is the inode number. */
+    INODE,
+    /** One resource group: its header and bitmaps; the number is the resource group's index. */
+    RGRP
+}
