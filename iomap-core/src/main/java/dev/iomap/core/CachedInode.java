@@ -35,6 +35,9 @@ public final class CachedInode implements IomapInode {
     private final WritebackError writebackError = new WritebackError();
     private final BufferedRead reader = new BufferedRead(this);
     private volatile long size;
+    /** {@link System#nanoTime()} when the write times were last set for a write; see {@link #timesDue}. */
+    private volatile long timesSetAt;
+    private volatile boolean timesSet;
 
     CachedInode(IomapCache cache, long ino, int blockSize, long size, long maxFileSize, IomapOps ops,
             WritebackOps writebackOps) {
@@ -47,6 +50,30 @@ public final class CachedInode implements IomapInode {
         this.writebackOps = writebackOps;
         this.pageCache = new PageCache(cache.options(), blockSize, cache.statsCounters(), cache.folioMemory(),
                 incoming -> cache.reclaim().ifOverBudget(incoming), cache::reclaimForAllocation);
+    }
+
+    /**
+     * Whether a write starting at {@code now} should set the file's mtime and ctime: not within
+     * {@code intervalNanos} of the last time it did (coarse timestamps, as the kernel's clock tick
+     * gives). Records {@code now} when it answers yes. Two racing writers may both be told yes, which
+     * only sets the times twice.
+     *
+     * @param now {@link System#nanoTime()}
+     * @param intervalNanos the granularity
+     * @return whether to set the times
+     */
+    public boolean timesDue(long now, long intervalNanos) {
+        if (timesSet && now - timesSetAt < intervalNanos) {
+            return false;
+        }
+        timesSetAt = now;
+        timesSet = true;
+        return true;
+    }
+
+    /** The times were changed explicitly ({@code utimensat}): the next write sets them again. */
+    public void forgetTimesSet() {
+        timesSet = false;
     }
 
     @Override

@@ -174,7 +174,7 @@ public final class FuseBridge implements FuseOperations {
                 DirectIoConfig.enable(config);
             }
             DirectIoConfig.useIno(config);
-            if (fs.capabilities().contains(dev.iomap.api.Capability.HARD_LINKS)) {
+            if (fs.capabilities().contains(Capability.HARD_LINKS)) {
                 DirectIoConfig.noAttributeCache(config);
             }
             // The kernel, not the file system, clears set-user-ID and set-group-ID on chown and truncate.

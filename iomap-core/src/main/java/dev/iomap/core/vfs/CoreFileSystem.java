@@ -16,10 +16,8 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.OperationNotPermittedException;
-import dev.iomap.api.SymlinkLoopException;
 import dev.iomap.api.XattrMode;
 import dev.iomap.api.Xattrs;
-import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.RenameFlag;
@@ -35,12 +33,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.NotLinkException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -51,8 +47,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * inode and folio locks. Inodes stay cached after their files close (their pages are the cache); an
  * inode left with no name is evicted when its last open file closes.
  *
- * <p>Paths resolve through symbolic links as {@link IomapFileSystem} says: {@link Walk} keeps the chain
- * of inodes from the root, so a target's {@code ..} goes to the parent of the directory it is in.
+ * <p>Paths resolve through symbolic links as {@link IomapFileSystem} says, with {@link PathWalk}.
  */
 final class CoreFileSystem implements IomapFileSystem {
     private final FilesystemAdapter adapter;
@@ -62,8 +57,6 @@ final class CoreFileSystem implements IomapFileSystem {
     private final ReentrantLock namespace = new ReentrantLock();
     private final Map<Long, Integer> openCounts = new HashMap<>();
     private final Map<Long, Boolean> unlinked = new HashMap<>();
-    /** When the core last set a file's mtime for a write, in {@link System#nanoTime()}: see {@link #touch}. */
-    private final Map<Long, Long> lastTouch = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     CoreFileSystem(FilesystemAdapter adapter, MountedFilesystem mount, BlockDevice device, MountOptions options) {
@@ -154,7 +147,7 @@ final class CoreFileSystem implements IomapFileSystem {
     @Override
     public String realPath(String path) throws IOException {
         return locked(() -> {
-            Walk walk = new Walk(path);
+            PathWalk walk = new PathWalk(mount, path);
             walk.names(Paths.names(path), true);
             return walk.path();
         });
@@ -206,7 +199,10 @@ final class CoreFileSystem implements IomapFileSystem {
                         + " their own");
             }
             if (!change.isEmpty()) {
-                lastTouch.remove(ino);
+                CachedInode cached = cache.inode(ino);
+                if (cached != null) {
+                    cached.forgetTimesSet();
+                }
                 mount.setattr(ino, change);
             }
             return stat(ino);
@@ -264,17 +260,11 @@ final class CoreFileSystem implements IomapFileSystem {
      * millisecond (the kernel's coarse timestamps do the same with its clock tick); an explicit
      * {@link #setAttributes} resets the interval.
      */
-    void touch(IomapInode inode) throws IOException {
-        if (!capabilities.contains(Capability.POSIX_ATTRIBUTES)) {
-            return;
+    void touch(CachedInode inode) throws IOException {
+        if (capabilities.contains(Capability.POSIX_ATTRIBUTES)
+                && inode.timesDue(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(1))) {
+            mount.updateTimes(inode, Instant.now());
         }
-        long now = System.nanoTime();
-        Long last = lastTouch.get(inode.ino());
-        if (last != null && now - last < TimeUnit.MILLISECONDS.toNanos(1)) {
-            return;
-        }
-        lastTouch.put(inode.ino(), now);
-        mount.updateTimes(inode, Instant.now());
     }
 
     @Override
@@ -317,10 +307,12 @@ final class CoreFileSystem implements IomapFileSystem {
         locked(() -> {
             Parent source = parent(from);
             Parent target = parent(to);
-            if (sameInode(source, target)) {
-                return null;
+            long sourceIno = mount.lookup(source.dir(), source.name());
+            long targetIno = lookupIfPresent(target);
+            if (targetIno == sourceIno) {
+                return null; // two names of one inode: rename(2) does nothing and both names stay
             }
-            refuseAncestorTarget(source, target, to);
+            refuseAncestors(source, sourceIno, target, targetIno, to);
             long orphan = mount.rename(source.dir(), source.name(), target.dir(), target.name());
             if (orphan >= 0) {
                 forgetIfUnlinked(orphan);
@@ -351,11 +343,11 @@ final class CoreFileSystem implements IomapFileSystem {
         locked(() -> {
             Parent source = parent(from);
             Parent target = parent(to);
-            mount.lookup(source.dir(), source.name());
-            if (exists(target)) {
+            long sourceIno = mount.lookup(source.dir(), source.name());
+            if (lookupIfPresent(target) >= 0) {
                 throw new FileAlreadyExistsException(to, null, "exists, and rename was asked not to replace it");
             }
-            refuseAncestorTarget(source, target, to);
+            refuseAncestors(source, sourceIno, target, -1, to);
             mount.rename(source.dir(), source.name(), target.dir(), target.name());
             return null;
         });
@@ -386,48 +378,31 @@ final class CoreFileSystem implements IomapFileSystem {
      * directory above the target would move into its own subtree (EINVAL, an
      * {@link IllegalArgumentException}); a target directory above the source is not empty, the source
      * being in it (ENOTEMPTY).
+     *
+     * @param targetIno the target's inode, or -1 if the name is free
      */
-    private void refuseAncestorTarget(Parent source, Parent target, String to) throws IOException {
-        long sourceIno = mount.lookup(source.dir(), source.name());
+    private static void refuseAncestors(Parent source, long sourceIno, Parent target, long targetIno, String to)
+            throws IOException {
         if (target.ancestors().contains(sourceIno)) {
             throw new IllegalArgumentException("cannot move '" + source.name() + "' into its own subtree ('"
                     + to + "')");
         }
-        long targetIno;
-        try {
-            targetIno = mount.lookup(target.dir(), target.name());
-        } catch (NoSuchFileException e) {
-            return;
-        }
-        if (source.ancestors().contains(targetIno)) {
+        if (targetIno >= 0 && source.ancestors().contains(targetIno)) {
             throw new DirectoryNotEmptyException(to);
         }
     }
 
-    /**
-     * Whether both names exist and are links to one inode: then rename does nothing and both names
-     * stay, as {@code rename(2)} says for hard links of the same file.
-     */
-    private boolean sameInode(Parent source, Parent target) throws IOException {
-        long ino = mount.lookup(source.dir(), source.name());
+    /** @return the inode a name points at, or -1 if it is free */
+    private long lookupIfPresent(Parent parent) throws IOException {
         try {
-            return mount.lookup(target.dir(), target.name()) == ino;
+            return mount.lookup(parent.dir(), parent.name());
         } catch (NoSuchFileException e) {
-            return false;
+            return -1;
         }
     }
 
     private static boolean isPrefix(List<String> prefix, List<String> names) {
         return prefix.size() <= names.size() && names.subList(0, prefix.size()).equals(prefix);
-    }
-
-    private boolean exists(Parent parent) throws IOException {
-        try {
-            mount.lookup(parent.dir(), parent.name());
-            return true;
-        } catch (NoSuchFileException e) {
-            return false;
-        }
     }
 
     @Override
@@ -543,7 +518,6 @@ final class CoreFileSystem implements IomapFileSystem {
 
     private void evict(long ino) throws IOException {
         cache.removeInode(ino);
-        lastTouch.remove(ino);
         mount.evict(ino);
     }
 
@@ -553,7 +527,7 @@ final class CoreFileSystem implements IomapFileSystem {
      * @return the inode the path names
      */
     private long resolve(String path, boolean followLast) throws IOException {
-        Walk walk = new Walk(path);
+        PathWalk walk = new PathWalk(mount, path);
         boolean slash = hasTrailingSlash(path);
         walk.names(Paths.names(path), followLast || slash);
         if (slash) {
@@ -576,94 +550,10 @@ final class CoreFileSystem implements IomapFileSystem {
         if (names.isEmpty()) {
             throw new FileSystemException(path, null, "the root has no parent");
         }
-        Walk walk = new Walk(path);
+        PathWalk walk = new PathWalk(mount, path);
         walk.names(names.subList(0, names.size() - 1), true);
         walk.requireDirectory();
-        return new Parent(walk.top(), names.getLast(), List.copyOf(walk.chain));
-    }
-
-    /**
-     * One path resolution: the chain of inodes from the root to where it has got, and the count of
-     * links followed. Caller holds the namespace lock.
-     */
-    private final class Walk {
-        private final String path;
-        private final List<Long> chain = new ArrayList<>();
-        private final List<String> chainNames = new ArrayList<>();
-        private int follows;
-
-        Walk(String path) {
-            this.path = path;
-            chain.add(mount.rootIno());
-        }
-
-        long top() {
-            return chain.getLast();
-        }
-
-        void requireDirectory() throws IOException {
-            if (mount.getattr(top()).type() != FileType.DIRECTORY) {
-                throw new NotDirectoryException(path);
-            }
-        }
-
-        /** @return the absolute path of {@link #top()} with no link in it */
-        String path() {
-            return chainNames.isEmpty() ? "/" : "/" + String.join("/", chainNames);
-        }
-
-        /**
-         * Walks {@code names} (which may hold "." and "..", from link targets) from {@link #top()}.
-         *
-         * @param followLast whether a link as the last of {@code names} is followed
-         */
-        void names(List<String> names, boolean followLast) throws IOException {
-            for (int i = 0; i < names.size(); i++) {
-                String name = names.get(i);
-                boolean last = i == names.size() - 1;
-                if (name.equals(".")) {
-                    requireDirectory();
-                    continue;
-                }
-                if (name.equals("..")) {
-                    requireDirectory();
-                    if (chain.size() > 1) {
-                        chain.removeLast();
-                        chainNames.removeLast();
-                    }
-                    continue;
-                }
-                requireDirectory();
-                long child = mount.lookup(top(), name);
-                if ((!last || followLast) && mount.getattr(child).type() == FileType.SYMLINK) {
-                    follow(child);
-                } else {
-                    chain.add(child);
-                    chainNames.add(name);
-                }
-            }
-        }
-
-        private void follow(long link) throws IOException {
-            if (++follows > MAX_SYMLINK_FOLLOWS) {
-                throw new SymlinkLoopException(path);
-            }
-            String target = FileNames.decode(mount.readlink(link));
-            if (target.startsWith("/")) {
-                chain.subList(1, chain.size()).clear();
-                chainNames.clear();
-            }
-            List<String> names = new ArrayList<>();
-            for (String name : target.split("/")) {
-                if (!name.isEmpty()) {
-                    names.add(name);
-                }
-            }
-            names(names, true);
-            if (target.endsWith("/")) {
-                requireDirectory(); // as in Linux, a trailing slash names a directory (else ENOTDIR)
-            }
-        }
+        return new Parent(walk.top(), names.getLast(), walk.inodes());
     }
 
     /**
