@@ -42,7 +42,13 @@ public enum Capability {
      */
     POSIX_ATTRIBUTES,
     /** Extended attributes in the {@code user.}, {@code trusted.} and {@code security.} namespaces. */
-    XATTRS;
+    XATTRS,
+    /**
+     * {@link FileFlag#JOURNAL_DATA}: per-file journaled data, set and read with
+     * {@link IomapFileSystem#setFileFlags} and {@link IomapFileSystem#getFileFlags}, inherited from a
+     * directory carrying the flag.
+     */
+    JOURNALED_DATA;
 
     /**
      * Adds what the declared capabilities imply.

@@ -2,6 +2,8 @@ package dev.iomap.api;
 
 import dev.iomap.device.DeviceStats;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A snapshot of what the page cache and its device did: the numbers behind write amplification.
@@ -13,6 +15,8 @@ import java.util.Arrays;
  * @param ioends ioends submitted to the device
  * @param folioStatesAllocated per-block folio states created
  * @param foliosByOrder folios created, indexed by order (copied)
+ * @param adapterCounters the adapter's own counters by name (lock acquisitions, journal commits...),
+ *     as {@link dev.iomap.spi.MountedFilesystem#counters()} gives them; sorted by name, copied
  */
 public record IoStats(
         long appBytesWritten,
@@ -21,11 +25,47 @@ public record IoStats(
         long mapBlocksCalls,
         long ioends,
         long folioStatesAllocated,
-        long[] foliosByOrder) {
+        long[] foliosByOrder,
+        Map<String, Long> adapterCounters) {
 
-    /** Copies the per-order counts. */
+    /** Copies the per-order counts and the adapter's counters. */
     public IoStats {
         foliosByOrder = foliosByOrder.clone();
+        adapterCounters = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(adapterCounters));
+    }
+
+    /**
+     * A snapshot without adapter counters.
+     *
+     * @param appBytesWritten bytes applications asked to write
+     * @param appBytesRead bytes applications read
+     * @param device the device's own counters
+     * @param mapBlocksCalls calls of {@link dev.iomap.spi.WritebackOps#mapBlocks}
+     * @param ioends ioends submitted to the device
+     * @param folioStatesAllocated per-block folio states created
+     * @param foliosByOrder folios created, indexed by order (copied)
+     */
+    public IoStats(long appBytesWritten, long appBytesRead, DeviceStats device, long mapBlocksCalls, long ioends,
+            long folioStatesAllocated, long[] foliosByOrder) {
+        this(appBytesWritten, appBytesRead, device, mapBlocksCalls, ioends, folioStatesAllocated, foliosByOrder,
+                Map.of());
+    }
+
+    /**
+     * @param counters the adapter's counters
+     * @return this snapshot with {@code counters} as its adapter counters
+     */
+    public IoStats withAdapterCounters(Map<String, Long> counters) {
+        return new IoStats(appBytesWritten, appBytesRead, device, mapBlocksCalls, ioends, folioStatesAllocated,
+                foliosByOrder, counters);
+    }
+
+    /**
+     * @param name an adapter counter's name
+     * @return its value, 0 if the adapter does not report it
+     */
+    public long adapterCounter(String name) {
+        return adapterCounters.getOrDefault(name, 0L);
     }
 
     /**
@@ -52,7 +92,8 @@ public record IoStats(
                 && mapBlocksCalls == other.mapBlocksCalls
                 && ioends == other.ioends
                 && folioStatesAllocated == other.folioStatesAllocated
-                && Arrays.equals(foliosByOrder, other.foliosByOrder);
+                && Arrays.equals(foliosByOrder, other.foliosByOrder)
+                && adapterCounters.equals(other.adapterCounters);
     }
 
     @Override
@@ -65,6 +106,7 @@ public record IoStats(
         return "IoStats[appBytesWritten=" + appBytesWritten + ", appBytesRead=" + appBytesRead
                 + ", device=" + device + ", mapBlocksCalls=" + mapBlocksCalls + ", ioends=" + ioends
                 + ", folioStatesAllocated=" + folioStatesAllocated
-                + ", foliosByOrder=" + Arrays.toString(foliosByOrder) + "]";
+                + ", foliosByOrder=" + Arrays.toString(foliosByOrder)
+                + (adapterCounters.isEmpty() ? "" : ", adapterCounters=" + adapterCounters) + "]";
     }
 }

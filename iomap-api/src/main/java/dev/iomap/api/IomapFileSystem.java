@@ -298,6 +298,31 @@ public interface IomapFileSystem extends Closeable {
     }
 
     /**
+     * The inode flags of the file at {@code path} ({@code lsattr}); symbolic links are followed.
+     *
+     * @param path an absolute path
+     * @return its flags, empty where the adapter keeps none
+     * @throws IOException e.g. {@link java.nio.file.NoSuchFileException}
+     */
+    default Set<FileFlag> getFileFlags(String path) throws IOException {
+        throw new NotSupportedException("journaled data and other inode flags are not supported here");
+    }
+
+    /**
+     * Sets the inode flags of the file at {@code path} to exactly {@code flags} ({@code chattr});
+     * symbolic links are followed. Setting {@link FileFlag#JOURNAL_DATA} needs
+     * {@link Capability#JOURNALED_DATA}.
+     *
+     * @param path an absolute path
+     * @param flags the complete new set
+     * @throws NotSupportedException for a flag the adapter does not support
+     * @throws IOException e.g. {@link java.nio.file.NoSuchFileException}
+     */
+    default void setFileFlags(String path, Set<FileFlag> flags) throws IOException {
+        throw new NotSupportedException("journaled data and other inode flags are not supported here");
+    }
+
+    /**
      * @return space and inode counts
      * @throws IOException on a device error
      */

@@ -4,6 +4,7 @@ import dev.iomap.api.AttributeChange;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
@@ -14,6 +15,9 @@ import dev.iomap.api.XattrMode;
 import java.time.Instant;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * The adapter's side of one mount: namespace, attributes, mappings and the hooks the core calls
@@ -154,6 +158,44 @@ public interface MountedFilesystem {
      */
     default InodeInfo setattr(long ino, AttributeChange change) throws IOException {
         throw new NotSupportedException("attribute changes are not supported");
+    }
+
+    /**
+     * @param ino the inode
+     * @return its flags ({@code lsattr}); this default: none
+     * @throws IOException on a device error
+     */
+    default Set<FileFlag> getflags(long ino) throws IOException {
+        return Set.of();
+    }
+
+    /**
+     * Sets the inode's flags to exactly {@code flags} ({@code chattr}) and its ctime to now. Called under
+     * the core's namespace lock. Changing {@link FileFlag#JOURNAL_DATA} of a regular file with cached data
+     * changes how that data reaches the device: the adapter writes the file back (through {@code cached})
+     * under the old mode before switching, as GFS2's {@code gfs2_set_inode_flags} does.
+     *
+     * @param ino the inode
+     * @param cached the core's inode if the file is cached (open, or with cached folios), else empty
+     * @param flags the complete new set
+     * @throws NotSupportedException for a flag this adapter does not support (this default: any flag)
+     * @throws IOException on a device error
+     */
+    default void setflags(long ino, Optional<IomapInode> cached, Set<FileFlag> flags) throws IOException {
+        if (!flags.isEmpty()) {
+            throw new NotSupportedException("inode flags " + flags + " are not supported");
+        }
+    }
+
+    /**
+     * The adapter's own counters, for {@link dev.iomap.api.IoStats#adapterCounters()}: names such as
+     * {@code "glock.acquisitions"} or {@code "journal.commits"} mapped to totals since mount. Cheap and
+     * thread-safe; a snapshot. This default: none.
+     *
+     * @return the counters by name
+     */
+    default Map<String, Long> counters() {
+        return Map.of();
     }
 
     /**

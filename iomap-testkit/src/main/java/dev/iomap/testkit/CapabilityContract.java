@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import dev.iomap.api.Capability;
+import dev.iomap.api.FileFlag;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.IomapFile;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
@@ -61,7 +63,14 @@ public abstract class CapabilityContract extends AdapterContract {
                     file.truncate(size);
                     assertThat(file.size()).as("size after truncate").isEqualTo(size);
                 },
-                Capability.RANDOM_WRITE, file -> file.write(0, TestData.buffer(9, 0, 10)));
+                Capability.RANDOM_WRITE, file -> file.write(0, TestData.buffer(9, 0, 10)),
+                Capability.JOURNALED_DATA, file -> {
+                    String path = existing == null ? "/cap-" + Capability.JOURNALED_DATA : existing.file();
+                    fs.setFileFlags(path, Set.of(FileFlag.JOURNAL_DATA));
+                    assertThat(fs.getFileFlags(path)).as("flags after chattr +j").containsExactly(FileFlag.JOURNAL_DATA);
+                    fs.setFileFlags(path, Set.of());
+                    assertThat(fs.getFileFlags(path)).as("flags after chattr -j").isEmpty();
+                });
     }
 
     private long truncateSize() {

@@ -263,6 +263,23 @@ public final class RecordingAdapter implements FilesystemAdapter {
         }
 
         @Override
+        public java.util.Set<dev.iomap.api.FileFlag> getflags(long ino) throws IOException {
+            return mount.getflags(ino);
+        }
+
+        @Override
+        public void setflags(long ino, java.util.Optional<IomapInode> cached, java.util.Set<dev.iomap.api.FileFlag> flags)
+                throws IOException {
+            record("setflags", ino);
+            mount.setflags(ino, cached, flags);
+        }
+
+        @Override
+        public java.util.Map<String, Long> counters() {
+            return mount.counters();
+        }
+
+        @Override
         public FsStat statfs() throws IOException {
             return mount.statfs();
         }

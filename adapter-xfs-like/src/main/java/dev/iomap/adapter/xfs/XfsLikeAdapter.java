@@ -88,6 +88,7 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
 
     @Override
     public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+        options.checkAdapterOptions(NAME, java.util.Set.of());
         return XfsLikeMount.mount(device);
     }
 

@@ -167,6 +167,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
      */
     @Override
     public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+        options.checkAdapterOptions(NAME, Set.of());
         ZonedBlockDevice zoned = zoned(device);
         Superblock superblock = Superblock.read(zoned);
         List<Zone> zones = zoned.zones();

@@ -4,6 +4,7 @@ import dev.iomap.device.BlockDevice;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
@@ -33,9 +34,11 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.NotLinkException;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -248,6 +251,24 @@ final class CoreFileSystem implements IomapFileSystem {
         });
     }
 
+    @Override
+    public Set<FileFlag> getFileFlags(String path) throws IOException {
+        return locked(() -> mount.getflags(resolve(path, true)));
+    }
+
+    @Override
+    public void setFileFlags(String path, Set<FileFlag> flags) throws IOException {
+        Set<FileFlag> copy = flags.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(flags));
+        if (copy.contains(FileFlag.JOURNAL_DATA)) {
+            require(Capability.JOURNALED_DATA, "journaled data");
+        }
+        locked(() -> {
+            long ino = resolve(path, true);
+            mount.setflags(ino, Optional.ofNullable(cache.inode(ino)), copy);
+            return null;
+        });
+    }
+
     /** Linux keeps {@code user.} attributes off symbolic links (and devices): EPERM. */
     private void refuseUserXattrOnLink(String path, long ino, String name) throws IOException {
         if (Xattrs.isUser(name) && mount.getattr(ino).type() == FileType.SYMLINK) {
@@ -444,7 +465,7 @@ final class CoreFileSystem implements IomapFileSystem {
 
     @Override
     public IoStats stats() {
-        return cache.stats();
+        return cache.stats().withAdapterCounters(mount.counters());
     }
 
     @Override

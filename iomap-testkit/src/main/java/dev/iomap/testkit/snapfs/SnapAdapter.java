@@ -208,6 +208,7 @@ public final class SnapAdapter implements FilesystemAdapter {
      */
     @Override
     public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+        options.checkAdapterOptions(name(), java.util.Set.of());
         SnapLayout layout = SnapLayout.readSuperblock(device);
         SnapLayout.Slot slot = layout.readNewestSlot(device);
         if (slot == null || slot.sequence() == 0) {
