@@ -24,8 +24,8 @@ import java.util.concurrent.CompletableFuture;
  * {@code getFolio}, {@code putFolio} (with a copy of the bytes it is shown) and {@code beforeSubmit}
  * (with a copy of each ioend's bytes) are recorded, in one event log that a {@link Device} wrapping
  * the cache's device shares, so the order of hooks and device writes can be asserted. It can be told
- * to fail one {@code putFolio} or the next {@code beforeSubmit}, and to report the next
- * {@code valid} check as stale.
+ * to fail one {@code getFolio}, one {@code putFolio} or the next {@code beforeSubmit}, and to report
+ * the next {@code valid} check as stale.
  */
 final class JdataTestOps implements IomapOps, WritebackOps, WriteOps {
     /** What one {@code putFolio} was shown: {@code blocks} starts at file offset {@code blocksPos}. */
@@ -41,6 +41,8 @@ final class JdataTestOps implements IomapOps, WritebackOps, WriteOps {
     private final List<Put> puts = new ArrayList<>();
     private final List<Submit> submits = new ArrayList<>();
     private final List<IoendCompletion> completions = new ArrayList<>();
+    private long failGetAt = -1;
+    private IOException getFailure;
     private long failPutAt = -1;
     private IOException putFailure;
     private IOException submitFailure;
@@ -90,6 +92,12 @@ final class JdataTestOps implements IomapOps, WritebackOps, WriteOps {
         synchronized (events) {
             events.clear();
         }
+    }
+
+    /** Makes the {@code getFolio} for file offset {@code pos} throw {@code failure} (after recording). */
+    synchronized void failGetAt(long pos, IOException failure) {
+        failGetAt = pos;
+        getFailure = failure;
     }
 
     /** Makes the {@code putFolio} for file offset {@code pos} throw {@code failure} (after recording). */
@@ -150,8 +158,12 @@ final class JdataTestOps implements IomapOps, WritebackOps, WriteOps {
     }
 
     @Override
-    public synchronized void getFolio(IomapInode inode, long pos, int length, Iomap iomap) {
+    public synchronized void getFolio(IomapInode inode, long pos, int length, Iomap iomap)
+            throws IOException {
         event("get " + pos + " " + length);
+        if (pos == failGetAt) {
+            throw getFailure;
+        }
     }
 
     @Override

@@ -172,6 +172,20 @@ class PutFolioBytesTest {
     }
 
     @Test
+    void aFailingGetFolioGetsNoPutFolioAndEndLearnsTheFoliosWrittenBeforeIt() throws Exception {
+        IOException busy = new IOException("no transaction");
+        ops.failGetAt(4096, busy);
+        byte[] data = pattern(14, 0, 3 * 4096);
+
+        assertThatThrownBy(() -> file.write(0, ByteBuffer.wrap(data))).isSameAs(busy);
+
+        assertThat(events).containsExactly("get 0 4096", "put 0 4096", "get 4096 4096");
+        assertThat(inode.size()).isEqualTo(4096);
+        file.fsync();
+        assertThat(readDevice(ram, BASE, 4096)).isEqualTo(Arrays.copyOf(data, 4096));
+    }
+
+    @Test
     void anAdapterOverridingOnlyTheFourArgumentPutFolioStillSeesEveryFolio() throws Exception {
         List<String> calls = new ArrayList<>();
         WriteOps fourArgs = new WriteOps() {
