@@ -1,10 +1,11 @@
-package dev.iomap.adapter.xfs;
+package dev.iomap.adapter.support.ns;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
+import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
@@ -16,9 +17,9 @@ import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** {@link Directory}: names are byte strings in memory and on disk. */
+/** {@link DirectoryBlocks}: names are byte strings in memory and on disk. */
 class DirectoryTest {
-    private static final int BLOCK_SIZE = 4096;
+    private static final int PAYLOAD = MetadataBlock.maxPayload(4096);
     private static final long DIR_INO = 7;
 
     private static String name(int... bytes) {
@@ -35,8 +36,8 @@ class DirectoryTest {
         return FileNames.decode(raw);
     }
 
-    private static Directory decoded(ByteBuffer payload) throws CorruptFilesystemException {
-        Directory directory = new Directory(BLOCK_SIZE);
+    private static DirectoryBlocks decoded(ByteBuffer payload) throws CorruptFilesystemException {
+        DirectoryBlocks directory = new DirectoryBlocks(PAYLOAD);
         directory.decodeBlock(new BlockReader(payload, "directory block 0"), DIR_INO, 0);
         return directory;
     }
@@ -45,7 +46,7 @@ class DirectoryTest {
     void namesThatAreNotUtf8AreStoredAsTheirBytesAndReadBackAsTwoNames() throws Exception {
         String e9 = name('c', 'a', 'f', 0xe9);
         String e8 = name('c', 'a', 'f', 0xe8);
-        Directory directory = new Directory(BLOCK_SIZE);
+        DirectoryBlocks directory = new DirectoryBlocks(PAYLOAD);
         directory.add(e9, 10, FileType.REGULAR, directory.placeFor(e9));
         directory.add(e8, 11, FileType.REGULAR, directory.placeFor(e8));
 
@@ -63,13 +64,13 @@ class DirectoryTest {
     void everyKindOfNameRoundTripsInByteOrder() throws Exception {
         List<String> names = new ArrayList<>(List.of("z", "\uFF61", "\uD83D\uDE00", "\u00e9", name(0xc3),
                 name(0xed, 0xa0, 0x80), name(0xc0, 0xaf), filled(255, 0xff), "\u00e9".repeat(127) + "x", "..."));
-        Directory directory = new Directory(BLOCK_SIZE);
+        DirectoryBlocks directory = new DirectoryBlocks(PAYLOAD);
         long ino = 100;
         for (String name : names) {
             directory.add(name, ino++, FileType.REGULAR, 0);
         }
 
-        Directory back = decoded(directory.encodeBlock(DIR_INO, 0));
+        DirectoryBlocks back = decoded(directory.encodeBlock(DIR_INO, 0));
 
         names.sort(FileNames.BYTE_ORDER);
         assertThat(back.list()).extracting(DirEntry::name).containsExactlyElementsOf(names);
@@ -84,21 +85,21 @@ class DirectoryTest {
 
     @Test
     void entriesTakeTheBytesOfTheirNamesNotTheirChars() {
-        assertThat(Directory.entryBytes(filled(255, 0x80))).isEqualTo(Layout.DIRENT_FIXED_BYTES + 255);
-        assertThat(Directory.entryBytes("\u00e9".repeat(10))).isEqualTo(Layout.DIRENT_FIXED_BYTES + 20);
-        assertThat(Directory.validName(filled(255, 0x80))).isTrue();
-        assertThat(Directory.validName(filled(256, 0x80))).isFalse();
-        assertThat(Directory.validName("\u00e9".repeat(128))).as("128 chars, 256 bytes").isFalse();
-        assertThat(Directory.validName("caf\uDCC3\uDCA9")).as("a second spelling of caf\u00e9").isFalse();
-        assertThat(Directory.validName("\uD800")).isFalse();
+        assertThat(DirectoryBlocks.entryBytes(filled(255, 0x80))).isEqualTo(DirectoryBlocks.ENTRY_FIXED_BYTES + 255);
+        assertThat(DirectoryBlocks.entryBytes("\u00e9".repeat(10))).isEqualTo(DirectoryBlocks.ENTRY_FIXED_BYTES + 20);
+        assertThat(DirectoryBlocks.validName(filled(255, 0x80))).isTrue();
+        assertThat(DirectoryBlocks.validName(filled(256, 0x80))).isFalse();
+        assertThat(DirectoryBlocks.validName("\u00e9".repeat(128))).as("128 chars, 256 bytes").isFalse();
+        assertThat(DirectoryBlocks.validName("caf\uDCC3\uDCA9")).as("a second spelling of caf\u00e9").isFalse();
+        assertThat(DirectoryBlocks.validName("\uD800")).isFalse();
     }
 
     @Test
     void aBlockWrittenWithUtf8StringsReadsTheSame() throws Exception {
         // the encoding before names were byte strings: putString, i.e. u32 count + UTF-8
         ByteBuffer old = BlockWriter.allocate(256, "old block").putLong(DIR_INO).putInt(0).putInt(2)
-                .putLong(3).putByte(Layout.TYPE_REGULAR).putString("caf\u00e9 \uD83D\uDE00")
-                .putLong(4).putByte(Layout.TYPE_DIRECTORY).putString("d").written();
+                .putLong(3).putByte(FileTypeCodes.REGULAR).putString("caf\u00e9 \uD83D\uDE00")
+                .putLong(4).putByte(FileTypeCodes.DIRECTORY).putString("d").written();
 
         assertThat(decoded(old).list()).containsExactly(new DirEntry("caf\u00e9 \uD83D\uDE00", 3, FileType.REGULAR),
                 new DirEntry("d", 4, FileType.DIRECTORY));
@@ -112,7 +113,7 @@ class DirectoryTest {
                 new byte[] {'a', 0, 'b'}, tooLong);
         for (byte[] raw : bad) {
             ByteBuffer block = BlockWriter.allocate(512, "bad block").putLong(DIR_INO).putInt(0).putInt(1)
-                    .putLong(3).putByte(Layout.TYPE_REGULAR).putByteString(raw).written();
+                    .putLong(3).putByte(FileTypeCodes.REGULAR).putByteString(raw).written();
 
             assertThatThrownBy(() -> decoded(block)).as(HexFormat.of().formatHex(raw))
                     .isInstanceOf(CorruptFilesystemException.class)
@@ -123,8 +124,8 @@ class DirectoryTest {
     @Test
     void aNameTwiceOnDiskIsCorruption() throws Exception {
         ByteBuffer block = BlockWriter.allocate(512, "bad block").putLong(DIR_INO).putInt(0).putInt(2)
-                .putLong(3).putByte(Layout.TYPE_REGULAR).putByteString(new byte[] {'c', (byte) 0xe9})
-                .putLong(4).putByte(Layout.TYPE_REGULAR).putByteString(new byte[] {'c', (byte) 0xe9}).written();
+                .putLong(3).putByte(FileTypeCodes.REGULAR).putByteString(new byte[] {'c', (byte) 0xe9})
+                .putLong(4).putByte(FileTypeCodes.REGULAR).putByteString(new byte[] {'c', (byte) 0xe9}).written();
 
         assertThatThrownBy(() -> decoded(block)).isInstanceOf(CorruptFilesystemException.class)
                 .hasMessageContaining("bad directory entry 'c\uDCE9' -> inode 4");
