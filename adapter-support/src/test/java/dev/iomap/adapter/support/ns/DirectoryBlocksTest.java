@@ -131,6 +131,58 @@ class DirectoryTest {
                 .hasMessageContaining("bad directory entry 'c\uDCE9' -> inode 4");
     }
 
+    @Test
+    void entriesGoToTheFirstBlockWithRoomAndAnEmptyLastBlockIsGivenBack() {
+        int payload = DirectoryBlocks.HEADER_BYTES + 284;
+        DirectoryBlocks directory = new DirectoryBlocks(payload);
+        String longest = filled(255, 'n');
+        directory.add(longest, 3, FileType.REGULAR, directory.placeFor(longest));
+        assertThat(directory.placeFor("b")).as("268 + 14 bytes fit in 284").isZero();
+        directory.add("b", 4, FileType.SYMLINK, 0);
+        assertThat(directory.placeFor("c")).as("268 + 14 + 14 bytes do not").isEqualTo(1);
+        directory.add("c", 5, FileType.DIRECTORY, 1);
+
+        assertThat(directory.blockCount()).isEqualTo(2);
+        assertThat(directory.encodeBlock(DIR_INO, 0).remaining()).isEqualTo(16 + 268 + 14);
+        assertThat(directory.get("c")).isEqualTo(new DirectoryBlocks.Entry(5, FileType.DIRECTORY, 1));
+        assertThat(directory.lastBlockEmpty()).isFalse();
+        assertThat(directory.remove("c")).isEqualTo(1);
+        assertThat(directory.lastBlockEmpty()).isTrue();
+        directory.dropLastBlock();
+        assertThat(directory.blockCount()).isEqualTo(1);
+        assertThat(directory.list()).extracting(DirEntry::name).containsExactly("b", longest);
+        assertThatThrownBy(directory::dropLastBlock).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void misuseIsRefused() {
+        assertThatThrownBy(() -> new DirectoryBlocks(DirectoryBlocks.HEADER_BYTES + 267))
+                .isInstanceOf(IllegalArgumentException.class);
+        DirectoryBlocks directory = new DirectoryBlocks(DirectoryBlocks.HEADER_BYTES + 268);
+        directory.add(filled(255, 'n'), 3, FileType.REGULAR, 0);
+
+        assertThatThrownBy(() -> directory.add(filled(255, 'n'), 4, FileType.REGULAR, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is in the directory already");
+        assertThatThrownBy(() -> directory.add("x", 4, FileType.REGULAR, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("has no room for 'x'");
+        assertThatThrownBy(() -> directory.add("x", 4, FileType.REGULAR, 2))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> directory.remove("x"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("'x' is not in the directory");
+    }
+
+    @Test
+    void aBlockOfAnotherDirectoryOrOutOfOrderIsCorruption() throws Exception {
+        ByteBuffer foreign = BlockWriter.allocate(16, "b").putLong(8).putInt(0).putInt(0).written();
+        assertThatThrownBy(() -> decoded(foreign)).isInstanceOf(CorruptFilesystemException.class)
+                .hasMessage("directory block 0: directory block of inode 8 index 0 with 0 entries, expected inode 7"
+                        + " index 0 (before offset 16)");
+        ByteBuffer second = BlockWriter.allocate(16, "b").putLong(DIR_INO).putInt(1).putInt(0).written();
+        DirectoryBlocks directory = new DirectoryBlocks(PAYLOAD);
+        assertThatThrownBy(() -> directory.decodeBlock(new BlockReader(second, "directory block 1"), DIR_INO, 1))
+                .isInstanceOf(CorruptFilesystemException.class).hasMessageContaining("directory block 1 out of order");
+    }
+
     private static byte[] bytes(ByteBuffer buffer) {
         byte[] copy = new byte[buffer.remaining()];
         buffer.duplicate().get(copy);
