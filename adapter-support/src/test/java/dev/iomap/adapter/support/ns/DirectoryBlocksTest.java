@@ -18,7 +18,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** {@link DirectoryBlocks}: names are byte strings in memory and on disk. */
-class DirectoryTest {
+class DirectoryBlocksTest {
     private static final int PAYLOAD = MetadataBlock.maxPayload(4096);
     private static final long DIR_INO = 7;
 
