@@ -445,14 +445,14 @@ public final class Journal {
          */
         public void log(long blockNo, ByteBuffer newContents) throws IomapException {
             ensureOpen();
-            checkTarget(blockNo, "log");
+            log.checkTarget(blockNo, "log");
             if (newContents.remaining() != blockSize) {
                 throw new InvalidRangeException("journal: the image of block " + blockNo + " is "
                         + newContents.remaining() + " bytes, not one " + blockSize + "-byte block");
             }
             int count = images.size() + (images.containsKey(blockNo) ? 0 : 1);
             if (log.logBlocksFor(count, revokes.size()) > logBlocks) {
-                throw tooLarge(count, revokes.size());
+                throw log.tooLarge(count, revokes.size());
             }
             images.put(blockNo, copy(newContents).asReadOnlyBuffer());
         }
@@ -483,11 +483,11 @@ public final class Journal {
          */
         public void revoke(long blockNo) throws IomapException {
             ensureOpen();
-            checkTarget(blockNo, "revoke");
+            log.checkTarget(blockNo, "revoke");
             int count = images.size() - (images.containsKey(blockNo) ? 1 : 0);
             int revoked = revokes.size() + (revokes.contains(blockNo) ? 0 : 1);
             if (log.logBlocksFor(count, revoked) > logBlocks) {
-                throw tooLarge(count, revoked);
+                throw log.tooLarge(count, revoked);
             }
             images.remove(blockNo);
             revokes.add(blockNo);
@@ -560,7 +560,7 @@ public final class Journal {
             ensureNotAborted();
             long needed = log.logBlocksFor(images.size(), revokes.size());
             if (needed > logBlocks) {
-                throw tooLarge(images.size(), revokes.size());
+                throw log.tooLarge(images.size(), revokes.size());
             }
             if (needed > logBlocks - usedBlocks) {
                 forcedCheckpoints++;
@@ -572,8 +572,14 @@ public final class Journal {
             } catch (IOException e) {
                 throw abort(e);
             }
-            overlay.keySet().removeAll(revokes);
+            // Images first: a reader (without the lock) never sees the home block of a block this
+            // transaction revoked and logged again.
             overlay.putAll(images);
+            for (long revoked : revokes) {
+                if (!images.containsKey(revoked)) {
+                    overlay.remove(revoked);
+                }
+            }
             headPosition = (headPosition + needed) % logBlocks;
             usedBlocks += needed;
             nextSequence++;
@@ -606,26 +612,6 @@ public final class Journal {
         tailPosition = headPosition;
         tailSequence = nextSequence;
         usedBlocks = 0;
-    }
-
-    /** @param verb what the caller wants to do with the block, for the message ("log", "revoke") */
-    private void checkTarget(long blockNo, String verb) throws InvalidRangeException {
-        if (log.isInRegion(blockNo)) {
-            throw new InvalidRangeException("journal: cannot " + verb + " block " + blockNo
-                    + ": it is inside the journal region [" + start + ", +" + length + ")");
-        }
-        if (!log.isValidTarget(blockNo)) {
-            throw new InvalidRangeException("journal: cannot " + verb + " block " + blockNo
-                    + ": it is outside the device's " + BlockIo.blockCount(device) + " blocks");
-        }
-    }
-
-    private NoSpaceException tooLarge(long dataBlocks, long revokes) {
-        String what = revokes == 0 ? dataBlocks + " blocks" : dataBlocks + " blocks and " + revokes + " revokes";
-        return new NoSpaceException("journal: a transaction of " + what + " needs "
-                + log.logBlocksFor(dataBlocks, revokes) + " log blocks (with descriptors"
-                + (revokes == 0 ? "" : ", revoke blocks") + " and commit) but the whole log is "
-                + logBlocks + " blocks; split it (at most " + maxTransactionBlocks() + " blocks per transaction)");
     }
 
     private IOException abort(IOException cause) {

@@ -7,6 +7,7 @@ import dev.iomap.adapter.support.JournalFormat.Superblock;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.NoSpaceException;
 import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -92,6 +93,30 @@ final class JournalLog {
 
     boolean isInRegion(long blockNo) {
         return blockNo >= start && blockNo < start + length;
+    }
+
+    /**
+     * @param verb what the caller wants to do with the block, for the message ("log", "revoke")
+     * @throws InvalidRangeException if {@code blockNo} is inside the journal or outside the device
+     */
+    void checkTarget(long blockNo, String verb) throws InvalidRangeException {
+        if (isInRegion(blockNo)) {
+            throw new InvalidRangeException("journal: cannot " + verb + " block " + blockNo
+                    + ": it is inside the journal region [" + start + ", +" + length + ")");
+        }
+        if (!isValidTarget(blockNo)) {
+            throw new InvalidRangeException("journal: cannot " + verb + " block " + blockNo
+                    + ": it is outside the device's " + BlockIo.blockCount(device) + " blocks");
+        }
+    }
+
+    /** @return the error for a transaction of {@code dataBlocks} images and {@code revokes} revokes */
+    NoSpaceException tooLarge(long dataBlocks, long revokes) {
+        String what = revokes == 0 ? dataBlocks + " blocks" : dataBlocks + " blocks and " + revokes + " revokes";
+        return new NoSpaceException("journal: a transaction of " + what + " needs "
+                + logBlocksFor(dataBlocks, revokes) + " log blocks (with descriptors"
+                + (revokes == 0 ? "" : ", revoke blocks") + " and commit) but the whole log is "
+                + logBlocks + " blocks; split it (at most " + maxTransactionBlocks() + " blocks per transaction)");
     }
 
     /**
