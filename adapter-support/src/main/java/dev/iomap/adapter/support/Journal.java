@@ -35,8 +35,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * revoked block numbers, wrapping from the last position to position 0. Descriptors, revoke blocks
  * and commits are {@link MetadataBlock}s whose sequence number is the transaction's; the commit holds
  * a CRC32C of all the transaction's descriptor, data and revoke blocks, so a transaction torn by a
- * power cut is recognised as incomplete, its revokes as much as its images. Every record carries a journal id
- * chosen at format time, so transactions of an earlier format of the same region are never replayed.
+ * power cut is recognised as incomplete, its revokes as much as its images. Every record carries a
+ * journal id chosen at format time, so transactions of an earlier format of the same region are never
+ * replayed.
  * Byte layouts are in the module README.
  *
  * <p><b>Durability.</b> {@code commit} writes the transaction and flushes: when it returns, the
@@ -56,7 +57,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * neither {@link #readBlock} nor a checkpoint uses the old image again. Replay is two passes: the
  * scan reads every complete transaction and records, for each revoked block, the newest sequence
  * revoking it; then the images are applied in log order, skipping each one whose sequence is below
- * its block's newest revoke. The revokes of a torn transaction are ignored like its images.
+ * its block's newest revoke. The revokes of a torn transaction are ignored like its images. Until
+ * the revoking transaction commits, the old image is still current (for readers and checkpoints):
+ * the caller must not reuse the block before that commit returns; the natural place for the revoke
+ * is the transaction that frees the block.
  *
  * <p><b>Reading metadata.</b> Until a checkpoint, a committed block's home location holds its old
  * contents. Callers must therefore read journaled metadata through {@link #readBlock(long)} (or
@@ -249,8 +253,8 @@ public final class Journal {
      * Scans the log from the tail and applies every complete transaction: one whose descriptors,
      * revoke blocks and commit verify, whose sequence number follows the previous one and whose
      * transaction checksum matches, except the images revoked by a later complete transaction (see
-     * the class comment). Stops at the first that is not (the torn tail: later transactions are ignored too,
-     * and for good: numbering restarts past every sequence number the log could hold), then
+     * the class comment). Stops at the first that is not (the torn tail: later transactions are
+     * ignored too, and for good: numbering restarts past every sequence number the log could hold), then
      * checkpoints, so the log is empty when this returns. Writes the journal superblock and flushes
      * even when there was nothing to apply. Must be called once after {@link #open}; calling it again
      * is harmless.
@@ -494,8 +498,8 @@ public final class Journal {
         }
 
         /**
-         * Reads a block as this transaction sees it: its own image if it logged the block, else
-         * {@link Journal#readBlock(long)}.
+         * Reads a block as this transaction sees it: its own image if it logged the block, else its
+         * home location if it revoked the block, else {@link Journal#readBlock(long)}.
          *
          * @param blockNo a device block
          * @return a new little-endian buffer of one block, position 0, that the caller owns
@@ -524,7 +528,8 @@ public final class Journal {
          * transaction survives a crash, its images are visible through {@link Journal#readBlock} and
          * the blocks it revoked (and did not log again) are gone from the overlay. Home blocks are
          * not written (see {@link Journal#checkpoint()}). A transaction that neither logged nor
-         * revoked anything writes nothing. The transaction is finished afterwards, whether this succeeds or fails.
+         * revoked anything writes nothing. The transaction is finished afterwards, whether this
+         * succeeds or fails.
          *
          * @throws NoSpaceException if the transaction is larger than the whole log
          * @throws IomapException if the journal was aborted
