@@ -156,6 +156,25 @@ class AdapterOptionsCommandTest {
     }
 
     @Test
+    void compareAdaptersOnAFileDeviceFormatsItAgainForEach() throws IOException {
+        Path image = dir.resolve("bench.img");
+
+        Cli cli = Cli.run("bench", "--progress=never", "--no-flusher", "--device=file:" + image, "--compare",
+                "adapter=xfs-like,snapfs", "--output-format=json", job());
+
+        assertThat(cli.status()).as(cli.err()).isZero();
+        @SuppressWarnings("unchecked")
+        List<Object> runs = (List<Object>) json(cli).get("runs");
+        @SuppressWarnings("unchecked")
+        List<Object> adapters = runs.stream()
+                .map(run -> MiniJson.object((Map<String, Object>) run, "iomap").get("adapter")).toList();
+        assertThat(adapters).containsExactly("xfs-like", "snapfs");
+        Cli fsck = Cli.run("fsck", image.toString());
+        assertThat(fsck.status()).as(fsck.err()).isZero();
+        assertThat(fsck.out()).contains("clean (snapfs");
+    }
+
+    @Test
     void compareAnAdapterOptionShowsTheCountersAsRows() throws IOException {
         Cli cli = bench("--adapter=" + CountingSnapfsPlugin.NAME, "--compare", "fs.weight=1,3", job());
 
