@@ -1,5 +1,6 @@
 package dev.iomap.cli;
 
+import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.cli.bench.BenchRunner;
 import dev.iomap.cli.bench.BenchSettings;
@@ -185,6 +186,13 @@ final class BenchCommand implements Callable<Integer> {
             throw new UsageException("--repeat must be at least 1, got " + repeat);
         }
         List<CompareVariants.Variant> variants = compared.variants();
+        for (CompareVariants.Variant variant : variants) {
+            Optional<String> unknown = variant.adapter().filter(name -> !IomapFileSystems.adapters().contains(name));
+            if (unknown.isPresent()) {
+                throw new UsageException("bad --compare '" + compare + "': no adapter named '" + unknown.get()
+                        + "' (adapters: " + String.join(", ", IomapFileSystems.adapters()) + ")");
+            }
+        }
         List<BenchSettings> perValue = new ArrayList<>();
         for (CompareVariants.Variant variant : variants) {
             perValue.add(settings(variant));
