@@ -1,0 +1,168 @@
+package dev.iomap.adapter.gfs2;
+
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapFlag;
+import dev.iomap.spi.IomapInode;
+import dev.iomap.spi.IomapMapping;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.IomapRequest;
+import dev.iomap.spi.IomapType;
+import dev.iomap.spi.WriteOps;
+import dev.iomap.spi.WritebackOps;
+import dev.iomap.api.CorruptFilesystemException;
+import java.io.IOException;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * gfs2-like's mapping: {@code begin} of a write allocates ({@code gfs2_iomap_begin_write}: the new
+ * blocks come back {@code MAPPED} and {@code NEW}), {@code end} punches what a short write allocated and
+ * did not write, stuffed files are mapped {@code INLINE} with the dinode's live buffer, and writeback
+ * only looks blocks up (they all exist by then). Holes are reported sized for reads.
+ */
+final class Gfs2IomapOps implements IomapOps, WritebackOps {
+    private final Gfs2LikeMount mount;
+    private final Volume volume;
+    private final Transactions tx;
+    private final FileTree tree;
+
+    Gfs2IomapOps(Gfs2LikeMount mount) {
+        this.mount = mount;
+        this.volume = mount.volume;
+        this.tx = mount.tx;
+        this.tree = mount.tree;
+    }
+
+    @Override
+    public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request) throws IOException {
+        boolean write = request.contains(IomapRequest.WRITE) && !request.contains(IomapRequest.REPORT);
+        boolean fault = request.contains(IomapRequest.FAULT);
+        mount.remember(inode);
+        if (write) {
+            mount.checkLive();
+            tx.makeRoom();
+            tx.gate.readLock().lock();
+        }
+        try {
+            tx.meta.lock();
+            try {
+                return IomapMapping.of(map(inode, pos, length, write || fault, fault));
+            } finally {
+                tx.meta.unlock();
+            }
+        } catch (IOException | RuntimeException e) {
+            if (write) {
+                tx.gate.readLock().unlock();
+            }
+            throw e;
+        }
+    }
+
+    private Iomap map(IomapInode inode, long pos, long length, boolean allocate, boolean zeroNew) throws IOException {
+        Dinode d = volume.dinode(inode.ino());
+        int bs = volume.blockSize;
+        int capacity = volume.layout.stuffedCapacity();
+        if (d.stuffed() && allocate && pos + length > capacity) {
+            mount.unstuff(d, inode.size());
+        }
+        if (d.stuffed()) {
+            if (pos < capacity) {
+                return new Iomap(0, capacity, IomapType.INLINE, Set.of(), Iomap.NULL_ADDR, d.inline, 0);
+            }
+            return Iomap.hole(pos, length);
+        }
+        long first = pos / bs;
+        long max = Math.max(1, Math.ceilDiv(pos + length, (long) bs) - first);
+        FileTree.Run run = tree.lookup(d, first, max);
+        if (run.hole() && allocate) {
+            run = tree.allocate(d, first, max);
+            if (zeroNew) {
+                for (long b = 0; b < run.count(); b++) {
+                    volume.writeData(run.address() + b, new byte[0]);
+                }
+            } else if (!d.jdata()) {
+                volume.ordered.put(d.ino, inode);
+            }
+            return mapping(run, IomapType.MAPPED, EnumSet.of(IomapFlag.NEW));
+        }
+        return mapping(run, run.hole() ? IomapType.HOLE : IomapType.MAPPED, EnumSet.noneOf(IomapFlag.class));
+    }
+
+    private Iomap mapping(FileTree.Run run, IomapType type, EnumSet<IomapFlag> flags) {
+        int bs = volume.blockSize;
+        if (run.boundary()) {
+            flags.add(IomapFlag.BOUNDARY);
+        }
+        long address = run.hole() ? Iomap.NULL_ADDR : run.address() * bs;
+        return new Iomap(run.block() * bs, run.count() * bs, type, flags, address, null, 0);
+    }
+
+    @Override
+    public void end(IomapInode inode, long pos, long length, long written, Set<IomapRequest> request, Iomap iomap)
+            throws IOException {
+        boolean write = request.contains(IomapRequest.WRITE) && !request.contains(IomapRequest.REPORT);
+        try {
+            boolean persists = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.ZERO)
+                    || request.contains(IomapRequest.FAULT);
+            if (iomap.type() == IomapType.INLINE && written > 0 && persists) {
+                tx.meta.lock();
+                try {
+                    Dinode d = volume.dinode(inode.ino());
+                    d.size = Math.min(inode.size(), volume.layout.stuffedCapacity());
+                    volume.dirtyDinode(d);
+                } finally {
+                    tx.meta.unlock();
+                }
+            } else if (iomap.has(IomapFlag.NEW) && written < length) {
+                punchUnwritten(inode, pos, written, iomap);
+            }
+        } finally {
+            if (write) {
+                tx.gate.readLock().unlock();
+            }
+        }
+    }
+
+    /** {@code gfs2_iomap_end}: blocks this write allocated and did not reach are freed again. */
+    private void punchUnwritten(IomapInode inode, long pos, long written, Iomap iomap) throws IOException {
+        int bs = volume.blockSize;
+        long from = written == 0 ? pos / bs : Math.ceilDiv(pos + written, (long) bs);
+        long to = iomap.end() / bs;
+        if (from >= to) {
+            return;
+        }
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(inode.ino());
+            tree.punch(d, from, to, b -> { });
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    @Override
+    public WriteOps writeOps() {
+        return WriteOps.NONE;
+    }
+
+    @Override
+    public Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(inode.ino());
+            if (d.stuffed()) {
+                throw new CorruptFilesystemException("writeback of stuffed inode " + d.ino + " at " + pos);
+            }
+            int bs = volume.blockSize;
+            long first = pos / bs;
+            FileTree.Run run = tree.lookup(d, first, Math.max(1, Math.ceilDiv(pos + length, (long) bs) - first));
+            if (run.hole()) {
+                throw new CorruptFilesystemException("inode " + d.ino + ": dirty data over a hole at " + pos
+                        + " (every write allocates in begin)");
+            }
+            return mapping(run, IomapType.MAPPED, EnumSet.noneOf(IomapFlag.class));
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+}
