@@ -13,7 +13,7 @@ import java.util.TreeMap;
 /**
  * The byte encodings of a directory's entries and of a dinode's extended attributes, both kept sorted
  * by name bytes (unsigned). A directory entry: u8 type (1 regular, 2 directory, 3 symbolic link),
- * u64 inode, u16 name length, name bytes. An attribute: u16 name length, name bytes (UTF-8), u32
+ * u64 inode, u16 name length, name bytes. An attribute: u16 name length, name bytes, u32
  * value length, value bytes.
  */
 final class Entries {
@@ -95,7 +95,7 @@ final class Entries {
                 }
                 byte[] value = new byte[length];
                 p.get(value);
-                attrs.put(new String(name, java.nio.charset.StandardCharsets.UTF_8), value);
+                attrs.put(FileNames.decode(name), value);
             }
         } catch (java.nio.BufferUnderflowException e) {
             throw new CorruptFilesystemException("inode " + ino + ": attributes end mid-attribute");
@@ -107,7 +107,7 @@ final class Entries {
     static byte[] encodeXattrs(Map<String, byte[]> attrs) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (Map.Entry<String, byte[]> e : attrs.entrySet()) {
-            byte[] name = e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] name = FileNames.encode(e.getKey());
             ByteBuffer b = ByteBuffer.allocate(6 + name.length + e.getValue().length).order(ByteOrder.LITTLE_ENDIAN);
             b.putShort((short) name.length).put(name).putInt(e.getValue().length).put(e.getValue());
             out.writeBytes(b.array());

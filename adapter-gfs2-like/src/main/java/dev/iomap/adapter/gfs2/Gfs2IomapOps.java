@@ -76,6 +76,8 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         FileTree.Run run = tree.lookup(d, first, max);
         if (run.hole() && allocate) {
             run = tree.allocate(d, first, max);
+            volume.newBlocks.computeIfAbsent(d.ino, k -> new java.util.ArrayList<>())
+                    .add(new long[] {run.block(), run.block() + run.count()});
             if (zeroNew) {
                 for (long b = 0; b < run.count(); b++) {
                     volume.writeData(run.address() + b, new byte[0]);
@@ -113,13 +115,35 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
                 } finally {
                     tx.meta.unlock();
                 }
-            } else if (iomap.has(IomapFlag.NEW) && written < length) {
-                punchUnwritten(inode, pos, written, iomap);
+            } else {
+                if (iomap.has(IomapFlag.NEW) && written < length) {
+                    punchUnwritten(inode, pos, written, iomap);
+                }
+                if (write && written > 0) {
+                    growSize(inode);
+                }
             }
         } finally {
             if (write) {
                 tx.gate.readLock().unlock();
             }
+        }
+    }
+
+    /** The write raised the in-memory size: the dinode's follows in the same transaction (gfs2's write_end). */
+    private void growSize(IomapInode inode) throws IOException {
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(inode.ino());
+            if (!d.stuffed() && inode.size() > d.size) {
+                d.size = inode.size();
+                volume.dirtyDinode(d);
+                if (!d.jdata()) {
+                    volume.ordered.put(d.ino, inode);
+                }
+            }
+        } finally {
+            tx.meta.unlock();
         }
     }
 
@@ -135,6 +159,37 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         try {
             Dinode d = volume.dinode(inode.ino());
             tree.punch(d, from, to, b -> { });
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    /**
+     * A failed data write leaves its blocks holding whatever they held before: blocks this transaction
+     * allocated are punched again, so stale data never becomes readable; older blocks keep their old data.
+     */
+    @Override
+    public void ioendCompleted(IomapInode inode, dev.iomap.spi.IoendCompletion completion) throws IOException {
+        if (!completion.failed()) {
+            return;
+        }
+        int bs = volume.blockSize;
+        long from = completion.offset() / bs;
+        long to = Math.ceilDiv(completion.end(), (long) bs);
+        tx.meta.lock();
+        try {
+            java.util.List<long[]> ranges = volume.newBlocks.get(inode.ino());
+            if (ranges == null) {
+                return;
+            }
+            Dinode d = volume.dinode(inode.ino());
+            for (long[] r : ranges) {
+                long a = Math.max(r[0], from);
+                long b = Math.min(r[1], to);
+                if (a < b) {
+                    tree.punch(d, a, b, x -> { });
+                }
+            }
         } finally {
             tx.meta.unlock();
         }

@@ -60,7 +60,8 @@ final class Transactions {
 
     /**
      * Commits the running transaction: writes back and waits the data of every ordered inode, then
-     * logs the newest image of every dirty block and commits (one journal flush). Blocks freed by the
+     * flushes the device (so the ordered data is durable before the commit record can be), logs the
+     * newest image of every dirty block and commits (one journal flush). Blocks freed by the
      * transaction become reusable afterwards; if any of them had a logged image, the journal is
      * checkpointed first so that no replay ever writes that image over the block's next use. Does
      * nothing if nothing changed. Call holding neither the gate nor {@code meta}.
@@ -102,6 +103,7 @@ final class Transactions {
         if (volume.dirty.isEmpty() && freed.isEmpty()) {
             return;
         }
+        volume.device.flush();
         Journal.Transaction tx = volume.journal.begin();
         try {
             for (Map.Entry<Long, Supplier<ByteBuffer>> e : volume.dirty.entrySet()) {
@@ -112,6 +114,7 @@ final class Transactions {
             tx.close();
         }
         volume.dirty.clear();
+        volume.newBlocks.clear();
         commits.incrementAndGet();
         boolean logged = false;
         for (long b : freed) {

@@ -35,6 +35,8 @@ final class Volume {
     final Map<Long, Supplier<ByteBuffer>> dirty = new LinkedHashMap<>();
     /** Inodes with blocks allocated in the running transaction whose data must reach the device first. */
     final Map<Long, IomapInode> ordered = new LinkedHashMap<>();
+    /** File blocks allocated by the running transaction, per inode: {@code [start, end)} ranges. */
+    final Map<Long, List<long[]>> newBlocks = new HashMap<>();
     /** Per-inode multi-block reservations: {@code ino -> [next, end)}. */
     private final Map<Long, long[]> reservations = new HashMap<>();
 
@@ -289,6 +291,7 @@ final class Volume {
         dropReservation(d.ino);
         dinodes.remove(d.ino);
         ordered.remove(d.ino);
+        newBlocks.remove(d.ino);
         free(d.ino);
     }
 
@@ -336,6 +339,7 @@ final class Volume {
         d.content = bytes;
         if (bytes.length <= layout.stuffedCapacity()) {
             freeChain(d.contentChain);
+            d.blocks -= d.contentChain.length;
             d.contentChain = new long[0];
             d.height = 0;
             Arrays.fill(d.inline, (byte) 0);
