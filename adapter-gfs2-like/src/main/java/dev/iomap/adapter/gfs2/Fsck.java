@@ -27,7 +27,6 @@ final class Fsck {
     private final List<String> problems = new ArrayList<>();
     private final Map<Long, String> owners = new HashMap<>();
     private Volume volume;
-    private FileTree tree;
 
     private Fsck() {
     }
@@ -76,7 +75,6 @@ final class Fsck {
             return new FsckReport(problems, "the superblock, journals and resource groups");
         }
         volume = new Volume(device, layout, mine, rgs);
-        tree = new FileTree(volume);
         for (int j = 0; j < layout.journals(); j++) {
             for (long b = layout.journalStart(j); b < layout.journalStart(j) + layout.journalBlocks(); b++) {
                 claim(b, "journal " + j);
