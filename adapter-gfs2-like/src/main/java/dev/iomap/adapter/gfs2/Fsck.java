@@ -17,7 +17,7 @@ import java.util.Map;
  * into a {@link ScratchOverlay} (a journal that does not replay is reported), then, on the replayed
  * image: every resource group's header, bitmap and counts; from the root every reachable dinode (its
  * checksum and location, stuffed size, tree shape: each indirect block's level, owner and checksum,
- * heights large enough for the size, the block count), directory entries and link counts; and every
+ * the block count), directory entries and link counts; and every
  * block's owner against the bitmap (a block used twice, a used block marked free, a block marked used
  * that nothing owns: a leak).
  */
@@ -191,10 +191,6 @@ final class Fsck {
         if (d.type == FileType.REGULAR) {
             if (d.stuffed() && d.size > capacity) {
                 add("stuffed inode " + ino + " has size " + d.size + " > " + capacity);
-            }
-            if (!d.stuffed() && d.size > volume.layout.heightBlocks(d.height) * volume.blockSize
-                    && volume.layout.heightBlocks(d.height) != Long.MAX_VALUE) {
-                add("inode " + ino + " of height " + d.height + " cannot address its size " + d.size);
             }
             try {
                 checkTree(d, d.pointers, d.height, counted);

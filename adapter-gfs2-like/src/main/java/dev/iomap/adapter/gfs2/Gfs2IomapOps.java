@@ -10,6 +10,7 @@ import dev.iomap.spi.IomapType;
 import dev.iomap.spi.WriteOps;
 import dev.iomap.spi.WritebackOps;
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.spi.lock.LockMode;
 import java.io.IOException;
 import java.util.EnumSet;
 import java.util.Set;
@@ -37,13 +38,21 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
     public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request) throws IOException {
         boolean write = request.contains(IomapRequest.WRITE) && !request.contains(IomapRequest.REPORT);
         boolean fault = request.contains(IomapRequest.FAULT);
+        LockMode mode = glockMode(request);
         mount.remember(inode);
         if (write) {
             mount.checkLive();
-            tx.makeRoom();
-            tx.gate.readLock().lock();
         }
+        if (mode != null) {
+            mount.glocks.lock(inode.ino(), mode);
+        }
+        boolean gated = false;
         try {
+            if (write) {
+                tx.makeRoom();
+                tx.gate.readLock().lock();
+                gated = true;
+            }
             tx.meta.lock();
             try {
                 return IomapMapping.of(map(inode, pos, length, write || fault, fault));
@@ -51,11 +60,28 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
                 tx.meta.unlock();
             }
         } catch (IOException | RuntimeException e) {
-            if (write) {
+            if (gated) {
                 tx.gate.readLock().unlock();
+            }
+            if (mode != null) {
+                mount.glocks.unlock(inode.ino());
             }
             throw e;
         }
+    }
+
+    /**
+     * The inode glock mode a request needs: EX to change the cache, SH to read it; none for a write
+     * fault, which the core asks for with the folio locked (taking a glock there would invert the lock
+     * order: GFS2 takes it in page_mkwrite before the page lock).
+     */
+    private static LockMode glockMode(Set<IomapRequest> request) {
+        if (request.contains(IomapRequest.FAULT)) {
+            return null;
+        }
+        boolean changes = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.ZERO)
+                || request.contains(IomapRequest.UNSHARE);
+        return changes && !request.contains(IomapRequest.REPORT) ? LockMode.EX : LockMode.SH;
     }
 
     private Iomap map(IomapInode inode, long pos, long length, boolean allocate, boolean zeroNew) throws IOException {
@@ -126,6 +152,9 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         } finally {
             if (write) {
                 tx.gate.readLock().unlock();
+            }
+            if (glockMode(request) != null) {
+                mount.glocks.unlock(inode.ino());
             }
         }
     }

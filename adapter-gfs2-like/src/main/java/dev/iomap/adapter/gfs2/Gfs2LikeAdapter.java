@@ -1,5 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
+import dev.iomap.adapter.support.lock.InProcessLockManager;
+import dev.iomap.adapter.support.lock.InProcessLockSpace;
 import dev.iomap.api.Capability;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
@@ -13,6 +15,7 @@ import java.io.IOException;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The gfs2-like filesystem: blocks allocated at write time in a height-indexed indirect tree, stuffed
@@ -22,14 +25,29 @@ import java.util.Set;
  * <p>Mount options: {@code data=ordered} (default) or {@code data=journal} (every regular file's data
  * through the journal), {@code journal=K} (this node's journal, default 0). Others are refused.
  *
- * <p>Immutable and thread-safe; one instance serves every mount.
+ * <p>Thread-safe; one instance serves every mount (it holds only the lock space its mounts share, if given).
  */
 public final class Gfs2LikeAdapter implements FilesystemAdapter {
     /** The adapter's name. */
     public static final String NAME = "gfs2-like";
 
-    /** Creates the adapter (it holds no state). */
+    private final InProcessLockSpace lockSpace;
+    private final AtomicInteger nodes = new AtomicInteger();
+
+    /** Creates the adapter: every mount is a single node with a lock manager of its own. */
     public Gfs2LikeAdapter() {
+        this.lockSpace = null;
+    }
+
+    /**
+     * Creates an adapter whose mounts are nodes of one in-process cluster: each mount gets an
+     * {@link InProcessLockManager} over {@code lockSpace}, so another manager over the same space (another
+     * node, or a test) can demote this node's glocks.
+     *
+     * @param lockSpace the lock table shared with the other nodes
+     */
+    public Gfs2LikeAdapter(InProcessLockSpace lockSpace) {
+        this.lockSpace = java.util.Objects.requireNonNull(lockSpace, "lockSpace");
     }
 
     @Override
@@ -99,7 +117,9 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
             throw new InvalidRangeException("gfs2-like mount option journal=" + options.adapterOption("journal").get()
                     + " is not a number");
         }
-        return Gfs2LikeMount.mount(device, data.equals("journal"), journal);
+        InProcessLockManager locks = lockSpace == null ? new InProcessLockManager()
+                : new InProcessLockManager(lockSpace, "gfs2-like node " + nodes.incrementAndGet(), false);
+        return Gfs2LikeMount.mount(device, data.equals("journal"), journal, locks);
     }
 
     @Override

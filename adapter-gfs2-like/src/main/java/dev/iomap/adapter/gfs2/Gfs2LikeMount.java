@@ -1,6 +1,10 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.Journal;
+import dev.iomap.adapter.support.lock.InodeGlockCallbacks;
+import dev.iomap.spi.lock.LockManager;
+import dev.iomap.spi.lock.LockMode;
+import dev.iomap.spi.lock.LockStats;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileType;
@@ -35,14 +39,19 @@ final class Gfs2LikeMount extends Namespace {
 
     final FileTree tree;
     final boolean dataJournal;
+    final Glocks glocks;
     private final Gfs2IomapOps ops;
     private final Map<Long, IomapInode> inodes = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    private Gfs2LikeMount(Volume volume, boolean dataJournal) {
+    private Gfs2LikeMount(Volume volume, boolean dataJournal, LockManager locks) {
         super(volume, new Transactions(volume));
         this.tree = new FileTree(volume);
         this.dataJournal = dataJournal;
+        this.glocks = new Glocks(locks, new InodeGlockCallbacks(this::cached, ino -> tx.commit(), ino -> read(() -> {
+            volume.forget(ino);
+            return null;
+        })));
         this.ops = new Gfs2IomapOps(this);
     }
 
@@ -52,10 +61,12 @@ final class Gfs2LikeMount extends Namespace {
      * @param device the device, in filesystem blocks
      * @param dataJournal whether every regular file's data is journaled ({@code data=journal})
      * @param journalIndex this node's journal
+     * @param locks this node's lock manager (closed at unmount)
      * @return the mount
      * @throws IOException if the image is damaged or the device fails
      */
-    static Gfs2LikeMount mount(BlockDevice device, boolean dataJournal, int journalIndex) throws IOException {
+    static Gfs2LikeMount mount(BlockDevice device, boolean dataJournal, int journalIndex, LockManager locks)
+            throws IOException {
         Layout layout = Layout.read(device);
         if (journalIndex < 0 || journalIndex >= layout.journals()) {
             throw new InvalidRangeException("journal " + journalIndex + " does not exist: the filesystem has "
@@ -64,7 +75,7 @@ final class Gfs2LikeMount extends Namespace {
         Journal journal = Journal.open(device, layout.journalStart(journalIndex), layout.journalBlocks());
         journal.replay();
         ResourceGroup[] rgs = Volume.loadRgrps(journal, layout);
-        Gfs2LikeMount mount = new Gfs2LikeMount(new Volume(device, layout, journal, rgs), dataJournal);
+        Gfs2LikeMount mount = new Gfs2LikeMount(new Volume(device, layout, journal, rgs), dataJournal, locks);
         mount.dinodeOf(layout.rootIno(), FileType.DIRECTORY);
         mount.reclaimUnlinked();
         return mount;
@@ -160,6 +171,15 @@ final class Gfs2LikeMount extends Namespace {
         checkLive();
         remember(inode);
         InvalidRangeException.checkRange("gfs2-like setSize of inode " + inode.ino(), newSize, 0, maxFileSize());
+        glocks.lock(inode.ino(), LockMode.EX);
+        try {
+            resize(inode, newSize);
+        } finally {
+            glocks.unlock(inode.ino());
+        }
+    }
+
+    private void resize(IomapInode inode, long newSize) throws IOException {
         tx.makeRoom();
         tx.meta.lock();
         try {
@@ -195,6 +215,16 @@ final class Gfs2LikeMount extends Namespace {
         int bs = blockSize();
         long first = offset / bs;
         long end = Math.ceilDiv(offset + length, (long) bs);
+        glocks.lock(inode.ino(), LockMode.EX);
+        try {
+            allocateRange(inode, mode, offset, length, first, end);
+        } finally {
+            glocks.unlock(inode.ino());
+        }
+    }
+
+    private void allocateRange(IomapInode inode, FallocateMode mode, long offset, long length, long first, long end)
+            throws IOException {
         tx.makeRoom();
         tx.meta.lock();
         try {
@@ -280,6 +310,7 @@ final class Gfs2LikeMount extends Namespace {
     public void evict(long ino) throws IOException {
         checkLive();
         inodes.remove(ino);
+        glocks.drop(ino);
         tx.makeRoom();
         tx.meta.lock();
         try {
@@ -310,6 +341,7 @@ final class Gfs2LikeMount extends Namespace {
     public void unmount() throws IOException {
         checkLive();
         sync();
+        glocks.close();
         closed = true;
         tx.meta.lock();
         try {
@@ -356,6 +388,10 @@ final class Gfs2LikeMount extends Namespace {
     public Map<String, Long> counters() {
         Journal.Stats stats = volume.journal.stats();
         Map<String, Long> counters = new LinkedHashMap<>();
+        LockStats locks = glocks.stats();
+        counters.put("glock.acquisitions", locks.acquisitions() + locks.cachedHolds());
+        counters.put("glock.demotions", locks.demotions());
+        counters.put("glock.pagesInvalidated", locks.pagesInvalidated());
         counters.put("journal.commits", tx.commits());
         counters.put("journal.blocksLogged", stats.blocksLogged());
         counters.put("journal.checkpoints", stats.checkpoints());
