@@ -4,6 +4,8 @@ import dev.iomap.api.PageCacheOptions;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.ZonedBlockDevice;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * How an adapter takes part in writeback: the kernel's {@code iomap_writeback_ops}.
@@ -12,6 +14,8 @@ import java.io.IOException;
  * {@link #mapBlocks} where it goes. Device writes complete asynchronously; {@link #ioendCompleted}
  * then runs before the folios leave writeback, so an fsync that waits for writeback also waits for
  * the adapter's completion work (unwritten conversion, copy-on-write remap, on-disk size).
+ * {@link #beforeSubmit} shows the adapter each ioend's bytes just before the device write, so that a
+ * journaling adapter can log them first.
  */
 public interface WritebackOps {
 
@@ -76,5 +80,58 @@ public interface WritebackOps {
      * @param length bytes
      */
     default void discardFolio(IomapInode inode, long pos, long length) {
+    }
+
+    /**
+     * One ioend is about to be submitted: the core calls this just before its device write (the
+     * kernel's {@code ->writeback_submit} point, where a filesystem may act on the ioend before
+     * {@code iomap_ioend_writeback_submit}). A journaling adapter writes {@code data} to its journal
+     * here, and waits for it, so that the journal has the blocks before their home location does
+     * (gfs2's journaled data). The default does nothing.
+     *
+     * <p>{@code ioend} describes exactly the ioend: {@code offset} is its first byte (block aligned),
+     * {@code length} its bytes (whole blocks; the block straddling EOF was zeroed past EOF),
+     * {@code address} the device byte address it will be written at, and type and flags those of every
+     * mapping it was built from ({@link #mapBlocks} answers that are contiguous in the file and on the
+     * device and have the same type and flags are merged into one ioend, so it may span several, and
+     * its validity cookie is that of the one containing {@code offset}). {@code data} holds read-only
+     * views of exactly the bytes that will be written, in file order, together
+     * {@code ioend.length()} bytes covering {@code [ioend.offset(), ioend.end())}; each is positioned
+     * at 0. The views are valid only during the call (folio memory is reused after it leaves the
+     * cache): copy what is kept. The bytes do not change until the write completes: the folios are
+     * under writeback, and writers and mapped stores wait for writeback to end before they change a
+     * folio.
+     *
+     * <p>It runs for every ioend, including those of folios dirtied by a mapped store or written
+     * through a zeroing, for which no {@link WriteOps#putFolio(IomapInode, long, int, Iomap, ByteBuffer)}
+     * ran, and of blocks written again without being dirty (a folio without per-block dirty tracking
+     * is written whole).
+     *
+     * <p>Threads and locks: it runs on the thread doing the writeback pass, never on a completion
+     * thread: a caller of fsync, sync or {@link IomapInode#writeAndWait} (which may hold this inode's
+     * lock, as truncate and zeroing do, or this inode's cluster lock, as a glock demotion's
+     * {@code go_sync} does), a writer throttled at the dirty limit (which holds its own inode's lock
+     * exclusively and may be writing back another inode), or the background flusher. The pass may hold
+     * the lock of one folio of this inode (the one it is mapping when the ioend is submitted; that
+     * folio may be in this ioend) and, for {@link #writesInFileOrder} inodes, the inode's writeback
+     * order. Every folio in {@code data} is under writeback and no longer dirty. So it must not call
+     * {@link IomapInode#writeAndWait} or {@link IomapInode#invalidateCache} for this inode, nor read or
+     * write this file through the cache, nor wait for a lock whose holder may be waiting for this
+     * writeback (this inode's glock, or a log flush that waits for ordered data of this inode): each
+     * would wait for writeback that this pass has not submitted yet. It may do device I/O of its own and
+     * wait for it.
+     *
+     * <p>If it throws, the ioend is not submitted (nothing of it reaches the device) and completes as
+     * failed with that error exactly as a device write error would: {@link #ioendCompleted} sees the
+     * error, the folios end writeback (clean, as after a failed write), and the error is reported at
+     * the next fsync of each open file. A {@link RuntimeException} is treated alike. The pass goes on
+     * with the next ioend.
+     *
+     * @param inode the file
+     * @param ioend the file range, device address, type and flags of the ioend (see above)
+     * @param data read-only views of the bytes to be written, in file order, valid during the call only
+     * @throws IOException to fail this ioend instead of writing it
+     */
+    default void beforeSubmit(IomapInode inode, Iomap ioend, List<ByteBuffer> data) throws IOException {
     }
 }

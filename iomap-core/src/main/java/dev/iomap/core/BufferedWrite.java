@@ -3,11 +3,13 @@ package dev.iomap.core;
 import dev.iomap.api.IomapException;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapFlag;
+import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import dev.iomap.spi.WriteOps;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -27,6 +29,7 @@ final class BufferedWrite {
     };
     /** Unshare copies nothing: write_begin already read every block of the range. */
     private static final CopySource KEEP = (dst, offset, length) -> length;
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     private final CachedInode inode;
     private boolean sourceFailed;
@@ -88,7 +91,11 @@ final class BufferedWrite {
         IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, request);
         try {
             while (iter.next()) {
-                iter.advance(skip.test(iter) ? iter.length() : writeIter(iter, src, false));
+                if (skip.test(iter)) {
+                    iter.advance(iter.length());
+                } else {
+                    writeIter(iter, src, false);
+                }
             }
         } catch (IOException | RuntimeException e) {
             abort(iter, e);
@@ -102,9 +109,7 @@ final class BufferedWrite {
         long written = 0;
         try {
             while (iter.next()) {
-                long done = writeIter(iter, src, true);
-                written += done;
-                iter.advance(done);
+                written += writeIter(iter, src, true);
                 if (sourceFailed) {
                     iter.abort();
                     break;
@@ -126,79 +131,142 @@ final class BufferedWrite {
     }
 
     /**
-     * Writes as much of the current mapping as the source gives; marks the iterator stale if needed
-     * (the kernel's {@code iomap_write_iter}, with {@code iomap_trim_folio_range} and
-     * {@code __iomap_put_folio}).
+     * Writes as much of the current mapping as the source gives, advancing the iterator by each
+     * folio's accepted bytes as it goes (so that {@link IomapOps#end} learns them even if a later
+     * folio fails), and marks the iterator stale if needed (the kernel's {@code iomap_write_iter},
+     * with {@code iomap_trim_folio_range}, {@code iomap_iter_advance} and {@code __iomap_put_folio}).
      * Only an application write ({@code appWrite}) moves EOF and counts as bytes the application
      * wrote; zeroing and unsharing rewrite what is there.
+     *
+     * @return bytes accepted under this mapping
      */
     private long writeIter(IomapIter iter, CopySource src, boolean appWrite) throws IOException {
-        PageCache cache = inode.pageCache();
-        long maxFolioSize = cache.options().maxFolioSize();
-        long total = iter.length();
+        long maxFolioSize = inode.pageCache().options().maxFolioSize();
         long done = 0;
-        while (done < total) {
-            long pos = iter.pos() + done;
-            long bytes = Math.min(total - done, maxFolioSize - (pos & (maxFolioSize - 1)));
-            Folio folio = writeBegin(iter, pos, bytes);
-            if (folio == null) {
-                iter.markStale();
-                break;
-            }
-            int copied;
-            int accepted;
-            try {
-                int offset = (int) (pos - folio.pos());
-                int length = (int) Math.min(bytes, folio.size() - offset);
-                copied = src.copyTo(folio.memory(), offset, length);
-                accepted = writeEnd(folio, offset, length, copied, iter.iomap());
-                inode.writeOps().putFolio(inode, pos, accepted, iter.iomap());
-                if (appWrite) {
-                    inode.extendSize(pos + accepted);
+        try {
+            while (iter.length() > 0) {
+                long pos = iter.pos();
+                long bytes = Math.min(iter.length(), maxFolioSize - (pos & (maxFolioSize - 1)));
+                Folio folio = writeBegin(iter, pos, bytes);
+                if (folio == null) {
+                    iter.markStale();
+                    break;
+                }
+                int length;
+                int accepted = 0;
+                try {
+                    int offset = (int) (pos - folio.pos());
+                    length = (int) Math.min(bytes, folio.size() - offset);
+                    accepted = copyIntoFolio(iter, folio, pos, offset, length, src, appWrite);
+                    done += accepted;
+                    // The kernel raises i_size before put_folio; the bytes count even if it fails.
+                    inode.writeOps().putFolio(inode, pos, accepted, iter.iomap(),
+                            blocksView(folio, offset, accepted));
+                } finally {
+                    folio.unlock();
                 }
                 if (accepted < length) {
                     sourceFailed = true;
+                    break;
                 }
-            } finally {
-                folio.unlock();
+                inode.balanceDirty();
             }
-            done += accepted;
-            if (sourceFailed) {
-                break;
+        } finally {
+            if (appWrite) {
+                inode.stats().appWritten(done);
             }
-            inode.balanceDirty();
-        }
-        if (appWrite) {
-            inode.stats().appWritten(done);
         }
         return done;
+    }
+
+    /**
+     * Copies into a locked folio and accepts what can be kept (write_end), advancing the iterator and
+     * raising EOF; if that fails, the {@code putFolio} owed for the folio's {@code getFolio} is made with
+     * nothing copied before the failure propagates.
+     *
+     * @return bytes accepted
+     */
+    private int copyIntoFolio(IomapIter iter, Folio folio, long pos, int offset, int length, CopySource src,
+            boolean appWrite) throws IOException {
+        int accepted;
+        try {
+            int copied = src.copyTo(folio.memory(), offset, length);
+            accepted = writeEnd(folio, offset, length, copied, iter.iomap());
+        } catch (IOException | RuntimeException e) {
+            putNothing(pos, iter.iomap(), e);
+            throw e;
+        }
+        iter.advance(accepted);
+        if (appWrite) {
+            inode.extendSize(pos + accepted);
+        }
+        return accepted;
+    }
+
+    /**
+     * A read-only view of the whole blocks of a locked folio that hold {@code [offset, offset +
+     * accepted)}, for {@code putFolio}; empty when nothing was accepted.
+     */
+    private ByteBuffer blocksView(Folio folio, int offset, int accepted) {
+        if (accepted == 0) {
+            return EMPTY;
+        }
+        int blockSize = inode.blockSize();
+        int first = offset & -blockSize;
+        int end = Math.min(folio.size(), (offset + accepted + blockSize - 1) & -blockSize);
+        return folio.buffer(first, end - first).asReadOnlyBuffer();
+    }
+
+    /**
+     * The {@code putFolio} with nothing copied that closes a successful {@code getFolio} when the
+     * write at {@code pos} fails or goes stale before the copy (the kernel's {@code out_unlock} path
+     * of {@code iomap_write_begin}); its own failure is added to {@code failure}, if any, else thrown.
+     */
+    private void putNothing(long pos, Iomap iomap, Exception failure) throws IOException {
+        try {
+            inode.writeOps().putFolio(inode, pos, 0, iomap, EMPTY);
+        } catch (IOException | RuntimeException e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e);
+        }
     }
 
     /**
      * Gets the folio for {@code [pos, pos + length)} locked and ready for the copy, or null if the
      * mapping went stale: the kernel's {@code iomap_write_begin} (with {@code __iomap_get_folio} and
      * {@code iomap_get_folio}). Only the partial edge blocks that are not uptodate are read, or zeroed
-     * when their old contents must not be seen.
+     * when their old contents must not be seen. Once {@code getFolio} has returned, every way out
+     * but returning the folio calls {@code putFolio} with nothing copied.
      */
     private Folio writeBegin(IomapIter iter, long pos, long length) throws IOException {
         PageCache cache = inode.pageCache();
         WriteOps hooks = inode.writeOps();
         int order = cache.options().orderHints() ? FolioOrder.hint(length, cache.pageShift()) : 0;
         hooks.getFolio(inode, pos, (int) Math.min(length, Integer.MAX_VALUE), iter.iomap());
-        Folio folio = cache.grabLocked(pos >>> cache.pageShift(), order);
+        Folio folio = null;
         try {
-            if (!inode.ops().valid(inode, iter.iomap())) {
-                folio.unlock();
-                return null;
+            folio = cache.grabLocked(pos >>> cache.pageShift(), order);
+            if (inode.ops().valid(inode, iter.iomap())) {
+                int from = (int) (pos - folio.pos());
+                int to = (int) Math.min(folio.size(), from + length);
+                prepareBlocks(iter, folio, from, to);
+                return folio;
             }
-            int from = (int) (pos - folio.pos());
-            int to = (int) Math.min(folio.size(), from + length);
-            prepareBlocks(iter, folio, from, to);
-            return folio;
         } catch (IOException | RuntimeException e) {
-            folio.unlock();
+            putNothing(pos, iter.iomap(), e);
+            if (folio != null) {
+                folio.unlock();
+            }
             throw e;
         }
+        try {
+            putNothing(pos, iter.iomap(), null);
+        } finally {
+            folio.unlock();
+        }
+        return null;
     }
 
     /** The kernel's {@code __iomap_write_begin} (and {@code iomap_write_begin_inline}). */

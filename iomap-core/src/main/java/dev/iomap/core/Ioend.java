@@ -24,6 +24,7 @@ final class Ioend {
     private final Set<IomapFlag> flags;
     private final long offset;
     private final long address;
+    private final long validityCookie;
     private final List<Segment> segments = new ArrayList<>();
     private long length;
 
@@ -40,6 +41,7 @@ final class Ioend {
         this.flags = iomap.flags();
         this.offset = offset;
         this.address = iomap.deviceAddress(offset);
+        this.validityCookie = iomap.validityCookie();
     }
 
     /**
@@ -83,6 +85,24 @@ final class Ioend {
         return address;
     }
 
+    /**
+     * @return the ioend as one mapping, for the adapter's {@code beforeSubmit}: its file range, device
+     *     address, type and flags, with the validity cookie of the mapping of its first byte
+     */
+    Iomap range() {
+        return new Iomap(offset, length, type, flags, address, null, validityCookie);
+    }
+
+    /** @return read-only views of the bytes to be written, in file order, each positioned at 0 */
+    List<ByteBuffer> readOnlyBuffers() {
+        List<ByteBuffer> views = new ArrayList<>(segments.size());
+        for (Segment segment : segments) {
+            views.add(segment.folio().buffer(segment.offset(), segment.length()).asReadOnlyBuffer());
+        }
+        return List.copyOf(views);
+    }
+
+    /** @return buffers over the bytes to be written, in file order, for the device write */
     List<ByteBuffer> buffers() {
         List<ByteBuffer> buffers = new ArrayList<>(segments.size());
         for (Segment segment : segments) {

@@ -218,8 +218,10 @@ final class Writeback {
     }
 
     /**
-     * Submits the current ioend, if any: the kernel's {@code iomap_ioend_writeback_submit}, which
-     * filesystems use as their {@code ->writeback_submit} (was {@code ->submit_ioend}).
+     * Submits the current ioend, if any: the adapter's {@code beforeSubmit} (the filesystem's
+     * {@code ->writeback_submit}, was {@code ->submit_ioend}), then the kernel's
+     * {@code iomap_ioend_writeback_submit}. If {@code beforeSubmit} fails, the ioend is not written
+     * and completes with its error, as after a device write error.
      */
     private void submit() {
         Ioend current = ioend;
@@ -230,8 +232,9 @@ final class Writeback {
         inode.stats().ioendSubmitted();
         CompletableFuture<Void> write;
         try {
+            inode.writebackOps().beforeSubmit(inode, current.range(), current.readOnlyBuffers());
             write = inode.device().write(current.address(), current.buffers(), IoPurpose.DATA);
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
         }
         if (write.isDone()) {

@@ -224,8 +224,8 @@ class BufferedWriteTest {
 
         verify(hooks).getFolio(eq(inode), eq(4000L), eq(96), any());
         verify(hooks).getFolio(eq(inode), eq(4096L), eq(104), any());
-        verify(hooks).putFolio(eq(inode), eq(4000L), eq(96), any());
-        verify(hooks).putFolio(eq(inode), eq(4096L), eq(104), any());
+        verify(hooks).putFolio(eq(inode), eq(4000L), eq(96), any(), any());
+        verify(hooks).putFolio(eq(inode), eq(4096L), eq(104), any(), any());
     }
 
     @Test

@@ -76,6 +76,7 @@ class WritebackTest {
         verify(writeback).mapBlocks(inode, K4, 2 * K4);
         verify(writeback).mapBlocks(inode, 5 * K4, K4);
         verify(writeback).mapBlocks(inode, 65536 + 15 * K4, K4);
+        verify(writeback, org.mockito.Mockito.times(3)).beforeSubmit(eq(inode), any(), any());
         verify(writeback, org.mockito.Mockito.times(3)).ioendCompleted(eq(inode), any());
         verify(writeback).writesInFileOrder(inode);
         verifyNoMoreInteractions(writeback);

@@ -10,9 +10,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -26,12 +30,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Region.</b> The journal owns device blocks {@code [start, start + length)}, {@code length >=}
  * {@value #MIN_LENGTH_BLOCKS}. Block {@code start} is the journal superblock; the other
  * {@code length - 1} blocks are a circular log, position {@code p} being block {@code start + 1 + p}.
- * A transaction is laid out from the head: {@code [descriptor, data...]...  commit}, each descriptor
- * listing the home block numbers of the data blocks after it, wrapping from the last position to
- * position 0. Descriptors and commits are {@link MetadataBlock}s whose sequence number is the
- * transaction's; the commit holds a CRC32C of all the transaction's descriptor and data blocks, so a
- * transaction torn by a power cut is recognised as incomplete. Every record carries a journal id
- * chosen at format time, so transactions of an earlier format of the same region are never replayed.
+ * A transaction is laid out from the head: {@code [descriptor, data...]... [revoke...] commit}, each
+ * descriptor listing the home block numbers of the data blocks after it, each revoke block listing
+ * revoked block numbers, wrapping from the last position to position 0. Descriptors, revoke blocks
+ * and commits are {@link MetadataBlock}s whose sequence number is the transaction's; the commit holds
+ * a CRC32C of all the transaction's descriptor, data and revoke blocks, so a transaction torn by a
+ * power cut is recognised as incomplete, its revokes as much as its images. Every record carries a
+ * journal id chosen at format time, so transactions of an earlier format of the same region are never
+ * replayed.
  * Byte layouts are in the module README.
  *
  * <p><b>Durability.</b> {@code commit} writes the transaction and flushes: when it returns, the
@@ -43,6 +49,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * transactions after it. Sequence numbers are never
  * reused: after a replay, numbering resumes {@code length - 1} past where the scan stopped.
  *
+ * <p><b>Revokes.</b> A block whose image was logged and which is then freed (a truncate) may be
+ * reused and written in place, outside the journal; replaying the old image would then overwrite
+ * the new owner's data. {@link Transaction#revoke(long)} prevents that, as jbd2's revoke records do:
+ * a revoke committed in transaction {@code s} suppresses, at replay, every image of that block in the
+ * transactions with sequence {@code < s}, and at commit removes the block from the overlay, so
+ * neither {@link #readBlock} nor a checkpoint uses the old image again. Replay is two passes: the
+ * scan reads every complete transaction and records, for each revoked block, the newest sequence
+ * revoking it; then the images are applied in log order, skipping each one whose sequence is below
+ * its block's newest revoke. The revokes of a torn transaction are ignored like its images. Until
+ * the revoking transaction commits, the old image is still current (for readers and checkpoints):
+ * the caller must not reuse the block before that commit returns; the natural place for the revoke
+ * is the transaction that frees the block.
+ *
  * <p><b>Reading metadata.</b> Until a checkpoint, a committed block's home location holds its old
  * contents. Callers must therefore read journaled metadata through {@link #readBlock(long)} (or
  * {@link Transaction#read(long)} inside a transaction), which return the newest committed image from
@@ -51,7 +70,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>Space.</b> A commit that does not fit in the free part of the log first checkpoints (counted in
  * {@link Stats#forcedCheckpoints()}). A transaction bigger than the whole log is refused with
- * {@link NoSpaceException} when the block that makes it too big is logged, and nothing is written.
+ * {@link NoSpaceException} when the block that makes it too big is logged or revoked, and nothing is
+ * written.
  *
  * <p><b>Life cycle.</b> {@link #format} once (mkfs), then at every mount {@link #open} and
  * {@link #replay()} before anything else ({@link IllegalStateException} otherwise), and
@@ -101,12 +121,14 @@ public final class Journal {
     private final Map<Long, ByteBuffer> overlay = new ConcurrentHashMap<>();
     private long transactionsCommitted;
     private long blocksLogged;
+    private long revokesLogged;
     private long logBlocksWritten;
     private long checkpoints;
     private long forcedCheckpoints;
     private long blocksCheckpointed;
     private long transactionsReplayed;
     private long blocksReplayed;
+    private long imagesRevokedAtReplay;
 
     private Journal(BlockDevice device, Superblock superblock) {
         this.device = device;
@@ -127,29 +149,35 @@ public final class Journal {
      *
      * @param transactionsCommitted non-empty transactions committed
      * @param blocksLogged data block images in them
-     * @param logBlocksWritten log blocks written: data, descriptors and commits
+     * @param revokesLogged revoke records in them (one per distinct block revoked per transaction)
+     * @param logBlocksWritten log blocks written: data, descriptors, revoke blocks and commits
      * @param checkpoints checkpoints that wrote something, forced ones and replay's included (a
      *     replay always writes the superblock, so it always counts)
      * @param forcedCheckpoints checkpoints forced by a full log
      * @param blocksCheckpointed home blocks written by checkpoints
      * @param transactionsReplayed transactions found and applied by {@link #replay()}
-     * @param blocksReplayed block images in them
+     * @param blocksReplayed block images in them, the revoked ones included
+     * @param imagesRevokedAtReplay of those, the images replay skipped because a later transaction
+     *     revoked their block
      * @param logCapacityBlocks blocks in the circular log (the region less its superblock)
      * @param logUsedBlocks log blocks holding transactions not yet checkpointed
      */
-    public record Stats(long transactionsCommitted, long blocksLogged, long logBlocksWritten,
-            long checkpoints, long forcedCheckpoints, long blocksCheckpointed,
-            long transactionsReplayed, long blocksReplayed, long logCapacityBlocks, long logUsedBlocks) {
+    public record Stats(long transactionsCommitted, long blocksLogged, long revokesLogged, long logBlocksWritten,
+            long checkpoints, long forcedCheckpoints, long blocksCheckpointed, long transactionsReplayed,
+            long blocksReplayed, long imagesRevokedAtReplay, long logCapacityBlocks, long logUsedBlocks) {
     }
 
     /**
      * What one {@link #replay()} found.
      *
      * @param transactions complete transactions applied
-     * @param blocks block images in them (a block logged twice counts twice)
+     * @param blocks block images in them (a block logged twice counts twice), the revoked ones included
+     * @param revokes revoke records in them
+     * @param revokedImages of the {@code blocks}, the images not applied because a later transaction
+     *     revoked their block
      * @param nextSequence the sequence number the next commit gets
      */
-    public record ReplayResult(long transactions, long blocks, long nextSequence) {
+    public record ReplayResult(long transactions, long blocks, long revokes, long revokedImages, long nextSequence) {
     }
 
     /**
@@ -222,10 +250,11 @@ public final class Journal {
     }
 
     /**
-     * Scans the log from the tail and applies every complete transaction: one whose descriptors and
-     * commit verify, whose sequence number follows the previous one and whose transaction checksum
-     * matches. Stops at the first that is not (the torn tail: later transactions are ignored too,
-     * and for good: numbering restarts past every sequence number the log could hold), then
+     * Scans the log from the tail and applies every complete transaction: one whose descriptors,
+     * revoke blocks and commit verify, whose sequence number follows the previous one and whose
+     * transaction checksum matches, except the images revoked by a later complete transaction (see
+     * the class comment). Stops at the first that is not (the torn tail: later transactions are
+     * ignored too, and for good: numbering restarts past every sequence number the log could hold), then
      * checkpoints, so the log is empty when this returns. Writes the journal superblock and flushes
      * even when there was nothing to apply. Must be called once after {@link #open}; calling it again
      * is harmless.
@@ -243,18 +272,16 @@ public final class Journal {
             long position = tailPosition;
             long sequence = tailSequence;
             long scanned = 0;
-            long transactions = 0;
-            long blocks = 0;
-            Map<Long, ByteBuffer> images = new LinkedHashMap<>();
+            List<JournalLog.Found> transactions = new ArrayList<>();
+            RevokeTable revoked = new RevokeTable();
             try {
                 while (true) {
                     JournalLog.Found found = log.scan(position, sequence, logBlocks - scanned);
                     if (found == null) {
                         break;
                     }
-                    images.putAll(found.images());
-                    blocks += found.imageCount();
-                    transactions++;
+                    transactions.add(found);
+                    revoked.add(found, sequence);
                     scanned += found.logBlocks();
                     position = (position + found.logBlocks()) % logBlocks;
                     sequence++;
@@ -268,17 +295,20 @@ public final class Journal {
                         + " (block " + log.blockNo(position) + ") is damaged, yet transaction " + later
                         + " was committed after it: replaying would lose committed transactions; nothing was replayed");
             }
-            overlay.putAll(images);
+            RevokeTable.Applied applied = revoked.apply(transactions, tailSequence);
+            overlay.putAll(applied.images());
             headPosition = position;
             // Skip more sequence numbers than the log can hold transactions, so that a complete
             // transaction lying beyond the one the scan stopped at is never taken for a new one.
             nextSequence = sequence + logBlocks;
             usedBlocks = scanned;
-            transactionsReplayed += transactions;
-            blocksReplayed += blocks;
+            transactionsReplayed += transactions.size();
+            blocksReplayed += applied.imagesFound();
+            imagesRevokedAtReplay += applied.imagesSkipped();
             replayed = true;
             checkpointLocked();
-            return new ReplayResult(transactions, blocks, nextSequence);
+            return new ReplayResult(transactions.size(), applied.imagesFound(), applied.revokesFound(),
+                    applied.imagesSkipped(), nextSequence);
         } finally {
             lock.unlock();
         }
@@ -349,17 +379,26 @@ public final class Journal {
     public Stats stats() {
         lock.lock();
         try {
-            return new Stats(transactionsCommitted, blocksLogged, logBlocksWritten, checkpoints,
+            return new Stats(transactionsCommitted, blocksLogged, revokesLogged, logBlocksWritten, checkpoints,
                     forcedCheckpoints, blocksCheckpointed, transactionsReplayed, blocksReplayed,
-                    logBlocks, usedBlocks);
+                    imagesRevokedAtReplay, logBlocks, usedBlocks);
         } finally {
             lock.unlock();
         }
     }
 
-    /** @return the most data blocks one transaction may log: it must fit in the empty log */
+    /**
+     * @return the most data blocks one transaction that revokes nothing may log: it must fit in the
+     *     empty log (revokes take room too: one revoke block per as many block numbers as a
+     *     descriptor lists)
+     */
     public long maxTransactionBlocks() {
         return log.maxTransactionBlocks();
+    }
+
+    /** @return the most blocks one transaction that logs no image may revoke */
+    public long maxTransactionRevokes() {
+        return log.maxTransactionRevokes();
     }
 
     /** @return the first block of the region (the journal superblock) */
@@ -383,12 +422,13 @@ public final class Journal {
     }
 
     /**
-     * One transaction: block images logged by one thread, made durable together by {@link #commit()}
-     * or dropped by {@link #close()} before that. Not thread-safe. After {@code commit} or
-     * {@code close}, logging fails with {@link IllegalStateException}.
+     * One transaction: block images logged and blocks revoked by one thread, made durable together by
+     * {@link #commit()} or dropped by {@link #close()} before that. Not thread-safe. After
+     * {@code commit} or {@code close}, logging and revoking fail with {@link IllegalStateException}.
      */
     public final class Transaction implements AutoCloseable {
         private final Map<Long, ByteBuffer> images = new LinkedHashMap<>();
+        private final Set<Long> revokes = new LinkedHashSet<>();
         private boolean open = true;
 
         private Transaction() {
@@ -396,7 +436,8 @@ public final class Journal {
 
         /**
          * Adds the new contents of a block. Logging a block again in the same transaction replaces
-         * the earlier image.
+         * the earlier image. Logging a block this transaction revoked keeps the revoke (for the
+         * images of earlier transactions) and adds this image, which replay applies.
          *
          * @param blockNo the block's home location; outside the journal region
          * @param newContents exactly one block, between position and limit; copied, position unchanged
@@ -408,17 +449,57 @@ public final class Journal {
          */
         public void log(long blockNo, ByteBuffer newContents) throws IomapException {
             ensureOpen();
-            checkTarget(blockNo, newContents);
+            log.checkTarget(blockNo, "log");
+            if (newContents.remaining() != blockSize) {
+                throw new InvalidRangeException("journal: the image of block " + blockNo + " is "
+                        + newContents.remaining() + " bytes, not one " + blockSize + "-byte block");
+            }
             int count = images.size() + (images.containsKey(blockNo) ? 0 : 1);
-            if (log.logBlocksFor(count) > logBlocks) {
-                throw tooLarge(count);
+            if (log.logBlocksFor(count, revokes.size()) > logBlocks) {
+                throw log.tooLarge(count, revokes.size());
             }
             images.put(blockNo, copy(newContents).asReadOnlyBuffer());
         }
 
         /**
-         * Reads a block as this transaction sees it: its own image if it logged the block, else
-         * {@link Journal#readBlock(long)}.
+         * Revokes a block, as a truncate or unlink that frees it must: once this transaction commits
+         * (sequence {@code s}), no image of the block logged by a transaction with a sequence below
+         * {@code s} is ever written to its home location again, neither by {@link #replay()} after a
+         * crash nor by {@link Journal#checkpoint()}, and {@link Journal#readBlock} and
+         * {@link Journal#latest} no longer return it. Within this transaction the last of
+         * {@link #log} and {@code revoke} wins for the transaction's own image: revoking a block
+         * this transaction logged drops that image; logging it after revoking it keeps the revoke
+         * and the new image, which then replays. Revoking a block that was never logged is allowed
+         * and cheap (8 bytes in a revoke block); revoking one twice records it once.
+         *
+         * <p>Until the commit, other readers still see the block's committed image (uncommitted
+         * changes are private), and a checkpoint (one forced by another transaction's commit
+         * included) may still write that image home. So the freed block must not be reused (given
+         * to another file and written in place) before this transaction has committed: free it in
+         * the allocator only after {@link #commit()} returns. Reads through {@link #read(long)} of
+         * a block this transaction revoked and did not log again return its home location.
+         *
+         * @param blockNo the block's home location; outside the journal region
+         * @throws InvalidRangeException if the block is outside the device or inside the journal
+         * @throws NoSpaceException if the transaction would no longer fit in the log (nothing
+         *     changes; the transaction stays usable)
+         * @throws IllegalStateException if the transaction was committed or closed
+         */
+        public void revoke(long blockNo) throws IomapException {
+            ensureOpen();
+            log.checkTarget(blockNo, "revoke");
+            int count = images.size() - (images.containsKey(blockNo) ? 1 : 0);
+            int revoked = revokes.size() + (revokes.contains(blockNo) ? 0 : 1);
+            if (log.logBlocksFor(count, revoked) > logBlocks) {
+                throw log.tooLarge(count, revoked);
+            }
+            images.remove(blockNo);
+            revokes.add(blockNo);
+        }
+
+        /**
+         * Reads a block as this transaction sees it: its own image if it logged the block, else its
+         * home location if it revoked the block, else {@link Journal#readBlock(long)}.
          *
          * @param blockNo a device block
          * @return a new little-endian buffer of one block, position 0, that the caller owns
@@ -426,19 +507,29 @@ public final class Journal {
          */
         public ByteBuffer read(long blockNo) throws IOException {
             ByteBuffer own = images.get(blockNo);
-            return own == null ? readBlock(blockNo) : copy(own);
+            if (own != null) {
+                return copy(own);
+            }
+            return revokes.contains(blockNo) ? BlockIo.read(device, blockNo, 1) : readBlock(blockNo);
         }
 
-        /** @return distinct blocks logged so far */
+        /** @return distinct blocks logged so far (a revoke drops the block's image) */
         public int blocks() {
             return images.size();
         }
 
+        /** @return distinct blocks revoked so far */
+        public int revokes() {
+            return revokes.size();
+        }
+
         /**
          * Appends the transaction to the log and flushes the device: when this returns, the
-         * transaction survives a crash and its images are visible through {@link Journal#readBlock}.
-         * Home blocks are not written (see {@link Journal#checkpoint()}). An empty transaction writes
-         * nothing. The transaction is finished afterwards, whether this succeeds or fails.
+         * transaction survives a crash, its images are visible through {@link Journal#readBlock} and
+         * the blocks it revoked (and did not log again) are gone from the overlay. Home blocks are
+         * not written (see {@link Journal#checkpoint()}). A transaction that neither logged nor
+         * revoked anything writes nothing. The transaction is finished afterwards, whether this
+         * succeeds or fails.
          *
          * @throws NoSpaceException if the transaction is larger than the whole log
          * @throws IomapException if the journal was aborted
@@ -449,8 +540,8 @@ public final class Journal {
         public void commit() throws IOException {
             ensureOpen();
             open = false;
-            if (!images.isEmpty()) {
-                commitTransaction(images);
+            if (!images.isEmpty() || !revokes.isEmpty()) {
+                commitTransaction(images, revokes);
             }
         }
 
@@ -467,31 +558,39 @@ public final class Journal {
         }
     }
 
-    private void commitTransaction(Map<Long, ByteBuffer> images) throws IOException {
+    private void commitTransaction(Map<Long, ByteBuffer> images, Set<Long> revokes) throws IOException {
         lock.lock();
         try {
             ensureReplayed();
             ensureNotAborted();
-            long needed = log.logBlocksFor(images.size());
+            long needed = log.logBlocksFor(images.size(), revokes.size());
             if (needed > logBlocks) {
-                throw tooLarge(images.size());
+                throw log.tooLarge(images.size(), revokes.size());
             }
             if (needed > logBlocks - usedBlocks) {
                 forcedCheckpoints++;
                 checkpointLocked();
             }
             try {
-                log.append(headPosition, nextSequence, images);
+                log.append(headPosition, nextSequence, images, revokes);
                 device.flush();
             } catch (IOException e) {
                 throw abort(e);
             }
+            // Images first: a reader (without the lock) never sees the home block of a block this
+            // transaction revoked and logged again.
             overlay.putAll(images);
+            for (long revoked : revokes) {
+                if (!images.containsKey(revoked)) {
+                    overlay.remove(revoked);
+                }
+            }
             headPosition = (headPosition + needed) % logBlocks;
             usedBlocks += needed;
             nextSequence++;
             transactionsCommitted++;
             blocksLogged += images.size();
+            revokesLogged += revokes.size();
             logBlocksWritten += needed;
         } finally {
             lock.unlock();
@@ -518,27 +617,6 @@ public final class Journal {
         tailPosition = headPosition;
         tailSequence = nextSequence;
         usedBlocks = 0;
-    }
-
-    private void checkTarget(long blockNo, ByteBuffer contents) throws InvalidRangeException {
-        if (log.isInRegion(blockNo)) {
-            throw new InvalidRangeException("journal: cannot log block " + blockNo
-                    + ": it is inside the journal region [" + start + ", +" + length + ")");
-        }
-        if (!log.isValidTarget(blockNo)) {
-            throw new InvalidRangeException("journal: cannot log block " + blockNo
-                    + ": it is outside the device's " + BlockIo.blockCount(device) + " blocks");
-        }
-        if (contents.remaining() != blockSize) {
-            throw new InvalidRangeException("journal: the image of block " + blockNo + " is "
-                    + contents.remaining() + " bytes, not one " + blockSize + "-byte block");
-        }
-    }
-
-    private NoSpaceException tooLarge(long dataBlocks) {
-        return new NoSpaceException("journal: a transaction of " + dataBlocks + " blocks needs "
-                + log.logBlocksFor(dataBlocks) + " log blocks (with descriptors and commit) but the whole log is "
-                + logBlocks + " blocks; split it (at most " + maxTransactionBlocks() + " blocks per transaction)");
     }
 
     private IOException abort(IOException cause) {

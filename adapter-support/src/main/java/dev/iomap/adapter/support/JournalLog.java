@@ -2,17 +2,22 @@ package dev.iomap.adapter.support;
 
 import dev.iomap.adapter.support.JournalFormat.Commit;
 import dev.iomap.adapter.support.JournalFormat.Descriptor;
+import dev.iomap.adapter.support.JournalFormat.Revoke;
 import dev.iomap.adapter.support.JournalFormat.Superblock;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.NoSpaceException;
 import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.zip.CRC32C;
@@ -46,9 +51,11 @@ final class JournalLog {
      *
      * @param images the newest image of each block it logged, in log order; read-only buffers
      * @param imageCount images in it (a block logged twice counts twice)
+     * @param revokes the blocks it revoked
+     * @param revokeCount revoke records in it (a block revoked twice counts twice)
      * @param logBlocks log blocks it takes
      */
-    record Found(Map<Long, ByteBuffer> images, int imageCount, long logBlocks) {
+    record Found(Map<Long, ByteBuffer> images, int imageCount, Set<Long> revokes, int revokeCount, long logBlocks) {
     }
 
     /** @return blocks in the circular log */
@@ -56,15 +63,24 @@ final class JournalLog {
         return logBlocks;
     }
 
-    /** @return log blocks a transaction of {@code dataBlocks} images takes: descriptors, data, commit */
-    long logBlocksFor(long dataBlocks) {
-        return Math.ceilDiv(dataBlocks, descriptorCapacity) + dataBlocks + 1;
+    /**
+     * @return log blocks a transaction of {@code dataBlocks} images and {@code revokes} revoke records
+     *     takes: descriptors, data, revoke blocks, commit
+     */
+    long logBlocksFor(long dataBlocks, long revokes) {
+        return Math.ceilDiv(dataBlocks, descriptorCapacity) + dataBlocks + Math.ceilDiv(revokes, descriptorCapacity)
+                + 1;
     }
 
-    /** @return the most data blocks a transaction may have: it must fit in the empty log */
+    /** @return the most revoke records a transaction of no images may have: it must fit in the empty log */
+    long maxTransactionRevokes() {
+        return (logBlocks - 1) * descriptorCapacity;
+    }
+
+    /** @return the most data blocks a transaction of no revokes may have: it must fit in the empty log */
     long maxTransactionBlocks() {
         long data = logBlocks - 2;
-        while (logBlocksFor(data) > logBlocks) {
+        while (logBlocksFor(data, 0) > logBlocks) {
             data--;
         }
         return data;
@@ -80,14 +96,41 @@ final class JournalLog {
     }
 
     /**
+     * @param verb what the caller wants to do with the block, for the message ("log", "revoke")
+     * @throws InvalidRangeException if {@code blockNo} is inside the journal or outside the device
+     */
+    void checkTarget(long blockNo, String verb) throws InvalidRangeException {
+        if (isInRegion(blockNo)) {
+            throw new InvalidRangeException("journal: cannot " + verb + " block " + blockNo
+                    + ": it is inside the journal region [" + start + ", +" + length + ")");
+        }
+        if (!isValidTarget(blockNo)) {
+            throw new InvalidRangeException("journal: cannot " + verb + " block " + blockNo
+                    + ": it is outside the device's " + BlockIo.blockCount(device) + " blocks");
+        }
+    }
+
+    /** @return the error for a transaction of {@code dataBlocks} images and {@code revokes} revokes */
+    NoSpaceException tooLarge(long dataBlocks, long revokes) {
+        String what = revokes == 0 ? dataBlocks + " blocks" : dataBlocks + " blocks and " + revokes + " revokes";
+        return new NoSpaceException("journal: a transaction of " + what + " needs "
+                + logBlocksFor(dataBlocks, revokes) + " log blocks (with descriptors"
+                + (revokes == 0 ? "" : ", revoke blocks") + " and commit) but the whole log is "
+                + logBlocks + " blocks; split it (at most " + maxTransactionBlocks() + " blocks per transaction)");
+    }
+
+    /**
      * Writes a transaction at {@code position}: descriptors each followed by their data blocks, then
-     * the commit; in two device writes if it wraps. Waits for the writes; does not flush.
+     * the revoke blocks, then the commit; in two device writes if it wraps. Waits for the writes; does
+     * not flush.
      *
      * @param images home block number to image, in the order to log them
+     * @param revokes home block numbers revoked, in the order to list them
      * @return log blocks written
      */
-    long append(long position, long sequence, Map<Long, ByteBuffer> images) throws IOException {
-        List<ByteBuffer> blocks = encode(position, sequence, images);
+    long append(long position, long sequence, Map<Long, ByteBuffer> images, Collection<Long> revokes)
+            throws IOException {
+        List<ByteBuffer> blocks = encode(position, sequence, images, List.copyOf(revokes));
         int beforeWrap = (int) Math.min(blocks.size(), logBlocks - position);
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         writes.add(device.write(blockNo(position) * blockSize, blocks.subList(0, beforeWrap), IoPurpose.METADATA));
@@ -99,8 +142,8 @@ final class JournalLog {
         return blocks.size();
     }
 
-    private List<ByteBuffer> encode(long position, long sequence, Map<Long, ByteBuffer> images)
-            throws InvalidRangeException {
+    private List<ByteBuffer> encode(long position, long sequence, Map<Long, ByteBuffer> images,
+            List<Long> revokes) throws InvalidRangeException {
         List<Long> targets = new ArrayList<>(images.keySet());
         List<ByteBuffer> blocks = new ArrayList<>();
         CRC32C crc = new CRC32C();
@@ -117,6 +160,13 @@ final class JournalLog {
                 Crc32c.update(crc, image);
                 blocks.add(image.duplicate());
             }
+        }
+        for (int first = 0; first < revokes.size(); first += descriptorCapacity) {
+            List<Long> listed = revokes.subList(first, Math.min(revokes.size(), first + descriptorCapacity));
+            long blockNo = blockNo(position + blocks.size());
+            ByteBuffer revoke = new Revoke(journalId, listed).encode(blockNo, sequence, blockSize);
+            Crc32c.update(crc, revoke);
+            blocks.add(revoke);
         }
         long commitBlockNo = blockNo(position + blocks.size());
         blocks.add(new Commit(journalId, descriptors, targets.size(), (int) crc.getValue())
@@ -139,7 +189,8 @@ final class JournalLog {
      * above {@code sequence}. Commits are written one after the other, each flushed before the next
      * starts, and sequence numbers never go back; so if the transaction {@code sequence} is not
      * complete and a later one is found, it was not torn by a power cut but damaged afterwards. (A
-     * lone record with a higher number, damage in stale log space, is not a transaction.)
+     * lone record with a higher number, damage in stale log space, is not a transaction.) A transaction
+     * starts with a descriptor, or with a revoke block if it logged no images.
      *
      * @param sequence the sequence number of the transaction the scan stopped at
      * @return the later sequence number found, or -1
@@ -158,7 +209,9 @@ final class JournalLog {
                 } catch (CorruptFilesystemException e) {
                     continue;
                 }
-                if (header.type() == JournalFormat.DESCRIPTOR_TYPE && header.sequence() > sequence
+                boolean starts = header.type() == JournalFormat.DESCRIPTOR_TYPE
+                        || header.type() == JournalFormat.REVOKE_TYPE;
+                if (starts && header.sequence() > sequence
                         && header.payload().remaining() >= Long.BYTES && header.payload().getLong(0) == journalId
                         && scan(first + i, header.sequence(), logBlocks) != null) {
                     return header.sequence();
@@ -207,8 +260,10 @@ final class JournalLog {
         private final long room;
         private final CRC32C crc = new CRC32C();
         private final Map<Long, ByteBuffer> images = new LinkedHashMap<>();
+        private final Set<Long> revokes = new LinkedHashSet<>();
         private long used;
         private int imageCount;
+        private int revokeCount;
 
         Scanner(long position, long sequence, long room) {
             this.position = position;
@@ -216,8 +271,10 @@ final class JournalLog {
             this.room = room;
         }
 
+        /** Reads {@code [descriptor, data...]... [revoke...] commit}; anything else is no transaction. */
         Found scan() throws IOException {
             int descriptors = 0;
+            int revokeBlocks = 0;
             while (used < room) {
                 long blockNo = blockNo(position + used);
                 ByteBuffer raw = nextBlock();
@@ -225,19 +282,42 @@ final class JournalLog {
                 if (header == null || header.sequence() != sequence) {
                     return null;
                 }
-                if (header.type() == JournalFormat.DESCRIPTOR_TYPE) {
+                if (header.type() == JournalFormat.DESCRIPTOR_TYPE && revokeBlocks == 0) {
                     descriptors++;
                     Crc32c.update(crc, raw);
                     if (!readData(header)) {
                         return null;
                     }
+                } else if (header.type() == JournalFormat.REVOKE_TYPE) {
+                    revokeBlocks++;
+                    Crc32c.update(crc, raw);
+                    if (!readRevokes(header)) {
+                        return null;
+                    }
                 } else if (header.type() == JournalFormat.COMMIT_TYPE) {
-                    return isCommitOf(header, descriptors) ? new Found(images, imageCount, used) : null;
+                    return isCommitOf(header, descriptors, revokeBlocks)
+                            ? new Found(images, imageCount, revokes, revokeCount, used)
+                            : null;
                 } else {
                     return null;
                 }
             }
             return null;
+        }
+
+        private boolean readRevokes(MetadataBlock header) {
+            Revoke revoke;
+            try {
+                revoke = Revoke.decode(header, blockSize);
+            } catch (CorruptFilesystemException e) {
+                return false;
+            }
+            if (revoke.journalId() != journalId || !revoke.blocks().stream().allMatch(JournalLog.this::isValidTarget)) {
+                return false;
+            }
+            revokes.addAll(revoke.blocks());
+            revokeCount += revoke.blocks().size();
+            return true;
         }
 
         private boolean readData(MetadataBlock header) throws IOException {
@@ -262,14 +342,14 @@ final class JournalLog {
             return true;
         }
 
-        private boolean isCommitOf(MetadataBlock header, int descriptors) {
+        private boolean isCommitOf(MetadataBlock header, int descriptors, int revokeBlocks) {
             Commit commit;
             try {
                 commit = Commit.decode(header);
             } catch (CorruptFilesystemException e) {
                 return false;
             }
-            return descriptors > 0
+            return descriptors + revokeBlocks > 0
                     && commit.journalId() == journalId
                     && commit.descriptorBlocks() == descriptors
                     && commit.dataBlocks() == imageCount

@@ -6,7 +6,9 @@
  * ({@link dev.iomap.adapter.support.MetadataBlock}), a metadata write-ahead log
  * ({@link dev.iomap.adapter.support.Journal}), per-file extent maps
  * ({@link dev.iomap.adapter.support.ExtentMap}) and a free-space allocator
- * ({@link dev.iomap.adapter.support.FreeSpaceAllocator}).
+ * ({@link dev.iomap.adapter.support.FreeSpaceAllocator}). Subpackages: {@code lock} (the embedded glock
+ * manager) and {@code ns} (adapter-neutral namespace pieces: directory blocks, extended attributes,
+ * block chains, new-inode ownership rules).
  *
  * <p>Conventions shared by every class here:
  * <ul>

@@ -45,8 +45,8 @@ class JournalTest {
         Journal.format(device, START, LENGTH, ID);
         Journal journal = Journal.open(device, START, LENGTH);
 
-        assertThat(journal.replay()).isEqualTo(new Journal.ReplayResult(0, 0, 16));
-        assertThat(journal.stats()).isEqualTo(new Journal.Stats(0, 0, 0, 1, 0, 0, 0, 0, 15, 0));
+        assertThat(journal.replay()).isEqualTo(new Journal.ReplayResult(0, 0, 0, 0, 16));
+        assertThat(journal.stats()).isEqualTo(new Journal.Stats(0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 15, 0));
         assertThat(journal.maxTransactionBlocks()).isEqualTo(13);
         assertThat(journal.journalId()).isEqualTo(ID);
         assertThat(power.unflushedWrites()).isZero();
@@ -63,7 +63,7 @@ class JournalTest {
         assertThat(block.getInt(4)).as("payload length").isEqualTo(48);
         assertThat(block.getLong(8)).as("home block").isEqualTo(START);
         assertThat(block.getLong(16)).as("header sequence").isEqualTo(1);
-        assertThat(block.getInt(24)).as("version").isEqualTo(1);
+        assertThat(block.getInt(24)).as("version").isEqualTo(2);
         assertThat(block.getInt(28)).as("block size").isEqualTo(BLOCK);
         assertThat(block.getLong(32)).as("journal id").isEqualTo(ID);
         assertThat(block.getLong(40)).as("region start").isEqualTo(START);
@@ -102,7 +102,7 @@ class JournalTest {
         assertThat(fields.getInt()).as("data blocks").isEqualTo(3);
         assertThat(fields.getInt()).as("transaction checksum").isEqualTo(crcOfBlocks(201, 4));
         assertThat(block(power, 10)).isEqualTo(new byte[BLOCK]);
-        assertThat(journal.stats()).isEqualTo(new Journal.Stats(1, 3, 5, 1, 0, 0, 0, 0, 15, 5));
+        assertThat(journal.stats()).isEqualTo(new Journal.Stats(1, 3, 0, 5, 1, 0, 0, 0, 0, 0, 15, 5));
     }
 
     @Test
@@ -114,7 +114,7 @@ class JournalTest {
         power.restart(CutMode.LOSE_UNFLUSHED, null);
         Journal reopened = Journal.open(device, START, LENGTH);
 
-        assertThat(reopened.replay()).isEqualTo(new Journal.ReplayResult(2, 4, 18 + 15));
+        assertThat(reopened.replay()).isEqualTo(new Journal.ReplayResult(2, 4, 0, 0, 18 + 15));
         assertThat(block(power, 10)).isEqualTo(fill(0xA1));
         assertThat(block(power, 11)).isEqualTo(fill(0xB3));
         assertThat(block(power, 12)).isEqualTo(fill(0xC4));

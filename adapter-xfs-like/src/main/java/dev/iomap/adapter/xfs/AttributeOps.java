@@ -2,6 +2,8 @@ package dev.iomap.adapter.xfs;
 
 import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.adapter.support.ns.ChainBlocks;
+import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NoSpaceException;
@@ -188,7 +190,7 @@ final class AttributeOps {
             for (int i = 0; i < needed; i++) {
                 long next = i + 1 < needed ? chain.get(i + 1) : 0;
                 MetadataBlock.write(volume.device, chain.get(i), Layout.XATTR_BLOCK, sequence,
-                        ChainCodec.encode(owner, next, i, content, capacity));
+                        ChainBlocks.encode(owner, next, i, content, capacity));
             }
         } catch (IOException e) {
             freeRuns(chain);

@@ -3,10 +3,11 @@ package dev.iomap.adapter.xfs;
 import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.Journal;
-import dev.iomap.device.BlockDevice;
+import dev.iomap.adapter.support.ns.DirectoryBlocks;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsckReport;
+import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -296,7 +297,7 @@ final class Fsck {
         checkReachable(inodes);
     }
 
-    private void checkEntry(Map<Long, InodeState> inodes, InodeState dir, String name, Directory.Entry entry,
+    private void checkEntry(Map<Long, InodeState> inodes, InodeState dir, String name, DirectoryBlocks.Entry entry,
             Map<Long, Integer> names, Map<Long, Long> containingDir, Map<Long, Integer> subdirs) {
         String where = "directory inode " + dir.ino + " entry '" + name + "' (directory block " + entry.block()
                 + " at " + dirBlockWhere(dir, entry.block()) + ")";
@@ -334,7 +335,7 @@ final class Fsck {
         ArrayDeque<Long> queue = new ArrayDeque<>(List.of(Geometry.ROOT_INO));
         while (!queue.isEmpty()) {
             InodeState dir = inodes.get(queue.poll());
-            for (Directory.Entry entry : dir.directory.entries()) {
+            for (DirectoryBlocks.Entry entry : dir.directory.entries()) {
                 InodeState target = inodes.get(entry.ino());
                 if (target == null) {
                     continue;

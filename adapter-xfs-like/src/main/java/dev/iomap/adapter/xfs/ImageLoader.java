@@ -2,17 +2,22 @@ package dev.iomap.adapter.xfs;
 
 import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.adapter.support.BlockMapping;
+import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentState;
 import dev.iomap.adapter.support.FreeSpaceAllocator;
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.device.BlockDevice;
+import dev.iomap.adapter.support.ns.ChainBlocks;
+import dev.iomap.adapter.support.ns.DirectoryBlocks;
+import dev.iomap.adapter.support.ns.FileTypeCodes;
+import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapException;
+import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -114,7 +119,7 @@ final class ImageLoader {
         if (slot.ino() == 0) {
             throw new CorruptFilesystemException(where + ": inode 0 is never used");
         }
-        InodeState inode = new InodeState(slot.ino(), Directory.typeOf(slot.typeCode()));
+        InodeState inode = new InodeState(slot.ino(), FileTypeCodes.typeOf(slot.typeCode()));
         inode.nlink = slot.nlink();
         inode.diskSize = slot.size();
         inode.parent = slot.parent();
@@ -141,7 +146,7 @@ final class ImageLoader {
             }
         }
         if (inode.type == FileType.DIRECTORY) {
-            inode.directory = new Directory(geometry.blockSize());
+            inode.directory = new DirectoryBlocks(MetadataBlock.maxPayload(geometry.blockSize()));
         }
         return inode;
     }
@@ -152,8 +157,8 @@ final class ImageLoader {
             if (slot.targetHead() == 0) {
                 inode.target = slot.inlineTarget();
             } else {
-                byte[] target = ChainCodec.read(device, geometry, Layout.SYMLINK_BLOCK, slot.targetHead(), inode.ino,
-                        FileNames.MAX_TARGET_BYTES, inode.targetBlocks, where);
+                byte[] target = ChainBlocks.read(device, Layout.SYMLINK_BLOCK, "symlink", slot.targetHead(), inode.ino,
+                        FileNames.MAX_TARGET_BYTES, dataArea(), inode.targetBlocks, where);
                 if (target.length != slot.size()) {
                     throw new CorruptFilesystemException(where + ": symlink blocks hold " + target.length
                             + " bytes, the size is " + slot.size());
@@ -163,8 +168,8 @@ final class ImageLoader {
             }
         }
         if (slot.xattrHead() != 0) {
-            byte[] encoded = ChainCodec.read(device, geometry, Layout.XATTR_BLOCK, slot.xattrHead(), inode.ino,
-                    Layout.MAX_XATTR_SET_BYTES, inode.xattrBlocks, where);
+            byte[] encoded = ChainBlocks.read(device, Layout.XATTR_BLOCK, "xattr", slot.xattrHead(), inode.ino,
+                    Layout.MAX_XATTR_SET_BYTES, dataArea(), inode.xattrBlocks, where);
             inode.xattrs = XattrSet.decode(encoded, where);
             if (inode.xattrBlocks.size() != Layout.chainBlocks(encoded.length, geometry.blockSize())) {
                 throw new CorruptFilesystemException(where + ": " + inode.xattrBlocks.size()
@@ -351,6 +356,11 @@ final class ImageLoader {
         return count;
     }
 
+    /** @return the blocks a chain block may be in: the data area */
+    private BlockRange dataArea() {
+        return new BlockRange(geometry.dataStart(), geometry.totalBlocks() - geometry.dataStart());
+    }
+
     private void loadDirectory(InodeState dir) throws IOException {
         String where = "directory inode " + dir.ino;
         long current = -1;
@@ -376,7 +386,7 @@ final class ImageLoader {
         } catch (CorruptFilesystemException e) {
             problem(current < 0 || e.getMessage().startsWith(where) ? e.getMessage()
                     : where + " block at " + Layout.where(current, geometry.blockSize()) + ": " + e.getMessage());
-            dir.directory = new Directory(geometry.blockSize());
+            dir.directory = new DirectoryBlocks(MetadataBlock.maxPayload(geometry.blockSize()));
         }
     }
 }

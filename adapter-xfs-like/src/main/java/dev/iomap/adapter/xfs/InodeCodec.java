@@ -4,6 +4,7 @@ import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.adapter.support.ns.FileTypeCodes;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
@@ -116,7 +117,7 @@ final class InodeCodec {
         List<Extent> cow = state.persistedCow();
         boolean inList = !state.listBlocks.isEmpty();
         BlockWriter writer = BlockWriter.allocate(Layout.INODE_BYTES, "xfs-like inode " + state.ino);
-        writer.putByte(Directory.typeCode(state.type)).putByte(inList ? FLAG_EXTENT_LIST : 0)
+        writer.putByte(FileTypeCodes.code(state.type)).putByte(inList ? FLAG_EXTENT_LIST : 0)
                 .putByte(state.mode & 0xFF).putByte(state.mode >>> 8)
                 .putInt(state.nlink)
                 .putLong(state.ino)
@@ -204,7 +205,7 @@ final class InodeCodec {
         Instant[] times = {Instant.EPOCH, Instant.EPOCH, Instant.EPOCH, Instant.EPOCH};
         byte[] inlineTarget = null;
         if (typeCode != Layout.TYPE_FREE) {
-            FileType type = Directory.typeOf(typeCode);
+            FileType type = FileTypeCodes.typeOf(typeCode);
             if (ino != expectedIno || type == null || (flags & ~FLAG_EXTENT_LIST) != 0 || nlink < 0 || size < 0
                     || dataCount < 0 || cowCount < 0 || (mode & ~NewInodeAttributes.MODE_MASK) != 0
                     || reserved != 0) {

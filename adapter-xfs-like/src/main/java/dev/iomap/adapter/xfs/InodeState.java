@@ -3,6 +3,8 @@ package dev.iomap.adapter.xfs;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentMap;
 import dev.iomap.adapter.support.ExtentState;
+import dev.iomap.adapter.support.ns.DirectoryBlocks;
+import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.FileType;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -53,7 +55,7 @@ final class InodeState {
     byte[] target;
     /** The extended attributes; never null. */
     XattrSet xattrs = new XattrSet();
-    Directory directory;
+    DirectoryBlocks directory;
     /** The validity cookie: bumped on every change of either fork. Written under {@link #lock}. */
     volatile long sequence;
     /**

@@ -5,6 +5,9 @@ import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentState;
 import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.adapter.support.ns.ChainBlocks;
+import dev.iomap.adapter.support.ns.DirectoryBlocks;
+import dev.iomap.adapter.support.ns.FileTypeCodes;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.InvalidRangeException;
@@ -44,7 +47,7 @@ final class Layout {
     /** The longest symbolic-link target kept in the slot; longer ones go to symlink blocks. */
     static final int INLINE_TARGET_BYTES = INLINE_BYTES;
     /** Header of a chain block payload (symlink and xattr blocks): owner (8), next (8), index (4), bytes (4). */
-    static final int CHAIN_HEADER = 24;
+    static final int CHAIN_HEADER = ChainBlocks.HEADER_BYTES;
     /**
      * The most bytes an inode's encoded extended attributes take (count and every name and value with
      * their lengths): two attributes of the largest value with the longest names fit.
@@ -55,7 +58,7 @@ final class Layout {
     /** Header of an extent-list block payload: owner (8), next block (8), count (4), reserved (4). */
     static final int EXTENT_LIST_HEADER = 24;
     /** Header of a directory block payload: directory inode (8), block index (4), count (4). */
-    static final int DIRECTORY_HEADER = 16;
+    static final int DIRECTORY_HEADER = DirectoryBlocks.HEADER_BYTES;
     /** Header of a leaf payload: AG number (4), leaf index (4), count (4), reserved (4). */
     static final int LEAF_HEADER = 16;
     /** Bytes of one free extent in a free-space leaf: start (8), length (8). */
@@ -65,13 +68,13 @@ final class Layout {
     /** Longest name, in bytes (a name is a byte string, stored as it is: see {@link FileNames}). */
     static final int MAX_NAME_BYTES = FileNames.MAX_NAME_BYTES;
     /** Fixed bytes of a directory entry: inode (8), type (1), name length (4). */
-    static final int DIRENT_FIXED_BYTES = 13;
+    static final int DIRENT_FIXED_BYTES = DirectoryBlocks.ENTRY_FIXED_BYTES;
 
     /** Inode type codes. */
-    static final int TYPE_FREE = 0;
-    static final int TYPE_REGULAR = 1;
-    static final int TYPE_DIRECTORY = 2;
-    static final int TYPE_SYMLINK = 3;
+    static final int TYPE_FREE = FileTypeCodes.FREE;
+    static final int TYPE_REGULAR = FileTypeCodes.REGULAR;
+    static final int TYPE_DIRECTORY = FileTypeCodes.DIRECTORY;
+    static final int TYPE_SYMLINK = FileTypeCodes.SYMLINK;
 
     private static final int STATE_UNWRITTEN = 1;
     private static final int SHARED_FLAG = 1 << 2;
@@ -97,16 +100,12 @@ final class Layout {
 
     /** @return bytes of content one chain block holds */
     static int chainCapacity(int blockSize) {
-        return MetadataBlock.maxPayload(blockSize) - CHAIN_HEADER;
+        return ChainBlocks.capacity(blockSize);
     }
 
     /** @return chain blocks {@code bytes} bytes of content take */
     static int chainBlocks(int bytes, int blockSize) {
-        return Math.ceilDiv(bytes, chainCapacity(blockSize));
-    }
-
-    static int directoryCapacity(int blockSize) {
-        return MetadataBlock.maxPayload(blockSize) - DIRECTORY_HEADER;
+        return ChainBlocks.blocksFor(bytes, blockSize);
     }
 
     /**

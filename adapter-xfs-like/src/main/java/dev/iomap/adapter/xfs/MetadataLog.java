@@ -4,6 +4,7 @@ import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.adapter.support.ns.ChainBlocks;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -286,7 +287,7 @@ final class MetadataLog {
         for (int i = 0; i < blocks.size(); i++) {
             long block = blocks.get(i);
             long next = i + 1 < blocks.size() ? blocks.get(i + 1) : 0;
-            images.put(block, image(type, block, sequence, ChainCodec.encode(owner, next, i, content, capacity)));
+            images.put(block, image(type, block, sequence, ChainBlocks.encode(owner, next, i, content, capacity)));
         }
     }
 

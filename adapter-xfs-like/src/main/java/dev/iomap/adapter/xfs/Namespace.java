@@ -3,6 +3,9 @@ package dev.iomap.adapter.xfs;
 import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentMap;
+import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.adapter.support.ns.DirectoryBlocks;
+import dev.iomap.adapter.support.ns.PosixRules;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
@@ -32,7 +35,6 @@ import java.util.List;
  * gives new inodes its group, and new directories the bit.
  */
 final class Namespace {
-    private static final int SET_GROUP_ID = 02000;
     private final Volume volume;
     private final FileSpace space;
 
@@ -42,7 +44,7 @@ final class Namespace {
     }
 
     long lookup(long dirIno, String name) throws IOException {
-        Directory.Entry entry = directory(dirIno).directory.get(name);
+        DirectoryBlocks.Entry entry = directory(dirIno).directory.get(name);
         if (entry == null) {
             throw new NoSuchFileException(name, null, "no such name in directory inode " + dirIno);
         }
@@ -69,7 +71,7 @@ final class Namespace {
         inode.nlink = type == FileType.DIRECTORY ? 2 : 1;
         inode.parent = type == FileType.DIRECTORY ? dirIno : 0;
         if (type == FileType.DIRECTORY) {
-            inode.directory = new Directory(volume.geometry.blockSize());
+            inode.directory = new DirectoryBlocks(MetadataBlock.maxPayload(volume.geometry.blockSize()));
             dir.nlink++;
         }
         addEntry(dir, name, ino, type, block, inode.btime);
@@ -140,10 +142,9 @@ final class Namespace {
      */
     private InodeState newInode(long ino, FileType type, int mode, NewInodeAttributes attributes, InodeState dir) {
         InodeState inode = new InodeState(ino, type);
-        boolean inherit = (dir.mode & SET_GROUP_ID) != 0;
-        inode.mode = inherit && type == FileType.DIRECTORY ? mode | SET_GROUP_ID : mode;
+        inode.mode = PosixRules.newMode(type, mode, dir.mode);
         inode.uid = attributes.uid();
-        inode.gid = inherit ? dir.gid : attributes.gid();
+        inode.gid = PosixRules.newGid(attributes, dir.mode, dir.gid);
         inode.born(Instant.now());
         volume.inodes.put(ino, inode);
         volume.usedInodes.set((int) ino);
@@ -160,7 +161,7 @@ final class Namespace {
     /** Removes a name of a file or symbolic link: its link count down, its ctime and the directory's times now. */
     void unlink(long dirIno, String name) throws IOException {
         InodeState dir = directory(dirIno);
-        Directory.Entry entry = existing(dir, name);
+        DirectoryBlocks.Entry entry = existing(dir, name);
         if (entry.type() == FileType.DIRECTORY) {
             throw new FileSystemException(name, null, "is a directory: use rmdir");
         }
@@ -173,7 +174,7 @@ final class Namespace {
 
     void rmdir(long dirIno, String name) throws IOException {
         InodeState dir = directory(dirIno);
-        Directory.Entry entry = existing(dir, name);
+        DirectoryBlocks.Entry entry = existing(dir, name);
         if (entry.type() != FileType.DIRECTORY) {
             throw new NotDirectoryException(name);
         }
@@ -188,7 +189,7 @@ final class Namespace {
 
     long rename(long fromDirIno, String fromName, long toDirIno, String toName) throws IOException {
         InodeState fromDir = directory(fromDirIno);
-        Directory.Entry moving = existing(fromDir, fromName);
+        DirectoryBlocks.Entry moving = existing(fromDir, fromName);
         InodeState toDir = directory(toDirIno);
         checkName(toName);
         if (fromDirIno == toDirIno && fromName.equals(toName)) {
@@ -196,7 +197,7 @@ final class Namespace {
         }
         InodeState moved = volume.inode(moving.ino());
         refuseMoveIntoItself(moved, toDirIno, toName);
-        Directory.Entry replaced = toDir.directory.get(toName);
+        DirectoryBlocks.Entry replaced = toDir.directory.get(toName);
         if (replaced != null && replaced.ino() == moving.ino()) {
             return -1;
         }
@@ -227,8 +228,8 @@ final class Namespace {
     void exchange(long dir1Ino, String name1, long dir2Ino, String name2) throws IOException {
         InodeState dir1 = directory(dir1Ino);
         InodeState dir2 = directory(dir2Ino);
-        Directory.Entry first = existing(dir1, name1);
-        Directory.Entry second = existing(dir2, name2);
+        DirectoryBlocks.Entry first = existing(dir1, name1);
+        DirectoryBlocks.Entry second = existing(dir2, name2);
         if (dir1Ino == dir2Ino && name1.equals(name2)) {
             return;
         }
@@ -289,7 +290,7 @@ final class Namespace {
      * @return the replaced regular file, now without a name (evicted by the core), or -1 for a replaced
      *     directory, which is freed at once
      */
-    private long replace(InodeState toDir, String toName, Directory.Entry replaced, Directory.Entry moving,
+    private long replace(InodeState toDir, String toName, DirectoryBlocks.Entry replaced, DirectoryBlocks.Entry moving,
             Instant now) throws IOException {
         InodeState target = volume.inode(replaced.ino());
         if (target.isDirectory() && moving.type() != FileType.DIRECTORY) {
@@ -356,8 +357,8 @@ final class Namespace {
         return dir;
     }
 
-    private Directory.Entry existing(InodeState dir, String name) throws NoSuchFileException {
-        Directory.Entry entry = dir.directory.get(name);
+    private DirectoryBlocks.Entry existing(InodeState dir, String name) throws NoSuchFileException {
+        DirectoryBlocks.Entry entry = dir.directory.get(name);
         if (entry == null) {
             throw new NoSuchFileException(name, null, "no such name in directory inode " + dir.ino);
         }

@@ -4,6 +4,7 @@ import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;

@@ -1,4 +1,4 @@
-package dev.iomap.adapter.xfs;
+package dev.iomap.adapter.support.ns;
 
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
@@ -16,29 +16,43 @@ import java.util.TreeMap;
 
 /**
  * The extended attributes of one inode in memory, and their encoding: count (u32), then per attribute
- * in unsigned byte order of the names: name length (u8, 1 … 255), value length (u32, 0 … 65536), the
- * name's bytes, the value. Immutable values are copied in and out. Not thread-safe: used under the
+ * in unsigned byte order of the names: name length (u8, 1 … 255), value length (u32, 0 …
+ * {@value Xattrs#MAX_VALUE_BYTES}), the name's bytes, the value. Names are in {@link FileNames}' form
+ * and stored as their bytes; the caller has checked them ({@link Xattrs#checkName}) and the value
+ * lengths. Values are copied in and out. Where the encoding goes (inline in an inode, a chain of
+ * blocks: {@link ChainBlocks}) is the adapter's business; an empty set is normally stored as nothing,
+ * and {@link #decode} refuses an encoding of no attribute. Not thread-safe: use it under the adapter's
  * metadata lock.
  */
-final class XattrSet {
-    private static final int FIXED_BYTES = 4;
-    private static final int ENTRY_FIXED_BYTES = 5;
+public final class XattrSet {
+    /** Bytes of the encoding before the first attribute: the count. */
+    public static final int FIXED_BYTES = 4;
+    /** Fixed bytes of one encoded attribute: name length (1), value length (4). */
+    public static final int ENTRY_FIXED_BYTES = 5;
+
+    /** An empty set; {@link #encodedBytes()} is {@value #FIXED_BYTES}. */
+    public XattrSet() {
+    }
 
     private final TreeMap<byte[], byte[]> entries = new TreeMap<>(Arrays::compareUnsigned);
     private int encodedBytes = FIXED_BYTES;
 
-    boolean isEmpty() {
+    /** @return whether it holds no attribute */
+    public boolean isEmpty() {
         return entries.isEmpty();
     }
 
-    /** @return the value, or null if there is no such attribute */
-    byte[] get(String name) {
+    /**
+     * @param name an attribute name in {@link FileNames}' form
+     * @return a copy of the value, or null if there is no such attribute
+     */
+    public byte[] get(String name) {
         byte[] value = entries.get(FileNames.encode(name));
         return value == null ? null : value.clone();
     }
 
     /** @return the names in {@link FileNames#BYTE_ORDER} */
-    List<String> names() {
+    public List<String> names() {
         List<String> names = new ArrayList<>(entries.size());
         for (byte[] name : entries.keySet()) {
             names.add(FileNames.decode(name));
@@ -46,22 +60,38 @@ final class XattrSet {
         return names;
     }
 
-    /** @return the encoded size if {@code name} were set to a value of {@code valueBytes} bytes */
-    int sizeWith(String name, int valueBytes) {
+    /**
+     * @param name an attribute name in {@link FileNames}' form
+     * @param valueBytes the length of a value
+     * @return what {@link #encodedBytes()} would be after {@code put(name, value)} with a value of
+     *     {@code valueBytes} bytes (for a size limit checked before changing anything)
+     */
+    public int sizeWith(String name, int valueBytes) {
         byte[] key = FileNames.encode(name);
         byte[] old = entries.get(key);
         int size = encodedBytes + ENTRY_FIXED_BYTES + key.length + valueBytes;
         return old == null ? size : size - ENTRY_FIXED_BYTES - key.length - old.length;
     }
 
-    void put(String name, byte[] value) {
+    /**
+     * Sets an attribute, adding it or replacing its value.
+     *
+     * @param name an attribute name in {@link FileNames}' form
+     * @param value the value (copied)
+     */
+    public void put(String name, byte[] value) {
         byte[] key = FileNames.encode(name);
         encodedBytes = sizeWith(name, value.length);
         entries.put(key, value.clone());
     }
 
-    /** @return whether it was there */
-    boolean remove(String name) {
+    /**
+     * Removes an attribute.
+     *
+     * @param name an attribute name in {@link FileNames}' form
+     * @return whether it was there
+     */
+    public boolean remove(String name) {
         byte[] key = FileNames.encode(name);
         byte[] old = entries.remove(key);
         if (old != null) {
@@ -71,20 +101,21 @@ final class XattrSet {
     }
 
     /** @return bytes {@link #encode} writes */
-    int encodedBytes() {
+    public int encodedBytes() {
         return encodedBytes;
     }
 
-    /** @return a copy */
-    XattrSet copy() {
+    /** @return an independent copy (values are never changed in place, so they are shared) */
+    public XattrSet copy() {
         XattrSet copy = new XattrSet();
         entries.forEach((name, value) -> copy.entries.put(name, value));
         copy.encodedBytes = encodedBytes;
         return copy;
     }
 
-    byte[] encode() {
-        BlockWriter writer = BlockWriter.allocate(encodedBytes, "xfs-like extended attributes");
+    /** @return the encoding the class describes, {@link #encodedBytes()} long */
+    public byte[] encode() {
+        BlockWriter writer = BlockWriter.allocate(encodedBytes, "extended attributes");
         try {
             writer.putInt(entries.size());
             for (Map.Entry<byte[], byte[]> entry : entries.entrySet()) {
@@ -99,12 +130,12 @@ final class XattrSet {
 
     /**
      * @param bytes what {@link #encode} wrote
-     * @param where the inode, for messages
+     * @param where the inode, for messages (they start with {@code where + " extended attributes"})
      * @return the attributes
      * @throws CorruptFilesystemException if the bytes are not such an encoding of at least one attribute
      *     with names Linux accepts, in order, each once
      */
-    static XattrSet decode(byte[] bytes, String where) throws CorruptFilesystemException {
+    public static XattrSet decode(byte[] bytes, String where) throws CorruptFilesystemException {
         BlockReader reader = new BlockReader(ByteBuffer.wrap(bytes), where + " extended attributes");
         XattrSet set = new XattrSet();
         int count = reader.getInt();
