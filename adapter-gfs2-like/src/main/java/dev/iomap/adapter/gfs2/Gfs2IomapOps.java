@@ -12,6 +12,8 @@ import dev.iomap.spi.WritebackOps;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.spi.lock.LockMode;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -49,7 +51,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         boolean gated = false;
         try {
             if (write) {
-                tx.makeRoom();
+                tx.makeRoom(writeReservation());
                 tx.gate.readLock().lock();
                 gated = true;
             }
@@ -62,12 +64,21 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         } catch (IOException | RuntimeException e) {
             if (gated) {
                 tx.gate.readLock().unlock();
+                tx.release(writeReservation());
             }
             if (mode != null) {
                 mount.glocks.unlock(inode.ino());
             }
             throw e;
         }
+    }
+
+    /**
+     * Blocks one write mapping may add to the running transaction: its metadata, and for a journaled
+     * file its data (whose mappings are capped to {@link Transactions#jdataMappingBlocks}).
+     */
+    private long writeReservation() {
+        return Transactions.SMALL + tx.jdataMappingBlocks();
     }
 
     /**
@@ -99,6 +110,9 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         }
         long first = pos / bs;
         long max = Math.max(1, Math.ceilDiv(pos + length, (long) bs) - first);
+        if (allocate && mount.jdata(d)) {
+            max = Math.min(max, tx.jdataMappingBlocks());
+        }
         FileTree.Run run = tree.lookup(d, first, max);
         if (run.hole() && allocate) {
             run = tree.allocate(d, first, max);
@@ -108,7 +122,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
                 for (long b = 0; b < run.count(); b++) {
                     volume.writeData(run.address() + b, new byte[0]);
                 }
-            } else if (!d.jdata()) {
+            } else if (!mount.jdata(d)) {
                 volume.ordered.put(d.ino, inode);
             }
             return mapping(run, IomapType.MAPPED, EnumSet.of(IomapFlag.NEW));
@@ -152,6 +166,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         } finally {
             if (write) {
                 tx.gate.readLock().unlock();
+                tx.release(writeReservation());
             }
             if (glockMode(request) != null) {
                 mount.glocks.unlock(inode.ino());
@@ -167,7 +182,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
             if (!d.stuffed() && inode.size() > d.size) {
                 d.size = inode.size();
                 volume.dirtyDinode(d);
-                if (!d.jdata()) {
+                if (!mount.jdata(d)) {
                     volume.ordered.put(d.ino, inode);
                 }
             }
@@ -226,7 +241,70 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
 
     @Override
     public WriteOps writeOps() {
-        return WriteOps.NONE;
+        return jdataWrites;
+    }
+
+    /**
+     * Journaled data: the copied blocks join the running transaction ({@code gfs2_trans_add_databufs}),
+     * which the write's {@code begin} opened room in before any folio lock (lock order: transaction,
+     * then folio).
+     */
+    private final WriteOps jdataWrites = new WriteOps() {
+        @Override
+        public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap, ByteBuffer blocks)
+                throws IOException {
+            if (copied == 0 || iomap.type() != IomapType.MAPPED) {
+                return;
+            }
+            int bs = volume.blockSize;
+            tx.meta.lock();
+            try {
+                if (!mount.jdata(volume.dinode(inode.ino()))) {
+                    return;
+                }
+                long filePos = pos & -bs;
+                for (int at = 0; at < blocks.limit(); at += bs) {
+                    byte[] bytes = new byte[bs];
+                    blocks.get(at, bytes);
+                    volume.logData(iomap.deviceAddress(filePos + at) / bs, bytes);
+                }
+            } finally {
+                tx.meta.unlock();
+            }
+        }
+    };
+
+    /** Journaled data: the ioend's bytes are logged and committed before the home write. */
+    @Override
+    public void beforeSubmit(IomapInode inode, Iomap ioend, List<ByteBuffer> data) throws IOException {
+        tx.meta.lock();
+        try {
+            if (!mount.jdata(volume.dinode(inode.ino()))) {
+                return;
+            }
+        } finally {
+            tx.meta.unlock();
+        }
+        int bs = volume.blockSize;
+        int count = (int) (ioend.length() / bs);
+        long[] blocks = new long[count];
+        byte[][] bytes = new byte[count][bs];
+        int i = 0;
+        int at = 0;
+        for (ByteBuffer part : data) {
+            ByteBuffer b = part.duplicate();
+            while (b.hasRemaining() && i < count) {
+                int n = Math.min(bs - at, b.remaining());
+                b.get(bytes[i], at, n);
+                at += n;
+                if (at == bs) {
+                    blocks[i] = ioend.address() / bs + i;
+                    i++;
+                    at = 0;
+                }
+            }
+        }
+        tx.journalData(java.util.Arrays.copyOf(blocks, i), java.util.Arrays.copyOf(bytes, i));
     }
 
     @Override

@@ -65,14 +65,15 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
      * Directories; fallocate (allocates and zeroes: there is no unwritten state), punch and zero; truncate;
      * writes anywhere; fsync that survives a power cut (journal commit after the ordered data); rename
      * exchange in one transaction; symbolic and hard links; mode, owner and four times; extended
-     * attributes. No reflink, no copy-on-write, no unwritten extents.
+     * attributes; journaled data per file (chattr +j, inherited from a directory's flag) or per mount
+     * ({@code data=journal}). No reflink, no copy-on-write, no unwritten extents.
      */
     @Override
     public Set<Capability> capabilities() {
         return Capability.withImplied(EnumSet.of(Capability.DIRECTORIES, Capability.FALLOCATE,
                 Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.TRUNCATE, Capability.RANDOM_WRITE,
                 Capability.DURABLE_FSYNC, Capability.RENAME_EXCHANGE, Capability.SYMLINKS, Capability.HARD_LINKS,
-                Capability.POSIX_ATTRIBUTES, Capability.XATTRS));
+                Capability.POSIX_ATTRIBUTES, Capability.XATTRS, Capability.JOURNALED_DATA));
     }
 
     /**

@@ -106,6 +106,11 @@ final class Gfs2LikeMount extends Namespace {
         }
     }
 
+    /** @return whether {@code d}'s data goes through the journal (its flag, or {@code data=journal}) */
+    boolean jdata(Dinode d) {
+        return d.type == FileType.REGULAR && (dataJournal || d.jdata());
+    }
+
     /** Keeps the core's inode for demotions and ordered writes. */
     void remember(IomapInode inode) {
         inodes.putIfAbsent(inode.ino(), inode);
@@ -355,8 +360,7 @@ final class Gfs2LikeMount extends Namespace {
     public Set<FileFlag> getflags(long ino) throws IOException {
         tx.meta.lock();
         try {
-            return volume.dinode(ino).jdata() || (dataJournal && volume.dinode(ino).type == FileType.REGULAR)
-                    ? EnumSet.of(FileFlag.JOURNAL_DATA) : Set.of();
+            return volume.dinode(ino).jdata() ? EnumSet.of(FileFlag.JOURNAL_DATA) : Set.<FileFlag>of();
         } finally {
             tx.meta.unlock();
         }
@@ -395,7 +399,7 @@ final class Gfs2LikeMount extends Namespace {
         counters.put("journal.commits", tx.commits());
         counters.put("journal.blocksLogged", stats.blocksLogged());
         counters.put("journal.checkpoints", stats.checkpoints());
-        counters.put("journal.checkpointsForReuse", tx.checkpointsForReuse());
+        counters.put("journal.dataCommits", tx.dataCommits());
         return counters;
     }
 }

@@ -30,9 +30,13 @@ final class Transactions {
     final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
     private final ReentrantLock commitLock = new ReentrantLock();
     private final Volume volume;
+    /** Blocks a small metadata change may dirty. */
+    static final long SMALL = 16;
     private final long limit;
+    /** Blocks reserved by operations in progress; guarded by {@code meta}. */
+    private long reserved;
     private final AtomicLong commits = new AtomicLong();
-    private final AtomicLong checkpointsForReuse = new AtomicLong();
+    private final AtomicLong dataCommits = new AtomicLong();
 
     Transactions(Volume volume) {
         this.volume = volume;
@@ -40,31 +44,56 @@ final class Transactions {
     }
 
     /**
-     * Commits first if the running transaction is getting too big for the log. Call holding neither
-     * the gate nor {@code meta}.
+     * Reserves room in the running transaction for {@code want} more blocks, committing first when it
+     * would not fit (jbd2's {@code start_this_handle}). Release with {@link #release}. Call holding
+     * neither the gate nor {@code meta}.
      *
-     * @throws IOException if the commit fails
+     * @param want blocks the operation may log
+     * @throws IOException if a commit fails
      */
-    void makeRoom() throws IOException {
-        int size;
+    void makeRoom(long want) throws IOException {
+        while (true) {
+            meta.lock();
+            try {
+                if (volume.dirty.size() + reserved + want <= limit || (volume.dirty.isEmpty() && reserved == 0)) {
+                    reserved += want;
+                    return;
+                }
+            } finally {
+                meta.unlock();
+            }
+            commit();
+        }
+    }
+
+    /** Gives back a reservation of {@link #makeRoom}; caller holds {@code meta} or not. */
+    void release(long want) {
         meta.lock();
         try {
-            size = volume.dirty.size();
+            reserved -= want;
         } finally {
             meta.unlock();
         }
-        if (size > limit) {
-            commit();
-        }
+    }
+
+    /** Makes room for a small metadata change and releases the reservation at once. */
+    void makeRoom() throws IOException {
+        makeRoom(SMALL);
+        release(SMALL);
+    }
+
+    /** @return the most blocks one write mapping of a journaled file may cover */
+    long jdataMappingBlocks() {
+        return Math.max(1, limit / 8);
     }
 
     /**
      * Commits the running transaction: writes back and waits the data of every ordered inode, then
      * flushes the device (so the ordered data is durable before the commit record can be), logs the
-     * newest image of every dirty block and commits (one journal flush). Blocks freed by the
-     * transaction become reusable afterwards; if any of them had a logged image, the journal is
-     * checkpointed first so that no replay ever writes that image over the block's next use. Does
-     * nothing if nothing changed. Call holding neither the gate nor {@code meta}.
+     * newest image of every dirty block and commits (one journal flush). A freed block with a
+     * logged image (metadata, or journaled data) is revoked in the same commit, so neither replay nor
+     * checkpoint writes that image over the block's next use; blocks freed by the transaction become
+     * reusable only afterwards. Does nothing if nothing changed. Call holding neither the gate nor {@code meta}.
      *
      * @throws IOException if the journal fails
      */
@@ -106,6 +135,11 @@ final class Transactions {
         volume.device.flush();
         Journal.Transaction tx = volume.journal.begin();
         try {
+            for (long b : freed) {
+                if (volume.journal.latest(b).isPresent()) {
+                    tx.revoke(b);
+                }
+            }
             for (Map.Entry<Long, Supplier<ByteBuffer>> e : volume.dirty.entrySet()) {
                 tx.log(e.getKey(), e.getValue().get());
             }
@@ -116,15 +150,51 @@ final class Transactions {
         volume.dirty.clear();
         volume.newBlocks.clear();
         commits.incrementAndGet();
-        boolean logged = false;
-        for (long b : freed) {
-            logged |= volume.journal.latest(b).isPresent();
-        }
-        if (logged) {
-            volume.journal.checkpoint();
-            checkpointsForReuse.incrementAndGet();
-        }
         volume.releasePendingFrees();
+    }
+
+    /**
+     * Journals the bytes of a jdata ioend before its home write (gfs2 writes the log first): every block
+     * whose bytes are not what the journal already holds committed is logged, in a transaction of its
+     * own committed now, and leaves the running transaction. Runs under {@code meta}, as commits do, so
+     * the newest image always commits last.
+     *
+     * @param blocks device block numbers
+     * @param bytes each block's bytes
+     * @throws IOException if the journal fails
+     */
+    void journalData(long[] blocks, byte[][] bytes) throws IOException {
+        meta.lock();
+        try {
+            Journal.Transaction tx = volume.journal.begin();
+            try {
+                for (int i = 0; i < blocks.length; i++) {
+                    byte[] known = volume.jdataImages.get(blocks[i]);
+                    boolean committed = known != null && !volume.dirty.containsKey(blocks[i])
+                            && java.util.Arrays.equals(known, bytes[i]);
+                    if (!committed) {
+                        tx.log(blocks[i], ByteBuffer.wrap(bytes[i]));
+                    }
+                }
+                if (tx.blocks() > 0) {
+                    tx.commit();
+                    dataCommits.incrementAndGet();
+                }
+            } finally {
+                tx.close();
+            }
+            for (int i = 0; i < blocks.length; i++) {
+                volume.jdataImages.put(blocks[i], bytes[i]);
+                volume.dirty.remove(blocks[i]);
+            }
+        } finally {
+            meta.unlock();
+        }
+    }
+
+    /** @return transactions committed by jdata writeback */
+    long dataCommits() {
+        return dataCommits.get();
     }
 
     /** @return commits that wrote something */
@@ -132,8 +202,4 @@ final class Transactions {
         return commits.get();
     }
 
-    /** @return checkpoints forced so that freed, logged blocks could be reused */
-    long checkpointsForReuse() {
-        return checkpointsForReuse.get();
-    }
 }

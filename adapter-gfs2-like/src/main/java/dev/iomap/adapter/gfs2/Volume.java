@@ -37,6 +37,8 @@ final class Volume {
     final Map<Long, IomapInode> ordered = new LinkedHashMap<>();
     /** File blocks allocated by the running transaction, per inode: {@code [start, end)} ranges. */
     final Map<Long, List<long[]>> newBlocks = new HashMap<>();
+    /** Journaled data: the newest bytes of each jdata block, logged at the next commit if dirty. */
+    final Map<Long, byte[]> jdataImages = new HashMap<>();
     /** Per-inode multi-block reservations: {@code ino -> [next, end)}. */
     private final Map<Long, long[]> reservations = new HashMap<>();
 
@@ -112,6 +114,18 @@ final class Volume {
         dirtyBitmap(rg, block);
         dirty.remove(block);
         indirects.remove(block);
+        jdataImages.remove(block);
+    }
+
+    /**
+     * Adds the newest bytes of a journaled data block to the running transaction.
+     *
+     * @param block the device block
+     * @param bytes one block, owned by the volume from now on
+     */
+    void logData(long block, byte[] bytes) {
+        jdataImages.put(block, bytes);
+        dirty.put(block, () -> java.nio.ByteBuffer.wrap(jdataImages.get(block)));
     }
 
     /**
