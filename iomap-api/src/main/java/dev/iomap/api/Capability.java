@@ -13,6 +13,13 @@ public enum Capability {
     DIRECTORIES,
     /** {@link FallocateMode#ALLOCATE}. */
     FALLOCATE,
+    /**
+     * {@link FallocateMode#ALLOCATE} reserves blocks as unwritten extents (XFS, ext4): they read as
+     * zeros and seek data skips them until they are written. Without it, an adapter with
+     * {@link #FALLOCATE} allocates and zeroes the blocks (GFS2, which has no unwritten state), so the
+     * preallocated range is data.
+     */
+    UNWRITTEN_EXTENTS,
     /** {@link FallocateMode#PUNCH_HOLE}. */
     PUNCH_HOLE,
     /** {@link FallocateMode#ZERO_RANGE}. */

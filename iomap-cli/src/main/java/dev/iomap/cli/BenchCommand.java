@@ -1,5 +1,6 @@
 package dev.iomap.cli;
 
+import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.cli.bench.BenchRunner;
 import dev.iomap.cli.bench.BenchSettings;
@@ -22,9 +23,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import picocli.CommandLine.Command;
@@ -82,9 +85,18 @@ final class BenchCommand implements Callable<Integer> {
                     + " maxFolioOrder=0, stateLock=SEPARATE, dirtyLimitBytes=128m (repeatable)")
     private List<String> settings = new ArrayList<>();
 
+    @Option(names = {"-O", "--fs-option"}, paramLabel = "KEY[=VALUE]",
+            description = "an option of the adapter, e.g. -O data=journal (repeatable; also a comma list);"
+                    + " an adapter refuses options it does not know")
+    private List<String> fsOptions = new ArrayList<>();
+
     @Option(names = "--compare", paramLabel = "KEY=V1,V2",
-            description = "run the jobs once per value of a --set key, alternating, and print the results"
-                    + " side by side with ratios to the first value")
+            description = {"run the jobs once per value, alternating, and print the results side by side in one"
+                    + " table (app, data and metadata bytes written, write amplification, adapter counters,"
+                    + " speeds) with ratios to the first value. KEY is a --set key (perBlockDirty=false,true),"
+                    + " fs.KEY an adapter option (fs.data=ordered,journal), or 'adapter' for adapters, each"
+                    + " formatted and mounted with the options after its name separated by ':'"
+                    + " (adapter=gfs2-like,gfs2-like:data=journal,xfs-like). -O options apply to every value"})
     private String compare;
 
     @Option(names = "--repeat", defaultValue = "1", paramLabel = "N",
@@ -115,7 +127,7 @@ final class BenchCommand implements Callable<Integer> {
         plan.notes().forEach(err::println);
         err.flush();
         format = imageOptions(null).formatOfImageOrGiven();
-        BenchSettings base = settings(List.of());
+        BenchSettings base = settings();
         BenchRunner.checkDirectIo(plan, format.adapter());
         BenchRunner.checkFileNames(plan);
         if (base.device() instanceof DeviceSpec.ImageFile(Path image)) {
@@ -123,7 +135,7 @@ final class BenchCommand implements Callable<Integer> {
                 MkfsCommand.refuseFormatted(image);
             }
             format = imageOptions(image).formatOfImageOrGiven();
-            base = settings(List.of());
+            base = settings();
         }
         try (Output out = Output.open(output, spec.commandLine().getOut())) {
             boolean failed = compare == null ? runOnce(plan, base, formats, out.writer())
@@ -165,29 +177,35 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private boolean runComparison(BenchPlan plan, Formats formats, PrintWriter out) throws Exception {
-        var assignment = CacheSettings.Assignment.parse(compare);
-        String key = assignment.key();
-        List<String> values = Arrays.stream(assignment.value().split(",")).map(String::strip).toList();
-        if (values.size() < 2 || values.stream().anyMatch(String::isEmpty)) {
-            throw new UsageException("bad --compare '" + compare + "': give a key and two or more values, e.g."
-                    + " --compare perBlockDirty=false,true");
+        CompareVariants compared = CompareVariants.parse(compare);
+        if (compared.comparesAdapters() && adapter != null) {
+            throw new UsageException("--adapter " + adapter + " and --compare adapter=... both choose the adapter:"
+                    + " give one");
         }
         if (repeat < 1) {
             throw new UsageException("--repeat must be at least 1, got " + repeat);
         }
+        List<CompareVariants.Variant> variants = compared.variants();
+        for (CompareVariants.Variant variant : variants) {
+            Optional<String> unknown = variant.adapter().filter(name -> !IomapFileSystems.adapters().contains(name));
+            if (unknown.isPresent()) {
+                throw new UsageException("bad --compare '" + compare + "': no adapter named '" + unknown.get()
+                        + "' (adapters: " + String.join(", ", IomapFileSystems.adapters()) + ")");
+            }
+        }
         List<BenchSettings> perValue = new ArrayList<>();
-        for (String value : values) {
-            perValue.add(settings(List.of(new CacheSettings.Assignment(key, value))));
+        for (CompareVariants.Variant variant : variants) {
+            perValue.add(settings(variant));
         }
         List<List<RunResult>> runs = new ArrayList<>();
-        values.forEach(value -> runs.add(new ArrayList<>()));
+        variants.forEach(variant -> runs.add(new ArrayList<>()));
         PrintWriter err = spec.commandLine().getErr();
         boolean failed = false;
-        int total = repeat * values.size();
+        int total = repeat * variants.size();
         for (int round = 0; round < repeat; round++) {
-            for (int v = 0; v < values.size(); v++) {
-                int number = round * values.size() + v + 1;
-                err.println("run " + number + "/" + total + ": " + key + "=" + values.get(v));
+            for (int v = 0; v < variants.size(); v++) {
+                int number = round * variants.size() + v + 1;
+                err.println("run " + number + "/" + total + ": " + compared.key() + "=" + variants.get(v).label());
                 err.flush();
                 RunResult run = new BenchRunner(perValue.get(v), line -> { }, progress()).run(plan);
                 reportErrors(run);
@@ -195,11 +213,12 @@ final class BenchCommand implements Callable<Integer> {
                 runs.get(v).add(run);
             }
         }
-        CompareReport report = new CompareReport(key, values, runs);
+        CompareReport report = new CompareReport(compared.key(), compared.labels(), runs);
         if (formats.normal()) {
             BenchSettings first = perValue.getFirst();
-            out.print(report.text("adapter " + first.adapter() + ", block size " + first.blockSize() + ", page size "
-                    + first.pageCache().pageSize() + ", device " + device));
+            out.print(report.text((compared.comparesAdapters() ? "" : "adapter " + first.adapter() + ", ")
+                    + "block size " + first.blockSize() + ", page size " + first.pageCache().pageSize() + ", device "
+                    + device + (fsOptions.isEmpty() ? "" : ", -O " + FsOptions.format(FsOptions.parse(fsOptions)))));
         }
         if (formats.json()) {
             out.print(report.json(plan, Iomap.version()));
@@ -215,16 +234,28 @@ final class BenchCommand implements Callable<Integer> {
         err.flush();
     }
 
-    /** The settings from the options, with extra {@code --set} assignments applied last. */
-    private BenchSettings settings(List<CacheSettings.Assignment> extra) throws UsageException {
+    /** @return the settings from the options alone */
+    private BenchSettings settings() throws UsageException {
+        return settings(new CompareVariants.Variant("", Optional.empty(), Map.of(), Optional.empty()));
+    }
+
+    /**
+     * @param variant a {@code --compare} column: its adapter replaces the command's, its adapter options
+     *     are added to {@code -O}'s, its page-cache setting is applied after {@code --set}'s
+     * @return the settings it runs with
+     */
+    private BenchSettings settings(CompareVariants.Variant variant) throws UsageException {
         List<CacheSettings.Assignment> assignments = new ArrayList<>();
         for (String setting : settings) {
             assignments.add(CacheSettings.Assignment.parse(setting));
         }
-        assignments.addAll(extra);
+        variant.cacheSetting().ifPresent(assignments::add);
         String pages = pageSize != null ? pageSize : Integer.toString(Math.max(4096, format.blockSize()));
         PageCacheOptions cache = CacheSettings.options(pages, assignments);
-        return new BenchSettings(format.adapter(), DeviceSpec.parse(device), format.blockSize(), cache, !noFlusher);
+        Map<String, String> options = new LinkedHashMap<>(FsOptions.parse(fsOptions));
+        options.putAll(variant.fsOptions());
+        return new BenchSettings(variant.adapter().orElse(format.adapter()), DeviceSpec.parse(device),
+                format.blockSize(), cache, !noFlusher, options);
     }
 
     /**

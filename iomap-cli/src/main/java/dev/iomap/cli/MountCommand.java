@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -51,8 +52,14 @@ final class MountCommand implements Callable<Integer> {
             description = "a libfuse -o option, e.g. allow_other (repeatable)")
     private List<String> fuseOptions = new ArrayList<>();
 
+    @Option(names = {"-O", "--fs-option"}, paramLabel = "KEY[=VALUE]",
+            description = "an option of the adapter, e.g. -O data=journal (repeatable; also a comma list);"
+                    + " an adapter refuses options it does not know")
+    private List<String> fsOptions = new ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
+        Map<String, String> adapterOptions = FsOptions.parse(fsOptions);
         List<CacheSettings.Assignment> assignments = new ArrayList<>();
         for (String setting : settings) {
             assignments.add(CacheSettings.Assignment.parse(setting));
@@ -63,7 +70,7 @@ final class MountCommand implements Callable<Integer> {
         IomapFileSystem fs;
         try {
             cache = CacheSettings.fitting(cache, pageSize, assignments, device);
-            fs = IomapFileSystems.mount(image.adapter(), device, new MountOptions(cache, !noFlusher));
+            fs = IomapFileSystems.mount(image.adapter(), device, new MountOptions(cache, !noFlusher, adapterOptions));
         } catch (IOException | RuntimeException e) {
             device.close();
             throw e;

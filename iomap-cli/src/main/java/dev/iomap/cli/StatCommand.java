@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -43,8 +44,14 @@ final class StatCommand implements Callable<Integer> {
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a page-cache option of the mount (repeatable)")
     private List<String> settings = new ArrayList<>();
 
+    @Option(names = {"-O", "--fs-option"}, paramLabel = "KEY[=VALUE]",
+            description = "an option of the adapter, e.g. -O data=journal (repeatable; also a comma list);"
+                    + " an adapter refuses options it does not know")
+    private List<String> fsOptions = new ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
+        Map<String, String> adapterOptions = FsOptions.parse(fsOptions);
         List<CacheSettings.Assignment> assignments = new ArrayList<>();
         for (String setting : settings) {
             assignments.add(CacheSettings.Assignment.parse(setting));
@@ -52,17 +59,22 @@ final class StatCommand implements Callable<Integer> {
         PageCacheOptions cache = CacheSettings.options(pageSize == null ? "4096" : pageSize, assignments);
         PrintWriter out = spec.commandLine().getOut();
         try (BlockDevice device = image.openReadOnlyForMount()) {
-            report(out, device, CacheSettings.fitting(cache, pageSize, assignments, device));
+            report(out, device, new MountOptions(CacheSettings.fitting(cache, pageSize, assignments, device), true,
+                    adapterOptions));
         }
         return 0;
     }
 
-    private void report(PrintWriter out, BlockDevice device, PageCacheOptions cache) throws IOException {
-        try (IomapFileSystem fs = IomapFileSystems.mount(image.adapter(), device, new MountOptions(cache, true))) {
+    private void report(PrintWriter out, BlockDevice device, MountOptions options) throws IOException {
+        PageCacheOptions cache = options.pageCache();
+        try (IomapFileSystem fs = IomapFileSystems.mount(image.adapter(), device, options)) {
             FsStat stat = fs.statfs();
             long used = stat.totalBlocks() - stat.freeBlocks();
             out.println("image        : " + image.image + " (" + device.capacity() + " bytes)");
             out.println("adapter      : " + fs.adapterName() + " (capabilities: " + fs.capabilities() + ")");
+            if (!options.adapterOptions().isEmpty()) {
+                out.println("fs options   : " + FsOptions.format(options.adapterOptions()));
+            }
             out.println("block size   : " + stat.blockSize());
             out.println(String.format(Locale.ROOT, "blocks       : %d total, %d free, %d used (%.1f%%), %s of %s",
                     stat.totalBlocks(), stat.freeBlocks(), used,
@@ -94,6 +106,16 @@ final class StatCommand implements Callable<Integer> {
             }
         }
         out.println("folios       : " + (orders.isEmpty() ? "none created" : String.join(", ", orders)));
+        if (!stats.adapterCounters().isEmpty()) {
+            out.println("adapter ctrs : " + counters(stats.adapterCounters()));
+        }
+    }
+
+    /** @return {@code name=value} pairs, in the map's (sorted) order */
+    static String counters(Map<String, Long> counters) {
+        List<String> pairs = new ArrayList<>();
+        counters.forEach((name, value) -> pairs.add(name + "=" + value));
+        return String.join(", ", pairs);
     }
 
     private static String bytes(long value) {

@@ -2,6 +2,7 @@ package dev.iomap.fuse;
 
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.Capability;
+import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
@@ -13,8 +14,10 @@ import dev.iomap.api.XattrMode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.FileAlreadyExistsException;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -24,7 +27,8 @@ import org.cryptomator.jfuse.api.TimeSpec;
 
 /**
  * The inode side of {@link FuseBridge}: what {@code getattr} reports, the attributes a new inode gets,
- * and symlink, readlink, link, chmod, chown, utimens and the extended-attribute operations, each with
+ * and symlink, readlink, link, chmod, chown, utimens, the extended-attribute operations and the inode
+ * flags' ioctls ({@code lsattr}, {@code chattr}), each with
  * the kernel's semantics (and errno) for the same system call on a local filesystem.
  *
  * <p>Where the file system declares {@link Capability#POSIX_ATTRIBUTES}, {@code getattr} reports the
@@ -49,6 +53,16 @@ final class InodeOperations {
     static final int XATTR_CREATE = 1;
     static final int XATTR_REPLACE = 2;
     private static final int S_ISGID = 02000;
+    /** {@code FS_IOC_GETFLAGS}, {@code _IOR('f', 1, long)} as a 64-bit process and FUSE number it. */
+    static final int FS_IOC_GETFLAGS = 0x80086601;
+    /** {@code FS_IOC_SETFLAGS}, {@code _IOW('f', 2, long)}. */
+    static final int FS_IOC_SETFLAGS = 0x40086602;
+    /** Bytes of the flags word the flags ioctls exchange. */
+    static final int FLAGS_BYTES = Integer.BYTES;
+    /** {@code FS_IOC_FSGETXATTR}, {@code _IOR('X', 31, struct fsxattr)}. */
+    static final int FS_IOC_FSGETXATTR = 0x801c581f;
+    /** Bytes of {@code struct fsxattr}: five 32-bit fields and 8 bytes of padding. */
+    static final int FSXATTR_BYTES = 28;
 
     /**
      * Who made the current request.
@@ -313,6 +327,73 @@ final class InodeOperations {
             }
             return fit(names0.toByteArray(), list);
         });
+    }
+
+    /**
+     * ioctl(2) on a file or directory: {@code FS_IOC_GETFLAGS} ({@code lsattr}) writes the inode's flags
+     * ({@link FileFlag#linuxBit()}s) to {@code data}; {@code FS_IOC_SETFLAGS} ({@code chattr}) sets the
+     * inode's flags to exactly those in {@code data}, EOPNOTSUPP for a bit that is no {@link FileFlag} or
+     * a flag the file system does not support. The flags word is an {@code int} in native byte order.
+     * {@code FS_IOC_FSGETXATTR} answers a {@code struct fsxattr} of zeros: no {@link FileFlag} has an
+     * {@code FS_XFLAG_*} counterpart (Linux asks for it before every {@code FS_IOC_SETFLAGS}, and fails
+     * the set if it fails). Every other command is ENOTTY.
+     *
+     * @param path the file
+     * @param command the ioctl command, as the kernel passes it (64-bit numbering)
+     * @param data the command's buffer in libfuse's memory, {@link #ioctlBytes} long
+     * @return 0 or a negated errno
+     */
+    int ioctl(String path, int command, ByteBuffer data) {
+        if (command != FS_IOC_GETFLAGS && command != FS_IOC_SETFLAGS && command != FS_IOC_FSGETXATTR) {
+            return -LinuxErrno.ENOTTY;
+        }
+        return Calls.call("ioctl", path, () -> {
+            if (data.capacity() < ioctlBytes(command)) {
+                return -LinuxErrno.EINVAL;
+            }
+            ByteBuffer word = data.duplicate().order(ByteOrder.nativeOrder());
+            String name = names.apply(path);
+            if (command == FS_IOC_FSGETXATTR) {
+                fs.getFileFlags(name);
+                word.put(new byte[FSXATTR_BYTES]);
+                return 0;
+            }
+            if (command == FS_IOC_GETFLAGS) {
+                int bits = 0;
+                for (FileFlag flag : fs.getFileFlags(name)) {
+                    bits |= flag.linuxBit();
+                }
+                word.putInt(0, bits);
+                return 0;
+            }
+            int bits = word.getInt(0);
+            Set<FileFlag> flags = EnumSet.noneOf(FileFlag.class);
+            for (FileFlag flag : FileFlag.values()) {
+                if ((bits & flag.linuxBit()) != 0) {
+                    flags.add(flag);
+                    bits &= ~flag.linuxBit();
+                }
+            }
+            if (bits != 0) {
+                return -LinuxErrno.EOPNOTSUPP;
+            }
+            fs.setFileFlags(name, flags);
+            return 0;
+        });
+    }
+
+    /**
+     * @param command an ioctl command
+     * @return the bytes of its buffer that {@link #ioctl} reads or writes: {@value #FLAGS_BYTES} for the
+     *     flags commands (the kernel's fileattr path passes {@code sizeof(unsigned int)}, whatever the
+     *     command's encoded size says), {@value #FSXATTR_BYTES} for {@code FS_IOC_FSGETXATTR}, else 0
+     */
+    static int ioctlBytes(int command) {
+        return switch (command) {
+            case FS_IOC_GETFLAGS, FS_IOC_SETFLAGS -> FLAGS_BYTES;
+            case FS_IOC_FSGETXATTR -> FSXATTR_BYTES;
+            default -> 0;
+        };
     }
 
     private static int fit(byte[] bytes, ByteBuffer room) {

@@ -8,6 +8,8 @@ package dev.iomap.fuse;
 public final class LinuxErrno {
     /** Operation not permitted. */
     public static final int EPERM = 1;
+    /** Inappropriate ioctl for device: an ioctl command the file does not know. */
+    public static final int ENOTTY = 25;
     /** No such file or directory. */
     public static final int ENOENT = 2;
     /** Input/output error. */
@@ -90,6 +92,7 @@ public final class LinuxErrno {
             case ENOTEMPTY -> "ENOTEMPTY";
             case EILSEQ -> "EILSEQ";
             case EOPNOTSUPP -> "EOPNOTSUPP";
+            case ENOTTY -> "ENOTTY";
             case EUCLEAN -> "EUCLEAN";
             default -> "errno " + errno;
         };

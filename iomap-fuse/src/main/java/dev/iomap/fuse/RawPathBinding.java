@@ -33,7 +33,8 @@ import org.cryptomator.jfuse.api.FuseOperations.Operation;
  * decoded with {@link FileNames#decode} (one-to-one), readdir fills with {@link RawDirFiller} (the
  * bytes of {@link FileNames#encode}), fallocate reaches {@link FuseBridge#fallocate}, copy_file_range
  * {@link FuseBridge#copyFileRange}, lseek (SEEK_DATA, SEEK_HOLE) {@link FuseBridge#lseek}, and
- * symlink, readlink, link, chmod, chown and the extended-attribute operations
+ * symlink, readlink, link, chmod, chown, ioctl (the inode flags of lsattr and chattr) and the
+ * extended-attribute operations
  * {@link InodeOperations}: their buffers are libfuse's memory, seen as {@link ByteBuffer}s of the size
  * libfuse gave (empty for a size probe).
  *
@@ -119,6 +120,8 @@ final class RawPathBinding {
                     JAVA_INT), Operation.READ_DIR),
             new Slot("create", 30, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), Operation.CREATE),
             new Slot("utimens", 32, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Operation.UTIMENS),
+            new Slot("ioctl", 34, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS),
+                    null),
             new Slot("fallocate", 39, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS),
                     null),
             new Slot("copy_file_range", 40, FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS,
@@ -362,6 +365,19 @@ final class RawPathBinding {
     int readlink(MemorySegment path, MemorySegment buf, long size) {
         try {
             return bridge.inodes().readlink(path(path), buffer(buf, size), size);
+        } catch (Throwable t) {
+            return failed(t);
+        }
+    }
+
+    /**
+     * {@code int ioctl(const char *, unsigned int cmd, void *arg, struct fuse_file_info *, unsigned int flags,
+     * void *data)}: the inode flags' commands, see {@link InodeOperations#ioctl}; {@code data} is libfuse's
+     * copy of the command's buffer, {@link InodeOperations#ioctlBytes} long for those.
+     */
+    int ioctl(MemorySegment path, int command, MemorySegment arg, MemorySegment fi, int flags, MemorySegment data) {
+        try {
+            return bridge.inodes().ioctl(path(path), command, buffer(data, InodeOperations.ioctlBytes(command)));
         } catch (Throwable t) {
             return failed(t);
         }

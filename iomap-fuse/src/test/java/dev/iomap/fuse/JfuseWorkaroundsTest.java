@@ -55,7 +55,7 @@ class JfuseWorkaroundsTest {
         assertThat(bound).isEqualTo(pathTaking);
         assertThat(RawPathBinding.SLOTS).filteredOn(slot -> slot.operation() == null)
                 .extracting(RawPathBinding.Slot::name).containsExactly("readlink", "symlink", "link", "chmod", "chown",
-                        "setxattr", "getxattr", "listxattr", "removexattr", "fallocate", "copy_file_range", "lseek");
+                        "setxattr", "getxattr", "listxattr", "removexattr", "ioctl", "fallocate", "copy_file_range", "lseek");
         assertThat(RawPathBinding.SLOTS).extracting(RawPathBinding.Slot::method).contains("copyFileRange")
                 .doesNotContain("copy_file_range");
     }

@@ -3,6 +3,7 @@ package dev.iomap.nio;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -26,6 +27,11 @@ import java.util.Set;
  * <tr><td>{@code pageSize}, {@code maxFolioOrder}, {@code cacheBudget}, {@code perBlockDirty},
  *     {@code orderHints}</td><td>page-cache options</td><td>{@link PageCacheOptions#defaults()}</td></tr>
  * <tr><td>{@code backgroundWriteback}</td><td>whether the flusher runs</td><td>true</td></tr>
+ * <tr><td>{@code adapterOptions}</td><td>the adapter's own mount options
+ *     ({@link MountOptions#adapterOptions()}): a {@code mount -o} string ({@code "data=journal,journal=1"},
+ *     a key without {@code =} is a flag) or a {@code Map} of keys to values; the adapter refuses keys it
+ *     does not know, and {@code newFileSystem} throws its {@link dev.iomap.api.IomapException}</td>
+ *     <td>none</td></tr>
  * </table>
  *
  * <p>Values are strings, numbers or booleans. An unknown key is an error, so a typo does not pass
@@ -43,7 +49,7 @@ record FileSystemEnv(boolean create, long size, FormatOptions format, int device
 
     private static final Set<String> KEYS = Set.of("create", "size", "blockSize", "label", "deviceBlockSize",
             "directIo", "pageSize", "maxFolioOrder", "cacheBudget", "perBlockDirty", "orderHints",
-            "backgroundWriteback");
+            "backgroundWriteback", "adapterOptions");
 
     /**
      * @param env the map given to {@code newFileSystem}
@@ -70,9 +76,27 @@ record FileSystemEnv(boolean create, long size, FormatOptions format, int device
         }
         cache.perBlockDirty(bool(env, "perBlockDirty", true));
         cache.orderHints(bool(env, "orderHints", true));
-        var mount = new MountOptions(cache.build(), bool(env, "backgroundWriteback", true));
+        var mount = new MountOptions(cache.build(), bool(env, "backgroundWriteback", true), adapterOptions(env));
         return new FileSystemEnv(bool(env, "create", false), bytes(env, "size", 64L << 20), format,
                 (int) bytes(env, "deviceBlockSize", format.blockSize()), bool(env, "directIo", false), mount);
+    }
+
+    /** {@code adapterOptions}: a {@code mount -o} string or a map; values of the map as strings. */
+    private static Map<String, String> adapterOptions(Map<String, ?> env) {
+        Object value = env.get("adapterOptions");
+        if (value == null) {
+            return Map.of();
+        }
+        if (value instanceof Map<?, ?> map) {
+            Map<String, String> options = new LinkedHashMap<>();
+            map.forEach((key, option) -> options.put(String.valueOf(key), option == null ? "" : option.toString()));
+            return options;
+        }
+        try {
+            return MountOptions.parseAdapterOptions(value.toString());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("option 'adapterOptions': " + e.getMessage(), e);
+        }
     }
 
     private static String string(Map<String, ?> env, String key, String fallback) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.FileNames;
+import dev.iomap.api.IomapException;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.UnrepresentableNameException;
 import dev.iomap.devices.FileBlockDevice;
@@ -240,6 +241,21 @@ abstract class IomapFilesContract {
         byte[] bytes = new byte[length];
         java.util.Arrays.fill(bytes, (byte) value);
         return FileNames.decode(bytes);
+    }
+
+    @Test
+    void adapterOptionsReachTheAdapterWhichRefusesUnknownOnes() throws IOException {
+        fs.close();
+        for (Object options : List.of("nosuch=1,other", Map.of("nosuch", 1))) {
+            assertThatThrownBy(() -> FileSystems.newFileSystem(uri(image), Map.of("adapterOptions", options)))
+                    .isInstanceOf(IomapException.class)
+                    .hasMessageStartingWith(adapter() + ": unknown mount option 'nosuch' (");
+        }
+        assertThatThrownBy(() -> FileSystems.newFileSystem(uri(image), Map.of("adapterOptions", ",x")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("option 'adapterOptions': mount option without a name in ',x'");
+        fs = FileSystems.newFileSystem(uri(image), Map.of("adapterOptions", ""));
+        assertThat(Files.isDirectory(fs.getPath("/"))).isTrue();
     }
 
     @Test

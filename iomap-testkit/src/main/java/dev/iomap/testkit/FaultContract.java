@@ -73,7 +73,16 @@ public abstract class FaultContract extends AdapterContract {
         }
         lost = writePattern(victim, 0, lost.length, 4);
         victim.fsync();
-        pending.fsync();
+        try {
+            pending.fsync();
+        } catch (WritebackException reported) {
+            // An adapter whose journal commit writes back every file with new blocks in the transaction
+            // (ordered data: GFS2's gfs2_ordered_write, ext4's data=ordered) wrote /pending in the victim's
+            // fsync, under the same fault. Losing it is then allowed, silently never: the error reaches
+            // /pending's own fsync, once, and /pending works again afterwards.
+            pendingData = writePattern(pending, 0, 5000, 5);
+            pending.fsync();
+        }
         remountOn(faulty);
         assertContent(open("/keep"), kept);
         assertContent(open("/pending"), pendingData);
@@ -101,13 +110,15 @@ public abstract class FaultContract extends AdapterContract {
     void aFailedReadSurfacesAtTheRead() throws IOException {
         IomapFile file = create("/a");
         byte[] data = writePattern(file, 0, 16 * blockSize(), 1);
-        IomapFile other = create("/b");
-        byte[] otherData = writePattern(other, 0, 16 * blockSize(), 2);
-        other.fsync();
+        // /a's data writes are recorded before /b exists: a commit that writes back every file with new
+        // blocks (ordered data) would otherwise write /a's data in /b's fsync.
         counting.clearRequests();
         counting.record(true);
         file.fsync();
         counting.record(false);
+        IomapFile other = create("/b");
+        byte[] otherData = writePattern(other, 0, 16 * blockSize(), 2);
+        other.fsync();
         List<CountingDevice.Request> dataWrites = counting.requests().stream()
                 .filter(r -> r.kind() == Fault.Kind.WRITE && r.purpose() == IoPurpose.DATA).toList();
         assertThat(dataWrites).as("data writes of fsync").isNotEmpty();

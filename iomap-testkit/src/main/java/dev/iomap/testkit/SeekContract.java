@@ -232,7 +232,7 @@ public abstract class SeekContract extends AdapterContract {
     @Test
     void preallocatedSpaceIsAHoleUntilWritten() throws IOException {
         assumeCreatedFiles();
-        assumeCapable(Capability.FALLOCATE, Capability.RANDOM_WRITE);
+        assumeCapable(Capability.FALLOCATE, Capability.RANDOM_WRITE, Capability.UNWRITTEN_EXTENTS);
         IomapFile file = create("/a");
         long b = blockSize();
         file.fallocate(FallocateMode.ALLOCATE, 0, 8 * b, false);
@@ -248,9 +248,33 @@ public abstract class SeekContract extends AdapterContract {
     }
 
     @Test
-    void aPartlyWrittenPreallocationIsDataOnlyInTheBlocksWritten() throws IOException {
+    void preallocationWithoutUnwrittenExtentsIsZeroedData() throws IOException {
         assumeCreatedFiles();
         assumeCapable(Capability.FALLOCATE, Capability.RANDOM_WRITE);
+        org.junit.jupiter.api.Assumptions.assumeFalse(has(Capability.UNWRITTEN_EXTENTS),
+                "UNWRITTEN_EXTENTS is declared: preallocated space is a hole until written (tested above)");
+        IomapFile file = create("/a");
+        long b = blockSize();
+        file.fallocate(FallocateMode.ALLOCATE, 0, 8 * b, false);
+        long[] all = range(0, 8 * b);
+        assertLayout(file, "preallocated, nothing written", all);
+        byte[] model = new byte[(int) (8 * b)];
+        model = apply(model, 5 * b + 100, writePattern(file, 5 * b + 100, 100, 1));
+        assertLayout(file, "a sub-block write, dirty", all);
+        file.fsync();
+        dropCache();
+        assertLayout(file, "after fsync, nothing cached", all);
+        assertContent(file, model);
+        remountChecked();
+        IomapFile again = open("/a");
+        assertLayout(again, "after remount", all);
+        assertContent(again, model);
+    }
+
+    @Test
+    void aPartlyWrittenPreallocationIsDataOnlyInTheBlocksWritten() throws IOException {
+        assumeCreatedFiles();
+        assumeCapable(Capability.FALLOCATE, Capability.RANDOM_WRITE, Capability.UNWRITTEN_EXTENTS);
         IomapFile file = create("/a");
         long b = blockSize();
         file.fallocate(FallocateMode.ALLOCATE, 0, 8 * b, false);

@@ -48,7 +48,7 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
      */
     @Override
     public Set<Capability> capabilities() {
-        return Capability.withImplied(EnumSet.of(Capability.DIRECTORIES, Capability.FALLOCATE,
+        return Capability.withImplied(EnumSet.of(Capability.DIRECTORIES, Capability.FALLOCATE, Capability.UNWRITTEN_EXTENTS,
                 Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.COPY_ON_WRITE, Capability.CLONE,
                 Capability.TRUNCATE, Capability.RANDOM_WRITE, Capability.DURABLE_FSYNC,
                 Capability.RENAME_EXCHANGE, Capability.SYMLINKS, Capability.HARD_LINKS,

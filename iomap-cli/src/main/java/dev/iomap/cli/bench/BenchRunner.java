@@ -6,7 +6,6 @@ import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IoStats;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
-import dev.iomap.api.MountOptions;
 import dev.iomap.api.UnrepresentableNameException;
 import dev.iomap.cli.UsageException;
 import dev.iomap.cli.jobfile.BenchPlan;
@@ -19,8 +18,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -75,8 +76,7 @@ public final class BenchRunner {
         List<GroupResult> groups = new ArrayList<>();
         try (BlockDevice device = settings.device().open(capacity, settings.blockSize())) {
             IomapFileSystems.format(settings.adapter(), device, FormatOptions.blockSize(settings.blockSize()));
-            var mount = new MountOptions(settings.pageCache(), settings.backgroundWriteback());
-            try (IomapFileSystem fs = IomapFileSystems.mount(settings.adapter(), device, mount)) {
+            try (IomapFileSystem fs = IomapFileSystems.mount(settings.adapter(), device, settings.mountOptions())) {
                 Layout layout = new Layout(fs, notices);
                 for (List<JobSpec> group : plan.groups()) {
                     layout.prepare(group);
@@ -222,7 +222,7 @@ public final class BenchRunner {
     /**
      * @param before the earlier snapshot
      * @param after the later snapshot of the same filesystem
-     * @return what happened between them
+     * @return what happened between them; an adapter counter missing from {@code before} counts from 0
      */
     static IoStats delta(IoStats before, IoStats after) {
         long[] orders = after.foliosByOrder();
@@ -237,6 +237,13 @@ public final class BenchRunner {
                 after.mapBlocksCalls() - before.mapBlocksCalls(),
                 after.ioends() - before.ioends(),
                 after.folioStatesAllocated() - before.folioStatesAllocated(),
-                orders);
+                orders,
+                counterDelta(before.adapterCounters(), after.adapterCounters()));
+    }
+
+    private static Map<String, Long> counterDelta(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> delta = new TreeMap<>();
+        after.forEach((name, value) -> delta.put(name, value - before.getOrDefault(name, 0L)));
+        return delta;
     }
 }

@@ -1,6 +1,10 @@
 package dev.iomap.cli.bench;
 
+import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -11,14 +15,21 @@ import java.util.Objects;
  * @param blockSize the filesystem block size to format with
  * @param pageCache the mount's page-cache options
  * @param backgroundWriteback whether the flusher runs
+ * @param adapterOptions the adapter's own mount options ({@code -O}), in the order given (copied)
  */
 public record BenchSettings(String adapter, DeviceSpec device, int blockSize, PageCacheOptions pageCache,
-        boolean backgroundWriteback) {
+        boolean backgroundWriteback, Map<String, String> adapterOptions) {
 
-    /** Validates. */
+    /** Validates and copies. */
     public BenchSettings {
         Objects.requireNonNull(adapter, "adapter");
         Objects.requireNonNull(device, "device");
         Objects.requireNonNull(pageCache, "pageCache");
+        adapterOptions = Collections.unmodifiableMap(new LinkedHashMap<>(adapterOptions));
+    }
+
+    /** @return the mount options these settings mount with */
+    public MountOptions mountOptions() {
+        return new MountOptions(pageCache, backgroundWriteback, adapterOptions);
     }
 }

@@ -5,13 +5,17 @@ import dev.iomap.cli.jobfile.BenchPlan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.ToDoubleFunction;
 
 /**
  * {@code --compare KEY=V1,V2}: one column per value (the mean over its repeats), then the ratio of
- * each later value to the first ({@code V2/V1}). Rows: bandwidth, IOPS, latency percentiles, write
- * amplification, device traffic, writeback calls and folios created per order; rows that are zero
- * for every value are left out.
+ * each later value to the first ({@code V2/V1}). A value is a page-cache setting, an adapter option or
+ * an adapter with its options. Rows: bandwidth, IOPS, latency percentiles, bytes the jobs wrote, data
+ * and metadata bytes the device took, write amplification, device traffic, writeback calls, folios
+ * created per order, then each adapter counter ({@code adapter: NAME}); rows that are zero for every
+ * value are left out.
  */
 public final class CompareReport {
     private final String key;
@@ -44,6 +48,10 @@ public final class CompareReport {
                 new Metric("read clat p50 (us)", "read_clat_p50_us", m -> m.read().percentile(50) / 1e3, 2),
                 new Metric("read clat p99 (us)", "read_clat_p99_us", m -> m.read().percentile(99) / 1e3, 2),
                 new Metric("sync p99 (us)", "sync_p99_us", m -> m.sync().percentile(99) / 1e3, 2),
+                new Metric("app written (MiB)", "app_written_mib", m -> m.appBytesWritten() / 1048576.0, 2),
+                new Metric("data written (MiB)", "data_written_mib", m -> m.dataBytesWritten() / 1048576.0, 2),
+                new Metric("metadata written (MiB)", "metadata_written_mib",
+                        m -> m.metadataBytesWritten() / 1048576.0, 2),
                 new Metric("write amplification", "write_amplification", RunMetrics::writeAmplification, 3),
                 new Metric("device written (MiB)", "device_written_mib", m -> m.deviceBytesWritten() / 1048576.0, 2),
                 new Metric("device read (MiB)", "device_read_mib", m -> m.deviceBytesRead() / 1048576.0, 2),
@@ -53,6 +61,13 @@ public final class CompareReport {
         for (int order = 0; order <= dev.iomap.api.PageCacheOptions.MAX_ORDER; order++) {
             int o = order;
             metrics.add(new Metric("folios of order " + order, "folios_order_" + order, m -> m.folios(o), 0));
+        }
+        Set<String> counters = new TreeSet<>();
+        runs.forEach(list -> list.forEach(run -> run.groups().forEach(group ->
+                counters.addAll(group.iomap().adapterCounters().keySet()))));
+        for (String counter : counters) {
+            metrics.add(new Metric("adapter: " + counter, "adapter." + counter,
+                    m -> m.adapterCounters().getOrDefault(counter, 0L), 0));
         }
         return metrics;
     }
@@ -149,8 +164,12 @@ public final class CompareReport {
         JsonWriter json = new JsonWriter();
         json.beginObject().beginObject("compare").field("key", key).field("repeat", runs.getFirst().size());
         json.beginArray("values");
-        for (String value : values) {
-            json.beginObject().field("value", value).endObject();
+        for (int v = 0; v < values.size(); v++) {
+            var settings = runs.get(v).getFirst().settings();
+            json.beginObject().field("value", values.get(v)).field("adapter", settings.adapter());
+            json.beginObject("fs_options");
+            settings.adapterOptions().forEach(json::field);
+            json.endObject().endObject();
         }
         json.endArray().beginObject("metrics");
         for (Row row : rows()) {

@@ -71,8 +71,9 @@ public final class JsonReport {
                 .field("adapter", settings.adapter())
                 .field("device", run.device())
                 .field("block_size", settings.blockSize())
-                .field("background_writeback", settings.backgroundWriteback())
-                .beginObject("page_cache");
+                .field("background_writeback", settings.backgroundWriteback());
+        strings(json, "fs_options", settings.adapterOptions());
+        json.beginObject("page_cache");
         for (var component : PageCacheOptions.class.getRecordComponents()) {
             try {
                 Object value = component.getAccessor().invoke(cache);
@@ -203,7 +204,14 @@ public final class JsonReport {
         for (int order = 0; order < byOrder.length; order++) {
             json.field(Integer.toString(order), byOrder[order]);
         }
-        json.endObject().endObject();
+        json.endObject();
+        Map<String, Long> counters = TextReport.nonzero(stats.adapterCounters());
+        if (!counters.isEmpty()) {
+            json.beginObject("adapter_counters");
+            counters.forEach(json::field);
+            json.endObject();
+        }
+        json.endObject();
     }
 
     private static void shares(JsonWriter json, String name, Map<String, Double> shares) {

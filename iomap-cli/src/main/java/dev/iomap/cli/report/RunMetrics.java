@@ -6,6 +6,8 @@ import dev.iomap.cli.bench.LatencyStats;
 import dev.iomap.cli.bench.RunResult;
 import dev.iomap.cli.bench.ThreadResult;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The numbers a comparison puts side by side, for one whole run: bytes over the groups' measured
@@ -26,6 +28,9 @@ import java.util.Arrays;
  * @param ioends ioends submitted
  * @param folioStatesAllocated per-block states created
  * @param foliosByOrder folios created per order
+ * @param dataBytesWritten device bytes written as data
+ * @param metadataBytesWritten device bytes written as metadata (journal, inodes, allocation maps...)
+ * @param adapterCounters the adapter's counters, added up over the groups, by name
  */
 record RunMetrics(
         long readBytes,
@@ -42,7 +47,10 @@ record RunMetrics(
         long mapBlocksCalls,
         long ioends,
         long folioStatesAllocated,
-        long[] foliosByOrder) {
+        long[] foliosByOrder,
+        long dataBytesWritten,
+        long metadataBytesWritten,
+        Map<String, Long> adapterCounters) {
 
     static RunMetrics of(RunResult run) {
         long readBytes = 0;
@@ -60,6 +68,9 @@ record RunMetrics(
         long ioends = 0;
         long states = 0;
         long[] orders = new long[0];
+        long data = 0;
+        long metadata = 0;
+        Map<String, Long> counters = new TreeMap<>();
         for (GroupResult group : run.groups()) {
             long longest = 0;
             for (ThreadResult thread : group.threads()) {
@@ -81,9 +92,12 @@ record RunMetrics(
             ioends += stats.ioends();
             states += stats.folioStatesAllocated();
             orders = add(orders, stats.foliosByOrder());
+            data += stats.device().dataBytesWritten();
+            metadata += stats.device().metadataBytesWritten();
+            stats.adapterCounters().forEach((name, value) -> counters.merge(name, value, Long::sum));
         }
         return new RunMetrics(readBytes, writeBytes, readIos, writeIos, seconds, read, write, sync, app, written,
-                deviceRead, mapBlocks, ioends, states, orders);
+                deviceRead, mapBlocks, ioends, states, orders, data, metadata, counters);
     }
 
     private static long[] add(long[] sum, long[] more) {

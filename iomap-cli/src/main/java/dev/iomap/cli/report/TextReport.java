@@ -2,6 +2,7 @@ package dev.iomap.cli.report;
 
 import dev.iomap.api.IoStats;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.cli.FsOptions;
 import dev.iomap.cli.bench.BenchSettings;
 import dev.iomap.cli.bench.DirectionStats;
 import dev.iomap.cli.bench.GroupResult;
@@ -14,6 +15,8 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
@@ -53,7 +56,8 @@ public final class TextReport {
                 + ", page size " + cache.pageSize() + ", folios up to "
                 + FioFormat.exactBytes(cache.maxFolioSize()) + ", order hints "
                 + onOff(cache.orderHints()) + ", per-block dirty " + onOff(cache.perBlockDirty())
-                + ", state lock " + cache.stateLock());
+                + ", state lock " + cache.stateLock()
+                + (settings.adapterOptions().isEmpty() ? "" : ", fs options " + FsOptions.format(settings.adapterOptions())));
         int threads = plan.threads();
         out.println("Starting " + threads + " thread" + (threads == 1 ? "" : "s"));
         out.flush();
@@ -159,6 +163,26 @@ public final class TextReport {
         out.println("  writeback: map_blocks=" + stats.mapBlocksCalls() + ", ioends=" + stats.ioends()
                 + ", folio states allocated=" + stats.folioStatesAllocated());
         out.println("  folios   : " + foliosByOrder(stats.foliosByOrder()));
+        Map<String, Long> counters = nonzero(stats.adapterCounters());
+        if (!counters.isEmpty()) {
+            List<String> pairs = new ArrayList<>();
+            counters.forEach((name, value) -> pairs.add(name + "=" + value));
+            out.println("  adapter  : " + String.join(", ", pairs));
+        }
+    }
+
+    /**
+     * @param counters adapter counters
+     * @return those that are not zero, in the same (sorted) order
+     */
+    static Map<String, Long> nonzero(Map<String, Long> counters) {
+        Map<String, Long> nonzero = new TreeMap<>();
+        counters.forEach((name, value) -> {
+            if (value != 0) {
+                nonzero.put(name, value);
+            }
+        });
+        return nonzero;
     }
 
     /**

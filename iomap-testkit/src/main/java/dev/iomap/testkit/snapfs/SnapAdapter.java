@@ -56,6 +56,7 @@ public final class SnapAdapter implements FilesystemAdapter {
     public static final Set<Capability> SUPPORTED = Collections.unmodifiableSet(EnumSet.of(
             Capability.DIRECTORIES,
             Capability.FALLOCATE,
+            Capability.UNWRITTEN_EXTENTS,
             Capability.PUNCH_HOLE,
             Capability.ZERO_RANGE,
             Capability.TRUNCATE,

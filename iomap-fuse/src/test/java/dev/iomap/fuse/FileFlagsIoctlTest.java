@@ -1,0 +1,97 @@
+package dev.iomap.fuse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.FileFlag;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.NotSupportedException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.EnumSet;
+import java.util.Set;
+import org.cryptomator.jfuse.api.FuseBuilder;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentMatchers;
+import org.mockito.Mockito;
+
+/**
+ * The inode flags' ioctls over a mocked file system: the bits each command reads and writes, the API
+ * call it makes, and the errno of what it refuses. (The same on a real mount with lsattr and chattr:
+ * {@link FuseFileFlagsTest}.)
+ */
+class FileFlagsIoctlTest {
+    IomapFileSystem fs;
+    InodeOperations inodes;
+
+    @BeforeEach
+    void setUp() {
+        fs = mock(IomapFileSystem.class);
+        when(fs.capabilities()).thenReturn(EnumSet.of(Capability.DIRECTORIES, Capability.JOURNALED_DATA));
+        when(fs.adapterName()).thenReturn("mockfs");
+        inodes = new FuseBridge(fs, FuseBuilder.getSupported().errno(), 1000, 100, true).inodes();
+    }
+
+    private static ByteBuffer word(int value) {
+        return ByteBuffer.allocate(InodeOperations.FLAGS_BYTES).order(ByteOrder.nativeOrder()).putInt(0, value);
+    }
+
+    @Test
+    void getflagsWritesTheFlagsBits() throws Exception {
+        when(fs.getFileFlags("/f")).thenReturn(Set.of(FileFlag.JOURNAL_DATA));
+        ByteBuffer data = word(0x7777);
+
+        assertThat(inodes.ioctl("/f", InodeOperations.FS_IOC_GETFLAGS, data)).isZero();
+
+        assertThat(data.order(ByteOrder.nativeOrder()).getInt(0)).isEqualTo(0x4000);
+    }
+
+    @Test
+    void setflagsSetsExactlyTheFlagsGiven() throws Exception {
+        assertThat(inodes.ioctl("/f", InodeOperations.FS_IOC_SETFLAGS, word(0x4000))).isZero();
+        assertThat(inodes.ioctl("/d", InodeOperations.FS_IOC_SETFLAGS, word(0))).isZero();
+
+        verify(fs).setFileFlags("/f", EnumSet.of(FileFlag.JOURNAL_DATA));
+        verify(fs).setFileFlags("/d", EnumSet.noneOf(FileFlag.class));
+    }
+
+    @Test
+    void aBitThatIsNoFileFlagIsRefusedWithoutCallingTheFileSystem() throws Exception {
+        assertThat(inodes.ioctl("/f", InodeOperations.FS_IOC_SETFLAGS, word(0x4000 | 0x80))).isEqualTo(-95);
+
+        verify(fs, never()).setFileFlags(ArgumentMatchers.anyString(), ArgumentMatchers.anySet());
+    }
+
+    @Test
+    void aFlagTheFileSystemRefusesIsEopnotsupp() throws Exception {
+        Mockito.doThrow(new NotSupportedException("journaled data is not supported")).when(fs)
+                .setFileFlags("/f", EnumSet.of(FileFlag.JOURNAL_DATA));
+
+        assertThat(inodes.ioctl("/f", InodeOperations.FS_IOC_SETFLAGS, word(0x4000))).isEqualTo(-95);
+    }
+
+    @Test
+    void fsgetxattrAnswersZerosAndOtherCommandsAreEnotty() throws Exception {
+        ByteBuffer fsxattr = ByteBuffer.allocate(InodeOperations.FSXATTR_BYTES);
+        fsxattr.put(0, (byte) 0x5a).put(27, (byte) 0x5a);
+
+        assertThat(inodes.ioctl("/f", InodeOperations.FS_IOC_FSGETXATTR, fsxattr)).isZero();
+        assertThat(fsxattr.array()).containsOnly(0);
+        assertThat(inodes.ioctl("/f", 0x80087601, word(0))).isEqualTo(-25);
+        assertThat(inodes.ioctl("/f", 0x401c5820, ByteBuffer.allocate(28))).isEqualTo(-25);
+        assertThat(InodeOperations.ioctlBytes(InodeOperations.FS_IOC_GETFLAGS)).isEqualTo(4);
+        assertThat(InodeOperations.ioctlBytes(InodeOperations.FS_IOC_SETFLAGS)).isEqualTo(4);
+        assertThat(InodeOperations.ioctlBytes(InodeOperations.FS_IOC_FSGETXATTR)).isEqualTo(28);
+        assertThat(InodeOperations.ioctlBytes(0x80087601)).isZero();
+    }
+
+    @Test
+    void aBufferTooShortIsEinval() throws Exception {
+        assertThat(inodes.ioctl("/f", InodeOperations.FS_IOC_GETFLAGS, ByteBuffer.allocate(0))).isEqualTo(-22);
+    }
+}
