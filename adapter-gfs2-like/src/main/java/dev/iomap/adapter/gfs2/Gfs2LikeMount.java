@@ -5,7 +5,9 @@ import dev.iomap.adapter.support.lock.InodeGlockCallbacks;
 import dev.iomap.spi.lock.LockManager;
 import dev.iomap.spi.lock.LockMode;
 import dev.iomap.spi.lock.LockStats;
+import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FsckReport;
 import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FilesystemShutdownException;
@@ -30,8 +32,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * attributes are in {@link Namespace}, which this class extends.
  *
  * <p>Mount reads the superblock, replays this node's journal (journal 0 unless the mount option
- * {@code journal=K} says otherwise), loads the resource groups and frees the dinodes a crash left
- * unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Transactions} for the locks.
+ * {@code journal=K} says otherwise), runs fsck's checks on the replayed image (refusing a damaged
+ * one), loads the resource groups and frees the dinodes a crash left unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Transactions} for the locks.
  */
 final class Gfs2LikeMount extends Namespace {
     /** Known mount options: {@code data=ordered|journal}, {@code journal=K}. */
@@ -74,6 +76,11 @@ final class Gfs2LikeMount extends Namespace {
         }
         Journal journal = Journal.open(device, layout.journalStart(journalIndex), layout.journalBlocks());
         journal.replay();
+        FsckReport report = Fsck.check(device);
+        if (!report.isClean()) {
+            throw new CorruptFilesystemException("gfs2-like image is damaged (" + report.problems().size()
+                    + " problems, the first: " + report.problems().get(0) + "); run fsck");
+        }
         ResourceGroup[] rgs = Volume.loadRgrps(journal, layout);
         Gfs2LikeMount mount = new Gfs2LikeMount(new Volume(device, layout, journal, rgs), dataJournal, locks);
         mount.dinodeOf(layout.rootIno(), FileType.DIRECTORY);
