@@ -1,0 +1,179 @@
+package dev.iomap.adapter.gfs2;
+
+import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileType;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Instant;
+import java.util.Arrays;
+
+/**
+ * One dinode in memory: a whole block, its number the inode number (GFS2's {@code no_addr}). The
+ * payload after the {@value #HEADER_BYTES}-byte header holds either the stuffed data (height 0) or
+ * the top block pointers of the tree (height 1 and up); directories and symbolic links keep their
+ * bytes stuffed while they fit and in a chain of blocks after that (height 1, first chain block in
+ * pointer 0). Not thread-safe: the mount's metadata lock guards it.
+ */
+final class Dinode {
+    /** Bytes of the header before the stuffed data or pointers. */
+    static final int HEADER_BYTES = 112;
+    /** Flag bit: data journaled (on a directory: inherited by new children). */
+    static final int FLAG_JDATA = 1;
+
+    final long ino;
+    FileType type;
+    int height;
+    int flags;
+    int mode;
+    int uid;
+    int gid;
+    int nlink;
+    long size;
+    long blocks;
+    long parent;
+    long xattrHead;
+    int xattrLength;
+    Instant atime;
+    Instant mtime;
+    Instant ctime;
+    Instant btime;
+    /** Stuffed bytes (height 0), the inode's live inline buffer: {@link Layout#stuffedCapacity()} long. */
+    final byte[] inline;
+    /** Top pointers (height at least 1): {@link Layout#dinodePointers()} long. */
+    final long[] pointers;
+    /** Bytes of a directory's entries or a symbolic link's target (regular files: unused). */
+    byte[] content = new byte[0];
+    /** Chain blocks holding {@link #content} when it does not fit stuffed. */
+    long[] contentChain = new long[0];
+    /** Encoded extended attributes. */
+    byte[] xattrs = new byte[0];
+    /** Chain blocks holding {@link #xattrs}. */
+    long[] xattrChain = new long[0];
+
+    Dinode(long ino, Layout layout) {
+        this.ino = ino;
+        this.inline = new byte[layout.stuffedCapacity()];
+        this.pointers = new long[layout.dinodePointers()];
+    }
+
+    /** @return whether the data (or content) is in the dinode block itself */
+    boolean stuffed() {
+        return height == 0;
+    }
+
+    /** @return whether this inode's data goes through the journal */
+    boolean jdata() {
+        return (flags & FLAG_JDATA) != 0;
+    }
+
+    /**
+     * @param blockSize the block size
+     * @return the dinode block image
+     */
+    ByteBuffer encode(int blockSize) {
+        ByteBuffer p = ByteBuffer.allocate(MetadataBlock.maxPayload(blockSize)).order(ByteOrder.LITTLE_ENDIAN);
+        p.put((byte) typeCode(type)).put((byte) height).putShort((short) flags).putInt(mode).putInt(uid).putInt(gid)
+                .putInt(nlink).putInt(type == FileType.REGULAR ? 0 : content.length).putLong(size).putLong(blocks)
+                .putLong(parent).putLong(xattrHead).putInt(xattrLength).putInt(0);
+        putTime(p, atime);
+        putTime(p, mtime);
+        putTime(p, ctime);
+        putTime(p, btime);
+        if (height == 0) {
+            p.put(inline);
+        } else {
+            for (long pointer : pointers) {
+                p.putLong(pointer);
+            }
+        }
+        p.clear();
+        return Layout.image(new MetadataBlock(Layout.DINODE_TYPE, ino, 0, p), blockSize);
+    }
+
+    /**
+     * Decodes a dinode block (checksum and location checked by the caller's {@link MetadataBlock}).
+     *
+     * @param block the verified block
+     * @param layout the layout
+     * @return the dinode; content and xattr chains are loaded by the caller
+     * @throws CorruptFilesystemException if a field is out of range
+     */
+    static Dinode decode(MetadataBlock block, Layout layout) throws CorruptFilesystemException {
+        ByteBuffer p = block.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        Dinode d = new Dinode(block.blockNo(), layout);
+        d.type = typeOf(p.get() & 0xff, block.blockNo());
+        d.height = p.get() & 0xff;
+        d.flags = p.getShort() & 0xffff;
+        d.mode = p.getInt();
+        d.uid = p.getInt();
+        d.gid = p.getInt();
+        d.nlink = p.getInt();
+        int contentLength = p.getInt();
+        d.size = p.getLong();
+        d.blocks = p.getLong();
+        d.parent = p.getLong();
+        d.xattrHead = p.getLong();
+        d.xattrLength = p.getInt();
+        p.getInt();
+        d.atime = getTime(p);
+        d.mtime = getTime(p);
+        d.ctime = getTime(p);
+        d.btime = getTime(p);
+        if (d.height > 16 || d.size < 0 || (d.mode & ~07777) != 0 || contentLength < 0 || d.xattrLength < 0) {
+            throw new CorruptFilesystemException("dinode " + d.ino + ": bad height " + d.height + ", size " + d.size
+                    + ", mode " + Integer.toOctalString(d.mode) + " or content length " + contentLength);
+        }
+        if (d.height == 0) {
+            p.get(d.inline);
+            if (d.type != FileType.REGULAR) {
+                if (contentLength > d.inline.length) {
+                    throw new CorruptFilesystemException("dinode " + d.ino + ": stuffed content of " + contentLength
+                            + " bytes does not fit in " + d.inline.length);
+                }
+                d.content = Arrays.copyOf(d.inline, contentLength);
+            } else if (d.size > d.inline.length) {
+                throw new CorruptFilesystemException("dinode " + d.ino + ": stuffed file of " + d.size
+                        + " bytes does not fit in " + d.inline.length);
+            }
+        } else {
+            for (int i = 0; i < d.pointers.length; i++) {
+                d.pointers[i] = p.getLong();
+            }
+            if (d.type != FileType.REGULAR) {
+                d.content = new byte[contentLength];
+            }
+        }
+        return d;
+    }
+
+    private static int typeCode(FileType type) {
+        return switch (type) {
+            case REGULAR -> 1;
+            case DIRECTORY -> 2;
+            case SYMLINK -> 3;
+        };
+    }
+
+    private static FileType typeOf(int code, long ino) throws CorruptFilesystemException {
+        return switch (code) {
+            case 1 -> FileType.REGULAR;
+            case 2 -> FileType.DIRECTORY;
+            case 3 -> FileType.SYMLINK;
+            default -> throw new CorruptFilesystemException("dinode " + ino + ": unknown type " + code);
+        };
+    }
+
+    private static void putTime(ByteBuffer p, Instant time) {
+        p.putLong(time.getEpochSecond()).putInt(time.getNano());
+    }
+
+    private static Instant getTime(ByteBuffer p) throws CorruptFilesystemException {
+        long seconds = p.getLong();
+        int nanos = p.getInt();
+        if (nanos < 0 || nanos > 999_999_999) {
+            throw new CorruptFilesystemException("dinode time with " + nanos + " nanoseconds");
+        }
+        return Instant.ofEpochSecond(seconds, nanos);
+    }
+}

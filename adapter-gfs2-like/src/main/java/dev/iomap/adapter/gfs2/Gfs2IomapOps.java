@@ -1,0 +1,330 @@
+package dev.iomap.adapter.gfs2;
+
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapFlag;
+import dev.iomap.spi.IomapInode;
+import dev.iomap.spi.IomapMapping;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.IomapRequest;
+import dev.iomap.spi.IomapType;
+import dev.iomap.spi.WriteOps;
+import dev.iomap.spi.WritebackOps;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.spi.lock.LockMode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * gfs2-like's mapping: {@code begin} of a write allocates ({@code gfs2_iomap_begin_write}: the new
+ * blocks come back {@code MAPPED} and {@code NEW}), {@code end} punches what a short write allocated and
+ * did not write, stuffed files are mapped {@code INLINE} with the dinode's live buffer, and writeback
+ * only looks blocks up (they all exist by then). Holes are reported sized for reads.
+ */
+final class Gfs2IomapOps implements IomapOps, WritebackOps {
+    private final Gfs2LikeMount mount;
+    private final Volume volume;
+    private final Transactions tx;
+    private final FileTree tree;
+
+    Gfs2IomapOps(Gfs2LikeMount mount) {
+        this.mount = mount;
+        this.volume = mount.volume;
+        this.tx = mount.tx;
+        this.tree = mount.tree;
+    }
+
+    @Override
+    public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request) throws IOException {
+        boolean write = request.contains(IomapRequest.WRITE) && !request.contains(IomapRequest.REPORT);
+        boolean fault = request.contains(IomapRequest.FAULT);
+        LockMode mode = glockMode(request);
+        mount.remember(inode);
+        if (write) {
+            mount.checkLive();
+        }
+        if (mode != null) {
+            mount.glocks.lock(inode.ino(), mode);
+        }
+        boolean gated = false;
+        try {
+            if (write) {
+                tx.makeRoom(writeReservation());
+                tx.gate.readLock().lock();
+                gated = true;
+            }
+            tx.meta.lock();
+            try {
+                return IomapMapping.of(map(inode, pos, length, write || fault, fault));
+            } finally {
+                tx.meta.unlock();
+            }
+        } catch (IOException | RuntimeException e) {
+            if (gated) {
+                tx.gate.readLock().unlock();
+                tx.release(writeReservation());
+            }
+            if (mode != null) {
+                mount.glocks.unlock(inode.ino());
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Blocks one write mapping may add to the running transaction: its metadata, and for a journaled
+     * file its data (whose mappings are capped to {@link Transactions#jdataMappingBlocks}).
+     */
+    private long writeReservation() {
+        return Transactions.SMALL + tx.jdataMappingBlocks();
+    }
+
+    /**
+     * The inode glock mode a request needs: EX to change the cache, SH to read it; none for a write
+     * fault, which the core asks for with the folio locked (taking a glock there would invert the lock
+     * order: GFS2 takes it in page_mkwrite before the page lock).
+     */
+    private static LockMode glockMode(Set<IomapRequest> request) {
+        if (request.contains(IomapRequest.FAULT)) {
+            return null;
+        }
+        boolean changes = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.ZERO)
+                || request.contains(IomapRequest.UNSHARE);
+        return changes && !request.contains(IomapRequest.REPORT) ? LockMode.EX : LockMode.SH;
+    }
+
+    private Iomap map(IomapInode inode, long pos, long length, boolean allocate, boolean zeroNew) throws IOException {
+        Dinode d = volume.dinode(inode.ino());
+        int bs = volume.blockSize;
+        int capacity = volume.layout.stuffedCapacity();
+        if (d.stuffed() && allocate && pos + length > capacity) {
+            mount.unstuff(d, inode.size());
+        }
+        if (d.stuffed()) {
+            if (pos < capacity) {
+                return new Iomap(0, capacity, IomapType.INLINE, Set.of(), Iomap.NULL_ADDR, d.inline, 0);
+            }
+            return Iomap.hole(pos, length);
+        }
+        long first = pos / bs;
+        long max = Math.max(1, Math.ceilDiv(pos + length, (long) bs) - first);
+        if (allocate && mount.jdata(d)) {
+            max = Math.min(max, tx.jdataMappingBlocks());
+        }
+        FileTree.Run run = tree.lookup(d, first, max);
+        if (run.hole() && allocate) {
+            run = tree.allocate(d, first, max);
+            volume.newBlocks.computeIfAbsent(d.ino, k -> new java.util.ArrayList<>())
+                    .add(new long[] {run.block(), run.block() + run.count()});
+            if (zeroNew) {
+                for (long b = 0; b < run.count(); b++) {
+                    volume.writeData(run.address() + b, new byte[0]);
+                }
+            } else if (!mount.jdata(d)) {
+                volume.ordered.put(d.ino, inode);
+            }
+            return mapping(run, IomapType.MAPPED, EnumSet.of(IomapFlag.NEW));
+        }
+        return mapping(run, run.hole() ? IomapType.HOLE : IomapType.MAPPED, EnumSet.noneOf(IomapFlag.class));
+    }
+
+    private Iomap mapping(FileTree.Run run, IomapType type, EnumSet<IomapFlag> flags) {
+        int bs = volume.blockSize;
+        if (run.boundary()) {
+            flags.add(IomapFlag.BOUNDARY);
+        }
+        long address = run.hole() ? Iomap.NULL_ADDR : run.address() * bs;
+        return new Iomap(run.block() * bs, run.count() * bs, type, flags, address, null, 0);
+    }
+
+    @Override
+    public void end(IomapInode inode, long pos, long length, long written, Set<IomapRequest> request, Iomap iomap)
+            throws IOException {
+        boolean write = request.contains(IomapRequest.WRITE) && !request.contains(IomapRequest.REPORT);
+        try {
+            boolean persists = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.ZERO)
+                    || request.contains(IomapRequest.FAULT);
+            if (iomap.type() == IomapType.INLINE && written > 0 && persists) {
+                tx.meta.lock();
+                try {
+                    Dinode d = volume.dinode(inode.ino());
+                    d.size = Math.min(inode.size(), volume.layout.stuffedCapacity());
+                    volume.dirtyDinode(d);
+                } finally {
+                    tx.meta.unlock();
+                }
+            } else {
+                if (iomap.has(IomapFlag.NEW) && written < length) {
+                    punchUnwritten(inode, pos, written, iomap);
+                }
+                if (write && written > 0) {
+                    growSize(inode);
+                }
+            }
+        } finally {
+            if (write) {
+                tx.gate.readLock().unlock();
+                tx.release(writeReservation());
+            }
+            if (glockMode(request) != null) {
+                mount.glocks.unlock(inode.ino());
+            }
+        }
+    }
+
+    /** The write raised the in-memory size: the dinode's follows in the same transaction (gfs2's write_end). */
+    private void growSize(IomapInode inode) throws IOException {
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(inode.ino());
+            if (!d.stuffed() && inode.size() > d.size) {
+                d.size = inode.size();
+                volume.dirtyDinode(d);
+                if (!mount.jdata(d)) {
+                    volume.ordered.put(d.ino, inode);
+                }
+            }
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    /** {@code gfs2_iomap_end}: blocks this write allocated and did not reach are freed again. */
+    private void punchUnwritten(IomapInode inode, long pos, long written, Iomap iomap) throws IOException {
+        int bs = volume.blockSize;
+        long from = written == 0 ? pos / bs : Math.ceilDiv(pos + written, (long) bs);
+        long to = iomap.end() / bs;
+        if (from >= to) {
+            return;
+        }
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(inode.ino());
+            tree.punch(d, from, to, b -> { });
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    /**
+     * A failed data write leaves its blocks holding whatever they held before: blocks this transaction
+     * allocated are punched again, so stale data never becomes readable; older blocks keep their old data.
+     */
+    @Override
+    public void ioendCompleted(IomapInode inode, dev.iomap.spi.IoendCompletion completion) throws IOException {
+        if (!completion.failed()) {
+            return;
+        }
+        int bs = volume.blockSize;
+        long from = completion.offset() / bs;
+        long to = Math.ceilDiv(completion.end(), (long) bs);
+        tx.meta.lock();
+        try {
+            java.util.List<long[]> ranges = volume.newBlocks.get(inode.ino());
+            if (ranges == null) {
+                return;
+            }
+            Dinode d = volume.dinode(inode.ino());
+            for (long[] r : ranges) {
+                long a = Math.max(r[0], from);
+                long b = Math.min(r[1], to);
+                if (a < b) {
+                    tree.punch(d, a, b, x -> { });
+                }
+            }
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    @Override
+    public WriteOps writeOps() {
+        return jdataWrites;
+    }
+
+    /**
+     * Journaled data: the copied blocks join the running transaction ({@code gfs2_trans_add_databufs}),
+     * which the write's {@code begin} opened room in before any folio lock (lock order: transaction,
+     * then folio).
+     */
+    private final WriteOps jdataWrites = new WriteOps() {
+        @Override
+        public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap, ByteBuffer blocks)
+                throws IOException {
+            if (copied == 0 || iomap.type() != IomapType.MAPPED) {
+                return;
+            }
+            int bs = volume.blockSize;
+            tx.meta.lock();
+            try {
+                if (!mount.jdata(volume.dinode(inode.ino()))) {
+                    return;
+                }
+                long filePos = pos & -bs;
+                for (int at = 0; at < blocks.limit(); at += bs) {
+                    byte[] bytes = new byte[bs];
+                    blocks.get(at, bytes);
+                    volume.logData(iomap.deviceAddress(filePos + at) / bs, bytes);
+                }
+            } finally {
+                tx.meta.unlock();
+            }
+        }
+    };
+
+    /** Journaled data: the ioend's bytes are logged and committed before the home write. */
+    @Override
+    public void beforeSubmit(IomapInode inode, Iomap ioend, List<ByteBuffer> data) throws IOException {
+        tx.meta.lock();
+        try {
+            if (!mount.jdata(volume.dinode(inode.ino()))) {
+                return;
+            }
+        } finally {
+            tx.meta.unlock();
+        }
+        int bs = volume.blockSize;
+        int count = (int) (ioend.length() / bs);
+        long[] blocks = new long[count];
+        byte[][] bytes = new byte[count][bs];
+        int i = 0;
+        int at = 0;
+        for (ByteBuffer part : data) {
+            ByteBuffer b = part.duplicate();
+            while (b.hasRemaining() && i < count) {
+                int n = Math.min(bs - at, b.remaining());
+                b.get(bytes[i], at, n);
+                at += n;
+                if (at == bs) {
+                    blocks[i] = ioend.address() / bs + i;
+                    i++;
+                    at = 0;
+                }
+            }
+        }
+        tx.journalData(java.util.Arrays.copyOf(blocks, i), java.util.Arrays.copyOf(bytes, i));
+    }
+
+    @Override
+    public Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(inode.ino());
+            if (d.stuffed()) {
+                throw new CorruptFilesystemException("writeback of stuffed inode " + d.ino + " at " + pos);
+            }
+            int bs = volume.blockSize;
+            long first = pos / bs;
+            FileTree.Run run = tree.lookup(d, first, Math.max(1, Math.ceilDiv(pos + length, (long) bs) - first));
+            if (run.hole()) {
+                throw new CorruptFilesystemException("inode " + d.ino + ": dirty data over a hole at " + pos
+                        + " (every write allocates in begin)");
+            }
+            return mapping(run, IomapType.MAPPED, EnumSet.noneOf(IomapFlag.class));
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package dev.iomap.adapter.gfs2;
+
+import dev.iomap.adapter.support.lock.InProcessLockManager;
+import dev.iomap.adapter.support.lock.InProcessLockSpace;
+import dev.iomap.api.Capability;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.FsckReport;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.MountOptions;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.ProbedFormat;
+import java.io.IOException;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The gfs2-like filesystem: blocks allocated at write time in a height-indexed indirect tree, stuffed
+ * files, ordered data (and journaled data per file or per mount), resource groups with two bits per
+ * block, per-node journals. The on-device format is in the module README.
+ *
+ * <p>Mount options: {@code data=ordered} (default) or {@code data=journal} (every regular file's data
+ * through the journal), {@code journal=K} (this node's journal, default 0). Others are refused.
+ *
+ * <p>Thread-safe; one instance serves every mount (it holds only the lock space its mounts share, if given).
+ */
+public final class Gfs2LikeAdapter implements FilesystemAdapter {
+    /** The adapter's name. */
+    public static final String NAME = "gfs2-like";
+
+    private final InProcessLockSpace lockSpace;
+    private final AtomicInteger nodes = new AtomicInteger();
+
+    /** Creates the adapter: every mount is a single node with a lock manager of its own. */
+    public Gfs2LikeAdapter() {
+        this.lockSpace = null;
+    }
+
+    /**
+     * Creates an adapter whose mounts are nodes of one in-process cluster: each mount gets an
+     * {@link InProcessLockManager} over {@code lockSpace}, so another manager over the same space (another
+     * node, or a test) can demote this node's glocks.
+     *
+     * @param lockSpace the lock table shared with the other nodes
+     */
+    public Gfs2LikeAdapter(InProcessLockSpace lockSpace) {
+        this.lockSpace = java.util.Objects.requireNonNull(lockSpace, "lockSpace");
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String description() {
+        return "GFS2 model: allocation at write time in an indirect tree, stuffed files, ordered and journaled data, "
+                + "resource groups, per-node journals";
+    }
+
+    /**
+     * Directories; fallocate (allocates and zeroes: there is no unwritten state), punch and zero; truncate;
+     * writes anywhere; fsync that survives a power cut (journal commit after the ordered data); rename
+     * exchange in one transaction; symbolic and hard links; mode, owner and four times; extended
+     * attributes; journaled data per file (chattr +j, inherited from a directory's flag) or per mount
+     * ({@code data=journal}). No reflink, no copy-on-write, no unwritten extents.
+     */
+    @Override
+    public Set<Capability> capabilities() {
+        return Capability.withImplied(EnumSet.of(Capability.DIRECTORIES, Capability.FALLOCATE,
+                Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.TRUNCATE, Capability.RANDOM_WRITE,
+                Capability.DURABLE_FSYNC, Capability.RENAME_EXCHANGE, Capability.SYMLINKS, Capability.HARD_LINKS,
+                Capability.POSIX_ATTRIBUTES, Capability.XATTRS, Capability.JOURNALED_DATA));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The device's block size must be the filesystem's. Properties: {@code journals},
+     * {@code journalblocks}, {@code rgblocks} (see the README); others are refused.
+     */
+    @Override
+    public void format(BlockDevice device, FormatOptions options) throws IOException {
+        Formatter.format(device, options);
+    }
+
+    @Override
+    public void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
+        Formatter.plan(deviceBlockSize, capacity, options);
+    }
+
+    /** @return whether block 0 carries the gfs2-like superblock magic */
+    @Override
+    public boolean probe(BlockDevice device) throws IOException {
+        return Layout.CODEC.probe(device, 0);
+    }
+
+    /** @return gfs2-like with the block size in the superblock payload's first field, if block 0 has the magic */
+    @Override
+    public Optional<ProbedFormat> probeFormat(BlockDevice device) throws IOException {
+        return Layout.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
+    }
+
+    @Override
+    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+        options.checkAdapterOptions(NAME, Gfs2LikeMount.OPTIONS);
+        String data = options.adapterOption("data").orElse("ordered");
+        if (!data.equals("ordered") && !data.equals("journal")) {
+            throw new InvalidRangeException("gfs2-like mount option data=" + data + ": use ordered or journal");
+        }
+        int journal;
+        try {
+            journal = Integer.parseInt(options.adapterOption("journal").orElse("0"));
+        } catch (NumberFormatException e) {
+            throw new InvalidRangeException("gfs2-like mount option journal=" + options.adapterOption("journal").get()
+                    + " is not a number");
+        }
+        InProcessLockManager locks = lockSpace == null ? new InProcessLockManager()
+                : new InProcessLockManager(lockSpace, "gfs2-like node " + nodes.incrementAndGet(), false);
+        return Gfs2LikeMount.mount(device, data.equals("journal"), journal, locks);
+    }
+
+    @Override
+    public FsckReport fsck(BlockDevice device) throws IOException {
+        return Fsck.check(device);
+    }
+}

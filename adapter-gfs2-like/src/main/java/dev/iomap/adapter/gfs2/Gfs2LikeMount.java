@@ -1,0 +1,405 @@
+package dev.iomap.adapter.gfs2;
+
+import dev.iomap.adapter.support.Journal;
+import dev.iomap.adapter.support.lock.InodeGlockCallbacks;
+import dev.iomap.spi.lock.LockManager;
+import dev.iomap.spi.lock.LockMode;
+import dev.iomap.spi.lock.LockStats;
+import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileFlag;
+import dev.iomap.api.FileType;
+import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FsStat;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.IomapInode;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.WritebackOps;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One mounted gfs2-like filesystem: file data, sizes and the mount's life; names, links and
+ * attributes are in {@link Namespace}, which this class extends.
+ *
+ * <p>Mount reads the superblock, replays this node's journal (journal 0 unless the mount option
+ * {@code journal=K} says otherwise), loads the resource groups and frees the dinodes a crash left
+ * unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Transactions} for the locks.
+ */
+final class Gfs2LikeMount extends Namespace {
+    /** Known mount options: {@code data=ordered|journal}, {@code journal=K}. */
+    static final Set<String> OPTIONS = Set.of("data", "journal");
+
+    final FileTree tree;
+    final boolean dataJournal;
+    final Glocks glocks;
+    private final Gfs2IomapOps ops;
+    private final Map<Long, IomapInode> inodes = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    private Gfs2LikeMount(Volume volume, boolean dataJournal, LockManager locks) {
+        super(volume, new Transactions(volume));
+        this.tree = new FileTree(volume);
+        this.dataJournal = dataJournal;
+        this.glocks = new Glocks(locks, new InodeGlockCallbacks(this::cached, ino -> tx.commit(), ino -> read(() -> {
+            volume.forget(ino);
+            return null;
+        })));
+        this.ops = new Gfs2IomapOps(this);
+    }
+
+    /**
+     * Mounts a device.
+     *
+     * @param device the device, in filesystem blocks
+     * @param dataJournal whether every regular file's data is journaled ({@code data=journal})
+     * @param journalIndex this node's journal
+     * @param locks this node's lock manager (closed at unmount)
+     * @return the mount
+     * @throws IOException if the image is damaged or the device fails
+     */
+    static Gfs2LikeMount mount(BlockDevice device, boolean dataJournal, int journalIndex, LockManager locks)
+            throws IOException {
+        Layout layout = Layout.read(device);
+        if (journalIndex < 0 || journalIndex >= layout.journals()) {
+            throw new InvalidRangeException("journal " + journalIndex + " does not exist: the filesystem has "
+                    + layout.journals() + " journals");
+        }
+        Journal journal = Journal.open(device, layout.journalStart(journalIndex), layout.journalBlocks());
+        journal.replay();
+        ResourceGroup[] rgs = Volume.loadRgrps(journal, layout);
+        Gfs2LikeMount mount = new Gfs2LikeMount(new Volume(device, layout, journal, rgs), dataJournal, locks);
+        mount.dinodeOf(layout.rootIno(), FileType.DIRECTORY);
+        mount.reclaimUnlinked();
+        return mount;
+    }
+
+    /** Frees the dinodes left unlinked by a crash (GFS2 reclaims them when it finds them). */
+    private void reclaimUnlinked() throws IOException {
+        tx.meta.lock();
+        try {
+            for (ResourceGroup rg : volume.rgs) {
+                for (long b = rg.dataStart(); b < rg.start + rg.length; b++) {
+                    if (rg.state(b) == ResourceGroup.UNLINKED) {
+                        destroy(volume.dinode(b));
+                    }
+                }
+            }
+        } finally {
+            tx.meta.unlock();
+        }
+        tx.commit();
+    }
+
+    /** Fails if the mount was unmounted. */
+    @Override
+    void checkLive() throws IOException {
+        if (closed) {
+            throw new FilesystemShutdownException("gfs2-like mount was unmounted");
+        }
+    }
+
+    /** @return whether {@code d}'s data goes through the journal (its flag, or {@code data=journal}) */
+    boolean jdata(Dinode d) {
+        return d.type == FileType.REGULAR && (dataJournal || d.jdata());
+    }
+
+    /** Keeps the core's inode for demotions and ordered writes. */
+    void remember(IomapInode inode) {
+        inodes.putIfAbsent(inode.ino(), inode);
+    }
+
+    /** @return the core's inode of {@code ino} if this mount has seen it, else null */
+    IomapInode cached(long ino) {
+        return inodes.get(ino);
+    }
+
+    /**
+     * Unstuffs a file: allocates one block, moves the stuffed bytes below {@code size} there (written
+     * to the device now, before the commit that points at it), height 1 ({@code gfs2_unstuff_dinode}).
+     * Caller holds {@code meta}.
+     */
+    void unstuff(Dinode d, long size) throws IOException {
+        int length = (int) Math.min(Math.max(size, d.size), d.inline.length);
+        d.height = 1;
+        java.util.Arrays.fill(d.pointers, 0);
+        if (length > 0) {
+            long b = volume.allocate(d.ino, d.ino, 1, ResourceGroup.USED)[0];
+            volume.writeData(b, java.util.Arrays.copyOf(d.inline, length));
+            d.pointers[0] = b;
+            d.blocks++;
+        }
+        java.util.Arrays.fill(d.inline, (byte) 0);
+        volume.dirtyDinode(d);
+    }
+
+    @Override
+    public long maxFileSize() {
+        return Math.min(volume.layout.heightBlocks(8), 1L << 40) * blockSize();
+    }
+
+    @Override
+    public IomapOps iomapOps() {
+        return ops;
+    }
+
+    @Override
+    public WritebackOps writebackOps() {
+        return ops;
+    }
+
+    @Override
+    public FsStat statfs() throws IOException {
+        checkLive();
+        tx.meta.lock();
+        try {
+            long dinodes = 0;
+            for (ResourceGroup rg : volume.rgs) {
+                dinodes += rg.dinodes();
+            }
+            long free = volume.freeBlocks();
+            return new FsStat(blockSize(), volume.layout.totalBlocks(), free, dinodes + free, free);
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    @Override
+    public void setSize(IomapInode inode, long newSize) throws IOException {
+        checkLive();
+        remember(inode);
+        InvalidRangeException.checkRange("gfs2-like setSize of inode " + inode.ino(), newSize, 0, maxFileSize());
+        glocks.lock(inode.ino(), LockMode.EX);
+        try {
+            resize(inode, newSize);
+        } finally {
+            glocks.unlock(inode.ino());
+        }
+    }
+
+    private void resize(IomapInode inode, long newSize) throws IOException {
+        tx.makeRoom();
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(inode.ino());
+            int capacity = volume.layout.stuffedCapacity();
+            if (d.stuffed()) {
+                if (newSize > capacity) {
+                    unstuff(d, Math.min(d.size, newSize));
+                } else if (newSize < d.size) {
+                    java.util.Arrays.fill(d.inline, (int) newSize, d.inline.length, (byte) 0);
+                }
+            }
+            if (!d.stuffed()) {
+                tree.punch(d, Math.ceilDiv(newSize, (long) blockSize()), Long.MAX_VALUE, b -> { });
+                if (newSize == 0 && d.blocks == 0) {
+                    d.height = 0;
+                    java.util.Arrays.fill(d.inline, (byte) 0);
+                }
+            }
+            d.size = newSize;
+            d.mtime = d.ctime = Instant.now();
+            volume.dirtyDinode(d);
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    @Override
+    public void fallocate(IomapInode inode, FallocateMode mode, long offset, long length) throws IOException {
+        checkLive();
+        remember(inode);
+        InvalidRangeException.checkRange("gfs2-like fallocate of inode " + inode.ino(), offset, length, maxFileSize());
+        int bs = blockSize();
+        long first = offset / bs;
+        long end = Math.ceilDiv(offset + length, (long) bs);
+        glocks.lock(inode.ino(), LockMode.EX);
+        try {
+            allocateRange(inode, mode, offset, length, first, end);
+        } finally {
+            glocks.unlock(inode.ino());
+        }
+    }
+
+    private void allocateRange(IomapInode inode, FallocateMode mode, long offset, long length, long first, long end)
+            throws IOException {
+        tx.makeRoom();
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(inode.ino());
+            if (d.stuffed() && (mode != FallocateMode.ALLOCATE || offset + length > volume.layout.stuffedCapacity())) {
+                unstuff(d, inode.size());
+            }
+            if (!d.stuffed()) {
+                if (mode != FallocateMode.ALLOCATE) {
+                    tree.punch(d, first, end, b -> { });
+                }
+                if (mode != FallocateMode.PUNCH_HOLE) {
+                    allocateZeroed(d, first, end);
+                }
+            }
+            d.mtime = d.ctime = Instant.now();
+            volume.dirtyDinode(d);
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    /** Allocates every hole of {@code [first, end)} and writes zeroes to the new blocks (no unwritten state). */
+    private void allocateZeroed(Dinode d, long first, long end) throws IOException {
+        long b = first;
+        while (b < end) {
+            FileTree.Run run = tree.lookup(d, b, end - b);
+            if (run.hole()) {
+                run = tree.allocate(d, b, Math.min(run.count(), end - b));
+                for (long i = 0; i < run.count(); i++) {
+                    volume.writeData(run.address() + i, new byte[0]);
+                }
+            }
+            b += run.count();
+        }
+    }
+
+    @Override
+    public void updateTimes(IomapInode inode, Instant now) throws IOException {
+        checkLive();
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(inode.ino());
+            d.mtime = now;
+            d.ctime = now;
+            volume.dirtyDinode(d);
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    @Override
+    public void fsync(IomapInode inode, boolean dataOnly) throws IOException {
+        checkLive();
+        syncSize(inode);
+        tx.commit();
+    }
+
+    /** Records the in-memory size of a written file in its dinode (GFS2 does at write end). */
+    void syncSize(IomapInode inode) throws IOException {
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(inode.ino());
+            if (d.type == FileType.REGULAR && inode.size() > d.size && !d.stuffed()) {
+                d.size = inode.size();
+                volume.dirtyDinode(d);
+            }
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    @Override
+    public void sync() throws IOException {
+        checkLive();
+        for (IomapInode inode : inodes.values()) {
+            syncSize(inode);
+        }
+        tx.commit();
+    }
+
+    @Override
+    public void evict(long ino) throws IOException {
+        checkLive();
+        inodes.remove(ino);
+        glocks.drop(ino);
+        tx.makeRoom();
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(ino);
+            if (d.nlink == 0) {
+                destroy(d);
+            } else {
+                volume.dropReservation(ino);
+            }
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    /** Frees a dinode, its tree and its chains. Caller holds {@code meta}. */
+    @Override
+    void destroy(Dinode d) throws IOException {
+        if (d.type == FileType.REGULAR) {
+            tree.punch(d, 0, Long.MAX_VALUE, b -> { });
+        } else {
+            volume.freeChain(d.contentChain);
+        }
+        volume.freeChain(d.xattrChain);
+        volume.removeDinode(d);
+    }
+
+    @Override
+    public void unmount() throws IOException {
+        checkLive();
+        sync();
+        glocks.close();
+        closed = true;
+        tx.meta.lock();
+        try {
+            volume.journal.checkpoint();
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    @Override
+    public Set<FileFlag> getflags(long ino) throws IOException {
+        tx.meta.lock();
+        try {
+            return volume.dinode(ino).jdata() ? EnumSet.of(FileFlag.JOURNAL_DATA) : Set.<FileFlag>of();
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    @Override
+    public void setflags(long ino, Optional<IomapInode> cached, Set<FileFlag> flags) throws IOException {
+        checkLive();
+        if (!EnumSet.of(FileFlag.JOURNAL_DATA).containsAll(flags)) {
+            throw new NotSupportedException("inode flags " + flags + " are not supported");
+        }
+        if (cached.isPresent()) {
+            cached.get().writeAndWait(0, Long.MAX_VALUE);
+            syncSize(cached.get());
+        }
+        tx.commit();
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(ino);
+            d.flags = flags.contains(FileFlag.JOURNAL_DATA) ? d.flags | Dinode.FLAG_JDATA : d.flags & ~Dinode.FLAG_JDATA;
+            d.ctime = Instant.now();
+            volume.dirtyDinode(d);
+        } finally {
+            tx.meta.unlock();
+        }
+    }
+
+    @Override
+    public Map<String, Long> counters() {
+        Journal.Stats stats = volume.journal.stats();
+        Map<String, Long> counters = new LinkedHashMap<>();
+        LockStats locks = glocks.stats();
+        counters.put("glock.acquisitions", locks.acquisitions() + locks.cachedHolds());
+        counters.put("glock.demotions", locks.demotions());
+        counters.put("glock.pagesInvalidated", locks.pagesInvalidated());
+        counters.put("journal.commits", tx.commits());
+        counters.put("journal.blocksLogged", stats.blocksLogged());
+        counters.put("journal.checkpoints", stats.checkpoints());
+        counters.put("journal.dataCommits", tx.dataCommits());
+        return counters;
+    }
+}

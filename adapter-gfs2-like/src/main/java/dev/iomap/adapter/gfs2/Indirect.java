@@ -1,0 +1,63 @@
+package dev.iomap.adapter.gfs2;
+
+import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.api.CorruptFilesystemException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * One indirect block of a file's tree in memory: the owner's inode number, its level (1 for blocks
+ * whose pointers address data) and {@link Layout#indirectPointers()} block pointers (0 = hole). Not
+ * thread-safe: the mount's metadata lock guards it.
+ */
+final class Indirect {
+    /** Bytes before the pointers: u32 level, u32 zero, u64 owner. */
+    static final int HEADER_BYTES = 16;
+
+    final long blockNo;
+    final long owner;
+    final int level;
+    final long[] pointers;
+
+    Indirect(long blockNo, long owner, int level, int count) {
+        this.blockNo = blockNo;
+        this.owner = owner;
+        this.level = level;
+        this.pointers = new long[count];
+    }
+
+    /**
+     * @param blockSize the block size
+     * @return the block image
+     */
+    ByteBuffer encode(int blockSize) {
+        ByteBuffer p = ByteBuffer.allocate(MetadataBlock.maxPayload(blockSize)).order(ByteOrder.LITTLE_ENDIAN);
+        p.putInt(level).putInt(0).putLong(owner);
+        for (long pointer : pointers) {
+            p.putLong(pointer);
+        }
+        p.clear();
+        return Layout.image(new MetadataBlock(Layout.INDIRECT_TYPE, blockNo, 0, p), blockSize);
+    }
+
+    /**
+     * @param block a verified indirect block
+     * @param count pointers per indirect block
+     * @return its contents
+     * @throws CorruptFilesystemException if the level is out of range
+     */
+    static Indirect decode(MetadataBlock block, int count) throws CorruptFilesystemException {
+        ByteBuffer p = block.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int level = p.getInt();
+        p.getInt();
+        long owner = p.getLong();
+        if (level < 1 || level > 16) {
+            throw new CorruptFilesystemException("indirect block " + block.blockNo() + ": bad level " + level);
+        }
+        Indirect indirect = new Indirect(block.blockNo(), owner, level, count);
+        for (int i = 0; i < count; i++) {
+            indirect.pointers[i] = p.getLong();
+        }
+        return indirect;
+    }
+}

@@ -1,0 +1,212 @@
+package dev.iomap.adapter.gfs2;
+
+import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.adapter.support.SuperblockCodec;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.device.BlockDevice;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Where everything is on a gfs2-like device, as the superblock records it: block 0 the superblock,
+ * then {@code journals} per-node journals of {@code journalBlocks} blocks each, then resource groups
+ * of {@code rgBlocks} blocks (the last one may be shorter). Immutable.
+ *
+ * @param blockSize filesystem (and device) block size
+ * @param totalBlocks blocks in the filesystem
+ * @param journals per-node journals (the most nodes that may mount at once)
+ * @param journalBlocks blocks of each journal
+ * @param rgBlocks blocks of each resource group but the last
+ * @param rootIno the root directory's dinode block
+ * @param label the label given to mkfs
+ */
+record Layout(int blockSize, long totalBlocks, int journals, long journalBlocks, long rgBlocks, long rootIno,
+        String label) {
+
+    /** The superblock's codec: magic {@code GFS2LIKE}, version 1. */
+    static final SuperblockCodec CODEC = new SuperblockCodec("gfs2-like superblock", "GFS2LIKE", 1);
+
+    /** First block of journal 0. */
+    static final long JOURNAL_START = 1;
+
+    /** Type magic of a resource group header. */
+    static final int RGRP_TYPE = MetadataBlock.magic("GRGH");
+    /** Type magic of a resource group bitmap block. */
+    static final int BITMAP_TYPE = MetadataBlock.magic("GRBM");
+    /** Type magic of a dinode. */
+    static final int DINODE_TYPE = MetadataBlock.magic("GDIN");
+    /** Type magic of an indirect block. */
+    static final int INDIRECT_TYPE = MetadataBlock.magic("GIND");
+    /** Type magic of a chain block (directory, symbolic link target or extended attribute bytes). */
+    static final int CHAIN_TYPE = MetadataBlock.magic("GCHN");
+
+    /**
+     * Encodes a metadata block whose payload is known to fit.
+     *
+     * @param block the block
+     * @param blockSize the block size
+     * @return its image
+     */
+    static ByteBuffer image(MetadataBlock block, int blockSize) {
+        try {
+            return block.encode(blockSize);
+        } catch (InvalidRangeException e) {
+            throw new IllegalStateException("a payload sized for the block does not fit: " + block, e);
+        }
+    }
+
+    /** @return the first block of journal {@code index} */
+    long journalStart(int index) {
+        return JOURNAL_START + index * journalBlocks;
+    }
+
+    /** @return the first block of resource group 0 */
+    long rgStart() {
+        return JOURNAL_START + journals * journalBlocks;
+    }
+
+    /** @return how many resource groups there are */
+    int rgCount() {
+        return (int) ((totalBlocks - rgStart() + rgBlocks - 1) / rgBlocks);
+    }
+
+    /** @return the first block of resource group {@code index} */
+    long rgStart(int index) {
+        return rgStart() + index * rgBlocks;
+    }
+
+    /** @return blocks of resource group {@code index} (the last takes what is left) */
+    long rgLength(int index) {
+        return Math.min(rgBlocks, totalBlocks - rgStart(index));
+    }
+
+    /** @return the resource group holding {@code block}, which must be at or past {@link #rgStart()} */
+    int rgOf(long block) {
+        return (int) ((block - rgStart()) / rgBlocks);
+    }
+
+    /** @return blocks one bitmap block describes (2 bits each) */
+    int blocksPerBitmap() {
+        return (MetadataBlock.maxPayload(blockSize) - ResourceGroup.BITMAP_HEADER) * 4;
+    }
+
+    /** @return bitmap blocks of a resource group of {@code length} blocks */
+    int bitmapBlocks(long length) {
+        return (int) ((length + blocksPerBitmap() - 1) / blocksPerBitmap());
+    }
+
+    /** @return bytes of file data a dinode holds while stuffed */
+    int stuffedCapacity() {
+        return MetadataBlock.maxPayload(blockSize) - Dinode.HEADER_BYTES;
+    }
+
+    /** @return block pointers a dinode holds (height 1 and up) */
+    int dinodePointers() {
+        return stuffedCapacity() / 8;
+    }
+
+    /** @return block pointers an indirect block holds */
+    int indirectPointers() {
+        return (MetadataBlock.maxPayload(blockSize) - Indirect.HEADER_BYTES) / 8;
+    }
+
+    /**
+     * @param height a tree height, at least 1
+     * @return blocks of file data a tree of that height can address (saturating at Long.MAX_VALUE)
+     */
+    long heightBlocks(int height) {
+        long blocks = dinodePointers();
+        for (int h = 1; h < height; h++) {
+            if (blocks > Long.MAX_VALUE / indirectPointers()) {
+                return Long.MAX_VALUE;
+            }
+            blocks *= indirectPointers();
+        }
+        return blocks;
+    }
+
+    /**
+     * Writes the superblock to block 0 (not flushed).
+     *
+     * @param device the device
+     * @throws IOException if the device fails
+     */
+    void write(BlockDevice device) throws IOException {
+        ByteBuffer payload = ByteBuffer.allocate(SuperblockCodec.maxPayload(blockSize)).order(ByteOrder.LITTLE_ENDIAN);
+        payload.putInt(blockSize).putLong(totalBlocks).putInt(journals).putLong(journalBlocks).putLong(rgBlocks)
+                .putLong(rootIno);
+        byte[] text = label.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        payload.putInt(text.length).put(text).flip();
+        CODEC.write(device, 0, payload);
+    }
+
+    /**
+     * Reads and checks the superblock of a device whose block size is the filesystem's.
+     *
+     * @param device the device
+     * @return the layout
+     * @throws CorruptFilesystemException if block 0 is not a sound gfs2-like superblock
+     * @throws IOException if the device fails
+     */
+    static Layout read(BlockDevice device) throws IOException {
+        ByteBuffer p = CODEC.read(device, 0).payload().order(ByteOrder.LITTLE_ENDIAN);
+        int blockSize = p.getInt();
+        if (blockSize != device.blockSize()) {
+            throw new CorruptFilesystemException("gfs2-like superblock says " + blockSize
+                    + "-byte blocks; the device has " + device.blockSize() + "-byte blocks (open it with the"
+                    + " filesystem's block size)");
+        }
+        long total = p.getLong();
+        int journals = p.getInt();
+        long journalBlocks = p.getLong();
+        long rgBlocks = p.getLong();
+        long root = p.getLong();
+        int labelLength = p.getInt();
+        if (labelLength < 0 || labelLength > p.remaining()) {
+            throw new CorruptFilesystemException("gfs2-like superblock: bad label length " + labelLength);
+        }
+        byte[] text = new byte[labelLength];
+        p.get(text);
+        Layout layout = new Layout(blockSize, total, journals, journalBlocks, rgBlocks, root,
+                new String(text, java.nio.charset.StandardCharsets.UTF_8));
+        String problem = layout.problem(device.capacity() / blockSize);
+        if (problem != null) {
+            throw new CorruptFilesystemException("gfs2-like superblock: " + problem);
+        }
+        return layout;
+    }
+
+    /**
+     * @param deviceBlocks blocks of the device
+     * @return why this layout is unusable on such a device, or null if it is sound
+     */
+    String problem(long deviceBlocks) {
+        if (totalBlocks > deviceBlocks || totalBlocks < 16) {
+            return "it has " + totalBlocks + " blocks; the device has " + deviceBlocks;
+        }
+        if (journals < 1 || journals > 64 || journalBlocks < 16) {
+            return journals + " journals of " + journalBlocks + " blocks (1 to 64 journals of at least 16 blocks)";
+        }
+        if (rgBlocks < 8 || rgStart() + 8 > totalBlocks) {
+            return "resource groups of " + rgBlocks + " blocks from block " + rgStart() + " do not fit in "
+                    + totalBlocks + " blocks";
+        }
+        if (rootIno < rgStart() || rootIno >= totalBlocks) {
+            return "root dinode " + rootIno + " is outside the resource groups";
+        }
+        return null;
+    }
+
+    /**
+     * @param block a block number
+     * @throws InvalidRangeException if it is not inside a resource group
+     */
+    void checkInRgrps(long block) throws InvalidRangeException {
+        if (block < rgStart() || block >= totalBlocks) {
+            throw new InvalidRangeException("block " + block + " is outside the resource groups [" + rgStart()
+                    + ", " + totalBlocks + ")");
+        }
+    }
+}

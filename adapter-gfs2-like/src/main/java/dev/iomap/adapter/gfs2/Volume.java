@@ -1,0 +1,450 @@
+package dev.iomap.adapter.gfs2;
+
+import dev.iomap.adapter.support.BlockIo;
+import dev.iomap.adapter.support.Journal;
+import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileType;
+import dev.iomap.api.NoSpaceException;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.IomapInode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The metadata of one mount: resource groups, cached dinodes and indirect blocks, and the running
+ * transaction (the blocks it dirtied, the inodes whose new blocks need their data written first, the
+ * blocks it freed). Callers hold {@link Transactions#meta} around every method here.
+ */
+final class Volume {
+    final BlockDevice device;
+    final Layout layout;
+    final Journal journal;
+    final ResourceGroup[] rgs;
+    final int blockSize;
+    private final Map<Long, Dinode> dinodes = new HashMap<>();
+    private final Map<Long, Indirect> indirects = new HashMap<>();
+    /** Blocks the running transaction changed, each with how to encode its newest image. */
+    final Map<Long, Supplier<ByteBuffer>> dirty = new LinkedHashMap<>();
+    /** Inodes with blocks allocated in the running transaction whose data must reach the device first. */
+    final Map<Long, IomapInode> ordered = new LinkedHashMap<>();
+    /** File blocks allocated by the running transaction, per inode: {@code [start, end)} ranges. */
+    final Map<Long, List<long[]>> newBlocks = new HashMap<>();
+    /** Journaled data: the newest bytes of each jdata block, logged at the next commit if dirty. */
+    final Map<Long, byte[]> jdataImages = new HashMap<>();
+    /** Per-inode multi-block reservations: {@code ino -> [next, end)}. */
+    private final Map<Long, long[]> reservations = new HashMap<>();
+
+    Volume(BlockDevice device, Layout layout, Journal journal, ResourceGroup[] rgs) {
+        this.device = device;
+        this.layout = layout;
+        this.journal = journal;
+        this.rgs = rgs;
+        this.blockSize = layout.blockSize();
+    }
+
+    /**
+     * Loads every resource group through the journal.
+     *
+     * @param journal a replayed journal
+     * @param layout the layout
+     * @return the groups
+     * @throws IOException if a block is damaged or the device fails
+     */
+    static ResourceGroup[] loadRgrps(Journal journal, Layout layout) throws IOException {
+        ResourceGroup[] rgs = new ResourceGroup[layout.rgCount()];
+        for (int g = 0; g < rgs.length; g++) {
+            long start = layout.rgStart(g);
+            long length = layout.rgLength(g);
+            MetadataBlock header = MetadataBlock.decode(journal.readBlock(start), start, Layout.RGRP_TYPE);
+            MetadataBlock[] bitmaps = new MetadataBlock[layout.bitmapBlocks(length)];
+            for (int i = 0; i < bitmaps.length; i++) {
+                bitmaps[i] = MetadataBlock.decode(journal.readBlock(start + 1 + i), start + 1 + i, Layout.BITMAP_TYPE);
+            }
+            rgs[g] = ResourceGroup.decode(header, bitmaps, layout.blocksPerBitmap(), g, start, length);
+        }
+        return rgs;
+    }
+
+    /** @return the group holding {@code block} */
+    ResourceGroup rg(long block) {
+        return rgs[layout.rgOf(block)];
+    }
+
+    /** @return the bitmap state of {@code block} */
+    int state(long block) {
+        return rg(block).state(block);
+    }
+
+    /**
+     * Sets a block's bitmap state in the running transaction.
+     *
+     * @param block the block
+     * @param state its state
+     */
+    void setState(long block, int state) {
+        ResourceGroup rg = rg(block);
+        rg.set(block, state);
+        dirtyBitmap(rg, block);
+    }
+
+    private void dirtyBitmap(ResourceGroup rg, long block) {
+        int perBitmap = layout.blocksPerBitmap();
+        long bitmap = rg.bitmapBlockOf(block, perBitmap);
+        int i = (int) (bitmap - rg.start - 1);
+        dirty.put(rg.start, () -> rg.encodeHeader(blockSize));
+        dirty.put(bitmap, () -> rg.encodeBitmap(i, blockSize, perBitmap));
+    }
+
+    /**
+     * Frees {@code block} in the running transaction; it is not reused before that commits.
+     *
+     * @param block a used block
+     */
+    void free(long block) {
+        ResourceGroup rg = rg(block);
+        rg.freePending(block);
+        dirtyBitmap(rg, block);
+        dirty.remove(block);
+        indirects.remove(block);
+        jdataImages.remove(block);
+    }
+
+    /**
+     * Adds the newest bytes of a journaled data block to the running transaction.
+     *
+     * @param block the device block
+     * @param bytes one block, owned by the volume from now on
+     */
+    void logData(long block, byte[] bytes) {
+        jdataImages.put(block, bytes);
+        dirty.put(block, () -> java.nio.ByteBuffer.wrap(jdataImages.get(block)));
+    }
+
+    /**
+     * Allocates a run of blocks for {@code owner}: from its reservation if it has one, else a new
+     * reservation of at least {@code want} blocks (32 or more for files) in the group of {@code near}
+     * or the next with a free run.
+     *
+     * @param owner the inode the blocks are for
+     * @param near a block to allocate close to
+     * @param want the most blocks wanted, at least 1
+     * @param state {@link ResourceGroup#USED} or {@link ResourceGroup#DINODE}
+     * @return {@code {start, length}}, length from 1 to {@code want}
+     * @throws NoSpaceException if no block is free
+     */
+    long[] allocate(long owner, long near, long want, int state) throws NoSpaceException {
+        long[] run = state == ResourceGroup.USED ? fromReservation(owner, want) : null;
+        if (run == null) {
+            run = search(near, state == ResourceGroup.USED ? Math.max(want, 32) : 1);
+            if (state == ResourceGroup.USED && run[1] > want) {
+                ResourceGroup rg = rg(run[0]);
+                long[] old = reservations.put(owner, new long[] {run[0] + want, run[0] + run[1]});
+                if (old != null) {
+                    rg(old[0]).unreserve(old[0], old[1]);
+                }
+                rg.reserve(run[0] + want, run[0] + run[1]);
+                run = new long[] {run[0], want};
+            }
+        }
+        for (long b = run[0]; b < run[0] + run[1]; b++) {
+            setState(b, state);
+        }
+        return run;
+    }
+
+    private long[] fromReservation(long owner, long want) {
+        long[] r = reservations.get(owner);
+        if (r == null) {
+            return null;
+        }
+        ResourceGroup rg = rg(r[0]);
+        long b = r[0];
+        long e = b;
+        while (e < r[1] && e - b < want && rg.usable(e)) {
+            e++;
+        }
+        if (e == b) {
+            dropReservation(owner);
+            return null;
+        }
+        rg.unreserve(b, e);
+        r[0] = e;
+        if (r[0] >= r[1]) {
+            reservations.remove(owner);
+        }
+        return new long[] {b, e - b};
+    }
+
+    /** Gives back what remains of {@code owner}'s reservation. */
+    void dropReservation(long owner) {
+        long[] r = reservations.remove(owner);
+        if (r != null) {
+            rg(r[0]).unreserve(r[0], r[1]);
+        }
+    }
+
+    private long[] search(long near, long want) throws NoSpaceException {
+        int first = near >= layout.rgStart() && near < layout.totalBlocks() ? layout.rgOf(near) : 0;
+        long[] best = null;
+        for (int k = 0; k < rgs.length; k++) {
+            ResourceGroup rg = rgs[(first + k) % rgs.length];
+            long[] run = rg.findRun(k == 0 ? near : rg.dataStart(), want);
+            if (run == null && k == 0) {
+                run = rg.findRun(rg.dataStart(), want);
+            }
+            if (run != null && run[1] == want) {
+                return run;
+            }
+            if (run != null && (best == null || run[1] > best[1])) {
+                best = run;
+            }
+        }
+        if (best == null) {
+            throw new NoSpaceException("no free block left in " + rgs.length + " resource groups");
+        }
+        return best;
+    }
+
+    /** @return free blocks on the device (held by reservations included, freed by the running transaction not) */
+    long freeBlocks() {
+        long free = 0;
+        for (ResourceGroup rg : rgs) {
+            free += rg.free();
+        }
+        return free;
+    }
+
+    /**
+     * @param ino a dinode block
+     * @return the dinode, from the cache or read through the journal
+     * @throws IOException if it is not a dinode or the device fails
+     */
+    Dinode dinode(long ino) throws IOException {
+        Dinode d = dinodes.get(ino);
+        if (d != null) {
+            return d;
+        }
+        if (ino < layout.rgStart() || ino >= layout.totalBlocks() || state(ino) < ResourceGroup.UNLINKED) {
+            throw new java.nio.file.NoSuchFileException("inode " + ino);
+        }
+        d = Dinode.decode(MetadataBlock.decode(journal.readBlock(ino), ino, Layout.DINODE_TYPE), layout);
+        if (d.type != FileType.REGULAR && d.height > 0) {
+            d.contentChain = readChain(d.pointers[0], d.content.length, ino);
+            d.content = chainBytes(d.contentChain, d.content.length);
+        }
+        if (d.xattrHead != 0) {
+            d.xattrChain = readChain(d.xattrHead, d.xattrLength, ino);
+            d.xattrs = chainBytes(d.xattrChain, d.xattrLength);
+        }
+        dinodes.put(ino, d);
+        return d;
+    }
+
+    /** Drops a clean dinode and its indirect blocks from the cache (a glock invalidation). */
+    void forget(long ino) {
+        if (dirty.containsKey(ino)) {
+            return;
+        }
+        dinodes.remove(ino);
+        indirects.values().removeIf(i -> i.owner == ino && !dirty.containsKey(i.blockNo));
+    }
+
+    /** @return how many dinodes are cached */
+    int cachedDinodes() {
+        return dinodes.size();
+    }
+
+    private long[] readChain(long head, int length, long owner) throws IOException {
+        int count = Chain.blocksFor(length, blockSize);
+        long[] chain = new long[count];
+        long b = head;
+        for (int i = 0; i < count; i++) {
+            if (b == 0) {
+                throw new CorruptFilesystemException("inode " + owner + ": chain ends after " + i + " of " + count + " blocks");
+            }
+            chain[i] = b;
+            Chain.Link link = Chain.decode(MetadataBlock.decode(journal.readBlock(b), b, Layout.CHAIN_TYPE));
+            b = link.next();
+        }
+        return chain;
+    }
+
+    private byte[] chainBytes(long[] chain, int length) throws IOException {
+        byte[] bytes = new byte[length];
+        int at = 0;
+        for (long b : chain) {
+            byte[] part = Chain.decode(MetadataBlock.decode(journal.readBlock(b), b, Layout.CHAIN_TYPE)).bytes();
+            int n = Math.min(part.length, length - at);
+            System.arraycopy(part, 0, bytes, at, n);
+            at += n;
+        }
+        return bytes;
+    }
+
+    /** Caches a new dinode and dirties it. */
+    void add(Dinode d) {
+        dinodes.put(d.ino, d);
+        dirtyDinode(d);
+    }
+
+    /** Marks a dinode changed in the running transaction. */
+    void dirtyDinode(Dinode d) {
+        dirty.put(d.ino, () -> d.encode(blockSize));
+    }
+
+    /** Frees a dinode block (its data, chains and tree are freed by the caller). */
+    void removeDinode(Dinode d) {
+        dropReservation(d.ino);
+        dinodes.remove(d.ino);
+        ordered.remove(d.ino);
+        newBlocks.remove(d.ino);
+        free(d.ino);
+    }
+
+    /**
+     * @param block an indirect block of {@code owner}
+     * @return it, cached or read through the journal
+     * @throws IOException if it is damaged or the device fails
+     */
+    Indirect indirect(long block, long owner) throws IOException {
+        Indirect i = indirects.get(block);
+        if (i != null) {
+            return i;
+        }
+        i = Indirect.decode(MetadataBlock.decode(journal.readBlock(block), block, Layout.INDIRECT_TYPE),
+                layout.indirectPointers());
+        if (i.owner != owner) {
+            throw new CorruptFilesystemException("indirect block " + block + " belongs to inode " + i.owner
+                    + ", reached from inode " + owner);
+        }
+        indirects.put(block, i);
+        return i;
+    }
+
+    /** Caches a new indirect block and dirties it. */
+    Indirect newIndirect(long block, long owner, int level) {
+        Indirect i = new Indirect(block, owner, level, layout.indirectPointers());
+        indirects.put(block, i);
+        dirtyIndirect(i);
+        return i;
+    }
+
+    /** Marks an indirect block changed in the running transaction. */
+    void dirtyIndirect(Indirect i) {
+        dirty.put(i.blockNo, () -> i.encode(blockSize));
+    }
+
+    /**
+     * Stores a directory's entries or a link's target: stuffed while it fits, else in a chain.
+     *
+     * @param d the inode
+     * @param bytes the new content
+     * @throws NoSpaceException if chain blocks cannot be allocated
+     */
+    void setContent(Dinode d, byte[] bytes) throws NoSpaceException {
+        d.content = bytes;
+        if (bytes.length <= layout.stuffedCapacity()) {
+            freeChain(d.contentChain);
+            d.blocks -= d.contentChain.length;
+            d.contentChain = new long[0];
+            d.height = 0;
+            Arrays.fill(d.inline, (byte) 0);
+            System.arraycopy(bytes, 0, d.inline, 0, bytes.length);
+        } else {
+            d.contentChain = resizeChain(d, d.contentChain, Chain.blocksFor(bytes.length, blockSize));
+            d.height = 1;
+            Arrays.fill(d.pointers, 0);
+            d.pointers[0] = d.contentChain[0];
+            dirtyChain(d, d.contentChain, () -> d.content);
+        }
+        d.size = d.type == FileType.SYMLINK ? bytes.length : d.size;
+        dirtyDinode(d);
+    }
+
+    /**
+     * Stores a dinode's encoded extended attributes in their chain (none when empty).
+     *
+     * @param d the inode
+     * @param bytes the encoded attributes
+     * @throws NoSpaceException if chain blocks cannot be allocated
+     */
+    void setXattrs(Dinode d, byte[] bytes) throws NoSpaceException {
+        d.xattrs = bytes;
+        d.xattrChain = resizeChain(d, d.xattrChain, Chain.blocksFor(bytes.length, blockSize));
+        d.xattrHead = d.xattrChain.length == 0 ? 0 : d.xattrChain[0];
+        d.xattrLength = bytes.length;
+        dirtyChain(d, d.xattrChain, () -> d.xattrs);
+        dirtyDinode(d);
+    }
+
+    private long[] resizeChain(Dinode d, long[] old, int count) throws NoSpaceException {
+        if (count <= old.length) {
+            freeChain(Arrays.copyOfRange(old, count, old.length));
+            d.blocks -= old.length - count;
+            return Arrays.copyOf(old, count);
+        }
+        long[] chain = Arrays.copyOf(old, count);
+        for (int i = old.length; i < count; i++) {
+            chain[i] = allocate(d.ino, i == 0 ? d.ino : chain[i - 1], 1, ResourceGroup.USED)[0];
+            d.blocks++;
+        }
+        return chain;
+    }
+
+    private void dirtyChain(Dinode d, long[] chain, Supplier<byte[]> bytes) {
+        for (int i = 0; i < chain.length; i++) {
+            int index = i;
+            long next = i + 1 < chain.length ? chain[i + 1] : 0;
+            dirty.put(chain[i], () -> Chain.encode(chain[index], d.ino, next, bytes.get(), index, blockSize));
+        }
+    }
+
+    /** Frees the blocks of a chain. */
+    void freeChain(long[] chain) {
+        for (long b : chain) {
+            free(b);
+        }
+    }
+
+    /** @return the blocks freed by the running transaction, in every group */
+    List<Long> pendingFrees() {
+        List<Long> blocks = new ArrayList<>();
+        for (ResourceGroup rg : rgs) {
+            if (rg.hasPending()) {
+                for (long b : rg.pendingBlocks()) {
+                    blocks.add(b);
+                }
+            }
+        }
+        return blocks;
+    }
+
+    /** The running transaction committed: blocks it freed may be reused. */
+    void releasePendingFrees() {
+        for (ResourceGroup rg : rgs) {
+            rg.releasePending();
+        }
+    }
+
+    /**
+     * Writes {@code data} straight to a newly allocated block (an unstuffed file's first block: it
+     * reaches the device before the commit that makes it part of the file, as ordered data does).
+     *
+     * @param block the block
+     * @param data the bytes, at most a block
+     * @throws IOException if the device fails
+     */
+    void writeData(long block, byte[] data) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(blockSize);
+        buffer.put(data, 0, Math.min(data.length, blockSize)).clear();
+        BlockIo.write(device, block, buffer, dev.iomap.device.IoPurpose.DATA);
+    }
+}
