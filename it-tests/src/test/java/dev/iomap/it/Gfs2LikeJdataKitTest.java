@@ -18,6 +18,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ParameterizedClass(name = "gfs2-like data=journal {0}")
 @MethodSource("dev.iomap.it.Geometries#standard")
 class Gfs2LikeJdataKitTest extends AdapterContractSuite {
+    /** Why a failed flush is not recovered from without a remount here. */
+    static final String ABORT = "with journaled data the first flush after the write is the journal's own (the"
+            + " data transaction committed before the home write); a failed journal flush aborts the journal, as"
+            + " jbd2 does, and every later commit fails until a remount replays it";
+
     @Parameter
     Geometry geometry;
 
@@ -29,6 +34,7 @@ class Gfs2LikeJdataKitTest extends AdapterContractSuite {
                         options.withAdapterOptions(Map.of("data", "journal"))))
                 .withKnownFailure("preallocatedSpaceIsAHoleUntilWritten", Gfs2LikeKitTest.NO_UNWRITTEN)
                 .withKnownFailure("aPartlyWrittenPreallocationIsDataOnlyInTheBlocksWritten",
-                        Gfs2LikeKitTest.NO_UNWRITTEN);
+                        Gfs2LikeKitTest.NO_UNWRITTEN)
+                .withKnownFailure("aFailedFlushFailsFsync", ABORT);
     }
 }

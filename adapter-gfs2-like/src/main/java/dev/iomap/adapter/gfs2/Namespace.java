@@ -1,5 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
+import dev.iomap.adapter.support.ns.PosixRules;
+import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileType;
@@ -77,6 +79,11 @@ abstract class Namespace implements MountedFilesystem {
         return d;
     }
 
+    /** @return the inode's extended attributes (adapter-support's {@link XattrSet} encoding) */
+    static XattrSet xattrs(Dinode d) throws IOException {
+        return d.xattrs.length == 0 ? new XattrSet() : XattrSet.decode(d.xattrs, "extended attributes of inode " + d.ino);
+    }
+
     private TreeMap<String, Entries.Entry> entries(Dinode dir) throws IOException {
         return Entries.decodeDirectory(dir.content, dir.ino);
     }
@@ -138,9 +145,9 @@ abstract class Namespace implements MountedFilesystem {
         Dinode d = new Dinode(ino, volume.layout);
         Instant now = Instant.now();
         d.type = type;
-        d.mode = type == FileType.SYMLINK ? 0777 : attributes.mode();
+        d.mode = PosixRules.newMode(type, type == FileType.SYMLINK ? 0777 : attributes.mode(), dir.mode);
         d.uid = attributes.uid();
-        d.gid = attributes.gid();
+        d.gid = PosixRules.newGid(attributes, dir.mode, dir.gid);
         d.nlink = type == FileType.DIRECTORY ? 2 : 1;
         d.parent = dirIno;
         d.flags = dir.flags & Dinode.FLAG_JDATA;
@@ -209,7 +216,7 @@ abstract class Namespace implements MountedFilesystem {
     @Override
     public byte[] getxattr(long ino, String name) throws IOException {
         return read(() -> {
-            byte[] value = Entries.decodeXattrs(volume.dinode(ino).xattrs, ino).get(name);
+            byte[] value = xattrs(volume.dinode(ino)).get(name);
             if (value == null) {
                 throw new NoSuchAttributeException("inode " + ino, name);
             }
@@ -219,23 +226,23 @@ abstract class Namespace implements MountedFilesystem {
 
     @Override
     public List<String> listxattr(long ino) throws IOException {
-        return read(() -> new ArrayList<>(Entries.decodeXattrs(volume.dinode(ino).xattrs, ino).keySet()));
+        return read(() -> xattrs(volume.dinode(ino)).names());
     }
 
     @Override
     public void setxattr(long ino, String name, byte[] value, XattrMode mode) throws IOException {
         change(() -> {
             Dinode d = volume.dinode(ino);
-            TreeMap<String, byte[]> attrs = Entries.decodeXattrs(d.xattrs, ino);
-            boolean exists = attrs.containsKey(name);
+            XattrSet attrs = xattrs(d);
+            boolean exists = attrs.get(name) != null;
             if (mode == XattrMode.CREATE && exists) {
                 throw new FileAlreadyExistsException(name);
             }
             if (mode == XattrMode.REPLACE && !exists) {
                 throw new NoSuchAttributeException("inode " + ino, name);
             }
-            attrs.put(name, value.clone());
-            volume.setXattrs(d, Entries.encodeXattrs(attrs));
+            attrs.put(name, value);
+            volume.setXattrs(d, attrs.encode());
             d.ctime = Instant.now();
             return null;
         });
@@ -245,11 +252,11 @@ abstract class Namespace implements MountedFilesystem {
     public void removexattr(long ino, String name) throws IOException {
         change(() -> {
             Dinode d = volume.dinode(ino);
-            TreeMap<String, byte[]> attrs = Entries.decodeXattrs(d.xattrs, ino);
-            if (attrs.remove(name) == null) {
+            XattrSet attrs = xattrs(d);
+            if (!attrs.remove(name)) {
                 throw new NoSuchAttributeException("inode " + ino, name);
             }
-            volume.setXattrs(d, Entries.encodeXattrs(attrs));
+            volume.setXattrs(d, attrs.isEmpty() ? new byte[0] : attrs.encode());
             d.ctime = Instant.now();
             return null;
         });
