@@ -43,7 +43,14 @@ record ImageFuzzer(long seed, int mutants, String targetFilter, MutationKind kin
                 new ZonefsLikeTarget("b1k-seq-only", 1024, new ZoneLayout(64L << 10, 64L << 10, 7, 0, 0),
                         new Geometry(1024, 4096, 2)),
                 new SnapfsTarget("b4k", 4096, 4096, 2L << 20, new Geometry(4096, 4096, 0)),
-                new SnapfsTarget("b1k-s512", 1024, 512, 2L << 20, new Geometry(1024, 65536, 0)));
+                new SnapfsTarget("b1k-s512", 1024, 512, 2L << 20, new Geometry(1024, 65536, 0)),
+                new Gfs2LikeTarget("b4k-j2-rg256", 4096, 4L << 20, Map.of("journals", "2", "rgblocks", "256"),
+                        new Geometry(4096, 4096, 0), false, false),
+                new Gfs2LikeTarget("b1k-jdata", 1024, 2L << 20, Map.of(), Geometry.largeFolios(1024, 65536), false, true),
+                new Gfs2LikeTarget("b512-rg2048", 512, 2L << 20, Map.of("rgblocks", "2048"), new Geometry(512, 4096, 0),
+                        false, false),
+                new Gfs2LikeTarget("b4k-crashed", 4096, 4L << 20, Map.of("journalblocks", "256"),
+                        new Geometry(4096, 4096, 0), true, true));
     }
 
     /**
