@@ -75,12 +75,31 @@ record ImageFuzzer(long seed, int mutants, String targetFilter, MutationKind kin
     record Result(OutcomeTable table, List<Failure> failures, int mutants) {
     }
 
-    Result run() throws IOException, InterruptedException {
+    /** @return the adapters of {@link #targets}, in order, each once */
+    static List<String> adapters() {
+        return targets().stream().map(FuzzTarget::adapter).distinct().toList();
+    }
+
+    /**
+     * @param adapter an adapter's name
+     * @return whether the target filter selects at least one of its targets
+     */
+    boolean selects(String adapter) {
+        return targets().stream().anyMatch(t -> t.adapter().equals(adapter) && t.toString().contains(targetFilter));
+    }
+
+    /**
+     * Runs the mutants of the targets of one adapter that the filters select.
+     *
+     * @param adapter the adapter's name
+     * @return the outcomes, the violations and how many mutants ran
+     */
+    Result run(String adapter) throws IOException, InterruptedException {
         OutcomeTable table = new OutcomeTable();
         List<Failure> failures = new ArrayList<>();
         int ran = 0;
         for (FuzzTarget target : targets()) {
-            if (!target.toString().contains(targetFilter)) {
+            if (!target.adapter().equals(adapter) || !target.toString().contains(targetFilter)) {
                 continue;
             }
             BaseImage base = BaseImage.build(target);
