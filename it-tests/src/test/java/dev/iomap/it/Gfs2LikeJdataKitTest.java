@@ -32,9 +32,6 @@ class Gfs2LikeJdataKitTest extends AdapterContractSuite {
                 .withDeviceBlockSizeOfFilesystem()
                 .withMounter((adapter, device, options) -> IomapFileSystems.mount(adapter.name(), device,
                         options.withAdapterOptions(Map.of("data", "journal"))))
-                .withKnownFailure("preallocatedSpaceIsAHoleUntilWritten", Gfs2LikeKitTest.NO_UNWRITTEN)
-                .withKnownFailure("aPartlyWrittenPreallocationIsDataOnlyInTheBlocksWritten",
-                        Gfs2LikeKitTest.NO_UNWRITTEN)
                 .withKnownFailure("aFailedFlushFailsFsync", ABORT);
     }
 }

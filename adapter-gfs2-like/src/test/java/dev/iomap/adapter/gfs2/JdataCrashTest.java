@@ -80,8 +80,10 @@ class JdataCrashTest {
     void aTruncateOfJournaledBlocksFollowedByAPowerCutNeverResurrectsTheOldData() throws IOException {
         byte[] old = pattern(3, LENGTH);
         byte[] other = pattern(4, LENGTH);
+        // One resource group: /g's blocks are the ones the truncate freed.
         AdapterFixture fixture = AdapterFixture.of(new Gfs2LikeAdapter(), new Geometry(BLOCK, 4096, 0))
-                .withDeviceBlockSizeOfFilesystem().withDeviceBytes(8L << 20);
+                .withDeviceBlockSizeOfFilesystem().withDeviceBytes(8L << 20)
+                .withFormatProperties(Map.of("rgblocks", "16384"));
         int images = Cuts.everyWrite(fixture,
                 fs -> {
                     fs.create("/f").close();
