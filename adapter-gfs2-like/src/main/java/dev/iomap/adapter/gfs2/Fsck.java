@@ -249,7 +249,7 @@ final class Fsck {
                     }
                 }
             } catch (IOException ex) {
-                add("directory " + dirIno + ": " + ex.getMessage());
+                add(ex.getMessage()); // names the directory
             }
         }
         for (Map.Entry<Long, long[]> e : seen.entrySet()) {
