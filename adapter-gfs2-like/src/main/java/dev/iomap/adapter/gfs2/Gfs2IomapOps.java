@@ -38,7 +38,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
 
     @Override
     public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request) throws IOException {
-        boolean write = request.contains(IomapRequest.WRITE) && !request.contains(IomapRequest.REPORT);
+        boolean write = gated(request);
         boolean fault = request.contains(IomapRequest.FAULT);
         LockMode mode = glockMode(request);
         mount.remember(inode);
@@ -71,6 +71,17 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
             }
             throw e;
         }
+    }
+
+    /**
+     * Whether a request holds the transaction gate from {@code begin} to {@code end}: a write or zeroing
+     * through {@code write_begin}, not a write fault, which the core maps with the folio locked (a commit
+     * holding the gate may be waiting for that folio); a fault's new blocks are zeroed on the device
+     * instead, so no commit can expose them unwritten.
+     */
+    private static boolean gated(Set<IomapRequest> request) {
+        return request.contains(IomapRequest.WRITE) && !request.contains(IomapRequest.REPORT)
+                && !request.contains(IomapRequest.FAULT);
     }
 
     /**
@@ -142,7 +153,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
     @Override
     public void end(IomapInode inode, long pos, long length, long written, Set<IomapRequest> request, Iomap iomap)
             throws IOException {
-        boolean write = request.contains(IomapRequest.WRITE) && !request.contains(IomapRequest.REPORT);
+        boolean write = gated(request);
         try {
             boolean persists = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.ZERO)
                     || request.contains(IomapRequest.FAULT);

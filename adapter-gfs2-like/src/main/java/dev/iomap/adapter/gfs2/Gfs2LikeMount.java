@@ -5,6 +5,7 @@ import dev.iomap.adapter.support.lock.InodeGlockCallbacks;
 import dev.iomap.spi.lock.LockManager;
 import dev.iomap.spi.lock.LockMode;
 import dev.iomap.spi.lock.LockStats;
+import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileType;
@@ -31,7 +32,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Mount reads the superblock, replays this node's journal (journal 0 unless the mount option
  * {@code journal=K} says otherwise), loads the resource groups, runs fsck's checks on the replayed
- * image (refusing a damaged one) and frees the dinodes a crash left unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Transactions} for the locks.
+ * image ({@link Fsck#verifyForMount}: a damaged one is refused) and frees the dinodes a crash left
+ * unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Transactions} for the locks.
  */
 final class Gfs2LikeMount extends Namespace {
     /** Known mount options: {@code data=ordered|journal}, {@code journal=K}. */
@@ -63,7 +65,7 @@ final class Gfs2LikeMount extends Namespace {
      * @param journalIndex this node's journal
      * @param locks this node's lock manager (closed at unmount)
      * @return the mount
-     * @throws dev.iomap.api.CorruptFilesystemException if the image is damaged: anything fsck's checks
+     * @throws CorruptFilesystemException if the image is damaged: anything fsck's checks
      *     flag on the replayed image refuses the mount ({@link Fsck#verifyForMount})
      * @throws IOException if the device fails
      */
