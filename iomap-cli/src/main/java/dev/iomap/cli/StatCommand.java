@@ -60,20 +60,22 @@ final class StatCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (BlockDevice device = image.openReadOnlyForMount()) {
             report(out, device, new MountOptions(CacheSettings.fitting(cache, pageSize, assignments, device), true,
-                    adapterOptions));
+                    adapterOptions), adapterOptions);
         }
         return 0;
     }
 
-    private void report(PrintWriter out, BlockDevice device, MountOptions options) throws IOException {
+    /** Prints the report; {@code givenOptions} are the {@code -O} options in the order given (MountOptions' copy has none). */
+    private void report(PrintWriter out, BlockDevice device, MountOptions options, Map<String, String> givenOptions)
+            throws IOException {
         PageCacheOptions cache = options.pageCache();
         try (IomapFileSystem fs = IomapFileSystems.mount(image.adapter(), device, options)) {
             FsStat stat = fs.statfs();
             long used = stat.totalBlocks() - stat.freeBlocks();
             out.println("image        : " + image.image + " (" + device.capacity() + " bytes)");
             out.println("adapter      : " + fs.adapterName() + " (capabilities: " + fs.capabilities() + ")");
-            if (!options.adapterOptions().isEmpty()) {
-                out.println("fs options   : " + FsOptions.format(options.adapterOptions()));
+            if (!givenOptions.isEmpty()) {
+                out.println("fs options   : " + FsOptions.format(givenOptions));
             }
             out.println("block size   : " + stat.blockSize());
             out.println(String.format(Locale.ROOT, "blocks       : %d total, %d free, %d used (%.1f%%), %s of %s",

@@ -256,6 +256,23 @@ public final class CachedInode implements IomapInode {
      * @throws IOException from the adapter or the device
      */
     public void truncate(long newSize, IoRunnable whileLocked) throws IOException {
+        truncate(newSize, Long.MAX_VALUE, whileLocked);
+    }
+
+    /**
+     * {@link #truncate(long, IoRunnable)}, but growing zeroes mapped blocks only below
+     * {@code zeroEnd} (and always the rest of the old last page): what fallocate's size change needs,
+     * since the range it just preallocated reads as zeros already, as unwritten extents or as blocks
+     * the adapter zeroed (GFS2 has no unwritten state). Zeroing those again through the cache would
+     * rewrite every preallocated byte as dirty folios.
+     *
+     * @param newSize the new size, at least 0
+     * @param zeroEnd where the zeroing of a growing file stops, at most at {@code newSize}
+     * @param whileLocked the adapter's part, run last under the inode lock; may be null
+     * @throws InvalidRangeException if {@code newSize} is negative or too large
+     * @throws IOException from the adapter or the device
+     */
+    public void truncate(long newSize, long zeroEnd, IoRunnable whileLocked) throws IOException {
         InvalidRangeException.checkRange("truncate of inode " + ino, newSize, 0, maxFileSize);
         inodeLock.writeLock().lock();
         try {
@@ -267,7 +284,13 @@ public final class CachedInode implements IomapInode {
                 size = newSize;
                 Invalidate.truncatePagecache(this, newSize);
             } else if (newSize > oldSize) {
-                zeroer.zeroRange(oldSize, newSize - oldSize);
+                // The rest of the old last page always: a mapped store may have left bytes past EOF there.
+                long unit = Math.max(blockSize, 1L << pageCache.pageShift());
+                long oldPageEnd = (oldSize + unit - 1) & -unit;
+                long stop = Math.min(newSize, Math.max(zeroEnd, oldPageEnd));
+                if (stop > oldSize) {
+                    zeroer.zeroRange(oldSize, stop - oldSize);
+                }
                 size = newSize;
             }
             if (whileLocked != null) {

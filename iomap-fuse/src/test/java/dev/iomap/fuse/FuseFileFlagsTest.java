@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.iomap.api.Capability;
+import dev.iomap.api.FileFlag;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,9 +14,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * {@code lsattr} and {@code chattr} (FS_IOC_GETFLAGS and FS_IOC_SETFLAGS through FUSE's ioctl) on a
  * real mount of each adapter. An adapter without {@link Capability#JOURNALED_DATA} shows no flags and
- * refuses {@code chattr +j} with EOPNOTSUPP, as ext2 refuses it; one with it keeps the flag per inode
- * and a directory's flag is inherited by what is created in it. Every other ioctl is ENOTTY, as on a
- * filesystem that does not know the command. Needs e2fsprogs (lsattr, chattr) and python3.
+ * refuses {@code chattr +j} with EOPNOTSUPP, as ext2 refuses it; one with it (gfs2-like) keeps the flag
+ * per inode, a directory's flag is inherited by what is created in it, and the flags are still there
+ * after unmount. Every other ioctl is ENOTTY, as on a filesystem that does not know the command.
+ * Needs e2fsprogs (lsattr, chattr) and python3.
  */
 class FuseFileFlagsTest {
     /** Prints the errno name a python statement fails with, or its value. */
@@ -50,13 +52,14 @@ class FuseFileFlagsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"xfs-like", "snapfs"})
+    @ValueSource(strings = {"xfs-like", "snapfs", "gfs2-like"})
     void lsattrAndChattrSeeTheInodeFlags(String adapter) throws Exception {
         mount(adapter);
 
         assertThat(mount.sh("lsattr f && lsattr -d d")).matches("-+ f\n-+ d\n");
         assertThat(mount.sh(ENOTTY_PROBE)).isEqualTo("ENOTTY\n");
-        if (!mount.capabilities().contains(Capability.JOURNALED_DATA)) {
+        boolean journaled = mount.capabilities().contains(Capability.JOURNALED_DATA);
+        if (!journaled) {
             assertThat(mount.sh("chattr +j f 2>&1 || echo status=$?"))
                     .isEqualTo("chattr: Operation not supported while setting flags on f\nstatus=1\n");
             assertThat(mount.sh("chattr +A f 2>&1 || echo status=$?"))
@@ -68,7 +71,17 @@ class FuseFileFlagsTest {
             assertThat(mount.sh("chattr +A f 2>&1 || echo status=$?"))
                     .isEqualTo("chattr: Operation not supported while setting flags on f\nstatus=1\n");
             assertThat(mount.sh("chattr -j f && lsattr f && cat f d/g")).matches("-+ f\ndatamore");
+            assertThat(mount.sh("lsattr d/g && lsattr -d d")).as("chattr -j f leaves the others' flags")
+                    .matches("-*j-* d/g\n-*j-* d\n");
         }
         mount.unmount();
+        if (journaled) {
+            try (MountedImage.Reopened again = MountedImage.reopen(adapter, mount.image)) {
+                assertThat(again.fs().getFileFlags("/f")).as("after unmount: f").isEmpty();
+                assertThat(again.fs().getFileFlags("/d")).as("after unmount: d").containsExactly(FileFlag.JOURNAL_DATA);
+                assertThat(again.fs().getFileFlags("/d/g")).as("after unmount: d/g")
+                        .containsExactly(FileFlag.JOURNAL_DATA);
+            }
+        }
     }
 }

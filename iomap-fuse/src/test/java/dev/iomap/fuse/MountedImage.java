@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -120,9 +121,24 @@ final class MountedImage implements AutoCloseable {
     /** As {@link #mount(String, Path, Path)}, with these options. */
     static MountedImage mount(String adapter, Path image, Path mountPoint, FuseMountOptions options)
             throws Exception {
+        return mount(adapter, image, mountPoint, options, Map.of());
+    }
+
+    /**
+     * As {@link #mount(String, Path, Path, FuseMountOptions)}, with the adapter's own mount options
+     * ({@code data=journal}; {@link MountOptions#adapterOptions()}).
+     */
+    static MountedImage mount(String adapter, Path image, Path mountPoint, FuseMountOptions options,
+            Map<String, String> adapterOptions) throws Exception {
         Files.createDirectories(mountPoint);
         var device = FileBlockDevice.open(image, 4096, false);
-        IomapFileSystem fs = IomapFileSystems.mount(adapter, device, MountOptions.defaults());
+        IomapFileSystem fs;
+        try {
+            fs = IomapFileSystems.mount(adapter, device, MountOptions.defaults().withAdapterOptions(adapterOptions));
+        } catch (IOException | RuntimeException e) {
+            device.close();
+            throw e;
+        }
         CompletableFuture<Integer> foreground = new CompletableFuture<>();
         Thread.ofPlatform().name("foreground-mount").daemon().start(() -> {
             try {

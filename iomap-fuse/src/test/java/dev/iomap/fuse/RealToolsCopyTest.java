@@ -16,11 +16,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * GNU tar, cp and rsync copy a source tree (files of many sizes, a sparse file, nested directories,
  * symbolic and hard links, odd modes, other owners, nanosecond times, user xattrs; built by
- * {@code realtools/make-tree.sh}) onto a real FUSE mount of an image and onto the host's disk in the
+ * {@code realtools/make-tree.sh}) onto a real FUSE mount of an image of each of
+ * {@link RealToolsImage#adapters()} and onto the host's disk in the
  * same run, and the two copies agree by {@code diff -r}, by a {@code find -printf} listing of type,
  * mode, link count, size, mtime, link target and owner, and by their xattrs; they still do after
  * unmount, fsck and remount. The host-only test checks that the comparison itself works (host copies
@@ -166,23 +169,24 @@ class RealToolsCopyTest {
         }
     }
 
-    @Test
+    @ParameterizedTest
+    @MethodSource("dev.iomap.fuse.RealToolsImage#adapters")
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
-    void fullTreeByTarCpAndRsyncOnTheMountEqualsTheHostCopies() throws Exception {
+    void fullTreeByTarCpAndRsyncOnTheMountEqualsTheHostCopies(String adapter) throws Exception {
         MountedImage.assumeFuse();
         RealToolsImage.assumeTools(List.of("tar", "rsync", "setfattr", "python3", "diff", "find"));
         RealToolsImage.assumeRoot();
         Path image = dir.resolve("disk.img");
-        MountedImage.format(MountedImage.ADAPTER, image, RealToolsImage.SIZE);
-        Set<Capability> missing = RealToolsImage.missing(RealToolsImage.capabilities(MountedImage.ADAPTER, image),
+        MountedImage.format(adapter, image, RealToolsImage.SIZE);
+        Set<Capability> missing = RealToolsImage.missing(RealToolsImage.capabilities(adapter, image),
                 FULL_TREE);
-        assumeTrue(missing.isEmpty(), () -> MountedImage.ADAPTER + " declares no " + missing
+        assumeTrue(missing.isEmpty(), () -> adapter + " declares no " + missing
                 + ": the full tree's links, modes, owners, times and xattrs cannot be copied onto it");
-        RealToolsSteps steps = steps(MountedImage.ADAPTER + " full tree");
+        RealToolsSteps steps = steps(adapter + " full tree");
         source(steps, "links attrs xattrs", true);
         Path host = Files.createDirectories(dir.resolve("host"));
         copy(steps, FULL_COPIES, "host", host);
-        mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"));
+        mount = MountedImage.mount(adapter, image, dir.resolve("mnt"));
         Path mnt = mount.mountPoint;
         copy(steps, FULL_COPIES, "mount", mnt);
         steps.run("rsync -aHAX mount→host (second dir)", dir, "rsync -aHAX '" + mnt.resolve("rsync") + "'/ '"
@@ -200,22 +204,23 @@ class RealToolsCopyTest {
         for (String copy : FULL_COPIES.keySet()) {
             before.put(copy, both(listing(steps, mnt.resolve(copy), true), xattrs(steps, mnt.resolve(copy))));
         }
-        remountAndCompare(steps, image, before, true);
+        remountAndCompare(steps, adapter, image, before, true);
         steps.assertAllPassed();
     }
 
-    @Test
+    @ParameterizedTest
+    @MethodSource("dev.iomap.fuse.RealToolsImage#adapters")
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
-    void contentByTarCpAndRsyncOnTheMountEqualsTheHostCopies() throws Exception {
+    void contentByTarCpAndRsyncOnTheMountEqualsTheHostCopies(String adapter) throws Exception {
         MountedImage.assumeFuse();
         RealToolsImage.assumeTools(List.of("tar", "rsync", "python3", "diff", "find"));
         Path image = dir.resolve("disk.img");
-        MountedImage.format(MountedImage.ADAPTER, image, RealToolsImage.SIZE);
-        RealToolsSteps steps = steps(MountedImage.ADAPTER + " plain files, content only");
+        MountedImage.format(adapter, image, RealToolsImage.SIZE);
+        RealToolsSteps steps = steps(adapter + " plain files, content only");
         source(steps, "", false);
         Path host = Files.createDirectories(dir.resolve("host"));
         copy(steps, CONTENT_COPIES, "host", host);
-        mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"));
+        mount = MountedImage.mount(adapter, image, dir.resolve("mnt"));
         Path mnt = mount.mountPoint;
         copy(steps, CONTENT_COPIES, "mount", mnt);
         steps.run("rsync -r mount→host (second dir)", dir, "rsync -r '" + mnt.resolve("rsync") + "'/ '"
@@ -228,7 +233,7 @@ class RealToolsCopyTest {
         for (String copy : CONTENT_COPIES.keySet()) {
             before.put(copy, listing(steps, mnt.resolve(copy), false));
         }
-        remountAndCompare(steps, image, before, false);
+        remountAndCompare(steps, adapter, image, before, false);
         steps.assertAllPassed();
     }
 
@@ -241,8 +246,8 @@ class RealToolsCopyTest {
      * Unmounts, runs the adapter's fsck through the Java API, remounts and compares the listings (and
      * xattrs, if full) of the copies with those taken before; unmounts again.
      */
-    private void remountAndCompare(RealToolsSteps steps, Path image, Map<String, String> before, boolean full)
-            throws Exception {
+    private void remountAndCompare(RealToolsSteps steps, String adapter, Path image, Map<String, String> before,
+            boolean full) throws Exception {
         try {
             mount.unmount();
             steps.check("fusermount3 -u", true, "");
@@ -250,9 +255,9 @@ class RealToolsCopyTest {
             steps.check("fusermount3 -u", false, String.valueOf(e.getMessage()));
             steps.assertAllPassed();
         }
-        var problems = MountedImage.fsck(MountedImage.ADAPTER, image).problems();
+        var problems = MountedImage.fsck(adapter, image).problems();
         steps.check("fsck (FilesystemAdapter.fsck) after unmount", problems.isEmpty(), "problems: " + problems);
-        mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"));
+        mount = MountedImage.mount(adapter, image, dir.resolve("mnt"));
         for (var copy : before.entrySet()) {
             Path tree = mount.mountPoint.resolve(copy.getKey());
             String after = full ? both(listing(steps, tree, true), xattrs(steps, tree)) : listing(steps, tree, false);

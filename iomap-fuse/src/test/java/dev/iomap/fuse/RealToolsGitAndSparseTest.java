@@ -10,14 +10,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * git (which renames lock files, writes read-only objects and mmaps its packs) and
- * {@code cp --sparse=always} work on a real FUSE mount of an image as they do on the host's disk in
+ * {@code cp --sparse=always} work on a real FUSE mount of an image of each of
+ * {@link RealToolsImage#adapters()} as they do on the host's disk in
  * the same run; the repository still passes {@code git fsck --full} after unmount, fsck and remount.
  */
 class RealToolsGitAndSparseTest {
@@ -44,16 +45,16 @@ class RealToolsGitAndSparseTest {
     MountedImage mount;
     RealToolsSteps steps;
 
-    @BeforeEach
-    void mount() throws Exception {
+    /** Formats a new image with {@code adapter} and mounts it; every test starts with this. */
+    private void mount(String adapter) throws Exception {
         MountedImage.assumeFuse();
         RealToolsImage.assumeTools(List.of("cmp"));
         image = dir.resolve("disk.img");
-        MountedImage.format(MountedImage.ADAPTER, image, RealToolsImage.SIZE);
-        capabilities = RealToolsImage.capabilities(MountedImage.ADAPTER, image);
+        MountedImage.format(adapter, image, RealToolsImage.SIZE);
+        capabilities = RealToolsImage.capabilities(adapter, image);
         Files.createDirectories(dir.resolve("host"));
-        steps = new RealToolsSteps(MountedImage.ADAPTER, Files.createDirectories(dir.resolve("scratch")), Map.of());
-        mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"));
+        steps = new RealToolsSteps(adapter, Files.createDirectories(dir.resolve("scratch")), Map.of());
+        mount = MountedImage.mount(adapter, image, dir.resolve("mnt"));
     }
 
     @AfterEach
@@ -74,11 +75,13 @@ class RealToolsGitAndSparseTest {
         return capabilities.contains(Capability.SYMLINKS) ? "links attrs" : "attrs";
     }
 
-    @Test
+    @ParameterizedTest
+    @MethodSource("dev.iomap.fuse.RealToolsImage#adapters")
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
-    void gitInitAddCommitGcFsckAndCloneOnTheMount() throws Exception {
+    void gitInitAddCommitGcFsckAndCloneOnTheMount(String adapter) throws Exception {
         RealToolsImage.assumeTools(List.of("git"));
-        assumeTrue(capabilities.contains(Capability.POSIX_ATTRIBUTES), () -> MountedImage.ADAPTER
+        mount(adapter);
+        assumeTrue(capabilities.contains(Capability.POSIX_ATTRIBUTES), () -> adapter
                 + " declares no POSIX_ATTRIBUTES, and git cannot work without chmod: every change to"
                 + " .git/config chmods config.lock to the config's mode");
         Path hostRepo = dir.resolve("host/repo");
@@ -108,9 +111,9 @@ class RealToolsGitAndSparseTest {
             steps.check("fusermount3 -u", false, String.valueOf(e.getMessage()));
             steps.assertAllPassed();
         }
-        var problems = MountedImage.fsck(MountedImage.ADAPTER, image).problems();
+        var problems = MountedImage.fsck(adapter, image).problems();
         steps.check("fsck (FilesystemAdapter.fsck) after unmount", problems.isEmpty(), "problems: " + problems);
-        mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"));
+        mount = MountedImage.mount(adapter, image, dir.resolve("mnt"));
         if (made) {
             steps.run("git fsck --full after remount", dir, git("fsck", repo));
             steps.same("git ids after remount", "host", hostIds, "mount",
@@ -122,9 +125,11 @@ class RealToolsGitAndSparseTest {
         steps.assertAllPassed();
     }
 
-    @Test
+    @ParameterizedTest
+    @MethodSource("dev.iomap.fuse.RealToolsImage#adapters")
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    void cpSparseAlwaysKeepsTheHolesOnTheMount() throws Exception {
+    void cpSparseAlwaysKeepsTheHolesOnTheMount(String adapter) throws Exception {
+        mount(adapter);
         Path host = dir.resolve("host");
         String copy = MAKE_SPARSE + " && cp --sparse=always sparse.bin sparse.copy && cmp sparse.bin sparse.copy && "
                 + "stat -c %b sparse.bin sparse.copy";

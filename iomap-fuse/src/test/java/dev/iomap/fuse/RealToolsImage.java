@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /** What the real-tools tests need of an image and the machine beyond {@link MountedImage}. */
 final class RealToolsImage {
@@ -20,6 +21,14 @@ final class RealToolsImage {
     static final long SIZE = 256L << 20;
 
     private RealToolsImage() {
+    }
+
+    /**
+     * @return the adapters the real-tools tests mount: the end-to-end tests' adapter
+     *     ({@link MountedImage#ADAPTER}) and gfs2-like, each once
+     */
+    static Stream<String> adapters() {
+        return Stream.of(MountedImage.ADAPTER, "gfs2-like").distinct();
     }
 
     /**

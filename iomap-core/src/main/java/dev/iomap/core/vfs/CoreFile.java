@@ -124,7 +124,9 @@ final class CoreFile implements IomapFile {
                 clearRange(mode, offset, end);
             }
             if (!keepSize && mode != FallocateMode.PUNCH_HOLE && end > inode.size()) {
-                inode.truncate(end, () -> mount().setSize(inode, end));
+                // [offset, end) reads as zeros now (unwritten, zeroed or just cleared): only the part
+                // between the old size and offset may hold stale bytes to zero.
+                inode.truncate(end, offset, () -> mount().setSize(inode, end));
             }
         });
     }
