@@ -55,7 +55,13 @@ public enum Capability {
      * {@link IomapFileSystem#setFileFlags} and {@link IomapFileSystem#getFileFlags}, inherited from a
      * directory carrying the flag.
      */
-    JOURNALED_DATA;
+    JOURNALED_DATA,
+    /**
+     * Every data extent carries a checksum that a read verifies before any of its bytes is returned (a
+     * mismatch is an I/O error, never wrong bytes), and {@code fsck} can scrub: read and verify every
+     * extent ({@link FsckOptions#scrub()}).
+     */
+    DATA_CHECKSUMS;
 
     /**
      * Adds what the declared capabilities imply.

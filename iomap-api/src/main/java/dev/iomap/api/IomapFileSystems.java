@@ -60,7 +60,22 @@ public final class IomapFileSystems {
      * @throws IOException as {@link dev.iomap.spi.FilesystemAdapter#fsck}
      */
     public static FsckReport fsck(String adapter, BlockDevice device) throws IOException {
-        return runtime().fsck(adapter, device);
+        return runtime().fsck(adapter, device, FsckOptions.METADATA);
+    }
+
+    /**
+     * Checks an unmounted image, with options (a scrub reads and verifies every data extent).
+     *
+     * @param adapter the adapter's name
+     * @param device the device
+     * @param options what to check beyond the metadata
+     * @return the report
+     * @throws NotSupportedException if no adapter has that name, or for a scrub of an adapter without
+     *     {@link Capability#DATA_CHECKSUMS}
+     * @throws IOException as {@link dev.iomap.spi.FilesystemAdapter#fsck(BlockDevice, FsckOptions)}
+     */
+    public static FsckReport fsck(String adapter, BlockDevice device, FsckOptions options) throws IOException {
+        return runtime().fsck(adapter, device, options);
     }
 
     /**
@@ -111,10 +126,11 @@ public final class IomapFileSystems {
         /**
          * @param adapter adapter name
          * @param device the device
+         * @param options what to check beyond the metadata
          * @return the report
-         * @throws IOException as {@link IomapFileSystems#fsck}
+         * @throws IOException as {@link IomapFileSystems#fsck(String, BlockDevice, FsckOptions)}
          */
-        FsckReport fsck(String adapter, BlockDevice device) throws IOException;
+        FsckReport fsck(String adapter, BlockDevice device, FsckOptions options) throws IOException;
 
         /** @return adapter names */
         java.util.SortedSet<String> adapters();

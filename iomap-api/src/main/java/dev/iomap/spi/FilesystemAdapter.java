@@ -1,5 +1,7 @@
 package dev.iomap.spi;
 
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.FsckOptions;
 import dev.iomap.api.Capability;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FormatOptions;
@@ -109,4 +111,22 @@ public interface FilesystemAdapter {
      * @throws IOException on a device error
      */
     FsckReport fsck(BlockDevice device) throws IOException;
+
+    /**
+     * Checks an unmounted image without changing it, with options. The default does the metadata
+     * check of {@link #fsck(BlockDevice)} and refuses a scrub: an adapter that declares
+     * {@link Capability#DATA_CHECKSUMS} overrides this.
+     *
+     * @param device the device
+     * @param options what to check beyond the metadata
+     * @return the problems found, each with its location (a bad extent by inode and file offset)
+     * @throws NotSupportedException for a scrub on an adapter without data checksums
+     * @throws IOException on a device error
+     */
+    default FsckReport fsck(BlockDevice device, FsckOptions options) throws IOException {
+        if (options.scrub()) {
+            throw new NotSupportedException(name() + " keeps no data checksums: there is nothing to scrub");
+        }
+        return fsck(device);
+    }
 }

@@ -72,4 +72,12 @@ public interface IomapOps {
     default WriteOps writeOps() {
         return WriteOps.NONE;
     }
+
+    /**
+     * @return how the core reads blocks through this adapter's {@code MAPPED} mappings (the kernel's
+     *     {@code iomap_read_ops}); {@link ReadOps#DEVICE} by default
+     */
+    default ReadOps readOps() {
+        return ReadOps.DEVICE;
+    }
 }

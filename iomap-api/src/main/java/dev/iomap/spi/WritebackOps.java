@@ -2,10 +2,12 @@ package dev.iomap.spi;
 
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.IoPurpose;
 import dev.iomap.device.ZonedBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * How an adapter takes part in writeback: the kernel's {@code iomap_writeback_ops}.
@@ -133,5 +135,32 @@ public interface WritebackOps {
      * @throws IOException to fail this ioend instead of writing it
      */
     default void beforeSubmit(IomapInode inode, Iomap ioend, List<ByteBuffer> data) throws IOException {
+    }
+
+    /**
+     * Writes one ioend: the kernel's {@code ->writeback_submit}, which a filesystem implements when it
+     * does more than submit the bio as built (XFS's zoned and copy-on-write submission; bcachefs's own
+     * write path, which checksums and compresses). The core calls it right after {@link #beforeSubmit},
+     * for every ioend; the default writes {@code data} at the ioend's device address as file data, which
+     * is what the core did before this hook existed.
+     *
+     * <p>{@code ioend} and {@code data} are as in {@link #beforeSubmit}, except that the buffers are
+     * the folio memory itself: the adapter must not change them, and they stay valid and unchanged until
+     * the returned future completes (the folios stay under writeback until then). An adapter may write
+     * somewhere else than {@code ioend}'s address, fewer bytes (compressed) or in several device writes;
+     * what it owes is a future that completes when the data is on the device as the adapter will find it
+     * (or fails). {@link #ioendCompleted} runs after the future completes, with the error it failed with.
+     * Threads and locks are those of {@link #beforeSubmit}.
+     *
+     * @param inode the file
+     * @param ioend the file range, device address, type and flags of the ioend
+     * @param data the bytes to be written, in file order, {@code ioend.length()} in all
+     * @param device the device the filesystem is on
+     * @return a future completing when the ioend's data is written
+     * @throws IOException to fail the ioend without writing it, as for {@link #beforeSubmit}
+     */
+    default CompletableFuture<Void> submitIoend(IomapInode inode, Iomap ioend, List<ByteBuffer> data,
+            BlockDevice device) throws IOException {
+        return device.write(ioend.deviceAddress(ioend.offset()), data, IoPurpose.DATA);
     }
 }

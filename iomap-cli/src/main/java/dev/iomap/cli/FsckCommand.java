@@ -2,6 +2,7 @@ package dev.iomap.cli;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FsckOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFileSystems;
 import java.io.PrintWriter;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -28,12 +30,16 @@ final class FsckCommand implements Callable<Integer> {
     @Mixin
     private ImageOptions image;
 
+    @Option(names = "--scrub", description = "Also read every data extent and verify its checksum, listing each bad"
+            + " one by inode and file offset (adapters with data checksums: bcachefs-like). Reads the whole image.")
+    private boolean scrub;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         FsckReport report;
         try (BlockDevice device = image.openReadOnly()) {
-            report = IomapFileSystems.fsck(image.adapter(), device);
+            report = IomapFileSystems.fsck(image.adapter(), device, scrub ? FsckOptions.SCRUB : FsckOptions.METADATA);
         } catch (CorruptFilesystemException e) {
             report = new FsckReport(List.of(e.getMessage()), "nothing: the image is not readable as " + image.adapter());
         }

@@ -126,6 +126,15 @@ class OneLineErrorsTest {
     }
 
     @Test
+    void aScrubOfAnAdapterWithoutDataChecksumsIsRefused() {
+        Path image = dir.resolve("x.img");
+        assertThat(Cli.run("mkfs", "--size=16m", image.toString()).status()).isZero();
+        assertOneLine(Cli.run("fsck", "--scrub", image.toString()),
+                "xfs-like keeps no data checksums: there is nothing to scrub");
+        assertThat(Cli.run("fsck", image.toString()).status()).isZero();
+    }
+
+    @Test
     void debugAddsTheStackTrace() {
         Cli run = Cli.run("--debug", "mkfs", "--size=2p", dir.resolve("big.img").toString());
         assertThat(run.status()).isEqualTo(1);

@@ -160,7 +160,8 @@ final class BufferedRead {
     }
 
     /**
-     * Reads whole blocks of a locked folio from the device and marks them uptodate: the kernel's
+     * Reads whole blocks of a locked folio through the adapter's {@code ReadOps} (from the device by
+     * default) and marks them uptodate: the kernel's
      * {@code iomap_bio_read_folio_range_sync} (was {@code iomap_read_folio_range}, and before that
      * {@code iomap_read_folio_sync}).
      *
@@ -175,7 +176,12 @@ final class BufferedRead {
             throw new IomapException("cannot read file range [" + pos + ", +" + length + ") of inode "
                     + inode.ino() + " through " + iomap);
         }
-        inode.device().read(iomap.deviceAddress(pos), folio.buffer(offset, length));
+        ByteBuffer dst = folio.buffer(offset, length);
+        inode.ops().readOps().readFolioRange(inode, iomap, pos, dst, inode.device());
+        if (dst.hasRemaining()) {
+            throw new IomapException("the adapter's readFolioRange left " + dst.remaining() + " of " + length
+                    + " bytes at " + pos + " of inode " + inode.ino() + " unread");
+        }
         markUptodate(folio, offset, length);
     }
 

@@ -3,7 +3,6 @@ package dev.iomap.core;
 import dev.iomap.spi.Iomap;
 import dev.iomap.api.IomapException;
 import dev.iomap.spi.IomapType;
-import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
@@ -233,7 +232,11 @@ final class Writeback {
         CompletableFuture<Void> write;
         try {
             inode.writebackOps().beforeSubmit(inode, current.range(), current.readOnlyBuffers());
-            write = inode.device().write(current.address(), current.buffers(), IoPurpose.DATA);
+            write = inode.writebackOps().submitIoend(inode, current.range(), current.buffers(), inode.device());
+            if (write == null) {
+                throw new IllegalStateException("submitIoend returned no future for " + current.range()
+                        + " of inode " + inode.ino());
+            }
         } catch (IOException | RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
         }

@@ -41,7 +41,7 @@ class BufferedReadTest {
     /** An adapter whose file is: block 0 mapped at device 8 KiB, block 1 a hole, block 2 unwritten,
      * block 3 mapped but NEW; the file is 3.5 KiB long. */
     private CachedInode mixedFile(IomapCache cache) throws Exception {
-        IomapOps ops = mock(IomapOps.class);
+        IomapOps ops = OpsMocks.iomapOps();
         when(ops.writeOps()).thenReturn(WriteOps.NONE);
         when(ops.valid(any(), any())).thenReturn(true);
         when(ops.begin(any(), anyLong(), anyLong(), any())).thenAnswer(call -> {
@@ -55,7 +55,7 @@ class BufferedReadTest {
             };
             return IomapMapping.of(iomap);
         });
-        return cache.addInode(1, K1, 3 * K1 + 512, MAX, ops, mock(WritebackOps.class));
+        return cache.addInode(1, K1, 3 * K1 + 512, MAX, ops, OpsMocks.writebackOps());
     }
 
     @Test
@@ -128,7 +128,7 @@ class BufferedReadTest {
     @Test
     void inlineDataIsCopiedAndTheRestZeroed() throws Exception {
         byte[] inline = pattern(6, 0, 300);
-        IomapOps ops = mock(IomapOps.class);
+        IomapOps ops = OpsMocks.iomapOps();
         when(ops.begin(any(), anyLong(), anyLong(), any())).thenAnswer(call -> {
             long pos = call.<Long>getArgument(1);
             return IomapMapping.of(pos < 300
@@ -136,7 +136,7 @@ class BufferedReadTest {
                     : Iomap.hole(pos & -K1, K1));
         });
         IomapCache cache = new IomapCache(poisoned(), device);
-        OpenFile file = cache.addInode(1, K1, 300, MAX, ops, mock(WritebackOps.class)).open();
+        OpenFile file = cache.addInode(1, K1, 300, MAX, ops, OpsMocks.writebackOps()).open();
 
         assertThat(read(file, 0, 1000)).isEqualTo(inline);
         Folio folio = file.inode().pageCache().lookup(0);

@@ -193,12 +193,12 @@ class BufferedWriteTest {
     @Test
     void aStaleMappingIsLookedUpAgainFromTheCurrentPosition() throws Exception {
         IomapCache cache = cache(options());
-        IomapOps ops = mock(IomapOps.class);
+        IomapOps ops = OpsMocks.iomapOps();
         when(ops.writeOps()).thenReturn(dev.iomap.spi.WriteOps.NONE);
         when(ops.begin(any(), anyLong(), anyLong(), any()))
                 .thenAnswer(call -> IomapMapping.of(Iomap.mapped(0, 1 << 20, 0)));
         when(ops.valid(any(), any())).thenReturn(false, true);
-        CachedInode inode = cache.addInode(1, KIB, 0, MAX, ops, mock(WritebackOps.class));
+        CachedInode inode = cache.addInode(1, KIB, 0, MAX, ops, OpsMocks.writebackOps());
 
         long written = inode.open().write(0, buffer(10, 0, 2 * KIB));
 

@@ -32,7 +32,7 @@ class InvalidateCacheTest {
     private final CountingDevice device = new CountingDevice(new RamBlockDevice(K4, 16L << 20));
 
     private static WritebackOps identity() throws Exception {
-        WritebackOps ops = mock(WritebackOps.class);
+        WritebackOps ops = OpsMocks.writebackOps();
         when(ops.mapBlocks(any(), anyLong(), anyLong())).thenAnswer(call -> Iomap.mapped(
                 call.<Long>getArgument(1), call.<Long>getArgument(2), call.<Long>getArgument(1)));
         return ops;

@@ -46,7 +46,7 @@ class WritebackTest {
     }
 
     private static WritebackOps identityWriteback() {
-        WritebackOps ops = mock(WritebackOps.class);
+        WritebackOps ops = OpsMocks.writebackOps();
         try {
             when(ops.mapBlocks(any(), anyLong(), anyLong()))
                     .thenAnswer(call -> Iomap.mapped(call.<Long>getArgument(1), call.<Long>getArgument(2),
@@ -77,6 +77,7 @@ class WritebackTest {
         verify(writeback).mapBlocks(inode, 5 * K4, K4);
         verify(writeback).mapBlocks(inode, 65536 + 15 * K4, K4);
         verify(writeback, org.mockito.Mockito.times(3)).beforeSubmit(eq(inode), any(), any());
+        verify(writeback, org.mockito.Mockito.times(3)).submitIoend(eq(inode), any(), any(), eq(device));
         verify(writeback, org.mockito.Mockito.times(3)).ioendCompleted(eq(inode), any());
         verify(writeback).writesInFileOrder(inode);
         verifyNoMoreInteractions(writeback);
@@ -112,7 +113,7 @@ class WritebackTest {
     void ioendsDoNotMergeAcrossTypesOrDeviceDiscontinuities() throws Exception {
         IomapCache cache = cache64k(true);
         BlockDeviceMapping mapping = new BlockDeviceMapping(device);
-        WritebackOps writeback = mock(WritebackOps.class);
+        WritebackOps writeback = OpsMocks.writebackOps();
         when(writeback.mapBlocks(any(), anyLong(), anyLong())).thenAnswer(call -> {
             long pos = call.<Long>getArgument(1);
             long block = pos / K4;
@@ -223,7 +224,7 @@ class WritebackTest {
     @Test
     void aMapBlocksFailureIsReportedAndTheFolioDiscarded() throws Exception {
         IomapCache cache = new IomapCache(PageCacheOptions.defaults(), device);
-        WritebackOps writeback = mock(WritebackOps.class);
+        WritebackOps writeback = OpsMocks.writebackOps();
         when(writeback.mapBlocks(any(), anyLong(), anyLong()))
                 .thenThrow(new dev.iomap.api.NoSpaceException("no blocks left"));
         BlockDeviceMapping mapping = new BlockDeviceMapping(device);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
 import dev.iomap.api.FsckReport;
+import dev.iomap.api.FsckOptions;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.devices.RamBlockDevice;
@@ -84,7 +85,9 @@ public abstract class AdapterContract {
             return;
         }
         fs.close();
-        FsckReport report = fixture.fsck(device);
+        // An adapter with data checksums is scrubbed: every extent it wrote must verify.
+        FsckReport report = fixture.fsck(device, fixture.has(Capability.DATA_CHECKSUMS)
+                ? FsckOptions.SCRUB : FsckOptions.METADATA);
         assertThat(report.problems()).as("fsck after unmount (%s)", report.checked()).isEmpty();
     }
 
@@ -126,9 +129,20 @@ public abstract class AdapterContract {
      * @throws IOException from unmount, fsck or mount
      */
     protected final IomapFileSystem remountChecked() throws IOException {
+        return remountChecked(FsckOptions.METADATA);
+    }
+
+    /**
+     * Unmounts, checks the image with fsck and the given options, and mounts again.
+     *
+     * @param options what fsck checks beyond the metadata
+     * @return the new mount
+     * @throws IOException from unmount, fsck or mount
+     */
+    protected final IomapFileSystem remountChecked(FsckOptions options) throws IOException {
         closeOpenedFiles();
         fs.close();
-        FsckReport report = fixture.fsck(device);
+        FsckReport report = fixture.fsck(device, options);
         assertThat(report.problems()).as("fsck after unmount (%s)", report.checked()).isEmpty();
         fs = fixture.mount(mountedOn);
         return fs;

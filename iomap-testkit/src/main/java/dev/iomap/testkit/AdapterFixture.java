@@ -5,6 +5,7 @@ import dev.iomap.api.Capability;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
+import dev.iomap.api.FsckOptions;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
@@ -406,6 +407,16 @@ public final class AdapterFixture {
      */
     public FsckReport fsck(BlockDevice device) throws IOException {
         return parts.adapter.fsck(parts.layer.opening(device));
+    }
+
+    /**
+     * @param device an unmounted device
+     * @param options what to check beyond the metadata (a scrub needs {@link Capability#DATA_CHECKSUMS})
+     * @return the adapter's check of it
+     * @throws IOException as {@link FilesystemAdapter#fsck(BlockDevice, FsckOptions)}
+     */
+    public FsckReport fsck(BlockDevice device, FsckOptions options) throws IOException {
+        return parts.adapter.fsck(parts.layer.opening(device), options);
     }
 
     @Override

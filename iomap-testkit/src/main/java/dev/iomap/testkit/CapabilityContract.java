@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import dev.iomap.api.Capability;
 import dev.iomap.api.FileFlag;
+import dev.iomap.api.FsckOptions;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.IomapFile;
@@ -92,6 +93,24 @@ public abstract class CapabilityContract extends AdapterContract {
     private boolean refusedHere(Capability capability) {
         AdapterFixture.ExistingFiles existing = kit().existingFiles();
         return existing != null && existing.refusedHere().contains(capability);
+    }
+
+    @Test
+    void aScrubIsRefusedWithoutDataChecksumsAndCleanOnAHealthyImageWithThem() throws IOException {
+        if (!kit().has(Capability.DATA_CHECKSUMS)) {
+            // Refused before the image is read, so asking while it is mounted changes nothing.
+            assertThatThrownBy(() -> kit().fsck(device, FsckOptions.SCRUB))
+                    .isInstanceOf(NotSupportedException.class)
+                    .hasMessageContaining("checksum");
+            return;
+        }
+        byte[] model;
+        try (IomapFile file = create("/scrubbed")) {
+            model = writePattern(file, 0, 4 * blockSize(), 3);
+            file.fsync();
+        }
+        remountChecked(FsckOptions.SCRUB);
+        assertBytes(read(open("/scrubbed"), 0, model.length), model, 0);
     }
 
     @Test

@@ -57,10 +57,14 @@ final class Chain {
     /**
      * @param block a verified chain block
      * @return its fields
-     * @throws CorruptFilesystemException if its length is impossible
+     * @throws CorruptFilesystemException if its payload is shorter than the header or its length is impossible
      */
     static Link decode(MetadataBlock block) throws CorruptFilesystemException {
         ByteBuffer p = block.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        if (p.remaining() < HEADER_BYTES) {
+            throw new CorruptFilesystemException("chain block " + block.blockNo() + ": payload of " + p.remaining()
+                    + " bytes, shorter than its " + HEADER_BYTES + "-byte header");
+        }
         long owner = p.getLong();
         long next = p.getLong();
         int length = p.getInt();

@@ -44,11 +44,16 @@ final class Dinode {
     final long[] pointers;
     /** Bytes of a directory's entries or a symbolic link's target (regular files: unused). */
     byte[] content = new byte[0];
+    /** Bytes of a chained {@link #content} as decoded, before the chain is read ({@link Volume} reads it). */
+    int chainedLength;
     /** Chain blocks holding {@link #content} when it does not fit stuffed. */
     long[] contentChain = new long[0];
-    /** Encoded extended attributes. */
+    /**
+     * Encoded extended attributes, or null until {@link Volume#loadXattrs} reads them: a dinode is
+     * decoded without its attribute chain, so the file's data never depends on it.
+     */
     byte[] xattrs = new byte[0];
-    /** Chain blocks holding {@link #xattrs}. */
+    /** Chain blocks holding {@link #xattrs} (valid once they are loaded). */
     long[] xattrChain = new long[0];
 
     Dinode(long ino, Layout layout) {
@@ -96,11 +101,16 @@ final class Dinode {
      *
      * @param block the verified block
      * @param layout the layout
-     * @return the dinode; content and xattr chains are loaded by the caller
+     * @return the dinode; its content chain is read by the caller, its attribute chain when asked
      * @throws CorruptFilesystemException if a field is out of range
      */
     static Dinode decode(MetadataBlock block, Layout layout) throws CorruptFilesystemException {
         ByteBuffer p = block.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int expected = MetadataBlock.maxPayload(layout.blockSize());
+        if (p.remaining() != expected) {
+            throw new CorruptFilesystemException("dinode " + block.blockNo() + ": payload of " + p.remaining()
+                    + " bytes, expected " + expected);
+        }
         Dinode d = new Dinode(block.blockNo(), layout);
         d.type = typeOf(p.get() & 0xff, block.blockNo());
         d.height = p.get() & 0xff;
@@ -116,14 +126,22 @@ final class Dinode {
         d.xattrHead = p.getLong();
         d.xattrLength = p.getInt();
         p.getInt();
-        d.atime = getTime(p);
-        d.mtime = getTime(p);
-        d.ctime = getTime(p);
-        d.btime = getTime(p);
-        if (d.height > 16 || d.size < 0 || (d.mode & ~07777) != 0 || contentLength < 0 || d.xattrLength < 0) {
+        d.atime = getTime(p, d.ino, "atime");
+        d.mtime = getTime(p, d.ino, "mtime");
+        d.ctime = getTime(p, d.ino, "ctime");
+        d.btime = getTime(p, d.ino, "btime");
+        int maxHeight = d.type == FileType.REGULAR ? 16 : 1;
+        if (d.height > maxHeight || d.size < 0 || (d.mode & ~07777) != 0 || contentLength < 0 || d.xattrLength < 0) {
             throw new CorruptFilesystemException("dinode " + d.ino + ": bad height " + d.height + ", size " + d.size
-                    + ", mode " + Integer.toOctalString(d.mode) + " or content length " + contentLength);
+                    + ", mode " + Integer.toOctalString(d.mode) + ", content length " + contentLength
+                    + " or attribute length " + d.xattrLength);
         }
+        if ((d.xattrHead == 0) != (d.xattrLength == 0)
+                || Chain.blocksFor(d.xattrLength, layout.blockSize()) > layout.totalBlocks()) {
+            throw new CorruptFilesystemException("dinode " + d.ino + ": attribute chain at block " + d.xattrHead
+                    + " holding " + d.xattrLength + " bytes");
+        }
+        layout.checkPointer(d.xattrHead, "dinode " + d.ino + " attribute chain");
         if (d.height == 0) {
             p.get(d.inline);
             if (d.type != FileType.REGULAR) {
@@ -139,10 +157,19 @@ final class Dinode {
         } else {
             for (int i = 0; i < d.pointers.length; i++) {
                 d.pointers[i] = p.getLong();
+                layout.checkPointer(d.pointers[i], "dinode " + d.ino + " pointer " + i);
             }
             if (d.type != FileType.REGULAR) {
-                d.content = new byte[contentLength];
+                if (d.pointers[0] == 0 || contentLength <= d.inline.length
+                        || Chain.blocksFor(contentLength, layout.blockSize()) > layout.totalBlocks()) {
+                    throw new CorruptFilesystemException("dinode " + d.ino + ": content of " + contentLength
+                            + " bytes in a chain from block " + d.pointers[0]);
+                }
+                d.chainedLength = contentLength;
             }
+        }
+        if (d.xattrHead != 0) {
+            d.xattrs = null;
         }
         return d;
     }
@@ -168,11 +195,13 @@ final class Dinode {
         p.putLong(time.getEpochSecond()).putInt(time.getNano());
     }
 
-    private static Instant getTime(ByteBuffer p) throws CorruptFilesystemException {
+    private static Instant getTime(ByteBuffer p, long ino, String which) throws CorruptFilesystemException {
         long seconds = p.getLong();
         int nanos = p.getInt();
-        if (nanos < 0 || nanos > 999_999_999) {
-            throw new CorruptFilesystemException("dinode time with " + nanos + " nanoseconds");
+        if (nanos < 0 || nanos > 999_999_999 || seconds < Instant.MIN.getEpochSecond()
+                || seconds > Instant.MAX.getEpochSecond()) {
+            throw new CorruptFilesystemException("dinode " + ino + ": " + which + " of " + seconds + " seconds and "
+                    + nanos + " nanoseconds is not a time");
         }
         return Instant.ofEpochSecond(seconds, nanos);
     }

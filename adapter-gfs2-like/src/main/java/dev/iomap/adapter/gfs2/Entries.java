@@ -1,5 +1,6 @@
 package dev.iomap.adapter.gfs2;
 
+import dev.iomap.adapter.support.ns.DirectoryBlocks;
 import dev.iomap.adapter.support.ns.FileTypeCodes;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileNames;
@@ -38,7 +39,9 @@ final class Entries {
      * @param bytes a directory's content
      * @param dirIno the directory, for messages
      * @return its entries by name
-     * @throws CorruptFilesystemException if the encoding is broken
+     * @throws CorruptFilesystemException if the encoding is broken, a name is invalid (adapter-support's
+     *     {@link DirectoryBlocks#validName}: empty, "." or "..", holding '/' or NUL, too long) or there twice,
+     *     or an inode number is below 1
      */
     static TreeMap<String, Entry> decodeDirectory(byte[] bytes, long dirIno) throws CorruptFilesystemException {
         TreeMap<String, Entry> entries = sorted();
@@ -53,12 +56,35 @@ final class Entries {
                     throw new CorruptFilesystemException("directory " + dirIno + ": entry type " + code);
                 }
                 FileType type = FileTypeCodes.typeOf(code);
-                entries.put(FileNames.decode(name), new Entry(ino, type));
+                String decoded = FileNames.decode(name);
+                if (!DirectoryBlocks.validName(decoded) || ino < 1) {
+                    throw new CorruptFilesystemException("directory " + dirIno + ": bad entry '" + printable(decoded)
+                            + "' -> inode " + ino + " (a name is 1 to " + FileNames.MAX_NAME_BYTES
+                            + " bytes, not '.' or '..', without '/' or NUL)");
+                }
+                if (entries.put(decoded, new Entry(ino, type)) != null) {
+                    throw new CorruptFilesystemException("directory " + dirIno + ": name '" + printable(decoded)
+                            + "' twice");
+                }
             }
         } catch (java.nio.BufferUnderflowException e) {
             throw new CorruptFilesystemException("directory " + dirIno + ": entries end mid-entry");
         }
         return entries;
+    }
+
+    /** @return {@code name} with each control character shown as {@code \xNN}, for messages */
+    static String printable(String name) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                out.append(String.format("\\x%02x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 
     /** @return the content of a directory with these entries */

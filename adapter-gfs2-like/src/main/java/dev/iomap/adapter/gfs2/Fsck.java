@@ -1,6 +1,8 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.Journal;
+import dev.iomap.adapter.support.ns.XattrSet;
+import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsckReport;
 import dev.iomap.device.BlockDevice;
@@ -16,17 +18,36 @@ import java.util.Map;
  * gfs2-like's fsck: checks every invariant of an image without changing it. The journals are replayed
  * into a {@link ScratchOverlay} (a journal that does not replay is reported), then, on the replayed
  * image: every resource group's header, bitmap and counts; from the root every reachable dinode (its
- * checksum and location, stuffed size, tree shape: each indirect block's level, owner and checksum,
- * the block count), directory entries and link counts; and every
- * block's owner against the bitmap (a block used twice, a used block marked free, a block marked used
- * that nothing owns: a leak).
+ * checksum and location, stuffed size, tree shape: each indirect block's level, owner, checksum and
+ * pointers, the block count), its content and attribute chains (each block's checksum, owner and share
+ * of the bytes), directory entries, link targets, encoded attributes and link counts; every unlinked
+ * dinode the same way; and every block's owner against the bitmap (a block used twice, a used block
+ * marked free, a block marked used that nothing owns: a leak).
+ *
+ * <p>Mount runs the same checks ({@link #verifyForMount}) after replaying its journal. One pass: each
+ * metadata block is read once (nothing is cached: only the directories waiting to be walked are kept),
+ * block owners are kept in one {@code long} per block of each resource group, the work is linear in
+ * the metadata and the blocks.
  */
 final class Fsck {
     private static final int MAX_PROBLEMS = 100;
+    /** Problems a refused mount names. */
+    private static final int NAMED_AT_MOUNT = 3;
+
+    /** Owner kinds, in the top bits of an owner code; the rest is the id (group index or inode). */
+    private static final int RGRP = 1;
+    private static final int DINODE = 2;
+    private static final int DATA = 3;
+    private static final int INDIRECT = 4;
+    private static final int CONTENT = 5;
+    private static final int XATTR = 6;
+    private static final int KIND_SHIFT = 60;
 
     private final List<String> problems = new ArrayList<>();
-    private final Map<Long, String> owners = new HashMap<>();
+    private int dropped;
     private Volume volume;
+    /** Per resource group, per block: the owner code, 0 for none. */
+    private long[][] owners;
 
     private Fsck() {
     }
@@ -40,9 +61,33 @@ final class Fsck {
         return new Fsck().run(device);
     }
 
+    /**
+     * Mount's verifier: fsck's structural checks (everything but the other nodes' journals) on the image
+     * as the mount sees it after replaying its journal, so that mount refuses what fsck flags instead of
+     * failing later when the damaged file is used. Reads through {@code volume}'s journal without
+     * filling its caches.
+     *
+     * @param volume the mount's volume, resource groups loaded
+     * @throws CorruptFilesystemException naming the first problems; the message ends with "run fsck"
+     * @throws IOException if the device fails
+     */
+    static void verifyForMount(Volume volume) throws IOException {
+        Fsck fsck = new Fsck();
+        fsck.checkVolume(volume);
+        if (fsck.problems.isEmpty()) {
+            return;
+        }
+        List<String> named = fsck.problems.subList(0, Math.min(NAMED_AT_MOUNT, fsck.problems.size()));
+        int more = fsck.problems.size() + fsck.dropped - named.size();
+        throw new CorruptFilesystemException("gfs2-like image is damaged: " + String.join("; ", named)
+                + (more > 0 ? " (and " + more + " more problems)" : "") + "; run fsck");
+    }
+
     private void add(String problem) {
         if (problems.size() < MAX_PROBLEMS) {
             problems.add(problem);
+        } else {
+            dropped++;
         }
     }
 
@@ -65,49 +110,87 @@ final class Fsck {
             }
         }
         if (mine == null) {
-            return new FsckReport(problems, "the superblock and journals");
+            return report(new FsckReport(problems, "the superblock and journals"));
         }
         ResourceGroup[] rgs;
         try {
             rgs = Volume.loadRgrps(mine, layout);
         } catch (IOException e) {
             add("resource groups: " + e.getMessage());
-            return new FsckReport(problems, "the superblock, journals and resource groups");
+            return report(new FsckReport(problems, "the superblock, journals and resource groups"));
         }
-        volume = new Volume(device, layout, mine, rgs);
-        for (int j = 0; j < layout.journals(); j++) {
-            for (long b = layout.journalStart(j); b < layout.journalStart(j) + layout.journalBlocks(); b++) {
-                claim(b, "journal " + j);
-            }
+        int dinodes = checkVolume(new Volume(device, layout, mine, rgs));
+        return report(new FsckReport(problems, dinodes + " dinodes, " + layout.totalBlocks() + " blocks in "
+                + rgs.length + " resource groups, " + layout.journals() + " journals"));
+    }
+
+    private FsckReport report(FsckReport report) {
+        if (dropped > 0) {
+            List<String> all = new ArrayList<>(report.problems());
+            all.add("... and " + dropped + " more problems");
+            return new FsckReport(all, report.checked());
         }
-        for (ResourceGroup rg : rgs) {
+        return report;
+    }
+
+    /** Checks everything after the resource groups loaded; returns the dinodes reached. */
+    private int checkVolume(Volume v) {
+        volume = v;
+        owners = new long[v.rgs.length][];
+        for (ResourceGroup rg : v.rgs) {
+            owners[rg.index] = new long[(int) rg.length];
             for (long b = rg.start; b < rg.dataStart(); b++) {
-                claim(b, "resource group " + rg.index + " header or bitmap");
+                claim(b, RGRP, rg.index);
             }
         }
-        int dinodes = walkNamespace(layout.rootIno());
-        for (ResourceGroup rg : rgs) {
+        int dinodes = walkNamespace(v.layout.rootIno());
+        for (ResourceGroup rg : v.rgs) {
             for (long b = rg.dataStart(); b < rg.start + rg.length; b++) {
-                if (rg.state(b) == ResourceGroup.UNLINKED && !owners.containsKey(b)) {
+                if (rg.state(b) == ResourceGroup.UNLINKED && owner(b) == 0) {
                     checkDinode(b, true);
                 }
             }
         }
-        checkBitmaps(rgs);
-        return new FsckReport(problems, dinodes + " dinodes, " + layout.totalBlocks() + " blocks in "
-                + rgs.length + " resource groups, " + layout.journals() + " journals");
+        checkBitmaps(v.rgs);
+        return dinodes;
     }
 
-    private void claim(long block, String owner) {
-        String earlier = owners.putIfAbsent(block, owner);
-        if (earlier != null) {
-            add("block " + block + " is used twice: by " + earlier + " and by " + owner);
+    private long owner(long block) {
+        ResourceGroup rg = volume.rg(block);
+        return owners[rg.index][(int) (block - rg.start)];
+    }
+
+    /** Records the owner of a block inside the resource groups; a second owner is a problem. */
+    private void claim(long block, int kind, long id) {
+        ResourceGroup rg = volume.rg(block);
+        int i = (int) (block - rg.start);
+        long earlier = owners[rg.index][i];
+        if (earlier != 0) {
+            add("block " + block + " is used twice: by " + describe(earlier) + " and by " + describe(code(kind, id)));
+        } else {
+            owners[rg.index][i] = code(kind, id);
         }
     }
 
+    private static long code(int kind, long id) {
+        return ((long) kind << KIND_SHIFT) | id;
+    }
+
+    private static String describe(long code) {
+        long id = code & ((1L << KIND_SHIFT) - 1);
+        return switch ((int) (code >>> KIND_SHIFT)) {
+            case RGRP -> "resource group " + id + " header or bitmap";
+            case DINODE -> "dinode " + id;
+            case DATA -> "data of " + id;
+            case INDIRECT -> "indirect block of " + id;
+            case CONTENT -> "content chain of " + id;
+            default -> "attribute chain of " + id;
+        };
+    }
+
     private boolean inRgrps(long block, String what) {
-        if (block < volume.layout.rgStart() || block >= volume.layout.totalBlocks()) {
-            add(what + " points at block " + block + ", outside the resource groups");
+        if (!volume.layout.inDataArea(block)) {
+            add(what + " points at block " + block + ", outside the resource groups' data blocks");
             return false;
         }
         return true;
@@ -117,37 +200,44 @@ final class Fsck {
     private int walkNamespace(long root) {
         Map<Long, Integer> names = new HashMap<>();
         Map<Long, Integer> subdirs = new HashMap<>();
-        Map<Long, Dinode> seen = new HashMap<>();
-        Deque<Long> dirs = new ArrayDeque<>();
+        // type (ordinal) and link count of every dinode reached
+        Map<Long, long[]> seen = new HashMap<>();
+        Deque<Dinode> dirs = new ArrayDeque<>();
         Dinode rootInode = checkDinode(root, false);
         if (rootInode == null) {
             return 0;
         }
-        seen.put(root, rootInode);
-        dirs.add(root);
+        if (rootInode.type != FileType.DIRECTORY) {
+            add("root inode " + root + " is a " + rootInode.type);
+            return 1;
+        }
+        seen.put(root, new long[] {FileType.DIRECTORY.ordinal(), rootInode.nlink});
+        dirs.add(rootInode);
         while (!dirs.isEmpty()) {
-            long dirIno = dirs.poll();
-            Dinode dir = seen.get(dirIno);
+            Dinode dir = dirs.poll();
+            long dirIno = dir.ino;
             try {
                 for (Map.Entry<String, Entries.Entry> e : Entries.decodeDirectory(dir.content, dirIno).entrySet()) {
                     long ino = e.getValue().ino();
+                    String name = Entries.printable(e.getKey());
                     names.merge(ino, 1, Integer::sum);
                     if (seen.containsKey(ino)) {
                         if (e.getValue().type() == FileType.DIRECTORY) {
-                            add("directory " + ino + " has a second name '" + e.getKey() + "' in " + dirIno);
+                            add("directory " + ino + " has a second name '" + name + "' in " + dirIno);
                         }
                         continue;
                     }
-                    if (!inRgrps(ino, "directory " + dirIno + " entry '" + e.getKey() + "'")) {
-                        continue;
+                    if (!inRgrps(ino, "directory " + dirIno + " entry '" + name + "'")
+                            || owner(ino) == code(DINODE, ino)) {
+                        continue; // outside, or an unreadable dinode reported when first reached
                     }
                     Dinode d = checkDinode(ino, false);
                     if (d == null) {
                         continue;
                     }
-                    seen.put(ino, d);
+                    seen.put(ino, new long[] {d.type.ordinal(), d.nlink});
                     if (d.type != e.getValue().type()) {
-                        add("directory " + dirIno + " entry '" + e.getKey() + "' says " + e.getValue().type()
+                        add("directory " + dirIno + " entry '" + name + "' says " + e.getValue().type()
                                 + ", inode " + ino + " is a " + d.type);
                     }
                     if (d.type == FileType.DIRECTORY) {
@@ -155,36 +245,40 @@ final class Fsck {
                         if (d.parent != dirIno) {
                             add("directory " + ino + " names " + d.parent + " as its parent, but is in " + dirIno);
                         }
-                        dirs.add(ino);
+                        dirs.add(d);
                     }
                 }
             } catch (IOException ex) {
-                add("directory " + dirIno + ": " + ex.getMessage());
+                add(ex.getMessage()); // names the directory
             }
         }
-        for (Dinode d : seen.values()) {
-            int expected = d.type == FileType.DIRECTORY ? 2 + subdirs.getOrDefault(d.ino, 0)
-                    : names.getOrDefault(d.ino, 0);
-            if (d.nlink != expected) {
-                add("inode " + d.ino + " has link count " + d.nlink + "; the namespace gives it " + expected);
+        for (Map.Entry<Long, long[]> e : seen.entrySet()) {
+            long ino = e.getKey();
+            boolean directory = e.getValue()[0] == FileType.DIRECTORY.ordinal();
+            int expected = directory ? 2 + subdirs.getOrDefault(ino, 0) : names.getOrDefault(ino, 0);
+            if (e.getValue()[1] != expected) {
+                add("inode " + ino + " has link count " + e.getValue()[1] + "; the namespace gives it " + expected);
             }
         }
         return seen.size();
     }
 
-    /** Checks one dinode and claims its blocks; returns it, or null if it cannot be read. */
+    /**
+     * Checks one dinode and claims its blocks; returns it, or null if it cannot be read. The block is
+     * claimed as a dinode even then, so an unreadable dinode is reported once, not also as unreached.
+     */
     private Dinode checkDinode(long ino, boolean unlinked) {
-        Dinode d;
-        try {
-            d = volume.dinode(ino);
-        } catch (IOException e) {
-            add("inode " + ino + ": " + e.getMessage());
-            return null;
-        }
-        claim(ino, "dinode " + ino);
+        claim(ino, DINODE, ino);
         int state = volume.state(ino);
         if (state != (unlinked ? ResourceGroup.UNLINKED : ResourceGroup.DINODE)) {
             add("dinode " + ino + " is marked " + state + " in its bitmap");
+        }
+        Dinode d;
+        try {
+            d = volume.readDinode(ino);
+        } catch (IOException e) {
+            add("inode " + ino + ": " + e.getMessage());
+            return null;
         }
         int capacity = volume.layout.stuffedCapacity();
         long[] counted = {0};
@@ -199,18 +293,38 @@ final class Fsck {
             }
         } else {
             for (long b : d.contentChain) {
-                claim(b, "content chain of " + ino);
+                claim(b, CONTENT, ino);
                 counted[0]++;
             }
+            if (d.type == FileType.SYMLINK && (d.content.length == 0 || indexOfNul(d.content) >= 0)) {
+                add("symbolic link " + ino + " has an empty target or a NUL in it");
+            }
         }
-        for (long b : d.xattrChain) {
-            claim(b, "attribute chain of " + ino);
-            counted[0]++;
+        try {
+            volume.loadXattrs(d);
+            for (long b : d.xattrChain) {
+                claim(b, XATTR, ino);
+                counted[0]++;
+            }
+            if (d.xattrs.length > 0) {
+                XattrSet.decode(d.xattrs, "extended attributes of inode " + ino);
+            }
+        } catch (IOException e) {
+            add("inode " + ino + " attributes: " + e.getMessage());
         }
         if (counted[0] != d.blocks) {
             add("inode " + ino + " counts " + d.blocks + " blocks; its tree and chains hold " + counted[0]);
         }
         return d;
+    }
+
+    private static int indexOfNul(byte[] bytes) {
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] == 0) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private void checkTree(Dinode d, long[] ptrs, int level, long[] counted) throws IOException {
@@ -223,11 +337,11 @@ final class Fsck {
             }
             counted[0]++;
             if (level == 1) {
-                claim(p, "data of " + d.ino);
+                claim(p, DATA, d.ino);
                 continue;
             }
-            claim(p, "indirect block of " + d.ino);
-            Indirect i = volume.indirect(p, d.ino);
+            claim(p, INDIRECT, d.ino);
+            Indirect i = volume.readIndirect(p, d.ino);
             if (i.level != level - 1) {
                 add("indirect block " + p + " of inode " + d.ino + " has level " + i.level + ", expected " + (level - 1));
             }
@@ -239,12 +353,12 @@ final class Fsck {
         for (ResourceGroup rg : rgs) {
             for (long b = rg.start; b < rg.start + rg.length; b++) {
                 int state = rg.state(b);
-                String owner = owners.get(b);
-                if (state == ResourceGroup.FREE && owner != null) {
-                    add("block " + b + " is free in its bitmap but used by " + owner);
-                } else if (state == ResourceGroup.USED && owner == null) {
+                long owner = owners[rg.index][(int) (b - rg.start)];
+                if (state == ResourceGroup.FREE && owner != 0) {
+                    add("block " + b + " is free in its bitmap but used by " + describe(owner));
+                } else if (state == ResourceGroup.USED && owner == 0) {
                     add("block " + b + " is marked used but nothing owns it (a leak)");
-                } else if (state >= ResourceGroup.UNLINKED && owner == null) {
+                } else if (state >= ResourceGroup.UNLINKED && owner == 0) {
                     add("block " + b + " is marked as a dinode but no directory or unlinked list reaches it");
                 }
             }

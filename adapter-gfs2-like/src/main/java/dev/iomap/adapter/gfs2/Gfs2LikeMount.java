@@ -7,7 +7,6 @@ import dev.iomap.spi.lock.LockMode;
 import dev.iomap.spi.lock.LockStats;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FallocateMode;
-import dev.iomap.api.FsckReport;
 import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FilesystemShutdownException;
@@ -32,8 +31,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * attributes are in {@link Namespace}, which this class extends.
  *
  * <p>Mount reads the superblock, replays this node's journal (journal 0 unless the mount option
- * {@code journal=K} says otherwise), runs fsck's checks on the replayed image (refusing a damaged
- * one), loads the resource groups and frees the dinodes a crash left unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Transactions} for the locks.
+ * {@code journal=K} says otherwise), loads the resource groups, runs fsck's checks on the replayed
+ * image ({@link Fsck#verifyForMount}: a damaged one is refused) and frees the dinodes a crash left
+ * unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Transactions} for the locks.
  */
 final class Gfs2LikeMount extends Namespace {
     /** Known mount options: {@code data=ordered|journal}, {@code journal=K}. */
@@ -65,7 +65,9 @@ final class Gfs2LikeMount extends Namespace {
      * @param journalIndex this node's journal
      * @param locks this node's lock manager (closed at unmount)
      * @return the mount
-     * @throws IOException if the image is damaged or the device fails
+     * @throws CorruptFilesystemException if the image is damaged: anything fsck's checks
+     *     flag on the replayed image refuses the mount ({@link Fsck#verifyForMount})
+     * @throws IOException if the device fails
      */
     static Gfs2LikeMount mount(BlockDevice device, boolean dataJournal, int journalIndex, LockManager locks)
             throws IOException {
@@ -76,13 +78,10 @@ final class Gfs2LikeMount extends Namespace {
         }
         Journal journal = Journal.open(device, layout.journalStart(journalIndex), layout.journalBlocks());
         journal.replay();
-        FsckReport report = Fsck.check(device);
-        if (!report.isClean()) {
-            throw new CorruptFilesystemException("gfs2-like image is damaged (" + report.problems().size()
-                    + " problems, the first: " + report.problems().get(0) + "); run fsck");
-        }
         ResourceGroup[] rgs = Volume.loadRgrps(journal, layout);
-        Gfs2LikeMount mount = new Gfs2LikeMount(new Volume(device, layout, journal, rgs), dataJournal, locks);
+        Volume volume = new Volume(device, layout, journal, rgs);
+        Fsck.verifyForMount(volume);
+        Gfs2LikeMount mount = new Gfs2LikeMount(volume, dataJournal, locks);
         mount.dinodeOf(layout.rootIno(), FileType.DIRECTORY);
         mount.reclaimUnlinked();
         return mount;
@@ -441,6 +440,7 @@ final class Gfs2LikeMount extends Namespace {
         } else {
             volume.freeChain(d.contentChain);
         }
+        volume.loadXattrs(d);
         volume.freeChain(d.xattrChain);
         volume.removeDinode(d);
     }

@@ -42,12 +42,19 @@ final class Indirect {
 
     /**
      * @param block a verified indirect block
-     * @param count pointers per indirect block
+     * @param layout the layout (pointers per block, where pointers may point)
      * @return its contents
-     * @throws CorruptFilesystemException if the level is out of range
+     * @throws CorruptFilesystemException if the payload is not a whole block's, the level is out of
+     *     range or a pointer is neither 0 nor in the resource groups' data area
      */
-    static Indirect decode(MetadataBlock block, int count) throws CorruptFilesystemException {
+    static Indirect decode(MetadataBlock block, Layout layout) throws CorruptFilesystemException {
         ByteBuffer p = block.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int expected = MetadataBlock.maxPayload(layout.blockSize());
+        if (p.remaining() != expected) {
+            throw new CorruptFilesystemException("indirect block " + block.blockNo() + ": payload of " + p.remaining()
+                    + " bytes, expected " + expected);
+        }
+        int count = layout.indirectPointers();
         int level = p.getInt();
         p.getInt();
         long owner = p.getLong();
@@ -57,6 +64,7 @@ final class Indirect {
         Indirect indirect = new Indirect(block.blockNo(), owner, level, count);
         for (int i = 0; i < count; i++) {
             indirect.pointers[i] = p.getLong();
+            layout.checkPointer(indirect.pointers[i], "indirect block " + block.blockNo() + " pointer " + i);
         }
         return indirect;
     }

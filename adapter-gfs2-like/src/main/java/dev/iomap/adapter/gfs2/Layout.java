@@ -28,6 +28,9 @@ record Layout(int blockSize, long totalBlocks, int journals, long journalBlocks,
     /** The superblock's codec: magic {@code GFS2LIKE}, version 1. */
     static final SuperblockCodec CODEC = new SuperblockCodec("gfs2-like superblock", "GFS2LIKE", 1);
 
+    /** Bytes of the superblock payload's fixed fields, before the label's bytes. */
+    static final int FIXED_BYTES = 44;
+
     /** First block of journal 0. */
     static final long JOURNAL_START = 1;
 
@@ -152,6 +155,10 @@ record Layout(int blockSize, long totalBlocks, int journals, long journalBlocks,
      */
     static Layout read(BlockDevice device) throws IOException {
         ByteBuffer p = CODEC.read(device, 0).payload().order(ByteOrder.LITTLE_ENDIAN);
+        if (p.remaining() < FIXED_BYTES) {
+            throw new CorruptFilesystemException("gfs2-like superblock: payload of " + p.remaining()
+                    + " bytes, shorter than its " + FIXED_BYTES + " bytes of fields");
+        }
         int blockSize = p.getInt();
         if (blockSize != device.blockSize()) {
             throw new CorruptFilesystemException("gfs2-like superblock says " + blockSize
@@ -186,17 +193,44 @@ record Layout(int blockSize, long totalBlocks, int journals, long journalBlocks,
         if (totalBlocks > deviceBlocks || totalBlocks < 16) {
             return "it has " + totalBlocks + " blocks; the device has " + deviceBlocks;
         }
-        if (journals < 1 || journals > 64 || journalBlocks < 16) {
+        if (journals < 1 || journals > 64 || journalBlocks < 16 || journalBlocks > totalBlocks) {
             return journals + " journals of " + journalBlocks + " blocks (1 to 64 journals of at least 16 blocks)";
         }
         if (rgBlocks < 8 || rgStart() + 8 > totalBlocks) {
             return "resource groups of " + rgBlocks + " blocks from block " + rgStart() + " do not fit in "
                     + totalBlocks + " blocks";
         }
-        if (rootIno < rgStart() || rootIno >= totalBlocks) {
+        if (!inDataArea(rootIno)) {
             return "root dinode " + rootIno + " is outside the resource groups";
         }
         return null;
+    }
+
+    /**
+     * @param block a block number
+     * @return whether a dinode, data, indirect or chain block may be there: inside a resource group,
+     *     past its header and bitmap blocks
+     */
+    boolean inDataArea(long block) {
+        if (block < rgStart() || block >= totalBlocks) {
+            return false;
+        }
+        int g = rgOf(block);
+        return block - rgStart(g) > bitmapBlocks(rgLength(g));
+    }
+
+    /**
+     * Checks a block pointer read from the device (0, a hole or the end of a chain, is allowed).
+     *
+     * @param pointer the pointer
+     * @param what what holds it, for the message
+     * @throws CorruptFilesystemException if it is neither 0 nor in {@link #inDataArea the data area}
+     */
+    void checkPointer(long pointer, String what) throws CorruptFilesystemException {
+        if (pointer != 0 && !inDataArea(pointer)) {
+            throw new CorruptFilesystemException(what + " points at block " + pointer
+                    + ", outside the resource groups' data blocks");
+        }
     }
 
     /**

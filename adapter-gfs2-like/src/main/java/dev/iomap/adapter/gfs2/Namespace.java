@@ -79,8 +79,9 @@ abstract class Namespace implements MountedFilesystem {
         return d;
     }
 
-    /** @return the inode's extended attributes (adapter-support's {@link XattrSet} encoding) */
-    static XattrSet xattrs(Dinode d) throws IOException {
+    /** @return the inode's extended attributes (adapter-support's {@link XattrSet} encoding), read when first asked for */
+    XattrSet xattrs(Dinode d) throws IOException {
+        volume.loadXattrs(d);
         return d.xattrs.length == 0 ? new XattrSet() : XattrSet.decode(d.xattrs, "extended attributes of inode " + d.ino);
     }
 

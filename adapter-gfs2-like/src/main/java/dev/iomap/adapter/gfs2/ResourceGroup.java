@@ -22,6 +22,8 @@ final class ResourceGroup {
     static final int UNLINKED = 2;
     /** Block state: a dinode. */
     static final int DINODE = 3;
+    /** Bytes of a header's fields: u32 index, u32 bitmap blocks, u64 start, length, free and dinode counts. */
+    static final int HEADER_FIELDS = 40;
     /** Bytes of a bitmap block's payload before its bits: u32 group index, u64 first block described. */
     static final int BITMAP_HEADER = 12;
 
@@ -191,6 +193,10 @@ final class ResourceGroup {
     static ResourceGroup decode(MetadataBlock header, MetadataBlock[] bitmaps, int blocksPerBitmap, int index,
             long start, long length) throws CorruptFilesystemException {
         ByteBuffer h = header.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        if (h.remaining() < HEADER_FIELDS) {
+            throw new CorruptFilesystemException("resource group header at block " + start + ": payload of "
+                    + h.remaining() + " bytes, shorter than its " + HEADER_FIELDS + " bytes of fields");
+        }
         int storedIndex = h.getInt();
         int bitmapBlocks = h.getInt();
         long storedStart = h.getLong();
@@ -205,7 +211,7 @@ final class ResourceGroup {
         ResourceGroup rg = new ResourceGroup(index, start, length, bitmapBlocks);
         for (int i = 0; i < bitmaps.length; i++) {
             ByteBuffer p = bitmaps[i].payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
-            if (p.getInt() != index || p.getLong() != start + (long) i * blocksPerBitmap) {
+            if (p.remaining() < BITMAP_HEADER || p.getInt() != index || p.getLong() != start + (long) i * blocksPerBitmap) {
                 throw new CorruptFilesystemException("bitmap block " + bitmaps[i].blockNo() + " belongs elsewhere");
             }
             int from = i * (blocksPerBitmap / 4);

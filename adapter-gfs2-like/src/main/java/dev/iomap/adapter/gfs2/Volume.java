@@ -224,7 +224,8 @@ final class Volume {
 
     /**
      * @param ino a dinode block
-     * @return the dinode, from the cache or read through the journal
+     * @return the dinode, from the cache or read through the journal (with its directory entries or
+     *     link target; its extended attributes are read by {@link #loadXattrs} when asked for)
      * @throws IOException if it is not a dinode or the device fails
      */
     Dinode dinode(long ino) throws IOException {
@@ -235,17 +236,39 @@ final class Volume {
         if (ino < layout.rgStart() || ino >= layout.totalBlocks() || state(ino) < ResourceGroup.UNLINKED) {
             throw new java.nio.file.NoSuchFileException("inode " + ino);
         }
-        d = Dinode.decode(MetadataBlock.decode(journal.readBlock(ino), ino, Layout.DINODE_TYPE), layout);
-        if (d.type != FileType.REGULAR && d.height > 0) {
-            d.contentChain = readChain(d.pointers[0], d.content.length, ino);
-            d.content = chainBytes(d.contentChain, d.content.length);
-        }
-        if (d.xattrHead != 0) {
-            d.xattrChain = readChain(d.xattrHead, d.xattrLength, ino);
-            d.xattrs = chainBytes(d.xattrChain, d.xattrLength);
-        }
+        d = readDinode(ino);
         dinodes.put(ino, d);
         return d;
+    }
+
+    /**
+     * Reads a dinode and its content chain through the journal without caching them (fsck's read).
+     *
+     * @param ino a dinode block in the data area
+     * @return the dinode, its extended attributes not loaded
+     * @throws IOException if a block is damaged or the device fails
+     */
+    Dinode readDinode(long ino) throws IOException {
+        Dinode d = Dinode.decode(MetadataBlock.decode(journal.readBlock(ino), ino, Layout.DINODE_TYPE), layout);
+        if (d.type != FileType.REGULAR && d.height > 0) {
+            d.content = new byte[d.chainedLength];
+            d.contentChain = readChain(d.pointers[0], d.content, ino, "content");
+        }
+        return d;
+    }
+
+    /**
+     * Reads a dinode's extended attribute chain if it has not been read yet.
+     *
+     * @param d the inode
+     * @throws IOException if a chain block is damaged or the device fails
+     */
+    void loadXattrs(Dinode d) throws IOException {
+        if (d.xattrs == null) {
+            byte[] bytes = new byte[d.xattrLength];
+            d.xattrChain = readChain(d.xattrHead, bytes, d.ino, "attribute");
+            d.xattrs = bytes;
+        }
     }
 
     /** Drops a clean dinode and its indirect blocks from the cache (a glock invalidation). */
@@ -262,31 +285,35 @@ final class Volume {
         return dinodes.size();
     }
 
-    private long[] readChain(long head, int length, long owner) throws IOException {
-        int count = Chain.blocksFor(length, blockSize);
+    /**
+     * Reads a chain into {@code bytes}, each block once: every block must be of the chain type, in the
+     * data area, owned by {@code owner}, hold exactly its share of the bytes, and the last end the chain.
+     */
+    private long[] readChain(long head, byte[] bytes, long owner, String what) throws IOException {
+        int capacity = Chain.capacity(blockSize);
+        int count = Chain.blocksFor(bytes.length, blockSize);
         long[] chain = new long[count];
         long b = head;
+        String name = "inode " + owner + " " + what + " chain";
         for (int i = 0; i < count; i++) {
+            layout.checkPointer(b, name + " block " + i);
             if (b == 0) {
-                throw new CorruptFilesystemException("inode " + owner + ": chain ends after " + i + " of " + count + " blocks");
+                throw new CorruptFilesystemException(name + " ends after " + i + " of " + count + " blocks");
             }
             chain[i] = b;
             Chain.Link link = Chain.decode(MetadataBlock.decode(journal.readBlock(b), b, Layout.CHAIN_TYPE));
+            int share = Math.min(capacity, bytes.length - i * capacity);
+            if (link.owner() != owner || link.bytes().length != share) {
+                throw new CorruptFilesystemException(name + " block " + i + " (block " + b + ") belongs to inode "
+                        + link.owner() + " and holds " + link.bytes().length + " bytes, expected " + share);
+            }
+            System.arraycopy(link.bytes(), 0, bytes, i * capacity, share);
             b = link.next();
         }
-        return chain;
-    }
-
-    private byte[] chainBytes(long[] chain, int length) throws IOException {
-        byte[] bytes = new byte[length];
-        int at = 0;
-        for (long b : chain) {
-            byte[] part = Chain.decode(MetadataBlock.decode(journal.readBlock(b), b, Layout.CHAIN_TYPE)).bytes();
-            int n = Math.min(part.length, length - at);
-            System.arraycopy(part, 0, bytes, at, n);
-            at += n;
+        if (b != 0) {
+            throw new CorruptFilesystemException(name + " goes on past its " + count + " blocks to block " + b);
         }
-        return bytes;
+        return chain;
     }
 
     /** Caches a new dinode and dirties it. */
@@ -319,13 +346,26 @@ final class Volume {
         if (i != null) {
             return i;
         }
-        i = Indirect.decode(MetadataBlock.decode(journal.readBlock(block), block, Layout.INDIRECT_TYPE),
-                layout.indirectPointers());
+        i = readIndirect(block, owner);
+        indirects.put(block, i);
+        return i;
+    }
+
+    /**
+     * Reads an indirect block through the journal without caching it (fsck's read).
+     *
+     * @param block an indirect block of {@code owner}
+     * @param owner the inode whose tree reaches it
+     * @return it
+     * @throws IOException if it is damaged, another inode's, or the device fails
+     */
+    Indirect readIndirect(long block, long owner) throws IOException {
+        Indirect i = Indirect.decode(MetadataBlock.decode(journal.readBlock(block), block, Layout.INDIRECT_TYPE),
+                layout);
         if (i.owner != owner) {
             throw new CorruptFilesystemException("indirect block " + block + " belongs to inode " + i.owner
                     + ", reached from inode " + owner);
         }
-        indirects.put(block, i);
         return i;
     }
 
@@ -375,8 +415,10 @@ final class Volume {
      * @param d the inode
      * @param bytes the encoded attributes
      * @throws NoSpaceException if chain blocks cannot be allocated
+     * @throws IOException if the old chain cannot be read
      */
-    void setXattrs(Dinode d, byte[] bytes) throws NoSpaceException {
+    void setXattrs(Dinode d, byte[] bytes) throws IOException {
+        loadXattrs(d);
         d.xattrs = bytes;
         d.xattrChain = resizeChain(d, d.xattrChain, Chain.blocksFor(bytes.length, blockSize));
         d.xattrHead = d.xattrChain.length == 0 ? 0 : d.xattrChain[0];

@@ -3,6 +3,7 @@ package dev.iomap.core.vfs;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.FormatOptions;
+import dev.iomap.api.FsckOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
@@ -74,8 +75,8 @@ public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime {
     }
 
     @Override
-    public FsckReport fsck(String adapter, BlockDevice device) throws IOException {
-        return adapter(adapter).fsck(device);
+    public FsckReport fsck(String adapter, BlockDevice device, FsckOptions options) throws IOException {
+        return adapter(adapter).fsck(device, options);
     }
 
     @Override

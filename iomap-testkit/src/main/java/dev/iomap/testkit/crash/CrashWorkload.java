@@ -65,7 +65,9 @@ final class CrashWorkload {
     }
 
     /**
-     * Runs one random op.
+     * Runs one random op. A write, truncate or fallocate enters the model even when it fails: a power
+     * cut fails the op's remaining device writes, but what it wrote before may already be durable (a
+     * journal commit in the middle of the op flushes), so its bytes count as changed, not as durable.
      *
      * @param fs the mounted filesystem
      * @throws IOException from the filesystem (after a power cut, expected)
@@ -94,29 +96,41 @@ final class CrashWorkload {
             long size = random.nextBoolean()
                     ? random.nextLong(file.current.size() + 1) : random.nextLong(MAX_FILE_SIZE);
             log.add("truncate " + file.name + " " + size);
-            handle.truncate(size);
-            file.truncated(size);
+            try {
+                handle.truncate(size);
+            } finally {
+                file.truncated(size);
+            }
         } else if (choice < 46 && has(Capability.PUNCH_HOLE) && file.current.size() > 0) {
             long offset = random.nextLong(file.current.size());
             long length = 1L + random.nextInt(MAX_WRITE);
             log.add("punch " + file.name + " " + offset + " " + length);
-            handle.fallocate(FallocateMode.PUNCH_HOLE, offset, length, true);
-            file.zeroed(offset, length, true);
+            try {
+                handle.fallocate(FallocateMode.PUNCH_HOLE, offset, length, true);
+            } finally {
+                file.zeroed(offset, length, true);
+            }
         } else if (choice < 50 && has(Capability.ZERO_RANGE)) {
             long offset = random.nextLong(MAX_FILE_SIZE);
             long length = 1L + random.nextInt(MAX_WRITE);
             boolean keep = random.nextBoolean();
             log.add("zero " + file.name + " " + offset + " " + length + (keep ? " keep" : " extend"));
-            handle.fallocate(FallocateMode.ZERO_RANGE, offset, length, keep);
-            file.zeroed(offset, length, keep);
+            try {
+                handle.fallocate(FallocateMode.ZERO_RANGE, offset, length, keep);
+            } finally {
+                file.zeroed(offset, length, keep);
+            }
         } else if (choice < 54 && has(Capability.FALLOCATE)) {
             long offset = random.nextLong(MAX_FILE_SIZE);
             long length = 1L + random.nextInt(MAX_WRITE);
             boolean keep = random.nextBoolean();
             log.add("fallocate " + file.name + " " + offset + " " + length + (keep ? " keep" : " extend"));
-            handle.fallocate(FallocateMode.ALLOCATE, offset, length, keep);
-            if (!keep) {
-                file.extendedTo(offset + length);
+            try {
+                handle.fallocate(FallocateMode.ALLOCATE, offset, length, keep);
+            } finally {
+                if (!keep) {
+                    file.extendedTo(offset + length);
+                }
             }
         } else if (choice < 68) {
             log.add("fsync " + file.name);
@@ -171,8 +185,11 @@ final class CrashWorkload {
         long fill = nextFill++;
         byte[] data = TestData.pattern(fill, offset, length);
         log.add("write " + file.name + " " + offset + " " + length + " " + fill);
-        handle.write(offset, ByteBuffer.wrap(data));
-        file.wrote(offset, data);
+        try {
+            handle.write(offset, ByteBuffer.wrap(data));
+        } finally {
+            file.wrote(offset, data);
+        }
     }
 
     private void mapWrite(TrackedFile file, IomapFile handle) throws IOException {
@@ -182,8 +199,11 @@ final class CrashWorkload {
         long fill = nextFill++;
         byte[] data = TestData.pattern(fill, offset, length);
         log.add("mapwrite " + file.name + " " + offset + " " + length + " " + fill);
-        handle.map().store(offset, ByteBuffer.wrap(data));
-        file.wrote(offset, data);
+        try {
+            handle.map().store(offset, ByteBuffer.wrap(data));
+        } finally {
+            file.wrote(offset, data);
+        }
     }
 
     private boolean has(Capability capability) {

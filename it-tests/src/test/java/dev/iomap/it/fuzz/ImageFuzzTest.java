@@ -2,8 +2,12 @@ package dev.iomap.it.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import java.io.IOException;
-import org.junit.jupiter.api.Test;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 12's image fuzzer: damaged images of every adapter are refused with one line, or mount and
@@ -13,9 +17,10 @@ import org.junit.jupiter.api.Test;
  * populated deterministically (files of many sizes, directories, a sparse, a fallocated, a
  * fragmented and a reflinked file where the adapter has them; a file per zone of each type on
  * zonefs-like), unmounted, and read back: every path and every byte is recorded. One xfs-like image
- * is a crash image instead, taken mounted after a sync, so that its mutants damage live journal
- * transactions; its "original" is what a mount reads after replaying them, and fsck's report that it
- * was not cleanly unmounted counts as nothing found.
+ * and one gfs2-like image (whose last transaction revokes journaled-data blocks: {@link Gfs2LikeTarget})
+ * are crash images instead, taken mounted after a sync, so that their mutants damage live journal
+ * transactions; a crash image's "original" is what a mount reads after replaying them, and fsck's
+ * report that it was not cleanly unmounted counts as nothing found.
  *
  * <p><b>Mutants.</b> From the seed ({@code -Diomap.fuzz.seed}, default 0), {@code -Diomap.fuzz.mutants}
  * mutants (default 6) of each {@link MutationKind} per image: bit flips anywhere and inside metadata,
@@ -62,15 +67,23 @@ import org.junit.jupiter.api.Test;
  *       not spread.</li>
  * </ul>
  *
- * <p>The test prints the outcome counts per adapter and mutation kind and fails on any violation,
+ * <p>Each adapter is a test of its own ({@code [gfs2-like]}...; {@code -Diomap.fuzz.target} skips the
+ * adapters it selects no target of, saying so). The test prints the outcome counts per adapter and
+ * mutation kind and fails on any violation,
  * naming for each the system properties that rerun that mutant alone (seed, target, kind, index), the
  * block, image offset and field damaged, and the rule broken. A long run:
  * {@code -Diomap.fuzz.mutants=500 -Diomap.fuzz.seed=N}.
  */
 class ImageFuzzTest {
 
-    @Test
-    void everyMutantIsRefusedOrReadsBackItsDataAndTheWorkloadDamagesNoOtherFile()
+    /** @return every fuzzed adapter: each is a test of its own, so that one adapter's violations do not hide another's */
+    static List<String> adapters() {
+        return ImageFuzzer.adapters();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("adapters")
+    void everyMutantIsRefusedOrReadsBackItsDataAndTheWorkloadDamagesNoOtherFile(String adapter)
             throws IOException, InterruptedException {
         ImageFuzzer fuzzer = new ImageFuzzer(Long.getLong("iomap.fuzz.seed", 0),
                 Integer.getInteger("iomap.fuzz.mutants", 6),
@@ -79,9 +92,11 @@ class ImageFuzzTest {
                         : MutationKind.valueOf(System.getProperty("iomap.fuzz.kind")),
                 Integer.getInteger("iomap.fuzz.mutant", -1),
                 Long.getLong("iomap.fuzz.timeoutSeconds", 30), Boolean.getBoolean("iomap.fuzz.verbose"));
+        assumeTrue(fuzzer.selects(adapter), () -> "-Diomap.fuzz.target=" + fuzzer.targetFilter()
+                + " selects no target of " + adapter);
         long start = System.nanoTime();
-        ImageFuzzer.Result result = fuzzer.run();
-        System.out.printf("image fuzz: seed %d, %d mutants in %.1f s%n%s", fuzzer.seed(), result.mutants(),
+        ImageFuzzer.Result result = fuzzer.run(adapter);
+        System.out.printf("image fuzz %s: seed %d, %d mutants in %.1f s%n%s", adapter, fuzzer.seed(), result.mutants(),
                 (System.nanoTime() - start) / 1e9, result.table().render());
         result.failures().forEach(failure -> System.out.println("VIOLATION " + failure));
         assertThat(result.mutants()).isPositive();

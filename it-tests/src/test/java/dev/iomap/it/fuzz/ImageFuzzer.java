@@ -43,7 +43,14 @@ record ImageFuzzer(long seed, int mutants, String targetFilter, MutationKind kin
                 new ZonefsLikeTarget("b1k-seq-only", 1024, new ZoneLayout(64L << 10, 64L << 10, 7, 0, 0),
                         new Geometry(1024, 4096, 2)),
                 new SnapfsTarget("b4k", 4096, 4096, 2L << 20, new Geometry(4096, 4096, 0)),
-                new SnapfsTarget("b1k-s512", 1024, 512, 2L << 20, new Geometry(1024, 65536, 0)));
+                new SnapfsTarget("b1k-s512", 1024, 512, 2L << 20, new Geometry(1024, 65536, 0)),
+                new Gfs2LikeTarget("b4k-j2-rg256", 4096, 4L << 20, Map.of("journals", "2", "rgblocks", "256"),
+                        new Geometry(4096, 4096, 0), false, false),
+                new Gfs2LikeTarget("b1k-jdata", 1024, 2L << 20, Map.of(), Geometry.largeFolios(1024, 65536), false, true),
+                new Gfs2LikeTarget("b512-rg2048", 512, 2L << 20, Map.of("rgblocks", "2048"), new Geometry(512, 4096, 0),
+                        false, false),
+                new Gfs2LikeTarget("b4k-crashed", 4096, 4L << 20, Map.of("journalblocks", "256"),
+                        new Geometry(4096, 4096, 0), true, true));
     }
 
     /**
@@ -68,12 +75,31 @@ record ImageFuzzer(long seed, int mutants, String targetFilter, MutationKind kin
     record Result(OutcomeTable table, List<Failure> failures, int mutants) {
     }
 
-    Result run() throws IOException, InterruptedException {
+    /** @return the adapters of {@link #targets}, in order, each once */
+    static List<String> adapters() {
+        return targets().stream().map(FuzzTarget::adapter).distinct().toList();
+    }
+
+    /**
+     * @param adapter an adapter's name
+     * @return whether the target filter selects at least one of its targets
+     */
+    boolean selects(String adapter) {
+        return targets().stream().anyMatch(t -> t.adapter().equals(adapter) && t.toString().contains(targetFilter));
+    }
+
+    /**
+     * Runs the mutants of the targets of one adapter that the filters select.
+     *
+     * @param adapter the adapter's name
+     * @return the outcomes, the violations and how many mutants ran
+     */
+    Result run(String adapter) throws IOException, InterruptedException {
         OutcomeTable table = new OutcomeTable();
         List<Failure> failures = new ArrayList<>();
         int ran = 0;
         for (FuzzTarget target : targets()) {
-            if (!target.toString().contains(targetFilter)) {
+            if (!target.adapter().equals(adapter) || !target.toString().contains(targetFilter)) {
                 continue;
             }
             BaseImage base = BaseImage.build(target);

@@ -1,0 +1,40 @@
+package dev.iomap.adapter.gfs2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.iomap.api.IomapFileSystems;
+import dev.iomap.devices.CutMode;
+import dev.iomap.testkit.AdapterFixture;
+import dev.iomap.testkit.Geometry;
+import dev.iomap.testkit.crash.CrashConfig;
+import dev.iomap.testkit.crash.CrashRunner;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A power cut in the middle of a zero range on a {@code data=journal} mount (the kit's crash workload,
+ * seed 4818741047191734718, cut at device write 417, 1 KiB blocks, 64 KiB single-page folios).
+ *
+ * <p>The last op, {@code zero f4 234835 45119 extend}, zeroes its partial tail block (file block 273,
+ * from byte 279552) through the cache; writing back the range's folio journals that block (a jdata
+ * transaction committed and flushed before the home write), so the zeroes are durable; the cut then
+ * falls on the op's on-device zeroing of new blocks, and the op fails. Zeroes at 279552 are a legal
+ * result of an op in progress; the kit used to record an op in its model only once it returned, so it
+ * judged those bytes "not changed since the last fsync" (fixed in the kit's {@code CrashWorkload}).
+ */
+class JdataFallocateCrashTest {
+    @Test
+    void aZeroRangeCutShortMayLeaveItsJournaledEdgeZeroed() throws Exception {
+        AdapterFixture fixture = AdapterFixture.of(new Gfs2LikeAdapter(), new Geometry(1024, 65536, 0))
+                .withDeviceBlockSizeOfFilesystem()
+                .withMounter((adapter, device, options) -> IomapFileSystems.mount(adapter.name(), device,
+                        options.withAdapterOptions(Map.of("data", "journal"))));
+
+        CrashRunner.Result result = CrashRunner.run(fixture, CrashConfig.of(fixture, CutMode.LOSE_UNFLUSHED)
+                .withSeed(4818741047191734718L).withCrashAt(List.of(417L)));
+
+        assertThat(result.crashPoints()).isEqualTo(1);
+        assertThat(result.deviceWrites()).isGreaterThan(417L);
+    }
+}
