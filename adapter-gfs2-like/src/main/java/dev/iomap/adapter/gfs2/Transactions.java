@@ -31,9 +31,11 @@ import java.util.function.Supplier;
  * data blocks of the running transaction still outgrow the log, a commit first logs them in data-only
  * transactions of their own (as {@link #journalData} does at writeback) before the metadata.
  *
- * <p>Failure policy: a commit that fails (an I/O error of the device or the journal, a transaction
- * the log cannot hold) shuts the mount down, as jbd2 aborts its journal: the running transaction is
- * lost, and every later {@link #makeRoom}, {@link #commit} and write of the mount throws
+ * <p>Failure policy: a commit that fails before it writes to the journal (writing back ordered data,
+ * the device flush that makes it durable) changes nothing: the running transaction stays as it was,
+ * the error goes to the caller (an fsync fails), and the next commit tries again. A failure that
+ * aborts the journal (a journal write; see {@link Journal}) shuts the mount down, as jbd2's abort
+ * does: every later {@link #makeRoom}, {@link #commit} and write of the mount throws
  * {@link FilesystemShutdownException} naming the first failure, so nothing is written on top of a
  * half-committed state; the journal replays the last committed transaction at the next mount.
  */
@@ -125,6 +127,19 @@ final class Transactions {
         }
     }
 
+    /**
+     * What a failed commit throws: the error itself if the journal still works (nothing was committed;
+     * the next commit retries), else the shutdown it caused.
+     */
+    private IOException failed(Exception e) {
+        IOException cause = e instanceof IOException io ? io : new IOException(e.toString(), e);
+        if (volume.journal.abortCause().isEmpty()) {
+            return cause;
+        }
+        failure = volume.journal.abortCause().get();
+        return shutdown(failure);
+    }
+
     private static FilesystemShutdownException shutdown(IOException cause) {
         FilesystemShutdownException e = new FilesystemShutdownException(
                 "gfs2-like: a journal commit failed and the mount shut down: " + cause.getMessage());
@@ -146,8 +161,10 @@ final class Transactions {
      * checkpoint writes that image over the block's next use; blocks freed by the transaction become
      * reusable only afterwards. Does nothing if nothing changed. Call holding neither the gate nor {@code meta}.
      *
-     * @throws FilesystemShutdownException if this or an earlier commit failed (the cause is attached)
-     * @throws IOException never otherwise
+     * @throws FilesystemShutdownException if this or an earlier commit aborted the journal (the cause is
+     *     attached)
+     * @throws IOException if writing back ordered data or flushing the device failed (nothing was
+     *     committed; the next commit retries)
      */
     void commit() throws IOException {
         commitLock.lock();
@@ -157,9 +174,7 @@ final class Transactions {
             try {
                 commitGated();
             } catch (IOException | RuntimeException e) {
-                IOException cause = e instanceof IOException io ? io : new IOException(e.toString(), e);
-                failure = cause;
-                throw shutdown(cause);
+                throw failed(e);
             } finally {
                 gate.writeLock().unlock();
             }
@@ -279,9 +294,8 @@ final class Transactions {
                     tx.commit();
                     dataCommits.incrementAndGet();
                 }
-            } catch (IOException e) {
-                failure = e;
-                throw shutdown(e);
+            } catch (IOException | RuntimeException e) {
+                throw failed(e);
             } finally {
                 tx.close();
             }

@@ -10,6 +10,9 @@ import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.devices.CutMode;
 import dev.iomap.devices.PowerCutDevice;
+import dev.iomap.api.DirEntry;
+import dev.iomap.devices.Fault;
+import dev.iomap.devices.FaultInjectingDevice;
 import dev.iomap.testkit.AdapterFixture;
 import java.io.IOException;
 import java.util.Arrays;
@@ -20,7 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A truncate that takes many transactions (a 16-block journal), cut by power at every device write:
  * each image is fsck-clean and shows the file at its old size, its final size, or a consistent size in
- * between whose bytes are the old bytes; and a commit that fails shuts the mount down.
+ * between whose bytes are the old bytes; a commit whose flush fails changes nothing and is retried;
+ * and one whose journal write fails shuts the mount down.
  */
 class BigTransactionCrashTest {
     private static final int BLOCK = BigTransactionTest.BLOCK;
@@ -78,12 +82,33 @@ class BigTransactionCrashTest {
     }
 
     @Test
-    void aCommitThatFailsShutsTheMountDownNamingTheCause() throws IOException {
+    void aCommitWhoseFlushFailsChangesNothingAndTheNextCommitSucceeds() throws IOException {
         AdapterFixture fixture = BigTransactionTest.smallJournal("ordered", "64");
-        PowerCutDevice power = new PowerCutDevice(fixture.newFormattedDevice());
-        Gfs2LikeMount mount = (Gfs2LikeMount) new Gfs2LikeAdapter().mount(power, MountOptions.defaults());
+        FaultInjectingDevice faulty = new FaultInjectingDevice(fixture.newFormattedDevice());
+        Gfs2LikeMount mount = (Gfs2LikeMount) new Gfs2LikeAdapter().mount(faulty, MountOptions.defaults());
         mount.create(mount.rootIno(), "f", FileType.REGULAR);
-        power.cut(CutMode.LOSE_UNFLUSHED, new Random(1));
+        faulty.inject(Fault.flushes().times(1));
+
+        assertThatThrownBy(mount::sync).isInstanceOf(IOException.class)
+                .isNotInstanceOf(FilesystemShutdownException.class);
+        mount.create(mount.rootIno(), "g", FileType.REGULAR);
+        mount.sync();
+        mount.unmount();
+
+        Gfs2LikeMount again = (Gfs2LikeMount) new Gfs2LikeAdapter().mount(faulty.inner(), MountOptions.defaults());
+        assertThat(again.readdir(again.rootIno())).extracting(DirEntry::name).contains("f", "g");
+        again.unmount();
+        assertThat(new Gfs2LikeAdapter().fsck(faulty.inner()).problems()).isEmpty();
+    }
+
+    @Test
+    void aCommitWhoseJournalWriteFailsShutsTheMountDownNamingTheCause() throws IOException {
+        AdapterFixture fixture = BigTransactionTest.smallJournal("ordered", "64");
+        FaultInjectingDevice faulty = new FaultInjectingDevice(fixture.newFormattedDevice());
+        Gfs2LikeMount mount = (Gfs2LikeMount) new Gfs2LikeAdapter().mount(faulty, MountOptions.defaults());
+        mount.create(mount.rootIno(), "f", FileType.REGULAR);
+        faulty.inject(Fault.metadataWrites().times(1));
+
         assertThatThrownBy(mount::sync).isInstanceOf(FilesystemShutdownException.class)
                 .hasMessageContaining("a journal commit failed and the mount shut down")
                 .hasCauseInstanceOf(IOException.class);
