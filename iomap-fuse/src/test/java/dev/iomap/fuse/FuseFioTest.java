@@ -53,15 +53,6 @@ class FuseFioTest {
         assertThat(MountedImage.onPath("fio")).as("fio is not installed (.ci/run installs it)").isTrue();
         Map<String, String> options = MountOptions.parseAdapterOptions(adapterOptions);
         String job = scaledSeedJob();
-        if ("journal".equals(options.get("data"))) {
-            // Known defect (reported to the lead): on a gfs2-like data=journal mount, fallocate of more
-            // than the journal holds (3 MiB here: 768 journal blocks) fails with ENOSPC ("a transaction of
-            // 765 blocks needs 768 log blocks ... split it"): the core's size change zeroes the new,
-            // already zeroed blocks again through the cache, as journaled data, in one transaction; and
-            // every later write or create fails the same way until unmount. fio lays its files out with
-            // fallocate first; without it, with writes.
-            job = job.replace("[fio-run]", "\tfallocate=none\n\n[fio-run]");
-        }
         Path image = dir.resolve("disk.img");
         MountedImage.format(adapter, image, 96L << 20);
         Path host = Files.createDirectories(dir.resolve("host"));

@@ -173,6 +173,75 @@ final class FileTree {
         }
     }
 
+    /**
+     * One step of a long punch: frees the blocks of {@code [from, to)} from the end down, until about
+     * {@code budget} blocks were freed or dirtied, and leaves the tree consistent (GFS2's
+     * {@code punch_hole} commits between such steps).
+     *
+     * @param d the inode
+     * @param from first file block
+     * @param to first file block past the range ({@code Long.MAX_VALUE} for all)
+     * @param budget the most blocks (data and indirect) to free or dirty in this step, at least 1
+     * @return the file block from which the whole range is now free: {@code from} when the punch is
+     *     complete, larger when more steps are needed
+     * @throws IOException if an indirect block cannot be read
+     */
+    long punchStep(Dinode d, long from, long to, long budget) throws IOException {
+        if (d.height == 0 || from >= to) {
+            return from;
+        }
+        Step step = new Step(budget);
+        if (pruneBack(d, d.pointers, d.height, 0, topSpan(d.height), from, to, step)) {
+            volume.dirtyDinode(d);
+        }
+        return step.stoppedAt < 0 ? from : Math.max(from, step.stoppedAt);
+    }
+
+    /** The progress of one {@link #punchStep}. */
+    private static final class Step {
+        long left;
+        long stoppedAt = -1;
+
+        Step(long left) {
+            this.left = left;
+        }
+    }
+
+    /** {@link #prune} from the last pointer down, stopping when the step's budget runs out. */
+    private boolean pruneBack(Dinode d, long[] ptrs, int level, long base, long span, long from, long to, Step step)
+            throws IOException {
+        boolean changed = false;
+        for (int i = ptrs.length - 1; i >= 0 && step.stoppedAt < 0; i--) {
+            long start = base + i * span;
+            if (ptrs[i] == 0 || start + span <= from || start >= to) {
+                continue;
+            }
+            if (level == 1) {
+                volume.free(ptrs[i]);
+                d.blocks--;
+                ptrs[i] = 0;
+                changed = true;
+                if (--step.left <= 0) {
+                    step.stoppedAt = start;
+                }
+                continue;
+            }
+            Indirect child = volume.indirect(ptrs[i], d.ino);
+            if (pruneBack(d, child.pointers, level - 1, start, span / layout.indirectPointers(), from, to, step)) {
+                if (Arrays.stream(child.pointers).allMatch(p -> p == 0)) {
+                    volume.free(ptrs[i]);
+                    d.blocks--;
+                    ptrs[i] = 0;
+                    changed = true;
+                } else {
+                    volume.dirtyIndirect(child);
+                }
+                step.left--;
+            }
+        }
+        return changed;
+    }
+
     /** @return whether {@code ptrs} changed */
     private boolean prune(Dinode d, long[] ptrs, int level, long base, long span, long from, long to,
             LongConsumer freedData) throws IOException {

@@ -89,17 +89,28 @@ final class Gfs2LikeMount extends Namespace {
 
     /** Frees the dinodes left unlinked by a crash (GFS2 reclaims them when it finds them). */
     private void reclaimUnlinked() throws IOException {
+        java.util.List<Long> unlinked = new java.util.ArrayList<>();
         tx.meta.lock();
         try {
             for (ResourceGroup rg : volume.rgs) {
                 for (long b = rg.dataStart(); b < rg.start + rg.length; b++) {
                     if (rg.state(b) == ResourceGroup.UNLINKED) {
-                        destroy(volume.dinode(b));
+                        unlinked.add(b);
                     }
                 }
             }
         } finally {
             tx.meta.unlock();
+        }
+        for (long ino : unlinked) {
+            freeUnlinkedData(ino);
+            tx.makeRoom();
+            tx.meta.lock();
+            try {
+                destroy(volume.dinode(ino));
+            } finally {
+                tx.meta.unlock();
+            }
         }
         tx.commit();
     }
@@ -110,6 +121,7 @@ final class Gfs2LikeMount extends Namespace {
         if (closed) {
             throw new FilesystemShutdownException("gfs2-like mount was unmounted");
         }
+        tx.checkHealthy();
     }
 
     /** @return whether {@code d}'s data goes through the journal (its flag, or {@code data=journal}) */
@@ -190,31 +202,68 @@ final class Gfs2LikeMount extends Namespace {
         }
     }
 
+    /**
+     * Sets the size in steps of {@link Transactions#stepBlocks} blocks freed each, from the end down:
+     * after each step the dinode's size covers exactly what is left of the old data below it (no block
+     * past the size but those the final size keeps), so a power cut between steps leaves a consistent,
+     * shorter file.
+     */
     private void resize(IomapInode inode, long newSize) throws IOException {
-        tx.makeRoom();
-        tx.meta.lock();
-        try {
-            Dinode d = volume.dinode(inode.ino());
-            int capacity = volume.layout.stuffedCapacity();
-            if (d.stuffed()) {
-                if (newSize > capacity) {
-                    unstuff(d, Math.min(d.size, newSize));
-                } else if (newSize < d.size) {
-                    java.util.Arrays.fill(d.inline, (int) newSize, d.inline.length, (byte) 0);
+        int bs = blockSize();
+        long keep = Math.ceilDiv(newSize, (long) bs);
+        boolean first = true;
+        boolean more = true;
+        while (more) {
+            long want = tx.stepReservation();
+            tx.makeRoom(want);
+            tx.meta.lock();
+            try {
+                Dinode d = volume.dinode(inode.ino());
+                if (first && d.stuffed()) {
+                    int capacity = volume.layout.stuffedCapacity();
+                    if (newSize > capacity) {
+                        unstuff(d, Math.min(d.size, newSize));
+                    } else if (newSize < d.size) {
+                        java.util.Arrays.fill(d.inline, (int) newSize, d.inline.length, (byte) 0);
+                    }
                 }
-            }
-            if (!d.stuffed()) {
-                tree.punch(d, Math.ceilDiv(newSize, (long) blockSize()), Long.MAX_VALUE, b -> { });
-                if (newSize == 0 && d.blocks == 0) {
-                    d.height = 0;
-                    java.util.Arrays.fill(d.inline, (byte) 0);
+                first = false;
+                more = false;
+                long size = newSize;
+                if (!d.stuffed()) {
+                    long at = tree.punchStep(d, keep, Long.MAX_VALUE, tx.stepBlocks());
+                    more = at > keep;
+                    if (more) {
+                        size = Math.max(newSize, Math.min(d.size, at * bs));
+                    } else if (newSize == 0 && d.blocks == 0) {
+                        d.height = 0;
+                        java.util.Arrays.fill(d.inline, (byte) 0);
+                    }
                 }
+                d.size = size;
+                d.mtime = d.ctime = Instant.now();
+                volume.dirtyDinode(d);
+            } finally {
+                tx.meta.unlock();
+                tx.release(want);
             }
-            d.size = newSize;
-            d.mtime = d.ctime = Instant.now();
-            volume.dirtyDinode(d);
-        } finally {
-            tx.meta.unlock();
+        }
+    }
+
+    /** Punches {@code [first, end)} of a file in steps of {@link Transactions#stepBlocks} blocks freed each. */
+    private void punchSteps(long ino, long first, long end) throws IOException {
+        boolean more = true;
+        while (more) {
+            long want = tx.stepReservation();
+            tx.makeRoom(want);
+            tx.meta.lock();
+            try {
+                Dinode d = volume.dinode(ino);
+                more = !d.stuffed() && tree.punchStep(d, first, end, tx.stepBlocks()) > first;
+            } finally {
+                tx.meta.unlock();
+                tx.release(want);
+            }
         }
     }
 
@@ -234,8 +283,14 @@ final class Gfs2LikeMount extends Namespace {
         }
     }
 
+    /**
+     * Unstuffs if needed, then punches and allocates in steps of {@link Transactions#stepBlocks}
+     * blocks, each its own reservation (GFS2's fallocate allocates in chunks, each a transaction): a
+     * power cut between steps leaves part of the range allocated and zeroed, all consistent.
+     */
     private void allocateRange(IomapInode inode, FallocateMode mode, long offset, long length, long first, long end)
             throws IOException {
+        boolean stuffed;
         tx.makeRoom();
         tx.meta.lock();
         try {
@@ -243,34 +298,55 @@ final class Gfs2LikeMount extends Namespace {
             if (d.stuffed() && (mode != FallocateMode.ALLOCATE || offset + length > volume.layout.stuffedCapacity())) {
                 unstuff(d, inode.size());
             }
-            if (!d.stuffed()) {
-                if (mode != FallocateMode.ALLOCATE) {
-                    tree.punch(d, first, end, b -> { });
-                }
-                if (mode != FallocateMode.PUNCH_HOLE) {
-                    allocateZeroed(d, first, end);
-                }
-            }
+            stuffed = d.stuffed();
             d.mtime = d.ctime = Instant.now();
             volume.dirtyDinode(d);
         } finally {
             tx.meta.unlock();
         }
+        if (stuffed) {
+            return;
+        }
+        if (mode != FallocateMode.ALLOCATE) {
+            punchSteps(inode.ino(), first, end);
+        }
+        if (mode != FallocateMode.PUNCH_HOLE) {
+            long b = first;
+            while (b < end) {
+                long want = tx.stepReservation();
+                tx.makeRoom(want);
+                tx.meta.lock();
+                try {
+                    b = allocateZeroed(volume.dinode(inode.ino()), b, end, tx.stepBlocks());
+                } finally {
+                    tx.meta.unlock();
+                    tx.release(want);
+                }
+            }
+        }
     }
 
-    /** Allocates every hole of {@code [first, end)} and writes zeroes to the new blocks (no unwritten state). */
-    private void allocateZeroed(Dinode d, long first, long end) throws IOException {
+    /**
+     * Allocates holes of {@code [first, end)} from {@code first} on, at most {@code budget} blocks, and
+     * writes zeroes to the new blocks (no unwritten state).
+     *
+     * @return the file block where the next step starts ({@code end} when done)
+     */
+    private long allocateZeroed(Dinode d, long first, long end, long budget) throws IOException {
         long b = first;
-        while (b < end) {
+        long left = budget;
+        while (b < end && left > 0) {
             FileTree.Run run = tree.lookup(d, b, end - b);
             if (run.hole()) {
-                run = tree.allocate(d, b, Math.min(run.count(), end - b));
+                run = tree.allocate(d, b, Math.min(left, Math.min(run.count(), end - b)));
                 for (long i = 0; i < run.count(); i++) {
                     volume.writeData(run.address() + i, new byte[0]);
                 }
+                left -= run.count();
             }
             b += run.count();
         }
+        return b;
     }
 
     @Override
@@ -322,6 +398,7 @@ final class Gfs2LikeMount extends Namespace {
         checkLive();
         inodes.remove(ino);
         glocks.drop(ino);
+        freeUnlinkedData(ino);
         tx.makeRoom();
         tx.meta.lock();
         try {
@@ -333,6 +410,25 @@ final class Gfs2LikeMount extends Namespace {
             }
         } finally {
             tx.meta.unlock();
+        }
+    }
+
+    /**
+     * Frees the data of an unlinked regular file in steps (its dinode stays, marked unlinked, until
+     * {@link #destroy} frees what is left in one small transaction), so freeing a file larger than the
+     * journal never builds one transaction for it all. Does nothing for a linked file.
+     */
+    private void freeUnlinkedData(long ino) throws IOException {
+        boolean unlinkedFile;
+        tx.meta.lock();
+        try {
+            Dinode d = volume.dinode(ino);
+            unlinkedFile = d.nlink == 0 && d.type == FileType.REGULAR;
+        } finally {
+            tx.meta.unlock();
+        }
+        if (unlinkedFile) {
+            punchSteps(ino, 0, Long.MAX_VALUE);
         }
     }
 

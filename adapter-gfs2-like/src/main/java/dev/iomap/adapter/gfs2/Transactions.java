@@ -1,6 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.Journal;
+import dev.iomap.api.FilesystemShutdownException;
 import dev.iomap.spi.IomapInode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -22,6 +23,21 @@ import java.util.function.Supplier;
  * write-out already ran; held exclusively by a commit, as jbd2's {@code t_updates} drain), then
  * {@link #meta}. A commit calls {@link IomapInode#writeAndWait} holding the gate but not {@code meta}:
  * writeback maps blocks under {@code meta} only.
+ *
+ * <p>Size: no operation builds a transaction bigger than the log. Each operation reserves what it may
+ * dirty ({@link #makeRoom}), and long ones (truncate, punch, freeing a file, fallocate) work in steps of
+ * at most {@link #stepBlocks} blocks, each leaving the dinode consistent, with room made (a commit if
+ * needed) between steps, as GFS2's {@code punch_hole} and {@code fallocate} do. Should the journaled
+ * data blocks of the running transaction still outgrow the log, a commit first logs them in data-only
+ * transactions of their own (as {@link #journalData} does at writeback) before the metadata.
+ *
+ * <p>Failure policy: a commit that fails before it writes to the journal (writing back ordered data,
+ * the device flush that makes it durable) changes nothing: the running transaction stays as it was,
+ * the error goes to the caller (an fsync fails), and the next commit tries again. A failure that
+ * aborts the journal (a journal write; see {@link Journal}) shuts the mount down, as jbd2's abort
+ * does: every later {@link #makeRoom}, {@link #commit} and write of the mount throws
+ * {@link FilesystemShutdownException} naming the first failure, so nothing is written on top of a
+ * half-committed state; the journal replays the last committed transaction at the next mount.
  */
 final class Transactions {
     /** Guards every metadata structure of the mount. */
@@ -37,6 +53,8 @@ final class Transactions {
     private long reserved;
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong dataCommits = new AtomicLong();
+    /** The first commit failure, after which the mount is shut down; null while healthy. */
+    private volatile IOException failure;
 
     Transactions(Volume volume) {
         this.volume = volume;
@@ -52,6 +70,7 @@ final class Transactions {
      * @throws IOException if a commit fails
      */
     void makeRoom(long want) throws IOException {
+        checkHealthy();
         while (true) {
             meta.lock();
             try {
@@ -82,48 +101,106 @@ final class Transactions {
         release(SMALL);
     }
 
+    /**
+     * @return the most blocks one step of a long operation may allocate or free: it then dirties at
+     *     most about as many blocks (data, bitmaps, indirect blocks; revokes take far less), which a
+     *     reservation of {@link #stepReservation} covers
+     */
+    long stepBlocks() {
+        return Math.max(1, limit / 2);
+    }
+
+    /** @return the reservation a step of {@link #stepBlocks} blocks makes */
+    long stepReservation() {
+        return stepBlocks() + SMALL;
+    }
+
+    /**
+     * Fails if an earlier commit failed and shut the mount down.
+     *
+     * @throws FilesystemShutdownException naming the failure
+     */
+    void checkHealthy() throws FilesystemShutdownException {
+        IOException f = failure;
+        if (f != null) {
+            throw shutdown(f);
+        }
+    }
+
+    /**
+     * What a failed commit throws: the error itself if the journal still works (nothing was committed;
+     * the next commit retries), else the shutdown it caused.
+     */
+    private IOException failed(Exception e) {
+        IOException cause = e instanceof IOException io ? io : new IOException(e.toString(), e);
+        if (volume.journal.abortCause().isEmpty()) {
+            return cause;
+        }
+        failure = volume.journal.abortCause().get();
+        return shutdown(failure);
+    }
+
+    private static FilesystemShutdownException shutdown(IOException cause) {
+        FilesystemShutdownException e = new FilesystemShutdownException(
+                "gfs2-like: a journal commit failed and the mount shut down: " + cause.getMessage());
+        e.initCause(cause);
+        return e;
+    }
+
     /** @return the most blocks one write mapping of a journaled file may cover */
     long jdataMappingBlocks() {
         return Math.max(1, limit / 8);
     }
 
     /**
-     * Commits the running transaction: writes back and waits the data of every ordered inode, then
+     * Commits the running transaction (or shuts the mount down if that fails: see the class comment):
+     * writes back and waits the data of every ordered inode, then
      * flushes the device (so the ordered data is durable before the commit record can be), logs the
      * newest image of every dirty block and commits (one journal flush). A freed block with a
      * logged image (metadata, or journaled data) is revoked in the same commit, so neither replay nor
      * checkpoint writes that image over the block's next use; blocks freed by the transaction become
      * reusable only afterwards. Does nothing if nothing changed. Call holding neither the gate nor {@code meta}.
      *
-     * @throws IOException if the journal fails
+     * @throws FilesystemShutdownException if this or an earlier commit aborted the journal (the cause is
+     *     attached)
+     * @throws IOException if writing back ordered data or flushing the device failed (nothing was
+     *     committed; the next commit retries)
      */
     void commit() throws IOException {
         commitLock.lock();
         try {
+            checkHealthy();
             gate.writeLock().lock();
             try {
-                List<IomapInode> inodes;
-                meta.lock();
-                try {
-                    inodes = new ArrayList<>(volume.ordered.values());
-                    volume.ordered.clear();
-                } finally {
-                    meta.unlock();
-                }
-                for (IomapInode inode : inodes) {
-                    inode.writeAndWait(0, Long.MAX_VALUE);
-                }
-                meta.lock();
-                try {
-                    commitLocked();
-                } finally {
-                    meta.unlock();
-                }
+                commitGated();
+            } catch (IOException | RuntimeException e) {
+                throw failed(e);
             } finally {
                 gate.writeLock().unlock();
             }
         } finally {
             commitLock.unlock();
+        }
+    }
+
+    /** The commit under the gate: the ordered data, then the journal transaction. */
+    private void commitGated() throws IOException {
+        List<IomapInode> inodes;
+        meta.lock();
+        try {
+            inodes = new ArrayList<>(volume.ordered.values());
+            volume.ordered.clear();
+        } finally {
+            meta.unlock();
+        }
+        for (IomapInode inode : inodes) {
+            inode.writeAndWait(0, Long.MAX_VALUE);
+        }
+        meta.lock();
+        try {
+            commitLocked();
+        } finally {
+            meta.unlock();
         }
     }
 
@@ -133,6 +210,7 @@ final class Transactions {
             return;
         }
         volume.device.flush();
+        splitData(freed.size());
         Journal.Transaction tx = volume.journal.begin();
         try {
             for (long b : freed) {
@@ -154,6 +232,41 @@ final class Transactions {
     }
 
     /**
+     * If the dirty blocks would not fit one transaction, logs the journaled data blocks among them in
+     * data-only transactions of their own first (they need not be atomic with the metadata; the
+     * metadata that points at them commits after), leaving the metadata for the caller's transaction.
+     */
+    private void splitData(int revokes) throws IOException {
+        long max = volume.journal.maxTransactionBlocks();
+        long revokeBlocks = Math.ceilDiv((long) revokes, Math.max(1, volume.journal.maxTransactionRevokes() / max));
+        if (volume.dirty.size() + revokeBlocks <= max) {
+            return;
+        }
+        List<Long> data = new ArrayList<>();
+        for (Long b : volume.dirty.keySet()) {
+            if (volume.jdataImages.containsKey(b)) {
+                data.add(b);
+            }
+        }
+        long chunk = Math.max(1, max / 2);
+        for (int from = 0; from < data.size(); from += (int) chunk) {
+            Journal.Transaction tx = volume.journal.begin();
+            try {
+                for (long b : data.subList(from, (int) Math.min(data.size(), from + chunk))) {
+                    tx.log(b, volume.dirty.get(b).get());
+                }
+                tx.commit();
+            } finally {
+                tx.close();
+            }
+            dataCommits.incrementAndGet();
+        }
+        for (long b : data) {
+            volume.dirty.remove(b);
+        }
+    }
+
+    /**
      * Journals the bytes of a jdata ioend before its home write (gfs2 writes the log first): every block
      * whose bytes are not what the journal already holds committed is logged, in a transaction of its
      * own committed now, and leaves the running transaction. Runs under {@code meta}, as commits do, so
@@ -161,9 +274,10 @@ final class Transactions {
      *
      * @param blocks device block numbers
      * @param bytes each block's bytes
-     * @throws IOException if the journal fails
+     * @throws IOException if the journal fails: a {@link FilesystemShutdownException}, the mount is shut down
      */
     void journalData(long[] blocks, byte[][] bytes) throws IOException {
+        checkHealthy();
         meta.lock();
         try {
             Journal.Transaction tx = volume.journal.begin();
@@ -180,6 +294,8 @@ final class Transactions {
                     tx.commit();
                     dataCommits.incrementAndGet();
                 }
+            } catch (IOException | RuntimeException e) {
+                throw failed(e);
             } finally {
                 tx.close();
             }

@@ -619,6 +619,14 @@ public final class Journal {
         usedBlocks = 0;
     }
 
+    /**
+     * @return the device error that aborted the journal (every later commit and checkpoint fails), or
+     *     empty while it works
+     */
+    public synchronized java.util.Optional<IOException> abortCause() {
+        return java.util.Optional.ofNullable(abortCause);
+    }
+
     private IOException abort(IOException cause) {
         if (abortCause == null) {
             abortCause = cause;
