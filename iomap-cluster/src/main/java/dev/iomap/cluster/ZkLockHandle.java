@@ -198,11 +198,13 @@ final class ZkLockHandle implements LockHandle {
         transition.lock();
         try {
             if (from != LockMode.UN) {
-                long pages = runCallbacks(from, LockMode.UN);
+                boolean fenced = manager.fenceForHandles().isFenced();
+                // A fenced node must not write: it drops its cache without sync; its holder znode stays
+                // until a survivor recovered its journal.
+                long pages = runCallbacks(from, LockMode.UN, !fenced);
                 manager.countTransition(false, pages);
-                String entry = manager.paths().holders(name) + "/" + ZkPaths.holderEntry(holderId, from);
-                if (!manager.fenceForHandles().isFenced()) {
-                    manager.deleteQuietly(entry);
+                if (!fenced) {
+                    manager.deleteQuietly(manager.paths().holders(name) + "/" + ZkPaths.holderEntry(holderId, from));
                 }
             }
             done = true;
@@ -250,7 +252,7 @@ final class ZkLockHandle implements LockHandle {
         try {
             from = mode();
             if (from != LockMode.UN && from != target) {
-                long pages = runCallbacks(from, target);
+                long pages = runCallbacks(from, target, true);
                 CuratorFramework client = manager.client();
                 String holders = manager.paths().holders(name);
                 List<CuratorOp> ops = new ArrayList<>();
@@ -387,7 +389,7 @@ final class ZkLockHandle implements LockHandle {
             }
             LockMode current = mode();
             if (current.allowsCaching() && !wanted.allowsCaching()) {
-                long pages = runCallbacks(current, LockMode.UN);   // SH to DF: drop our own cache first
+                long pages = runCallbacks(current, LockMode.UN, true);   // SH to DF: drop our own cache first
                 manager.countTransition(true, pages);
             }
             manager.zk().checked("grant " + this + " " + wanted, () -> {
@@ -440,9 +442,9 @@ final class ZkLockHandle implements LockHandle {
         }
     }
 
-    private long runCallbacks(LockMode from, LockMode target) throws IOException {
+    private long runCallbacks(LockMode from, LockMode target, boolean sync) throws IOException {
         try {
-            if (from == LockMode.EX && target != LockMode.EX) {
+            if (sync && from == LockMode.EX && target != LockMode.EX) {
                 callbacks.sync(name, from, target);
             }
             if (!from.allowsCaching() || target.allowsCaching()) {

@@ -52,8 +52,10 @@ import org.apache.zookeeper.Watcher;
  * <h2>Dead nodes and fencing</h2>
  * Holder znodes are persistent: a node that dies keeps its glocks until a survivor recovered its
  * journal and deleted them ({@link ClusterRecovery}). Once the node's {@link Fence} tripped, this
- * manager sends nothing more to ZooKeeper and runs no callbacks: {@code acquire} and {@code lock}
- * throw {@link NodeFencedException}.
+ * manager answers no demote request: {@code acquire} and {@code lock} throw
+ * {@link NodeFencedException}, and a release (also by {@link #close}) runs only
+ * {@link DemoteCallbacks#invalidate} (no sync: a fenced node writes nothing) and leaves the holder
+ * znode to the recovery.
  *
  * <p>The manager does not own the Curator client: close the client after the manager. Thread-safe.
  */
