@@ -203,8 +203,9 @@ public final class ZkLockManager implements LockManager {
                         return null;
                     });
                     zk.call("delete " + dir, () -> client.delete().deletingChildrenIfNeeded().forPath(dir));
-                } catch (KeeperException e) {
-                    // gone already, or requests arrived meanwhile: they die with their requesters
+                } catch (KeeperException | IOException e) {
+                    // gone already, requests arrived meanwhile (they die with their requesters), or the
+                    // client is closed: its session and watches are gone with it
                 }
             }
             try {
