@@ -63,8 +63,8 @@ public final class ClusterMembership implements AutoCloseable {
      *     journal: at least the longest write the device may still have in flight
      * @return the membership
      * @throws JournalSlotsTakenException if every slot is claimed by a live node (it says which)
-     * @throws IOException if ZooKeeper failed, or the recovery of the claimed slot failed (the claim is
-     *     given up again)
+     * @throws IOException if ZooKeeper is not reachable within the client's connection timeout, failed,
+     *     or the recovery of the claimed slot failed (the claim is given up again)
      */
     public static ClusterMembership join(CuratorFramework client, UUID filesystem, int journals, String nodeId,
             JournalRecovery replay, Duration recoveryMargin) throws IOException {
@@ -75,6 +75,15 @@ public final class ClusterMembership implements AutoCloseable {
         }
         ZkPaths paths = new ZkPaths(filesystem);
         ZkCalls zk = new ZkCalls();
+        try {
+            if (!client.getZookeeperClient().blockUntilConnectedOrTimedOut()) {
+                throw new IOException("no ZooKeeper reachable at " + client.getZookeeperClient().getCurrentConnectionString()
+                        + " within the connection timeout; is the server running?");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while connecting to ZooKeeper");
+        }
         Fence fence = Fence.watching(client);
         byte[] id = nodeId.getBytes(StandardCharsets.UTF_8);
         int claimed = -1;

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestReporter;
 
 /** Two and three nodes (managers, each with its own ZooKeeper session) contending on one real server. */
 class ZkLockManagerTest {
@@ -143,6 +144,53 @@ class ZkLockManagerTest {
         assertThat(a.roundTrips()).isEqualTo(before);
         assertThat(a.stats()).isEqualTo(new LockStats(1, 1000, 0, 0, 0));
         assertThat(events).isEmpty();
+    }
+
+    @Test
+    void threeNodesOnTheirOwnInodesPayNoRoundTripAfterWarmUp() throws Exception {
+        List<ZkLockManager> nodes = List.of(node("A"), node("B"), node("C"));
+        List<LockHandle> handles = new ArrayList<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            LockHandle handle = nodes.get(i).acquire(LockName.inode(100 + i), EX, new Recorder("n" + i, events, 1), WAIT);
+            handle.unlock();
+            handles.add(handle);
+        }
+        long before = nodes.stream().mapToLong(ZkLockManager::roundTrips).sum();
+
+        for (int op = 0; op < 300; op++) {
+            LockHandle handle = handles.get(op % 3);
+            handle.lock(op % 5 == 0 ? SH : EX, WAIT);
+            handle.unlock();
+        }
+
+        assertThat(nodes.stream().mapToLong(ZkLockManager::roundTrips).sum()).isEqualTo(before);
+        assertThat(nodes.stream().mapToLong(n -> n.stats().cachedHolds()).sum()).isEqualTo(300);
+        assertThat(events).isEmpty();
+    }
+
+    @Test
+    void twoNodesAlternatingExclusiveUsesPayABoundedCostPerHandoff(TestReporter reporter) throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        LockHandle onA = a.acquire(INODE, EX, new Recorder("A", events, 0), WAIT);
+        onA.unlock();
+        LockHandle onB = b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
+        onB.unlock();
+        long before = a.roundTrips() + b.roundTrips();
+        int handoffs = 20;
+
+        for (int i = 0; i < handoffs; i++) {
+            LockHandle next = i % 2 == 0 ? onA : onB;
+            next.lock(EX, WAIT);
+            next.unlock();
+        }
+
+        long perHandoff = (a.roundTrips() + b.roundTrips() - before) / handoffs;
+        reporter.publishEntry("zookeeperRequestsPerHandoff", Long.toString(perHandoff));
+        // requester: queue, list queue, list holders, ask, list holders again, grant; holder: list, demote
+        assertThat(perHandoff).as("ZooKeeper requests per handoff").isBetween(6L, 16L);
+        assertThat(a.stats().demotions() + b.stats().demotions()).isEqualTo(handoffs + 1);
+        assertThat(a.demoteRequestsSent() + b.demoteRequestsSent()).isEqualTo(handoffs + 1);
     }
 
     @Test
