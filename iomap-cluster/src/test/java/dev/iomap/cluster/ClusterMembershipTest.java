@@ -166,6 +166,40 @@ class ClusterMembershipTest {
     }
 
     @Test
+    void aNodeWhoseSessionExpiresIsFencedAndRecoveredThoughItsClientLivesOn() throws Exception {
+        CuratorFramework clientA = server.client(Duration.ofSeconds(2));
+        ClusterMembership a = join(clientA, 3, "A");
+        ZkLockManager nodeA = manager(clientA, "A", a.fence());
+        CuratorFramework clientB = server.client();
+        ClusterMembership b = join(clientB, 3, "B");
+        ZkLockManager nodeB = manager(clientB, "B", b.fence());
+        LockHandle heldByA = nodeA.acquire(INODE, EX, new Recorder("A", events, 1), WAIT);
+        Background<LockHandle> waiter = Background.start("node-B", () -> {
+            LockHandle granted = nodeB.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
+            events.add("B.granted " + granted.mode());
+            return granted;
+        });
+        CuratorFramework observer = server.client();
+        ZkTestServer.await("B asked A to demote",
+                () -> children(observer, paths.demoteDir("A")).equals(List.of("A.1=UN")));
+
+        // A partition: A's client sees its session expire and opens a new one; the server expires the
+        // old one after its timeout, which deletes A's membership
+        clientA.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+        ZkTestServer.await("A fenced itself", () -> a.fence().isFenced());
+        LockHandle granted = waiter.join();
+
+        assertThat(events).containsExactly("replay 0 A by B", "B.granted EX");
+        assertThatThrownBy(() -> heldByA.lock(EX, WAIT)).isInstanceOf(NodeFencedException.class);
+        assertThatThrownBy(() -> nodeA.acquire(LockName.inode(8), EX, new Recorder("A", events, 0), WAIT))
+                .isInstanceOf(NodeFencedException.class);
+        ZkTestServer.await("the recovery finished", () -> b.recovery().recovered() == 1);
+        assertThat(children(observer, paths.holders(INODE))).containsExactly("B.1=EX");
+        granted.unlock();
+        heldByA.unlock();
+    }
+
+    @Test
     void aMountThatClaimsADeadNodesSlotReplaysItsJournalFirst() throws Exception {
         CuratorFramework clientA = server.client();
         ClusterMembership a = join(clientA, 1, "A");
