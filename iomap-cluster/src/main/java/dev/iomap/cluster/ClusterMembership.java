@@ -77,7 +77,8 @@ public final class ClusterMembership implements AutoCloseable {
         ZkCalls zk = new ZkCalls();
         try {
             if (!client.getZookeeperClient().blockUntilConnectedOrTimedOut()) {
-                throw new IOException("no ZooKeeper reachable at " + client.getZookeeperClient().getCurrentConnectionString()
+                throw new IOException("no ZooKeeper reachable at "
+                        + client.getZookeeperClient().getCurrentConnectionString()
                         + " within the connection timeout; is the server running?");
             }
         } catch (InterruptedException e) {

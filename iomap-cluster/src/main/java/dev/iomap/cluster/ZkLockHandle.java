@@ -17,7 +17,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -253,23 +252,14 @@ final class ZkLockHandle implements LockHandle {
             from = mode();
             if (from != LockMode.UN && from != target) {
                 long pages = runCallbacks(from, target, true);
-                CuratorFramework client = manager.client();
-                String holders = manager.paths().holders(name);
-                List<CuratorOp> ops = new ArrayList<>();
-                ops.add(client.transactionOp().delete().forPath(holders + "/" + ZkPaths.holderEntry(holderId, from)));
-                if (target != LockMode.UN) {
-                    ops.add(client.transactionOp().create().forPath(holders + "/" + ZkPaths.holderEntry(holderId, target)));
-                }
-                ops.add(client.transactionOp().delete().forPath(requestPath));
-                manager.zk().checked("demote " + this + " " + from + ">" + target,
-                        () -> client.transaction().forOperations(ops));
+                manager.changeEntry(name, holderId, from, target, requestPath);
                 manager.countTransition(true, pages);
             } else {
                 newMode = from;
                 manager.deleteQuietly(requestPath);
             }
             done = true;
-        } catch (Exception e) {
+        } catch (IOException | RuntimeException e) {
             // The holder keeps its mode: the requester times out; the request stays for the next scan.
             newMode = null;
         } finally {
@@ -379,7 +369,8 @@ final class ZkLockHandle implements LockHandle {
                     () -> client.getChildren().usingWatcher(watcher).forPath(holdersDir));
             List<String> inTheWay = new ArrayList<>();
             for (String entry : holders) {
-                if (!ZkPaths.entryHolder(entry).equals(holderId) && !ZkPaths.entryMode(entry).compatibleWith(wanted)) {
+                boolean other = !ZkPaths.entryHolder(entry).equals(holderId);
+                if (other && !ZkPaths.entryMode(entry).compatibleWith(wanted)) {
                     inTheWay.add(entry);
                 }
             }
@@ -392,15 +383,7 @@ final class ZkLockHandle implements LockHandle {
                 long pages = runCallbacks(current, LockMode.UN, true);   // SH to DF: drop our own cache first
                 manager.countTransition(true, pages);
             }
-            manager.zk().checked("grant " + this + " " + wanted, () -> {
-                List<CuratorOp> ops = new ArrayList<>();
-                if (current != LockMode.UN) {
-                    ops.add(client.transactionOp().delete().forPath(holdersDir + "/" + ZkPaths.holderEntry(holderId, current)));
-                }
-                ops.add(client.transactionOp().create().forPath(holdersDir + "/" + ZkPaths.holderEntry(holderId, wanted)));
-                ops.add(client.transactionOp().delete().forPath(queued));
-                return client.transaction().forOperations(ops);
-            });
+            manager.changeEntry(name, holderId, current, wanted, queued);
             state.lock();
             try {
                 mode = wanted;

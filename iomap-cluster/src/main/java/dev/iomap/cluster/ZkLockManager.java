@@ -22,6 +22,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -280,6 +281,29 @@ public final class ZkLockManager implements LockManager {
             demotions.incrementAndGet();
         }
         pagesInvalidated.addAndGet(pages);
+    }
+
+    /**
+     * Changes a holder's entry from one mode to another and deletes {@code alsoDelete} (the answered
+     * demote request, or the granted request's queue entry) in one transaction.
+     *
+     * @param from the mode the entry has now; {@code UN}: there is none
+     * @param to the new mode; {@code UN}: delete the entry
+     */
+    void changeEntry(LockName name, String holderId, LockMode from, LockMode to, String alsoDelete)
+            throws IOException {
+        String dir = paths.holders(name);
+        zk.checked("change " + holderId + " on " + name + " from " + from + " to " + to, () -> {
+            List<CuratorOp> ops = new ArrayList<>();
+            if (from != LockMode.UN) {
+                ops.add(client.transactionOp().delete().forPath(dir + "/" + ZkPaths.holderEntry(holderId, from)));
+            }
+            if (to != LockMode.UN) {
+                ops.add(client.transactionOp().create().forPath(dir + "/" + ZkPaths.holderEntry(holderId, to)));
+            }
+            ops.add(client.transactionOp().delete().forPath(alsoDelete));
+            return client.transaction().forOperations(ops);
+        });
     }
 
     /** Asks the demoter thread to look at this node's demote requests (after a watch event or an unlock). */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -29,13 +30,15 @@ class EmbeddedZooKeeperTest {
                     new RetryOneTime(100))) {
                 client.start();
                 assertThat(client.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
-                client.create().creatingParentsIfNeeded().forPath("/iomap4j/probe", "hello".getBytes(StandardCharsets.UTF_8));
-                assertThat(new String(client.getData().forPath("/iomap4j/probe"), StandardCharsets.UTF_8)).isEqualTo("hello");
+                byte[] hello = "hello".getBytes(StandardCharsets.UTF_8);
+                client.create().creatingParentsIfNeeded().forPath("/iomap4j/probe", hello);
+                assertThat(client.getData().forPath("/iomap4j/probe")).isEqualTo(hello);
             }
             assertThat(Files.exists(dir.resolve("data"))).isTrue();
         }
         try (Socket socket = new Socket()) {
-            assertThatThrownBy(() -> socket.connect(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port), 1000))
+            InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+            assertThatThrownBy(() -> socket.connect(address, 1000))
                     .as("the port is closed after close()").isInstanceOf(IOException.class);
         }
     }
@@ -47,7 +50,7 @@ class EmbeddedZooKeeperTest {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
     }

@@ -69,7 +69,8 @@ class MultiNodeGlockModelTest {
         synchronized void callback(int node, LockName name, String what, boolean dropsCache) {
             for (Map.Entry<Integer, LockMode> user : inUse.getOrDefault(name, List.of())) {
                 if (user.getKey() == node) {
-                    violations.add(what + " of " + name + " on node " + node + " while it uses it in " + user.getValue());
+                    violations.add(what + " of " + name + " on node " + node + " while it uses it in "
+                            + user.getValue());
                 }
             }
             if (dropsCache) {

@@ -150,7 +150,8 @@ class ZkLockManagerTest {
         List<ZkLockManager> nodes = List.of(node("A"), node("B"), node("C"));
         List<LockHandle> handles = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
-            LockHandle handle = nodes.get(i).acquire(LockName.inode(100 + i), EX, new Recorder("n" + i, events, 1), WAIT);
+            LockHandle handle = nodes.get(i).acquire(LockName.inode(100 + i), EX, new Recorder("n" + i, events, 1),
+                    WAIT);
             handle.unlock();
             handles.add(handle);
         }
