@@ -13,7 +13,6 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
@@ -260,8 +259,9 @@ final class ZkLockHandle implements LockHandle {
             }
             done = true;
         } catch (IOException | RuntimeException e) {
-            // The holder keeps its mode: the requester times out; the request stays for the next scan.
+            // The holder keeps its mode; the requester reads why from its request and gives up.
             newMode = null;
+            manager.reportDemoteFailure(requestPath, e);
         } finally {
             transition.unlock();
             state.lock();
@@ -305,21 +305,24 @@ final class ZkLockHandle implements LockHandle {
         String queued = manager.zk().checked("queue " + this, () -> client.create()
                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(queueDir + "/q-", data));
         Set<String> demoteRequests = new LinkedHashSet<>();
+        WatchSignal signal = new WatchSignal();
         boolean granted = false;
         try {
             while (true) {
                 manager.fenceForHandles().check();
-                CountDownLatch change = new CountDownLatch(1);
-                Watcher watcher = event -> change.countDown();
-                if (waitingBehind(queueDir, queued, watcher)) {
-                    deadline.await(change, this + " waiting in the queue for " + wanted);
+                if (signal.takeDataChanged()) {
+                    checkDemoteFailures(demoteRequests);
+                }
+                long seen = signal.events();
+                if (waitingBehind(queueDir, queued, signal)) {
+                    signal.await(seen, deadline, this + " waiting in the queue for " + wanted);
                     continue;
                 }
-                if (tryGrant(wanted, queued, watcher, demoteRequests, deadline)) {
+                if (tryGrant(wanted, queued, signal, demoteRequests, deadline)) {
                     granted = true;
                     return;
                 }
-                deadline.await(change, this + " waiting for holders in the way of " + wanted + " to demote");
+                signal.await(seen, deadline, this + " waiting for holders in the way of " + wanted + " to demote");
             }
         } finally {
             if (!granted) {
@@ -375,7 +378,7 @@ final class ZkLockHandle implements LockHandle {
                 }
             }
             if (!inTheWay.isEmpty()) {
-                askToDemote(inTheWay, wanted, demoteRequests);
+                askToDemote(inTheWay, wanted, queued, watcher, demoteRequests);
                 return false;
             }
             LockMode current = mode();
@@ -400,14 +403,20 @@ final class ZkLockHandle implements LockHandle {
         }
     }
 
-    private void askToDemote(List<String> inTheWay, LockMode wanted, Set<String> demoteRequests) throws IOException {
+    /**
+     * Creates a demote request for every holder in the way (named after this request's queue entry,
+     * so each is new) and watches its data: a holder whose callbacks failed writes the failure there.
+     */
+    private void askToDemote(List<String> inTheWay, LockMode wanted, String queued, Watcher watcher,
+            Set<String> demoteRequests) throws IOException {
         CuratorFramework client = manager.client();
+        String tag = queued.substring(queued.lastIndexOf('/') + 1);
         for (String entry : inTheWay) {
             LockMode theirs = ZkPaths.entryMode(entry);
             LockMode target = theirs == LockMode.EX && wanted == LockMode.SH ? LockMode.SH : LockMode.UN;
             String holder = ZkPaths.entryHolder(entry);
             String request = manager.paths().demoteDir(ZkPaths.holderNode(holder)) + "/"
-                    + ZkPaths.holderEntry(holder, target);
+                    + ZkPaths.demoteRequest(holder, target, tag);
             if (!demoteRequests.add(request)) {
                 continue;
             }
@@ -415,12 +424,34 @@ final class ZkLockHandle implements LockHandle {
                 manager.zk().call("ask " + holder + " to demote", () -> client.create()
                         .withMode(CreateMode.EPHEMERAL).forPath(request));
                 manager.countDemoteRequest();
+                manager.zk().call("watch " + request, () -> client.checkExists().usingWatcher(watcher)
+                        .forPath(request));
             } catch (KeeperException.NodeExistsException e) {
-                demoteRequests.remove(request);   // another requester's: not ours to delete
+                // made by an earlier loop of this request that the set forgot: impossible, but harmless
             } catch (KeeperException.NoNodeException e) {
                 // the holder's node is gone: its glocks go when a survivor recovered its journal
             } catch (KeeperException e) {
                 throw new IOException("cannot ask " + holder + " to demote " + name + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * @throws DemoteFailedException if a holder wrote into one of this request's demote requests that
+     *     its callbacks failed
+     */
+    private void checkDemoteFailures(Set<String> demoteRequests) throws IOException {
+        CuratorFramework client = manager.client();
+        for (String request : demoteRequests) {
+            byte[] data;
+            try {
+                data = manager.zk().call("read " + request, () -> client.getData().forPath(request));
+            } catch (KeeperException e) {
+                continue;   // answered and deleted
+            }
+            if (data.length > 0) {
+                throw new DemoteFailedException(this + ": the holder asked to demote could not: "
+                        + new String(data, StandardCharsets.UTF_8), null);
             }
         }
     }

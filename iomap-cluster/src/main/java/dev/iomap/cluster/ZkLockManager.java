@@ -47,8 +47,9 @@ import org.apache.zookeeper.Watcher;
  * transaction), so requests are served in arrival order. Every wait ends at the caller's timeout
  * ({@link dev.iomap.spi.lock.LockTimeoutException}) or interrupt ({@link java.io.InterruptedIOException}),
  * with the queue entry and the demote requests it made deleted again and nothing granted. If a
- * holder's callbacks fail on its node, the requester is not told: it waits until its timeout (the
- * holder keeps its mode, and logs nothing: its next demote request tries again).
+ * holder's callbacks fail on its node, the holder keeps its mode and writes the failure into the
+ * demote request's data; the requester, which watches its requests, fails with
+ * {@link dev.iomap.spi.lock.DemoteFailedException} carrying that message (a later request asks again).
  *
  * <h2>Dead nodes and fencing</h2>
  * Holder znodes are persistent: a node that dies keeps its glocks until a survivor recovered its
@@ -69,6 +70,8 @@ public final class ZkLockManager implements LockManager {
     private final AtomicLong nextSeq = new AtomicLong(1);
     private final Map<Long, ZkLockHandle> handles = new ConcurrentHashMap<>();
     private final Set<LockName> knownNames = ConcurrentHashMap.newKeySet();
+    /** Demote requests answered with a failure (names in the demote directory); demoter thread only. */
+    private final Set<String> failedRequests = new HashSet<>();
     private final ExecutorService demoter;
     private final Watcher demoteWatcher;
     private final Object closeLock = new Object();
@@ -327,8 +330,12 @@ public final class ZkLockManager implements LockManager {
         } catch (KeeperException | IOException e) {
             return;   // the directory is gone (closing) or ZooKeeper is away: the fence decides
         }
+        failedRequests.retainAll(requests);
         Set<Long> asked = new HashSet<>();
         for (String request : requests) {
+            if (failedRequests.contains(request)) {
+                continue;   // answered with the failure; its requester deletes it
+            }
             long seq = ZkPaths.holderSeq(request);
             asked.add(seq);
             ZkLockHandle handle = handles.get(seq);
@@ -343,6 +350,19 @@ public final class ZkLockManager implements LockManager {
             if (!asked.contains(handle.seq())) {
                 handle.clearDemoteWanted();
             }
+        }
+    }
+
+    /** On the demoter thread: tells the requester, in its request's data, why the demotion failed. */
+    void reportDemoteFailure(String requestPath, Exception failure) {
+        Throwable cause = failure.getCause();
+        String why = failure.getMessage() + (cause == null ? "" : ": " + cause);
+        failedRequests.add(requestPath.substring(requestPath.lastIndexOf('/') + 1));
+        try {
+            zk.call("report failure in " + requestPath, () -> client.setData()
+                    .forPath(requestPath, why.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (KeeperException | IOException e) {
+            // the requester gave up already (NoNode), or ZooKeeper is away: it times out instead
         }
     }
 

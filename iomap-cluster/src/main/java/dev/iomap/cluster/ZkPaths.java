@@ -10,7 +10,7 @@ import java.util.UUID;
  * <pre>
  *   locks/&lt;TYPE&gt;-&lt;number&gt;/queue/q-&lt;seq&gt;       ephemeral sequential: requests in arrival order
  *   locks/&lt;TYPE&gt;-&lt;number&gt;/holders/&lt;holder&gt;=&lt;MODE&gt; persistent: who has the glock in which mode
- *   demote/&lt;node&gt;/&lt;seq&gt;=&lt;MODE&gt;                  ephemeral: "demote holder seq of node to MODE"
+ *   demote/&lt;node&gt;/&lt;holder&gt;=&lt;MODE&gt;@&lt;q&gt;            ephemeral: "demote holder to MODE", by request q
  *   members/&lt;slot&gt;                                 ephemeral: the mount that owns journal slot
  *   journals/&lt;slot&gt;                                persistent: the journal is in use by (data) node
  *   recovery/&lt;slot&gt;                                lock znodes of the journal's recovery lock
@@ -61,7 +61,17 @@ final class ZkPaths {
 
     /** @return the mode of a holder entry's or demote request's name */
     static LockMode entryMode(String entry) {
-        return LockMode.valueOf(entry.substring(entry.lastIndexOf('=') + 1));
+        String mode = entry.substring(entry.lastIndexOf('=') + 1);
+        int tag = mode.indexOf('@');
+        return LockMode.valueOf(tag < 0 ? mode : mode.substring(0, tag));
+    }
+
+    /**
+     * @param tag the requester's queue entry name: makes every request's name new
+     * @return the name of a demote request: {@code <holder>=<target>@<tag>}
+     */
+    static String demoteRequest(String holderId, LockMode target, String tag) {
+        return holderEntry(holderId, target) + "@" + tag;
     }
 
     /** @return the node id of a holder id */

@@ -7,15 +7,20 @@ import static dev.iomap.spi.lock.LockMode.UN;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.iomap.spi.lock.DemoteCallbacks;
+import dev.iomap.spi.lock.DemoteFailedException;
 import dev.iomap.spi.lock.LockHandle;
+import dev.iomap.spi.lock.LockMode;
 import dev.iomap.spi.lock.LockName;
 import dev.iomap.spi.lock.LockStats;
 import dev.iomap.spi.lock.LockTimeoutException;
+import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -186,8 +191,8 @@ class ZkLockManagerTest {
         }
 
         long perHandoff = (a.roundTrips() + b.roundTrips() - before) / handoffs;
-        // requester: queue, list queue, list holders, ask, list queue and holders again, grant, delete the
-        // (answered) request; holder: list its requests, demote, list again: about 11
+        // requester: queue, list queue, list holders, ask, watch the request, list queue and holders again,
+        // grant, delete the (answered) request; holder: list its requests, demote, list again: about 12
         assertThat(perHandoff).as("ZooKeeper requests per handoff").isBetween(6L, 16L);
         assertThat(a.stats().demotions() + b.stats().demotions()).isEqualTo(handoffs + 1);
         assertThat(a.demoteRequestsSent() + b.demoteRequestsSent()).isEqualTo(handoffs + 1);
@@ -259,6 +264,53 @@ class ZkLockManagerTest {
         assertThat(events).isEmpty();
         assertThat(b.stats()).isEqualTo(new LockStats(0, 0, 0, 0, 0));
         assertThat(holderEntries(INODE)).containsExactly("A.1=EX");
+    }
+
+    @Test
+    void aHolderWhoseCallbacksFailKeepsItsModeAndTheRequesterIsTold() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        AtomicInteger syncs = new AtomicInteger();
+        DemoteCallbacks failingOnce = new DemoteCallbacks() {
+            @Override
+            public void sync(LockName name, LockMode from, LockMode to) throws IOException {
+                if (syncs.incrementAndGet() == 1) {
+                    throw new IOException("device full");
+                }
+                events.add("A.sync " + from + ">" + to);
+            }
+
+            @Override
+            public long invalidate(LockName name, LockMode from, LockMode to) {
+                events.add("A.invalidate " + from + ">" + to);
+                return 2;
+            }
+        };
+        LockHandle onA = a.acquire(INODE, EX, failingOnce, WAIT);
+        onA.unlock();
+
+        assertThatThrownBy(() -> b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT))
+                .isInstanceOf(DemoteFailedException.class).hasMessageContaining("device full");
+        assertThat(onA.mode()).isEqualTo(EX);
+        assertThat(holderEntries(INODE)).containsExactly("A.1=EX");
+        assertThat(queued(INODE)).isZero();
+        ZkTestServer.await("the failed request is deleted",
+                () -> children(paths.demoteDir("A")).isEmpty());
+
+        LockHandle onB = b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
+
+        assertThat(events).containsExactly("A.sync EX>UN", "A.invalidate EX>UN");
+        assertThat(syncs).hasValue(2);
+        assertThat(a.stats()).isEqualTo(new LockStats(1, 0, 1, 0, 2));
+        onB.unlock();
+    }
+
+    private List<String> children(String path) {
+        try {
+            return observer.getChildren().forPath(path);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test
