@@ -411,6 +411,19 @@ public interface MountedFilesystem {
     }
 
     /**
+     * Called by the core before a read, write, seek or stat of an open file consults its in-memory
+     * size: a cluster adapter takes the file's glock (GFS2's {@code gfs2_glock_nq} at the start of
+     * {@code read_iter} and {@code write_iter}) and, if a demotion dropped the cache since, sets the
+     * size another node left with {@link IomapInode#refreshSize}. Called without the inode lock. This
+     * default does nothing (a filesystem no other node changes).
+     *
+     * @param inode the file
+     * @throws IOException if the glock cannot be had or the device fails
+     */
+    default void revalidate(IomapInode inode) throws IOException {
+    }
+
+    /**
      * The inode has no name and no open file left: free it and its blocks.
      *
      * @param ino the inode

@@ -330,6 +330,11 @@ public final class RecordingAdapter implements FilesystemAdapter {
         }
 
         @Override
+        public void revalidate(IomapInode inode) throws IOException {
+            mount.revalidate(inode);
+        }
+
+        @Override
         public void evict(long ino) throws IOException {
             record("evict", ino);
             mount.evict(ino);

@@ -63,24 +63,28 @@ final class CoreFile implements IomapFile {
     @Override
     public int read(long pos, ByteBuffer dst) throws IOException {
         ensureOpen();
+        mount().revalidate(inode);
         return inode.read(pos, dst);
     }
 
     @Override
     public long seekData(long offset) throws IOException {
         ensureOpen();
+        mount().revalidate(inode);
         return inode.seekData(offset);
     }
 
     @Override
     public long seekHole(long offset) throws IOException {
         ensureOpen();
+        mount().revalidate(inode);
         return inode.seekHole(offset);
     }
 
     @Override
     public int write(long pos, ByteBuffer src) throws IOException {
         ensureOpen();
+        mount().revalidate(inode);
         if (pos != inode.size()) {
             fs.require(Capability.RANDOM_WRITE, "a write at " + pos + " (not at EOF " + inode.size() + ")");
         }
@@ -95,6 +99,7 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         fs.require(Capability.TRUNCATE, "truncate");
         InvalidRangeException.checkRange("truncate of inode " + inode.ino(), size, 0, inode.maxFileSize());
+        mount().revalidate(inode);
         inode.withExclusiveLock(() -> {
             mount().checkSetSize(inode, size);
             inode.truncate(size, () -> mount().setSize(inode, size));
@@ -115,6 +120,7 @@ final class CoreFile implements IomapFile {
             default -> throw new IllegalStateException(mode.name());
         }
         long end = offset + length;
+        mount().revalidate(inode);
         inode.withExclusiveLock(() -> {
             if (mode == FallocateMode.ALLOCATE) {
                 long block = inode.blockSize();

@@ -437,8 +437,11 @@ final class CoreFileSystem implements IomapFileSystem {
     }
 
     FileStat stat(long ino) throws IOException {
-        InodeInfo info = mount.getattr(ino);
         CachedInode cached = cache.inode(ino);
+        if (cached != null) {
+            mount.revalidate(cached);
+        }
+        InodeInfo info = mount.getattr(ino);
         long size = cached != null ? cached.size() : info.size();
         return new FileStat(ino, info.type(), size, info.allocatedBytes(), info.linkCount(), info.mode(), info.uid(),
                 info.gid(), info.atime(), info.mtime(), info.ctime(), info.btime());
