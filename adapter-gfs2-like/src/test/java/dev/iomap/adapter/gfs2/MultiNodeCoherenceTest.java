@@ -149,7 +149,7 @@ class MultiNodeCoherenceTest {
     }
 
     /** Unmounts every node, then fsck finds the image clean. */
-    private static void assertCleanAfterUnmount(Nodes nodes) throws IOException {
+    static void assertCleanAfterUnmount(Nodes nodes) throws IOException {
         nodes.close();
         FsckReport report = new Gfs2LikeAdapter().fsck(nodes.device);
         assertThat(report.problems()).as("fsck after every node unmounted").isEmpty();
