@@ -139,8 +139,8 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
             }
             Layout layout = Layout.read(device);
             ClusterContext context = cluster.join(filesystemId(layout), layout.journals(),
-                    slot -> Gfs2LikeMount.replayJournal(device, layout, slot));
-            return Gfs2LikeMount.mountNode(device, layout, data.equals("journal"), context);
+                    slot -> Mounts.replayJournal(device, layout, slot));
+            return Mounts.mountNode(device, layout, data.equals("journal"), context);
         }
         int journal;
         try {
@@ -151,7 +151,7 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
         }
         InProcessLockManager locks = lockSpace == null ? new InProcessLockManager()
                 : new InProcessLockManager(lockSpace, "gfs2-like node " + nodes.incrementAndGet(), false);
-        return Gfs2LikeMount.mount(device, data.equals("journal"), journal, locks);
+        return Mounts.mount(device, data.equals("journal"), journal, locks);
     }
 
     /**

@@ -192,7 +192,8 @@ abstract class Namespace implements MountedFilesystem {
 
     @Override
     public byte[] readlink(long ino) throws IOException {
-        return glocked(NodeLocks.Plan.shared(ino), () -> read(() -> Entries.copy(dinodeOf(ino, FileType.SYMLINK).content)));
+        return glocked(NodeLocks.Plan.shared(ino),
+                () -> read(() -> Entries.copy(dinodeOf(ino, FileType.SYMLINK).content)));
     }
 
     @Override

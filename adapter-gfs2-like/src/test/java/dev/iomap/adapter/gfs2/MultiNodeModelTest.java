@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
  * Random operations dispatched to three gfs2-like nodes of one in-process cluster, on the same few files,
  * checked against one model of the filesystem: every read, size and listing on any node must be what
  * the operations before it (on whichever node) left. Ops and seed from the system properties
- * {@code gfs2.multinode.ops} (default 2000; 20,000 take about 5 s) and {@code gfs2.multinode.seed} (default 16); a failure
- * names the seed and the operation.
+ * {@code gfs2.multinode.ops} (default 2000; 20,000 take about 5 s) and {@code gfs2.multinode.seed}
+ * (default 16); a failure names the seed and the operation.
  */
 class MultiNodeModelTest {
     private static final int NODES = 3;
