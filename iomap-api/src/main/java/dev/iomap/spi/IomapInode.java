@@ -94,7 +94,7 @@ public interface IomapInode {
 
     /**
      * Sets the in-memory size to the size the device holds, after another node changed the file: a
-     * cluster adapter calls it from {@link MountedFilesystem#revalidate} when it took the file's glock
+     * cluster adapter calls it from {@link MountedFilesystem#use} when it took the file's glock
      * again after a demotion had dropped the cache (GFS2's {@code gfs2_inode_refresh} setting
      * {@code i_size}). The cache holds no folio of the file then (the demotion dropped them), so
      * nothing is zeroed or truncated. Takes no lock.

@@ -330,8 +330,8 @@ public final class RecordingAdapter implements FilesystemAdapter {
         }
 
         @Override
-        public void revalidate(IomapInode inode) throws IOException {
-            mount.revalidate(inode);
+        public FileUse use(IomapInode inode, boolean write) throws IOException {
+            return mount.use(inode, write);
         }
 
         @Override

@@ -45,9 +45,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         if (write) {
             mount.checkLive();
         }
-        if (mode != null) {
-            mount.glocks.lock(inode.ino(), mode);
-        }
+        boolean locked = mode != null && mount.node.lockInode(inode.ino(), mode);
         boolean rgrps = false;
         try {
             if (write) {
@@ -72,7 +70,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
             if (rgrps) {
                 mount.node.unlockRgrps();
             }
-            if (mode != null) {
+            if (locked) {
                 mount.glocks.unlock(inode.ino());
             }
             throw e;
@@ -214,7 +212,8 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
                 tx.release(writeReservation());
                 mount.node.unlockRgrps();
             }
-            if (glockMode(request) != null) {
+            // begin took a use unless this thread holds the inode for the whole operation
+            if (glockMode(request) != null && !mount.node.holdsInode(inode.ino())) {
                 mount.glocks.unlock(inode.ino());
             }
         }

@@ -167,9 +167,9 @@ final class Gfs2LikeMount extends Namespace {
     }
 
     @Override
-    public void revalidate(IomapInode inode) throws IOException {
+    public FileUse use(IomapInode inode, boolean write) throws IOException {
         remember(inode);
-        node.revalidate(inode);
+        return node.use(inode, write);
     }
 
     @Override
@@ -205,14 +205,16 @@ final class Gfs2LikeMount extends Namespace {
         checkLive();
         remember(inode);
         InvalidRangeException.checkRange("gfs2-like setSize of inode " + inode.ino(), newSize, 0, maxFileSize());
-        glocks.lock(inode.ino(), LockMode.EX);
+        boolean locked = node.lockInode(inode.ino(), LockMode.EX);
         try {
             node.glocked(NodeLocks.Plan.allocating(), () -> {
                 resize(inode, newSize);
                 return null;
             });
         } finally {
-            glocks.unlock(inode.ino());
+            if (locked) {
+                glocks.unlock(inode.ino());
+            }
         }
     }
 
@@ -289,14 +291,16 @@ final class Gfs2LikeMount extends Namespace {
         int bs = blockSize();
         long first = offset / bs;
         long end = Math.ceilDiv(offset + length, (long) bs);
-        glocks.lock(inode.ino(), LockMode.EX);
+        boolean locked = node.lockInode(inode.ino(), LockMode.EX);
         try {
             node.glocked(NodeLocks.Plan.allocating(), () -> {
                 allocateRange(inode, mode, offset, length, first, end);
                 return null;
             });
         } finally {
-            glocks.unlock(inode.ino());
+            if (locked) {
+                glocks.unlock(inode.ino());
+            }
         }
     }
 

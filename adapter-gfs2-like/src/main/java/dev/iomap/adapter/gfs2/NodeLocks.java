@@ -53,7 +53,7 @@ final class NodeLocks {
     private final Gfs2LikeMount mount;
     private final ClusterContext cluster;
     private final int home;
-    /** Inodes whose cache a demotion dropped: their in-memory size is refreshed at the next revalidate. */
+    /** Inodes whose cache a demotion dropped: their in-memory size is refreshed at the next use. */
     private final Set<Long> sizeStale = java.util.concurrent.ConcurrentHashMap.newKeySet();
     // Per mount and per thread: a thread running another node's demotion holds that node's locks, not these.
     @SuppressWarnings("ThreadLocalUsage")
@@ -207,35 +207,73 @@ final class NodeLocks {
     }
 
     /**
-     * Takes the file's glock in SH and, if a demotion dropped the inode's cache since the last call
-     * ({@link #invalidated}), sets the in-memory size from the dinode read again from the device.
+     * Holds the file's glock for one core operation ({@link dev.iomap.spi.MountedFilesystem#use}): SH
+     * for a read, EX for a change, registered as this thread's so that the operation's own glock uses
+     * ({@link #lockInode}) take nothing more; if a demotion dropped the inode's cache since the last use
+     * ({@link #invalidated}), sets the in-memory size from the dinode read again from the device. On a
+     * single node, or when the thread already holds the inode, holds nothing.
      *
      * @param inode the file
+     * @param write whether the operation changes the file
+     * @return the use
      * @throws IOException if the glock cannot be had or the dinode read
      */
-    void revalidate(IomapInode inode) throws IOException {
-        if (cluster == null || heldInodes.get().contains(inode.ino())) {
-            return;
+    dev.iomap.spi.MountedFilesystem.FileUse use(IomapInode inode, boolean write) throws IOException {
+        long ino = inode.ino();
+        Set<Long> held = heldInodes.get();
+        if (cluster == null || held.contains(ino)) {
+            return dev.iomap.spi.MountedFilesystem.FileUse.NONE;
         }
-        mount.glocks.lock(inode.ino(), LockMode.SH);
+        mount.glocks.lock(ino, write ? LockMode.EX : LockMode.SH);
+        held.add(ino);
         try {
-            if (sizeStale.remove(inode.ino())) {
+            if (sizeStale.remove(ino)) {
                 mount.read(() -> {
-                    Dinode d = mount.volume.dinode(inode.ino());
+                    Dinode d = mount.volume.dinode(ino);
                     if (d.type == FileType.REGULAR) {
                         inode.refreshSize(d.size);
                     }
                     return null;
                 });
             }
-        } finally {
-            mount.glocks.unlock(inode.ino());
+        } catch (IOException | RuntimeException e) {
+            sizeStale.add(ino);
+            held.remove(ino);
+            mount.glocks.unlock(ino);
+            throw e;
         }
+        return () -> {
+            held.remove(ino);
+            mount.glocks.unlock(ino);
+        };
+    }
+
+    /**
+     * Takes one use of an inode's glock for a mapping or a size change, unless the calling thread holds
+     * it already for the whole operation ({@link #use}, {@link #glocked}), whose mode covers what the
+     * operation's steps need.
+     *
+     * @param ino the inode
+     * @param mode the mode needed
+     * @return whether a use was taken (then end it with {@link Glocks#unlock})
+     * @throws IOException if the glock cannot be had
+     */
+    boolean lockInode(long ino, LockMode mode) throws IOException {
+        if (heldInodes.get().contains(ino)) {
+            return false;
+        }
+        mount.glocks.lock(ino, mode);
+        return true;
+    }
+
+    /** @return whether the calling thread holds the inode for a whole operation */
+    boolean holdsInode(long ino) {
+        return heldInodes.get().contains(ino);
     }
 
     /**
      * An inode glock's invalidation dropped what this node cached of the inode: its in-memory size is
-     * refreshed at the next {@link #revalidate}.
+     * refreshed at the next {@link #use}.
      *
      * @param ino the inode
      */

@@ -438,11 +438,13 @@ final class CoreFileSystem implements IomapFileSystem {
 
     FileStat stat(long ino) throws IOException {
         CachedInode cached = cache.inode(ino);
-        if (cached != null) {
-            mount.revalidate(cached);
+        InodeInfo info;
+        long size;
+        MountedFilesystem.FileUse use = cached != null ? mount.use(cached, false) : MountedFilesystem.FileUse.NONE;
+        try (MountedFilesystem.FileUse _ = use) {
+            info = mount.getattr(ino);
+            size = cached != null ? cached.size() : info.size();
         }
-        InodeInfo info = mount.getattr(ino);
-        long size = cached != null ? cached.size() : info.size();
         return new FileStat(ino, info.type(), size, info.allocatedBytes(), info.linkCount(), info.mode(), info.uid(),
                 info.gid(), info.atime(), info.mtime(), info.ctime(), info.btime());
     }
