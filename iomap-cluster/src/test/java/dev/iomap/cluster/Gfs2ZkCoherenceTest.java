@@ -191,6 +191,49 @@ class Gfs2ZkCoherenceTest {
         assertCleanAfterUnmount();
     }
 
+    @Test
+    void threeNodesAppendAndReadEachOthersFilesAtOnceWithoutTornChunks() throws Exception {
+        int appends = 12;
+        int chunk = BLOCK + 333;
+        List<IomapFileSystem> fs = List.of(node(), node(), node());
+        for (int n = 0; n < 3; n++) {
+            fs.get(n).create("/node" + n).close();
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+        try {
+            List<java.util.concurrent.Future<Void>> done = new ArrayList<>();
+            for (int n = 0; n < 3; n++) {
+                int node = n;
+                done.add(pool.submit(() -> {
+                    String neighbour = "/node" + ((node + 1) % 3);
+                    try (IomapFile file = fs.get(node).open("/node" + node)) {
+                        for (int i = 0; i < appends; i++) {
+                            write(file, (long) i * chunk, pattern(100 * node + i, chunk));
+                            byte[] seen = readAll(fs.get(node), neighbour);
+                            assertThat(seen.length % chunk).as("node %d reads whole chunks of %s", node, neighbour)
+                                    .isZero();
+                            for (int k = 0; k < seen.length / chunk; k++) {
+                                assertThat(Arrays.mismatch(Arrays.copyOfRange(seen, k * chunk, (k + 1) * chunk),
+                                        pattern(100 * ((node + 1) % 3) + k, chunk))).as("chunk %d", k).isEqualTo(-1);
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<Void> f : done) {
+                f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS)).as("threads ended").isTrue();
+        }
+        for (int n = 0; n < 3; n++) {
+            assertThat(readAll(fs.get((n + 2) % 3), "/node" + n).length).isEqualTo(appends * chunk);
+        }
+        assertCleanAfterUnmount();
+    }
+
     private static List<String> names(List<DirEntry> entries) {
         return entries.stream().map(DirEntry::name).filter(n -> !n.equals(".") && !n.equals("..")).toList();
     }
