@@ -81,6 +81,20 @@ record ExtentValue(long devStart, int physBlocks, int storedBytes, int offset, i
         return checksumType == Codecs.CSUM_NONE && compression == Codecs.COMPRESS_NONE;
     }
 
+    /**
+     * The blocks this key accounts for in its inode's block count, as bcachefs accounts live sectors:
+     * its file blocks if stored uncompressed, its share of the compressed blocks otherwise (rounded up).
+     * A trimmed fragment's other blocks stay allocated until the last fragment goes (there is no copygc).
+     *
+     * @return live blocks
+     */
+    long liveBlocks() {
+        if (compression == Codecs.COMPRESS_NONE) {
+            return logicalBlocks;
+        }
+        return Math.ceilDiv((long) physBlocks * logicalBlocks, uncompressedBlocks);
+    }
+
     /** @return the device blocks this key holds a reference on */
     BlockRange physical() {
         return new BlockRange(devStart, physBlocks);

@@ -29,6 +29,7 @@ final class Fsck {
     private final Map<Long, InodeRecord> inodes = new TreeMap<>();
     private final Set<Long> orphans = new HashSet<>();
     private final Set<Long> truncating = new HashSet<>();
+    private final Map<Long, Long> liveBlocks = new HashMap<>();
     /** Expected reference count of every block some extent key holds. */
     final Map<Long, Integer> expectedRefs = new HashMap<>();
 
@@ -79,6 +80,7 @@ final class Fsck {
         checkNames();
         checkBlobs();
         checkExtents(scrub);
+        checkBlockCounts();
         checkRefs();
         return problems;
     }
@@ -156,6 +158,11 @@ final class Fsck {
                 problems.add("pending orphan " + ino + " has no inode");
             }
         }
+        for (long ino : truncating) {
+            if (!inodes.containsKey(ino)) {
+                problems.add("pending truncate of " + ino + " has no inode");
+            }
+        }
     }
 
     private void checkBlobs() throws IOException {
@@ -221,8 +228,8 @@ final class Fsck {
             InodeRecord owner = inodes.get(ino);
             if (owner == null || owner.type != FileType.REGULAR) {
                 problems.add("extent of inode " + ino + " at block " + e.start() + " has no regular file");
-            } else if (e.end() > Math.ceilDiv(owner.size, bs) && !truncating.contains(ino)) {
-                problems.add("extent of inode " + ino + " ends at block " + e.end() + ", past the size " + owner.size);
+            } else {
+                liveBlocks.merge(ino, e.value().liveBlocks(), Long::sum);
             }
             ExtentValue v = e.value();
             if ((v.devStart() + v.physBlocks()) * bs > device.capacity()) {
@@ -239,6 +246,15 @@ final class Fsck {
                     problems.add("scrub: inode " + ino + " at file offset " + e.start() * bs + " (" + e.blocks() * bs
                             + " bytes): " + ex.getMessage());
                 }
+            }
+        }
+    }
+
+    private void checkBlockCounts() {
+        for (InodeRecord r : inodes.values()) {
+            long live = liveBlocks.getOrDefault(r.ino, 0L);
+            if (r.blocks != live) {
+                problems.add("inode " + r.ino + " counts " + r.blocks + " blocks, its extents hold " + live);
             }
         }
     }

@@ -32,7 +32,7 @@ final class InodeRecord {
     long generation;
     /** Parent directory (directories only; 0 otherwise). */
     long parent;
-    /** Device blocks held by this inode's extents (each shared block counted once per extent). */
+    /** Live blocks of this inode's extents ({@link ExtentValue#liveBlocks()} summed; a shared block counts in each file). */
     long blocks;
 
     InodeRecord(long ino) {

@@ -261,7 +261,7 @@ final class Volume {
                 tx.update.delete(Keys.extent(r.ino, e.end));
             }
             refs.add(e.value.physical(), -1);
-            r.blocks -= e.value.physBlocks();
+            r.blocks -= e.value.liveBlocks();
             if (e.start < from) {
                 keep(tx, r, e, e.start, from, refs);
             }
@@ -278,14 +278,14 @@ final class Volume {
         ExtentValue part = e.value.fragment((int) (start - e.start), (int) (end - start), blockSize);
         tx.update.put(Keys.extent(r.ino, end), part.encode());
         refs.add(part.physical(), +1);
-        r.blocks += part.physBlocks();
+        r.blocks += part.liveBlocks();
     }
 
     /** Inserts a new extent key and its references. Caller holds {@link #meta}. */
     void insert(Tx tx, InodeRecord r, long end, ExtentValue v, RefDeltas refs) {
         tx.update.put(Keys.extent(r.ino, end), v.encode());
         refs.add(v.physical(), +1);
-        r.blocks += v.physBlocks();
+        r.blocks += v.liveBlocks();
         tx.touch(r.ino);
     }
 
