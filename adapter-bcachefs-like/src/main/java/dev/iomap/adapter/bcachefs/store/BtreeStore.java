@@ -1,0 +1,543 @@
+package dev.iomap.adapter.bcachefs.store;
+
+import dev.iomap.adapter.support.BlockIo;
+import dev.iomap.adapter.support.BlockRange;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.NoSpaceException;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.IoPurpose;
+import dev.iomap.device.ReadOnlyDeviceException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The {@link KeyStore}: one copy-on-write B-tree over all keys (btree id first), a journal ring of
+ * logical entries with group commit, two alternating superblocks, and the data space with reference
+ * counts kept in btree 0. FORMAT.md describes the layout.
+ *
+ * <p>Thread-safe: one {@link ReentrantLock} guards the state. A journal write and its device flush run
+ * without the lock (commits and reads go on meanwhile; a second flush waits for the first and then
+ * writes what is left); a checkpoint holds the lock throughout. After a failed journal or checkpoint
+ * write the store refuses updates ({@link FilesystemShutdownException}); reads go on.
+ */
+public final class BtreeStore implements KeyStore {
+    private final BlockDevice device;
+    private final int blockSize;
+    private final boolean readOnly;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition flushDone = lock.newCondition();
+    private final RefCounts refs = new RefCounts();
+    private Superblock sb;
+    private Tree tree;
+    private StoreSpace space;
+    private JournalRing ring;
+    private final List<byte[]> pending = new ArrayList<>();
+    private long pendingBytes;
+    private long lastSeq;
+    private long durableSeq;
+    private boolean flushing;
+    private boolean closed;
+    private IOException failure;
+    private long journalBytes;
+    private long journalFlushes;
+    private long nodeBytes;
+    private long superblockBytes;
+    private long checkpoints;
+
+    private BtreeStore(BlockDevice device, Superblock sb, boolean readOnly) {
+        this.device = device;
+        this.blockSize = device.blockSize();
+        this.sb = sb;
+        this.readOnly = readOnly;
+    }
+
+    /**
+     * Writes an empty store: both superblocks (copy 0 valid with sequence 1, copy 1 zeroed), an empty
+     * root leaf at the first block after the journal; flushes.
+     *
+     * @param device the device, blocks of at least 1 KiB
+     * @param format the geometry
+     * @throws IllegalArgumentException if the device is too small or its blocks smaller than 1 KiB
+     * @throws IOException if the device fails
+     */
+    public static void format(BlockDevice device, StoreFormat format) throws IOException {
+        int blockSize = device.blockSize();
+        long total = device.capacity() / blockSize;
+        long dataStart = Superblock.COPIES + format.journalBlocks();
+        if (blockSize < 1024) {
+            throw new IllegalArgumentException("B-tree nodes need blocks of at least 1024 bytes, the device has "
+                    + blockSize);
+        }
+        if (dataStart + 64 > total) {
+            throw new IllegalArgumentException("device of " + total + " blocks is too small for a journal of "
+                    + format.journalBlocks() + " blocks");
+        }
+        long nonce = ThreadLocalRandom.current().nextLong();
+        Node root = new Node(0);
+        root.block = dataStart;
+        Superblock first = new Superblock(1, blockSize, total, Superblock.COPIES, format.journalBlocks(), nonce,
+                dataStart, 0, 0, Superblock.COPIES, total - dataStart - 1, 1);
+        BlockIo.write(device, dataStart, root.encode(blockSize, 1), IoPurpose.METADATA);
+        BlockIo.write(device, Superblock.COPIES, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
+        BlockIo.write(device, 1, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
+        BlockIo.write(device, 0, first.encode(), IoPurpose.METADATA);
+        device.flush();
+    }
+
+    /**
+     * @param device a device
+     * @return whether block 0 or 1 holds a store superblock (magic and checksum)
+     * @throws IOException if the device cannot be read
+     */
+    public static boolean probe(BlockDevice device) throws IOException {
+        if (device.capacity() < 2L * device.blockSize()) {
+            return false;
+        }
+        ByteBuffer two = BlockIo.read(device, 0, 2);
+        return Superblock.looksValid(two.slice(0, device.blockSize()).order(two.order()))
+                || Superblock.looksValid(two.slice(device.blockSize(), device.blockSize()).order(two.order()));
+    }
+
+    /**
+     * Opens a store: reads the newer valid superblock, the internal nodes and the allocation tree,
+     * replays the journal after the checkpoint and derives the free space. Read-write, a replay that
+     * found transactions is followed by a checkpoint; read-only, nothing is written.
+     *
+     * @param device the device
+     * @param readOnly whether to open without writing (updates then fail)
+     * @return the store
+     * @throws CorruptFilesystemException if no superblock is valid or a node fails its checks
+     * @throws ReadOnlyDeviceException if {@code readOnly} is false and the device is read-only
+     * @throws IOException if the device fails
+     */
+    public static BtreeStore open(BlockDevice device, boolean readOnly) throws IOException {
+        if (!readOnly && device.readOnly()) {
+            throw new ReadOnlyDeviceException("cannot open the store read-write on a read-only device");
+        }
+        BtreeStore store = new BtreeStore(device, readSuperblock(device), readOnly);
+        store.load();
+        return store;
+    }
+
+    static Superblock readSuperblock(BlockDevice device) throws IOException {
+        long total = device.capacity() / device.blockSize();
+        Superblock best = null;
+        List<String> problems = new ArrayList<>();
+        for (int copy = 0; copy < Superblock.COPIES; copy++) {
+            try {
+                Superblock sb = Superblock.decode(BlockIo.read(device, copy, 1), device.blockSize(), total,
+                        "superblock copy " + copy + " (block " + copy + ")");
+                if (best == null || sb.sequence() > best.sequence()) {
+                    best = sb;
+                }
+            } catch (CorruptFilesystemException e) {
+                problems.add(e.getMessage());
+            }
+        }
+        if (best == null) {
+            throw new CorruptFilesystemException("no valid store superblock: " + String.join("; ", problems));
+        }
+        return best;
+    }
+
+    private void load() throws IOException {
+        Node root = readNode(sb.rootBlock(), sb.rootLevel());
+        tree = new Tree(this::readNode, blockSize, root);
+        Set<Long> nodeBlocks = new HashSet<>();
+        collectNodeBlocks(root, nodeBlocks);
+        List<KeyValue> alloc = new ArrayList<>();
+        tree.scan(RefCounts.key(0), new BKey(1, 0, 0), Integer.MAX_VALUE, alloc);
+        for (KeyValue kv : alloc) {
+            refs.load(RefCounts.decode(kv.key(), kv.value(), "allocation tree"));
+        }
+        JournalRing.Replay replay = JournalRing.replay(device, sb);
+        lastSeq = sb.checkpointSeq();
+        for (JournalCodec.Entry entry : replay.entries()) {
+            prepare(entry.ops());
+            apply(entry.ops(), entry.seq(), false);
+            lastSeq = entry.seq();
+        }
+        durableSeq = lastSeq;
+        space = new StoreSpace(lock, refs, sb.dataStart(), sb.totalBlocks() - sb.dataStart(), readOnly);
+        for (RefRun run : refs.runs()) {
+            space.markUsed(run.blocks().start(), run.blocks().length(), "referenced data " + run);
+        }
+        for (long block : nodeBlocks) {
+            space.markUsed(block, 1, "B-tree node");
+        }
+        ring = new JournalRing(sb, replay.head(), replay.usedBlocks());
+        if (!readOnly && !replay.entries().isEmpty()) {
+            lock.lock();
+            try {
+                checkpointLocked();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** Loads every internal node below {@code node}, collecting all node blocks; a block seen twice is corrupt. */
+    private void collectNodeBlocks(Node node, Set<Long> blocks) throws IOException {
+        if (!blocks.add(node.block)) {
+            throw new CorruptFilesystemException("B-tree node block " + node.block + " is referenced twice");
+        }
+        if (node.isLeaf()) {
+            return;
+        }
+        for (int i = 0; i < node.size(); i++) {
+            if (node.level > 1) {
+                collectNodeBlocks(tree.child(node, i), blocks);
+            } else if (!blocks.add(node.childBlocks.get(i))) {
+                throw new CorruptFilesystemException("B-tree node block " + node.childBlocks.get(i)
+                        + " is referenced twice");
+            }
+        }
+    }
+
+    private Node readNode(long block, int level) throws IOException {
+        if (block < sb.dataStart() || block >= sb.totalBlocks()) {
+            throw new CorruptFilesystemException("B-tree node pointer to block " + block
+                    + " is outside the node and data region");
+        }
+        return Node.decode(BlockIo.read(device, block, 1), block, level);
+    }
+
+    @Override
+    public int blockSize() {
+        return blockSize;
+    }
+
+    @Override
+    public Optional<byte[]> get(BKey key) throws IOException {
+        lock.lock();
+        try {
+            checkOpen();
+            byte[] value = tree.get(key);
+            return value == null ? Optional.empty() : Optional.of(value.clone());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public List<KeyValue> scan(BKey from, BKey to, int limit) throws IOException {
+        if (limit < 1) {
+            throw new IllegalArgumentException("scan limit must be at least 1, got " + limit);
+        }
+        lock.lock();
+        try {
+            checkOpen();
+            List<KeyValue> out = new ArrayList<>();
+            if (from.compareTo(to) < 0) {
+                tree.scan(from, to, limit, out);
+            }
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Update update() {
+        return new StoreUpdate(this);
+    }
+
+    /** Commits a transaction's ops (from {@link StoreUpdate#commit}). */
+    long commit(List<Op> ops) throws IOException {
+        lock.lock();
+        try {
+            checkWritable();
+            long seq = lastSeq + 1;
+            byte[] entry = JournalCodec.encodeEntry(sb.nonce(), seq, ops);
+            if (ring.blocksFor(entry.length) > ring.blocks() / 2) {
+                throw new NoSpaceException("a transaction of " + entry.length + " bytes does not fit half of the "
+                        + ring.blocks() + "-block journal");
+            }
+            if (ring.wouldPassHalf(pendingBytes + entry.length) || tree.dirtyCount() > space.nodeReserve() / 4) {
+                checkpointLocked();
+            }
+            long headroom = space.nodeHeadroom(tree.dirtyCount());
+            if (headroom < space.nodeReserve() / 2 && ops.stream().anyMatch(op -> op instanceof Op.Put)) {
+                throw new NoSpaceException("no space for B-tree growth: " + headroom + " blocks left for nodes, "
+                        + space.nodeReserve() / 2 + " kept for checkpoints and deletions");
+            }
+            prepare(ops);
+            pending.add(entry);
+            pendingBytes += entry.length;
+            apply(ops, seq, true);
+            lastSeq = seq;
+            return seq;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Checks a transaction and loads what it touches, so that applying it cannot fail. */
+    private void prepare(List<Op> ops) throws IOException {
+        List<Op.AddRefs> refOps = new ArrayList<>();
+        for (Op op : ops) {
+            switch (op) {
+                case Op.Put put -> tree.loadPath(put.key());
+                case Op.Delete delete -> tree.loadPath(delete.key());
+                case Op.AddRefs add -> refOps.add(add);
+            }
+        }
+        if (refOps.isEmpty()) {
+            return;
+        }
+        RefCounts trial = refs.copyTouching(refOps);
+        for (Op.AddRefs add : refOps) {
+            BlockRange range = new BlockRange(add.start(), add.length());
+            if (range.start() < sb.dataStart() || range.end() > sb.totalBlocks()) {
+                throw new CorruptFilesystemException("reference change on blocks " + range
+                        + " outside the data region");
+            }
+            if (space != null && add.delta() > 0) {
+                for (BlockRange zero : trial.zeroIn(range)) {
+                    if (space.anyFree(zero)) {
+                        throw new IllegalArgumentException("reference added to blocks " + zero
+                                + " that are free, not allocated");
+                    }
+                }
+            }
+            for (Op treeOp : trial.apply(add.start(), add.length(), add.delta()).treeOps()) {
+                tree.loadPath(treeOp instanceof Op.Put p ? p.key() : ((Op.Delete) treeOp).key());
+            }
+        }
+    }
+
+    private void apply(List<Op> ops, long seq, boolean live) throws IOException {
+        for (Op op : ops) {
+            switch (op) {
+                case Op.Put put -> tree.put(put.key(), put.value());
+                case Op.Delete delete -> tree.delete(delete.key());
+                case Op.AddRefs add -> {
+                    RefCounts.Change change = refs.apply(add.start(), add.length(), add.delta());
+                    for (Op treeOp : change.treeOps()) {
+                        switch (treeOp) {
+                            case Op.Put put -> tree.put(put.key(), put.value());
+                            case Op.Delete delete -> tree.delete(delete.key());
+                            case Op.AddRefs ignored -> throw new IllegalStateException("nested reference change");
+                        }
+                    }
+                    if (live) {
+                        for (BlockRange zero : change.zeroed()) {
+                            space.deferFree(seq, zero);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Override
+    public void flush(long seq) throws IOException {
+        lock.lock();
+        try {
+            while (true) {
+                if (failure != null) {
+                    throw shutdown();
+                }
+                if (seq <= durableSeq) {
+                    return;
+                }
+                checkOpen();
+                if (seq > lastSeq) {
+                    throw new IllegalArgumentException("flush of sequence " + seq + ", last committed is " + lastSeq);
+                }
+                if (flushing) {
+                    flushDone.awaitUninterruptibly();
+                    continue;
+                }
+                writeBatch();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Writes the pending entries as one batch and flushes the device, without the lock held meanwhile. */
+    private void writeBatch() throws IOException {
+        long firstSeq = lastSeq - pending.size() + 1;
+        JournalRing.Batch batch = ring.build(pending, firstSeq);
+        pending.clear();
+        pendingBytes = 0;
+        flushing = true;
+        IOException error = null;
+        lock.unlock();
+        try {
+            BlockIo.write(device, batch.block(), batch.data(), IoPurpose.METADATA);
+            device.flush();
+        } catch (IOException e) {
+            error = e;
+        } finally {
+            lock.lock();
+            flushing = false;
+            flushDone.signalAll();
+        }
+        if (error != null) {
+            failure = error;
+            throw error;
+        }
+        journalBytes += batch.data().capacity();
+        journalFlushes++;
+        durableSeq = Math.max(durableSeq, batch.lastSeq());
+        space.releaseDurable(durableSeq);
+    }
+
+    @Override
+    public void flushAll() throws IOException {
+        long seq;
+        lock.lock();
+        try {
+            seq = lastSeq;
+        } finally {
+            lock.unlock();
+        }
+        flush(seq);
+    }
+
+    @Override
+    public void checkpoint() throws IOException {
+        lock.lock();
+        try {
+            checkWritable();
+            checkpointLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void checkpointLocked() throws IOException {
+        while (flushing) {
+            flushDone.awaitUninterruptibly();
+        }
+        if (failure != null) {
+            throw shutdown();
+        }
+        Checkpointer.Result result;
+        try {
+            result = new Checkpointer(device, space, tree).run(sb, lastSeq, ring.head());
+        } catch (NoSpaceException e) {
+            throw e;
+        } catch (IOException e) {
+            failure = e;
+            throw e;
+        }
+        sb = result.superblock();
+        nodeBytes += result.nodeBytes();
+        superblockBytes += blockSize;
+        checkpoints++;
+        pending.clear();
+        pendingBytes = 0;
+        durableSeq = lastSeq;
+        ring.checkpointed();
+        space.releaseDurable(Long.MAX_VALUE);
+        flushDone.signalAll();
+    }
+
+    @Override
+    public DataSpace space() {
+        return space;
+    }
+
+    @Override
+    public StoreStats stats() {
+        lock.lock();
+        try {
+            return new StoreStats(journalBytes, journalFlushes, nodeBytes, superblockBytes, checkpoints);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the reference runs now (committed, durable or not), ascending */
+    public List<RefRun> refRuns() {
+        lock.lock();
+        try {
+            return refs.runs();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the level of the root node: 0 while the tree is one leaf (for tests) */
+    int rootLevel() {
+        lock.lock();
+        try {
+            return tree.root().level;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return blocks of B-tree nodes on the device as of the last checkpoint (for tests and statfs) */
+    long nodeBlocks() {
+        lock.lock();
+        try {
+            return sb.nodeBlocks();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the last committed sequence */
+    public long lastSeq() {
+        lock.lock();
+        try {
+            return lastSeq;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            try {
+                if (!readOnly && failure == null) {
+                    checkpointLocked();
+                }
+            } finally {
+                closed = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void checkOpen() throws IOException {
+        if (closed) {
+            throw new IOException("the store is closed");
+        }
+    }
+
+    private void checkWritable() throws IOException {
+        checkOpen();
+        if (readOnly) {
+            throw new ReadOnlyDeviceException("the store was opened read-only");
+        }
+        if (failure != null) {
+            throw shutdown();
+        }
+    }
+
+    private FilesystemShutdownException shutdown() {
+        var e = new FilesystemShutdownException("the store failed writing and refuses updates: " + failure.getMessage());
+        e.initCause(failure);
+        return e;
+    }
+}
