@@ -17,7 +17,7 @@ class SmokeTest {
     @Test
     void writeReadRemount() throws Exception {
         RamBlockDevice device = new RamBlockDevice(4096, 16L << 20);
-        BcachefsLikeAdapter adapter = new BcachefsLikeAdapter(new MemoryStoreAccess());
+        BcachefsLikeAdapter adapter = new BcachefsLikeAdapter();
         adapter.format(device, new FormatOptions(4096, "t", Map.of("compression", "lz4")));
         byte[] data = new byte[300_000];
         new Random(1).nextBytes(data);
