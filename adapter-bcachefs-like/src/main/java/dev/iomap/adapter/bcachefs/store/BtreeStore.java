@@ -256,15 +256,17 @@ public final class BtreeStore implements KeyStore {
         lock.lock();
         try {
             checkWritable();
-            long seq = lastSeq + 1;
-            byte[] entry = JournalCodec.encodeEntry(sb.nonce(), seq, ops);
-            if (ring.blocksFor(entry.length) > ring.blocks() / 2) {
-                throw new NoSpaceException("a transaction of " + entry.length + " bytes does not fit half of the "
+            int entryBytes = JournalCodec.entryBytes(ops);
+            if (ring.blocksFor(entryBytes) > ring.blocks() / 2) {
+                throw new NoSpaceException("a transaction of " + entryBytes + " bytes does not fit half of the "
                         + ring.blocks() + "-block journal");
             }
-            if (ring.wouldPassHalf(pendingBytes + entry.length) || tree.dirtyCount() > space.nodeReserve() / 4) {
+            if (ring.wouldPassHalf(pendingBytes + entryBytes) || tree.dirtyCount() > space.nodeReserve() / 4) {
+                // May wait for a journal write (the lock released meanwhile): the sequence is taken after.
                 checkpointLocked();
             }
+            long seq = lastSeq + 1;
+            byte[] entry = JournalCodec.encodeEntry(sb.nonce(), seq, ops);
             long headroom = space.nodeHeadroom(tree.dirtyCount());
             if (headroom < space.nodeReserve() / 2 && ops.stream().anyMatch(op -> op instanceof Op.Put)) {
                 throw new NoSpaceException("no space for B-tree growth: " + headroom + " blocks left for nodes, "

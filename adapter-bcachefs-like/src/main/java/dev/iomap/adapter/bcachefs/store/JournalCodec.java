@@ -38,12 +38,18 @@ final class JournalCodec {
         };
     }
 
-    /** @return the entry's bytes, checksummed */
-    static byte[] encodeEntry(long nonce, long seq, List<Op> ops) {
+    /** @return bytes of the entry of a transaction of {@code ops} */
+    static int entryBytes(List<Op> ops) {
         int length = ENTRY_HEADER_BYTES;
         for (Op op : ops) {
             length += opBytes(op);
         }
+        return length;
+    }
+
+    /** @return the entry's bytes, checksummed */
+    static byte[] encodeEntry(long nonce, long seq, List<Op> ops) {
+        int length = entryBytes(ops);
         ByteBuffer buf = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
         buf.putInt(length).putInt(0).putLong(nonce).putLong(seq).putInt(ops.size());
         for (Op op : ops) {
