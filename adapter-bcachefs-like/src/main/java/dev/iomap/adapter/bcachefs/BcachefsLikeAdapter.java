@@ -168,7 +168,7 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
         List<String> problems = new ArrayList<>(stores.check(device));
         long extents = 0;
         try (KeyStore store = stores.open(device, true)) {
-            Fsck fsck = new Fsck(store, device);
+            Fsck fsck = new Fsck(store, device, stores.refCounts(device));
             problems.addAll(fsck.check(scrub));
             extents = fsck.expectedRefs.size();
         } catch (dev.iomap.api.CorruptFilesystemException e) {

@@ -105,7 +105,7 @@ final class BcachefsLikeMount extends Namespace {
     @Override
     public FsStat statfs() throws IOException {
         return locked(() -> {
-            long free = space.available();
+            long free = volume.reserve.available();
             return new FsStat(blockSize(), space.totalBlocks(), free, volume.inodeCount() + free, free);
         });
     }
@@ -114,7 +114,7 @@ final class BcachefsLikeMount extends Namespace {
     public void setSize(IomapInode inode, long newSize) throws IOException {
         InvalidRangeException.checkRange("bcachefs-like setSize of inode " + inode.ino(), newSize, 0, maxFileSize());
         FileState st = state(inode.ino());
-        st.release(Math.ceilDiv(newSize, blockSize()), Long.MAX_VALUE, space);
+        st.release(Math.ceilDiv(newSize, blockSize()), Long.MAX_VALUE, volume.reserve);
         locked(() -> {
             InodeRecord r = volume.inode(inode.ino());
             Instant now = Instant.now();
@@ -171,7 +171,7 @@ final class BcachefsLikeMount extends Namespace {
         tx.commit();
         FileState st = states.remove(ino);
         if (st != null) {
-            st.release(0, Long.MAX_VALUE, space);
+            st.release(0, Long.MAX_VALUE, volume.reserve);
         }
     }
 
@@ -183,7 +183,7 @@ final class BcachefsLikeMount extends Namespace {
         long end = Math.ceilDiv(offset + length, blockSize());
         FileState st = state(inode.ino());
         if (mode != FallocateMode.ALLOCATE) {
-            st.release(first, end, space);
+            st.release(first, end, volume.reserve);
         }
         locked(() -> {
             if (mode != FallocateMode.ALLOCATE) {
@@ -212,7 +212,7 @@ final class BcachefsLikeMount extends Namespace {
             }
             long holeEnd = next.isEmpty() ? end : Math.min(end, next.get(0).start());
             long want = Math.min(holeEnd - b, maxBlocks);
-            space.reserve(want);
+            volume.reserve.reserve(want);
             BlockRange run = space.allocate(want, -1);
             if (run.length() < want) {
                 space.unreserve(want - run.length());
@@ -250,7 +250,7 @@ final class BcachefsLikeMount extends Namespace {
         long blocks = Math.ceilDiv(length, bs);
         long src = srcOffset / bs;
         long dst = dstOffset / bs;
-        state(target.ino()).release(dst, dst + blocks, space);
+        state(target.ino()).release(dst, dst + blocks, volume.reserve);
         locked(() -> {
             dropAll(target.ino(), dst, dst + blocks);
             long at = src;
@@ -327,7 +327,7 @@ final class BcachefsLikeMount extends Namespace {
             } else {
                 FileState st = states.remove(ino);
                 if (st != null) {
-                    st.release(0, Long.MAX_VALUE, space);
+                    st.release(0, Long.MAX_VALUE, volume.reserve);
                 }
             }
             return null;

@@ -2,6 +2,8 @@ package dev.iomap.adapter.bcachefs;
 
 import dev.iomap.adapter.bcachefs.store.BtreeStore;
 import dev.iomap.adapter.bcachefs.store.KeyStore;
+import dev.iomap.adapter.bcachefs.store.RefRun;
+import dev.iomap.adapter.bcachefs.store.StoreCheck;
 import dev.iomap.adapter.bcachefs.store.StoreFormat;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.device.BlockDevice;
@@ -56,6 +58,11 @@ final class BtreeStoreAccess implements StoreAccess {
 
     @Override
     public List<String> check(BlockDevice device) throws IOException {
-        return List.of();
+        return StoreCheck.check(device);
+    }
+
+    @Override
+    public List<RefRun> refCounts(BlockDevice device) throws IOException {
+        return StoreCheck.refCounts(device);
     }
 }

@@ -38,6 +38,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
     private final ExtentReader reader;
     private final LongFunction<FileState> states;
     private final DataSpace space;
+    private final DataReserve reserve;
     private final int bs;
 
     DataPath(Volume volume, ExtentReader reader, LongFunction<FileState> states) {
@@ -45,6 +46,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         this.reader = reader;
         this.states = states;
         this.space = volume.store.space();
+        this.reserve = volume.reserve;
         this.bs = volume.blockSize;
     }
 
@@ -70,7 +72,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         }
         if (writing && !request.contains(IomapRequest.REPORT) && (mapped || !request.contains(IomapRequest.ZERO))
                 && !(mapped && inPlace(next.get()))) {
-            end = state.reserve(first, end, space);
+            end = state.reserve(first, end, reserve);
         }
         Iomap iomap;
         if (mapped) {
@@ -107,7 +109,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         if (written < reach) {
             FileState state = states.apply(inode.ino());
             inode.releaseDelalloc(pos, reach, written,
-                    (file, offset, bytes) -> state.release(offset / bs, Math.ceilDiv(offset + bytes, bs), space));
+                    (file, offset, bytes) -> state.release(offset / bs, Math.ceilDiv(offset + bytes, bs), reserve));
         }
     }
 
@@ -141,7 +143,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         long end = Math.ceilDiv(pos + copied, bs);
         boolean inPlaceMapping = volume.config.nocow() && iomap.type() == IomapType.MAPPED;
         if (!inPlaceMapping && !state.reserved(first, end)) {
-            long covered = state.reserve(first, end, space);
+            long covered = state.reserve(first, end, reserve);
             if (covered < end) {
                 throw new dev.iomap.api.NoSpaceException("bcachefs-like: no space left for blocks " + covered + ".."
                         + end + " of inode " + inode.ino());
@@ -183,14 +185,14 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
             Optional<Volume.Extent> e = volume.extentAtOrAfter(inode.ino(), first);
             if (e.isPresent() && e.get().start() <= first && inPlace(e.get())) {
                 long count = Math.min(want, e.get().end() - first);
-                state.release(first, first + count, space);
+                state.release(first, first + count, reserve);
                 long dev = e.get().value().deviceBlockOf(first - e.get().start());
                 state.planned.put(first, new FileState.Planned(first, dev, count, true));
                 return new Iomap(first * bs, count * bs, IomapType.MAPPED, Set.of(IomapFlag.BOUNDARY), dev * bs, null,
                         state.generation.get());
             }
         }
-        long taken = state.take(first, want, space);
+        long taken = state.take(first, want, reserve);
         BlockRange run = space.allocate(taken, -1);
         if (run.length() < taken) {
             state.giveBack(first + run.length(), first + taken);
@@ -202,7 +204,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
 
     @Override
     public void discardFolio(IomapInode inode, long pos, long length) {
-        states.apply(inode.ino()).release(pos / bs, Math.ceilDiv(pos + length, bs), space);
+        states.apply(inode.ino()).release(pos / bs, Math.ceilDiv(pos + length, bs), reserve);
     }
 
     @Override

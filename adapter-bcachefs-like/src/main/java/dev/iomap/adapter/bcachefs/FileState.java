@@ -1,6 +1,5 @@
 package dev.iomap.adapter.bcachefs;
 
-import dev.iomap.adapter.bcachefs.store.DataSpace;
 import dev.iomap.api.NoSpaceException;
 import java.util.Iterator;
 import java.util.Map;
@@ -58,7 +57,7 @@ final class FileState {
      * @return the first block past the covered range ({@code end} if all could be)
      * @throws NoSpaceException if {@code first} itself needs a block and none is available
      */
-    synchronized long reserve(long first, long end, DataSpace space) throws NoSpaceException {
+    synchronized long reserve(long first, long end, DataReserve space) throws NoSpaceException {
         long need = 0;
         for (long b = first; b < end; b++) {
             if (!states.containsKey(b)) {
@@ -108,7 +107,7 @@ final class FileState {
      *
      * @return blocks released
      */
-    synchronized long release(long first, long end, DataSpace space) {
+    synchronized long release(long first, long end, DataReserve space) {
         long count = 0;
         Iterator<Long> it = states.subMap(first, end).keySet().iterator();
         while (it.hasNext()) {
@@ -129,7 +128,7 @@ final class FileState {
      * @return blocks taken, at least 1
      * @throws NoSpaceException if {@code first} has no reservation and none is available
      */
-    synchronized long take(long first, long blocks, DataSpace space) throws NoSpaceException {
+    synchronized long take(long first, long blocks, DataReserve space) throws NoSpaceException {
         long n = 0;
         for (; n < blocks; n++) {
             if (states.remove(first + n) == null) {

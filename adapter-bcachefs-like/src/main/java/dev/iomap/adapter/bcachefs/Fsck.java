@@ -3,6 +3,7 @@ package dev.iomap.adapter.bcachefs;
 import dev.iomap.adapter.bcachefs.store.BKey;
 import dev.iomap.adapter.bcachefs.store.KeyStore;
 import dev.iomap.adapter.bcachefs.store.KeyValue;
+import dev.iomap.adapter.bcachefs.store.RefRun;
 import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.FileType;
 import dev.iomap.device.BlockDevice;
@@ -33,8 +34,16 @@ final class Fsck {
     /** Expected reference count of every block some extent key holds. */
     final Map<Long, Integer> expectedRefs = new HashMap<>();
 
-    Fsck(KeyStore store, BlockDevice device) {
+    private final List<RefRun> refRuns;
+
+    /**
+     * @param store the store, opened read-only
+     * @param device its device (data extents are read from it for scrub)
+     * @param refRuns the store's reference counts
+     */
+    Fsck(KeyStore store, BlockDevice device, List<RefRun> refRuns) {
         this.store = store;
+        this.refRuns = refRuns;
         this.device = device;
         this.bs = store.blockSize();
     }
@@ -259,13 +268,41 @@ final class Fsck {
         }
     }
 
-    private void checkRefs() throws IOException {
-        for (Map.Entry<Long, Integer> e : new TreeMap<>(expectedRefs).entrySet()) {
-            int actual = store.space().refCount(e.getKey());
-            if (actual != e.getValue()) {
-                problems.add("data block " + e.getKey() + " is held by " + e.getValue() + " extent keys, its reference"
-                        + " count is " + actual);
+    private void checkRefs() {
+        Map<Long, Integer> actual = new TreeMap<>();
+        for (RefRun run : refRuns) {
+            for (long b = run.blocks().start(); b < run.blocks().end(); b++) {
+                actual.put(b, run.count());
             }
+        }
+        for (Map.Entry<Long, Integer> e : new TreeMap<>(expectedRefs).entrySet()) {
+            int count = actual.getOrDefault(e.getKey(), 0);
+            if (count != e.getValue()) {
+                problems.add("data block " + e.getKey() + " is held by " + e.getValue() + " extent keys, its reference"
+                        + " count is " + count);
+            }
+        }
+        long leakStart = -1;
+        long leakEnd = -1;
+        for (long b : actual.keySet()) {
+            if (expectedRefs.containsKey(b)) {
+                continue;
+            }
+            if (b == leakEnd) {
+                leakEnd++;
+                continue;
+            }
+            reportLeak(leakStart, leakEnd);
+            leakStart = b;
+            leakEnd = b + 1;
+        }
+        reportLeak(leakStart, leakEnd);
+    }
+
+    private void reportLeak(long start, long end) {
+        if (start >= 0) {
+            problems.add("data blocks " + start + ".." + (end - 1) + " have a reference count but no extent key holds"
+                    + " them (a leak)");
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.iomap.adapter.bcachefs;
 
 import dev.iomap.adapter.bcachefs.store.KeyStore;
+import dev.iomap.adapter.bcachefs.store.RefRun;
 import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.util.List;
@@ -46,4 +47,11 @@ interface StoreAccess {
      * @throws IOException if the device fails
      */
     List<String> check(BlockDevice device) throws IOException;
+
+    /**
+     * @param device the device
+     * @return the data blocks with a non-zero reference count, as committed on the device
+     * @throws IOException if the store cannot be read
+     */
+    List<RefRun> refCounts(BlockDevice device) throws IOException;
 }

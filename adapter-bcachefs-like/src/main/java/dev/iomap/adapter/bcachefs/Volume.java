@@ -43,6 +43,7 @@ final class Volume {
     final int blockSize;
     private final BlockDevice device;
     final ReentrantLock meta = new ReentrantLock();
+    final DataReserve reserve;
     private final Map<Long, InodeRecord> inodes = new ConcurrentHashMap<>();
     private final Map<Long, Long> lastSeq = new ConcurrentHashMap<>();
     private final Set<Long> dirty = new HashSet<>();
@@ -91,6 +92,7 @@ final class Volume {
         this.device = device;
         this.config = config;
         this.blockSize = store.blockSize();
+        this.reserve = new DataReserve(store.space());
         byte[] counters = store.get(Keys.nextIno())
                 .orElseThrow(() -> new CorruptFilesystemException("bcachefs-like: the inode counter key is missing"));
         if (counters.length != 16) {

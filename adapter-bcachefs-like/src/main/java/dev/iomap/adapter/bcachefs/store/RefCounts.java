@@ -88,6 +88,9 @@ final class RefCounts {
         if (before != null && before.getValue().end() > at) {
             at = before.getValue().end();
         }
+        if (at >= range.end()) {
+            return out;
+        }
         for (Run run : runs.subMap(at, true, range.end(), false).values()) {
             if (run.start() > at) {
                 out.add(new BlockRange(at, run.start() - at));
