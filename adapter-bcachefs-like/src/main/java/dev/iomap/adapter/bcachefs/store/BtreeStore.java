@@ -502,6 +502,16 @@ public final class BtreeStore implements KeyStore {
         }
     }
 
+    /** @return the last durable sequence (for tests) */
+    long durableSeq() {
+        lock.lock();
+        try {
+            return durableSeq;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** @return the last committed sequence */
     public long lastSeq() {
         lock.lock();

@@ -88,6 +88,9 @@ final class RefCounts {
         if (before != null && before.getValue().end() > at) {
             at = before.getValue().end();
         }
+        if (at >= range.end()) {
+            return out;
+        }
         for (Run run : runs.subMap(at, true, range.end(), false).values()) {
             if (run.start() > at) {
                 out.add(new BlockRange(at, run.start() - at));
@@ -113,7 +116,7 @@ final class RefCounts {
 
     private List<Run> touching(long start, long end) {
         List<Run> out = new ArrayList<>();
-        Map.Entry<Long, Run> before = runs.floorEntry(start);
+        Map.Entry<Long, Run> before = runs.lowerEntry(start);
         long from = before != null && before.getValue().end() >= start ? before.getKey() : start;
         out.addAll(runs.subMap(from, true, end, true).values());
         return out;
