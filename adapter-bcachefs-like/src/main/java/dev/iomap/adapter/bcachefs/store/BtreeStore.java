@@ -496,6 +496,26 @@ public final class BtreeStore implements KeyStore {
         }
     }
 
+    /** @return the journal block the next batch goes to, or wraps from (for tests) */
+    long journalHead() {
+        lock.lock();
+        try {
+            return ring.head();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the last durable sequence (for tests) */
+    long durableSeq() {
+        lock.lock();
+        try {
+            return durableSeq;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** @return the last committed sequence */
     public long lastSeq() {
         lock.lock();

@@ -116,7 +116,7 @@ final class RefCounts {
 
     private List<Run> touching(long start, long end) {
         List<Run> out = new ArrayList<>();
-        Map.Entry<Long, Run> before = runs.floorEntry(start);
+        Map.Entry<Long, Run> before = runs.lowerEntry(start);
         long from = before != null && before.getValue().end() >= start ? before.getKey() : start;
         out.addAll(runs.subMap(from, true, end, true).values());
         return out;
