@@ -152,15 +152,4 @@ final class FileState {
             states.put(b, State.DIRTY_RESERVED);
         }
     }
-
-    /** @return blocks holding a reservation */
-    synchronized long reservedBlocks() {
-        return states.size();
-    }
-
-    /** @return the first block holding a reservation at or after {@code block}, or -1 */
-    synchronized long nextReserved(long block) {
-        Long k = states.ceilingKey(block);
-        return k == null ? -1 : k;
-    }
 }

@@ -1,6 +1,5 @@
 package dev.iomap.adapter.bcachefs;
 
-import dev.iomap.adapter.bcachefs.store.BKey;
 import dev.iomap.adapter.support.ns.PosixRules;
 import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AttributeChange;
@@ -421,10 +420,5 @@ abstract class Namespace implements MountedFilesystem {
         volume.inode(e.ino()).parent = to.ino;
         from.nlink--;
         to.nlink++;
-    }
-
-    /** @return the key of a pending orphan, for mount */
-    static BKey orphanKey(long ino) {
-        return Keys.pending(ino, Keys.PENDING_ORPHAN);
     }
 }
