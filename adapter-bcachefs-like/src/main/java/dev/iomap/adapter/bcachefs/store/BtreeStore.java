@@ -320,6 +320,10 @@ public final class BtreeStore implements KeyStore {
         IOException error = null;
         lock.unlock();
         try {
+            // Preflush (bcachefs's REQ_PREFLUSH on journal writes): data blocks the batch's keys point to
+            // completed before their keys were committed, but may still sit in the device's cache; they
+            // must be durable before the journal entry that references them can be.
+            device.flush();
             BlockIo.write(device, batch.block(), batch.data(), IoPurpose.METADATA);
             device.flush();
         } catch (IOException e) {
