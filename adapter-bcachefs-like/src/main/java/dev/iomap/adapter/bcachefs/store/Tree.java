@@ -3,7 +3,6 @@ package dev.iomap.adapter.bcachefs.store;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * The in-memory copy-on-write B-tree over all keys (ordered by btree id first): nodes are loaded from
@@ -97,20 +96,6 @@ final class Tree {
                 return;
             }
             scan(child(node, i), from, to, limit, out);
-        }
-    }
-
-    /** Visits every loaded node (pre-order). */
-    void forEachLoaded(Consumer<Node> visitor) {
-        forEachLoaded(root, visitor);
-    }
-
-    private static void forEachLoaded(Node node, Consumer<Node> visitor) {
-        visitor.accept(node);
-        if (!node.isLeaf()) {
-            for (Node child : node.loadedChildren()) {
-                forEachLoaded(child, visitor);
-            }
         }
     }
 
