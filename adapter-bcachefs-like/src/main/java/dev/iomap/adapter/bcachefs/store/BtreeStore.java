@@ -1,7 +1,6 @@
 package dev.iomap.adapter.bcachefs.store;
 
 import dev.iomap.adapter.support.BlockIo;
-import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FilesystemShutdownException;
 import dev.iomap.api.NoSpaceException;
@@ -38,6 +37,7 @@ public final class BtreeStore implements KeyStore {
     private final RefCounts refs = new RefCounts();
     private Superblock sb;
     private Tree tree;
+    private Transactions transactions;
     private StoreSpace space;
     private JournalRing ring;
     private final List<byte[]> pending = new ArrayList<>();
@@ -152,6 +152,7 @@ public final class BtreeStore implements KeyStore {
     private void load() throws IOException {
         Node root = readNode(sb.rootBlock(), sb.rootLevel());
         tree = new Tree(this::readNode, blockSize, root);
+        transactions = new Transactions(tree, refs, sb.dataStart(), sb.totalBlocks());
         Set<Long> nodeBlocks = new HashSet<>();
         collectNodeBlocks(root, nodeBlocks);
         List<KeyValue> alloc = new ArrayList<>();
@@ -162,8 +163,8 @@ public final class BtreeStore implements KeyStore {
         JournalRing.Replay replay = JournalRing.replay(device, sb);
         lastSeq = sb.checkpointSeq();
         for (JournalCodec.Entry entry : replay.entries()) {
-            prepare(entry.ops());
-            apply(entry.ops(), entry.seq(), false);
+            transactions.prepare(entry.ops(), null);
+            transactions.apply(entry.ops(), entry.seq(), null);
             lastSeq = entry.seq();
         }
         durableSeq = lastSeq;
@@ -272,72 +273,14 @@ public final class BtreeStore implements KeyStore {
                 throw new NoSpaceException("no space for B-tree growth: " + headroom + " blocks left for nodes, "
                         + space.nodeReserve() / 2 + " kept for checkpoints and deletions");
             }
-            prepare(ops);
+            transactions.prepare(ops, space);
             pending.add(entry);
             pendingBytes += entry.length;
-            apply(ops, seq, true);
+            transactions.apply(ops, seq, space);
             lastSeq = seq;
             return seq;
         } finally {
             lock.unlock();
-        }
-    }
-
-    /** Checks a transaction and loads what it touches, so that applying it cannot fail. */
-    private void prepare(List<Op> ops) throws IOException {
-        List<Op.AddRefs> refOps = new ArrayList<>();
-        for (Op op : ops) {
-            switch (op) {
-                case Op.Put put -> tree.loadPath(put.key());
-                case Op.Delete delete -> tree.loadPath(delete.key());
-                case Op.AddRefs add -> refOps.add(add);
-            }
-        }
-        if (refOps.isEmpty()) {
-            return;
-        }
-        RefCounts trial = refs.copyTouching(refOps);
-        for (Op.AddRefs add : refOps) {
-            BlockRange range = new BlockRange(add.start(), add.length());
-            if (range.start() < sb.dataStart() || range.end() > sb.totalBlocks()) {
-                throw new CorruptFilesystemException("reference change on blocks " + range
-                        + " outside the data region");
-            }
-            if (space != null && add.delta() > 0) {
-                for (BlockRange zero : trial.zeroIn(range)) {
-                    if (space.anyFree(zero)) {
-                        throw new IllegalArgumentException("reference added to blocks " + zero
-                                + " that are free, not allocated");
-                    }
-                }
-            }
-            for (Op treeOp : trial.apply(add.start(), add.length(), add.delta()).treeOps()) {
-                tree.loadPath(treeOp instanceof Op.Put p ? p.key() : ((Op.Delete) treeOp).key());
-            }
-        }
-    }
-
-    private void apply(List<Op> ops, long seq, boolean live) throws IOException {
-        for (Op op : ops) {
-            switch (op) {
-                case Op.Put put -> tree.put(put.key(), put.value());
-                case Op.Delete delete -> tree.delete(delete.key());
-                case Op.AddRefs add -> {
-                    RefCounts.Change change = refs.apply(add.start(), add.length(), add.delta());
-                    for (Op treeOp : change.treeOps()) {
-                        switch (treeOp) {
-                            case Op.Put put -> tree.put(put.key(), put.value());
-                            case Op.Delete delete -> tree.delete(delete.key());
-                            case Op.AddRefs ignored -> throw new IllegalStateException("nested reference change");
-                        }
-                    }
-                    if (live) {
-                        for (BlockRange zero : change.zeroed()) {
-                            space.deferFree(seq, zero);
-                        }
-                    }
-                }
-            }
         }
     }
 

@@ -103,16 +103,6 @@ final class StoreSpace implements DataSpace {
         return allocator.freeBlocks();
     }
 
-    /** @return blocks waiting in the pending-free list */
-    long pendingFreeBlocks() {
-        lock.lock();
-        try {
-            return pendingFree.stream().mapToLong(p -> p.blocks().length()).sum();
-        } finally {
-            lock.unlock();
-        }
-    }
-
     @Override
     public void reserve(long blocks) throws NoSpaceException {
         if (blocks < 0) {

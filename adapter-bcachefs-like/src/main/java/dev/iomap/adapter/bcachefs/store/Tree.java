@@ -3,7 +3,6 @@ package dev.iomap.adapter.bcachefs.store;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * The in-memory copy-on-write B-tree over all keys (ordered by btree id first): nodes are loaded from
@@ -100,20 +99,6 @@ final class Tree {
         }
     }
 
-    /** Visits every loaded node (pre-order). */
-    void forEachLoaded(Consumer<Node> visitor) {
-        forEachLoaded(root, visitor);
-    }
-
-    private static void forEachLoaded(Node node, Consumer<Node> visitor) {
-        visitor.accept(node);
-        if (!node.isLeaf()) {
-            for (Node child : node.loadedChildren()) {
-                forEachLoaded(child, visitor);
-            }
-        }
-    }
-
     /** Inserts or replaces; the path must be loaded ({@link #loadPath}). */
     void put(BKey key, byte[] value) throws IOException {
         List<Node> path = new ArrayList<>();
@@ -143,7 +128,7 @@ final class Tree {
         }
         leaf.remove(i);
         markDirty(path);
-        if (leaf.size() == 0) {
+        if (leaf.size() == 0 && removable(path, slots, path.size() - 1)) {
             removeEmpty(path, slots, path.size() - 1);
         } else if (path.size() > 1 && leaf.bytes < capacity / 4) {
             mergeWithNeighbour(path.get(path.size() - 2), slots.get(path.size() - 2));
@@ -199,6 +184,24 @@ final class Tree {
         }
         Node parent = path.get(level - 1);
         parent.insertChild(slots.get(level - 1) + 1, right.keys.getFirst(), -1, right);
+    }
+
+    /**
+     * Whether {@code path.get(level)} can leave its parent without I/O: the sibling that takes over its
+     * key range must be loaded (a later op of the same transaction may land there, and applying a
+     * prepared transaction must not read), or the parent must go too. An empty leaf that cannot go
+     * stays, which is valid.
+     */
+    private boolean removable(List<Node> path, List<Integer> slots, int level) {
+        if (level == 0) {
+            return false;
+        }
+        Node parent = path.get(level - 1);
+        int slot = slots.get(level - 1);
+        if (parent.size() > 1) {
+            return parent.children.get(slot > 0 ? slot - 1 : slot + 1) != null;
+        }
+        return level - 1 == 0 || removable(path, slots, level - 1);
     }
 
     /** Removes the empty {@code path.get(level)} from its parent, and the parent if it empties too. */

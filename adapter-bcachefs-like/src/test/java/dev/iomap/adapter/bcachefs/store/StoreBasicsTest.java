@@ -98,6 +98,33 @@ class StoreBasicsTest {
     }
 
     @Test
+    void underfullLeavesMergeWithTheirNeighbours() throws IOException {
+        RamBlockDevice device = formatted(1024, 8L << 20);
+        TreeMap<BKey, byte[]> model = new TreeMap<>();
+        try (BtreeStore store = BtreeStore.open(device, false)) {
+            for (int i = 0; i < 3000; i++) {
+                store.update().put(key(i), value(i)).commit();
+                model.put(key(i), value(i));
+            }
+            store.checkpoint();
+            long full = store.nodeBlocks();
+            assertTrue(full > 200, "nodes: " + full);
+            for (int i = 0; i < 3000; i++) {
+                if (i % 10 != 0) {
+                    store.update().delete(key(i)).commit();
+                    model.remove(key(i));
+                }
+            }
+            store.checkpoint();
+            assertTrue(store.nodeBlocks() < full / 3, "nodes after deleting 90% of the keys: "
+                    + store.nodeBlocks() + " of " + full);
+            assertEquals(StoreWritePatternTest.onDiskNodes(device).size(), store.nodeBlocks());
+            assertContents(store, model);
+        }
+        assertEquals(List.of(), StoreCheck.check(device));
+    }
+
+    @Test
     void flushedTransactionsReplayWithoutCheckpointUnflushedOnesAreLost() throws IOException {
         PowerCutDevice device = new PowerCutDevice(formatted(4096, 4L << 20));
         BtreeStore store = BtreeStore.open(device, false);

@@ -134,4 +134,32 @@ class StoreCorruptionTest {
             }
         }
     }
+
+    @Test
+    void aTransactionNeverReadsANodeItsPrepareDidNotLoad() throws IOException {
+        RamBlockDevice device = populated();
+        Node root = root(device);
+        while (root.level > 1) {
+            long child = root.childBlocks.getLast();
+            root = Node.decode(BlockIo.read(device, child, 1), child, root.level - 1);
+        }
+        assertTrue(root.size() >= 2, "the last bottom internal node has two leaves");
+        Node parent = root;
+        long sibling = root.childBlocks.get(root.size() - 2);
+        long leafBlock = root.childBlocks.getLast();
+        Node leaf = Node.decode(BlockIo.read(device, leafBlock, 1), leafBlock, 0);
+        flipBit(device, sibling, 50);
+        try (BtreeStore store = BtreeStore.open(device, false)) {
+            Update update = store.update();
+            for (BKey key : leaf.keys) {
+                update.delete(key);
+            }
+            update.put(leaf.keys.getFirst(), new byte[] {42});
+            store.flush(update.commit());
+            assertArrayEquals(new byte[] {42}, store.get(leaf.keys.getFirst()).orElseThrow());
+            assertTrue(store.get(leaf.keys.getLast()).isEmpty());
+            assertThrows(CorruptFilesystemException.class, () -> store.get(parent.keys.get(parent.size() - 2)),
+                    "the corrupt sibling was never needed");
+        }
+    }
 }

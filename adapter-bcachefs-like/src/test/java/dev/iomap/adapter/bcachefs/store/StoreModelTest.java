@@ -81,8 +81,11 @@ class StoreModelTest {
                     store.close();
                     store = BtreeStore.open(device, false);
                     verifyAll(at + " after reopen", true);
-                } else if (dice < 77) {
+                } else if (dice < 76) {
                     crash(at);
+                    crashes++;
+                } else if (dice < 79) {
+                    crashDuringWrites(at);
                     crashes++;
                 } else if (dice < 90) {
                     BKey key = randomKey();
@@ -182,6 +185,44 @@ class StoreModelTest {
         history.clear();
         history.put(durable, model.copy());
         verifyAll(at + " after the power cut", true);
+    }
+
+    /**
+     * A power cut at a random write of a checkpoint or journal flush: the store comes back at some
+     * sequence between the durable one before the operation and the last committed one, in exactly
+     * the state the model had then.
+     */
+    private void crashDuringWrites(String at) throws IOException {
+        long durableBefore = store.durableSeq();
+        long last = store.lastSeq();
+        int cutAt = 1 + random.nextInt(6);
+        Random imageRandom = new Random(random.nextLong());
+        RamBlockDevice[] captured = {null};
+        int[] writes = {0};
+        device.onWrite(w -> {
+            writes[0]++;
+            if (writes[0] == cutAt) {
+                captured[0] = device.image(CutMode.TEAR_AND_REORDER, imageRandom);
+            }
+        });
+        if (random.nextBoolean()) {
+            store.checkpoint();
+        } else {
+            store.flushAll();
+        }
+        device.onWrite(w -> { });
+        RamBlockDevice image = captured[0] != null ? captured[0] : device.image(CutMode.TEAR_AND_REORDER, imageRandom);
+        store.close();
+        assertEquals(List.of(), StoreCheck.check(image), at + " check after a cut at write " + cutAt);
+        device = new PowerCutDevice(image);
+        store = BtreeStore.open(device, false);
+        long back = store.lastSeq();
+        assertTrue(back >= durableBefore && back <= last, at + ": back at " + back + ", durable was "
+                + durableBefore + ", last " + last);
+        model = history.get(back).copy();
+        history.clear();
+        history.put(back, model.copy());
+        verifyAll(at + " after a cut at write " + cutAt, true);
     }
 
     private void verifyAll(String at, boolean fresh) throws IOException {
