@@ -56,7 +56,8 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         FileState state = states.apply(inode.ino());
         long cookie = state.generation.get();
         long first = pos / bs;
-        long wantEnd = Math.ceilDiv(Math.min(pos + length, Long.MAX_VALUE - bs), bs);
+        long endByte = length > Long.MAX_VALUE - bs - pos ? Long.MAX_VALUE - bs : pos + length;
+        long wantEnd = Math.ceilDiv(endByte, bs);
         boolean writing = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.FAULT)
                 || request.contains(IomapRequest.ZERO) || request.contains(IomapRequest.UNSHARE);
         Optional<Volume.Extent> next = volume.extentAtOrAfter(inode.ino(), first);
