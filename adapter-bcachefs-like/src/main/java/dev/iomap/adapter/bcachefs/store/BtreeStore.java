@@ -268,11 +268,7 @@ public final class BtreeStore implements KeyStore {
             }
             long seq = lastSeq + 1;
             byte[] entry = JournalCodec.encodeEntry(sb.nonce(), seq, ops);
-            long headroom = space.nodeHeadroom(tree.dirtyCount());
-            if (headroom < space.nodeReserve() / 2 && ops.stream().anyMatch(op -> op instanceof Op.Put)) {
-                throw new NoSpaceException("no space for B-tree growth: " + headroom + " blocks left for nodes, "
-                        + space.nodeReserve() / 2 + " kept for checkpoints and deletions");
-            }
+            checkNodeHeadroom(ops);
             transactions.prepare(ops, space);
             pending.add(entry);
             pendingBytes += entry.length;
@@ -281,6 +277,25 @@ public final class BtreeStore implements KeyStore {
             return seq;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Refuses a transaction that adds keys when the blocks left for nodes run low: below half the node
+     * reserve for one that adds no reference (namespace operations), below a quarter for one that does
+     * (writeback of reserved data, which must keep working), so checkpoints and deletions always find
+     * blocks.
+     */
+    private void checkNodeHeadroom(List<Op> ops) throws NoSpaceException {
+        if (ops.stream().noneMatch(op -> op instanceof Op.Put)) {
+            return;
+        }
+        boolean addsReferences = ops.stream().anyMatch(op -> op instanceof Op.AddRefs add && add.delta() > 0);
+        long floor = addsReferences ? space.nodeReserve() / 4 : space.nodeReserve() / 2;
+        long headroom = space.nodeHeadroom(tree.dirtyCount());
+        if (headroom < floor) {
+            throw new NoSpaceException("no space for B-tree growth: " + headroom + " blocks left for nodes, "
+                    + floor + " kept for checkpoints, deletions and data writeback");
         }
     }
 
