@@ -29,6 +29,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * write the store refuses updates ({@link FilesystemShutdownException}); reads go on.
  */
 public final class BtreeStore implements KeyStore {
+    /** Leaves kept loaded after a checkpoint: beyond this many, clean leaves are unloaded. */
+    static final int LEAF_CACHE_LIMIT = 4096;
+
     private final BlockDevice device;
     private final int blockSize;
     private final boolean readOnly;
@@ -52,6 +55,7 @@ public final class BtreeStore implements KeyStore {
     private long nodeBytes;
     private long superblockBytes;
     private long checkpoints;
+    private int leafCacheLimit = LEAF_CACHE_LIMIT;
 
     private BtreeStore(BlockDevice device, Superblock sb, boolean readOnly) {
         this.device = device;
@@ -406,7 +410,18 @@ public final class BtreeStore implements KeyStore {
         durableSeq = lastSeq;
         ring.checkpointed();
         space.releaseDurable(Long.MAX_VALUE);
+        tree.evictLeaves(leafCacheLimit);
         flushDone.signalAll();
+    }
+
+    /** Sets how many leaves stay loaded after a checkpoint (for tests; {@value #LEAF_CACHE_LIMIT} by default). */
+    void leafCacheLimit(int leaves) {
+        lock.lock();
+        try {
+            leafCacheLimit = leaves;
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
