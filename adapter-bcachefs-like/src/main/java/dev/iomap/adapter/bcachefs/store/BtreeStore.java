@@ -14,7 +14,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -74,27 +73,7 @@ public final class BtreeStore implements KeyStore {
      * @throws IOException if the device fails
      */
     public static void format(BlockDevice device, StoreFormat format) throws IOException {
-        int blockSize = device.blockSize();
-        long total = device.capacity() / blockSize;
-        long dataStart = Superblock.COPIES + format.journalBlocks();
-        if (blockSize < 1024) {
-            throw new IllegalArgumentException("B-tree nodes need blocks of at least 1024 bytes, the device has "
-                    + blockSize);
-        }
-        if (dataStart + 64 > total) {
-            throw new IllegalArgumentException("device of " + total + " blocks is too small for a journal of "
-                    + format.journalBlocks() + " blocks");
-        }
-        long nonce = ThreadLocalRandom.current().nextLong();
-        Node root = new Node(0);
-        root.block = dataStart;
-        Superblock first = new Superblock(1, blockSize, total, Superblock.COPIES, format.journalBlocks(), nonce,
-                dataStart, 0, 0, Superblock.COPIES, total - dataStart - 1, 1);
-        BlockIo.write(device, dataStart, root.encode(blockSize, 1), IoPurpose.METADATA);
-        BlockIo.write(device, Superblock.COPIES, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
-        BlockIo.write(device, 1, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
-        BlockIo.write(device, 0, first.encode(), IoPurpose.METADATA);
-        device.flush();
+        format.write(device);
     }
 
     /**
@@ -132,25 +111,9 @@ public final class BtreeStore implements KeyStore {
         return store;
     }
 
+    /** @return the newer valid superblock copy; see {@link Superblock#readNewest} */
     static Superblock readSuperblock(BlockDevice device) throws IOException {
-        long total = device.capacity() / device.blockSize();
-        Superblock best = null;
-        List<String> problems = new ArrayList<>();
-        for (int copy = 0; copy < Superblock.COPIES; copy++) {
-            try {
-                Superblock sb = Superblock.decode(BlockIo.read(device, copy, 1), device.blockSize(), total,
-                        "superblock copy " + copy + " (block " + copy + ")");
-                if (best == null || sb.sequence() > best.sequence()) {
-                    best = sb;
-                }
-            } catch (CorruptFilesystemException e) {
-                problems.add(e.getMessage());
-            }
-        }
-        if (best == null) {
-            throw new CorruptFilesystemException("no valid store superblock: " + String.join("; ", problems));
-        }
-        return best;
+        return Superblock.readNewest(device);
     }
 
     private void load() throws IOException {

@@ -273,7 +273,7 @@ final class Tree {
 
     /** Merges child {@code slot} of {@code parent} with a loaded neighbour if both fit one node. */
     private void mergeWithNeighbour(Node parent, int slot) {
-        int left = slot;
+        int left;
         if (slot + 1 < parent.size() && fits(parent.children.get(slot), parent.children.get(slot + 1))) {
             left = slot;
         } else if (slot > 0 && fits(parent.children.get(slot - 1), parent.children.get(slot))) {
