@@ -14,7 +14,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -29,6 +28,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * write the store refuses updates ({@link FilesystemShutdownException}); reads go on.
  */
 public final class BtreeStore implements KeyStore {
+    /** Leaves kept loaded after a checkpoint: beyond this many, clean leaves are unloaded. */
+    static final int LEAF_CACHE_LIMIT = 4096;
+
     private final BlockDevice device;
     private final int blockSize;
     private final boolean readOnly;
@@ -52,6 +54,7 @@ public final class BtreeStore implements KeyStore {
     private long nodeBytes;
     private long superblockBytes;
     private long checkpoints;
+    private int leafCacheLimit = LEAF_CACHE_LIMIT;
 
     private BtreeStore(BlockDevice device, Superblock sb, boolean readOnly) {
         this.device = device;
@@ -70,27 +73,7 @@ public final class BtreeStore implements KeyStore {
      * @throws IOException if the device fails
      */
     public static void format(BlockDevice device, StoreFormat format) throws IOException {
-        int blockSize = device.blockSize();
-        long total = device.capacity() / blockSize;
-        long dataStart = Superblock.COPIES + format.journalBlocks();
-        if (blockSize < 1024) {
-            throw new IllegalArgumentException("B-tree nodes need blocks of at least 1024 bytes, the device has "
-                    + blockSize);
-        }
-        if (dataStart + 64 > total) {
-            throw new IllegalArgumentException("device of " + total + " blocks is too small for a journal of "
-                    + format.journalBlocks() + " blocks");
-        }
-        long nonce = ThreadLocalRandom.current().nextLong();
-        Node root = new Node(0);
-        root.block = dataStart;
-        Superblock first = new Superblock(1, blockSize, total, Superblock.COPIES, format.journalBlocks(), nonce,
-                dataStart, 0, 0, Superblock.COPIES, total - dataStart - 1, 1);
-        BlockIo.write(device, dataStart, root.encode(blockSize, 1), IoPurpose.METADATA);
-        BlockIo.write(device, Superblock.COPIES, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
-        BlockIo.write(device, 1, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
-        BlockIo.write(device, 0, first.encode(), IoPurpose.METADATA);
-        device.flush();
+        format.write(device);
     }
 
     /**
@@ -128,25 +111,9 @@ public final class BtreeStore implements KeyStore {
         return store;
     }
 
+    /** @return the newer valid superblock copy; see {@link Superblock#readNewest} */
     static Superblock readSuperblock(BlockDevice device) throws IOException {
-        long total = device.capacity() / device.blockSize();
-        Superblock best = null;
-        List<String> problems = new ArrayList<>();
-        for (int copy = 0; copy < Superblock.COPIES; copy++) {
-            try {
-                Superblock sb = Superblock.decode(BlockIo.read(device, copy, 1), device.blockSize(), total,
-                        "superblock copy " + copy + " (block " + copy + ")");
-                if (best == null || sb.sequence() > best.sequence()) {
-                    best = sb;
-                }
-            } catch (CorruptFilesystemException e) {
-                problems.add(e.getMessage());
-            }
-        }
-        if (best == null) {
-            throw new CorruptFilesystemException("no valid store superblock: " + String.join("; ", problems));
-        }
-        return best;
+        return Superblock.readNewest(device);
     }
 
     private void load() throws IOException {
@@ -268,11 +235,7 @@ public final class BtreeStore implements KeyStore {
             }
             long seq = lastSeq + 1;
             byte[] entry = JournalCodec.encodeEntry(sb.nonce(), seq, ops);
-            long headroom = space.nodeHeadroom(tree.dirtyCount());
-            if (headroom < space.nodeReserve() / 2 && ops.stream().anyMatch(op -> op instanceof Op.Put)) {
-                throw new NoSpaceException("no space for B-tree growth: " + headroom + " blocks left for nodes, "
-                        + space.nodeReserve() / 2 + " kept for checkpoints and deletions");
-            }
+            checkNodeHeadroom(ops);
             transactions.prepare(ops, space);
             pending.add(entry);
             pendingBytes += entry.length;
@@ -281,6 +244,25 @@ public final class BtreeStore implements KeyStore {
             return seq;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Refuses a transaction that adds keys when the blocks left for nodes run low: below half the node
+     * reserve for one that adds no reference (namespace operations), below a quarter for one that does
+     * (writeback of reserved data, which must keep working), so checkpoints and deletions always find
+     * blocks.
+     */
+    private void checkNodeHeadroom(List<Op> ops) throws NoSpaceException {
+        if (ops.stream().noneMatch(op -> op instanceof Op.Put)) {
+            return;
+        }
+        boolean addsReferences = ops.stream().anyMatch(op -> op instanceof Op.AddRefs add && add.delta() > 0);
+        long floor = addsReferences ? space.nodeReserve() / 4 : space.nodeReserve() / 2;
+        long headroom = space.nodeHeadroom(tree.dirtyCount());
+        if (headroom < floor) {
+            throw new NoSpaceException("no space for B-tree growth: " + headroom + " blocks left for nodes, "
+                    + floor + " kept for checkpoints, deletions and data writeback");
         }
     }
 
@@ -391,7 +373,18 @@ public final class BtreeStore implements KeyStore {
         durableSeq = lastSeq;
         ring.checkpointed();
         space.releaseDurable(Long.MAX_VALUE);
+        tree.evictLeaves(leafCacheLimit);
         flushDone.signalAll();
+    }
+
+    /** Sets how many leaves stay loaded after a checkpoint (for tests; {@value #LEAF_CACHE_LIMIT} by default). */
+    void leafCacheLimit(int leaves) {
+        lock.lock();
+        try {
+            leafCacheLimit = leaves;
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override

@@ -1,9 +1,14 @@
 package dev.iomap.adapter.bcachefs.store;
 
 import dev.iomap.adapter.support.Crc32c;
+import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.device.BlockDevice;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The store's superblock: two copies, in blocks 0 and 1, written alternately (copy {@code sequence %
@@ -104,5 +109,32 @@ record Superblock(long sequence, int blockSize, long totalBlocks, long journalSt
             throw new CorruptFilesystemException(where + ": fields out of range: " + sb);
         }
         return sb;
+    }
+
+    /**
+     * @param device a device
+     * @return the valid copy with the higher sequence
+     * @throws CorruptFilesystemException if neither copy is valid (naming why for each)
+     * @throws IOException if the device cannot be read
+     */
+    static Superblock readNewest(BlockDevice device) throws IOException {
+        long total = device.capacity() / device.blockSize();
+        Superblock best = null;
+        List<String> problems = new ArrayList<>();
+        for (int copy = 0; copy < COPIES; copy++) {
+            try {
+                Superblock sb = decode(BlockIo.read(device, copy, 1), device.blockSize(), total,
+                        "superblock copy " + copy + " (block " + copy + ")");
+                if (best == null || sb.sequence() > best.sequence()) {
+                    best = sb;
+                }
+            } catch (CorruptFilesystemException e) {
+                problems.add(e.getMessage());
+            }
+        }
+        if (best == null) {
+            throw new CorruptFilesystemException("no valid store superblock: " + String.join("; ", problems));
+        }
+        return best;
     }
 }

@@ -42,6 +42,47 @@ final class Tree {
         return orphanedBlocks;
     }
 
+    /**
+     * Bounds memory: if more than {@code limit} leaves are loaded, unloads every clean leaf (they are
+     * read again, and verified, when next needed). Called when nothing is dirty, after a checkpoint.
+     *
+     * @return leaves unloaded
+     */
+    int evictLeaves(int limit) {
+        List<Node> bottom = new ArrayList<>();
+        collectBottom(root, bottom);
+        int loaded = 0;
+        for (Node parent : bottom) {
+            loaded += parent.loadedChildren().size();
+        }
+        if (loaded <= limit) {
+            return 0;
+        }
+        int evicted = 0;
+        for (Node parent : bottom) {
+            for (int i = 0; i < parent.size(); i++) {
+                Node leaf = parent.children.get(i);
+                if (leaf != null && !leaf.dirty && leaf.block >= 0) {
+                    parent.childBlocks.set(i, leaf.block);
+                    parent.children.set(i, null);
+                    evicted++;
+                }
+            }
+        }
+        return evicted;
+    }
+
+    /** Collects the loaded level-1 nodes. */
+    private static void collectBottom(Node node, List<Node> out) {
+        if (node.level == 1) {
+            out.add(node);
+        } else if (node.level > 1) {
+            for (Node child : node.loadedChildren()) {
+                collectBottom(child, out);
+            }
+        }
+    }
+
     /** After a checkpoint wrote every dirty node: nothing is dirty or orphaned. */
     void checkpointed() {
         dirtyCount = 0;
@@ -232,7 +273,7 @@ final class Tree {
 
     /** Merges child {@code slot} of {@code parent} with a loaded neighbour if both fit one node. */
     private void mergeWithNeighbour(Node parent, int slot) {
-        int left = slot;
+        int left;
         if (slot + 1 < parent.size() && fits(parent.children.get(slot), parent.children.get(slot + 1))) {
             left = slot;
         } else if (slot > 0 && fits(parent.children.get(slot - 1), parent.children.get(slot))) {

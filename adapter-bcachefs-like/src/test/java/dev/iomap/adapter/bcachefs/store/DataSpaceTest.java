@@ -67,8 +67,9 @@ class DataSpaceTest {
             space.reserve(space.available());
             assertEquals(0, space.available());
             assertThrows(NoSpaceException.class, () -> space.reserve(1));
-            BlockRange all = space.allocate(space.reserved(), -1);
-            assertEquals(total - 1 - reserve, all.length());
+            BlockRange all = space.allocate(space.reserved() - 10, -1);
+            assertEquals(total - 1 - reserve - 10, all.length());
+            assertEquals(10, space.reserved(), "kept for writeback below");
             int put = 0;
             NoSpaceException full = null;
             for (; put < 5000 && full == null; put++) {
@@ -79,14 +80,30 @@ class DataSpaceTest {
                 }
             }
             assertTrue(full != null && put > 100, "metadata grew into the reserve, then stopped at put " + put);
+            assertEquals(0, space.available());
+
+            // Writeback of reserved data (a key and a reference per transaction) goes on meanwhile.
+            for (int i = 0; i < 10; i++) {
+                BlockRange block = space.allocate(1, -1);
+                store.update().put(new BKey(7, 1, i), new byte[40]).addRefs(block, 1).commit();
+                assertEquals(1, space.refCount(block.start()));
+            }
+            assertEquals(0, space.reserved());
+            assertThrows(NoSpaceException.class, () -> store.update().put(new BKey(7, 2, 0), new byte[1]).commit(),
+                    "namespace growth stays refused");
             store.checkpoint();
+            assertEquals(10, store.scan(new BKey(7, 1, 0), new BKey(7, 2, 0), 100).size());
+
             for (int i = 0; i < put - 1; i++) {
                 store.update().delete(StoreBasicsTest.key(i)).commit();
+            }
+            for (int i = 0; i < 10; i++) {
+                store.update().delete(new BKey(7, 1, i)).commit();
             }
             store.checkpoint();
             assertEquals(1, store.nodeBlocks());
             space.release(all);
-            assertEquals(total - 1 - reserve, space.available());
+            assertEquals(total - 1 - reserve - 10, space.available(), "the 10 referenced blocks stay used");
         }
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.iomap.devices.CountingDevice;
 import dev.iomap.devices.CutMode;
 import dev.iomap.devices.PowerCutDevice;
 import dev.iomap.devices.RamBlockDevice;
@@ -94,6 +95,31 @@ class StoreBasicsTest {
         }
         try (BtreeStore store = BtreeStore.open(device, true)) {
             assertEquals(List.of(), store.scan(ALL_FROM, ALL_TO, 10));
+        }
+    }
+
+    @Test
+    void leavesBeyondTheCacheLimitAreUnloadedAfterACheckpointAndReadAgain() throws IOException {
+        CountingDevice device = new CountingDevice(formatted(1024, 4L << 20));
+        try (BtreeStore store = BtreeStore.open(device, false)) {
+            for (int i = 0; i < 1000; i++) {
+                store.update().put(key(i), value(i)).commit();
+            }
+            device.record(true);
+            assertArrayEquals(value(500), store.get(key(500)).orElseThrow());
+            assertEquals(List.of(), device.requests(), "loaded: fewer leaves than the default limit");
+            store.leafCacheLimit(2);
+            store.checkpoint();
+            device.clearRequests();
+            assertArrayEquals(value(500), store.get(key(500)).orElseThrow());
+            assertEquals(1, device.requests().size(), "the leaf is read again: " + device.requests());
+            assertEquals(dev.iomap.devices.Fault.Kind.READ, device.requests().getFirst().kind());
+            device.record(false);
+            store.update().delete(key(500)).commit();
+        }
+        try (BtreeStore store = BtreeStore.open(device, true)) {
+            assertTrue(store.get(key(500)).isEmpty());
+            assertArrayEquals(value(501), store.get(key(501)).orElseThrow());
         }
     }
 

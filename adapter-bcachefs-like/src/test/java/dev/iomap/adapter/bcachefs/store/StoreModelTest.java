@@ -55,11 +55,18 @@ class StoreModelTest {
         history.headMap(store.durableSeq()).clear();
     }
 
+    /** Opens the store with a tiny leaf cache, so that leaves are unloaded and read again often. */
+    private BtreeStore open() throws IOException {
+        BtreeStore opened = BtreeStore.open(device, false);
+        opened.leafCacheLimit(3);
+        return opened;
+    }
+
     @Test
     void randomOperationsMatchTheModelThroughReopensAndPowerCuts() throws IOException {
         String where = "seed " + seed + " (-Dbchstore.seed), ops " + ops;
         device = new PowerCutDevice(StoreBasicsTest.formatted(1024, 2L << 20));
-        store = BtreeStore.open(device, false);
+        store = open();
         history.put(store.lastSeq(), model.copy());
         int crashes = 0;
         int noSpace = 0;
@@ -79,7 +86,7 @@ class StoreModelTest {
                     store.checkpoint();
                 } else if (dice < 74) {
                     store.close();
-                    store = BtreeStore.open(device, false);
+                    store = open();
                     verifyAll(at + " after reopen", true);
                 } else if (dice < 76) {
                     crash(at);
@@ -179,7 +186,7 @@ class StoreModelTest {
         store.close();
         assertEquals(List.of(), StoreCheck.check(image), at + " check after the power cut");
         device = new PowerCutDevice(image);
-        store = BtreeStore.open(device, false);
+        store = open();
         assertEquals(durable, store.lastSeq(), at + ": the store comes back at its durable sequence");
         model = history.get(durable).copy();
         history.clear();
@@ -215,7 +222,7 @@ class StoreModelTest {
         store.close();
         assertEquals(List.of(), StoreCheck.check(image), at + " check after a cut at write " + cutAt);
         device = new PowerCutDevice(image);
-        store = BtreeStore.open(device, false);
+        store = open();
         long back = store.lastSeq();
         assertTrue(back >= durableBefore && back <= last, at + ": back at " + back + ", durable was "
                 + durableBefore + ", last " + last);
