@@ -4,6 +4,7 @@ import dev.iomap.adapter.bcachefs.store.KeyStore;
 import dev.iomap.api.Capability;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
+import dev.iomap.api.FsckOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.MountOptions;
@@ -75,7 +76,8 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
         return Capability.withImplied(EnumSet.of(Capability.DIRECTORIES, Capability.FALLOCATE,
                 Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.COPY_ON_WRITE, Capability.CLONE,
                 Capability.TRUNCATE, Capability.RANDOM_WRITE, Capability.DURABLE_FSYNC, Capability.RENAME_EXCHANGE,
-                Capability.SYMLINKS, Capability.HARD_LINKS, Capability.POSIX_ATTRIBUTES, Capability.XATTRS));
+                Capability.SYMLINKS, Capability.HARD_LINKS, Capability.POSIX_ATTRIBUTES, Capability.XATTRS,
+                Capability.DATA_CHECKSUMS));
     }
 
     /**
@@ -151,6 +153,16 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
     @Override
     public FsckReport fsck(BlockDevice device) throws IOException {
         return fsck(device, false);
+    }
+
+    /**
+     * {@inheritDoc} A scrub ({@link FsckOptions#scrub()}) reads every data extent and verifies its
+     * checksum (an image formatted with {@code checksum=none}, or nocow extents, have none to verify:
+     * they are read, so a device read error is still reported).
+     */
+    @Override
+    public FsckReport fsck(BlockDevice device, FsckOptions options) throws IOException {
+        return fsck(device, options.scrub());
     }
 
     /**
