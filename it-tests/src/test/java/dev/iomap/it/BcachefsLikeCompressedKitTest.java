@@ -38,7 +38,6 @@ class BcachefsLikeCompressedKitTest extends AdapterContractSuite {
         return AdapterFixture.of(new BcachefsLikeAdapter(), geometry)
                 .withDeviceBlockSizeOfFilesystem()
                 .withFormatProperties(Map.of("compression", compression,
-                        "checksum", compression.equals("lz4") ? "xxhash64" : "crc32c"))
-                .withKnownFailure("aFailedFlushFailsFsync", BcachefsLikeKitTest.ABORT);
+                        "checksum", compression.equals("lz4") ? "xxhash64" : "crc32c"));
     }
 }

@@ -16,17 +16,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ParameterizedClass(name = "bcachefs-like {0}")
 @MethodSource("dev.iomap.it.Geometries#standard")
 class BcachefsLikeKitTest extends AdapterContractSuite {
-    /** Why the fsync after a failed flush fails too. */
-    static final String ABORT = "a failed journal flush shuts the store down (it refuses every later update until a"
-            + " remount replays the journal), as bcachefs goes emergency read-only on a journal write error";
-
     @Parameter
     Geometry geometry;
 
     @Override
     protected AdapterFixture fixture() {
         return AdapterFixture.of(new BcachefsLikeAdapter(), geometry)
-                .withDeviceBlockSizeOfFilesystem()
-                .withKnownFailure("aFailedFlushFailsFsync", ABORT);
+                .withDeviceBlockSizeOfFilesystem();
     }
 }

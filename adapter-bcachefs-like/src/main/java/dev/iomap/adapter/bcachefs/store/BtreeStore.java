@@ -20,7 +20,7 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The {@link KeyStore}: one copy-on-write B-tree over all keys (btree id first), a journal ring of
  * logical entries with group commit, two alternating superblocks, and the data space with reference
- * counts kept in btree 0. FORMAT.md describes the layout.
+ * counts kept in btree 0. The module README describes the layout.
  *
  * <p>Thread-safe: one {@link ReentrantLock} guards the state. A journal write and its device flush run
  * without the lock (commits and reads go on meanwhile; a second flush waits for the first and then
@@ -292,20 +292,55 @@ public final class BtreeStore implements KeyStore {
         }
     }
 
-    /** Writes the pending entries as one batch and flushes the device, without the lock held meanwhile. */
+    /**
+     * Writes the pending entries as one batch and flushes the device, without the lock held meanwhile.
+     *
+     * <p>The preflush comes first, before any entry is taken: if it fails, nothing was written and
+     * nothing changes (the entries stay pending, the store stays usable, the caller's fsync fails and
+     * the next flush tries again). Only the entries pending when the preflush started go into the
+     * batch: an entry committed meanwhile may point to data the preflush did not cover. A failure of
+     * the journal write or of the flush after it shuts the store down (what reached the ring is
+     * unknown; the next mount replays what is whole).
+     */
     private void writeBatch() throws IOException {
-        long firstSeq = lastSeq - pending.size() + 1;
-        JournalRing.Batch batch = ring.build(pending, firstSeq);
-        pending.clear();
-        pendingBytes = 0;
+        int taken = pending.size();
         flushing = true;
-        IOException error = null;
         lock.unlock();
+        IOException preflushError = null;
         try {
             // Preflush (bcachefs's REQ_PREFLUSH on journal writes): data blocks the batch's keys point to
             // completed before their keys were committed, but may still sit in the device's cache; they
             // must be durable before the journal entry that references them can be.
             device.flush();
+        } catch (IOException e) {
+            preflushError = e;
+        } finally {
+            lock.lock();
+        }
+        if (preflushError != null) {
+            flushing = false;
+            flushDone.signalAll();
+            throw preflushError;
+        }
+        long firstSeq = lastSeq - pending.size() + 1;
+        List<byte[]> entries = new ArrayList<>(pending.subList(0, taken));
+        pending.subList(0, taken).clear();
+        long entryBytes = 0;
+        for (byte[] entry : entries) {
+            entryBytes += entry.length;
+        }
+        pendingBytes -= entryBytes;
+        JournalRing.Batch batch;
+        try {
+            batch = ring.build(entries, firstSeq);
+        } catch (RuntimeException e) {
+            flushing = false;
+            flushDone.signalAll();
+            throw e;
+        }
+        IOException error = null;
+        lock.unlock();
+        try {
             BlockIo.write(device, batch.block(), batch.data(), IoPurpose.METADATA);
             device.flush();
         } catch (IOException e) {

@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * Encoding of journal entries (one per transaction) and of the batches that group-commit writes them
- * in (FORMAT.md has the byte offsets). Stateless.
+ * in (the module README has the byte offsets). Stateless.
  */
 final class JournalCodec {
     /** "BCHJ" little-endian. */

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One B-tree node in memory and its on-device encoding (one block; see FORMAT.md). A leaf (level 0)
+ * One B-tree node in memory and its on-device encoding (one block; see the module README). A leaf (level 0)
  * holds keys and values; an internal node holds, for each child, the smallest key the child may hold
  * and the child's block (and the child itself once loaded). Not thread-safe: the store's lock guards it.
  */

@@ -13,7 +13,7 @@ import java.util.List;
 /**
  * The store's superblock: two copies, in blocks 0 and 1, written alternately (copy {@code sequence %
  * 2}); the valid copy with the highest sequence wins, so a torn write falls back to the other.
- * FORMAT.md has the byte offsets.
+ * the module README has the byte offsets.
  *
  * @param sequence checkpoint number (1 after format)
  * @param blockSize bytes per block and node

@@ -16,7 +16,7 @@ import java.io.IOException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Failed journal and checkpoint writes, and read-only stores. */
+/** Failed preflushes, journal and checkpoint writes, and read-only stores. */
 class StoreFailureTest {
     private static final BKey A = new BKey(1, 1, 1);
     private static final BKey B = new BKey(1, 2, 2);
@@ -40,6 +40,28 @@ class StoreFailureTest {
             assertArrayEquals(new byte[] {1}, store.get(A).orElseThrow());
             assertTrue(store.get(B).isEmpty(), "never durable");
         }
+    }
+
+    @Test
+    void aFailedPreflushChangesNothingAndTheNextFlushWritesTheEntries() throws IOException {
+        RamBlockDevice ram = StoreBasicsTest.formatted(1024, 2L << 20);
+        FaultInjectingDevice device = new FaultInjectingDevice(ram);
+        try (BtreeStore store = BtreeStore.open(device, false)) {
+            long seq = store.update().put(A, new byte[] {1}).commit();
+            device.inject(Fault.flushes().times(1));
+            IOException failed = assertThrows(IOException.class, () -> store.flush(seq));
+            assertTrue(!(failed instanceof FilesystemShutdownException), failed.toString());
+            assertEquals(List.of(Fault.Kind.FLUSH), device.injected().stream().map(i -> i.kind()).toList(),
+                    "nothing but the preflush was tried");
+            long next = store.update().put(B, new byte[] {2}).commit();
+            store.flush(next);
+            assertEquals(1, store.stats().journalFlushes(), "both entries went in one batch");
+        }
+        try (BtreeStore store = BtreeStore.open(ram, false)) {
+            assertArrayEquals(new byte[] {1}, store.get(A).orElseThrow());
+            assertArrayEquals(new byte[] {2}, store.get(B).orElseThrow());
+        }
+        assertEquals(List.of(), StoreCheck.check(ram));
     }
 
     @Test
