@@ -1,0 +1,504 @@
+package dev.iomap.cluster;
+
+import dev.iomap.spi.lock.DemoteCallbacks;
+import dev.iomap.spi.lock.DemoteFailedException;
+import dev.iomap.spi.lock.LockHandle;
+import dev.iomap.spi.lock.LockMode;
+import dev.iomap.spi.lock.LockName;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+
+/**
+ * One holder of one glock on one node, in ZooKeeper {@code holders/<node>.<seq>=<MODE>}. Local state
+ * (mode, hold count, flags) is guarded by {@link #state}; a mode change in ZooKeeper (a grant, a
+ * demotion, a release) happens under {@link #transition}, so the demoter thread and this handle's
+ * own request never change the holder znode at the same time.
+ */
+final class ZkLockHandle implements LockHandle {
+    private final ZkLockManager manager;
+    private final LockName name;
+    private final long seq;
+    private final String holderId;
+    private final DemoteCallbacks callbacks;
+    private final ReentrantLock state = new ReentrantLock();
+    private final Condition changed = state.newCondition();
+    private final ReentrantLock transition = new ReentrantLock();
+    private LockMode mode = LockMode.UN;
+    private int holds;
+    /** A demote request waits for this handle's uses to end; new uses wait meanwhile. */
+    private boolean demoteWanted;
+    /** The thread running this handle's callbacks (demotion or release), or null. */
+    private Thread demotingThread;
+    /** A thread of this handle asks ZooKeeper for a mode; other uses wait for its result. */
+    private boolean obtaining;
+    private boolean released;
+
+    ZkLockHandle(ZkLockManager manager, LockName name, long seq, DemoteCallbacks callbacks) {
+        this.manager = manager;
+        this.name = name;
+        this.seq = seq;
+        this.holderId = ZkPaths.holderId(manager.nodeId(), seq);
+        this.callbacks = callbacks;
+    }
+
+    @Override
+    public LockName name() {
+        return name;
+    }
+
+    long seq() {
+        return seq;
+    }
+
+    @Override
+    public LockMode mode() {
+        state.lock();
+        try {
+            return mode;
+        } finally {
+            state.unlock();
+        }
+    }
+
+    @Override
+    public int holds() {
+        state.lock();
+        try {
+            return holds;
+        } finally {
+            state.unlock();
+        }
+    }
+
+    boolean isReleased() {
+        state.lock();
+        try {
+            return released;
+        } finally {
+            state.unlock();
+        }
+    }
+
+    @Override
+    public void lock(LockMode wanted, Duration timeout) throws IOException {
+        checkWanted(wanted);
+        ZkDeadline deadline = ZkDeadline.after(timeout);
+        state.lock();
+        try {
+            checkUsable();
+            if (demotingThread == Thread.currentThread()) {
+                throw new IllegalStateException(this + " locked from its own demote callback");
+            }
+            manager.fenceForHandles().check();
+            while (demoteWanted || demotingThread != null || obtaining) {
+                deadline.await(changed, this + " waiting for its demotion or its other request to end");
+            }
+            checkUsable();
+            if (mode.covers(wanted)) {
+                holds++;
+                manager.countCachedHold();
+                return;
+            }
+            obtaining = true;
+        } finally {
+            state.unlock();
+        }
+        obtainThenClearFlag(wanted, deadline);
+    }
+
+    /** The acquire of a new handle: the same as a {@link #lock} that must ask ZooKeeper. */
+    void firstObtain(LockMode wanted, ZkDeadline deadline) throws IOException {
+        state.lock();
+        try {
+            obtaining = true;
+        } finally {
+            state.unlock();
+        }
+        boolean granted = false;
+        try {
+            obtainThenClearFlag(wanted, deadline);
+            granted = true;
+        } finally {
+            if (!granted) {
+                state.lock();
+                try {
+                    released = true;
+                } finally {
+                    state.unlock();
+                }
+            }
+        }
+    }
+
+    private void obtainThenClearFlag(LockMode wanted, ZkDeadline deadline) throws IOException {
+        try {
+            obtain(wanted, deadline);
+        } finally {
+            state.lock();
+            try {
+                obtaining = false;
+                changed.signalAll();
+            } finally {
+                state.unlock();
+            }
+        }
+    }
+
+    @Override
+    public void unlock() {
+        boolean scan;
+        state.lock();
+        try {
+            checkUsable();
+            if (holds == 0) {
+                throw new IllegalStateException(this + " unlocked more often than locked");
+            }
+            holds--;
+            scan = holds == 0 && demoteWanted;
+            changed.signalAll();
+        } finally {
+            state.unlock();
+        }
+        if (scan) {
+            manager.scheduleDemoteScan();
+        }
+    }
+
+    @Override
+    public void release() throws IOException {
+        ZkDeadline deadline = ZkDeadline.after(ZkDeadline.FOREVER);
+        LockMode from;
+        state.lock();
+        try {
+            checkReleasable();
+            while (demotingThread != null || obtaining) {
+                deadline.await(changed, this + " waiting for its demotion to end before release");
+            }
+            checkReleasable();
+            demotingThread = Thread.currentThread();
+            from = mode;
+        } finally {
+            state.unlock();
+        }
+        boolean done = false;
+        transition.lock();
+        try {
+            if (from != LockMode.UN) {
+                boolean fenced = manager.fenceForHandles().isFenced();
+                // A fenced node must not write: it drops its cache without sync; its holder znode stays
+                // until a survivor recovered its journal.
+                long pages = runCallbacks(from, LockMode.UN, !fenced);
+                manager.countTransition(false, pages);
+                if (!fenced) {
+                    manager.deleteQuietly(manager.paths().holders(name) + "/" + ZkPaths.holderEntry(holderId, from));
+                }
+            }
+            done = true;
+        } finally {
+            transition.unlock();
+            state.lock();
+            try {
+                demotingThread = null;
+                if (done) {
+                    mode = LockMode.UN;
+                    released = true;
+                }
+                changed.signalAll();
+            } finally {
+                state.unlock();
+            }
+        }
+        manager.forget(this);
+    }
+
+    /**
+     * On the demoter thread: a node asked this holder to go down to {@code target}. Defers (marks the
+     * demotion wanted) while uses are in progress; else runs the callbacks and lowers the holder znode
+     * and deletes the request in one transaction.
+     */
+    void demoteOnRequest(LockMode target, String requestPath) {
+        LockMode from;
+        state.lock();
+        try {
+            if (released || mode == LockMode.UN || mode == target) {
+                manager.deleteQuietly(requestPath);
+                return;
+            }
+            if (holds > 0 || demotingThread != null) {
+                demoteWanted = true;
+                return;
+            }
+            demotingThread = Thread.currentThread();
+        } finally {
+            state.unlock();
+        }
+        boolean done = false;
+        LockMode newMode = target;
+        transition.lock();
+        try {
+            from = mode();
+            if (from != LockMode.UN && from != target) {
+                long pages = runCallbacks(from, target, true);
+                manager.changeEntry(name, holderId, from, target, requestPath);
+                manager.countTransition(true, pages);
+            } else {
+                newMode = from;
+                manager.deleteQuietly(requestPath);
+            }
+            done = true;
+        } catch (IOException | RuntimeException e) {
+            // The holder keeps its mode; the requester reads why from its request and gives up.
+            newMode = null;
+            manager.reportDemoteFailure(requestPath, e);
+        } finally {
+            transition.unlock();
+            state.lock();
+            try {
+                demotingThread = null;
+                demoteWanted = false;
+                if (done && newMode != null) {
+                    mode = newMode;
+                }
+                changed.signalAll();
+            } finally {
+                state.unlock();
+            }
+        }
+    }
+
+    /** On the demoter thread: no request waits for this handle any more (its requester gave up). */
+    void clearDemoteWanted() {
+        state.lock();
+        try {
+            if (demoteWanted) {
+                demoteWanted = false;
+                changed.signalAll();
+            }
+        } finally {
+            state.unlock();
+        }
+    }
+
+    /**
+     * Queues a request for {@code wanted}, waits for its turn, demotes the holders in the way and is
+     * granted; on failure deletes what it created. The caller set {@link #obtaining}.
+     */
+    private void obtain(LockMode wanted, ZkDeadline deadline) throws IOException {
+        manager.checkOpen();
+        manager.fenceForHandles().check();
+        manager.ensureName(name);
+        CuratorFramework client = manager.client();
+        String queueDir = manager.paths().queue(name);
+        byte[] data = (holderId + " " + wanted).getBytes(StandardCharsets.UTF_8);
+        String queued = manager.zk().checked("queue " + this, () -> client.create()
+                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(queueDir + "/q-", data));
+        Set<String> demoteRequests = new LinkedHashSet<>();
+        WatchSignal signal = new WatchSignal();
+        boolean granted = false;
+        try {
+            while (true) {
+                manager.fenceForHandles().check();
+                if (signal.takeDataChanged()) {
+                    checkDemoteFailures(demoteRequests);
+                }
+                long seen = signal.events();
+                if (waitingBehind(queueDir, queued, signal)) {
+                    signal.await(seen, deadline, this + " waiting in the queue for " + wanted);
+                    continue;
+                }
+                if (tryGrant(wanted, queued, signal, demoteRequests, deadline)) {
+                    granted = true;
+                    return;
+                }
+                signal.await(seen, deadline, this + " waiting for holders in the way of " + wanted + " to demote");
+            }
+        } finally {
+            if (!granted) {
+                boolean interrupted = Thread.interrupted();
+                manager.deleteQuietly(queued);
+                demoteRequests.forEach(manager::deleteQuietly);
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** @return whether an earlier request is still queued (then {@code watcher} fires when it leaves) */
+    private boolean waitingBehind(String queueDir, String queued, Watcher watcher) throws IOException {
+        CuratorFramework client = manager.client();
+        List<String> queue = new ArrayList<>(manager.zk().checked("list " + queueDir,
+                () -> client.getChildren().forPath(queueDir)));
+        queue.sort(Comparator.comparing(entry -> entry.substring(entry.length() - 10)));
+        String mine = queued.substring(queued.lastIndexOf('/') + 1);
+        int at = queue.indexOf(mine);
+        if (at < 0) {
+            throw new IOException(this + ": its queue entry " + queued + " vanished (session lost?)");
+        }
+        if (at == 0) {
+            return false;
+        }
+        String before = queueDir + "/" + queue.get(at - 1);
+        Object stat = manager.zk().checked("watch " + before,
+                () -> client.checkExists().usingWatcher(watcher).forPath(before));
+        return stat != null;
+    }
+
+    /**
+     * At the head of the queue: grants {@code wanted} if no other holder conflicts (after this holder's
+     * own {@code SH} to {@code DF} invalidation), else asks the conflicting holders to demote.
+     *
+     * @return whether it was granted (one use started)
+     */
+    private boolean tryGrant(LockMode wanted, String queued, Watcher watcher, Set<String> demoteRequests,
+            ZkDeadline deadline) throws IOException {
+        CuratorFramework client = manager.client();
+        String holdersDir = manager.paths().holders(name);
+        deadline.lock(transition, this + " waiting for its own demotion to finish");
+        try {
+            List<String> holders = manager.zk().checked("list " + holdersDir,
+                    () -> client.getChildren().usingWatcher(watcher).forPath(holdersDir));
+            List<String> inTheWay = new ArrayList<>();
+            for (String entry : holders) {
+                boolean other = !ZkPaths.entryHolder(entry).equals(holderId);
+                if (other && !ZkPaths.entryMode(entry).compatibleWith(wanted)) {
+                    inTheWay.add(entry);
+                }
+            }
+            if (!inTheWay.isEmpty()) {
+                askToDemote(inTheWay, wanted, queued, watcher, demoteRequests);
+                return false;
+            }
+            LockMode current = mode();
+            if (current.allowsCaching() && !wanted.allowsCaching()) {
+                long pages = runCallbacks(current, LockMode.UN, true);   // SH to DF: drop our own cache first
+                manager.countTransition(true, pages);
+            }
+            manager.changeEntry(name, holderId, current, wanted, queued);
+            state.lock();
+            try {
+                mode = wanted;
+                holds++;
+                manager.countAcquisition();
+            } finally {
+                state.unlock();
+            }
+            demoteRequests.forEach(manager::deleteQuietly);
+            demoteRequests.clear();
+            return true;
+        } finally {
+            transition.unlock();
+        }
+    }
+
+    /**
+     * Creates a demote request for every holder in the way (named after this request's queue entry,
+     * so each is new) and watches its data: a holder whose callbacks failed writes the failure there.
+     */
+    private void askToDemote(List<String> inTheWay, LockMode wanted, String queued, Watcher watcher,
+            Set<String> demoteRequests) throws IOException {
+        CuratorFramework client = manager.client();
+        String tag = queued.substring(queued.lastIndexOf('/') + 1);
+        for (String entry : inTheWay) {
+            LockMode theirs = ZkPaths.entryMode(entry);
+            LockMode target = theirs == LockMode.EX && wanted == LockMode.SH ? LockMode.SH : LockMode.UN;
+            String holder = ZkPaths.entryHolder(entry);
+            String request = manager.paths().demoteDir(ZkPaths.holderNode(holder)) + "/"
+                    + ZkPaths.demoteRequest(holder, target, tag);
+            if (!demoteRequests.add(request)) {
+                continue;
+            }
+            try {
+                manager.zk().call("ask " + holder + " to demote", () -> client.create()
+                        .withMode(CreateMode.EPHEMERAL).forPath(request));
+                manager.countDemoteRequest();
+                manager.zk().call("watch " + request, () -> client.checkExists().usingWatcher(watcher)
+                        .forPath(request));
+            } catch (KeeperException.NodeExistsException e) {
+                // made by an earlier loop of this request that the set forgot: impossible, but harmless
+            } catch (KeeperException.NoNodeException e) {
+                // the holder's node is gone: its glocks go when a survivor recovered its journal
+            } catch (KeeperException e) {
+                throw new IOException("cannot ask " + holder + " to demote " + name + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * @throws DemoteFailedException if a holder wrote into one of this request's demote requests that
+     *     its callbacks failed
+     */
+    private void checkDemoteFailures(Set<String> demoteRequests) throws IOException {
+        CuratorFramework client = manager.client();
+        for (String request : demoteRequests) {
+            byte[] data;
+            try {
+                data = manager.zk().call("read " + request, () -> client.getData().forPath(request));
+            } catch (KeeperException e) {
+                continue;   // answered and deleted
+            }
+            if (data.length > 0) {
+                throw new DemoteFailedException(this + ": the holder asked to demote could not: "
+                        + new String(data, StandardCharsets.UTF_8), null);
+            }
+        }
+    }
+
+    private long runCallbacks(LockMode from, LockMode target, boolean sync) throws IOException {
+        try {
+            if (sync && from == LockMode.EX && target != LockMode.EX) {
+                callbacks.sync(name, from, target);
+            }
+            if (!from.allowsCaching() || target.allowsCaching()) {
+                return 0;
+            }
+            long pages = callbacks.invalidate(name, from, target);
+            if (pages < 0) {
+                throw new IllegalStateException("invalidate of " + name + " returned " + pages + " pages");
+            }
+            return pages;
+        } catch (IOException | RuntimeException e) {
+            throw new DemoteFailedException(this + ": the callbacks for " + from + " to " + target
+                    + " failed; the holder keeps " + from, e);
+        }
+    }
+
+    private static void checkWanted(LockMode wanted) {
+        if (wanted == LockMode.UN) {
+            throw new IllegalArgumentException("a lock is asked for in SH, DF or EX, not UN");
+        }
+    }
+
+    private void checkUsable() {
+        if (released) {
+            throw new IllegalStateException(this + " was released");
+        }
+    }
+
+    private void checkReleasable() {
+        checkUsable();
+        if (holds > 0) {
+            throw new IllegalStateException(this + " released with " + holds + " use(s) in progress");
+        }
+        if (demotingThread == Thread.currentThread()) {
+            throw new IllegalStateException(this + " released from its own demote callback");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "glock " + name + " of " + holderId;
+    }
+}

@@ -1,0 +1,381 @@
+package dev.iomap.cluster;
+
+import dev.iomap.spi.lock.DemoteCallbacks;
+import dev.iomap.spi.lock.LockHandle;
+import dev.iomap.spi.lock.LockManager;
+import dev.iomap.spi.lock.LockMode;
+import dev.iomap.spi.lock.LockName;
+import dev.iomap.spi.lock.LockStats;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+
+/**
+ * The glock manager of one node (mount) on ZooKeeper, through Curator: the cluster counterpart of the
+ * in-process manager, with the same contract ({@link LockManager}). Every handle is one holder in
+ * ZooKeeper (see {@link ZkPaths} for the layout).
+ *
+ * <h2>Caching and the blocking callback</h2>
+ * A handle keeps its mode after its last {@link LockHandle#unlock} (its holder znode stays), so uses
+ * on the same node cost no ZooKeeper request until another node needs a conflicting mode. That node's
+ * request, when it is at the head of the name's queue, creates a demote request znode in the holder
+ * node's demote directory; this manager watches its directory (one persistent watch, set once) and,
+ * on its demoter thread, waits for the handle's uses to end (blocking new ones meanwhile), runs the
+ * handle's {@link DemoteCallbacks} (sync, then invalidate), and then, in one ZooKeeper transaction,
+ * lowers its holder znode and deletes the request. The requester watches the holders and is granted
+ * when none conflicts.
+ *
+ * <h2>Order, timeouts, interrupts</h2>
+ * Requests queue as sequential znodes; only the head demotes and is granted (grant and dequeue are one
+ * transaction), so requests are served in arrival order. Every wait ends at the caller's timeout
+ * ({@link dev.iomap.spi.lock.LockTimeoutException}) or interrupt ({@link java.io.InterruptedIOException}),
+ * with the queue entry and the demote requests it made deleted again and nothing granted. If a
+ * holder's callbacks fail on its node, the holder keeps its mode and writes the failure into the
+ * demote request's data; the requester, which watches its requests, fails with
+ * {@link dev.iomap.spi.lock.DemoteFailedException} carrying that message (a later request asks again).
+ *
+ * <h2>Dead nodes and fencing</h2>
+ * Holder znodes are persistent: a node that dies keeps its glocks until a survivor recovered its
+ * journal and deleted them ({@link ClusterRecovery}). Once the node's {@link Fence} tripped, this
+ * manager answers no demote request: {@code acquire} and {@code lock} throw
+ * {@link NodeFencedException}, and a release (also by {@link #close}) runs only
+ * {@link DemoteCallbacks#invalidate} (no sync: a fenced node writes nothing) and leaves the holder
+ * znode to the recovery.
+ *
+ * <p>The manager does not own the Curator client: close the client after the manager. Thread-safe.
+ */
+public final class ZkLockManager implements LockManager {
+    private final CuratorFramework client;
+    private final ZkPaths paths;
+    private final String nodeId;
+    private final Fence fence;
+    private final ZkCalls zk = new ZkCalls();
+    private final AtomicLong nextSeq = new AtomicLong(1);
+    private final Map<Long, ZkLockHandle> handles = new ConcurrentHashMap<>();
+    private final Set<LockName> knownNames = ConcurrentHashMap.newKeySet();
+    /** Demote requests answered with a failure (names in the demote directory); demoter thread only. */
+    private final Set<String> failedRequests = new HashSet<>();
+    private final ExecutorService demoter;
+    private final Watcher demoteWatcher;
+    private final Object closeLock = new Object();
+    private volatile boolean closed;
+    private final AtomicLong acquisitions = new AtomicLong();
+    private final AtomicLong cachedHolds = new AtomicLong();
+    private final AtomicLong demotions = new AtomicLong();
+    private final AtomicLong releases = new AtomicLong();
+    private final AtomicLong pagesInvalidated = new AtomicLong();
+    private final AtomicLong demoteRequestsSent = new AtomicLong();
+
+    /**
+     * Starts the node's manager: creates its demote directory and sets the persistent watch on it
+     * (two round trips).
+     *
+     * @param client a started Curator client of this node (its session is the node's)
+     * @param filesystem the uuid of the shared filesystem: the znode subtree
+     * @param nodeId this node's id, unique in the cluster for this mount (letters, digits, '-', '_')
+     * @param fence the node's fence; checked before every ZooKeeper request and lock use
+     * @throws IOException if ZooKeeper could not be reached
+     * @throws IllegalArgumentException if the node id has other characters
+     */
+    public ZkLockManager(CuratorFramework client, UUID filesystem, String nodeId, Fence fence) throws IOException {
+        this.client = Objects.requireNonNull(client, "client");
+        this.paths = new ZkPaths(filesystem);
+        this.nodeId = ZkPaths.checkNodeId(nodeId);
+        this.fence = Objects.requireNonNull(fence, "fence");
+        this.demoter = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "iomap-glock-demoter-" + nodeId);
+            t.setDaemon(true);
+            return t;
+        });
+        this.demoteWatcher = event -> scheduleDemoteScan();
+        String dir = paths.demoteDir(nodeId);
+        try {
+            zk.call("create " + dir, () -> client.create().creatingParentsIfNeeded().forPath(dir));
+        } catch (KeeperException.NodeExistsException e) {
+            // left by an earlier mount with this id: its stale requests are answered by the first scan
+        } catch (KeeperException e) {
+            demoter.shutdownNow();
+            throw new IOException("cannot create " + dir + ": " + e.getMessage(), e);
+        }
+        try {
+            zk.checked("watch " + dir, () -> client.watchers().add().withMode(AddWatchMode.PERSISTENT)
+                    .usingWatcher(demoteWatcher).forPath(dir));
+        } catch (IOException e) {
+            demoter.shutdownNow();
+            throw e;
+        }
+        scheduleDemoteScan();
+    }
+
+    @Override
+    public LockHandle acquire(LockName name, LockMode mode, DemoteCallbacks callbacks, Duration timeout)
+            throws IOException {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(callbacks, "callbacks");
+        if (mode == LockMode.UN) {
+            throw new IllegalArgumentException("a lock is asked for in SH, DF or EX, not UN");
+        }
+        ZkDeadline deadline = ZkDeadline.after(timeout);
+        checkOpen();
+        fence.check();
+        long seq = nextSeq.getAndIncrement();
+        ZkLockHandle handle = new ZkLockHandle(this, name, seq, callbacks);
+        handles.put(seq, handle);
+        boolean granted = false;
+        try {
+            handle.firstObtain(mode, deadline);
+            granted = true;
+        } finally {
+            if (!granted) {
+                handles.remove(seq);
+            }
+        }
+        return handle;
+    }
+
+    @Override
+    public LockStats stats() {
+        return new LockStats(acquisitions.get(), cachedHolds.get(), demotions.get(), releases.get(),
+                pagesInvalidated.get());
+    }
+
+    /** @return the ZooKeeper requests this manager sent so far (a transaction counts once) */
+    public long roundTrips() {
+        return zk.roundTrips();
+    }
+
+    /** @return the demote requests this node's requests created for holders on other nodes (or its own) */
+    public long demoteRequestsSent() {
+        return demoteRequestsSent.get();
+    }
+
+    /** @return this node's id */
+    public String nodeId() {
+        return nodeId;
+    }
+
+    /** @return this node's fence */
+    public Fence fence() {
+        return fence;
+    }
+
+    @Override
+    public void close() throws IOException {
+        List<ZkLockHandle> open;
+        synchronized (closeLock) {
+            if (closed) {
+                return;
+            }
+            for (ZkLockHandle handle : handles.values()) {
+                if (handle.holds() > 0) {
+                    throw new IllegalStateException(handle + " is still held; unlock it before closing");
+                }
+            }
+            closed = true;
+            open = new ArrayList<>(handles.values());
+        }
+        try {
+            for (ZkLockHandle handle : open) {
+                if (!handle.isReleased()) {
+                    handle.release();
+                }
+            }
+        } finally {
+            demoter.shutdown();
+            if (!fence.isFenced()) {
+                String dir = paths.demoteDir(nodeId);
+                try {
+                    zk.call("unwatch " + dir, () -> {
+                        client.watchers().remove(demoteWatcher).ofType(Watcher.WatcherType.Any).forPath(dir);
+                        return null;
+                    });
+                    zk.call("delete " + dir, () -> client.delete().deletingChildrenIfNeeded().forPath(dir));
+                } catch (KeeperException | IOException e) {
+                    // gone already, requests arrived meanwhile (they die with their requesters), or the
+                    // client is closed: its session and watches are gone with it
+                }
+            }
+            try {
+                demoter.awaitTermination(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    // ---- for ZkLockHandle ----
+
+    CuratorFramework client() {
+        return client;
+    }
+
+    ZkPaths paths() {
+        return paths;
+    }
+
+    ZkCalls zk() {
+        return zk;
+    }
+
+    Fence fenceForHandles() {
+        return fence;
+    }
+
+    /** Creates the name's queue and holders directories once per manager (first use of a name). */
+    void ensureName(LockName name) throws IOException {
+        if (knownNames.contains(name)) {
+            return;
+        }
+        for (String dir : List.of(paths.queue(name), paths.holders(name))) {
+            try {
+                zk.call("create " + dir, () -> client.create().creatingParentsIfNeeded().forPath(dir));
+            } catch (KeeperException.NodeExistsException e) {
+                // created by another node
+            } catch (KeeperException e) {
+                throw new IOException("cannot create " + dir + ": " + e.getMessage(), e);
+            }
+        }
+        knownNames.add(name);
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("lock manager of node " + nodeId + " is closed");
+        }
+    }
+
+    void forget(ZkLockHandle handle) {
+        if (handles.remove(handle.seq()) != null) {
+            releases.incrementAndGet();
+        }
+    }
+
+    void countAcquisition() {
+        acquisitions.incrementAndGet();
+    }
+
+    void countCachedHold() {
+        cachedHolds.incrementAndGet();
+    }
+
+    void countDemoteRequest() {
+        demoteRequestsSent.incrementAndGet();
+    }
+
+    void countTransition(boolean byRequest, long pages) {
+        if (byRequest) {
+            demotions.incrementAndGet();
+        }
+        pagesInvalidated.addAndGet(pages);
+    }
+
+    /**
+     * Changes a holder's entry from one mode to another and deletes {@code alsoDelete} (the answered
+     * demote request, or the granted request's queue entry) in one transaction.
+     *
+     * @param from the mode the entry has now; {@code UN}: there is none
+     * @param to the new mode; {@code UN}: delete the entry
+     */
+    void changeEntry(LockName name, String holderId, LockMode from, LockMode to, String alsoDelete)
+            throws IOException {
+        String dir = paths.holders(name);
+        zk.checked("change " + holderId + " on " + name + " from " + from + " to " + to, () -> {
+            List<CuratorOp> ops = new ArrayList<>();
+            if (from != LockMode.UN) {
+                ops.add(client.transactionOp().delete().forPath(dir + "/" + ZkPaths.holderEntry(holderId, from)));
+            }
+            if (to != LockMode.UN) {
+                ops.add(client.transactionOp().create().forPath(dir + "/" + ZkPaths.holderEntry(holderId, to)));
+            }
+            ops.add(client.transactionOp().delete().forPath(alsoDelete));
+            return client.transaction().forOperations(ops);
+        });
+    }
+
+    /** Asks the demoter thread to look at this node's demote requests (after a watch event or an unlock). */
+    void scheduleDemoteScan() {
+        try {
+            demoter.execute(this::scanDemoteRequests);
+        } catch (RejectedExecutionException e) {
+            // closing: the handles are being released anyway
+        }
+    }
+
+    /** On the demoter thread: answers every demote request addressed to this node's handles. */
+    private void scanDemoteRequests() {
+        if (fence.isFenced()) {
+            return;
+        }
+        String dir = paths.demoteDir(nodeId);
+        List<String> requests;
+        try {
+            requests = zk.call("list " + dir, () -> client.getChildren().forPath(dir));
+        } catch (KeeperException | IOException e) {
+            return;   // the directory is gone (closing) or ZooKeeper is away: the fence decides
+        }
+        failedRequests.retainAll(requests);
+        Set<Long> asked = new HashSet<>();
+        for (String request : requests) {
+            if (failedRequests.contains(request)) {
+                continue;   // answered with the failure; its requester deletes it
+            }
+            long seq = ZkPaths.holderSeq(request);
+            asked.add(seq);
+            ZkLockHandle handle = handles.get(seq);
+            String path = dir + "/" + request;
+            if (handle == null) {
+                deleteQuietly(path);
+                continue;
+            }
+            handle.demoteOnRequest(ZkPaths.entryMode(request), path);
+        }
+        for (ZkLockHandle handle : handles.values()) {
+            if (!asked.contains(handle.seq())) {
+                handle.clearDemoteWanted();
+            }
+        }
+    }
+
+    /** On the demoter thread: tells the requester, in its request's data, why the demotion failed. */
+    void reportDemoteFailure(String requestPath, Exception failure) {
+        Throwable cause = failure.getCause();
+        String why = failure.getMessage() + (cause == null ? "" : ": " + cause);
+        failedRequests.add(requestPath.substring(requestPath.lastIndexOf('/') + 1));
+        try {
+            zk.call("report failure in " + requestPath, () -> client.setData()
+                    .forPath(requestPath, why.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (KeeperException | IOException e) {
+            // the requester gave up already (NoNode), or ZooKeeper is away: it times out instead
+        }
+    }
+
+    void deleteQuietly(String path) {
+        try {
+            zk.call("delete " + path, () -> client.delete().forPath(path));
+        } catch (KeeperException | IOException e) {
+            // gone already (NoNode), or ZooKeeper is away: an ephemeral request dies with its session
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ZkLockManager[" + nodeId + " on " + paths.root() + "]";
+    }
+}

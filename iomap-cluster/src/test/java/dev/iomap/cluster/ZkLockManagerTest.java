@@ -1,0 +1,389 @@
+package dev.iomap.cluster;
+
+import static dev.iomap.spi.lock.LockMode.DF;
+import static dev.iomap.spi.lock.LockMode.EX;
+import static dev.iomap.spi.lock.LockMode.SH;
+import static dev.iomap.spi.lock.LockMode.UN;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.iomap.spi.lock.DemoteCallbacks;
+import dev.iomap.spi.lock.DemoteFailedException;
+import dev.iomap.spi.lock.LockHandle;
+import dev.iomap.spi.lock.LockMode;
+import dev.iomap.spi.lock.LockName;
+import dev.iomap.spi.lock.LockStats;
+import dev.iomap.spi.lock.LockTimeoutException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Two and three nodes (managers, each with its own ZooKeeper session) contending on one real server. */
+class ZkLockManagerTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final LockName INODE = LockName.inode(7);
+    private static ZkTestServer server;
+
+    private final UUID filesystem = UUID.randomUUID();
+    private final ZkPaths paths = new ZkPaths(filesystem);
+    private final List<String> events = Recorder.newEventList();
+    private final List<ZkLockManager> managers = new ArrayList<>();
+    private CuratorFramework observer;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = new ZkTestServer();
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    @AfterEach
+    void closeNodes() {
+        try {
+            for (ZkLockManager manager : managers) {
+                try {
+                    manager.close();
+                } catch (Exception e) {
+                    // a test that failed may leave holds: the clients close below anyway
+                }
+            }
+        } finally {
+            server.closeClients();
+        }
+    }
+
+    private ZkLockManager node(String id) throws Exception {
+        ZkLockManager manager = new ZkLockManager(server.client(), filesystem, id, Fence.manual());
+        managers.add(manager);
+        return manager;
+    }
+
+    private int queued(LockName name) {
+        try {
+            if (observer == null) {
+                observer = server.client();
+            }
+            return observer.checkExists().forPath(paths.queue(name)) == null ? 0
+                    : observer.getChildren().forPath(paths.queue(name)).size();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private List<String> holderEntries(LockName name) throws Exception {
+        if (observer == null) {
+            observer = server.client();
+        }
+        return observer.getChildren().forPath(paths.holders(name)).stream().sorted().toList();
+    }
+
+    @Test
+    void exclusiveExcludesAcrossNodesThenSyncAndInvalidateRunOnceBeforeTheGrant() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        LockHandle held = a.acquire(INODE, EX, new Recorder("A", events, 5), WAIT);
+
+        assertThatThrownBy(() -> b.acquire(INODE, EX, new Recorder("B", events, 3), Duration.ofMillis(300)))
+                .isInstanceOf(LockTimeoutException.class);
+        Background<LockHandle> waiter = Background.start("node-B", () -> {
+            LockHandle granted = b.acquire(INODE, EX, new Recorder("B", events, 3), WAIT);
+            events.add("B.granted " + granted.mode());
+            return granted;
+        });
+        ZkTestServer.await("B is queued", () -> queued(INODE) == 1);
+        assertThat(events).isEmpty();
+        events.add("A.unlock");
+        held.unlock();
+        LockHandle granted = waiter.join();
+
+        assertThat(events).containsExactly("A.unlock", "A.sync EX>UN", "A.invalidate EX>UN", "B.granted EX");
+        assertThat(held.mode()).isEqualTo(UN);
+        assertThat(granted.mode()).isEqualTo(EX);
+        assertThat(a.stats()).isEqualTo(new LockStats(1, 0, 1, 0, 5));
+        assertThat(b.stats()).isEqualTo(new LockStats(1, 0, 0, 0, 0));
+        assertThat(holderEntries(INODE)).containsExactly("B.2=EX");
+        granted.unlock();
+    }
+
+    @Test
+    void sharersOnTwoNodesHoldAtOnceWithoutCallbacks() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        LockHandle onA = a.acquire(INODE, SH, new Recorder("A", events, 5), WAIT);
+        LockHandle onB = b.acquire(INODE, SH, new Recorder("B", events, 3), WAIT);
+
+        assertThat(onA.holds()).isEqualTo(1);
+        assertThat(onB.holds()).isEqualTo(1);
+        assertThat(holderEntries(INODE)).containsExactly("A.1=SH", "B.1=SH");
+        assertThat(events).isEmpty();
+        onA.unlock();
+        onB.unlock();
+    }
+
+    @Test
+    void aCachedGlockCostsNoRoundTripOnReuse() throws Exception {
+        ZkLockManager a = node("A");
+        node("B");
+        LockHandle handle = a.acquire(INODE, EX, new Recorder("A", events, 5), WAIT);
+        handle.unlock();
+        long before = a.roundTrips();
+
+        for (int i = 0; i < 1000; i++) {
+            handle.lock(i % 2 == 0 ? EX : SH, WAIT);
+            handle.unlock();
+        }
+
+        assertThat(a.roundTrips()).isEqualTo(before);
+        assertThat(a.stats()).isEqualTo(new LockStats(1, 1000, 0, 0, 0));
+        assertThat(events).isEmpty();
+    }
+
+    @Test
+    void threeNodesOnTheirOwnInodesPayNoRoundTripAfterWarmUp() throws Exception {
+        List<ZkLockManager> nodes = List.of(node("A"), node("B"), node("C"));
+        List<LockHandle> handles = new ArrayList<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            LockHandle handle = nodes.get(i).acquire(LockName.inode(100 + i), EX, new Recorder("n" + i, events, 1),
+                    WAIT);
+            handle.unlock();
+            handles.add(handle);
+        }
+        long before = nodes.stream().mapToLong(ZkLockManager::roundTrips).sum();
+
+        for (int op = 0; op < 300; op++) {
+            LockHandle handle = handles.get(op % 3);
+            handle.lock(op % 5 == 0 ? SH : EX, WAIT);
+            handle.unlock();
+        }
+
+        assertThat(nodes.stream().mapToLong(ZkLockManager::roundTrips).sum()).isEqualTo(before);
+        assertThat(nodes.stream().mapToLong(n -> n.stats().cachedHolds()).sum()).isEqualTo(300);
+        assertThat(events).isEmpty();
+    }
+
+    @Test
+    void twoNodesAlternatingExclusiveUsesPayABoundedCostPerHandoff() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        LockHandle onA = a.acquire(INODE, EX, new Recorder("A", events, 0), WAIT);
+        onA.unlock();
+        LockHandle onB = b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
+        onB.unlock();
+        long before = a.roundTrips() + b.roundTrips();
+        int handoffs = 20;
+
+        for (int i = 0; i < handoffs; i++) {
+            LockHandle next = i % 2 == 0 ? onA : onB;
+            next.lock(EX, WAIT);
+            next.unlock();
+        }
+
+        long perHandoff = (a.roundTrips() + b.roundTrips() - before) / handoffs;
+        // requester: queue, list queue, list holders, ask, watch the request, list queue and holders again,
+        // grant, delete the (answered) request; holder: list its requests, demote, list again: about 12
+        assertThat(perHandoff).as("ZooKeeper requests per handoff").isBetween(6L, 16L);
+        assertThat(a.stats().demotions() + b.stats().demotions()).isEqualTo(handoffs + 1);
+        assertThat(a.demoteRequestsSent() + b.demoteRequestsSent()).isEqualTo(handoffs + 1);
+    }
+
+    @Test
+    void anExclusiveHolderAskedForSharedSyncsOnlyAndStaysASharer() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        LockHandle onA = a.acquire(INODE, EX, new Recorder("A", events, 5), WAIT);
+        onA.unlock();
+
+        LockHandle onB = b.acquire(INODE, SH, new Recorder("B", events, 3), WAIT);
+        events.add("B.granted " + onB.mode());
+        long before = a.roundTrips();
+        onA.lock(SH, Duration.ZERO);
+
+        assertThat(events).containsExactly("A.sync EX>SH", "B.granted SH");
+        assertThat(a.roundTrips()).isEqualTo(before);
+        assertThat(onA.mode()).isEqualTo(SH);
+        assertThat(a.stats()).isEqualTo(new LockStats(1, 1, 1, 0, 0));
+        assertThat(holderEntries(INODE)).containsExactly("A.1=SH", "B.1=SH");
+        onA.unlock();
+        onB.unlock();
+    }
+
+    @Test
+    void requestsAreServedInArrivalOrder() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        ZkLockManager c = node("C");
+        LockHandle onA = a.acquire(INODE, EX, new Recorder("A", events, 0), WAIT);
+        Background<LockHandle> first = Background.start("node-B", () -> {
+            LockHandle granted = b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
+            events.add("B.granted " + granted.mode());
+            granted.unlock();
+            return granted;
+        });
+        ZkTestServer.await("B is queued", () -> queued(INODE) == 1);
+        Background<LockHandle> second = Background.start("node-C", () -> {
+            LockHandle granted = c.acquire(INODE, SH, new Recorder("C", events, 0), WAIT);
+            events.add("C.granted " + granted.mode());
+            granted.unlock();
+            return granted;
+        });
+        ZkTestServer.await("C is queued behind B", () -> queued(INODE) == 2);
+        onA.unlock();
+        first.join();
+        second.join();
+
+        assertThat(events).containsExactly("A.sync EX>UN", "A.invalidate EX>UN", "B.granted EX", "B.sync EX>SH",
+                "C.granted SH");
+    }
+
+    @Test
+    void aRequestThatTimesOutLeavesNothingBehind() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        LockHandle onA = a.acquire(INODE, EX, new Recorder("A", events, 5), WAIT);
+
+        assertThatThrownBy(() -> b.acquire(INODE, EX, new Recorder("B", events, 3), Duration.ofMillis(500)))
+                .isInstanceOf(LockTimeoutException.class).hasMessageContaining("timed out");
+
+        assertThat(queued(INODE)).isZero();
+        assertThat(observer.getChildren().forPath(paths.demoteDir("A"))).isEmpty();
+        onA.unlock();
+        onA.lock(EX, WAIT);   // the demotion the request wanted is forgotten: served from the cache
+        onA.unlock();
+        assertThat(events).isEmpty();
+        assertThat(b.stats()).isEqualTo(new LockStats(0, 0, 0, 0, 0));
+        assertThat(holderEntries(INODE)).containsExactly("A.1=EX");
+    }
+
+    @Test
+    void aHolderWhoseCallbacksFailKeepsItsModeAndTheRequesterIsTold() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        AtomicInteger syncs = new AtomicInteger();
+        DemoteCallbacks failingOnce = new DemoteCallbacks() {
+            @Override
+            public void sync(LockName name, LockMode from, LockMode to) throws IOException {
+                if (syncs.incrementAndGet() == 1) {
+                    throw new IOException("device full");
+                }
+                events.add("A.sync " + from + ">" + to);
+            }
+
+            @Override
+            public long invalidate(LockName name, LockMode from, LockMode to) {
+                events.add("A.invalidate " + from + ">" + to);
+                return 2;
+            }
+        };
+        LockHandle onA = a.acquire(INODE, EX, failingOnce, WAIT);
+        onA.unlock();
+
+        assertThatThrownBy(() -> b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT))
+                .isInstanceOf(DemoteFailedException.class).hasMessageContaining("device full");
+        assertThat(onA.mode()).isEqualTo(EX);
+        assertThat(holderEntries(INODE)).containsExactly("A.1=EX");
+        assertThat(queued(INODE)).isZero();
+        ZkTestServer.await("the failed request is deleted",
+                () -> children(paths.demoteDir("A")).isEmpty());
+
+        LockHandle onB = b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
+
+        assertThat(events).containsExactly("A.sync EX>UN", "A.invalidate EX>UN");
+        assertThat(syncs).hasValue(2);
+        assertThat(a.stats()).isEqualTo(new LockStats(1, 0, 1, 0, 2));
+        onB.unlock();
+    }
+
+    private List<String> children(String path) {
+        try {
+            return observer.getChildren().forPath(path);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void aWaitingRequestEndsOnInterruptWithNothingGranted() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        LockHandle onA = a.acquire(INODE, EX, new Recorder("A", events, 5), WAIT);
+        Background<Boolean> waiter = Background.start("node-B", () -> {
+            try {
+                b.acquire(INODE, EX, new Recorder("B", events, 3), WAIT);
+                return false;
+            } catch (InterruptedIOException e) {
+                return Thread.currentThread().isInterrupted();
+            }
+        });
+        ZkTestServer.await("B is queued", () -> queued(INODE) == 1);
+
+        waiter.thread().interrupt();
+
+        assertThat(waiter.join()).as("interrupt status set again").isTrue();
+        assertThat(queued(INODE)).isZero();
+        assertThat(b.stats().acquisitions()).isZero();
+        assertThat(holderEntries(INODE)).containsExactly("A.1=EX");
+        onA.unlock();
+    }
+
+    @Test
+    void anExclusiveRequestInvalidatesEverySharerOnceOnThreeNodes() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        ZkLockManager c = node("C");
+        a.acquire(INODE, SH, new Recorder("A", events, 2), WAIT).unlock();
+        b.acquire(INODE, SH, new Recorder("B", events, 4), WAIT).unlock();
+
+        LockHandle onC = c.acquire(INODE, EX, new Recorder("C", events, 0), WAIT);
+        events.add("C.granted " + onC.mode());
+
+        assertThat(events.subList(0, 2)).containsExactlyInAnyOrder("A.invalidate SH>UN", "B.invalidate SH>UN");
+        assertThat(events.subList(2, events.size())).containsExactly("C.granted EX");
+        assertThat(a.stats()).isEqualTo(new LockStats(1, 0, 1, 0, 2));
+        assertThat(b.stats()).isEqualTo(new LockStats(1, 0, 1, 0, 4));
+        assertThat(holderEntries(INODE)).containsExactly("C.1=EX");
+        onC.unlock();
+    }
+
+    @Test
+    void aSharerThatWantsDeferredDropsItsOwnCacheFirst() throws Exception {
+        ZkLockManager a = node("A");
+        LockHandle handle = a.acquire(INODE, SH, new Recorder("A", events, 6), WAIT);
+        handle.unlock();
+
+        handle.lock(DF, WAIT);
+
+        assertThat(events).containsExactly("A.invalidate SH>UN");
+        assertThat(handle.mode()).isEqualTo(DF);
+        assertThat(a.stats()).isEqualTo(new LockStats(2, 0, 1, 0, 6));
+        assertThat(holderEntries(INODE)).containsExactly("A.1=DF");
+        handle.unlock();
+    }
+
+    @Test
+    void closeReleasesEveryHandleWithItsCallbacksAndDeletesTheHolderZnodes() throws Exception {
+        ZkLockManager a = node("A");
+        a.acquire(INODE, EX, new Recorder("A", events, 1), WAIT).unlock();
+        a.acquire(LockName.inode(8), SH, new Recorder("A8", events, 2), WAIT).unlock();
+
+        a.close();
+
+        assertThat(events).containsExactly("A.sync EX>UN", "A.invalidate EX>UN", "A8.invalidate SH>UN");
+        assertThat(a.stats()).isEqualTo(new LockStats(2, 0, 0, 2, 3));
+        assertThat(holderEntries(INODE)).isEmpty();
+        assertThat(holderEntries(LockName.inode(8))).isEmpty();
+        assertThatThrownBy(() -> a.acquire(INODE, EX, new Recorder("A", events, 1), WAIT))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
+}

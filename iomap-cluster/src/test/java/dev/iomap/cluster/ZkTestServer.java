@@ -1,0 +1,89 @@
+package dev.iomap.cluster;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * A real ZooKeeper server (Curator's {@link TestingServer}) on 127.0.0.1 with a fresh data directory,
+ * and the Curator clients a test opened on it; {@link #close} closes every client still open, then
+ * the server, and deletes the directory.
+ */
+final class ZkTestServer implements AutoCloseable {
+    /** Session timeout of ordinary test clients: long enough for a loaded 2-core machine. */
+    static final Duration SESSION = Duration.ofSeconds(15);
+
+    private final TestingServer server;
+    private final List<CuratorFramework> clients = new ArrayList<>();
+
+    ZkTestServer() throws Exception {
+        Path dir = Files.createTempDirectory("iomap-zk-test");
+        InstanceSpec spec = new InstanceSpec(dir.toFile(), -1, -1, -1, true, -1, 200, 100,
+                Map.of("clientPortAddress", "127.0.0.1", "admin.enableServer", "false",
+                        "maxSessionTimeout", "60000"), "127.0.0.1");
+        server = new TestingServer(spec, true);
+    }
+
+    String connectString() {
+        return server.getConnectString();
+    }
+
+    /** @return a started client with {@link #SESSION}, connected */
+    CuratorFramework client() throws InterruptedException {
+        return client(SESSION);
+    }
+
+    /** @return a started client with the given session timeout, connected */
+    synchronized CuratorFramework client(Duration session) throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString())
+                .sessionTimeoutMs((int) session.toMillis()).connectionTimeoutMs(10_000)
+                .retryPolicy(new RetryOneTime(100)).build();
+        clients.add(client);
+        client.start();
+        if (!client.blockUntilConnected(20, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("no connection to the test ZooKeeper at " + connectString());
+        }
+        return client;
+    }
+
+    /** Polls {@code condition} every 10 ms for up to 20 s. */
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    /** Closes every client opened so far (between tests sharing the server). */
+    synchronized void closeClients() {
+        for (CuratorFramework client : clients) {
+            client.close();
+        }
+        clients.clear();
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        try {
+            for (CuratorFramework client : clients) {
+                client.close();
+            }
+        } finally {
+            server.close();
+        }
+    }
+}
