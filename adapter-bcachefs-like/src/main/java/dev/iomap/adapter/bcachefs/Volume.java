@@ -92,7 +92,7 @@ final class Volume {
         this.device = device;
         this.config = config;
         this.blockSize = store.blockSize();
-        this.reserve = new DataReserve(store.space());
+        this.reserve = new DataReserve(store.space(), store::flushAll);
         byte[] counters = store.get(Keys.nextIno())
                 .orElseThrow(() -> new CorruptFilesystemException("bcachefs-like: the inode counter key is missing"));
         if (counters.length != 16) {

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.IomapFileSystems;
+import dev.iomap.api.MountOptions;
+import dev.iomap.api.PageCacheOptions;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.testkit.TestData;
@@ -12,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -60,6 +64,41 @@ class NoSpaceTest {
                     assertThat(back.array()).as("content of /f%d", file).isEqualTo(want);
                 }
             }
+        }
+        assertThat(Images.ADAPTER.fsck(device, true).problems()).isEmpty();
+    }
+
+    /**
+     * Copy on write frees an overwritten block only when the transaction that freed it is durable; a
+     * writer that overwrites more than the free space, with writeback (at the dirty limit) committing
+     * but nobody flushing the journal, must get those blocks back (the reservation flushes the journal)
+     * instead of ENOSPC.
+     */
+    @Test
+    void overwritingMoreThanTheFreeSpaceReclaimsTheBlocksOverwritesFreed() throws IOException {
+        int blockSize = 4096;
+        RamBlockDevice device = new RamBlockDevice(blockSize, 4L << 20);
+        Images.format(device, Map.of());
+        int blocks = 300;
+        MountOptions options = new MountOptions(PageCacheOptions.builder().dirtyBackgroundBytes(64 << 10)
+                .dirtyLimitBytes(128 << 10).build(), true);
+        byte[] last = null;
+        try (IomapFileSystem fs = IomapFileSystems.mount("bcachefs-like", device, options);
+                IomapFile f = fs.create("/f")) {
+            f.write(0, TestData.buffer(1, 0, blocks * blockSize));
+            f.fsync();
+            for (int round = 2; round <= 5; round++) {
+                for (int b = 0; b < blocks; b += 8) {
+                    f.write((long) b * blockSize, TestData.buffer(round, (long) b * blockSize, 8 * blockSize));
+                }
+                last = TestData.pattern(round, 0, blocks * blockSize);
+            }
+            f.fsync();
+        }
+        try (IomapFileSystem fs = Images.mount(device); IomapFile f = fs.open("/f")) {
+            ByteBuffer back = ByteBuffer.allocate(blocks * blockSize);
+            f.read(0, back);
+            assertThat(back.array()).isEqualTo(last);
         }
         assertThat(Images.ADAPTER.fsck(device, true).problems()).isEmpty();
     }
