@@ -214,7 +214,7 @@ class AdapterOptionsCommandTest {
                 .startsWith("iomap: bad --compare 'adapter=xfs-like': give a key and two or more values, e.g.");
         Cli unknown = bench("--compare", "adapter=xfs-like,nosuch", job);
         assertThat(unknown.err()).isEqualTo("iomap: bad --compare 'adapter=xfs-like,nosuch': no adapter named 'nosuch'"
-                + " (adapters: counting-snapfs, gfs2-like, snapfs, xfs-like, zonefs-like)\n");
+                + " (adapters: bcachefs-like, counting-snapfs, gfs2-like, snapfs, xfs-like, zonefs-like)\n");
         Cli refused = bench("--compare", "adapter=snapfs,xfs-like:data=journal", job);
         assertThat(refused.status()).isEqualTo(1);
         assertThat(refused.err()).endsWith("iomap: xfs-like: unknown mount option 'data' (it takes none)\n");

@@ -103,7 +103,7 @@ class ImagesDescribeThemselvesTest {
             file.setLength(16L << 20);
         }
         String expected = "iomap: " + image + " holds no filesystem that an adapter recognises (adapters:"
-                + " counting-snapfs, gfs2-like, snapfs, xfs-like, zonefs-like): give --adapter\n";
+                + " bcachefs-like, counting-snapfs, gfs2-like, snapfs, xfs-like, zonefs-like): give --adapter\n";
         for (List<String> command : List.of(List.of("fsck"), List.of("stat"), List.of("mount"))) {
             assertRefused(run(command, null, image), expected);
         }

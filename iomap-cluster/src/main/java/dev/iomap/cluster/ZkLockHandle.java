@@ -458,17 +458,7 @@ final class ZkLockHandle implements LockHandle {
 
     private long runCallbacks(LockMode from, LockMode target, boolean sync) throws IOException {
         try {
-            if (sync && from == LockMode.EX && target != LockMode.EX) {
-                callbacks.sync(name, from, target);
-            }
-            if (!from.allowsCaching() || target.allowsCaching()) {
-                return 0;
-            }
-            long pages = callbacks.invalidate(name, from, target);
-            if (pages < 0) {
-                throw new IllegalStateException("invalidate of " + name + " returned " + pages + " pages");
-            }
-            return pages;
+            return DemoteCallbacks.transition(callbacks, name, from, target, sync);
         } catch (IOException | RuntimeException e) {
             throw new DemoteFailedException(this + ": the callbacks for " + from + " to " + target
                     + " failed; the holder keeps " + from, e);

@@ -52,7 +52,7 @@ class FuseFileFlagsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"xfs-like", "snapfs", "gfs2-like"})
+    @ValueSource(strings = {"xfs-like", "snapfs", "gfs2-like", "bcachefs-like"})
     void lsattrAndChattrSeeTheInodeFlags(String adapter) throws Exception {
         mount(adapter);
 

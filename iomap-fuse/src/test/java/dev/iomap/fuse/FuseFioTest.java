@@ -38,12 +38,13 @@ class FuseFioTest {
     Path dir;
 
     /**
-     * The adapters and mount options the job runs on: the end-to-end tests' adapter, and gfs2-like with
-     * ordered data (its default) and with every file's data through the journal ({@code data=journal}).
+     * The adapters and mount options the job runs on: the end-to-end tests' adapter, gfs2-like with
+     * ordered data (its default) and with every file's data through the journal ({@code data=journal}),
+     * and bcachefs-like (copy on write, every extent checksummed and verified on read).
      */
     static Stream<Arguments> mounts() {
         return Stream.of(Arguments.of(MountedImage.ADAPTER, ""), Arguments.of("gfs2-like", ""),
-                Arguments.of("gfs2-like", "data=journal"));
+                Arguments.of("gfs2-like", "data=journal"), Arguments.of("bcachefs-like", ""));
     }
 
     @ParameterizedTest(name = "{0} {1}")

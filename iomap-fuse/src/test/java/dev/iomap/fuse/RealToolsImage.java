@@ -25,10 +25,10 @@ final class RealToolsImage {
 
     /**
      * @return the adapters the real-tools tests mount: the end-to-end tests' adapter
-     *     ({@link MountedImage#ADAPTER}) and gfs2-like, each once
+     *     ({@link MountedImage#ADAPTER}), gfs2-like and bcachefs-like, each once
      */
     static Stream<String> adapters() {
-        return Stream.of(MountedImage.ADAPTER, "gfs2-like").distinct();
+        return Stream.of(MountedImage.ADAPTER, "gfs2-like", "bcachefs-like").distinct();
     }
 
     /**

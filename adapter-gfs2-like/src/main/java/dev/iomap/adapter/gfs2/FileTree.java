@@ -161,16 +161,10 @@ final class FileTree {
      * @param d the inode
      * @param from first file block
      * @param to first file block past the range ({@code Long.MAX_VALUE} for all)
-     * @param freedData called with each data block freed, before it is freed
      * @throws IOException if an indirect block cannot be read
      */
-    void punch(Dinode d, long from, long to, LongConsumer freedData) throws IOException {
-        if (d.height == 0 || from >= to) {
-            return;
-        }
-        if (prune(d, d.pointers, d.height, 0, topSpan(d.height), from, to, freedData)) {
-            volume.dirtyDinode(d);
-        }
+    void punch(Dinode d, long from, long to) throws IOException {
+        punchStep(d, from, to, Long.MAX_VALUE);
     }
 
     /**
@@ -191,7 +185,7 @@ final class FileTree {
             return from;
         }
         Step step = new Step(budget);
-        if (pruneBack(d, d.pointers, d.height, 0, topSpan(d.height), from, to, step)) {
+        if (prune(d, d.pointers, d.height, 0, topSpan(d.height), from, to, step)) {
             volume.dirtyDinode(d);
         }
         return step.stoppedAt < 0 ? from : Math.max(from, step.stoppedAt);
@@ -207,8 +201,13 @@ final class FileTree {
         }
     }
 
-    /** {@link #prune} from the last pointer down, stopping when the step's budget runs out. */
-    private boolean pruneBack(Dinode d, long[] ptrs, int level, long base, long span, long from, long to, Step step)
+    /**
+     * Frees the data blocks of {@code [from, to)} under {@code ptrs} (a tree level) and the indirect
+     * blocks left empty, from the last pointer down, stopping when the step's budget runs out.
+     *
+     * @return whether {@code ptrs} changed
+     */
+    private boolean prune(Dinode d, long[] ptrs, int level, long base, long span, long from, long to, Step step)
             throws IOException {
         boolean changed = false;
         for (int i = ptrs.length - 1; i >= 0 && step.stoppedAt < 0; i--) {
@@ -227,7 +226,7 @@ final class FileTree {
                 continue;
             }
             Indirect child = volume.indirect(ptrs[i], d.ino);
-            if (pruneBack(d, child.pointers, level - 1, start, span / layout.indirectPointers(), from, to, step)) {
+            if (prune(d, child.pointers, level - 1, start, span / layout.indirectPointers(), from, to, step)) {
                 if (Arrays.stream(child.pointers).allMatch(p -> p == 0)) {
                     volume.free(ptrs[i]);
                     d.blocks--;
@@ -237,38 +236,6 @@ final class FileTree {
                     volume.dirtyIndirect(child);
                 }
                 step.left--;
-            }
-        }
-        return changed;
-    }
-
-    /** @return whether {@code ptrs} changed */
-    private boolean prune(Dinode d, long[] ptrs, int level, long base, long span, long from, long to,
-            LongConsumer freedData) throws IOException {
-        boolean changed = false;
-        for (int i = 0; i < ptrs.length; i++) {
-            long start = base + i * span;
-            if (ptrs[i] == 0 || start + span <= from || start >= to) {
-                continue;
-            }
-            if (level == 1) {
-                freedData.accept(ptrs[i]);
-                volume.free(ptrs[i]);
-                d.blocks--;
-                ptrs[i] = 0;
-                changed = true;
-                continue;
-            }
-            Indirect child = volume.indirect(ptrs[i], d.ino);
-            if (prune(d, child.pointers, level - 1, start, span / layout.indirectPointers(), from, to, freedData)) {
-                if (Arrays.stream(child.pointers).allMatch(p -> p == 0)) {
-                    volume.free(ptrs[i]);
-                    d.blocks--;
-                    ptrs[i] = 0;
-                    changed = true;
-                } else {
-                    volume.dirtyIndirect(child);
-                }
             }
         }
         return changed;

@@ -247,7 +247,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         tx.meta.lock();
         try {
             Dinode d = volume.dinode(inode.ino());
-            tree.punch(d, from, to, b -> { });
+            tree.punch(d, from, to);
         } finally {
             tx.meta.unlock();
         }
@@ -276,7 +276,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
                 long a = Math.max(r[0], from);
                 long b = Math.min(r[1], to);
                 if (a < b) {
-                    tree.punch(d, a, b, x -> { });
+                    tree.punch(d, a, b);
                 }
             }
         } finally {

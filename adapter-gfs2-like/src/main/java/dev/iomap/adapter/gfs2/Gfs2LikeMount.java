@@ -474,7 +474,7 @@ final class Gfs2LikeMount extends Namespace {
     @Override
     void destroy(Dinode d) throws IOException {
         if (d.type == FileType.REGULAR) {
-            tree.punch(d, 0, Long.MAX_VALUE, b -> { });
+            tree.punch(d, 0, Long.MAX_VALUE);
         } else {
             volume.freeChain(d.contentChain);
         }

@@ -20,9 +20,10 @@ class FormatMountTest {
     @Test
     void thePluginContributesTheAdapter() {
         assertThat(IomapFileSystems.adapters()).contains("xfs-like");
-        // Everything but journaled data: xfs-like journals metadata only, as XFS.
+        // Everything but journaled data and data checksums: xfs-like journals metadata only, as XFS.
         assertThat(new XfsLikeAdapter().capabilities())
-                .isEqualTo(java.util.EnumSet.complementOf(java.util.EnumSet.of(Capability.JOURNALED_DATA)));
+                .isEqualTo(java.util.EnumSet.complementOf(java.util.EnumSet.of(Capability.JOURNALED_DATA,
+                        Capability.DATA_CHECKSUMS)));
     }
 
     @Test

@@ -69,8 +69,13 @@ class CapabilitiesTest {
             Map.entry(Capability.JOURNALED_DATA,
                     (fs, file, other) -> fs.setFileFlags("/cnv/0", EnumSet.of(dev.iomap.api.FileFlag.JOURNAL_DATA))));
 
-    /** Absent capabilities that name a property of an operation, not one: no probe of their own. */
-    private static final Set<Capability> PROPERTIES = EnumSet.of(Capability.UNWRITTEN_EXTENTS);
+    /**
+     * Absent capabilities that name a property of an operation, not one: no probe of their own here
+     * (DATA_CHECKSUMS is a property of reads and of fsck; the kit's CapabilityContract checks that its
+     * scrub is refused).
+     */
+    private static final Set<Capability> PROPERTIES = EnumSet.of(Capability.UNWRITTEN_EXTENTS,
+            Capability.DATA_CHECKSUMS);
 
     @Test
     void theMountReportsWhatTheAdapterDeclares() throws Exception {

@@ -50,4 +50,35 @@ public interface DemoteCallbacks {
      * @throws IOException if the cache could not be dropped; the holder keeps its mode
      */
     long invalidate(LockName name, LockMode from, LockMode to) throws IOException;
+
+    /**
+     * Runs what a transition from {@code from} to {@code to} calls, in the order and under the
+     * conditions above: {@link #sync} when leaving {@code EX} (and {@code sync} is true), then
+     * {@link #invalidate} when going from a caching mode to one that does not cache. Every lock manager
+     * runs its holders' callbacks through this, so they all follow the same rule.
+     *
+     * @param callbacks the holder's callbacks
+     * @param name the lock
+     * @param from the mode the holder has now
+     * @param to the mode the lock goes to
+     * @param sync false only for a holder that must not write any more (a fenced cluster node, whose
+     *     dirty data is lost with it); its cache is still dropped
+     * @return the pages {@link #invalidate} dropped, 0 if it was not called
+     * @throws IOException from a callback; the holder keeps its mode
+     * @throws IllegalStateException if {@link #invalidate} returned a negative count
+     */
+    static long transition(DemoteCallbacks callbacks, LockName name, LockMode from, LockMode to, boolean sync)
+            throws IOException {
+        if (sync && from == LockMode.EX && to != LockMode.EX) {
+            callbacks.sync(name, from, to);
+        }
+        if (!from.allowsCaching() || to.allowsCaching()) {
+            return 0;
+        }
+        long pages = callbacks.invalidate(name, from, to);
+        if (pages < 0) {
+            throw new IllegalStateException("invalidate of " + name + " returned " + pages + " pages");
+        }
+        return pages;
+    }
 }

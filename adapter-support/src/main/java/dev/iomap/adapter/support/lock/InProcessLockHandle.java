@@ -264,17 +264,7 @@ final class InProcessLockHandle implements LockHandle {
     }
 
     private long runCallbacks(LockMode from, LockMode target) throws IOException {
-        if (from == LockMode.EX && target != LockMode.EX) {
-            callbacks.sync(name, from, target);
-        }
-        if (!from.allowsCaching() || target.allowsCaching()) {
-            return 0;
-        }
-        long pages = callbacks.invalidate(name, from, target);
-        if (pages < 0) {
-            throw new IllegalStateException("invalidate of " + name + " returned " + pages + " pages");
-        }
-        return pages;
+        return DemoteCallbacks.transition(callbacks, name, from, target, true);
     }
 
     private static void checkWanted(LockMode wanted) {

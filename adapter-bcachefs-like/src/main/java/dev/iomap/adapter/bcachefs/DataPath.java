@@ -1,0 +1,307 @@
+package dev.iomap.adapter.bcachefs;
+
+import dev.iomap.adapter.bcachefs.store.DataSpace;
+import dev.iomap.adapter.support.BlockRange;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.IoPurpose;
+import dev.iomap.spi.IoendCompletion;
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapFlag;
+import dev.iomap.spi.IomapInode;
+import dev.iomap.spi.IomapMapping;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.IomapRequest;
+import dev.iomap.spi.IomapType;
+import dev.iomap.spi.ReadOps;
+import dev.iomap.spi.WriteOps;
+import dev.iomap.spi.WritebackOps;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongFunction;
+
+/**
+ * The data path of a bcachefs-like mount: mappings for the core ({@link IomapOps}), per-block
+ * reservations taken for every block a write dirties ({@link WriteOps}), copy-on-write writeback
+ * that allocates, checksums and compresses each extent ({@link WritebackOps}) and commits its key in
+ * one transaction at completion, and reads that verify whole extents ({@link ReadOps}).
+ *
+ * <p>Never in place: {@code begin} for a write maps the current extent only so that the core can
+ * read edge blocks through {@link #readFolioRange}; writeback always writes new blocks, except
+ * unshared blocks of a {@code nocow} filesystem.
+ */
+final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
+    private final Volume volume;
+    private final ExtentReader reader;
+    private final LongFunction<FileState> states;
+    private final DataSpace space;
+    private final DataReserve reserve;
+    private final int bs;
+
+    DataPath(Volume volume, ExtentReader reader, LongFunction<FileState> states) {
+        this.volume = volume;
+        this.reader = reader;
+        this.states = states;
+        this.space = volume.store.space();
+        this.reserve = volume.reserve;
+        this.bs = volume.blockSize;
+    }
+
+    @Override
+    public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request) throws IOException {
+        volume.checkLive();
+        FileState state = states.apply(inode.ino());
+        long cookie = state.generation.get();
+        long first = pos / bs;
+        long endByte = length > Long.MAX_VALUE - bs - pos ? Long.MAX_VALUE - bs : pos + length;
+        long wantEnd = Math.ceilDiv(endByte, bs);
+        boolean writing = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.FAULT)
+                || request.contains(IomapRequest.ZERO) || request.contains(IomapRequest.UNSHARE);
+        Optional<Volume.Extent> next = volume.extentAtOrAfter(inode.ino(), first);
+        boolean mapped = next.isPresent() && next.get().start() <= first;
+        long end;
+        if (mapped) {
+            end = writing ? Math.min(next.get().end(), wantEnd) : next.get().end();
+        } else {
+            end = next.isPresent() ? Math.min(next.get().start(), wantEnd) : wantEnd;
+            if (!writing && next.isPresent()) {
+                end = next.get().start();
+            }
+        }
+        if (writing && !request.contains(IomapRequest.REPORT) && (mapped || !request.contains(IomapRequest.ZERO))
+                && !(mapped && inPlace(next.get()))) {
+            end = state.reserve(first, end, reserve);
+        }
+        Iomap iomap;
+        if (mapped) {
+            Volume.Extent e = next.get();
+            long address = e.value().narrowable() ? e.value().deviceBlockOf(first - e.start()) * bs
+                    : e.value().devStart() * bs;
+            iomap = new Iomap(first * bs, (end - first) * bs, IomapType.MAPPED, Set.of(), address, null, cookie);
+        } else {
+            iomap = Iomap.hole(first * bs, (end - first) * bs).withValidityCookie(cookie);
+        }
+        return IomapMapping.of(iomap);
+    }
+
+    /** @return whether writeback may overwrite {@code e}'s blocks in place (nocow, no checksum, not shared) */
+    private boolean inPlace(Volume.Extent e) {
+        if (!volume.config.nocow() || !e.value().narrowable()) {
+            return false;
+        }
+        for (long b = e.value().devStart(); b < e.value().devStart() + e.value().physBlocks(); b++) {
+            if (space.refCount(b) != 1) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void end(IomapInode inode, long pos, long length, long written, Set<IomapRequest> request, Iomap iomap)
+            throws IOException {
+        if (request.contains(IomapRequest.REPORT) || request.isEmpty()) {
+            return;
+        }
+        long reach = Math.max(length, iomap.end() - pos);
+        if (written < reach) {
+            FileState state = states.apply(inode.ino());
+            inode.releaseDelalloc(pos, reach, written,
+                    (file, offset, bytes) -> state.release(offset / bs, Math.ceilDiv(offset + bytes, bs), reserve));
+        }
+    }
+
+    @Override
+    public boolean valid(IomapInode inode, Iomap iomap) {
+        return iomap.validityCookie() == states.apply(inode.ino()).generation.get();
+    }
+
+    @Override
+    public WriteOps writeOps() {
+        return this;
+    }
+
+    @Override
+    public ReadOps readOps() {
+        return this;
+    }
+
+    /**
+     * Marks the copied blocks dirty in the reservation state, and reserves a block whose reservation
+     * writeback took between {@code begin} and this copy (the folio is locked now, so writeback cannot
+     * take it again before the block is dirty).
+     */
+    @Override
+    public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap) throws IOException {
+        if (copied == 0) {
+            return;
+        }
+        FileState state = states.apply(inode.ino());
+        long first = pos / bs;
+        long end = Math.ceilDiv(pos + copied, bs);
+        boolean inPlaceMapping = volume.config.nocow() && iomap.type() == IomapType.MAPPED;
+        if (!inPlaceMapping && !state.reserved(first, end)) {
+            long covered = state.reserve(first, end, reserve);
+            if (covered < end) {
+                throw new dev.iomap.api.NoSpaceException("bcachefs-like: no space left for blocks " + covered + ".."
+                        + end + " of inode " + inode.ino());
+            }
+        }
+        state.markDirty(first, end);
+    }
+
+    @Override
+    public void readFolioRange(IomapInode inode, Iomap iomap, long pos, ByteBuffer dst, BlockDevice device)
+            throws IOException {
+        long block = pos / bs;
+        long end = block + dst.remaining() / bs;
+        while (block < end) {
+            Optional<Volume.Extent> next = volume.extentAtOrAfter(inode.ino(), block);
+            long stop = next.isPresent() ? Math.min(end, Math.max(block, next.get().start())) : end;
+            if (stop > block) {
+                int bytes = (int) ((stop - block) * bs);
+                dst.put(new byte[bytes]);
+                block = stop;
+                continue;
+            }
+            Volume.Extent e = next.get();
+            long n = Math.min(end, e.end()) - block;
+            ByteBuffer slice = dst.slice(dst.position(), (int) (n * bs));
+            reader.read(e, block - e.start(), slice);
+            dst.position(dst.position() + (int) (n * bs));
+            block += n;
+        }
+    }
+
+    @Override
+    public Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
+        volume.checkLive();
+        FileState state = states.apply(inode.ino());
+        long first = pos / bs;
+        long want = Math.min(Math.ceilDiv(length, bs), volume.config.extentMaxBytes() / bs);
+        if (volume.config.nocow()) {
+            Optional<Volume.Extent> e = volume.extentAtOrAfter(inode.ino(), first);
+            if (e.isPresent() && e.get().start() <= first && inPlace(e.get())) {
+                long count = Math.min(want, e.get().end() - first);
+                state.release(first, first + count, reserve);
+                long dev = e.get().value().deviceBlockOf(first - e.get().start());
+                state.planned.put(first, new FileState.Planned(first, dev, count, true));
+                return new Iomap(first * bs, count * bs, IomapType.MAPPED, Set.of(IomapFlag.BOUNDARY), dev * bs, null,
+                        state.generation.get());
+            }
+        }
+        long taken = state.take(first, want, reserve);
+        BlockRange run = space.allocate(taken, -1);
+        if (run.length() < taken) {
+            state.giveBack(first + run.length(), first + taken);
+        }
+        state.planned.put(first, new FileState.Planned(first, run.start(), run.length(), false));
+        return new Iomap(first * bs, run.length() * bs, IomapType.MAPPED, Set.of(IomapFlag.BOUNDARY),
+                run.start() * bs, null, state.generation.get());
+    }
+
+    @Override
+    public void discardFolio(IomapInode inode, long pos, long length) {
+        states.apply(inode.ino()).release(pos / bs, Math.ceilDiv(pos + length, bs), reserve);
+    }
+
+    @Override
+    public CompletableFuture<Void> submitIoend(IomapInode inode, Iomap ioend, List<ByteBuffer> data,
+            BlockDevice device) {
+        try {
+            FileState state = states.apply(inode.ino());
+            long first = ioend.offset() / bs;
+            int blocks = (int) (ioend.length() / bs);
+            long devStart = ioend.address() / bs;
+            FileState.Planned plan = state.planned.remove(first);
+            if (plan != null && plan.blocks() > blocks) {
+                state.planned.put(first + blocks, new FileState.Planned(first + blocks, plan.devStart() + blocks,
+                        plan.blocks() - blocks, plan.inPlace()));
+            }
+            boolean inPlace = plan != null && plan.inPlace();
+            byte[] bytes = new byte[blocks * bs];
+            int at = 0;
+            for (ByteBuffer b : data) {
+                int n = b.remaining();
+                b.duplicate().get(bytes, at, n);
+                at += n;
+            }
+            int checksumType = volume.config.checksum();
+            ExtentValue value = new ExtentValue(devStart, blocks, bytes.length, 0, blocks, blocks,
+                    inPlace ? Codecs.CSUM_NONE : checksumType, Codecs.COMPRESS_NONE,
+                    inPlace ? 0 : Codecs.checksum(checksumType, bytes, bytes.length));
+            byte[] out = bytes;
+            int compression = volume.config.compression();
+            if (!inPlace && compression != Codecs.COMPRESS_NONE) {
+                byte[] packed = Codecs.compress(compression, bytes);
+                int packedBlocks = Math.ceilDiv(packed.length, bs);
+                if (packedBlocks < blocks) {
+                    out = java.util.Arrays.copyOf(packed, packedBlocks * bs);
+                    space.release(new BlockRange(devStart + packedBlocks, blocks - packedBlocks));
+                    value = new ExtentValue(devStart, packedBlocks, packed.length, 0, blocks, blocks, checksumType,
+                            compression, Codecs.checksum(checksumType, packed, packed.length));
+                }
+            }
+            state.submitted.put(ioend.offset(), new FileState.Submitted(value, blocks, inPlace));
+            return device.write(ioend.address(), List.of(ByteBuffer.wrap(out)), IoPurpose.DATA);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public void ioendCompleted(IomapInode inode, IoendCompletion completion) throws IOException {
+        FileState state = states.apply(inode.ino());
+        FileState.Submitted s = state.submitted.remove(completion.offset());
+        if (s == null && completion.failed()) {
+            FileState.Planned plan = state.planned.remove(completion.offset() / bs);
+            if (plan != null && !plan.inPlace()) {
+                space.release(new BlockRange(plan.devStart(), plan.blocks()));
+            }
+            return;
+        }
+        if (s == null) {
+            throw new IOException("bcachefs-like: ioend at " + completion.offset() + " of inode " + inode.ino()
+                    + " completed without being submitted");
+        }
+        if (completion.failed()) {
+            if (!s.inPlace()) {
+                space.release(s.value().physical());
+            }
+            return;
+        }
+        long first = completion.offset() / bs;
+        long end = first + s.allocatedBlocks();
+        volume.meta.lock();
+        try {
+            InodeRecord r = volume.inode(inode.ino()).copy();
+            Volume.Tx tx = volume.tx();
+            Volume.RefDeltas refs = new Volume.RefDeltas();
+            long sizeBlocks = Math.ceilDiv(inode.size(), bs);
+            if (!s.inPlace()) {
+                if (first >= sizeBlocks) {
+                    space.release(s.value().physical());
+                } else {
+                    long keyEnd = Math.min(end, sizeBlocks);
+                    volume.dropRange(tx, r, first, keyEnd, refs, Integer.MAX_VALUE);
+                    ExtentValue v = keyEnd == end ? s.value() : s.value().fragment(0, (int) (keyEnd - first), bs);
+                    if (keyEnd < end && v.narrowable()) {
+                        space.release(new BlockRange(v.devStart() + v.physBlocks(), end - keyEnd));
+                    }
+                    volume.insert(tx, r, keyEnd, v, refs);
+                }
+            }
+            r.size = Math.max(r.size, Math.min(inode.size(), completion.end()));
+            tx.put(r);
+            refs.applyTo(tx.update);
+            tx.commit();
+            volume.cache(r);
+            state.generation.incrementAndGet();
+        } finally {
+            volume.meta.unlock();
+        }
+    }
+}

@@ -1,0 +1,155 @@
+package dev.iomap.adapter.bcachefs;
+
+import dev.iomap.api.NoSpaceException;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What the adapter keeps in memory for one cached file: bcachefs's per-sector folio state
+ * ({@code struct bch_folio_sector}), here per file block and in the adapter rather than on the
+ * core's folio, plus the extent generation that validates mappings and the writes between
+ * {@code mapBlocks} and their completion.
+ *
+ * <p>A block's state says whether it holds one block of the data space's reservation:
+ * <ul>
+ * <li>{@code UNALLOCATED} (absent): no reservation; clean, or on the device in an extent;
+ * <li>{@link State#RESERVED}: a write's {@code begin} reserved it and has not copied into it yet;
+ * <li>{@link State#DIRTY_RESERVED}: a write copied into it; writeback will allocate from the reservation.
+ * </ul>
+ * bcachefs's {@code ALLOCATED} (overwritten in place, no reservation needed) is not a state here: a
+ * {@code nocow} overwrite of an unshared block simply takes none. Writeback turns a reserved block
+ * back into {@code UNALLOCATED} when it allocates for it. Thread-safe.
+ */
+final class FileState {
+    /** Reservation state of one block. */
+    enum State {
+        /** Reserved by a write that has not copied yet. */
+        RESERVED,
+        /** Dirty, with its reservation. */
+        DIRTY_RESERVED
+    }
+
+    /** A run {@code mapBlocks} handed out: file blocks from the map key, device blocks from {@code devStart}. */
+    record Planned(long fileBlock, long devStart, long blocks, boolean inPlace) {
+    }
+
+    /** What {@code submitIoend} wrote, for {@code ioendCompleted}: the extent to insert. */
+    record Submitted(ExtentValue value, long allocatedBlocks, boolean inPlace) {
+    }
+
+    final long ino;
+    final AtomicLong generation = new AtomicLong(1);
+    final Map<Long, Planned> planned = new ConcurrentHashMap<>();
+    final Map<Long, Submitted> submitted = new ConcurrentHashMap<>();
+    private final TreeMap<Long, State> states = new TreeMap<>();
+
+    FileState(long ino) {
+        this.ino = ino;
+    }
+
+    /**
+     * Reserves every block of {@code [first, end)} without a reservation, or as many from {@code first}
+     * as the space allows.
+     *
+     * @return the first block past the covered range ({@code end} if all could be)
+     * @throws NoSpaceException if {@code first} itself needs a block and none is available
+     */
+    synchronized long reserve(long first, long end, DataReserve space) throws NoSpaceException {
+        long need = 0;
+        for (long b = first; b < end; b++) {
+            if (!states.containsKey(b)) {
+                need++;
+            }
+        }
+        while (true) {
+            try {
+                space.reserve(need);
+                for (long b = first; b < end; b++) {
+                    states.putIfAbsent(b, State.RESERVED);
+                }
+                return end;
+            } catch (NoSpaceException e) {
+                long available = space.available();
+                long b = first;
+                long taken = 0;
+                while (b < end && (states.containsKey(b) || taken < available)) {
+                    if (!states.containsKey(b)) {
+                        taken++;
+                    }
+                    b++;
+                }
+                if (b == first) {
+                    throw new NoSpaceException("bcachefs-like: no space to reserve block " + first + " of inode " + ino);
+                }
+                end = b;
+                need = taken;
+            }
+        }
+    }
+
+    /** Marks the reserved blocks of {@code [first, end)} dirty. */
+    synchronized void markDirty(long first, long end) {
+        for (Map.Entry<Long, State> e : states.subMap(first, end).entrySet()) {
+            e.setValue(State.DIRTY_RESERVED);
+        }
+    }
+
+    /** @return whether every block of {@code [first, end)} holds a reservation */
+    synchronized boolean reserved(long first, long end) {
+        return states.subMap(first, end).size() == end - first;
+    }
+
+    /**
+     * Gives back the reservations of {@code [first, end)}.
+     *
+     * @return blocks released
+     */
+    synchronized long release(long first, long end, DataReserve space) {
+        long count = 0;
+        Iterator<Long> it = states.subMap(first, end).keySet().iterator();
+        while (it.hasNext()) {
+            it.next();
+            it.remove();
+            count++;
+        }
+        if (count > 0) {
+            space.unreserve(count);
+        }
+        return count;
+    }
+
+    /**
+     * Takes the reservations of up to {@code blocks} blocks from {@code first} for an allocation, reserving
+     * now for a block without one (a block written again without being dirtied by a write).
+     *
+     * @return blocks taken, at least 1
+     * @throws NoSpaceException if {@code first} has no reservation and none is available
+     */
+    synchronized long take(long first, long blocks, DataReserve space) throws NoSpaceException {
+        long n = 0;
+        for (; n < blocks; n++) {
+            if (states.remove(first + n) == null) {
+                try {
+                    space.reserve(1);
+                } catch (NoSpaceException e) {
+                    if (n == 0) {
+                        throw new NoSpaceException("bcachefs-like: block " + first + " of inode " + ino
+                                + " has no reservation and the device is full");
+                    }
+                    break;
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Puts back reservations {@link #take} took that an allocation did not use. */
+    synchronized void giveBack(long first, long end) {
+        for (long b = first; b < end; b++) {
+            states.put(b, State.DIRTY_RESERVED);
+        }
+    }
+}

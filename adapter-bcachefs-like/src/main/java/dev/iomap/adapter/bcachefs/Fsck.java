@@ -1,0 +1,308 @@
+package dev.iomap.adapter.bcachefs;
+
+import dev.iomap.adapter.bcachefs.store.BKey;
+import dev.iomap.adapter.bcachefs.store.KeyStore;
+import dev.iomap.adapter.bcachefs.store.KeyValue;
+import dev.iomap.adapter.bcachefs.store.RefRun;
+import dev.iomap.adapter.support.ns.XattrSet;
+import dev.iomap.api.FileType;
+import dev.iomap.device.BlockDevice;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The filesystem's checks on an opened (read-only) store, after the store's own checks of its tree:
+ * inodes against directory entries (link counts, parents, entry targets and types), extents against
+ * their owners' sizes and against the reference counts of the blocks they hold, blobs that decode;
+ * and with {@code scrub}, every checksummed or compressed data extent read and verified.
+ */
+final class Fsck {
+    private final KeyStore store;
+    private final BlockDevice device;
+    private final int bs;
+    private final List<String> problems = new ArrayList<>();
+    private final Map<Long, InodeRecord> inodes = new TreeMap<>();
+    private final Set<Long> orphans = new HashSet<>();
+    private final Set<Long> truncating = new HashSet<>();
+    private final Map<Long, Long> liveBlocks = new HashMap<>();
+    /** Expected reference count of every block some extent key holds. */
+    final Map<Long, Integer> expectedRefs = new HashMap<>();
+
+    private final List<RefRun> refRuns;
+
+    /**
+     * @param store the store, opened read-only
+     * @param device its device (data extents are read from it for scrub)
+     * @param refRuns the store's reference counts
+     */
+    Fsck(KeyStore store, BlockDevice device, List<RefRun> refRuns) {
+        this.store = store;
+        this.refRuns = refRuns;
+        this.device = device;
+        this.bs = store.blockSize();
+    }
+
+    private List<KeyValue> all(int btree) throws IOException {
+        return store.scan(new BKey(btree, 0, 0), new BKey(btree + 1, 0, 0), Integer.MAX_VALUE);
+    }
+
+    /**
+     * Runs the checks.
+     *
+     * @param scrub whether to read and verify every data extent
+     * @return the problems found
+     * @throws IOException if the device fails or a node cannot be read
+     */
+    List<String> check(boolean scrub) throws IOException {
+        Config config = store.get(Keys.config()).map(v -> {
+            try {
+                return Config.decode(v);
+            } catch (IOException e) {
+                problems.add(e.getMessage());
+                return null;
+            }
+        }).orElse(null);
+        if (config == null && problems.isEmpty()) {
+            problems.add("the config key is missing");
+        }
+        for (KeyValue kv : all(Keys.INODES)) {
+            try {
+                inodes.put(kv.key().inode(), InodeRecord.decode(kv.key().inode(), kv.value()));
+            } catch (IOException e) {
+                problems.add(e.getMessage());
+            }
+        }
+        checkCounters();
+        for (KeyValue kv : all(Keys.PENDING)) {
+            (kv.key().offset() == Keys.PENDING_ORPHAN ? orphans : truncating).add(kv.key().inode());
+        }
+        InodeRecord root = inodes.get(Keys.ROOT_INO);
+        if (root == null || root.type != FileType.DIRECTORY) {
+            problems.add("the root directory (inode " + Keys.ROOT_INO + ") is missing");
+        }
+        checkNames();
+        checkBlobs();
+        checkExtents(scrub);
+        checkBlockCounts();
+        checkRefs();
+        return problems;
+    }
+
+    private void checkCounters() throws IOException {
+        byte[] counters = store.get(Keys.nextIno()).orElse(null);
+        if (counters == null || counters.length != 16) {
+            problems.add("the inode counter key is missing or malformed");
+            return;
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(counters).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        long next = b.getLong();
+        long count = b.getLong();
+        if (count != inodes.size()) {
+            problems.add("the inode counter says " + count + " inodes, the inode tree has " + inodes.size());
+        }
+        for (long ino : inodes.keySet()) {
+            if (ino >= next) {
+                problems.add("inode " + ino + " is at or past the next inode number " + next);
+            }
+        }
+    }
+
+    private void checkNames() throws IOException {
+        Map<Long, Integer> names = new HashMap<>();
+        Map<Long, Integer> subdirs = new HashMap<>();
+        Map<Long, Long> parentOf = new HashMap<>();
+        for (KeyValue kv : all(Keys.DIRENTS)) {
+            Dirents.Dirent d;
+            try {
+                d = Dirents.decode(kv);
+            } catch (IOException e) {
+                problems.add(e.getMessage());
+                continue;
+            }
+            long dir = kv.key().inode();
+            InodeRecord owner = inodes.get(dir);
+            if (owner == null || owner.type != FileType.DIRECTORY) {
+                problems.add("directory entry '" + d.name() + "' is in inode " + dir + ", which is not a directory");
+            }
+            InodeRecord target = inodes.get(d.ino());
+            if (target == null) {
+                problems.add("directory entry '" + d.name() + "' in directory " + dir + " points at missing inode "
+                        + d.ino());
+                continue;
+            }
+            if (target.type != d.type()) {
+                problems.add("directory entry '" + d.name() + "' in directory " + dir + " says " + d.type()
+                        + ", inode " + d.ino() + " is a " + target.type);
+            }
+            names.merge(d.ino(), 1, Integer::sum);
+            if (target.type == FileType.DIRECTORY) {
+                subdirs.merge(dir, 1, Integer::sum);
+                parentOf.put(d.ino(), dir);
+            }
+        }
+        for (InodeRecord r : inodes.values()) {
+            int n = names.getOrDefault(r.ino, 0);
+            if (r.type == FileType.DIRECTORY) {
+                int want = 2 + subdirs.getOrDefault(r.ino, 0);
+                if (r.nlink != want) {
+                    problems.add("directory " + r.ino + " has link count " + r.nlink + ", expected " + want);
+                }
+                if (r.ino != Keys.ROOT_INO && (n != 1 || parentOf.get(r.ino) != r.parent)) {
+                    problems.add("directory " + r.ino + " has " + n + " names and parent " + r.parent);
+                }
+            } else if (r.nlink != n) {
+                problems.add("inode " + r.ino + " has link count " + r.nlink + " but " + n + " names");
+            } else if (n == 0 && !orphans.contains(r.ino)) {
+                problems.add("inode " + r.ino + " has no name and is not a pending orphan");
+            }
+        }
+        for (long ino : orphans) {
+            if (!inodes.containsKey(ino)) {
+                problems.add("pending orphan " + ino + " has no inode");
+            }
+        }
+        for (long ino : truncating) {
+            if (!inodes.containsKey(ino)) {
+                problems.add("pending truncate of " + ino + " has no inode");
+            }
+        }
+    }
+
+    private void checkBlobs() throws IOException {
+        for (InodeRecord r : inodes.values()) {
+            byte[] xattrs = blob(Keys.XATTRS, r.ino);
+            if (xattrs.length > 0) {
+                try {
+                    XattrSet.decode(xattrs, "extended attributes of inode " + r.ino);
+                } catch (IOException e) {
+                    problems.add(e.getMessage());
+                }
+            }
+            if (r.type == FileType.SYMLINK) {
+                byte[] target = blob(Keys.SYMLINKS, r.ino);
+                if (target.length != r.size || target.length == 0) {
+                    problems.add("symbolic link " + r.ino + " has a target of " + target.length + " bytes, size "
+                            + r.size);
+                }
+            }
+        }
+    }
+
+    private byte[] blob(int btree, long ino) throws IOException {
+        List<KeyValue> chunks = store.scan(Keys.first(btree, ino), Keys.past(btree, ino), Integer.MAX_VALUE);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < chunks.size(); i++) {
+            if (chunks.get(i).key().offset() != i) {
+                problems.add("inode " + ino + " btree " + btree + ": chunk " + i + " is missing");
+                return new byte[0];
+            }
+            out.writeBytes(chunks.get(i).value());
+        }
+        return out.toByteArray();
+    }
+
+    private void checkExtents(boolean scrub) throws IOException {
+        long lastIno = -1;
+        long lastEnd = 0;
+        for (KeyValue kv : all(Keys.EXTENTS)) {
+            long ino = kv.key().inode();
+            Volume.Extent e;
+            try {
+                String where = "extent key (inode " + ino + ", end block " + kv.key().offset() + ")";
+                ExtentValue v = ExtentValue.decode(where, kv.value(), bs);
+                if (kv.key().offset() < v.logicalBlocks()) {
+                    problems.add(where + " starts before block 0");
+                    continue;
+                }
+                e = new Volume.Extent(ino, kv.key().offset() - v.logicalBlocks(), kv.key().offset(), v);
+            } catch (IOException ex) {
+                problems.add(ex.getMessage());
+                continue;
+            }
+            if (ino != lastIno) {
+                lastIno = ino;
+                lastEnd = 0;
+            }
+            if (e.start() < lastEnd) {
+                problems.add("extent of inode " + ino + " at block " + e.start() + " overlaps the one before (ends "
+                        + lastEnd + ")");
+            }
+            lastEnd = e.end();
+            InodeRecord owner = inodes.get(ino);
+            if (owner == null || owner.type != FileType.REGULAR) {
+                problems.add("extent of inode " + ino + " at block " + e.start() + " has no regular file");
+            } else {
+                liveBlocks.merge(ino, e.value().liveBlocks(), Long::sum);
+            }
+            ExtentValue v = e.value();
+            if ((v.devStart() + v.physBlocks()) * bs > device.capacity()) {
+                problems.add("extent of inode " + ino + " at block " + e.start() + " points past the device");
+                continue;
+            }
+            for (long b = v.devStart(); b < v.devStart() + v.physBlocks(); b++) {
+                expectedRefs.merge(b, 1, Integer::sum);
+            }
+            if (scrub && !v.narrowable()) {
+                try {
+                    ExtentReader.load(device, bs, e);
+                } catch (ExtentReader.ChecksumException ex) {
+                    problems.add("scrub: inode " + ino + " at file offset " + e.start() * bs + " (" + e.blocks() * bs
+                            + " bytes): " + ex.getMessage());
+                }
+            }
+        }
+    }
+
+    private void checkBlockCounts() {
+        for (InodeRecord r : inodes.values()) {
+            long live = liveBlocks.getOrDefault(r.ino, 0L);
+            if (r.blocks != live) {
+                problems.add("inode " + r.ino + " counts " + r.blocks + " blocks, its extents hold " + live);
+            }
+        }
+    }
+
+    private void checkRefs() {
+        Map<Long, Integer> actual = new TreeMap<>();
+        for (RefRun run : refRuns) {
+            for (long b = run.blocks().start(); b < run.blocks().end(); b++) {
+                actual.put(b, run.count());
+            }
+        }
+        for (Map.Entry<Long, Integer> e : new TreeMap<>(expectedRefs).entrySet()) {
+            int count = actual.getOrDefault(e.getKey(), 0);
+            if (count != e.getValue()) {
+                problems.add("data block " + e.getKey() + " is held by " + e.getValue() + " extent keys, its reference"
+                        + " count is " + count);
+            }
+        }
+        long leakStart = -1;
+        long leakEnd = -1;
+        for (long b : actual.keySet()) {
+            if (expectedRefs.containsKey(b)) {
+                continue;
+            }
+            if (b == leakEnd) {
+                leakEnd++;
+                continue;
+            }
+            reportLeak(leakStart, leakEnd);
+            leakStart = b;
+            leakEnd = b + 1;
+        }
+        reportLeak(leakStart, leakEnd);
+    }
+
+    private void reportLeak(long start, long end) {
+        if (start >= 0) {
+            problems.add("data blocks " + start + ".." + (end - 1) + " have a reference count but no extent key holds"
+                    + " them (a leak)");
+        }
+    }
+}

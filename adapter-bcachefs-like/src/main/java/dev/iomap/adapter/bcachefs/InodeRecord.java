@@ -1,0 +1,127 @@
+package dev.iomap.adapter.bcachefs;
+
+import dev.iomap.adapter.support.ns.FileTypeCodes;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileType;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Instant;
+
+/**
+ * An inode as its key {@code (INODES, ino, 0)} holds it (bcachefs's {@code bch_inode}). Mutable: the
+ * mount keeps the current copy of every inode it has touched and puts it in each transaction that
+ * changes it, under the mount's metadata lock.
+ */
+final class InodeRecord {
+    /** Encoded size. */
+    static final int BYTES = 84;
+
+    final long ino;
+    FileType type;
+    int mode;
+    int uid;
+    int gid;
+    int nlink;
+    /** The size on the device (what survives a crash). */
+    long size;
+    Instant atime;
+    Instant mtime;
+    Instant ctime;
+    Instant btime;
+    int flags;
+    long generation;
+    /** Parent directory (directories only; 0 otherwise). */
+    long parent;
+    /** Live blocks of this inode's extents ({@link ExtentValue#liveBlocks()} summed; a shared block counts in each file). */
+    long blocks;
+
+    InodeRecord(long ino) {
+        this.ino = ino;
+    }
+
+    /** @return the value of the inode's key */
+    byte[] encode() {
+        ByteBuffer b = ByteBuffer.allocate(BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        b.put((byte) FileTypeCodes.code(type)).put((byte) 0).putShort((short) mode);
+        b.putInt(uid).putInt(gid).putInt(nlink).putLong(size);
+        for (Instant t : new Instant[] {atime, mtime, ctime, btime}) {
+            b.putLong(nanos(t));
+        }
+        b.putInt(flags).putLong(generation).putLong(parent).putLong(blocks);
+        return b.array();
+    }
+
+    /**
+     * @param ino the inode number (from the key)
+     * @param value the key's value
+     * @return the inode
+     * @throws CorruptFilesystemException if the value is not an inode
+     */
+    static InodeRecord decode(long ino, byte[] value) throws CorruptFilesystemException {
+        if (value.length != BYTES) {
+            throw new CorruptFilesystemException("inode " + ino + " has a value of " + value.length + " bytes, not "
+                    + BYTES);
+        }
+        ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
+        InodeRecord r = new InodeRecord(ino);
+        int code = b.get() & 0xff;
+        if (code == FileTypeCodes.FREE || code > FileTypeCodes.SYMLINK) {
+            throw new CorruptFilesystemException("inode " + ino + " has type code " + code);
+        }
+        r.type = FileTypeCodes.typeOf(code);
+        b.get();
+        r.mode = b.getShort() & 0xffff;
+        if ((r.mode & ~07777) != 0) {
+            throw new CorruptFilesystemException("inode " + ino + " has mode " + Integer.toOctalString(r.mode));
+        }
+        r.uid = b.getInt();
+        r.gid = b.getInt();
+        r.nlink = b.getInt();
+        r.size = b.getLong();
+        if (r.nlink < 0 || r.size < 0) {
+            throw new CorruptFilesystemException("inode " + ino + " has link count " + r.nlink + " and size " + r.size);
+        }
+        r.atime = instant(b.getLong());
+        r.mtime = instant(b.getLong());
+        r.ctime = instant(b.getLong());
+        r.btime = instant(b.getLong());
+        r.flags = b.getInt();
+        r.generation = b.getLong();
+        r.parent = b.getLong();
+        r.blocks = b.getLong();
+        return r;
+    }
+
+    /** @return a copy (for a transaction that may be abandoned) */
+    InodeRecord copy() {
+        InodeRecord r = new InodeRecord(ino);
+        r.type = type;
+        r.mode = mode;
+        r.uid = uid;
+        r.gid = gid;
+        r.nlink = nlink;
+        r.size = size;
+        r.atime = atime;
+        r.mtime = mtime;
+        r.ctime = ctime;
+        r.btime = btime;
+        r.flags = flags;
+        r.generation = generation;
+        r.parent = parent;
+        r.blocks = blocks;
+        return r;
+    }
+
+    /** @return nanoseconds since the epoch, saturated to the range of a long (years 1677 to 2262) */
+    private static long nanos(Instant t) {
+        try {
+            return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000_000L), t.getNano());
+        } catch (ArithmeticException e) {
+            return t.getEpochSecond() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+
+    private static Instant instant(long nanos) {
+        return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+    }
+}

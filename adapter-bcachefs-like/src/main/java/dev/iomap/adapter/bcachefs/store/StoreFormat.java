@@ -1,0 +1,69 @@
+package dev.iomap.adapter.bcachefs.store;
+
+import dev.iomap.adapter.support.BlockIo;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.IoPurpose;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Geometry chosen when a store is formatted ({@link BtreeStore#format}). The node size is always the
+ * device's block size.
+ *
+ * @param journalBlocks blocks of the journal ring, at least {@link #MIN_JOURNAL_BLOCKS}
+ */
+public record StoreFormat(long journalBlocks) {
+    /** Fewest journal blocks a store has. */
+    public static final long MIN_JOURNAL_BLOCKS = 64;
+    /** Most journal blocks the default gives a large device. */
+    public static final long MAX_DEFAULT_JOURNAL_BLOCKS = 16384;
+
+    /** @throws IllegalArgumentException if {@code journalBlocks} is below {@link #MIN_JOURNAL_BLOCKS} */
+    public StoreFormat {
+        if (journalBlocks < MIN_JOURNAL_BLOCKS) {
+            throw new IllegalArgumentException("a journal needs at least " + MIN_JOURNAL_BLOCKS
+                    + " blocks, got " + journalBlocks);
+        }
+    }
+
+    /**
+     * @param device the device to format
+     * @return the default: a journal of 1/64 of the device, at least {@link #MIN_JOURNAL_BLOCKS} and at
+     *     most {@link #MAX_DEFAULT_JOURNAL_BLOCKS} blocks
+     */
+    public static StoreFormat defaults(BlockDevice device) {
+        long blocks = device.capacity() / device.blockSize();
+        return new StoreFormat(Math.clamp(blocks / 64, MIN_JOURNAL_BLOCKS, MAX_DEFAULT_JOURNAL_BLOCKS));
+    }
+
+    /**
+     * Writes an empty store with this geometry (see {@link BtreeStore#format}).
+     *
+     * @param device the device
+     * @throws IOException if the device fails
+     */
+    void write(BlockDevice device) throws IOException {
+        int blockSize = device.blockSize();
+        long total = device.capacity() / blockSize;
+        long dataStart = Superblock.COPIES + journalBlocks;
+        if (blockSize < 1024) {
+            throw new IllegalArgumentException("B-tree nodes need blocks of at least 1024 bytes, the device has "
+                    + blockSize);
+        }
+        if (dataStart + 64 > total) {
+            throw new IllegalArgumentException("device of " + total + " blocks is too small for a journal of "
+                    + journalBlocks + " blocks");
+        }
+        long nonce = ThreadLocalRandom.current().nextLong();
+        Node root = new Node(0);
+        root.block = dataStart;
+        Superblock first = new Superblock(1, blockSize, total, Superblock.COPIES, journalBlocks, nonce,
+                dataStart, 0, 0, Superblock.COPIES, total - dataStart - 1, 1);
+        BlockIo.write(device, dataStart, root.encode(blockSize, 1), IoPurpose.METADATA);
+        BlockIo.write(device, Superblock.COPIES, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
+        BlockIo.write(device, 1, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
+        BlockIo.write(device, 0, first.encode(), IoPurpose.METADATA);
+        device.flush();
+    }
+}

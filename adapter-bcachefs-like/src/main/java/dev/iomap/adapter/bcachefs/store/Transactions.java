@@ -1,0 +1,99 @@
+package dev.iomap.adapter.bcachefs.store;
+
+import dev.iomap.adapter.support.BlockRange;
+import dev.iomap.api.CorruptFilesystemException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Applies transactions (their ops) to the tree and the reference counts: at commit and at replay.
+ * A reference change becomes the puts and deletes of allocation-tree keys that mirror the new runs.
+ * Not thread-safe: the store's lock guards it.
+ */
+final class Transactions {
+    private final Tree tree;
+    private final RefCounts refs;
+    private final long dataStart;
+    private final long totalBlocks;
+
+    Transactions(Tree tree, RefCounts refs, long dataStart, long totalBlocks) {
+        this.tree = tree;
+        this.refs = refs;
+        this.dataStart = dataStart;
+        this.totalBlocks = totalBlocks;
+    }
+
+    /**
+     * Checks a transaction and loads the nodes it touches, so that applying it cannot fail.
+     *
+     * @param space the live data space (to refuse references to free blocks), null during replay
+     * @throws CorruptFilesystemException if a reference change leaves the data region or drops a count
+     *     below 0 (nothing is applied then)
+     * @throws IllegalArgumentException if a reference is added to free blocks
+     * @throws IOException if a node cannot be read
+     */
+    void prepare(List<Op> ops, StoreSpace space) throws IOException {
+        List<Op.AddRefs> refOps = new ArrayList<>();
+        for (Op op : ops) {
+            switch (op) {
+                case Op.Put put -> tree.loadPath(put.key());
+                case Op.Delete delete -> tree.loadPath(delete.key());
+                case Op.AddRefs add -> refOps.add(add);
+            }
+        }
+        if (refOps.isEmpty()) {
+            return;
+        }
+        RefCounts trial = refs.copyTouching(refOps);
+        for (Op.AddRefs add : refOps) {
+            BlockRange range = new BlockRange(add.start(), add.length());
+            if (range.start() < dataStart || range.end() > totalBlocks) {
+                throw new CorruptFilesystemException("reference change on blocks " + range
+                        + " outside the data region");
+            }
+            if (space != null && add.delta() > 0) {
+                for (BlockRange zero : trial.zeroIn(range)) {
+                    if (space.anyFree(zero)) {
+                        throw new IllegalArgumentException("reference added to blocks " + zero
+                                + " that are free, not allocated");
+                    }
+                }
+            }
+            for (Op treeOp : trial.apply(add.start(), add.length(), add.delta()).treeOps()) {
+                tree.loadPath(treeOp instanceof Op.Put p ? p.key() : ((Op.Delete) treeOp).key());
+            }
+        }
+    }
+
+    /**
+     * Applies a prepared transaction to the tree and the reference counts.
+     *
+     * @param seq its sequence
+     * @param space where blocks whose count fell to 0 wait for the transaction to be durable; null
+     *     during replay (free space is derived afterwards)
+     */
+    void apply(List<Op> ops, long seq, StoreSpace space) throws IOException {
+        for (Op op : ops) {
+            switch (op) {
+                case Op.Put put -> tree.put(put.key(), put.value());
+                case Op.Delete delete -> tree.delete(delete.key());
+                case Op.AddRefs add -> {
+                    RefCounts.Change change = refs.apply(add.start(), add.length(), add.delta());
+                    for (Op treeOp : change.treeOps()) {
+                        switch (treeOp) {
+                            case Op.Put put -> tree.put(put.key(), put.value());
+                            case Op.Delete delete -> tree.delete(delete.key());
+                            case Op.AddRefs ignored -> throw new IllegalStateException("nested reference change");
+                        }
+                    }
+                    if (space != null) {
+                        for (BlockRange zero : change.zeroed()) {
+                            space.deferFree(seq, zero);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
