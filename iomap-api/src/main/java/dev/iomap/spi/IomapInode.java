@@ -91,4 +91,20 @@ public interface IomapInode {
      * @param size the size the device holds, at least 0
      */
     void shrinkSizeAfterLostWrite(long size);
+
+    /**
+     * Sets the in-memory size to the size the device holds, after another node changed the file: a
+     * cluster adapter calls it from {@link MountedFilesystem#use} when it took the file's glock
+     * again after a demotion had dropped the cache (GFS2's {@code gfs2_inode_refresh} setting
+     * {@code i_size}). The cache holds no folio of the file then (the demotion dropped them), so
+     * nothing is zeroed or truncated. Takes no lock.
+     *
+     * <p>The default, there only so that stand-ins of this interface in tests need not, refuses.
+     *
+     * @param size the size the device holds, at least 0
+     * @throws UnsupportedOperationException from the default
+     */
+    default void refreshSize(long size) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot refresh its size");
+    }
 }

@@ -411,6 +411,34 @@ public interface MountedFilesystem {
     }
 
     /**
+     * Called by the core around a read, write, seek, truncate or fallocate of an open file (and before
+     * a stat consults its in-memory size), without the inode lock; the returned use is closed when the
+     * operation ended. A cluster adapter holds the file's glock across the whole operation, so another
+     * node sees a write whole or not at all (GFS2 holds the glock across {@code read_iter} and
+     * {@code write_iter}), and, if a demotion dropped the cache since, first sets the size another node
+     * left with {@link IomapInode#refreshSize}. This default holds nothing.
+     *
+     * @param inode the file
+     * @param write whether the operation changes the file (a write, truncate or fallocate)
+     * @return the use, closed once by the core
+     * @throws IOException if the glock cannot be had or the device fails
+     */
+    default FileUse use(IomapInode inode, boolean write) throws IOException {
+        return FileUse.NONE;
+    }
+
+    /** One core operation's use of a file ({@link #use}): closing it ends what the adapter held for it. */
+    @FunctionalInterface
+    interface FileUse extends AutoCloseable {
+        /** A use that holds nothing. */
+        FileUse NONE = () -> { };
+
+        /** Ends the use; never throws. */
+        @Override
+        void close();
+    }
+
+    /**
      * The inode has no name and no open file left: free it and its blocks.
      *
      * @param ino the inode

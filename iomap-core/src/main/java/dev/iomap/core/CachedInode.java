@@ -318,6 +318,14 @@ public final class CachedInode implements IomapInode {
 
     /** {@inheritDoc} Done by {@code Invalidate.dropCleanFolios}. */
     @Override
+    public void refreshSize(long newSize) {
+        if (newSize < 0) {
+            throw new IllegalArgumentException("size " + newSize + " of inode " + ino + " is negative");
+        }
+        size = newSize;
+    }
+
+    @Override
     public long invalidateCache() {
         Invalidate.CacheDrop drop = Invalidate.dropCleanFolios(this);
         if (drop.dirtyPages() > 0) {

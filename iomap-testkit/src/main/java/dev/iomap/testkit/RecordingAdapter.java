@@ -330,6 +330,11 @@ public final class RecordingAdapter implements FilesystemAdapter {
         }
 
         @Override
+        public FileUse use(IomapInode inode, boolean write) throws IOException {
+            return mount.use(inode, write);
+        }
+
+        @Override
         public void evict(long ino) throws IOException {
             record("evict", ino);
             mount.evict(ino);

@@ -45,9 +45,44 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         if (write) {
             mount.checkLive();
         }
-        if (mode != null) {
-            mount.glocks.lock(inode.ino(), mode);
+        boolean locked = mode != null && mount.node.lockInode(inode.ino(), mode);
+        boolean rgrps = false;
+        try {
+            if (write) {
+                mount.node.lockRgrps(false);
+                rgrps = true;
+            }
+            while (true) {
+                try {
+                    return mapLocked(inode, pos, length, write, fault);
+                } catch (dev.iomap.api.NoSpaceException e) {
+                    if (!mount.node.clustered() || mount.node.holdsAllRgrps()) {
+                        throw e;
+                    }
+                    // The home resource group is full: try again holding every group.
+                    mount.node.unlockRgrps();
+                    rgrps = false;
+                    mount.node.lockRgrps(true);
+                    rgrps = true;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            if (rgrps) {
+                mount.node.unlockRgrps();
+            }
+            if (locked) {
+                mount.glocks.unlock(inode.ino());
+            }
+            throw e;
         }
+    }
+
+    /**
+     * Maps under the gate (a write) and {@code meta}; a write keeps the gate and its reservation until
+     * {@code end}, or gives them back if this throws.
+     */
+    private IomapMapping mapLocked(IomapInode inode, long pos, long length, boolean write, boolean fault)
+            throws IOException {
         boolean gated = false;
         try {
             if (write) {
@@ -65,9 +100,6 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
             if (gated) {
                 tx.gate.readLock().unlock();
                 tx.release(writeReservation());
-            }
-            if (mode != null) {
-                mount.glocks.unlock(inode.ino());
             }
             throw e;
         }
@@ -178,8 +210,10 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
             if (write) {
                 tx.gate.readLock().unlock();
                 tx.release(writeReservation());
+                mount.node.unlockRgrps();
             }
-            if (glockMode(request) != null) {
+            // begin took a use unless this thread holds the inode for the whole operation
+            if (glockMode(request) != null && !mount.node.holdsInode(inode.ino())) {
                 mount.glocks.unlock(inode.ino());
             }
         }

@@ -11,6 +11,8 @@ import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.spi.ProbedFormat;
+import dev.iomap.spi.lock.ClusterContext;
+import dev.iomap.spi.lock.ClusterJoin;
 import java.io.IOException;
 import java.util.EnumSet;
 import java.util.Optional;
@@ -32,11 +34,29 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
     public static final String NAME = "gfs2-like";
 
     private final InProcessLockSpace lockSpace;
+    private final ClusterJoin cluster;
     private final AtomicInteger nodes = new AtomicInteger();
 
     /** Creates the adapter: every mount is a single node with a lock manager of its own. */
     public Gfs2LikeAdapter() {
         this.lockSpace = null;
+        this.cluster = null;
+    }
+
+    /**
+     * Creates an adapter whose mounts are nodes of a cluster sharing one device: each mount joins
+     * through {@code cluster}, which gives it its journal slot and its lock manager (the mount option
+     * {@code journal=K} is refused: the cluster assigns the slot). Such a mount takes inode glocks for
+     * every inode operation, resource-group glocks to allocate and free, the rename glock for renames,
+     * reads every dinode, indirect block and resource group from the device after a demotion dropped it,
+     * and checkpoints its journal whenever it gives a glock up, so other nodes read current metadata
+     * from the device.
+     *
+     * @param cluster how a mount joins the cluster
+     */
+    public Gfs2LikeAdapter(ClusterJoin cluster) {
+        this.lockSpace = null;
+        this.cluster = java.util.Objects.requireNonNull(cluster, "cluster");
     }
 
     /**
@@ -48,6 +68,7 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
      */
     public Gfs2LikeAdapter(InProcessLockSpace lockSpace) {
         this.lockSpace = java.util.Objects.requireNonNull(lockSpace, "lockSpace");
+        this.cluster = null;
     }
 
     @Override
@@ -111,6 +132,16 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
         if (!data.equals("ordered") && !data.equals("journal")) {
             throw new InvalidRangeException("gfs2-like mount option data=" + data + ": use ordered or journal");
         }
+        if (cluster != null) {
+            if (options.adapterOption("journal").isPresent()) {
+                throw new InvalidRangeException("gfs2-like mount option journal= is not taken on a cluster mount: "
+                        + "the cluster assigns the journal");
+            }
+            Layout layout = Layout.read(device);
+            ClusterContext context = cluster.join(filesystemId(layout), layout.journals(),
+                    slot -> Mounts.replayJournal(device, layout, slot));
+            return Mounts.mountNode(device, layout, data.equals("journal"), context);
+        }
         int journal;
         try {
             journal = Integer.parseInt(options.adapterOption("journal").orElse("0"));
@@ -120,7 +151,16 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
         }
         InProcessLockManager locks = lockSpace == null ? new InProcessLockManager()
                 : new InProcessLockManager(lockSpace, "gfs2-like node " + nodes.incrementAndGet(), false);
-        return Gfs2LikeMount.mount(device, data.equals("journal"), journal, locks);
+        return Mounts.mount(device, data.equals("journal"), journal, locks);
+    }
+
+    /**
+     * @param layout a superblock
+     * @return what names the filesystem to its cluster: its label, total blocks and journals (the format
+     *     has no UUID)
+     */
+    static String filesystemId(Layout layout) {
+        return "gfs2-like:" + layout.label() + ":" + layout.totalBlocks() + ":" + layout.journals();
     }
 
     @Override

@@ -2,7 +2,10 @@ package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.lock.InodeGlockCallbacks;
+import dev.iomap.spi.lock.ClusterContext;
+import dev.iomap.spi.lock.DemoteCallbacks;
 import dev.iomap.spi.lock.LockManager;
+import dev.iomap.spi.lock.LockName;
 import dev.iomap.spi.lock.LockMode;
 import dev.iomap.spi.lock.LockStats;
 import dev.iomap.api.CorruptFilesystemException;
@@ -42,53 +45,44 @@ final class Gfs2LikeMount extends Namespace {
     final FileTree tree;
     final boolean dataJournal;
     final Glocks glocks;
+    final NodeLocks node;
     private final Gfs2IomapOps ops;
     private final Map<Long, IomapInode> inodes = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    private Gfs2LikeMount(Volume volume, boolean dataJournal, LockManager locks) {
+    Gfs2LikeMount(Volume volume, boolean dataJournal, LockManager locks, ClusterContext cluster) {
         super(volume, new Transactions(volume));
         this.tree = new FileTree(volume);
         this.dataJournal = dataJournal;
-        this.glocks = new Glocks(locks, new InodeGlockCallbacks(this::cached, ino -> tx.commit(), ino -> read(() -> {
-            volume.forget(ino);
-            return null;
-        })));
+        this.node = new NodeLocks(this, cluster);
+        this.glocks = new Glocks(locks, new InodeGlockCallbacks(this::cached, ino -> node.flushLog(),
+                ino -> read(() -> {
+                    volume.forget(ino);
+                    node.invalidated(ino);
+                    return null;
+                })), new DemoteCallbacks() {
+                    @Override
+                    public void sync(LockName name, LockMode from, LockMode to) throws IOException {
+                        node.flushLog();
+                    }
+
+                    @Override
+                    public long invalidate(LockName name, LockMode from, LockMode to) throws IOException {
+                        read(() -> {
+                            volume.invalidateRgrp((int) name.number());
+                            return null;
+                        });
+                        return 0;
+                    }
+                });
+        if (cluster != null) {
+            volume.cluster(glocks::holdsRgrp);
+        }
         this.ops = new Gfs2IomapOps(this);
     }
 
-    /**
-     * Mounts a device.
-     *
-     * @param device the device, in filesystem blocks
-     * @param dataJournal whether every regular file's data is journaled ({@code data=journal})
-     * @param journalIndex this node's journal
-     * @param locks this node's lock manager (closed at unmount)
-     * @return the mount
-     * @throws CorruptFilesystemException if the image is damaged: anything fsck's checks
-     *     flag on the replayed image refuses the mount ({@link Fsck#verifyForMount})
-     * @throws IOException if the device fails
-     */
-    static Gfs2LikeMount mount(BlockDevice device, boolean dataJournal, int journalIndex, LockManager locks)
-            throws IOException {
-        Layout layout = Layout.read(device);
-        if (journalIndex < 0 || journalIndex >= layout.journals()) {
-            throw new InvalidRangeException("journal " + journalIndex + " does not exist: the filesystem has "
-                    + layout.journals() + " journals");
-        }
-        Journal journal = Journal.open(device, layout.journalStart(journalIndex), layout.journalBlocks());
-        journal.replay();
-        ResourceGroup[] rgs = Volume.loadRgrps(journal, layout);
-        Volume volume = new Volume(device, layout, journal, rgs);
-        Fsck.verifyForMount(volume);
-        Gfs2LikeMount mount = new Gfs2LikeMount(volume, dataJournal, locks);
-        mount.dinodeOf(layout.rootIno(), FileType.DIRECTORY);
-        mount.reclaimUnlinked();
-        return mount;
-    }
-
     /** Frees the dinodes left unlinked by a crash (GFS2 reclaims them when it finds them). */
-    private void reclaimUnlinked() throws IOException {
+    void reclaimUnlinked() throws IOException {
         java.util.List<Long> unlinked = new java.util.ArrayList<>();
         tx.meta.lock();
         try {
@@ -121,7 +115,21 @@ final class Gfs2LikeMount extends Namespace {
         if (closed) {
             throw new FilesystemShutdownException("gfs2-like mount was unmounted");
         }
+        node.checkFence();
         tx.checkHealthy();
+    }
+
+    @Override
+    <T> T glocked(NodeLocks.Plan plan, Change<T> op) throws IOException {
+        return node.glocked(plan, op);
+    }
+
+    @Override
+    void claim(long ino) throws IOException {
+        if (node.clustered()) {
+            glocks.lock(ino, LockMode.EX);
+            glocks.unlock(ino);
+        }
     }
 
     /** @return whether {@code d}'s data goes through the journal (its flag, or {@code data=journal}) */
@@ -159,6 +167,12 @@ final class Gfs2LikeMount extends Namespace {
     }
 
     @Override
+    public FileUse use(IomapInode inode, boolean write) throws IOException {
+        remember(inode);
+        return node.use(inode, write);
+    }
+
+    @Override
     public long maxFileSize() {
         return Math.min(volume.layout.heightBlocks(8), 1L << 40) * blockSize();
     }
@@ -176,17 +190,14 @@ final class Gfs2LikeMount extends Namespace {
     @Override
     public FsStat statfs() throws IOException {
         checkLive();
-        tx.meta.lock();
-        try {
+        return node.glocked(NodeLocks.Plan.allocating(), () -> read(() -> {
             long dinodes = 0;
             for (ResourceGroup rg : volume.rgs) {
                 dinodes += rg.dinodes();
             }
             long free = volume.freeBlocks();
             return new FsStat(blockSize(), volume.layout.totalBlocks(), free, dinodes + free, free);
-        } finally {
-            tx.meta.unlock();
-        }
+        }));
     }
 
     @Override
@@ -194,11 +205,16 @@ final class Gfs2LikeMount extends Namespace {
         checkLive();
         remember(inode);
         InvalidRangeException.checkRange("gfs2-like setSize of inode " + inode.ino(), newSize, 0, maxFileSize());
-        glocks.lock(inode.ino(), LockMode.EX);
+        boolean locked = node.lockInode(inode.ino(), LockMode.EX);
         try {
-            resize(inode, newSize);
+            node.glocked(NodeLocks.Plan.allocating(), () -> {
+                resize(inode, newSize);
+                return null;
+            });
         } finally {
-            glocks.unlock(inode.ino());
+            if (locked) {
+                glocks.unlock(inode.ino());
+            }
         }
     }
 
@@ -275,11 +291,16 @@ final class Gfs2LikeMount extends Namespace {
         int bs = blockSize();
         long first = offset / bs;
         long end = Math.ceilDiv(offset + length, (long) bs);
-        glocks.lock(inode.ino(), LockMode.EX);
+        boolean locked = node.lockInode(inode.ino(), LockMode.EX);
         try {
-            allocateRange(inode, mode, offset, length, first, end);
+            node.glocked(NodeLocks.Plan.allocating(), () -> {
+                allocateRange(inode, mode, offset, length, first, end);
+                return null;
+            });
         } finally {
-            glocks.unlock(inode.ino());
+            if (locked) {
+                glocks.unlock(inode.ino());
+            }
         }
     }
 
@@ -352,15 +373,13 @@ final class Gfs2LikeMount extends Namespace {
     @Override
     public void updateTimes(IomapInode inode, Instant now) throws IOException {
         checkLive();
-        tx.meta.lock();
-        try {
+        node.glocked(NodeLocks.Plan.exclusive(inode.ino()), () -> read(() -> {
             Dinode d = volume.dinode(inode.ino());
             d.mtime = now;
             d.ctime = now;
             volume.dirtyDinode(d);
-        } finally {
-            tx.meta.unlock();
-        }
+            return null;
+        }));
     }
 
     @Override
@@ -370,18 +389,23 @@ final class Gfs2LikeMount extends Namespace {
         tx.commit();
     }
 
-    /** Records the in-memory size of a written file in its dinode (GFS2 does at write end). */
+    /**
+     * Records the in-memory size of a written file in its dinode (GFS2 does at write end). A cluster
+     * node does so only while it holds the inode in EX: the size grows only under EX, and the demotion
+     * that ended an EX committed the size of its writes.
+     */
     void syncSize(IomapInode inode) throws IOException {
-        tx.meta.lock();
-        try {
+        if (node.clustered() && glocks.mode(inode.ino()) != LockMode.EX) {
+            return;
+        }
+        node.glocked(NodeLocks.Plan.exclusive(inode.ino()), () -> read(() -> {
             Dinode d = volume.dinode(inode.ino());
             if (d.type == FileType.REGULAR && inode.size() > d.size && !d.stuffed()) {
                 d.size = inode.size();
                 volume.dirtyDinode(d);
             }
-        } finally {
-            tx.meta.unlock();
-        }
+            return null;
+        }));
     }
 
     @Override
@@ -397,7 +421,21 @@ final class Gfs2LikeMount extends Namespace {
     public void evict(long ino) throws IOException {
         checkLive();
         inodes.remove(ino);
-        glocks.drop(ino);
+        if (node.clustered()) {
+            node.glocked(NodeLocks.Plan.allocating(ino), () -> {
+                reap(ino);
+                return null;
+            });
+            glocks.drop(ino);
+            node.forget(ino);
+        } else {
+            glocks.drop(ino);
+            reap(ino);
+        }
+    }
+
+    /** Frees an unlinked inode and its blocks, or gives back the reservation of a linked one. */
+    private void reap(long ino) throws IOException {
         freeUnlinkedData(ino);
         tx.makeRoom();
         tx.meta.lock();
@@ -457,16 +495,13 @@ final class Gfs2LikeMount extends Namespace {
         } finally {
             tx.meta.unlock();
         }
+        node.leave();
     }
 
     @Override
     public Set<FileFlag> getflags(long ino) throws IOException {
-        tx.meta.lock();
-        try {
-            return volume.dinode(ino).jdata() ? EnumSet.of(FileFlag.JOURNAL_DATA) : Set.<FileFlag>of();
-        } finally {
-            tx.meta.unlock();
-        }
+        return node.glocked(NodeLocks.Plan.shared(ino), () -> read(
+                () -> volume.dinode(ino).jdata() ? EnumSet.of(FileFlag.JOURNAL_DATA) : Set.<FileFlag>of()));
     }
 
     @Override
@@ -475,20 +510,21 @@ final class Gfs2LikeMount extends Namespace {
         if (!EnumSet.of(FileFlag.JOURNAL_DATA).containsAll(flags)) {
             throw new NotSupportedException("inode flags " + flags + " are not supported");
         }
-        if (cached.isPresent()) {
-            cached.get().writeAndWait(0, Long.MAX_VALUE);
-            syncSize(cached.get());
-        }
-        tx.commit();
-        tx.meta.lock();
-        try {
-            Dinode d = volume.dinode(ino);
-            d.flags = flags.contains(FileFlag.JOURNAL_DATA) ? d.flags | Dinode.FLAG_JDATA : d.flags & ~Dinode.FLAG_JDATA;
-            d.ctime = Instant.now();
-            volume.dirtyDinode(d);
-        } finally {
-            tx.meta.unlock();
-        }
+        node.glocked(NodeLocks.Plan.exclusive(ino), () -> {
+            if (cached.isPresent()) {
+                cached.get().writeAndWait(0, Long.MAX_VALUE);
+                syncSize(cached.get());
+            }
+            tx.commit();
+            return read(() -> {
+                Dinode d = volume.dinode(ino);
+                d.flags = flags.contains(FileFlag.JOURNAL_DATA) ? d.flags | Dinode.FLAG_JDATA
+                        : d.flags & ~Dinode.FLAG_JDATA;
+                d.ctime = Instant.now();
+                volume.dirtyDinode(d);
+                return null;
+            });
+        });
     }
 
     @Override

@@ -9,29 +9,57 @@ import dev.iomap.spi.lock.LockName;
 import dev.iomap.spi.lock.LockStats;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A mount's inode glocks: one {@link LockHandle} per inode, kept in its mode between uses (GFS2's
- * holders) until another node needs an incompatible mode; the demotion then runs
- * {@link InodeGlockCallbacks}: sync commits the journal and writes the inode's dirty data back and waits
+ * A mount's glocks: one {@link LockHandle} per name, kept in its mode between uses (GFS2's holders)
+ * until another node needs an incompatible mode. An inode glock's demotion runs
+ * {@link InodeGlockCallbacks}: sync commits the journal (and on a cluster mount checkpoints it, so the
+ * metadata is at home where the next holder reads it) and writes the inode's dirty data back and waits
  * for it, invalidate drops the cached dinode and tree and then the inode's cached folios, both strictly
- * before the lock manager changes the mode. Taken before the transaction gate and the metadata lock
- * (lock order: inode glocks, transaction, folio). Thread-safe.
+ * before the lock manager changes the mode. A resource group's glock (cluster mounts) syncs the same way
+ * and invalidates the group's in-memory copy, which is read again from the device at the next lock.
+ *
+ * <p>Glocks are taken before the transaction gate and the metadata lock (lock order: rename glock,
+ * inode glocks, resource-group glocks, transaction, folio), never while holding either: a demotion
+ * for another node commits, which needs them. Thread-safe; the resource groups a thread holds are
+ * remembered per thread, for the allocator ({@link #holdsRgrp}).
  */
 final class Glocks {
     /** How long an operation waits for a glock. */
     static final Duration TIMEOUT = Duration.ofMinutes(5);
+    /** Callbacks of a lock that caches nothing (the rename glock). */
+    static final DemoteCallbacks NOTHING = new DemoteCallbacks() {
+        @Override
+        public void sync(LockName name, LockMode from, LockMode to) {
+        }
+
+        @Override
+        public long invalidate(LockName name, LockMode from, LockMode to) {
+            return 0;
+        }
+    };
 
     private final LockManager manager;
-    private final DemoteCallbacks callbacks;
-    private final Map<Long, LockHandle> handles = new ConcurrentHashMap<>();
+    private final DemoteCallbacks inodeCallbacks;
+    private final DemoteCallbacks rgrpCallbacks;
+    private final Map<LockName, LockHandle> handles = new ConcurrentHashMap<>();
+    // Per mount and per thread: a thread running another node's demotion holds that node's locks, not these.
+    @SuppressWarnings("ThreadLocalUsage")
+    private final ThreadLocal<BitSet> heldRgrps = new ThreadLocal<>();
 
-    Glocks(LockManager manager, DemoteCallbacks callbacks) {
+    /**
+     * @param manager this node's lock manager (closed by {@link #close})
+     * @param inodeCallbacks what an inode glock's demotion does
+     * @param rgrpCallbacks what a resource-group glock's demotion does
+     */
+    Glocks(LockManager manager, DemoteCallbacks inodeCallbacks, DemoteCallbacks rgrpCallbacks) {
         this.manager = manager;
-        this.callbacks = callbacks;
+        this.inodeCallbacks = inodeCallbacks;
+        this.rgrpCallbacks = rgrpCallbacks;
     }
 
     /**
@@ -40,30 +68,113 @@ final class Glocks {
      *
      * @param ino the inode
      * @param mode SH to read, EX to change
+     * @return whether this node held no mode before (what it cached of the inode was dropped or never read)
      * @throws IOException if the lock cannot be had (timeout, a failed demotion elsewhere)
      */
-    void lock(long ino, LockMode mode) throws IOException {
-        LockHandle handle = handles.get(ino);
-        if (handle == null) {
-            synchronized (this) {
-                handle = handles.get(ino);
-                if (handle == null) {
-                    handles.put(ino, manager.acquire(LockName.inode(ino), mode, callbacks, TIMEOUT));
-                    return;
-                }
-            }
-        }
-        handle.lock(mode, TIMEOUT);
+    boolean lock(long ino, LockMode mode) throws IOException {
+        return lock(LockName.inode(ino), mode, inodeCallbacks);
     }
 
     /** Ends one use taken by {@link #lock}; the mode stays cached. */
     void unlock(long ino) {
-        handles.get(ino).unlock();
+        unlock(LockName.inode(ino));
+    }
+
+    /** Takes one use of the rename glock in EX. */
+    void lockRename() throws IOException {
+        lock(LockName.rename(), LockMode.EX, NOTHING);
+    }
+
+    /** Ends the use taken by {@link #lockRename}. */
+    void unlockRename() {
+        unlock(LockName.rename());
+    }
+
+    /**
+     * Takes one use of each resource group's glock in EX, by increasing index, and remembers them as
+     * this thread's (the allocator allocates only there). A thread holds one set at a time.
+     *
+     * @param groups the group indexes
+     * @return the groups this node held in no mode before (their in-memory copy must be read again)
+     * @throws IllegalStateException if this thread already holds resource groups
+     * @throws IOException if a lock cannot be had; none is held then
+     */
+    BitSet lockRgrps(BitSet groups) throws IOException {
+        if (heldRgrps.get() != null) {
+            throw new IllegalStateException("thread already holds resource groups " + heldRgrps.get());
+        }
+        BitSet fresh = new BitSet();
+        BitSet taken = new BitSet();
+        try {
+            for (int g = groups.nextSetBit(0); g >= 0; g = groups.nextSetBit(g + 1)) {
+                if (lock(LockName.rgrp(g), LockMode.EX, rgrpCallbacks)) {
+                    fresh.set(g);
+                }
+                taken.set(g);
+            }
+        } catch (IOException | RuntimeException e) {
+            for (int g = taken.nextSetBit(0); g >= 0; g = taken.nextSetBit(g + 1)) {
+                unlock(LockName.rgrp(g));
+            }
+            throw e;
+        }
+        heldRgrps.set(taken);
+        return fresh;
+    }
+
+    /** Ends the uses taken by {@link #lockRgrps} on this thread, if any. */
+    void unlockRgrps() {
+        BitSet held = heldRgrps.get();
+        if (held == null) {
+            return;
+        }
+        heldRgrps.remove();
+        for (int g = held.nextSetBit(0); g >= 0; g = held.nextSetBit(g + 1)) {
+            unlock(LockName.rgrp(g));
+        }
+    }
+
+    /** @return whether the calling thread holds resource group {@code g}'s glock */
+    boolean holdsRgrp(int g) {
+        BitSet held = heldRgrps.get();
+        return held != null && held.get(g);
+    }
+
+    /** @return how many resource groups the calling thread holds */
+    int rgrpsHeld() {
+        BitSet held = heldRgrps.get();
+        return held == null ? 0 : held.cardinality();
+    }
+
+    private boolean lock(LockName name, LockMode mode, DemoteCallbacks callbacks) throws IOException {
+        LockHandle handle = handles.get(name);
+        if (handle == null) {
+            synchronized (this) {
+                handle = handles.get(name);
+                if (handle == null) {
+                    handles.put(name, manager.acquire(name, mode, callbacks, TIMEOUT));
+                    return true;
+                }
+            }
+        }
+        boolean fresh = handle.mode() == LockMode.UN;
+        handle.lock(mode, TIMEOUT);
+        return fresh;
+    }
+
+    private void unlock(LockName name) {
+        handles.get(name).unlock();
+    }
+
+    /** @return the mode this node holds the inode's glock in ({@code UN} if none) */
+    LockMode mode(long ino) {
+        LockHandle handle = handles.get(LockName.inode(ino));
+        return handle == null ? LockMode.UN : handle.mode();
     }
 
     /** Forgets an inode that was freed: its glock is released. */
     void drop(long ino) throws IOException {
-        LockHandle handle = handles.remove(ino);
+        LockHandle handle = handles.remove(LockName.inode(ino));
         if (handle != null) {
             handle.release();
         }

@@ -62,6 +62,20 @@ abstract class Namespace implements MountedFilesystem {
 
     abstract void checkLive() throws IOException;
 
+    /** Runs {@code op} holding the plan's glocks on a cluster node ({@link NodeLocks#glocked}). */
+    abstract <T> T glocked(NodeLocks.Plan plan, Change<T> op) throws IOException;
+
+    /** A cluster node takes the glock of an inode it just created, before anyone may find it. */
+    abstract void claim(long ino) throws IOException;
+
+    /** @return the inode {@code name} in {@code dir} names, or -1 (read under the directory's glock) */
+    private long entryIno(long dirIno, String name) throws IOException {
+        return read(() -> {
+            Entries.Entry e = entries(dinodeOf(dirIno, FileType.DIRECTORY)).get(name);
+            return e == null ? -1L : e.ino();
+        });
+    }
+
     abstract void destroy(Dinode d) throws IOException;
 
     /** @return the dinode, checked to be of {@code type} */
@@ -107,22 +121,20 @@ abstract class Namespace implements MountedFilesystem {
 
     @Override
     public InodeInfo getattr(long ino) throws IOException {
-        return read(() -> {
+        return glocked(NodeLocks.Plan.shared(ino), () -> read(() -> {
             Dinode d = volume.dinode(ino);
             return new InodeInfo(ino, d.type, d.size, (d.blocks + 1) * blockSize(), d.nlink, d.mode, d.uid, d.gid,
                     d.atime, d.mtime, d.ctime, d.btime);
-        });
+        }));
     }
 
     @Override
     public long lookup(long dirIno, String name) throws IOException {
-        return read(() -> {
-            Entries.Entry e = entries(dinodeOf(dirIno, FileType.DIRECTORY)).get(name);
-            if (e == null) {
-                throw new NoSuchFileException(name);
-            }
-            return e.ino();
-        });
+        long ino = glocked(NodeLocks.Plan.shared(dirIno), () -> entryIno(dirIno, name));
+        if (ino < 0) {
+            throw new NoSuchFileException(name);
+        }
+        return ino;
     }
 
     @Override
@@ -132,7 +144,11 @@ abstract class Namespace implements MountedFilesystem {
 
     @Override
     public long create(long dirIno, String name, FileType type, NewInodeAttributes attributes) throws IOException {
-        return change(() -> newInode(dirIno, name, type, attributes, null).ino);
+        return glocked(NodeLocks.Plan.allocating(dirIno), () -> {
+            long ino = change(() -> newInode(dirIno, name, type, attributes, null).ino);
+            claim(ino);
+            return ino;
+        });
     }
 
     private Dinode newInode(long dirIno, String name, FileType type, NewInodeAttributes attributes, byte[] target)
@@ -167,17 +183,22 @@ abstract class Namespace implements MountedFilesystem {
 
     @Override
     public long symlink(long dirIno, String name, byte[] target, NewInodeAttributes attributes) throws IOException {
-        return change(() -> newInode(dirIno, name, FileType.SYMLINK, attributes, target.clone()).ino);
+        return glocked(NodeLocks.Plan.allocating(dirIno), () -> {
+            long ino = change(() -> newInode(dirIno, name, FileType.SYMLINK, attributes, target.clone()).ino);
+            claim(ino);
+            return ino;
+        });
     }
 
     @Override
     public byte[] readlink(long ino) throws IOException {
-        return read(() -> Entries.copy(dinodeOf(ino, FileType.SYMLINK).content));
+        return glocked(NodeLocks.Plan.shared(ino),
+                () -> read(() -> Entries.copy(dinodeOf(ino, FileType.SYMLINK).content)));
     }
 
     @Override
     public void link(long ino, long dirIno, String name) throws IOException {
-        change(() -> {
+        glocked(NodeLocks.Plan.allocating(ino, dirIno), () -> change(() -> {
             Dinode dir = dinodeOf(dirIno, FileType.DIRECTORY);
             Dinode d = volume.dinode(ino);
             TreeMap<String, Entries.Entry> entries = entries(dir);
@@ -192,12 +213,12 @@ abstract class Namespace implements MountedFilesystem {
             volume.setState(ino, ResourceGroup.DINODE);
             volume.dirtyDinode(d);
             return null;
-        });
+        }));
     }
 
     @Override
     public InodeInfo setattr(long ino, AttributeChange change) throws IOException {
-        change(() -> {
+        glocked(NodeLocks.Plan.exclusive(ino), () -> change(() -> {
             Dinode d = volume.dinode(ino);
             if (change.isEmpty()) {
                 return null;
@@ -210,29 +231,29 @@ abstract class Namespace implements MountedFilesystem {
             d.ctime = Instant.now();
             volume.dirtyDinode(d);
             return null;
-        });
+        }));
         return getattr(ino);
     }
 
     @Override
     public byte[] getxattr(long ino, String name) throws IOException {
-        return read(() -> {
+        return glocked(NodeLocks.Plan.shared(ino), () -> read(() -> {
             byte[] value = xattrs(volume.dinode(ino)).get(name);
             if (value == null) {
                 throw new NoSuchAttributeException("inode " + ino, name);
             }
             return value;
-        });
+        }));
     }
 
     @Override
     public List<String> listxattr(long ino) throws IOException {
-        return read(() -> xattrs(volume.dinode(ino)).names());
+        return glocked(NodeLocks.Plan.shared(ino), () -> read(() -> xattrs(volume.dinode(ino)).names()));
     }
 
     @Override
     public void setxattr(long ino, String name, byte[] value, XattrMode mode) throws IOException {
-        change(() -> {
+        glocked(NodeLocks.Plan.allocating(ino), () -> change(() -> {
             Dinode d = volume.dinode(ino);
             XattrSet attrs = xattrs(d);
             boolean exists = attrs.get(name) != null;
@@ -246,12 +267,12 @@ abstract class Namespace implements MountedFilesystem {
             volume.setXattrs(d, attrs.encode());
             d.ctime = Instant.now();
             return null;
-        });
+        }));
     }
 
     @Override
     public void removexattr(long ino, String name) throws IOException {
-        change(() -> {
+        glocked(NodeLocks.Plan.allocating(ino), () -> change(() -> {
             Dinode d = volume.dinode(ino);
             XattrSet attrs = xattrs(d);
             if (!attrs.remove(name)) {
@@ -260,23 +281,24 @@ abstract class Namespace implements MountedFilesystem {
             volume.setXattrs(d, attrs.isEmpty() ? new byte[0] : attrs.encode());
             d.ctime = Instant.now();
             return null;
-        });
+        }));
     }
 
     @Override
     public List<DirEntry> readdir(long dirIno) throws IOException {
-        return read(() -> {
+        return glocked(NodeLocks.Plan.shared(dirIno), () -> read(() -> {
             List<DirEntry> list = new ArrayList<>();
             for (Map.Entry<String, Entries.Entry> e : entries(dinodeOf(dirIno, FileType.DIRECTORY)).entrySet()) {
                 list.add(new DirEntry(e.getKey(), e.getValue().ino(), e.getValue().type()));
             }
             return list;
-        });
+        }));
     }
 
     @Override
     public void unlink(long dirIno, String name) throws IOException {
-        change(() -> {
+        glocked(NodeLocks.Plan.exclusive(dirIno), () -> glocked(NodeLocks.Plan.allocating(entryIno(dirIno, name)),
+                () -> change(() -> {
             Dinode dir = dinodeOf(dirIno, FileType.DIRECTORY);
             TreeMap<String, Entries.Entry> entries = entries(dir);
             Entries.Entry e = entries.get(name);
@@ -291,7 +313,7 @@ abstract class Namespace implements MountedFilesystem {
             store(dir, entries, now);
             dropName(volume.dinode(e.ino()), now);
             return null;
-        });
+        })));
     }
 
     /** One name less: at zero the dinode is marked unlinked until evict (or the next mount) frees it. */
@@ -306,7 +328,8 @@ abstract class Namespace implements MountedFilesystem {
 
     @Override
     public void rmdir(long dirIno, String name) throws IOException {
-        change(() -> {
+        glocked(NodeLocks.Plan.exclusive(dirIno), () -> glocked(NodeLocks.Plan.allocating(entryIno(dirIno, name)),
+                () -> change(() -> {
             Dinode dir = dinodeOf(dirIno, FileType.DIRECTORY);
             TreeMap<String, Entries.Entry> entries = entries(dir);
             Entries.Entry e = entries.get(name);
@@ -323,11 +346,17 @@ abstract class Namespace implements MountedFilesystem {
             store(dir, entries, now);
             destroy(victim);
             return null;
-        });
+        })));
     }
 
     @Override
     public long rename(long fromDir, String fromName, long toDir, String toName) throws IOException {
+        return glocked(NodeLocks.Plan.exclusive(fromDir, toDir).withRename(), () -> glocked(
+                NodeLocks.Plan.allocating(entryIno(fromDir, fromName), entryIno(toDir, toName)),
+                () -> renameLocked(fromDir, fromName, toDir, toName)));
+    }
+
+    private long renameLocked(long fromDir, String fromName, long toDir, String toName) throws IOException {
         return change(() -> {
             Dinode from = dinodeOf(fromDir, FileType.DIRECTORY);
             Dinode to = dinodeOf(toDir, FileType.DIRECTORY);
@@ -380,7 +409,13 @@ abstract class Namespace implements MountedFilesystem {
 
     @Override
     public void exchange(long dir1, String name1, long dir2, String name2) throws IOException {
-        change(() -> {
+        glocked(NodeLocks.Plan.exclusive(dir1, dir2).withRename(), () -> glocked(
+                NodeLocks.Plan.allocating(entryIno(dir1, name1), entryIno(dir2, name2)),
+                () -> exchangeLocked(dir1, name1, dir2, name2)));
+    }
+
+    private Void exchangeLocked(long dir1, String name1, long dir2, String name2) throws IOException {
+        return change(() -> {
             Dinode d1 = dinodeOf(dir1, FileType.DIRECTORY);
             Dinode d2 = dinodeOf(dir2, FileType.DIRECTORY);
             TreeMap<String, Entries.Entry> e1 = entries(d1);

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntPredicate;
 import java.util.function.Supplier;
 
 /**
@@ -41,6 +42,10 @@ final class Volume {
     final Map<Long, byte[]> jdataImages = new HashMap<>();
     /** Per-inode multi-block reservations: {@code ino -> [next, end)}. */
     private final Map<Long, long[]> reservations = new HashMap<>();
+    /** Cluster nodes: groups whose copy must be read again before use. */
+    private final boolean[] stale;
+    /** Cluster nodes: whether the calling thread holds a group's glock; null on a single node. */
+    private IntPredicate held;
 
     Volume(BlockDevice device, Layout layout, Journal journal, ResourceGroup[] rgs) {
         this.device = device;
@@ -48,6 +53,7 @@ final class Volume {
         this.journal = journal;
         this.rgs = rgs;
         this.blockSize = layout.blockSize();
+        this.stale = new boolean[rgs.length];
     }
 
     /**
@@ -61,16 +67,62 @@ final class Volume {
     static ResourceGroup[] loadRgrps(Journal journal, Layout layout) throws IOException {
         ResourceGroup[] rgs = new ResourceGroup[layout.rgCount()];
         for (int g = 0; g < rgs.length; g++) {
-            long start = layout.rgStart(g);
-            long length = layout.rgLength(g);
-            MetadataBlock header = MetadataBlock.decode(journal.readBlock(start), start, Layout.RGRP_TYPE);
-            MetadataBlock[] bitmaps = new MetadataBlock[layout.bitmapBlocks(length)];
-            for (int i = 0; i < bitmaps.length; i++) {
-                bitmaps[i] = MetadataBlock.decode(journal.readBlock(start + 1 + i), start + 1 + i, Layout.BITMAP_TYPE);
-            }
-            rgs[g] = ResourceGroup.decode(header, bitmaps, layout.blocksPerBitmap(), g, start, length);
+            rgs[g] = loadRgrp(journal, layout, g);
         }
         return rgs;
+    }
+
+    private static ResourceGroup loadRgrp(Journal journal, Layout layout, int g) throws IOException {
+        long start = layout.rgStart(g);
+        long length = layout.rgLength(g);
+        MetadataBlock header = MetadataBlock.decode(journal.readBlock(start), start, Layout.RGRP_TYPE);
+        MetadataBlock[] bitmaps = new MetadataBlock[layout.bitmapBlocks(length)];
+        for (int i = 0; i < bitmaps.length; i++) {
+            bitmaps[i] = MetadataBlock.decode(journal.readBlock(start + 1 + i), start + 1 + i, Layout.BITMAP_TYPE);
+        }
+        return ResourceGroup.decode(header, bitmaps, layout.blocksPerBitmap(), g, start, length);
+    }
+
+    /**
+     * Makes this a node of a cluster: every resource group's copy is stale until its glock is taken,
+     * allocations use only the groups {@code held} says the calling thread holds, and changing a group
+     * the thread does not hold is a bug that throws.
+     *
+     * @param held whether the calling thread holds a group's glock
+     */
+    void cluster(IntPredicate held) {
+        this.held = held;
+        java.util.Arrays.fill(stale, true);
+    }
+
+    /** @return whether this volume is a node of a cluster ({@link #cluster}) */
+    boolean clustered() {
+        return held != null;
+    }
+
+    /**
+     * A resource group's glock was demoted: its copy is stale, and this node's reservations in it are
+     * given up (another node may allocate there now).
+     *
+     * @param g the group
+     */
+    void invalidateRgrp(int g) {
+        stale[g] = true;
+        reservations.entrySet().removeIf(e -> layout.rgOf(e.getValue()[0]) == g);
+    }
+
+    /**
+     * Reads again, from the device, every group the calling thread holds whose copy is stale.
+     *
+     * @throws IOException if a block is damaged or the device fails
+     */
+    void refreshRgrps() throws IOException {
+        for (int g = 0; g < rgs.length; g++) {
+            if (stale[g] && held.test(g)) {
+                rgs[g] = loadRgrp(journal, layout, g);
+                stale[g] = false;
+            }
+        }
     }
 
     /** @return the group holding {@code block} */
@@ -90,9 +142,19 @@ final class Volume {
      * @param state its state
      */
     void setState(long block, int state) {
-        ResourceGroup rg = rg(block);
+        ResourceGroup rg = changing(block);
         rg.set(block, state);
         dirtyBitmap(rg, block);
+    }
+
+    /** @return the group of {@code block}, checked to be held by the calling thread on a cluster node */
+    private ResourceGroup changing(long block) {
+        int g = layout.rgOf(block);
+        if (held != null && (!held.test(g) || stale[g])) {
+            throw new IllegalStateException("resource group " + g + " changed (block " + block
+                    + ") without its glock or with a stale copy");
+        }
+        return rgs[g];
     }
 
     private void dirtyBitmap(ResourceGroup rg, long block) {
@@ -109,7 +171,7 @@ final class Volume {
      * @param block a used block
      */
     void free(long block) {
-        ResourceGroup rg = rg(block);
+        ResourceGroup rg = changing(block);
         rg.freePending(block);
         dirtyBitmap(rg, block);
         dirty.remove(block);
@@ -162,7 +224,7 @@ final class Volume {
 
     private long[] fromReservation(long owner, long want) {
         long[] r = reservations.get(owner);
-        if (r == null) {
+        if (r == null || (held != null && !held.test(layout.rgOf(r[0])))) {
             return null;
         }
         ResourceGroup rg = rg(r[0]);
@@ -195,7 +257,11 @@ final class Volume {
         int first = near >= layout.rgStart() && near < layout.totalBlocks() ? layout.rgOf(near) : 0;
         long[] best = null;
         for (int k = 0; k < rgs.length; k++) {
-            ResourceGroup rg = rgs[(first + k) % rgs.length];
+            int g = (first + k) % rgs.length;
+            if (held != null && !held.test(g)) {
+                continue;
+            }
+            ResourceGroup rg = rgs[g];
             long[] run = rg.findRun(k == 0 ? near : rg.dataStart(), want);
             if (run == null && k == 0) {
                 run = rg.findRun(rg.dataStart(), want);
@@ -233,7 +299,8 @@ final class Volume {
         if (d != null) {
             return d;
         }
-        if (ino < layout.rgStart() || ino >= layout.totalBlocks() || state(ino) < ResourceGroup.UNLINKED) {
+        if (ino < layout.rgStart() || ino >= layout.totalBlocks()
+                || (held == null && state(ino) < ResourceGroup.UNLINKED)) {
             throw new java.nio.file.NoSuchFileException("inode " + ino);
         }
         d = readDinode(ino);

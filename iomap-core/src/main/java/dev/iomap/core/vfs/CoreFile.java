@@ -63,31 +63,39 @@ final class CoreFile implements IomapFile {
     @Override
     public int read(long pos, ByteBuffer dst) throws IOException {
         ensureOpen();
-        return inode.read(pos, dst);
+        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
+            return inode.read(pos, dst);
+        }
     }
 
     @Override
     public long seekData(long offset) throws IOException {
         ensureOpen();
-        return inode.seekData(offset);
+        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
+            return inode.seekData(offset);
+        }
     }
 
     @Override
     public long seekHole(long offset) throws IOException {
         ensureOpen();
-        return inode.seekHole(offset);
+        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
+            return inode.seekHole(offset);
+        }
     }
 
     @Override
     public int write(long pos, ByteBuffer src) throws IOException {
         ensureOpen();
-        if (pos != inode.size()) {
-            fs.require(Capability.RANDOM_WRITE, "a write at " + pos + " (not at EOF " + inode.size() + ")");
+        try (MountedFilesystem.FileUse _ = mount().use(inode, true)) {
+            if (pos != inode.size()) {
+                fs.require(Capability.RANDOM_WRITE, "a write at " + pos + " (not at EOF " + inode.size() + ")");
+            }
+            if (src.hasRemaining()) {
+                fs.touch(inode);
+            }
+            return (int) inode.write(pos, CopySource.of(src), src.remaining());
         }
-        if (src.hasRemaining()) {
-            fs.touch(inode);
-        }
-        return (int) inode.write(pos, CopySource.of(src), src.remaining());
     }
 
     @Override
@@ -95,10 +103,12 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         fs.require(Capability.TRUNCATE, "truncate");
         InvalidRangeException.checkRange("truncate of inode " + inode.ino(), size, 0, inode.maxFileSize());
-        inode.withExclusiveLock(() -> {
-            mount().checkSetSize(inode, size);
-            inode.truncate(size, () -> mount().setSize(inode, size));
-        });
+        try (MountedFilesystem.FileUse _ = mount().use(inode, true)) {
+            inode.withExclusiveLock(() -> {
+                mount().checkSetSize(inode, size);
+                inode.truncate(size, () -> mount().setSize(inode, size));
+            });
+        }
     }
 
     @Override
@@ -115,20 +125,22 @@ final class CoreFile implements IomapFile {
             default -> throw new IllegalStateException(mode.name());
         }
         long end = offset + length;
-        inode.withExclusiveLock(() -> {
-            if (mode == FallocateMode.ALLOCATE) {
-                long block = inode.blockSize();
-                long start = offset & -block;
-                mount().fallocate(inode, mode, start, ((end + block - 1) & -block) - start);
-            } else {
-                clearRange(mode, offset, end);
-            }
-            if (!keepSize && mode != FallocateMode.PUNCH_HOLE && end > inode.size()) {
-                // [offset, end) reads as zeros now (unwritten, zeroed or just cleared): only the part
-                // between the old size and offset may hold stale bytes to zero.
-                inode.truncate(end, offset, () -> mount().setSize(inode, end));
-            }
-        });
+        try (MountedFilesystem.FileUse _ = mount().use(inode, true)) {
+            inode.withExclusiveLock(() -> {
+                if (mode == FallocateMode.ALLOCATE) {
+                    long block = inode.blockSize();
+                    long start = offset & -block;
+                    mount().fallocate(inode, mode, start, ((end + block - 1) & -block) - start);
+                } else {
+                    clearRange(mode, offset, end);
+                }
+                if (!keepSize && mode != FallocateMode.PUNCH_HOLE && end > inode.size()) {
+                    // [offset, end) reads as zeros now (unwritten, zeroed or just cleared): only the part
+                    // between the old size and offset may hold stale bytes to zero.
+                    inode.truncate(end, offset, () -> mount().setSize(inode, end));
+                }
+            });
+        }
     }
 
     /**

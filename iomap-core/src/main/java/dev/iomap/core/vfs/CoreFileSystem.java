@@ -437,9 +437,14 @@ final class CoreFileSystem implements IomapFileSystem {
     }
 
     FileStat stat(long ino) throws IOException {
-        InodeInfo info = mount.getattr(ino);
         CachedInode cached = cache.inode(ino);
-        long size = cached != null ? cached.size() : info.size();
+        InodeInfo info;
+        long size;
+        MountedFilesystem.FileUse use = cached != null ? mount.use(cached, false) : MountedFilesystem.FileUse.NONE;
+        try (MountedFilesystem.FileUse _ = use) {
+            info = mount.getattr(ino);
+            size = cached != null ? cached.size() : info.size();
+        }
         return new FileStat(ino, info.type(), size, info.allocatedBytes(), info.linkCount(), info.mode(), info.uid(),
                 info.gid(), info.atime(), info.mtime(), info.ctime(), info.btime());
     }

@@ -1,0 +1,104 @@
+package dev.iomap.adapter.gfs2;
+
+import dev.iomap.adapter.support.Journal;
+import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.FileType;
+import dev.iomap.api.InvalidRangeException;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.lock.ClusterContext;
+import dev.iomap.spi.lock.LockManager;
+import java.io.IOException;
+
+/**
+ * How a gfs2-like mount starts: as a single node (its journal replayed, the image checked, unlinked dinodes
+ * reclaimed) or as a node of a cluster (its slot's journal replayed, nothing else assumed about an image
+ * other nodes may be changing), and a dead node's journal replayed by a survivor.
+ */
+final class Mounts {
+    private Mounts() {
+    }
+
+    /**
+     * Mounts a device.
+     *
+     * @param device the device, in filesystem blocks
+     * @param dataJournal whether every regular file's data is journaled ({@code data=journal})
+     * @param journalIndex this node's journal
+     * @param locks this node's lock manager (closed at unmount)
+     * @return the mount
+     * @throws CorruptFilesystemException if the image is damaged: anything fsck's checks
+     *     flag on the replayed image refuses the mount ({@link Fsck#verifyForMount})
+     * @throws IOException if the device fails
+     */
+    static Gfs2LikeMount mount(BlockDevice device, boolean dataJournal, int journalIndex, LockManager locks)
+            throws IOException {
+        return mount(device, Layout.read(device), dataJournal, journalIndex, locks, null);
+    }
+
+    /**
+     * Mounts a device as a node of a cluster: this node's journal and lock manager come from
+     * {@code cluster}. Other nodes may have the filesystem mounted, so the image is not checked and
+     * unlinked dinodes are not reclaimed (another node may still have them open); every resource group
+     * and dinode is read under its glock.
+     *
+     * @param device the shared device, in filesystem blocks
+     * @param layout its superblock
+     * @param dataJournal whether every regular file's data is journaled
+     * @param cluster the cluster this node joined (left at unmount, or here if the mount fails)
+     * @return the mount
+     * @throws IOException if this node's journal cannot be replayed or the device fails
+     */
+    static Gfs2LikeMount mountNode(BlockDevice device, Layout layout, boolean dataJournal, ClusterContext cluster)
+            throws IOException {
+        try {
+            return mount(device, layout, dataJournal, cluster.journal(), cluster.lockManager(), cluster);
+        } catch (IOException | RuntimeException e) {
+            try {
+                cluster.lockManager().close();
+                cluster.close();
+            } catch (IOException | RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Replays journal {@code slot} onto the device (a dead node's recovery); harmless when it is empty.
+     *
+     * @param device the shared device
+     * @param layout its superblock
+     * @param slot the journal
+     * @throws IOException if the journal is damaged or the device fails
+     */
+    static void replayJournal(BlockDevice device, Layout layout, int slot) throws IOException {
+        if (slot < 0 || slot >= layout.journals()) {
+            throw new InvalidRangeException("journal " + slot + " does not exist: the filesystem has "
+                    + layout.journals() + " journals");
+        }
+        Journal.open(device, layout.journalStart(slot), layout.journalBlocks()).replay();
+    }
+
+    private static Gfs2LikeMount mount(BlockDevice device, Layout layout, boolean dataJournal, int journalIndex,
+            LockManager locks, ClusterContext cluster) throws IOException {
+        if (journalIndex < 0 || journalIndex >= layout.journals()) {
+            throw new InvalidRangeException("journal " + journalIndex + " does not exist: the filesystem has "
+                    + layout.journals() + " journals");
+        }
+        Journal journal = Journal.open(device, layout.journalStart(journalIndex), layout.journalBlocks());
+        journal.replay();
+        ResourceGroup[] rgs = Volume.loadRgrps(journal, layout);
+        Volume volume = new Volume(device, layout, journal, rgs);
+        if (cluster == null) {
+            Fsck.verifyForMount(volume);
+        }
+        Gfs2LikeMount mount = new Gfs2LikeMount(volume, dataJournal, locks, cluster);
+        mount.node.glocked(NodeLocks.Plan.shared(layout.rootIno()),
+                () -> mount.read(() -> mount.dinodeOf(layout.rootIno(), FileType.DIRECTORY)));
+        if (cluster == null) {
+            mount.reclaimUnlinked();
+        }
+        return mount;
+    }
+
+}

@@ -1,0 +1,297 @@
+package dev.iomap.adapter.gfs2;
+
+import dev.iomap.api.FileType;
+import dev.iomap.spi.IomapInode;
+import dev.iomap.spi.lock.ClusterContext;
+import dev.iomap.spi.lock.LockMode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * How a gfs2-like mount that is a node of a cluster brackets its operations with glocks: the inodes
+ * an operation reads (SH) or changes (EX), the rename glock for renames, and the resource groups it
+ * allocates from or frees into (EX): all of them for namespace changes, truncate, fallocate and
+ * freeing a file, only the node's home group (chosen by its journal slot) for a write, which takes
+ * them all only when the home group is full. After a resource group's glock is taken its copy is read
+ * again if a demotion made it stale; an inode's cached dinode and tree were dropped by its demotion,
+ * so the next read comes from the device. On a single node (no cluster) every method just runs the
+ * operation (the inode glocks of reads and writes are taken by {@link Gfs2IomapOps} either way).
+ *
+ * <p>A thread never locks a name it already holds: the inodes each thread holds are remembered, and a
+ * nested operation skips them. Thread-safe.
+ */
+final class NodeLocks {
+    /** The glocks an operation needs; inode numbers below 0 are ignored (a name that does not exist). */
+    record Plan(long[] shared, long[] exclusive, boolean rename, boolean rgrps) {
+        /** @return a plan reading {@code inos} */
+        static Plan shared(long... inos) {
+            return new Plan(inos, new long[0], false, false);
+        }
+
+        /** @return a plan changing {@code inos}, without resource groups */
+        static Plan exclusive(long... inos) {
+            return new Plan(new long[0], inos, false, false);
+        }
+
+        /** @return a plan changing {@code inos} and allocating or freeing in any resource group */
+        static Plan allocating(long... inos) {
+            return new Plan(new long[0], inos, false, true);
+        }
+
+        /** @return this plan with the rename glock first */
+        Plan withRename() {
+            return new Plan(shared, exclusive, true, rgrps);
+        }
+    }
+
+    private final Gfs2LikeMount mount;
+    private final ClusterContext cluster;
+    private final int home;
+    /** Inodes whose cache a demotion dropped: their in-memory size is refreshed at the next use. */
+    private final Set<Long> sizeStale = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    // Per mount and per thread: a thread running another node's demotion holds that node's locks, not these.
+    @SuppressWarnings("ThreadLocalUsage")
+    private final ThreadLocal<Set<Long>> heldInodes = ThreadLocal.withInitial(HashSet::new);
+
+    /**
+     * @param mount the mount
+     * @param cluster its cluster, or null on a single node
+     */
+    NodeLocks(Gfs2LikeMount mount, ClusterContext cluster) {
+        this.mount = mount;
+        this.cluster = cluster;
+        Layout layout = mount.volume.layout;
+        this.home = cluster == null ? 0 : (int) ((long) cluster.journal() * layout.rgCount() / layout.journals());
+    }
+
+    /** @return whether the mount is a node of a cluster */
+    boolean clustered() {
+        return cluster != null;
+    }
+
+    /** @return the resource group this node allocates from first */
+    int home() {
+        return home;
+    }
+
+    /**
+     * Runs {@code op} holding the plan's glocks (cluster nodes; on a single node it just runs it).
+     *
+     * @param plan the glocks
+     * @param op the operation
+     * @return what {@code op} returns
+     * @throws IOException from a glock or from {@code op}
+     */
+    <T> T glocked(Plan plan, Namespace.Change<T> op) throws IOException {
+        if (cluster == null) {
+            return op.run();
+        }
+        TreeMap<Long, LockMode> modes = new TreeMap<>();
+        for (long ino : plan.shared()) {
+            if (ino >= 0) {
+                modes.put(ino, LockMode.SH);
+            }
+        }
+        for (long ino : plan.exclusive()) {
+            if (ino >= 0) {
+                modes.put(ino, LockMode.EX);
+            }
+        }
+        Set<Long> held = heldInodes.get();
+        modes.keySet().removeAll(held);
+        List<Long> locked = new ArrayList<>();
+        boolean rename = false;
+        boolean rgrps = false;
+        try {
+            if (plan.rename()) {
+                mount.glocks.lockRename();
+                rename = true;
+            }
+            for (Map.Entry<Long, LockMode> e : modes.entrySet()) {
+                mount.glocks.lock(e.getKey(), e.getValue());
+                locked.add(e.getKey());
+                held.add(e.getKey());
+            }
+            if (plan.rgrps() && mount.glocks.rgrpsHeld() == 0) {
+                lockRgrps(true);
+                rgrps = true;
+            }
+            return op.run();
+        } finally {
+            if (rgrps) {
+                mount.glocks.unlockRgrps();
+            }
+            for (int i = locked.size() - 1; i >= 0; i--) {
+                held.remove(locked.get(i));
+                mount.glocks.unlock(locked.get(i));
+            }
+            if (rename) {
+                mount.glocks.unlockRename();
+            }
+        }
+    }
+
+    /**
+     * Takes resource-group glocks in EX for the calling thread and reads stale copies again: every
+     * group, or only the home group. Does nothing on a single node.
+     *
+     * @param all every group, else the home group
+     * @throws IOException if a glock cannot be had or a group cannot be read; nothing is held then
+     */
+    void lockRgrps(boolean all) throws IOException {
+        if (cluster == null) {
+            return;
+        }
+        BitSet groups = new BitSet();
+        if (all) {
+            groups.set(0, mount.volume.rgs.length);
+        } else {
+            groups.set(home);
+        }
+        mount.glocks.lockRgrps(groups);
+        try {
+            mount.read(() -> {
+                mount.volume.refreshRgrps();
+                return null;
+            });
+        } catch (IOException | RuntimeException e) {
+            mount.glocks.unlockRgrps();
+            throw e;
+        }
+    }
+
+    /** Ends the resource-group glocks of {@link #lockRgrps}; does nothing on a single node. */
+    void unlockRgrps() {
+        if (cluster != null) {
+            mount.glocks.unlockRgrps();
+        }
+    }
+
+    /** @return whether the calling thread holds every resource group */
+    boolean holdsAllRgrps() {
+        return mount.glocks.rgrpsHeld() == mount.volume.rgs.length;
+    }
+
+    /**
+     * Makes what this node committed readable by the next holder of a glock: commits the running
+     * transaction, and on a cluster node writes the journal's committed blocks home (a checkpoint), since
+     * other nodes read the device, not this node's journal.
+     *
+     * @throws IOException if the commit or the checkpoint fails
+     */
+    void flushLog() throws IOException {
+        mount.tx.commit();
+        if (cluster != null) {
+            mount.read(() -> {
+                mount.volume.journal.checkpoint();
+                return null;
+            });
+        }
+    }
+
+    /**
+     * Fails once the node is fenced.
+     *
+     * @throws IOException the fence's error
+     */
+    void checkFence() throws IOException {
+        if (cluster != null) {
+            cluster.checkWrite();
+        }
+    }
+
+    /**
+     * Holds the file's glock for one core operation ({@link dev.iomap.spi.MountedFilesystem#use}): SH
+     * for a read, EX for a change, registered as this thread's so that the operation's own glock uses
+     * ({@link #lockInode}) take nothing more; if a demotion dropped the inode's cache since the last use
+     * ({@link #invalidated}), sets the in-memory size from the dinode read again from the device. On a
+     * single node, or when the thread already holds the inode, holds nothing.
+     *
+     * @param inode the file
+     * @param write whether the operation changes the file
+     * @return the use
+     * @throws IOException if the glock cannot be had or the dinode read
+     */
+    dev.iomap.spi.MountedFilesystem.FileUse use(IomapInode inode, boolean write) throws IOException {
+        long ino = inode.ino();
+        Set<Long> held = heldInodes.get();
+        if (cluster == null || held.contains(ino)) {
+            return dev.iomap.spi.MountedFilesystem.FileUse.NONE;
+        }
+        mount.glocks.lock(ino, write ? LockMode.EX : LockMode.SH);
+        held.add(ino);
+        try {
+            if (sizeStale.remove(ino)) {
+                mount.read(() -> {
+                    Dinode d = mount.volume.dinode(ino);
+                    if (d.type == FileType.REGULAR) {
+                        inode.refreshSize(d.size);
+                    }
+                    return null;
+                });
+            }
+        } catch (IOException | RuntimeException e) {
+            sizeStale.add(ino);
+            held.remove(ino);
+            mount.glocks.unlock(ino);
+            throw e;
+        }
+        return () -> {
+            held.remove(ino);
+            mount.glocks.unlock(ino);
+        };
+    }
+
+    /**
+     * Takes one use of an inode's glock for a mapping or a size change, unless the calling thread holds
+     * it already for the whole operation ({@link #use}, {@link #glocked}), whose mode covers what the
+     * operation's steps need.
+     *
+     * @param ino the inode
+     * @param mode the mode needed
+     * @return whether a use was taken (then end it with {@link Glocks#unlock})
+     * @throws IOException if the glock cannot be had
+     */
+    boolean lockInode(long ino, LockMode mode) throws IOException {
+        if (heldInodes.get().contains(ino)) {
+            return false;
+        }
+        mount.glocks.lock(ino, mode);
+        return true;
+    }
+
+    /** @return whether the calling thread holds the inode for a whole operation */
+    boolean holdsInode(long ino) {
+        return heldInodes.get().contains(ino);
+    }
+
+    /**
+     * An inode glock's invalidation dropped what this node cached of the inode: its in-memory size is
+     * refreshed at the next {@link #use}.
+     *
+     * @param ino the inode
+     */
+    void invalidated(long ino) {
+        if (cluster != null) {
+            sizeStale.add(ino);
+        }
+    }
+
+    /** The inode was freed: nothing to refresh any more. */
+    void forget(long ino) {
+        sizeStale.remove(ino);
+    }
+
+    /** Leaves the cluster (after unmount released the glocks); does nothing on a single node. */
+    void leave() throws IOException {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+}

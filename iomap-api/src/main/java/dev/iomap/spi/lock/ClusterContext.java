@@ -1,0 +1,39 @@
+package dev.iomap.spi.lock;
+
+import java.io.IOException;
+
+/**
+ * What a mount that shares its device with other nodes gets from the cluster it joined: its glock
+ * manager, the journal slot it alone writes, and its write fence. Made by a {@link ClusterJoin} (a
+ * ZooKeeper membership, or an in-process cluster in tests); an adapter depends on this interface only.
+ *
+ * <p>The mount owns the context from {@link ClusterJoin#join} on: it closes the {@link #lockManager()}
+ * when it releases its glocks at unmount, then {@link #close()}s the context (leaving the cluster, which
+ * frees the slot). Thread-safe.
+ */
+public interface ClusterContext extends AutoCloseable {
+
+    /** @return this node's glock manager, shared with no other mount */
+    LockManager lockManager();
+
+    /** @return this node's journal slot: the only journal it replays at mount and writes */
+    int journal();
+
+    /**
+     * The self-fence, checked before the mount writes its journal or its metadata: once the node may
+     * have been declared dead by the others, it must not write to the shared device any more.
+     *
+     * @throws IOException a {@link dev.iomap.api.FilesystemShutdownException} saying why, once fenced
+     *     (a fence never heals: the mount must be unmounted and mounted again)
+     */
+    void checkWrite() throws IOException;
+
+    /**
+     * Leaves the cluster after the mount released every glock and checkpointed its journal (a clean
+     * leave: nobody replays this slot). Idempotent.
+     *
+     * @throws IOException if the cluster could not be told
+     */
+    @Override
+    void close() throws IOException;
+}
