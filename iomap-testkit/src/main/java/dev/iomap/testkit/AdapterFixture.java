@@ -2,12 +2,12 @@ package dev.iomap.testkit;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
+import dev.iomap.spi.AdapterMounts;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.FsckOptions;
 import dev.iomap.api.IomapFileSystem;
-import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.devices.RamBlockDevice;
@@ -27,10 +27,11 @@ import java.util.Set;
  * AdapterFixture fixture = AdapterFixture.of(new MyAdapter(), new Geometry(4096, 4096, 0));
  * }</pre>
  *
- * <p>By default a mount goes through {@link IomapFileSystems#mount} with the adapter's name (so the
- * adapter must be registered as an {@link dev.iomap.spi.AdapterPlugin} and an engine such as
- * {@code iomap-core} must be on the test class path); {@link #withMounter} replaces that, e.g. with a
- * runtime's mount of an adapter instance. Devices are {@link RamBlockDevice}s of
+ * <p>By default the instance given to {@link #of} is mounted through {@link AdapterMounts#mount} (an
+ * engine such as {@code iomap-core} must be on the test class path; the adapter need not be a
+ * registered {@link dev.iomap.spi.AdapterPlugin}), so format, mount and fsck all run on that one
+ * instance; {@link #withMounter} replaces that, e.g. with a mount by name through
+ * {@link dev.iomap.api.IomapFileSystems#mount}. Devices are {@link RamBlockDevice}s of
  * {@link #deviceBytes()} bytes with 512-byte sectors (or blocks of the filesystem's size, see
  * {@link #withDeviceBlockSizeOfFilesystem()}), so that crash tests can take images of them; an
  * adapter that needs more than a plain block device (a zoned one) sees them through a
@@ -42,7 +43,7 @@ public final class AdapterFixture {
     /** Sector size of the devices the kit makes. */
     public static final int SECTOR_SIZE = 512;
 
-    /** Mounts a formatted device; the default calls {@link IomapFileSystems#mount}. */
+    /** Mounts a formatted device; the default calls {@link AdapterMounts#mount}. */
     @FunctionalInterface
     public interface Mounter {
         /**
@@ -50,7 +51,7 @@ public final class AdapterFixture {
          * @param device the device
          * @param options the mount options of the geometry
          * @return the mounted filesystem
-         * @throws IOException as {@link IomapFileSystems#mount}
+         * @throws IOException as {@link AdapterMounts#mount}
          */
         IomapFileSystem mount(FilesystemAdapter adapter, BlockDevice device, MountOptions options) throws IOException;
     }
@@ -152,12 +153,12 @@ public final class AdapterFixture {
      * @param adapter the adapter under test; its {@link FilesystemAdapter#capabilities()} are what the
      *     kit holds it to
      * @param geometry block, page and folio sizes
-     * @return a fixture mounting through {@link IomapFileSystems} by the adapter's name
+     * @return a fixture mounting {@code adapter} itself through {@link AdapterMounts}
      */
     public static AdapterFixture of(FilesystemAdapter adapter, Geometry geometry) {
         return new AdapterFixture(new Parts(Objects.requireNonNull(adapter, "adapter"),
                 Objects.requireNonNull(geometry, "geometry"),
-                (fsAdapter, device, options) -> IomapFileSystems.mount(fsAdapter.name(), device, options),
+                AdapterMounts::mount,
                 DEFAULT_DEVICE_BYTES, SECTOR_SIZE, Map.of(), KitSettings.fromSystemProperties(), false, Map.of(),
                 NO_LAYER, null));
     }

@@ -1,6 +1,7 @@
 package dev.iomap.core.vfs;
 
 import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.AdapterMounts;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckOptions;
@@ -17,14 +18,14 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
- * The {@link IomapFileSystems.FileSystemRuntime} of {@code iomap-core}, listed for
- * {@link java.util.ServiceLoader}. {@link IomapFileSystems} looks it up once per class loader and keeps
+ * The {@link IomapFileSystems.FileSystemRuntime} and the {@link AdapterMounts} of {@code iomap-core},
+ * listed for {@link java.util.ServiceLoader}. {@link IomapFileSystems} looks it up once per class loader and keeps
  * that one instance; it builds its {@link IomapEngine} on first use ({@link Bootstrap#start}), which
  * binds the adapters declared by every {@link dev.iomap.spi.AdapterPlugin} visible to the core's class
  * loader, so plugins are discovered once, not per call. Each mount gets a cache of its own with the
  * mount's {@link MountOptions#pageCache() page-cache options}. Thread-safe.
  */
-public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime {
+public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime, AdapterMounts {
     private volatile IomapEngine engine;
 
     /** For {@link java.util.ServiceLoader}. */
@@ -72,6 +73,12 @@ public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime {
     public static IomapFileSystem mount(FilesystemAdapter adapter, BlockDevice device, MountOptions options)
             throws IOException {
         return new CoreFileSystem(adapter, adapter.mount(device, options), device, options);
+    }
+
+    @Override
+    public IomapFileSystem mountInstance(FilesystemAdapter adapter, BlockDevice device, MountOptions options)
+            throws IOException {
+        return mount(adapter, device, options);
     }
 
     @Override
