@@ -9,8 +9,14 @@ import java.util.Set;
  * {@link NotSupportedException}.
  */
 public enum Capability {
-    /** Directories other than the root, and rename. */
+    /** Directories other than the root (mkdir, rmdir, nested paths). Implies {@link #RENAME}. */
     DIRECTORIES,
+    /**
+     * {@link IomapFileSystem#rename}, also with {@link RenameFlag#NOREPLACE}: a name moves (replacing
+     * a file at the target) in one atomic metadata change. A flat namespace can declare it without
+     * {@link #DIRECTORIES}.
+     */
+    RENAME,
     /** {@link FallocateMode#ALLOCATE}. */
     FALLOCATE,
     /**
@@ -36,7 +42,7 @@ public enum Capability {
     DURABLE_FSYNC,
     /**
      * {@link RenameFlag#EXCHANGE}: two names swapped in one atomic metadata change, so a power cut
-     * leaves either both old names or both new ones.
+     * leaves either both old names or both new ones. Implies {@link #RENAME}.
      */
     RENAME_EXCHANGE,
     /** Symbolic links: created, read back, followed by path resolution. */
@@ -73,6 +79,9 @@ public enum Capability {
         EnumSet<Capability> all = declared.isEmpty() ? EnumSet.noneOf(Capability.class) : EnumSet.copyOf(declared);
         if (all.contains(CLONE)) {
             all.add(COPY_ON_WRITE);
+        }
+        if (all.contains(DIRECTORIES) || all.contains(RENAME_EXCHANGE)) {
+            all.add(RENAME);
         }
         return all;
     }

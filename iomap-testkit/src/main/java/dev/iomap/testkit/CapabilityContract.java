@@ -46,6 +46,11 @@ public abstract class CapabilityContract extends AdapterContract {
         AdapterFixture.ExistingFiles existing = kit().existingFiles();
         return Map.of(
                 Capability.DIRECTORIES, file -> fs.mkdir("/dir"),
+                Capability.RENAME, file -> {
+                    String from = existing == null ? "/cap-" + Capability.RENAME : existing.file();
+                    fs.rename(from, from + "-renamed");
+                    assertThat(fs.stat(from + "-renamed").ino()).as("inode under the new name").isEqualTo(file.ino());
+                },
                 Capability.FALLOCATE, file -> file.fallocate(FallocateMode.ALLOCATE, 0, block, true),
                 Capability.PUNCH_HOLE, file -> file.fallocate(FallocateMode.PUNCH_HOLE, 0, block, true),
                 Capability.ZERO_RANGE, file -> file.fallocate(FallocateMode.ZERO_RANGE, 0, block, true),

@@ -250,8 +250,22 @@ public abstract class CreateOpenContract extends AdapterContract {
     }
 
     @Test
+    void renameWithinOneDirectoryMovesANameAndKeepsTheData() throws IOException {
+        assumeCapable(Capability.RENAME);
+        byte[] data = writePattern(create("/a"), 0, 5000, 1);
+        long ino = fs.stat("/a").ino();
+        fs.rename("/a", "/b");
+        assertThatThrownBy(() -> fs.open("/a")).isInstanceOf(NoSuchFileException.class);
+        assertContent(open("/b"), data);
+        remountChecked();
+        assertContent(open("/b"), data);
+        assertThat(fs.stat("/b").ino()).isEqualTo(ino);
+        assertThat(fs.readdir("/")).extracting(DirEntry::name).containsExactly("b");
+    }
+
+    @Test
     void renameReplacesAnExistingFileAndFreesIt() throws IOException {
-        assumeCapable(Capability.DIRECTORIES);
+        assumeCapable(Capability.RENAME);
         byte[] data = writePattern(create("/a"), 0, 100, 1);
         IomapFile victim = create("/b");
         writePattern(victim, 0, 128 * blockSize(), 2);
@@ -265,6 +279,13 @@ public abstract class CreateOpenContract extends AdapterContract {
         assertThat(fs.readdir("/")).extracting(DirEntry::name).containsExactly("b");
         remountChecked();
         assertContent(open("/b"), data);
+    }
+
+    @Test
+    void renameOfAMissingNameIsNoSuchFile() throws IOException {
+        assumeCapable(Capability.RENAME);
+        assertThatThrownBy(() -> fs.rename("/missing", "/b")).isInstanceOf(NoSuchFileException.class);
+        assertThatThrownBy(() -> fs.stat("/b")).isInstanceOf(NoSuchFileException.class);
     }
 
     @Test

@@ -324,7 +324,7 @@ final class CoreFileSystem implements IomapFileSystem {
 
     @Override
     public void rename(String from, String to) throws IOException {
-        require(Capability.DIRECTORIES, "rename");
+        require(Capability.RENAME, "rename");
         locked(() -> {
             Parent source = parent(from);
             Parent target = parent(to);
@@ -356,11 +356,10 @@ final class CoreFileSystem implements IomapFileSystem {
         }
         if (flags.contains(RenameFlag.EXCHANGE)) {
             require(Capability.RENAME_EXCHANGE, "rename with EXCHANGE");
-            require(Capability.DIRECTORIES, "rename");
             exchange(from, to);
             return;
         }
-        require(Capability.DIRECTORIES, "rename");
+        require(Capability.RENAME, "rename");
         locked(() -> {
             Parent source = parent(from);
             Parent target = parent(to);
