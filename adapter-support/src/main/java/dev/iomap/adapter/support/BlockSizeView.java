@@ -1,4 +1,4 @@
-package dev.iomap.adapter.xfs;
+package dev.iomap.adapter.support;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceStats;
@@ -14,8 +14,12 @@ import java.util.concurrent.CompletableFuture;
  * blocks. Every request is delegated unchanged: a range aligned to the larger block is aligned to the
  * smaller one. The capacity is rounded down to whole filesystem blocks. Closing the view does not close
  * the device. Thread-safe as the device is.
+ *
+ * <p>Use it whenever an adapter's block size may exceed the device's (the test kit's devices have
+ * 512-byte sectors): open the device through {@link #of} before handing it to {@link Journal},
+ * {@link BlockIo} or anything else that numbers blocks in {@link BlockDevice#blockSize()} units.
  */
-final class BlockSizeView implements BlockDevice {
+public final class BlockSizeView implements BlockDevice {
     private final BlockDevice device;
     private final int blockSize;
 
@@ -25,11 +29,17 @@ final class BlockSizeView implements BlockDevice {
     }
 
     /**
-     * @param device the device
-     * @param blockSize the filesystem block size: a power of two, at least the device's
-     * @return the device itself if its blocks are that size, else a view
+     * @param device the device, which stays the caller's to close
+     * @param blockSize the filesystem block size: a power of two, a multiple of the device's
+     * @return the device itself if its blocks are that size, else a view in {@code blockSize} blocks
+     * @throws IllegalArgumentException if {@code blockSize} is not a power of two or smaller than the
+     *     device's block size
      */
-    static BlockDevice of(BlockDevice device, int blockSize) {
+    public static BlockDevice of(BlockDevice device, int blockSize) {
+        if (Integer.bitCount(blockSize) != 1 || blockSize < device.blockSize()) {
+            throw new IllegalArgumentException("a view of " + device + " needs blocks of a power of two of at least "
+                    + device.blockSize() + " bytes, not " + blockSize);
+        }
         return blockSize == device.blockSize() ? device : new BlockSizeView(device, blockSize);
     }
 

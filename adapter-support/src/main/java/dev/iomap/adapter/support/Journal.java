@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -269,48 +270,84 @@ public final class Journal {
         lock.lock();
         try {
             ensureNotAborted();
-            long position = tailPosition;
-            long sequence = tailSequence;
-            long scanned = 0;
-            List<JournalLog.Found> transactions = new ArrayList<>();
-            RevokeTable revoked = new RevokeTable();
-            try {
-                while (true) {
-                    JournalLog.Found found = log.scan(position, sequence, logBlocks - scanned);
-                    if (found == null) {
-                        break;
-                    }
-                    transactions.add(found);
-                    revoked.add(found, sequence);
-                    scanned += found.logBlocks();
-                    position = (position + found.logBlocks()) % logBlocks;
-                    sequence++;
-                }
-            } catch (IOException e) {
-                throw abort(e);
-            }
-            long later = log.laterTransaction(sequence);
-            if (later >= 0) {
-                throw new CorruptFilesystemException("journal transaction " + sequence + " at log position " + position
-                        + " (block " + log.blockNo(position) + ") is damaged, yet transaction " + later
-                        + " was committed after it: replaying would lose committed transactions; nothing was replayed");
-            }
-            RevokeTable.Applied applied = revoked.apply(transactions, tailSequence);
+            JournalLog.LogScan scan = scanLocked();
+            RevokeTable.Applied applied = scan.applied();
             overlay.putAll(applied.images());
-            headPosition = position;
+            headPosition = scan.position();
             // Skip more sequence numbers than the log can hold transactions, so that a complete
             // transaction lying beyond the one the scan stopped at is never taken for a new one.
-            nextSequence = sequence + logBlocks;
-            usedBlocks = scanned;
-            transactionsReplayed += transactions.size();
+            nextSequence = scan.sequence() + logBlocks;
+            usedBlocks = scan.scanned();
+            transactionsReplayed += scan.transactions();
             blocksReplayed += applied.imagesFound();
             imagesRevokedAtReplay += applied.imagesSkipped();
             replayed = true;
             checkpointLocked();
-            return new ReplayResult(transactions.size(), applied.imagesFound(), applied.revokesFound(),
+            return new ReplayResult(scan.transactions(), applied.imagesFound(), applied.revokesFound(),
                     applied.imagesSkipped(), nextSequence);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * What {@link #replay()} would apply, found the same way and changing nothing (no write, no flush):
+     * for an fsck that checks an image whose journal was not replayed, reading each block as
+     * {@link Pending#images()} has it, else from its home. After {@link #replay()} the log is empty and
+     * so is the answer.
+     *
+     * @return the complete transactions in the log and the block images they would leave at home
+     * @throws CorruptFilesystemException as {@link #replay()}: the scan stopped at a damaged
+     *     transaction that a later one follows
+     * @throws IomapException if the journal was aborted
+     * @throws IOException if the device fails
+     */
+    public Pending inspect() throws IOException {
+        lock.lock();
+        try {
+            ensureNotAborted();
+            if (replayed) {
+                return new Pending(0, 0, 0, new TreeMap<>());
+            }
+            JournalLog.LogScan scan = scanLocked();
+            RevokeTable.Applied applied = scan.applied();
+            SortedMap<Long, ByteBuffer> images = new TreeMap<>();
+            applied.images().forEach((block, image) -> images.put(block, image.asReadOnlyBuffer()));
+            return new Pending(scan.transactions(), applied.imagesFound(), applied.revokesFound(), images);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The complete transactions of an unreplayed log, as {@link #inspect()} found them.
+     *
+     * @param transactions complete transactions in the log
+     * @param blocks block images in them (a block logged twice counts twice), revoked ones included
+     * @param revokes revoke records in them
+     * @param images what replay would write home: the newest unrevoked image of each block, by block
+     *     number; read-only buffers
+     */
+    public record Pending(long transactions, long blocks, long revokes, SortedMap<Long, ByteBuffer> images) {
+        /** Copies the map (the buffers are shared, read-only). */
+        public Pending {
+            images = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(images));
+        }
+
+        /** @return whether replay would change nothing */
+        public boolean isEmpty() {
+            return transactions == 0;
+        }
+    }
+
+    /** Scans from the tail to the first incomplete transaction; called with the lock held. */
+    private JournalLog.LogScan scanLocked() throws IOException {
+        try {
+            return log.scanFrom(tailPosition, tailSequence);
+        } catch (CorruptFilesystemException e) {
+            throw e;
+        } catch (IOException e) {
+            throw abort(e);
         }
     }
 

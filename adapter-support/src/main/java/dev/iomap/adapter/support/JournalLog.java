@@ -175,6 +175,55 @@ final class JournalLog {
     }
 
     /**
+     * One scan of the log from the tail.
+     *
+     * @param applied the images replay would write home, revokes applied
+     * @param transactions complete transactions found
+     * @param position the log position the scan stopped at
+     * @param sequence the sequence number the transaction there would have had
+     * @param scanned log blocks the complete transactions take
+     */
+    record LogScan(RevokeTable.Applied applied, int transactions, long position, long sequence, long scanned) {
+    }
+
+    /**
+     * Scans from the tail to the first transaction that is not complete.
+     *
+     * @param tailPosition log position of the tail
+     * @param tailSequence sequence number of the transaction at the tail
+     * @return what was found
+     * @throws CorruptFilesystemException if the transaction the scan stopped at is followed by a later
+     *     one of this journal (damaged, not torn)
+     * @throws IOException if the device fails
+     */
+    LogScan scanFrom(long tailPosition, long tailSequence) throws IOException {
+        long position = tailPosition;
+        long sequence = tailSequence;
+        long scanned = 0;
+        List<Found> transactions = new ArrayList<>();
+        RevokeTable revoked = new RevokeTable();
+        while (true) {
+            Found found = scan(position, sequence, logBlocks - scanned);
+            if (found == null) {
+                break;
+            }
+            transactions.add(found);
+            revoked.add(found, sequence);
+            scanned += found.logBlocks();
+            position = (position + found.logBlocks()) % logBlocks;
+            sequence++;
+        }
+        long later = laterTransaction(sequence);
+        if (later >= 0) {
+            throw new CorruptFilesystemException("journal transaction " + sequence + " at log position " + position
+                    + " (block " + blockNo(position) + ") is damaged, yet transaction " + later
+                    + " was committed after it: replaying would lose committed transactions; nothing was replayed");
+        }
+        return new LogScan(revoked.apply(transactions, tailSequence), transactions.size(), position, sequence,
+                scanned);
+    }
+
+    /**
      * @param position log position to look at
      * @param sequence the sequence number the transaction there must have
      * @param room log blocks it may take at most (it may not run into the tail)

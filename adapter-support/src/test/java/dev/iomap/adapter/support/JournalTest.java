@@ -497,6 +497,40 @@ class JournalTest {
         return committed;
     }
 
+    @Test
+    void inspectShowsWhatReplayWouldApplyAndWritesNothing() throws Exception {
+        Journal journal = formatted();
+        commit(journal, blocks(10, 3, 1));
+        commit(journal, ordered(11, fill(40), 20, fill(41)));
+        try (Journal.Transaction tx = journal.begin()) {
+            tx.revoke(12);
+            tx.log(21, ByteBuffer.wrap(fill(42)));
+            tx.commit();
+        }
+        // A crash before any checkpoint: a second look at the device sees three transactions.
+        Journal reopened = Journal.open(device, START, LENGTH);
+        var before = device.stats();
+        Journal.Pending pending = reopened.inspect();
+
+        assertThat(device.stats().bytesWritten()).as("bytes written by inspect").isEqualTo(before.bytesWritten());
+        assertThat(device.stats().flushes()).as("flushes by inspect").isEqualTo(before.flushes());
+        assertThat(pending.isEmpty()).isFalse();
+        assertThat(pending.transactions()).isEqualTo(3);
+        assertThat(pending.blocks()).isEqualTo(6);
+        assertThat(pending.revokes()).isEqualTo(1);
+        assertThat(pending.images().keySet()).as("block 12 revoked by a later transaction").containsExactly(10L, 11L,
+                20L, 21L);
+        assertThat(bytes(pending.images().get(10L))).isEqualTo(fill(1));
+        assertThat(bytes(pending.images().get(11L))).as("the newest image").isEqualTo(fill(40));
+        assertThat(bytes(pending.images().get(21L))).isEqualTo(fill(42));
+        assertThat(block(power, 11)).as("home block untouched").isNotEqualTo(fill(40));
+
+        Journal.ReplayResult replayed = reopened.replay();
+        assertThat(replayed.transactions()).isEqualTo(pending.transactions());
+        assertThat(block(power, 11)).isEqualTo(fill(40));
+        assertThat(reopened.inspect().isEmpty()).as("nothing pending after replay").isTrue();
+    }
+
     private static Journal remount(BlockDevice disk) throws IOException {
         Journal journal = Journal.open(disk, 96, 24);
         journal.replay();

@@ -1,5 +1,6 @@
 package dev.iomap.adapter.xfs;
 
+import dev.iomap.adapter.support.BlockSizeView;
 import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.MetadataBlock;

@@ -1,5 +1,6 @@
 package dev.iomap.adapter.xfs;
 
+import dev.iomap.adapter.support.BlockSizeView;
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.SuperblockCodec;

@@ -1,5 +1,6 @@
 package dev.iomap.adapter.xfs;
 
+import dev.iomap.adapter.support.BlockSizeView;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentMap;
 import dev.iomap.adapter.support.ExtentState;
