@@ -329,6 +329,16 @@ public interface IomapFileSystem extends Closeable {
     FsStat statfs() throws IOException;
 
     /**
+     * The largest size a regular file can reach, in bytes: a write, truncate or fallocate past it fails
+     * with {@link InvalidRangeException} (the kernel's {@code s_maxbytes}; EFBIG). An adapter's mapping
+     * model sets it (direct and indirect pointers, an extent format's offset field), and it may be far
+     * below the device's capacity or far above it.
+     *
+     * @return the limit, positive
+     */
+    long maxFileSize();
+
+    /**
      * Writes back every file and makes all metadata durable (the kernel's {@code syncfs}).
      *
      * @throws IOException on a device error

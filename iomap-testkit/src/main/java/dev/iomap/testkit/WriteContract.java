@@ -3,6 +3,7 @@ package dev.iomap.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.iomap.api.Capability;
 import dev.iomap.api.InvalidRangeException;
@@ -134,42 +135,104 @@ public abstract class WriteContract extends AdapterContract {
 
     @Test
     void aFullFilesystemSaysNoSpaceAndRecovers() throws IOException {
-        IomapFile file = create("/fill");
+        assumeTrue(kit().existingFiles() == null, "the namespace is fixed: nothing to fill with");
         long chunk = 256 << 10;
-        long pos = 0;
-        IOException failure = null;
+        // One file, or as few as the adapter's file-size limit allows.
+        long perFile = Math.min(fs.maxFileSize(), 2 * device.capacity()) / chunk * chunk;
+        if (perFile == 0) {
+            perFile = Math.min(fs.maxFileSize(), 2 * device.capacity()) / blockSize() * blockSize();
+            chunk = perFile;
+        }
+        Fill fill = fillUntilNoSpace("/fill", perFile, (int) chunk);
+        emptyAndSync(fill);
+        byte[] data = writePattern(create("/after"), 0, 1 << 20, 3);
+        remountChecked();
+        assertContent(open("/after"), data);
+    }
+
+    /**
+     * Many small files (each past twelve direct block pointers, ending mid-block) fill the device; a
+     * second fill of the same names after the first is unlinked ends with exactly as many free blocks
+     * as the first: nothing the ENOSPC paths allocated (an indirect block, a reservation) leaks.
+     */
+    @Test
+    void manySmallFilesFillTheFilesystemAndEveryBlockComesBack() throws IOException {
+        assumeTrue(kit().existingFiles() == null, "the namespace is fixed: nothing to fill with");
+        long size = Math.min(fs.maxFileSize(), Math.max(16L * blockSize(), 256L << 10) + blockSize() / 2);
+        Fill first = fillUntilNoSpace("/small-", size, (int) Math.min(size, 64 << 10));
+        assertThat(first.files()).as("files written before the device was full").isGreaterThan(1);
+        long freeAfterFirst = emptyAndSync(first);
+        Fill second = fillUntilNoSpace("/small-", size, (int) Math.min(size, 64 << 10));
+        long freeAfterSecond = emptyAndSync(second);
+        assertThat(freeAfterSecond).as("free blocks after the second fill and unlink (%d after the first; "
+                + "%d and %d files)", freeAfterFirst, first.files(), second.files()).isEqualTo(freeAfterFirst);
+        byte[] data = writePattern(create("/after"), 0, 1 << 20, 4);
+        remountChecked();
+        assertContent(open("/after"), data);
+    }
+
+    /** What a fill wrote: the files it created, in order, and the bytes. */
+    private record Fill(java.util.List<String> paths, long bytes) {
+        int files() {
+            return paths.size();
+        }
+    }
+
+    /**
+     * Writes files named {@code prefix} followed by 0, 1, ... of {@code perFile} bytes each in
+     * {@code chunk}-byte writes (fsync every 8 MiB and after each file) until the filesystem says it is
+     * full, and checks that it says so with {@link NoSpaceException} (at the write, or at fsync through
+     * a {@link WritebackException}). Every file is closed when this returns.
+     */
+    private Fill fillUntilNoSpace(String prefix, long perFile, int chunk) throws IOException {
+        java.util.List<String> paths = new java.util.ArrayList<>();
         long limit = 2 * device.capacity();
-        while (pos < limit) {
+        long total = 0;
+        IOException failure = null;
+        while (failure == null && total < limit) {
+            String path = prefix + paths.size();
+            IomapFile file;
             try {
-                writePattern(file, pos, (int) chunk, pos);
-                pos += chunk;
-                if (pos % (8L << 20) == 0) {
-                    file.fsync();
-                }
-            } catch (IOException e) {
+                file = fs.create(path);
+            } catch (NoSpaceException e) {
                 failure = e;
                 break;
             }
-        }
-        if (failure == null) {
-            try {
+            paths.add(path);
+            try (file) {
+                long pos = 0;
+                while (pos < perFile && total < limit) {
+                    int length = (int) Math.min(chunk, perFile - pos);
+                    writePattern(file, pos, length, total);
+                    pos += length;
+                    total += length;
+                    if (total % (8L << 20) == 0) {
+                        file.fsync();
+                    }
+                }
                 file.fsync();
             } catch (IOException e) {
                 failure = e;
             }
         }
         if (failure == null) {
-            fail("wrote %d bytes to a %d-byte device without an error", pos, device.capacity());
+            fail("wrote %d bytes in %d files to a %d-byte device without an error", total, paths.size(),
+                    device.capacity());
         }
         boolean noSpace = failure instanceof NoSpaceException
                 || (failure instanceof WritebackException && failure.getCause() instanceof NoSpaceException);
         assertThat(noSpace).as("a full filesystem raises NoSpaceException (or reports it at fsync), got %s",
                 failure).isTrue();
-        file.close();
-        fs.unlink("/fill");
+        return new Fill(paths, total);
+    }
+
+    /** Unlinks what {@code fill} created and syncs; returns the free blocks then. */
+    private long emptyAndSync(Fill fill) throws IOException {
+        for (String path : fill.paths()) {
+            fs.unlink(path);
+        }
         fs.sync();
-        byte[] data = writePattern(create("/after"), 0, 1 << 20, 3);
-        remountChecked();
-        assertContent(open("/after"), data);
+        assertThat(fs.readdir("/")).as("names left after the unlinks").isEmpty();
+        return fs.statfs().freeBlocks();
     }
 }

@@ -455,6 +455,11 @@ final class CoreFileSystem implements IomapFileSystem {
     }
 
     @Override
+    public long maxFileSize() {
+        return mount.maxFileSize();
+    }
+
+    @Override
     public void sync() throws IOException {
         ensureOpen();
         cache.syncAll();

@@ -217,6 +217,12 @@ public final class ToyFileSystem implements IomapFileSystem {
         return new FsStat(device.blockSize(), device.capacity() / device.blockSize(), 0, 0, 0);
     }
 
+    /** @return the device's capacity: a toy file lives in memory but is saved whole to the device */
+    @Override
+    public long maxFileSize() {
+        return device.capacity();
+    }
+
     @Override
     public void sync() throws IOException {
         persist(true);
