@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
@@ -14,6 +15,8 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
  * A real ZooKeeper server (Curator's {@link TestingServer}) on 127.0.0.1 with a fresh data directory,
@@ -55,6 +58,30 @@ final class ZkTestServer implements AutoCloseable {
             throw new IllegalStateException("no connection to the test ZooKeeper at " + connectString());
         }
         return client;
+    }
+
+    /**
+     * Closes {@code client}'s session on the server at once, as if its machine died: a second connection
+     * with the same session id and password closes it (the server deletes its ephemeral znodes now), and
+     * the client learns at its next contact that its session expired.
+     *
+     * @param client a connected client of this server
+     */
+    void killSession(CuratorFramework client) throws Exception {
+        ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper other = new ZooKeeper(connectString(), (int) SESSION.toMillis(), event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        }, zk.getSessionId(), zk.getSessionPasswd());
+        try {
+            if (!connected.await(20, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("no second connection to session " + zk.getSessionId());
+            }
+        } finally {
+            other.close();
+        }
     }
 
     /** Polls {@code condition} every 10 ms for up to 20 s. */
