@@ -31,6 +31,11 @@ final class ZkTestServer implements AutoCloseable {
     private final List<CuratorFramework> clients = new ArrayList<>();
 
     ZkTestServer() throws Exception {
+        // the server runs in this JVM: without an fsync of its transaction log per request (a test
+        // server's durability does not matter), a round trip costs a fraction of a millisecond
+        if (System.getProperty("zookeeper.forceSync") == null) {
+            System.setProperty("zookeeper.forceSync", "no");
+        }
         Path dir = Files.createTempDirectory("iomap-zk-test");
         InstanceSpec spec = new InstanceSpec(dir.toFile(), -1, -1, -1, true, -1, 200, 100,
                 Map.of("clientPortAddress", "127.0.0.1", "admin.enableServer", "false",
