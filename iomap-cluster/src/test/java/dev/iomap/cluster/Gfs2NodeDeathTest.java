@@ -81,7 +81,7 @@ class Gfs2NodeDeathTest {
     @Timeout(300)
     void aNodeDyingOnZooKeeperIsRecoveredAndLosesNothingItFsynced() throws Exception {
         for (long seed : seeds(3)) {
-            ZkTestServer zk = new ZkTestServer();
+            ZkTestServer zk = new ZkTestServer(true);
             List<CuratorFramework> clients = new ArrayList<>();
             run(seed, new Harness() {
                 @Override

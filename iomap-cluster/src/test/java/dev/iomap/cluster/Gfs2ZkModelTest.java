@@ -50,7 +50,7 @@ class Gfs2ZkModelTest {
         new Gfs2LikeAdapter().format(device, new FormatOptions(BLOCK, "zkmodel",
                 Map.of("journals", "3", "rgblocks", "1024")));
         List<IomapFileSystem> fs = new ArrayList<>();
-        try (ZkTestServer zk = new ZkTestServer()) {
+        try (ZkTestServer zk = new ZkTestServer(true)) {
             try {
                 for (int n = 0; n < NODES; n++) {
                     ZkClusterJoin join = new ZkClusterJoin(zk.client(), "model-" + n, Duration.ofMillis(200));

@@ -31,16 +31,39 @@ final class ZkTestServer implements AutoCloseable {
     private final List<CuratorFramework> clients = new ArrayList<>();
 
     ZkTestServer() throws Exception {
-        // the server runs in this JVM: without an fsync of its transaction log per request (a test
-        // server's durability does not matter), a round trip costs a fraction of a millisecond
-        if (System.getProperty("zookeeper.forceSync") == null) {
+        this(false);
+    }
+
+    /**
+     * @param noFsync whether the server skips the fsync of its transaction log per request
+     *     ({@code zookeeper.forceSync=no}, read when the server starts): a round trip then costs well under
+     *     a millisecond instead of 1-2 ms on a loaded machine; for the long model runs, whose time is
+     *     almost all ZooKeeper round trips (a test server's durability does not matter)
+     */
+    ZkTestServer(boolean noFsync) throws Exception {
+        String forceSync = System.getProperty("zookeeper.forceSync");
+        if (noFsync) {
             System.setProperty("zookeeper.forceSync", "no");
         }
+        try {
+            server = start();
+        } finally {
+            if (noFsync) {
+                if (forceSync == null) {
+                    System.clearProperty("zookeeper.forceSync");
+                } else {
+                    System.setProperty("zookeeper.forceSync", forceSync);
+                }
+            }
+        }
+    }
+
+    private static TestingServer start() throws Exception {
         Path dir = Files.createTempDirectory("iomap-zk-test");
         InstanceSpec spec = new InstanceSpec(dir.toFile(), -1, -1, -1, true, -1, 200, 100,
                 Map.of("clientPortAddress", "127.0.0.1", "admin.enableServer", "false",
                         "maxSessionTimeout", "60000"), "127.0.0.1");
-        server = new TestingServer(spec, true);
+        return new TestingServer(spec, true);
     }
 
     String connectString() {
