@@ -156,6 +156,18 @@ public final class ZkLockManager implements LockManager {
                 pagesInvalidated.get());
     }
 
+    /**
+     * @return {@code zk.requests}: {@link #roundTrips()}; {@code zk.demoteRequestsSent}:
+     *     {@link #demoteRequestsSent()} (the demotions this node's requests caused, on whichever node)
+     */
+    @Override
+    public Map<String, Long> serviceCounters() {
+        Map<String, Long> counters = new java.util.LinkedHashMap<>();
+        counters.put("zk.requests", roundTrips());
+        counters.put("zk.demoteRequestsSent", demoteRequestsSent());
+        return counters;
+    }
+
     /** @return the ZooKeeper requests this manager sent so far (a transaction counts once) */
     public long roundTrips() {
         return zk.roundTrips();

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
@@ -14,6 +15,8 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
  * A real ZooKeeper server (Curator's {@link TestingServer}) on 127.0.0.1 with a fresh data directory,
@@ -28,11 +31,39 @@ final class ZkTestServer implements AutoCloseable {
     private final List<CuratorFramework> clients = new ArrayList<>();
 
     ZkTestServer() throws Exception {
+        this(false);
+    }
+
+    /**
+     * @param noFsync whether the server skips the fsync of its transaction log per request
+     *     ({@code zookeeper.forceSync=no}, read when the server starts): a round trip then costs well under
+     *     a millisecond instead of 1-2 ms on a loaded machine; for the long model runs, whose time is
+     *     almost all ZooKeeper round trips (a test server's durability does not matter)
+     */
+    ZkTestServer(boolean noFsync) throws Exception {
+        String forceSync = System.getProperty("zookeeper.forceSync");
+        if (noFsync) {
+            System.setProperty("zookeeper.forceSync", "no");
+        }
+        try {
+            server = start();
+        } finally {
+            if (noFsync) {
+                if (forceSync == null) {
+                    System.clearProperty("zookeeper.forceSync");
+                } else {
+                    System.setProperty("zookeeper.forceSync", forceSync);
+                }
+            }
+        }
+    }
+
+    private static TestingServer start() throws Exception {
         Path dir = Files.createTempDirectory("iomap-zk-test");
         InstanceSpec spec = new InstanceSpec(dir.toFile(), -1, -1, -1, true, -1, 200, 100,
                 Map.of("clientPortAddress", "127.0.0.1", "admin.enableServer", "false",
                         "maxSessionTimeout", "60000"), "127.0.0.1");
-        server = new TestingServer(spec, true);
+        return new TestingServer(spec, true);
     }
 
     String connectString() {
@@ -55,6 +86,30 @@ final class ZkTestServer implements AutoCloseable {
             throw new IllegalStateException("no connection to the test ZooKeeper at " + connectString());
         }
         return client;
+    }
+
+    /**
+     * Closes {@code client}'s session on the server at once, as if its machine died: a second connection
+     * with the same session id and password closes it (the server deletes its ephemeral znodes now), and
+     * the client learns at its next contact that its session expired.
+     *
+     * @param client a connected client of this server
+     */
+    void killSession(CuratorFramework client) throws Exception {
+        ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper other = new ZooKeeper(connectString(), (int) SESSION.toMillis(), event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        }, zk.getSessionId(), zk.getSessionPasswd());
+        try {
+            if (!connected.await(20, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("no second connection to session " + zk.getSessionId());
+            }
+        } finally {
+            other.close();
+        }
     }
 
     /** Polls {@code condition} every 10 ms for up to 20 s. */

@@ -1,5 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.IoPurpose;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapFlag;
 import dev.iomap.spi.IomapInode;
@@ -16,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * gfs2-like's mapping: {@code begin} of a write allocates ({@code gfs2_iomap_begin_write}: the new
@@ -350,6 +353,17 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
             }
         }
         tx.journalData(java.util.Arrays.copyOf(blocks, i), java.util.Arrays.copyOf(bytes, i));
+    }
+
+    /**
+     * Writes the ioend to the mount's own device: on a cluster node that is the fenced device, so the
+     * core's data writeback stops with everything else once the node fenced itself (the ioend fails with
+     * the fence's error and nothing reaches the device). On a single node it is the core's device.
+     */
+    @Override
+    public CompletableFuture<Void> submitIoend(IomapInode inode, Iomap ioend, List<ByteBuffer> data,
+            BlockDevice device) {
+        return volume.device.write(ioend.deviceAddress(ioend.offset()), data, IoPurpose.DATA);
     }
 
     @Override

@@ -138,9 +138,11 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
                         + "the cluster assigns the journal");
             }
             Layout layout = Layout.read(device);
+            FencedDevice fenced = new FencedDevice(device, null);
             ClusterContext context = cluster.join(filesystemId(layout), layout.journals(),
-                    slot -> Mounts.replayJournal(device, layout, slot));
-            return Mounts.mountNode(device, layout, data.equals("journal"), context);
+                    slot -> Mounts.replayJournal(fenced, layout, slot));
+            fenced.arm(context::checkWrite);
+            return Mounts.mountNode(fenced, layout, data.equals("journal"), context);
         }
         int journal;
         try {

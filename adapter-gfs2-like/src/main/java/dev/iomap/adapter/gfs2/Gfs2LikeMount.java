@@ -1,13 +1,11 @@
 package dev.iomap.adapter.gfs2;
 
-import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.lock.InodeGlockCallbacks;
 import dev.iomap.spi.lock.ClusterContext;
 import dev.iomap.spi.lock.DemoteCallbacks;
 import dev.iomap.spi.lock.LockManager;
 import dev.iomap.spi.lock.LockName;
 import dev.iomap.spi.lock.LockMode;
-import dev.iomap.spi.lock.LockStats;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileFlag;
@@ -23,7 +21,6 @@ import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -527,18 +524,9 @@ final class Gfs2LikeMount extends Namespace {
         });
     }
 
+    /** @return see {@link MountCounters#of} */
     @Override
     public Map<String, Long> counters() {
-        Journal.Stats stats = volume.journal.stats();
-        Map<String, Long> counters = new LinkedHashMap<>();
-        LockStats locks = glocks.stats();
-        counters.put("glock.acquisitions", locks.acquisitions() + locks.cachedHolds());
-        counters.put("glock.demotions", locks.demotions());
-        counters.put("glock.pagesInvalidated", locks.pagesInvalidated());
-        counters.put("journal.commits", tx.commits());
-        counters.put("journal.blocksLogged", stats.blocksLogged());
-        counters.put("journal.checkpoints", stats.checkpoints());
-        counters.put("journal.dataCommits", tx.dataCommits());
-        return counters;
+        return MountCounters.of(volume.journal.stats(), glocks, tx);
     }
 }

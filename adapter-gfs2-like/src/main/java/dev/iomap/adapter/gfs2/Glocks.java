@@ -185,6 +185,11 @@ final class Glocks {
         return manager.stats();
     }
 
+    /** @return the lock manager's service counters ({@code LockManager.serviceCounters}) */
+    java.util.Map<String, Long> serviceCounters() {
+        return manager.serviceCounters();
+    }
+
     /** Releases every glock and closes the manager (unmount). */
     void close() throws IOException {
         for (LockHandle handle : List.copyOf(handles.values())) {

@@ -54,6 +54,18 @@ public interface LockManager extends AutoCloseable {
     LockStats stats();
 
     /**
+     * Counters of the lock service beyond {@link #stats()}, by name, since the manager was created: what
+     * a distributed manager paid its coordination service (for example {@code zk.requests}, the
+     * ZooKeeper requests sent, each one round trip). A snapshot; an adapter reports them with its own
+     * counters. The default: none (an in-process manager sends no requests).
+     *
+     * @return counter name to value, in a stable order
+     */
+    default java.util.Map<String, Long> serviceCounters() {
+        return java.util.Map.of();
+    }
+
+    /**
      * Releases every handle this manager created that is not released yet ({@link LockHandle#release},
      * callbacks included), for unmount. Idempotent.
      *

@@ -145,6 +145,21 @@ final class InProcessLockHandle implements LockHandle {
         }
     }
 
+    /**
+     * The node died: this holder is gone without its callbacks (nothing of the node is synced) and
+     * without waiting for its uses; later calls on it fail as on a released handle. Caller holds the mutex.
+     */
+    void dropForDeadNode() {
+        if (released) {
+            return;
+        }
+        released = true;
+        mode = LockMode.UN;
+        holds = 0;
+        space.resource(name).holders.remove(this);
+        space.forgetIfIdle(name);
+    }
+
     /** @return whether a use is in progress; caller holds the mutex */
     boolean isHeld() {
         return holds > 0;

@@ -99,6 +99,26 @@ public final class InProcessLockManager implements LockManager {
                 pagesInvalidated.get());
     }
 
+    /**
+     * The node of this manager died (a test's power cut): every holder it has is dropped at once, without
+     * demote callbacks and without waiting for uses in progress, so other managers' requests are granted
+     * now; the manager is closed. The caller makes sure the node's journal was recovered first.
+     */
+    public void die() {
+        space.mutex.lock();
+        try {
+            closed = true;
+            for (InProcessLockHandle handle : handles) {
+                handle.dropForDeadNode();
+                releases.incrementAndGet();
+            }
+            handles.clear();
+            space.changed.signalAll();
+        } finally {
+            space.mutex.unlock();
+        }
+    }
+
     @Override
     public void close() throws IOException {
         List<InProcessLockHandle> open;

@@ -70,4 +70,44 @@ class InProcessClusterTest {
         a.close();
         b.close();
     }
+
+    @Test
+    void aKilledNodeIsFencedRecoveredByAnotherNodeThenItsGlocksAreDropped() throws IOException {
+        InProcessCluster cluster = new InProcessCluster();
+        List<String> calls = new ArrayList<>();
+        ClusterContext a = cluster.join("fs", 3, slot -> calls.add("replay " + slot + " by A"));
+        ClusterContext b = cluster.join("fs", 3, slot -> calls.add("replay " + slot + " by B"));
+        DemoteCallbacks failing = new DemoteCallbacks() {
+            @Override
+            public void sync(LockName name, LockMode from, LockMode to) {
+                throw new AssertionError("a dead node's callbacks never run");
+            }
+
+            @Override
+            public long invalidate(LockName name, LockMode from, LockMode to) {
+                throw new AssertionError("a dead node's callbacks never run");
+            }
+        };
+        LockHandle held = b.lockManager().acquire(LockName.inode(7), LockMode.EX, failing, Duration.ofSeconds(10));
+        held.unlock();
+
+        cluster.kill(1);
+
+        assertThat(calls).containsExactly("replay 1 by A");
+        assertThatThrownBy(b::checkWrite).isInstanceOf(dev.iomap.api.FilesystemShutdownException.class)
+                .hasMessage("node-2 (journal 1) was killed: it writes nothing more to the shared device; unmount it");
+        assertThat(cluster.nodes()).isEqualTo(1);
+        try (var managerA = a.lockManager()) {
+            LockHandle granted = managerA.acquire(LockName.inode(7), LockMode.EX, new RecordingCallbacks("A", calls, 0),
+                    Duration.ZERO);
+            assertThat(granted.mode()).isEqualTo(LockMode.EX);
+            granted.unlock();
+        }
+        assertThatThrownBy(() -> cluster.kill(0)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("no other node is joined to recover slot 0");
+        assertThatThrownBy(() -> cluster.kill(2)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no node is joined in journal slot 2");
+        a.checkWrite();
+        a.close();
+    }
 }
