@@ -85,7 +85,7 @@ public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime {
         ClusterSpec spec = options.cluster().get();
         ConnectingJoin join = new ConnectingJoin(spec);
         FilesystemAdapter node = adapter.clusterNode(join);
-        ClusterJoinProvider.forScheme(spec.scheme());
+        ClusterJoinProvider.forScheme(spec.scheme());   // an unknown scheme is refused before the adapter reads
         try {
             return new CoreFileSystem(node, node.mount(device, options), device, options, join);
         } catch (IOException | RuntimeException | Error e) {
