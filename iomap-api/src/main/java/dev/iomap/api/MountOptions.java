@@ -12,14 +12,34 @@ import java.util.Optional;
  * @param adapterOptions adapter-specific settings, as {@code mount -o key=value} gives them (e.g.
  *     {@code "data" -> "journal"}; a flag without a value maps to {@code ""}); an adapter refuses keys
  *     it does not know with {@link IomapException} naming the key, and ignores nothing
+ * @param cluster the cluster to join as one node of several sharing the device (empty: a mount of its
+ *     own). {@link IomapFileSystems#mount} connects through the scheme's
+ *     {@link dev.iomap.spi.lock.ClusterJoinProvider}, mounts with the adapter's
+ *     {@link dev.iomap.spi.FilesystemAdapter#clusterNode cluster node} (refused with
+ *     {@link NotSupportedException} by an adapter without one: only gfs2-like has one), and closes the
+ *     connection after the unmount. Every node must open the shared device so that it reads what the
+ *     others wrote (e.g. {@code FileBlockDevice.openShared} with direct I/O). An adapter's own
+ *     {@code mount} does not look at this component.
  */
 public record MountOptions(PageCacheOptions pageCache, boolean backgroundWriteback,
-        Map<String, String> adapterOptions) {
+        Map<String, String> adapterOptions, Optional<ClusterSpec> cluster) {
 
     /** Validates and copies the adapter options. */
     public MountOptions {
         Objects.requireNonNull(pageCache, "pageCache");
         adapterOptions = adapterOptions == null ? Map.of() : Map.copyOf(adapterOptions);
+        cluster = cluster == null ? Optional.empty() : cluster;
+    }
+
+    /**
+     * Options of a mount of its own (no cluster).
+     *
+     * @param pageCache the page-cache options of the mount
+     * @param backgroundWriteback whether the flusher runs
+     * @param adapterOptions adapter-specific settings (null: none)
+     */
+    public MountOptions(PageCacheOptions pageCache, boolean backgroundWriteback, Map<String, String> adapterOptions) {
+        this(pageCache, backgroundWriteback, adapterOptions, Optional.empty());
     }
 
     /**
@@ -50,7 +70,15 @@ public record MountOptions(PageCacheOptions pageCache, boolean backgroundWriteba
      * @return these options with {@code options} as the adapter's settings (replacing any)
      */
     public MountOptions withAdapterOptions(Map<String, String> options) {
-        return new MountOptions(pageCache, backgroundWriteback, options);
+        return new MountOptions(pageCache, backgroundWriteback, options, cluster);
+    }
+
+    /**
+     * @param spec the cluster to join, e.g. {@code ClusterSpec.parse("zk=127.0.0.1:2181")}
+     * @return these options, mounting as a node of that cluster
+     */
+    public MountOptions withCluster(ClusterSpec spec) {
+        return new MountOptions(pageCache, backgroundWriteback, adapterOptions, Optional.of(spec));
     }
 
     /**

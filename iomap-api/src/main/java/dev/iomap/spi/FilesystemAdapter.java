@@ -129,4 +129,19 @@ public interface FilesystemAdapter {
         }
         return fsck(device);
     }
+
+    /**
+     * This adapter as a node of a cluster sharing one device: the adapter whose every mount joins
+     * through {@code join} (its journal slot, its glock manager, its write fence). The runtime calls it
+     * for a mount whose {@link MountOptions#cluster()} is set. The default refuses: an adapter with a
+     * cluster mode (gfs2-like) overrides it.
+     *
+     * @param join how each mount joins the cluster
+     * @return the adapter to mount the cluster node with
+     * @throws NotSupportedException if this adapter cannot share a device with other nodes
+     */
+    default FilesystemAdapter clusterNode(dev.iomap.spi.lock.ClusterJoin join) throws NotSupportedException {
+        throw new NotSupportedException(name() + " cannot mount as a cluster node (--cluster): only an adapter"
+                + " with a cluster mode can share its device with other nodes (gfs2-like)");
+    }
 }

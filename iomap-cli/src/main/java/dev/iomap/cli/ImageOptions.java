@@ -55,6 +55,9 @@ final class ImageOptions {
                     + " says; mkfs: " + DEFAULT_BLOCK_SIZE + ")")
     String blockSize;
 
+    /** Whether the image is opened for a cluster node: probed as one too, sharing it with the other nodes. */
+    private boolean clusterNode;
+
     /** The adapter and block size the image was opened with, once it is. */
     private ProbedFormat opened;
 
@@ -110,6 +113,18 @@ final class ImageOptions {
     }
 
     /**
+     * @return the existing image as a device for a cluster node ({@code mount --cluster}): for reading and
+     *     writing, shared with other cluster nodes only ({@link FileBlockDevice#openShared}), with direct I/O
+     * @throws dev.iomap.device.DeviceBusyException if a device that is not a cluster node's has the image open
+     * @throws dev.iomap.api.NotSupportedException if the image's filesystem has no direct I/O
+     */
+    BlockDevice openShared() throws UsageException, IOException {
+        clusterNode = true;
+        int bytes = checkExisting();
+        return FileBlockDevice.openShared(image, bytes, true);
+    }
+
+    /**
      * @return the existing image as {@link #openExisting()} opens it, but read-only: shared with other
      *     read-only devices, refusing every write with {@link dev.iomap.device.ReadOnlyDeviceException}
      * @throws dev.iomap.device.DeviceBusyException if a device for writing has the image open
@@ -148,7 +163,7 @@ final class ImageOptions {
         if (image == null || !Files.isRegularFile(image) || Files.size(image) == 0) {
             return options;
         }
-        Probe probe = probe(image);
+        Probe probe = probe(image, false);
         if (probe.zonedBlockSize() != 0 || probe.found().isEmpty()) {
             return options;
         }
@@ -177,7 +192,7 @@ final class ImageOptions {
         if (!Files.isRegularFile(image)) {
             throw new UsageException(image + " is not a regular file");
         }
-        Probe probe = probe(image);
+        Probe probe = probe(image, clusterNode);
         opened = format(probe, given);
         probedBlockSize = probe.found().stream().filter(found -> found.adapter().equals(opened.adapter()))
                 .mapToInt(ProbedFormat::blockSize).findFirst().orElse(ProbedFormat.UNKNOWN_BLOCK_SIZE);
@@ -257,16 +272,19 @@ final class ImageOptions {
      * (and the emulated zoned device it holds, if any), for the adapters that recognise it.
      *
      * @param image an existing regular file
+     * @param clusterNode whether to read it as a cluster node ({@link FileBlockDevice#openShared}), beside
+     *     the nodes that have it mounted
      * @return what it holds; nothing if the file is not a whole number of probe blocks
      * @throws dev.iomap.device.DeviceBusyException if a device for writing has the image open
      * @throws IOException if the image cannot be read, or holds a damaged zoned device
      */
-    private static Probe probe(Path image) throws IOException {
+    private static Probe probe(Path image, boolean clusterNode) throws IOException {
         long size = Files.size(image);
         if (size == 0 || size % PROBE_BLOCK_SIZE != 0) {
             return new Probe(List.of(), 0);
         }
-        try (FileBlockDevice probed = FileBlockDevice.openReadOnly(image, PROBE_BLOCK_SIZE, false)) {
+        try (FileBlockDevice probed = clusterNode ? FileBlockDevice.openShared(image, PROBE_BLOCK_SIZE, false)
+                : FileBlockDevice.openReadOnly(image, PROBE_BLOCK_SIZE, false)) {
             if (!ZonedDevice.holdsZones(probed)) {
                 return new Probe(Adapters.probeFormats(probed), 0);
             }

@@ -17,7 +17,8 @@ import picocli.CommandLine.ScopeType;
 
 /**
  * The {@code iomap} command: {@code bench} (fio job files with write amplification), {@code mkfs},
- * {@code fsck} and {@code stat} over image files.
+ * {@code fsck}, {@code stat} and {@code mount} over image files, and {@code zookeeper} (a server for
+ * cluster mounts on one machine).
  *
  * <p>Exit status: 0 on success; 1 when something the user asked for failed (a bad job file, a bad
  * value, fsck found problems, a job stopped on an I/O error); 2 for a command line picocli cannot
@@ -29,7 +30,7 @@ import picocli.CommandLine.ScopeType;
         description = "The Linux iomap buffered-I/O layer in Java: benchmark, format, check and inspect "
                 + "filesystems of the iomap4j adapters.",
         subcommands = {BenchCommand.class, MkfsCommand.class, FsckCommand.class, StatCommand.class, MountCommand.class,
-                CommandLine.HelpCommand.class})
+                ZookeeperCommand.class, CommandLine.HelpCommand.class})
 public final class Iomap {
 
     /** Declared for parsing and help; {@link #run} reads it from the arguments, before parsing. */

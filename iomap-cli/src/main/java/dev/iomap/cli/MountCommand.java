@@ -1,6 +1,8 @@
 package dev.iomap.cli;
 
+import dev.iomap.cluster.ZkClusterJoinProvider;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.api.ClusterSpec;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
@@ -15,18 +17,29 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
  * {@code iomap mount}: mounts an image on a directory with FUSE and stays in the foreground until
  * Ctrl-C or {@code fusermount3 -u}; either unmounts, writes everything back and leaves the image clean.
+ *
+ * <p>With {@code --cluster zk=HOST:PORT[,HOST:PORT]} the mount is one node of several sharing the image
+ * (gfs2-like only; {@link MountOptions#cluster()}): the image is opened for writing shared with the other
+ * nodes only ({@code FileBlockDevice.openShared}) and with direct I/O, so that no node reads from the
+ * host's page cache what another node has since overwritten; the node id is {@code --node-id} or a new
+ * one (host name and a random suffix), printed on stderr.
  */
 @Command(name = "mount", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Mounts an image on a directory with FUSE and stays in the foreground.",
                 "Ctrl-C, or fusermount3 -u MOUNTPOINT from another shell, unmounts and leaves the image clean.",
                 "Needs fuse3 (libfuse3, /dev/fuse)."})
 final class MountCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
 
     @Mixin
     private ImageOptions image;
@@ -57,8 +70,19 @@ final class MountCommand implements Callable<Integer> {
                     + " an adapter refuses options it does not know")
     private List<String> fsOptions = new ArrayList<>();
 
+    @Option(names = "--cluster", paramLabel = "zk=HOST:PORT[,HOST:PORT]",
+            description = "mount as one node of several sharing the image, kept coherent by ZooKeeper at these"
+                    + " addresses (gfs2-like; iomap zookeeper runs a server on this machine)")
+    private String clusterOption;
+
+    @Option(names = "--node-id", paramLabel = "ID",
+            description = "with --cluster: this node's id, letters, digits, '-' and '_' (default: the host name"
+                    + " and a random suffix)")
+    private String nodeId;
+
     @Override
     public Integer call() throws Exception {
+        ClusterSpec cluster = clusterSpec();
         Map<String, String> adapterOptions = FsOptions.parse(fsOptions);
         List<CacheSettings.Assignment> assignments = new ArrayList<>();
         for (String setting : settings) {
@@ -66,11 +90,18 @@ final class MountCommand implements Callable<Integer> {
         }
         PageCacheOptions cache = CacheSettings.options(pageSize == null ? "4096" : pageSize, assignments);
         FuseMountOptions fuse = FuseMountOptions.defaults().withDirectIo(!kernelCache).withFuseOptions(fuseOptions);
-        BlockDevice device = image.openExisting();
+        BlockDevice device = cluster == null ? image.openExisting() : image.openShared();
         IomapFileSystem fs;
         try {
             cache = CacheSettings.fitting(cache, pageSize, assignments, device);
-            fs = IomapFileSystems.mount(image.adapter(), device, new MountOptions(cache, !noFlusher, adapterOptions));
+            MountOptions options = new MountOptions(cache, !noFlusher, adapterOptions);
+            if (cluster != null) {
+                options = options.withCluster(cluster);
+                spec.commandLine().getErr().println("iomap: joining " + cluster.scheme() + "=" + cluster.address()
+                        + " as node " + cluster.nodeId().orElseThrow());
+                spec.commandLine().getErr().flush();
+            }
+            fs = IomapFileSystems.mount(image.adapter(), device, options);
         } catch (IOException | RuntimeException e) {
             device.close();
             throw e;
@@ -83,6 +114,25 @@ final class MountCommand implements Callable<Integer> {
             try (device; fs) {
                 throw e;
             }
+        }
+    }
+
+    /**
+     * @return {@code --cluster} with {@code --node-id} or a new node id; null without {@code --cluster}
+     * @throws UsageException if either does not parse, or {@code --node-id} comes without {@code --cluster}
+     */
+    private ClusterSpec clusterSpec() throws UsageException {
+        if (clusterOption == null) {
+            if (nodeId != null) {
+                throw new UsageException("--node-id is for a cluster node: give --cluster too");
+            }
+            return null;
+        }
+        try {
+            return ClusterSpec.parse(clusterOption).withNodeId(nodeId != null ? nodeId : ZkClusterJoinProvider.newNodeId());
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("bad " + (nodeId != null && e.getMessage().startsWith("node id") ? "--node-id"
+                    : "--cluster") + ": " + e.getMessage());
         }
     }
 }

@@ -72,6 +72,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Elsewhere it is a {@link java.nio.channels.FileLock}, with the weaknesses of an fcntl record lock;
  * see {@code ImageLock}. Either way the lock is advisory: it keeps out other iomap4j devices (and
  * programs that lock images the same way), not a program that writes the file without asking.
+ * The nodes of a cluster filesystem open one image with {@link #openShared}: they share it for
+ * writing with each other only.
  *
  * <p>A read-only device opens the file for reading only and refuses every write and discard (and
  * {@link #resize}) with {@link ReadOnlyDeviceException}; its {@link #readOnly()} is true. A flush
@@ -199,15 +201,44 @@ public final class FileBlockDevice implements BlockDevice {
         return openExisting(path, blockSize, directIo, true);
     }
 
+    /**
+     * Opens a device on an existing file for reading and writing, as large as the file, shared with the
+     * other nodes of a cluster filesystem that open it this way, in this process or another (gfs2-like
+     * mounted with {@code --cluster}: the filesystem's cluster locks keep the nodes coherent), and with
+     * nobody else: a device opened by {@link #open} or {@link #openReadOnly} conflicts with it either way
+     * (see {@code ImageLock}). The nodes should open it with {@code directIo}, so that none reads from the
+     * host's page cache what another node has since overwritten through another descriptor.
+     *
+     * @param path the backing file, whose size is a positive multiple of {@code blockSize}
+     * @param blockSize a power of two, at least 512
+     * @param directIo whether to bypass the page cache ({@code O_DIRECT})
+     * @return the open device, which the caller must close
+     * @throws IllegalArgumentException if {@code blockSize} is not allowed
+     * @throws DeviceRangeException if the file is empty or not a whole number of blocks
+     * @throws NotSupportedException if {@code directIo} is asked for and the filesystem of {@code path}
+     *     does not support it, or where open file description locks are not available (not Linux)
+     * @throws DeviceBusyException if a device that is not a cluster node's has the file open
+     * @throws IOException if the file does not exist or cannot be opened
+     */
+    public static FileBlockDevice openShared(Path path, int blockSize, boolean directIo) throws IOException {
+        return openExisting(path, blockSize, directIo, false, true);
+    }
+
     private static FileBlockDevice openExisting(Path path, int blockSize, boolean directIo,
             boolean readOnly) throws IOException {
+        return openExisting(path, blockSize, directIo, readOnly, false);
+    }
+
+    private static FileBlockDevice openExisting(Path path, int blockSize, boolean directIo,
+            boolean readOnly, boolean clusterMember) throws IOException {
         DeviceCounters.checkBlockSize(blockSize);
         long size = Files.size(path);
         if (size == 0 || size % blockSize != 0) {
             throw new DeviceRangeException("file " + path + " is " + size
                     + " bytes long, not a positive multiple of the block size " + blockSize);
         }
-        Locked locked = Locked.open(path, readOnly, StandardOpenOption.READ);
+        Locked locked = clusterMember ? Locked.openClusterMember(path)
+                : Locked.open(path, readOnly, StandardOpenOption.READ);
         try {
             return openChannel(path, locked, blockSize, size, directIo);
         } catch (IOException | RuntimeException e) {
@@ -238,6 +269,17 @@ public final class FileBlockDevice implements BlockDevice {
                     : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, extra);
             try {
                 return new Locked(channel, ImageLock.acquire(path, channel, readOnly));
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                throw e;
+            }
+        }
+
+        /** Opens {@code path} for reading and writing under a cluster member's lock. */
+        static Locked openClusterMember(Path path) throws IOException {
+            FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            try {
+                return new Locked(channel, ImageLock.acquireClusterMember(path));
             } catch (IOException | RuntimeException e) {
                 channel.close();
                 throw e;

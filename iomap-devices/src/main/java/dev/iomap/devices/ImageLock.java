@@ -52,6 +52,17 @@ import java.util.Objects;
  * <p>Either lock is advisory: it keeps out whoever asks for an fcntl lock (iomap4j devices, QEMU,
  * older iomap4j versions with their record locks), not a program that writes the file without
  * asking, nor one that takes a {@code flock(2)} lock, a kind of its own.
+ *
+ * <p><b>Cluster members</b> ({@link #acquireClusterMember}): the devices of the nodes of a cluster
+ * filesystem (gfs2-like with {@code --cluster}) all write one image, and must keep out everybody else.
+ * Such a lock is two open file description locks on one descriptor: {@code F_RDLCK} on bytes 0 to
+ * {@link #CLUSTER_BASE} (which conflicts with an exclusive lock, and with no other member's), and
+ * {@code F_WRLCK} on the one byte {@code CLUSTER_BASE + k} for the first {@code k} no other member
+ * holds (which conflicts with a read-only device's whole-file {@code F_RDLCK}, and with no other
+ * member's byte). So members share the image with each other only: a mount of its own, {@code mkfs},
+ * {@code fsck} and {@code stat} are refused while one is there, and a member while they are. The
+ * locked bytes lie far past the end of any image. There is no fallback for it: where open file
+ * description locks are not used, a cluster member's open is refused.
  * Thread-safe; {@link #close()} is idempotent.
  */
 final class ImageLock implements Closeable {
@@ -71,6 +82,11 @@ final class ImageLock implements Closeable {
     private static final int EAGAIN = 11;
     private static final int EACCES = 13;
     private static final int EINVAL = 22;
+
+    /** Where a cluster member's read lock ends and the bytes of its write locks start: past any image. */
+    static final long CLUSTER_BASE = 1L << 62;
+    /** How many cluster members may share an image at once. */
+    static final int CLUSTER_MEMBERS = 4096;
 
     /**
      * {@code struct flock} of x86_64 and aarch64 glibc and musl: two shorts, padding to the 8-byte
@@ -95,14 +111,21 @@ final class ImageLock implements Closeable {
 
     private final Path path;
     private final boolean shared;
+    /** Whether this is a cluster member's lock ({@link #acquireClusterMember}). */
+    private final boolean clusterMember;
     /** The descriptor holding the open file description lock; -1 for a {@link FileLock} or once closed. */
     private int fd;
     /** The fallback lock; null for an open file description lock. */
     private final FileLock fileLock;
 
     private ImageLock(Path path, boolean shared, int fd, FileLock fileLock) {
+        this(path, shared, false, fd, fileLock);
+    }
+
+    private ImageLock(Path path, boolean shared, boolean clusterMember, int fd, FileLock fileLock) {
         this.path = path;
         this.shared = shared;
+        this.clusterMember = clusterMember;
         this.fd = fd;
         this.fileLock = fileLock;
     }
@@ -127,6 +150,31 @@ final class ImageLock implements Closeable {
             }
         }
         return fileLock(path, channel, shared);
+    }
+
+    /**
+     * Locks {@code path} for one cluster member (see the class comment), without waiting.
+     *
+     * @param path the image, opened for reading and writing by the device
+     * @return the lock, which the caller must close after the device's channels
+     * @throws DeviceBusyException if a device that is not a member has the image open (or
+     *     {@link #CLUSTER_MEMBERS} members do)
+     * @throws dev.iomap.api.NotSupportedException where open file description locks are not used
+     * @throws IOException if the file cannot be opened for the lock, or was replaced meanwhile
+     */
+    static ImageLock acquireClusterMember(Path path) throws IOException {
+        ImageLock lock = LIBC == null ? null : LIBC.lockClusterMember(path);
+        if (lock == null) {
+            throw new dev.iomap.api.NotSupportedException("sharing " + path + " between cluster nodes needs open"
+                    + " file description locks (F_OFD_SETLK: Linux 3.15 or later on x86_64 or aarch64, native"
+                    + " access enabled)");
+        }
+        return lock;
+    }
+
+    /** @return whether this is a cluster member's lock (shared with other members, for writing) */
+    boolean isClusterMember() {
+        return clusterMember;
     }
 
     /** @return whether the lock is an open file description lock (false: the {@link FileLock} fallback) */
@@ -164,7 +212,7 @@ final class ImageLock implements Closeable {
 
     @Override
     public String toString() {
-        return "ImageLock[" + path + ", " + (shared ? "shared" : "exclusive") + ", "
+        return "ImageLock[" + path + ", " + (clusterMember ? "cluster member" : shared ? "shared" : "exclusive") + ", "
                 + (fileLock == null ? "open file description" : "fcntl record (FileLock)") + "]";
     }
 
@@ -191,7 +239,19 @@ final class ImageLock implements Closeable {
      * @return the one-line message of a refused open
      */
     static String busyMessage(Path path, short holder, int pid) {
+        return busyMessage(path, holder, pid, false);
+    }
+
+    /**
+     * @param clusterMember whether the conflicting lock is a cluster member's (by its range)
+     * @return the one-line message of a refused open
+     */
+    static String busyMessage(Path path, short holder, int pid, boolean clusterMember) {
         String process = pid > 0 ? " (process " + pid + ")" : "";
+        if (clusterMember) {
+            return path + " is in use: a cluster node has it mounted" + process + " (iomap mount --cluster),"
+                    + " in this process or another; unmount every node first";
+        }
         return switch (holder) {
             case F_WRLCK -> path + " is in use: another device has it open for writing" + process
                     + " (mounted, or being formatted), in this process or another; stop that first";
@@ -214,6 +274,20 @@ final class ImageLock implements Closeable {
         L_START.set(flock, 0L, 0L);
         L_LEN.set(flock, 0L, 0L);
         L_PID.set(flock, 0L, 0);
+    }
+
+    /** Fills {@code flock} for {@code length} bytes from {@code start} ({@code length} 0: to the end, for ever). */
+    static void range(MemorySegment flock, short type, long start, long length) {
+        wholeFile(flock, type);
+        L_START.set(flock, 0L, start);
+        L_LEN.set(flock, 0L, length);
+    }
+
+    /** @return whether the lock {@code F_OFD_GETLK} reported in {@code flock} is a cluster member's */
+    static boolean isClusterMemberRange(MemorySegment flock) {
+        long start = (long) L_START.get(flock, 0L);
+        long length = (long) L_LEN.get(flock, 0L);
+        return start >= CLUSTER_BASE || (start == 0 && length == CLUSTER_BASE);
     }
 
     /** @return the {@code l_type} of a {@code struct flock} */
@@ -295,12 +369,74 @@ final class ImageLock implements Closeable {
                     return null;
                 }
                 if (error == EAGAIN || error == EACCES) {
-                    wholeFile(flock, F_WRLCK);
-                    int asked = (int) fcntl.invokeExact(state, fd, F_OFD_GETLK, flock);
-                    short holder = asked == 0 ? type(flock) : F_UNLCK;
-                    throw new DeviceBusyException(busyMessage(path, holder, asked == 0 ? pid(flock) : -1));
+                    throw busy(path, fd, state, flock, shared ? F_RDLCK : F_WRLCK);
                 }
                 throw new IOException("cannot lock " + path + ": fcntl(F_OFD_SETLK) failed, errno " + error);
+            } catch (IOException | RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException("fcntl downcall failed", e);
+            } finally {
+                if (!locked) {
+                    close(fd, path);
+                }
+            }
+        }
+
+        /**
+         * @param wanted the type whose whole-file lock conflicts: {@code F_RDLCK} finds only write
+         *     locks, {@code F_WRLCK} any lock
+         * @return the refusal, naming the holder {@code F_OFD_GETLK} finds
+         */
+        private DeviceBusyException busy(Path path, int fd, MemorySegment state, MemorySegment flock, short wanted)
+                throws Throwable {
+            wholeFile(flock, wanted);
+            int asked = (int) fcntl.invokeExact(state, fd, F_OFD_GETLK, flock);
+            if (asked != 0) {
+                return new DeviceBusyException(busyMessage(path, F_UNLCK, -1));
+            }
+            return new DeviceBusyException(busyMessage(path, type(flock), pid(flock), isClusterMemberRange(flock)));
+        }
+
+        /**
+         * @return a cluster member's lock (see the class comment), or null if the kernel refuses open file
+         *     description locks ({@code EINVAL})
+         * @throws DeviceBusyException if a device that is not a member holds the image
+         */
+        ImageLock lockClusterMember(Path path) throws IOException {
+            int fd = openForLock(path, false);
+            boolean locked = false;
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment state = arena.allocate(callState);
+                MemorySegment flock = arena.allocate(FLOCK);
+                range(flock, F_RDLCK, 0, CLUSTER_BASE);
+                if ((int) fcntl.invokeExact(state, fd, F_OFD_SETLK, flock) != 0) {
+                    int error = (int) errno.get(state, 0L);
+                    if (error == EINVAL) {
+                        return null;
+                    }
+                    if (error == EAGAIN || error == EACCES) {
+                        throw busy(path, fd, state, flock, F_RDLCK);
+                    }
+                    throw new IOException("cannot lock " + path + ": fcntl(F_OFD_SETLK) failed, errno " + error);
+                }
+                for (int k = 0; k < CLUSTER_MEMBERS; k++) {
+                    range(flock, F_WRLCK, CLUSTER_BASE + k, 1);
+                    if ((int) fcntl.invokeExact(state, fd, F_OFD_SETLK, flock) == 0) {
+                        checkSameFile(path, fd);
+                        locked = true;
+                        return new ImageLock(path, false, true, fd, null);
+                    }
+                    int error = (int) errno.get(state, 0L);
+                    if (error != EAGAIN && error != EACCES) {
+                        throw new IOException("cannot lock " + path + ": fcntl(F_OFD_SETLK) failed, errno " + error);
+                    }
+                    range(flock, F_WRLCK, CLUSTER_BASE + k, 1);
+                    if ((int) fcntl.invokeExact(state, fd, F_OFD_GETLK, flock) == 0 && type(flock) == F_RDLCK) {
+                        throw new DeviceBusyException(busyMessage(path, F_RDLCK, pid(flock)));
+                    }
+                }
+                throw new DeviceBusyException(path + " is in use by " + CLUSTER_MEMBERS + " cluster nodes already");
             } catch (IOException | RuntimeException | Error e) {
                 throw e;
             } catch (Throwable e) {

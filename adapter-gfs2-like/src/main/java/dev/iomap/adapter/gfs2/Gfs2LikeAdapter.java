@@ -169,4 +169,10 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
     public FsckReport fsck(BlockDevice device) throws IOException {
         return Fsck.check(device);
     }
+
+    /** @return {@code new Gfs2LikeAdapter(join)}: what a mount with {@code MountOptions.cluster} mounts with */
+    @Override
+    public FilesystemAdapter clusterNode(ClusterJoin join) {
+        return new Gfs2LikeAdapter(join);
+    }
 }

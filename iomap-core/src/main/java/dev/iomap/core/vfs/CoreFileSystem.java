@@ -61,8 +61,17 @@ final class CoreFileSystem implements IomapFileSystem {
     private final Map<Long, Integer> openCounts = new HashMap<>();
     private final Map<Long, Boolean> unlinked = new HashMap<>();
     private volatile boolean closed;
+    /** Closed last by {@link #close()}, after the unmount: a cluster mount's connection; null if none. */
+    private final java.io.Closeable afterUnmount;
 
     CoreFileSystem(FilesystemAdapter adapter, MountedFilesystem mount, BlockDevice device, MountOptions options) {
+        this(adapter, mount, device, options, null);
+    }
+
+    /** @param afterUnmount closed by {@link #close()} after the adapter unmounted (and the cache closed); may be null */
+    CoreFileSystem(FilesystemAdapter adapter, MountedFilesystem mount, BlockDevice device, MountOptions options,
+            java.io.Closeable afterUnmount) {
+        this.afterUnmount = afterUnmount;
         this.adapter = adapter;
         this.mount = mount;
         this.capabilities = Capability.withImplied(adapter.capabilities());
@@ -494,7 +503,13 @@ final class CoreFileSystem implements IomapFileSystem {
                 cache.syncAll();
                 mount.unmount();
             } finally {
-                cache.close();
+                try {
+                    cache.close();
+                } finally {
+                    if (afterUnmount != null) {
+                        afterUnmount.close();
+                    }
+                }
             }
         } finally {
             namespace.unlock();

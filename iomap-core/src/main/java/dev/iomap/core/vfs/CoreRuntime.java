@@ -9,8 +9,12 @@ import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
-import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.api.ClusterSpec;
+import dev.iomap.spi.lock.ClusterConnection;
+import dev.iomap.spi.lock.ClusterContext;
+import dev.iomap.spi.lock.ClusterJoin;
+import dev.iomap.spi.lock.ClusterJoinProvider;
 import dev.iomap.core.Bootstrap;
 import dev.iomap.core.IomapEngine;
 import java.io.IOException;
@@ -56,23 +60,73 @@ public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime, Ad
 
     @Override
     public IomapFileSystem mount(String adapter, BlockDevice device, MountOptions options) throws IOException {
-        FilesystemAdapter fsAdapter = adapter(adapter);
-        MountedFilesystem mount = fsAdapter.mount(device, options);
-        return new CoreFileSystem(fsAdapter, mount, device, options);
+        return mount(adapter(adapter), device, options);
     }
 
     /**
-     * Mounts with an adapter instance that is not a plugin (tests, embedded use).
+     * Mounts with an adapter instance that is not a plugin (tests, embedded use). With
+     * {@link MountOptions#cluster()} set, the mount is a cluster node: the adapter's
+     * {@link FilesystemAdapter#clusterNode} (refused first, before any connection, by an adapter without
+     * one) is mounted, joining through a connection of the scheme's {@link ClusterJoinProvider}; the
+     * connection is closed after the unmount, or at once if the mount fails.
      *
      * @param adapter the adapter
      * @param device the device
      * @param options mount options
      * @return the mounted filesystem
-     * @throws IOException as {@link FilesystemAdapter#mount}
+     * @throws dev.iomap.api.NotSupportedException for a cluster mount with an adapter without a cluster
+     *     mode, or a scheme no provider serves
+     * @throws IOException as {@link FilesystemAdapter#mount}, or if the cluster cannot be reached
      */
     public static IomapFileSystem mount(FilesystemAdapter adapter, BlockDevice device, MountOptions options)
             throws IOException {
-        return new CoreFileSystem(adapter, adapter.mount(device, options), device, options);
+        if (options.cluster().isEmpty()) {
+            return new CoreFileSystem(adapter, adapter.mount(device, options), device, options);
+        }
+        ClusterSpec spec = options.cluster().get();
+        ConnectingJoin join = new ConnectingJoin(spec);
+        FilesystemAdapter node = adapter.clusterNode(join);
+        ClusterJoinProvider.forScheme(spec.scheme());   // an unknown scheme is refused before the adapter reads
+        try {
+            return new CoreFileSystem(node, node.mount(device, options), device, options, join);
+        } catch (IOException | RuntimeException | Error e) {
+            try {
+                join.close();
+            } catch (IOException | RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * A {@link ClusterJoin} that connects when the adapter joins (so that an adapter without a cluster
+     * mode is refused before anything is connected), and closes that connection when closed.
+     */
+    private static final class ConnectingJoin implements ClusterJoin, java.io.Closeable {
+        private final ClusterSpec spec;
+        private ClusterConnection connection;
+
+        ConnectingJoin(ClusterSpec spec) {
+            this.spec = spec;
+        }
+
+        @Override
+        public synchronized ClusterContext join(String filesystemId, int journals, JournalReplay recovery)
+                throws IOException {
+            if (connection != null) {
+                throw new IllegalStateException("a cluster connection serves one mount: " + spec);
+            }
+            connection = ClusterJoinProvider.forScheme(spec.scheme()).connect(spec);
+            return connection.join().join(filesystemId, journals, recovery);
+        }
+
+        @Override
+        public synchronized void close() throws IOException {
+            if (connection != null) {
+                connection.close();
+            }
+        }
     }
 
     @Override
