@@ -39,6 +39,17 @@ public interface FilesystemAdapter {
     Set<Capability> capabilities();
 
     /**
+     * Whether the adapter formats and mounts only a zoned device ({@link dev.iomap.device.ZonedBlockDevice}),
+     * as zonefs does: tools make a zoned image for it and refuse to give it a plain one. The default
+     * answers false: the adapter takes any block device (and is given a plain one by the tools).
+     *
+     * @return true if {@link #format} and {@link #mount} refuse a device that is not zoned
+     */
+    default boolean requiresZonedDevice() {
+        return false;
+    }
+
+    /**
      * Writes an empty filesystem (a root directory and nothing else) to the device and flushes it.
      *
      * @param device the device; its previous contents are lost

@@ -59,7 +59,8 @@ final class Adapters {
         return found;
     }
 
-    private static List<FilesystemAdapter> all() {
+    /** @return every adapter every plugin on the class path declares, in the order ServiceLoader finds them */
+    static List<FilesystemAdapter> all() {
         List<FilesystemAdapter> adapters = new ArrayList<>();
         for (AdapterPlugin plugin : ServiceLoader.load(AdapterPlugin.class)) {
             adapters.addAll(plugin.adapters());

@@ -5,6 +5,8 @@ import dev.iomap.api.PageCacheOptions;
 import dev.iomap.cli.bench.BenchRunner;
 import dev.iomap.cli.bench.BenchSettings;
 import dev.iomap.cli.bench.DeviceSpec;
+import dev.iomap.cli.bench.ZoneOptions;
+import dev.iomap.devices.ZoneLayout;
 import dev.iomap.cli.bench.Progress;
 import dev.iomap.cli.bench.RunResult;
 import dev.iomap.cli.jobfile.BenchPlan;
@@ -66,6 +68,15 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--force", description = "with --device file:PATH, reformat PATH even if it holds a filesystem")
     private boolean force;
+
+    @Option(names = "--zones", paramLabel = "ZONES",
+            description = "for an adapter that needs a zoned device (zonefs-like): the zones emulated over the"
+                    + " device, zone-size=SIZE[,conventional=N,capacity=SIZE,max-open=N] (as many zones as the"
+                    + " device holds; default with --device file:PATH holding a zoned image: its zones)")
+    private String zones;
+
+    /** The zones of the {@code --device file:} image, if it holds a zoned device; else null. */
+    private ZoneLayout imageZones;
 
     @Option(names = "--page-size", paramLabel = "SIZE",
             description = "page size of the cache, 4k to 64k (default: 4096, or the block size if that is larger:"
@@ -135,6 +146,7 @@ final class BenchCommand implements Callable<Integer> {
                 MkfsCommand.refuseFormatted(image);
             }
             format = imageOptions(image).formatOfImageOrGiven();
+            imageZones = MkfsCommand.existingZones(image, format.blockSize());
             base = settings();
         }
         try (Output out = Output.open(output, spec.commandLine().getOut())) {
@@ -254,8 +266,32 @@ final class BenchCommand implements Callable<Integer> {
         PageCacheOptions cache = CacheSettings.options(pages, assignments);
         Map<String, String> options = new LinkedHashMap<>(FsOptions.parse(fsOptions));
         options.putAll(variant.fsOptions());
-        return new BenchSettings(variant.adapter().orElse(format.adapter()), DeviceSpec.parse(device),
-                format.blockSize(), cache, !noFlusher, options);
+        String adapterName = variant.adapter().orElse(format.adapter());
+        return new BenchSettings(adapterName, DeviceSpec.parse(device),
+                format.blockSize(), cache, !noFlusher, options, zonesFor(adapterName));
+    }
+
+    /**
+     * @param adapterName the adapter a run formats with
+     * @return the zones to emulate for it: {@code --zones}, or the image's own; none for an adapter
+     *     that takes a plain device
+     * @throws UsageException if an adapter that needs zones has none, or one that does not is given them
+     */
+    private Optional<ZoneOptions> zonesFor(String adapterName) throws UsageException {
+        if (!Adapters.named(adapterName).requiresZonedDevice()) {
+            if (zones != null && compare == null) {
+                throw new UsageException(adapterName + " takes a plain block device, not zones: leave out --zones");
+            }
+            return Optional.empty();
+        }
+        if (zones != null) {
+            return Optional.of(ZoneOptions.parse(zones));
+        }
+        if (imageZones != null) {
+            return Optional.of(ZoneOptions.of(imageZones));
+        }
+        throw new UsageException(adapterName + " needs a zoned device: give --zones zone-size=SIZE[,conventional=N,"
+                + "capacity=SIZE,max-open=N]");
     }
 
     /**

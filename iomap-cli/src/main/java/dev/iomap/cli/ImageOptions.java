@@ -149,8 +149,9 @@ final class ImageOptions {
      * What {@code bench --device file:PATH} formats the image with: what its superblock says, like the
      * other image commands, where it holds a filesystem an adapter recognises; {@code --adapter} and
      * {@code --block-size} (or {@link #DEFAULT_ADAPTER} and {@link #DEFAULT_BLOCK_SIZE}) where there is
-     * no image ({@link #image} null: a RAM device), or it does not exist, is empty, holds nothing recognised, or holds an emulated zoned device (bench formats
-     * the file as a plain device).
+     * no image ({@link #image} null: a RAM device), or it does not exist, is empty, or holds nothing
+     * recognised (a zoned image's filesystem is recognised through its zones, and its block size is
+     * the zoned device's).
      *
      * @return the adapter and the filesystem block size
      * @throws UsageException if an option given disagrees with the image, or no adapter was given and
@@ -164,10 +165,10 @@ final class ImageOptions {
             return options;
         }
         Probe probe = probe(image, false);
-        if (probe.zonedBlockSize() != 0 || probe.found().isEmpty()) {
+        if (probe.found().isEmpty()) {
             return options;
         }
-        return adapterFormat(probe.found(), given);
+        return format(probe, given);
     }
 
     /**

@@ -10,6 +10,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.util.Arrays;
 import java.util.Properties;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -30,7 +31,7 @@ import picocli.CommandLine.ScopeType;
         description = "The Linux iomap buffered-I/O layer in Java: benchmark, format, check and inspect "
                 + "filesystems of the iomap4j adapters.",
         subcommands = {BenchCommand.class, MkfsCommand.class, FsckCommand.class, StatCommand.class, MountCommand.class,
-                ZookeeperCommand.class, CommandLine.HelpCommand.class})
+                ZookeeperCommand.class, AdaptersCommand.class, CommandLine.HelpCommand.class})
 public final class Iomap {
 
     /** Declared for parsing and help; {@link #run} reads it from the arguments, before parsing. */
@@ -114,11 +115,17 @@ public final class Iomap {
         return "iomap4j-" + properties.getProperty("version", "unknown");
     }
 
-    /** Gives picocli's {@code --version} the program's version. */
+    /**
+     * Gives picocli's {@code --version} the program's version, then the adapters it ships, one line:
+     * {@code adapters: NAME, NAME (zoned), ...} (sorted; "(zoned)" after one that needs a zoned device).
+     */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            return new String[] {version()};
+            String adapters = AdaptersCommand.sorted().stream()
+                    .map(adapter -> adapter.name() + (adapter.requiresZonedDevice() ? " (zoned)" : ""))
+                    .collect(Collectors.joining(", "));
+            return new String[] {version(), "adapters: " + adapters};
         }
     }
 }

@@ -8,7 +8,9 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.cli.bench.ZoneOptions;
 import dev.iomap.devices.FileBlockDevice;
+import dev.iomap.devices.ZoneLayout;
 import dev.iomap.devices.ZonedDevice;
 import dev.iomap.spi.FilesystemAdapter;
 import java.io.IOException;
@@ -46,8 +48,10 @@ final class MkfsCommand implements Callable<Integer> {
     @Option(names = "--label", defaultValue = "", paramLabel = "LABEL", description = "the filesystem's label")
     private String label;
 
-    @Option(names = {"-o", "--property"}, paramLabel = "KEY=VALUE",
-            description = "an adapter-specific format setting, e.g. agcount=4 (repeatable)")
+    @Option(names = {"-o", "--property"}, paramLabel = "KEY=VALUE", split = ",",
+            description = "an adapter-specific format setting, e.g. agcount=4 (repeatable, or a comma list); for an adapter that"
+                    + " needs a zoned device (zonefs-like) the zones: zone-size=SIZE,conventional=N[,capacity=SIZE,"
+                    + "max-open=N] make a zoned image of --size bytes of zones")
     private Map<String, String> properties = new LinkedHashMap<>();
 
     @Option(names = "--force", description = "format even if IMAGE already holds a filesystem")
@@ -61,6 +65,7 @@ final class MkfsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         int blockSize = image.blockSizeBytes();
+        ZoneOptions zones = ZoneOptions.take(properties);
         FormatOptions options;
         try {
             options = new FormatOptions(blockSize, label, properties);
@@ -68,7 +73,8 @@ final class MkfsCommand implements Callable<Integer> {
             throw new UsageException("bad format options: " + e.getMessage());
         }
         FilesystemAdapter adapter = Adapters.named(image.adapterOrDefault());
-        long capacity = capacity(blockSize);
+        ZoneLayout layout = layout(adapter, zones, blockSize);
+        long capacity = layout == null ? capacity(blockSize) : layout.zonedBytes();
         try {
             adapter.checkFormat(blockSize, capacity, options);
         } catch (IllegalArgumentException e) {
@@ -77,7 +83,7 @@ final class MkfsCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         boolean created = !Files.exists(image.image);
         try {
-            format(blockSize, capacity, options, out);
+            format(blockSize, capacity, layout, options, out);
         } catch (Exception | Error e) {
             if (created) {
                 // an image mkfs made and could not finish (the file system refused its size, a device
@@ -89,17 +95,79 @@ final class MkfsCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void format(int blockSize, long capacity, FormatOptions options, PrintWriter out)
+    /**
+     * Formats the image: a plain device of {@code capacity} bytes, or, with a layout, an emulated
+     * zoned device of it over the file (which then holds the zone state in front of the zones).
+     */
+    private void format(int blockSize, long capacity, ZoneLayout layout, FormatOptions options, PrintWriter out)
             throws UsageException, IOException {
-        try (BlockDevice device = openEmpty(blockSize, capacity)) {
+        long fileBytes = layout == null ? capacity : layout.backingBytes(blockSize);
+        try (BlockDevice device = layout == null ? openEmpty(blockSize, fileBytes)
+                : ZonedDevice.create(openEmpty(blockSize, fileBytes), layout)) {
             IomapFileSystems.format(image.adapterOrDefault(), device, options);
             try (IomapFileSystem fs = IomapFileSystems.mount(image.adapterOrDefault(), device,
                     MountOptions.of(PageCacheOptions.builder().pageSize(Math.max(4096, blockSize)).build()))) {
                 FsStat stat = fs.statfs();
                 out.println(image.image + ": " + image.adapterOrDefault() + " filesystem, " + capacity + " bytes, block size "
                         + stat.blockSize() + ", " + stat.totalBlocks() + " blocks (" + stat.freeBlocks() + " free)"
-                        + (label.isEmpty() ? "" : ", label '" + label + "'"));
+                        + (label.isEmpty() ? "" : ", label '" + label + "'")
+                        + (layout == null ? "" : ", on a zoned device of " + ZoneOptions.describe(layout)));
             }
+        }
+    }
+
+    /**
+     * Decides the zones: none for an adapter that takes a plain device (refusing zone settings);
+     * for one that requires a zoned device, the {@code -o} zone settings over {@code --size} (or the
+     * file's size), or, without them, the zones of the emulated zoned device the image already holds
+     * (so {@code mkfs --force} formats a zoned image again on its own zones).
+     *
+     * @return the zones to make, or null for a plain image
+     * @throws UsageException if the settings do not fit the adapter, the size or the block size
+     */
+    private ZoneLayout layout(FilesystemAdapter adapter, ZoneOptions zones, int blockSize)
+            throws UsageException, IOException {
+        String name = adapter.name();
+        if (!adapter.requiresZonedDevice()) {
+            if (zones.given()) {
+                throw new UsageException(name + " takes a plain block device, not zones: leave out -o "
+                        + String.join(", ", ZoneOptions.KEYS));
+            }
+            return null;
+        }
+        if (zones.given()) {
+            return zones.layout(capacity(blockSize), blockSize);
+        }
+        ZoneLayout existing = existingZones(image.image, blockSize);
+        if (existing == null) {
+            throw new UsageException(name + " needs a zoned device: give -o zone-size=SIZE[,conventional=N,"
+                    + "capacity=SIZE,max-open=N] (with --size, the zoned device's size)");
+        }
+        return existing;
+    }
+
+    /**
+     * @param image an image file, which need not exist
+     * @param blockSize the block size the zones are to be used with
+     * @return the zones of the emulated zoned device {@code image} holds, or null if it holds none
+     * @throws UsageException if it holds one of another block size than {@code blockSize}
+     * @throws IOException if the image cannot be read, or is in use for writing
+     */
+    static ZoneLayout existingZones(Path image, int blockSize) throws UsageException, IOException {
+        long existing = Files.isRegularFile(image) ? Files.size(image) : 0;
+        if (existing == 0 || existing % PROBE_BLOCK_SIZE != 0) {
+            return null;
+        }
+        try (FileBlockDevice probed = FileBlockDevice.openReadOnly(image, PROBE_BLOCK_SIZE, false);
+                ZonedDevice zoned = ZonedDevice.probe(probed).orElse(null)) {
+            if (zoned == null) {
+                return null;
+            }
+            if (zoned.blockSize() != blockSize) {
+                throw new UsageException(image + " holds an emulated zoned device with " + zoned.blockSize()
+                        + "-byte blocks, not " + blockSize + " (--block-size): give -o zone-size=... to make new zones");
+            }
+            return zoned.layout();
         }
     }
 

@@ -74,7 +74,10 @@ import java.util.concurrent.ExecutionException;
  *     for the errno ("Is a directory" is EISDIR, as the JDK itself words it); EIO otherwise</td></tr>
  * <tr><td>{@link NoSpaceException}</td><td>ENOSPC</td></tr>
  * <tr><td>{@link DeviceBusyException} (an image another user holds)</td><td>EBUSY</td></tr>
- * <tr><td>{@link NotSupportedException}, {@link UnsupportedOperationException}</td><td>EOPNOTSUPP</td></tr>
+ * <tr><td>{@link NotSupportedException}, {@link UnsupportedOperationException}</td><td>EOPNOTSUPP; a
+ *     {@link NotSupportedException} whose {@link NotSupportedException#refusal() refusal} says otherwise:
+ *     EINVAL ({@code INVALID_ARGUMENT}) or EPERM ({@code NOT_PERMITTED}), e.g. zonefs-like's refusals of a
+ *     write that is not an append and of a truncate a sequential zone cannot do, as Linux's zonefs</td></tr>
  * <tr><td>{@link UnrepresentableNameException} (a name that stands for no byte string)</td><td>EILSEQ</td></tr>
  * <tr><td>{@link InvalidPathException} "name longer than 255 bytes" ({@link FileNames#check}'s and
  *     the engine's words)</td><td>ENAMETOOLONG</td></tr>
@@ -121,7 +124,11 @@ public final class ErrnoMapping {
             case DeviceBusyException e -> EBUSY;
             case ReadOnlyDeviceException e -> EROFS;
             case NoDataException e -> ENXIO;
-            case NotSupportedException e -> EOPNOTSUPP;
+            case NotSupportedException e -> switch (e.refusal()) {
+                case UNSUPPORTED -> EOPNOTSUPP;
+                case INVALID_ARGUMENT -> EINVAL;
+                case NOT_PERMITTED -> EPERM;
+            };
             case InvalidRangeException e -> EINVAL;
             case UnrepresentableNameException e -> EILSEQ;
             case InvalidPathException e when NAME_TOO_LONG.equals(e.getReason()) -> ENAMETOOLONG;

@@ -67,6 +67,8 @@ class ErrnoMappingTest {
                 row(new ReadOnlyDeviceException("image opened read-only"), LinuxErrno.EROFS),
                 row(new NoDataException("no data at or past the end of the file"), LinuxErrno.ENXIO),
                 row(new NotSupportedException("punch hole"), LinuxErrno.EOPNOTSUPP),
+                row(new NotSupportedException("append-only", NotSupportedException.Refusal.INVALID_ARGUMENT), LinuxErrno.EINVAL),
+                row(new NotSupportedException("truncate of a zone", NotSupportedException.Refusal.NOT_PERMITTED), LinuxErrno.EPERM),
                 row(new UnsupportedOperationException("no"), LinuxErrno.EOPNOTSUPP),
                 row(new InvalidRangeException("negative offset"), LinuxErrno.EINVAL),
                 row(new InvalidPathException("/a/./b", "'.' name"), LinuxErrno.EINVAL),

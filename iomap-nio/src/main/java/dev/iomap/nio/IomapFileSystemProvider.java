@@ -3,7 +3,9 @@ package dev.iomap.nio;
 import dev.iomap.api.Capability;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
+import dev.iomap.device.BlockDevice;
 import dev.iomap.devices.FileBlockDevice;
+import dev.iomap.devices.ZonedDevice;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.channels.FileChannel;
@@ -45,7 +47,8 @@ import java.util.Set;
  * }</pre>
  *
  * <p>The URI is {@code iomap:ADAPTER:/absolute/path/to/image}; a path's URI appends
- * {@code !/path/inside}. The image is opened as a {@link FileBlockDevice} and mounted with
+ * {@code !/path/inside}. The image is opened as a {@link FileBlockDevice} (as the {@link ZonedDevice}
+ * it holds, for a zoned image such as zonefs-like's) and mounted with
  * {@link IomapFileSystems#mount}; {@link FileSystem#close()} unmounts it cleanly. The options of the
  * {@code env} map are listed in {@link FileSystemEnv}. One open file system per image at a time.
  *
@@ -113,9 +116,9 @@ public final class IomapFileSystemProvider extends FileSystemProvider {
             throw new NoSuchFileException(file.toString(), null,
                     "no such image; pass \"create\"=\"true\" (and a \"size\") to format a new one");
         }
-        FileBlockDevice device = format
+        BlockDevice device = format
                 ? FileBlockDevice.open(file, settings.deviceBlockSize(), settings.size(), settings.directIo())
-                : FileBlockDevice.open(file, settings.deviceBlockSize(), settings.directIo());
+                : zonedIfZoned(FileBlockDevice.open(file, settings.deviceBlockSize(), settings.directIo()));
         try {
             if (format) {
                 IomapFileSystems.format(image.adapter(), device, settings.format());
@@ -129,6 +132,23 @@ public final class IomapFileSystemProvider extends FileSystemProvider {
                 e.addSuppressed(suppressed);
             }
             throw e;
+        }
+    }
+
+    /**
+     * An existing image that holds an emulated zoned device (made by {@code iomap mkfs --adapter
+     * zonefs-like -o zone-size=...}: the zones' geometry and state in front of them) is opened as that
+     * zoned device, so that a zoned adapter sees its zones.
+     *
+     * @return {@code device}, or the zoned device it holds over it; on failure {@code device} is closed
+     */
+    private static BlockDevice zonedIfZoned(FileBlockDevice device) throws IOException {
+        try {
+            return ZonedDevice.holdsZones(device) ? ZonedDevice.open(device) : device;
+        } catch (IOException | RuntimeException e) {
+            try (device) {
+                throw e;
+            }
         }
     }
 

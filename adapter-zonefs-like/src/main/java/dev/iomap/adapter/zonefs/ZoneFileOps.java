@@ -1,6 +1,7 @@
 package dev.iomap.adapter.zonefs;
 
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.api.NotSupportedException.Refusal;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapMapping;
@@ -57,15 +58,17 @@ final class ZoneFileOps implements IomapOps, WritebackOps {
         long size = inode.size();
         if (request.contains(IomapRequest.FAULT)) {
             throw new SequentialFileException(file + ": a sequential zone file cannot be written through a"
-                    + " shared mapping (its blocks are written once, in order); append with write instead");
+                    + " shared mapping (its blocks are written once, in order); append with write instead",
+                    Refusal.INVALID_ARGUMENT);
         }
         if (request.contains(IomapRequest.UNSHARE)) {
-            throw new SequentialFileException(file + ": a sequential zone file shares no blocks to unshare");
+            throw new SequentialFileException(file + ": a sequential zone file shares no blocks to unshare",
+                    Refusal.INVALID_ARGUMENT);
         }
         if (request.contains(IomapRequest.ZERO)) {
             if (pos < size) {
                 throw new SequentialFileException(file + ": zeroing written blocks of a sequential zone file"
-                        + " (at " + pos + ", size " + size + ") would overwrite them");
+                        + " (at " + pos + ", size " + size + ") would overwrite them", Refusal.INVALID_ARGUMENT);
             }
             return IomapMapping.of(hole(file, aligned, length));
         }
@@ -84,11 +87,13 @@ final class ZoneFileOps implements IomapOps, WritebackOps {
     private void checkAppend(ZoneFile file, long size, long pos, long length) throws IOException {
         if (pos < size) {
             throw new SequentialFileException(file + ": write at " + pos + " would overwrite data below the"
-                    + " size " + size + "; a sequential zone file is append-only, write at " + size);
+                    + " size " + size + "; a sequential zone file is append-only, write at " + size,
+                    Refusal.INVALID_ARGUMENT);
         }
         if (pos > size) {
             throw new SequentialFileException(file + ": write at " + pos + " would leave a hole after the size "
-                    + size + "; a sequential zone file has no holes, write at " + size);
+                    + size + "; a sequential zone file has no holes, write at " + size,
+                    Refusal.INVALID_ARGUMENT);
         }
         if (pos + length > file.capacity()) {
             throw pastCapacity(file, pos, length);

@@ -71,6 +71,12 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
         return CAPABILITIES;
     }
 
+    /** @return true: every file is a zone, so the device must be a {@link ZonedBlockDevice} */
+    @Override
+    public boolean requiresZonedDevice() {
+        return true;
+    }
+
     /**
      * Resets every sequential zone, discards every conventional zone (so conventional files start as
      * zeroes) and writes the superblock at the start of zone 0, which is then finished if sequential.

@@ -10,6 +10,7 @@ import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.NotSupportedException.Refusal;
 import dev.iomap.spi.WritebackOps;
 import dev.iomap.device.Zone;
 import dev.iomap.device.ZonedBlockDevice;
@@ -23,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One mount of a zonefs-like image: the namespace rebuilt from the zone report ({@code /cnv/<n>} and
@@ -52,6 +54,10 @@ final class ZonefsLikeMount implements MountedFilesystem {
     private final long maxFileSize;
     private final long mountedMillis = System.currentTimeMillis();
     private final ZoneFileOps ops;
+    /** Zone resets by truncates to 0 since mount: the adapter counter {@code zone.resets}. */
+    private final LongAdder zoneResets = new LongAdder();
+    /** Zone finishes by truncates to the capacity since mount: the adapter counter {@code zone.finishes}. */
+    private final LongAdder zoneFinishes = new LongAdder();
 
     ZonefsLikeMount(ZonedBlockDevice device, Superblock superblock, List<Zone> zones) {
         this.device = device;
@@ -154,19 +160,21 @@ final class ZonefsLikeMount implements MountedFilesystem {
     public void unlink(long dirIno, String name) throws IOException {
         lookup(dirIno, name);
         throw new NotSupportedException(ZonefsLikeAdapter.NAME + " zone files cannot be removed ('" + name
-                + "'); truncate a sequential zone file to 0 to empty its zone");
+                + "'); truncate a sequential zone file to 0 to empty its zone", Refusal.NOT_PERMITTED);
     }
 
     @Override
     public void rmdir(long dirIno, String name) throws IOException {
         lookup(dirIno, name);
-        throw new NotSupportedException(ZonefsLikeAdapter.NAME + " directories cannot be removed ('" + name + "')");
+        throw new NotSupportedException(ZonefsLikeAdapter.NAME + " directories cannot be removed ('" + name + "')",
+                Refusal.NOT_PERMITTED);
     }
 
     @Override
     public long rename(long fromDir, String fromName, long toDir, String toName) throws IOException {
         lookup(fromDir, fromName);
-        throw new NotSupportedException(ZonefsLikeAdapter.NAME + " files cannot be renamed ('" + fromName + "')");
+        throw new NotSupportedException(ZonefsLikeAdapter.NAME + " files cannot be renamed ('" + fromName + "')",
+                Refusal.NOT_PERMITTED);
     }
 
     @Override
@@ -203,13 +211,13 @@ final class ZonefsLikeMount implements MountedFilesystem {
         if (!file.isSequential()) {
             if (newSize != file.capacity()) {
                 throw new NotSupportedException(file + " is a conventional zone file of fixed size "
-                        + file.capacity() + "; it cannot be truncated to " + newSize);
+                        + file.capacity() + "; it cannot be truncated to " + newSize, Refusal.NOT_PERMITTED);
             }
             return;
         }
         if (newSize != 0 && newSize != file.capacity()) {
             throw new SequentialFileException(file + ": a sequential zone file can be truncated only to 0"
-                    + " (zone reset) or to its capacity " + file.capacity() + " (zone finish), not to " + newSize);
+                    + " (zone reset) or to its capacity " + file.capacity() + " (zone finish), not to " + newSize, Refusal.NOT_PERMITTED);
         }
     }
 
@@ -226,11 +234,22 @@ final class ZonefsLikeMount implements MountedFilesystem {
         }
         if (newSize == 0) {
             device.resetZone(file.zoneStart());
+            zoneResets.increment();
         } else {
             inode.writeAndWait(0, newSize);
             device.finishZone(file.zoneStart());
+            zoneFinishes.increment();
         }
         file.resync(newSize);
+    }
+
+    /**
+     * @return {@code zone.resets} and {@code zone.finishes}: the sequential zones reset (truncate to 0)
+     *     and finished (truncate to the capacity) since mount
+     */
+    @Override
+    public Map<String, Long> counters() {
+        return Map.of("zone.resets", zoneResets.sum(), "zone.finishes", zoneFinishes.sum());
     }
 
     @Override

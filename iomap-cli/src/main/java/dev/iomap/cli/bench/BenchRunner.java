@@ -1,6 +1,8 @@
 package dev.iomap.cli.bench;
 
 import dev.iomap.device.BlockDevice;
+import dev.iomap.devices.ZoneLayout;
+import dev.iomap.devices.ZonedDevice;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IoStats;
@@ -74,10 +76,10 @@ public final class BenchRunner {
         }
         settings.device().checkCapacity(capacity);
         List<GroupResult> groups = new ArrayList<>();
-        try (BlockDevice device = settings.device().open(capacity, settings.blockSize())) {
+        try (BlockDevice device = openDevice(capacity)) {
             IomapFileSystems.format(settings.adapter(), device, FormatOptions.blockSize(settings.blockSize()));
             try (IomapFileSystem fs = IomapFileSystems.mount(settings.adapter(), device, settings.mountOptions())) {
-                Layout layout = new Layout(fs, notices);
+                Layout layout = new Layout(fs, notices, settings.zones().isPresent());
                 for (List<JobSpec> group : plan.groups()) {
                     layout.prepare(group);
                     groups.add(runGroup(fs, group));
@@ -86,6 +88,20 @@ public final class BenchRunner {
             }
         }
         return new RunResult(settings, settings.device().describe(capacity), groups, Instant.now());
+    }
+
+    /**
+     * @param capacity the device's capacity for the jobs
+     * @return the device: the spec's, or, with {@link BenchSettings#zones()}, an emulated zoned device
+     *     of those zones (as many as {@code capacity} holds, or the image's own) over the spec's device
+     */
+    private BlockDevice openDevice(long capacity) throws UsageException, IOException {
+        int blockSize = settings.blockSize();
+        if (settings.zones().isEmpty()) {
+            return settings.device().open(capacity, blockSize);
+        }
+        ZoneLayout layout = settings.zones().get().layout(capacity, blockSize);
+        return ZonedDevice.create(settings.device().open(layout.backingBytes(blockSize), blockSize), layout);
     }
 
     /**
@@ -150,7 +166,7 @@ public final class BenchRunner {
         List<Worker> workers = new ArrayList<>();
         for (JobSpec job : jobs) {
             for (int thread = 0; thread < job.numjobs(); thread++) {
-                workers.add(new Worker(fs, job, thread, gate, finished));
+                workers.add(new Worker(fs, job, thread, gate, finished, settings.zones().isPresent()));
             }
         }
         long rampNanos = jobs.stream().mapToLong(job -> job.timing().rampTime().toNanos()).max().orElse(0);

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where and how a plan runs.
@@ -16,15 +17,18 @@ import java.util.Objects;
  * @param pageCache the mount's page-cache options
  * @param backgroundWriteback whether the flusher runs
  * @param adapterOptions the adapter's own mount options ({@code -O}), in the order given (copied)
+ * @param zones for an adapter that requires a zoned device, the zones to emulate over the device
+ *     (which then holds them and their zone state); empty for a plain device
  */
 public record BenchSettings(String adapter, DeviceSpec device, int blockSize, PageCacheOptions pageCache,
-        boolean backgroundWriteback, Map<String, String> adapterOptions) {
+        boolean backgroundWriteback, Map<String, String> adapterOptions, Optional<ZoneOptions> zones) {
 
     /** Validates and copies. */
     public BenchSettings {
         Objects.requireNonNull(adapter, "adapter");
         Objects.requireNonNull(device, "device");
         Objects.requireNonNull(pageCache, "pageCache");
+        Objects.requireNonNull(zones, "zones");
         adapterOptions = Collections.unmodifiableMap(new LinkedHashMap<>(adapterOptions));
     }
 

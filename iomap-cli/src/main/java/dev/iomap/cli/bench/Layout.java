@@ -28,14 +28,19 @@ final class Layout {
     private final IomapFileSystem fs;
     private final Consumer<String> notices;
     private final Set<String> created = new HashSet<>();
+    private final boolean zoned;
 
     /**
      * @param fs the mounted filesystem
      * @param notices where "Laying out IO file" lines go
+     * @param zoned whether the filesystem is on a zoned device: its files are not sized by truncate
+     *     (a sequential zone file's size is its write pointer, which only appends move; a truncate
+     *     to the capacity would finish the zone), only written when the job reads or overwrites
      */
-    Layout(IomapFileSystem fs, Consumer<String> notices) {
+    Layout(IomapFileSystem fs, Consumer<String> notices, boolean zoned) {
         this.fs = fs;
         this.notices = notices;
+        this.zoned = zoned;
     }
 
     /**
@@ -100,7 +105,7 @@ final class Layout {
         long size = job.files().fileSize();
         try (IomapFile file = openOrCreate(path)) {
             preallocate(file, job.files().fallocate(), size);
-            if (fs.capabilities().contains(Capability.TRUNCATE) && file.size() < size) {
+            if (!zoned && fs.capabilities().contains(Capability.TRUNCATE) && file.size() < size) {
                 file.truncate(size);
             }
             if (job.io().rw().reads() || job.files().overwrite()) {

@@ -41,6 +41,7 @@ final class Worker implements Callable<ThreadResult> {
     private final DirectionStats write = new DirectionStats();
     private final LatencyStats sync = new LatencyStats();
     private final List<ThreadFile> files = new ArrayList<>();
+    private final boolean resetZones;
     private int nextFile;
     private long writesIssued;
     private boolean measuring;
@@ -52,7 +53,18 @@ final class Worker implements Callable<ThreadResult> {
     private record ThreadFile(IomapFile file, OffsetSequence reads, OffsetSequence writes) {
     }
 
-    Worker(IomapFileSystem fs, JobSpec job, int thread, StartGate gate, CountDownLatch finished) {
+    /**
+     * @param fs the mounted filesystem
+     * @param job the job
+     * @param thread the thread's number in the job
+     * @param gate where the job's threads start together
+     * @param finished counted down when this thread ends
+     * @param resetZones whether the filesystem is on a zoned device: a sequential write that comes back
+     *     to offset 0 of a file holding data (the next pass) first truncates the file to 0, which
+     *     resets a sequential zone file's zone, as fio's {@code zonemode=zbd} resets a zone it wraps in
+     */
+    Worker(IomapFileSystem fs, JobSpec job, int thread, StartGate gate, CountDownLatch finished, boolean resetZones) {
+        this.resetZones = resetZones;
         this.fs = fs;
         this.job = job;
         this.thread = thread;
@@ -155,6 +167,9 @@ final class Worker implements Callable<ThreadResult> {
         long offset = file.writes().next();
         buffer.clear();
         long before = System.nanoTime();
+        if (resetZones && offset == 0 && !job.io().rw().random() && file.file().size() > 0) {
+            file.file().truncate(0);
+        }
         file.file().write(offset, buffer);
         long latency = System.nanoTime() - before;
         int length = buffer.capacity();
