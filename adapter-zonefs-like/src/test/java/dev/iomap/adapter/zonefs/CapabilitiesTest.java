@@ -50,6 +50,7 @@ class CapabilitiesTest {
 
     private static final Map<Capability, Probe> ABSENT = Map.ofEntries(
             Map.entry(Capability.DIRECTORIES, (fs, file, other) -> fs.mkdir("/dir")),
+            Map.entry(Capability.RENAME, (fs, file, other) -> fs.rename("/cnv/0", "/cnv/9")),
             Map.entry(Capability.FALLOCATE, (fs, file, other) -> file.fallocate(FallocateMode.ALLOCATE, 0, 4096, true)),
             Map.entry(Capability.PUNCH_HOLE,
                     (fs, file, other) -> file.fallocate(FallocateMode.PUNCH_HOLE, 0, 4096, true)),
