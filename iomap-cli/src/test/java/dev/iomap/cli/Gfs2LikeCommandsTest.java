@@ -25,8 +25,8 @@ class Gfs2LikeCommandsTest {
     private static final String TINY = String.join("\n",
             "[global]", "ioengine=psync", "rw=randwrite", "bs=4k", "size=256k", "fdatasync=1", "[tiny]");
     /** stat's counter line on a fresh mount: only the checkpoint the mount's journal replay made. */
-    private static final String FRESH_COUNTERS = "adapter ctrs : glock.acquisitions=0, glock.demotions=0,"
-            + " glock.pagesInvalidated=0, journal.blocksLogged=0, journal.checkpoints=1, journal.commits=0,"
+    private static final String FRESH_COUNTERS = "adapter ctrs : glock.acquisitions=0, glock.cachedHolds=0,"
+            + " glock.demotions=0, glock.grants=0, glock.pagesInvalidated=0, journal.blocksLogged=0, journal.checkpoints=1, journal.commits=0,"
             + " journal.dataCommits=0\n";
 
     @TempDir
@@ -59,7 +59,7 @@ class Gfs2LikeCommandsTest {
         assertThat(fsck.out()).isEqualTo(image + ": clean (gfs2-like, 4096-byte blocks; checked 1 dinodes,"
                 + " 8192 blocks in 8 resource groups, 2 journals)\n");
         assertThat(stat.status()).as(stat.err()).isZero();
-        assertThat(stat.out()).contains("\nadapter      : gfs2-like (capabilities: [DIRECTORIES, FALLOCATE,")
+        assertThat(stat.out()).contains("\nadapter      : gfs2-like (capabilities: [DIRECTORIES, RENAME, FALLOCATE,")
                 .contains("JOURNALED_DATA])\nblock size   : 4096\n")
                 .contains("\nblocks       : 8192 total, 7662 free, 530 used (6.5%), 2120KiB of 32.0MiB\n")
                 .contains("\nroot         : 0 entries\n")
@@ -100,11 +100,11 @@ class Gfs2LikeCommandsTest {
         assertThat(ordered.out()).contains("iomap stats (group 0): adapter=gfs2-like, device=file:")
                 .contains("\n  app      : written=256KiB, read=0B\n")
                 .containsPattern("\n  device   : written=[0-9]+KiB \\(data=256KiB, metadata=[1-9][0-9]*KiB\\),")
-                .containsPattern("\n  adapter  : glock.acquisitions=64, journal.blocksLogged=[1-9][0-9]*,"
+                .containsPattern("\n  adapter  : glock.acquisitions=64, glock.cachedHolds=[0-9]+, journal.blocksLogged=[1-9][0-9]*,"
                         + " journal.commits=[1-9][0-9]*\n");
         assertThat(journaled.status()).as(journaled.err()).isZero();
         assertThat(journaled.out()).contains(", fs options data=journal\n")
-                .containsPattern("\n  adapter  : glock.acquisitions=64, journal.blocksLogged=[1-9][0-9]*,"
+                .containsPattern("\n  adapter  : glock.acquisitions=64, glock.cachedHolds=[0-9]+, journal.blocksLogged=[1-9][0-9]*,"
                         + " journal.commits=[1-9][0-9]*, journal.dataCommits=64\n");
         Cli fsck = Cli.run("fsck", image.toString());
         assertThat(fsck.status()).as(fsck.out()).isZero();
