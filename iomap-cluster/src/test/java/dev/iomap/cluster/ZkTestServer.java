@@ -5,11 +5,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -27,6 +29,12 @@ final class ZkTestServer implements AutoCloseable {
     /** Session timeout of ordinary test clients: long enough for a loaded 2-core machine. */
     static final Duration SESSION = Duration.ofSeconds(15);
 
+    /**
+     * Our temporary directory: the server's data directory is {@code data} inside it, because Curator
+     * writes the server's generated {@code zookeeper.configuration*.properties} into the data
+     * directory's parent and never deletes it; here that parent is ours and goes on {@link #close}.
+     */
+    private final Path dir;
     private final TestingServer server;
     private final List<CuratorFramework> clients = new ArrayList<>();
 
@@ -45,8 +53,12 @@ final class ZkTestServer implements AutoCloseable {
         if (noFsync) {
             System.setProperty("zookeeper.forceSync", "no");
         }
+        dir = Files.createTempDirectory("iomap-zk-test");
         try {
-            server = start();
+            server = start(dir);
+        } catch (Exception | Error e) {
+            deleteTree(dir);
+            throw e;
         } finally {
             if (noFsync) {
                 if (forceSync == null) {
@@ -58,9 +70,9 @@ final class ZkTestServer implements AutoCloseable {
         }
     }
 
-    private static TestingServer start() throws Exception {
-        Path dir = Files.createTempDirectory("iomap-zk-test");
-        InstanceSpec spec = new InstanceSpec(dir.toFile(), -1, -1, -1, true, -1, 200, 100,
+    private static TestingServer start(Path dir) throws Exception {
+        Path data = Files.createDirectory(dir.resolve("data"));
+        InstanceSpec spec = new InstanceSpec(data.toFile(), -1, -1, -1, true, -1, 200, 100,
                 Map.of("clientPortAddress", "127.0.0.1", "admin.enableServer", "false",
                         "maxSessionTimeout", "60000"), "127.0.0.1");
         return new TestingServer(spec, true);
@@ -138,7 +150,23 @@ final class ZkTestServer implements AutoCloseable {
                 client.close();
             }
         } finally {
-            server.close();
+            try {
+                server.close();
+            } finally {
+                deleteTree(dir);
+            }
+        }
+    }
+
+    /** Deletes {@code root} and everything under it, deepest first; gone already is fine. */
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
         }
     }
 }
