@@ -3,6 +3,7 @@ package dev.iomap.api;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * An open regular file of an {@link IomapFileSystem}: positional buffered I/O through the page cache.
@@ -95,6 +96,50 @@ public interface IomapFile extends Closeable {
         if (offset >= size) {
             throw new NoDataException(what + ": offset " + offset + " is at or past EOF (size " + size + ")");
         }
+    }
+
+    /**
+     * Where the file's data lives: {@code ioctl(FS_IOC_FIEMAP)}, the kernel's {@code iomap_fiemap}.
+     *
+     * <p>Reports the extents that hold data in {@code [offset, offset + length)}, clamped to the
+     * size rounded up to a block (preallocated space past EOF is not reported), in file order, holes
+     * left out. Each extent is what the filesystem maps there: {@link FileExtent.Flag#UNWRITTEN} for
+     * preallocated space, {@link FileExtent.Flag#SHARED} for blocks shared with another file,
+     * {@link FileExtent.Flag#DATA_INLINE} (with {@code NOT_ALIGNED}, address 0) for data stored in the
+     * inode, and {@link FileExtent.Flag#DELALLOC} (with {@code UNKNOWN}, address 0) for data that has
+     * no blocks yet: space reserved by delayed allocation, or data in the page cache over a hole that
+     * the filesystem allocates only at writeback. The last extent reported has
+     * {@link FileExtent.Flag#LAST}. Adjacent extents are not merged: the report shows the
+     * filesystem's own mapping units.
+     *
+     * <p>With {@code sync} the file's dirty data is written back first ({@code FIEMAP_FLAG_SYNC}, what
+     * {@code xfs_io -c fiemap} asks for), so delayed allocations have their blocks.
+     *
+     * <p>This default refuses, as the kernel does for a filesystem without {@code fiemap}; the iomap
+     * engine overrides it.
+     *
+     * @param offset first byte, at least 0
+     * @param length bytes, at least 0 ({@code Long.MAX_VALUE - offset} or more means to EOF)
+     * @param sync whether to write back dirty data first
+     * @return the extents, possibly none
+     * @throws InvalidRangeException for a negative offset or length
+     * @throws NotSupportedException if the filesystem cannot report its extents
+     * @throws IOException on a device or adapter error
+     */
+    default List<FileExtent> fiemap(long offset, long length, boolean sync) throws IOException {
+        InvalidRangeException.checkRange("fiemap", offset, Math.min(length, Long.MAX_VALUE - offset), Long.MAX_VALUE);
+        throw new NotSupportedException("fiemap: this file cannot report its extents");
+    }
+
+    /**
+     * The whole file's extents after writing back its dirty data: {@code fiemap(0, Long.MAX_VALUE, true)}.
+     *
+     * @return the extents, possibly none
+     * @throws NotSupportedException if the filesystem cannot report its extents
+     * @throws IOException on a device or adapter error
+     */
+    default List<FileExtent> fiemap() throws IOException {
+        return fiemap(0, Long.MAX_VALUE, true);
     }
 
     /**

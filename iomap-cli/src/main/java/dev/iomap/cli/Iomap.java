@@ -30,7 +30,7 @@ import picocli.CommandLine.ScopeType;
         versionProvider = Iomap.Version.class,
         description = "The Linux iomap buffered-I/O layer in Java: benchmark, format, check and inspect "
                 + "filesystems of the iomap4j adapters.",
-        subcommands = {BenchCommand.class, MkfsCommand.class, FsckCommand.class, StatCommand.class, MountCommand.class,
+        subcommands = {BenchCommand.class, MkfsCommand.class, FsckCommand.class, StatCommand.class, FiemapCommand.class, MountCommand.class,
                 ZookeeperCommand.class, ClusterBenchCommand.class, AdaptersCommand.class, CommandLine.HelpCommand.class})
 public final class Iomap {
 

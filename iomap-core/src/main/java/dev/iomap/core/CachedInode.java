@@ -4,12 +4,14 @@ import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.DelallocPunch;
 import dev.iomap.spi.DirtyCacheException;
 import dev.iomap.spi.IomapInode;
+import dev.iomap.api.FileExtent;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.WriteOps;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -194,6 +196,35 @@ public final class CachedInode implements IomapInode {
         inodeLock.readLock().lock();
         try {
             return Seek.seekHole(this, pos);
+        } finally {
+            inodeLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * The extents holding data in {@code [pos, pos + length)}, clamped to the size rounded up to a
+     * block, under the inode lock held shared (the kernel's {@code iomap_fiemap}, as a filesystem's
+     * {@code fiemap} calls it); see {@link Fiemap} for what is reported.
+     *
+     * @param pos first byte, at least 0
+     * @param length bytes, at least 0 (past {@code Long.MAX_VALUE} means to EOF)
+     * @param sync whether to write the whole file back and wait first ({@code FIEMAP_FLAG_SYNC})
+     * @return the extents in file order, the last with {@code LAST}
+     * @throws InvalidRangeException for a negative offset or length
+     * @throws IOException from the adapter
+     */
+    public List<FileExtent> fiemap(long pos, long length, boolean sync) throws IOException {
+        InvalidRangeException.checkRange("fiemap of inode " + ino, pos, Math.min(length, Long.MAX_VALUE - pos),
+                Long.MAX_VALUE);
+        if (sync) {
+            writeAndWait(0, Long.MAX_VALUE);
+        }
+        inodeLock.readLock().lock();
+        try {
+            long eof = size();
+            long blockEnd = eof + blockSize() - 1 - (eof + blockSize() - 1) % blockSize();
+            long end = Math.min(blockEnd, pos + Math.min(length, Long.MAX_VALUE - pos));
+            return Fiemap.map(this, pos, end);
         } finally {
             inodeLock.readLock().unlock();
         }

@@ -27,7 +27,7 @@ final class Seek {
     private static final Set<IomapRequest> REPORT = EnumSet.of(IomapRequest.REPORT);
 
     /** Which cached blocks are data over a mapping that is a hole on the device. */
-    private enum CachedData {
+    enum CachedData {
         /** Over a {@code HOLE}: blocks that are dirty, and every block of a folio under writeback. */
         DIRTY,
         /** Over an {@code UNWRITTEN} extent: blocks that are uptodate (the kernel's rule). */
@@ -129,7 +129,7 @@ final class Seek {
      *
      * @return the offset, or -1 if there is none
      */
-    private static long scan(CachedInode inode, long start, long end, CachedData rule, boolean wantData) {
+    static long scan(CachedInode inode, long start, long end, CachedData rule, boolean wantData) {
         PageCache cache = inode.pageCache();
         if (rule == CachedData.DIRTY && !cache.hasDirty() && !cache.hasWriteback()) {
             return wantData ? -1 : start;

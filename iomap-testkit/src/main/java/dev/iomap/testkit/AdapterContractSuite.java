@@ -125,6 +125,15 @@ public abstract class AdapterContractSuite {
         }
     }
 
+    /** The extent report (fiemap). */
+    @Nested
+    public class Fiemap extends FiemapContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
     /** Clone and unshare. */
     @Nested
     public class Clone extends CloneContract {

@@ -243,6 +243,14 @@ public final class AdapterFixture {
                 Objects.requireNonNull(value, "existingFiles")));
     }
 
+    /**
+     * @return whether a {@link DeviceLayer} stands between the kit's device and the adapter: device
+     *     addresses the adapter reports are then the layer's, not the kit device's
+     */
+    public boolean layersTheDevice() {
+        return parts.layer != NO_LAYER;
+    }
+
     /** @return the existing files the suites use instead of creating theirs, or null (they create) */
     public ExistingFiles existingFiles() {
         return parts.existingFiles;

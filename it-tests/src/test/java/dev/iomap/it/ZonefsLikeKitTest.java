@@ -10,6 +10,7 @@ import dev.iomap.devices.ZonedDevice;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.AttributesContract;
 import dev.iomap.testkit.CapabilityContract;
+import dev.iomap.testkit.FiemapContract;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.LinksContract;
 import dev.iomap.testkit.NamesContract;
@@ -40,7 +41,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>the capability suite on an existing file of each zone type ({@link AdapterFixture.ExistingFiles}):
  *       every capability zonefs declares absent is refused on both, TRUNCATE works to the sizes each
  *       allows, RANDOM_WRITE works on the conventional file and is refused on the sequential one;
- *   <li>the seek suite on an existing file of each zone type, where it needs no file of its own;
+ *   <li>the seek and extent-report (fiemap) suites on an existing file of each zone type, where they
+ *       need no file of its own;
  *   <li>the links, attributes and extended-attribute suites, which prove their calls refused
  *       (zonefs-like declares none of their capabilities) and skip the rest naming the capability.
  * </ul>
@@ -152,6 +154,26 @@ class ZonefsLikeKitTest {
     /** Seek on a sequential zone file: data up to the write pointer, nothing past it. */
     @Nested
     class SequentialSeek extends SeekContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture()
+                    .withExistingFiles(AdapterFixture.ExistingFiles.of("/seq/0", "/seq/1"));
+        }
+    }
+
+    /** The extent report on a conventional zone file: one extent over all of it, the data at its place. */
+    @Nested
+    class ConventionalFiemap extends FiemapContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture()
+                    .withExistingFiles(AdapterFixture.ExistingFiles.of("/cnv/0", "/cnv/1"));
+        }
+    }
+
+    /** The extent report on a sequential zone file: the data up to the write pointer, at its place. */
+    @Nested
+    class SequentialFiemap extends FiemapContract {
         @Override
         protected AdapterFixture fixture() {
             return ZonefsLikeKitTest.this.fixture()

@@ -17,6 +17,7 @@ import dev.iomap.spi.WriteOps;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -80,11 +81,25 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
             Volume.Extent e = next.get();
             long address = e.value().narrowable() ? e.value().deviceBlockOf(first - e.start()) * bs
                     : e.value().devStart() * bs;
-            iomap = new Iomap(first * bs, (end - first) * bs, IomapType.MAPPED, Set.of(), address, null, cookie);
+            // A report says whether the blocks are shared (reflinked), as bcachefs's fiemap does for
+            // reflink pointers; the write paths do not need it (they copy on write anyway).
+            Set<IomapFlag> flags = request.contains(IomapRequest.REPORT) && shared(e) ? EnumSet.of(IomapFlag.SHARED)
+                    : Set.of();
+            iomap = new Iomap(first * bs, (end - first) * bs, IomapType.MAPPED, flags, address, null, cookie);
         } else {
             iomap = Iomap.hole(first * bs, (end - first) * bs).withValidityCookie(cookie);
         }
         return IomapMapping.of(iomap);
+    }
+
+    /** @return whether some block of {@code e} is referenced more than once (by a clone) */
+    private boolean shared(Volume.Extent e) {
+        for (long b = e.value().devStart(); b < e.value().devStart() + e.value().physBlocks(); b++) {
+            if (space.refCount(b) > 1) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return whether writeback may overwrite {@code e}'s blocks in place (nocow, no checksum, not shared) */

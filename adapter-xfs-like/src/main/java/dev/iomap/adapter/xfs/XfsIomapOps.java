@@ -281,7 +281,10 @@ final class XfsIomapOps implements IomapOps {
                 }
                 stop = Math.min(stop, eofBlock);
             }
-            return mapping(extent, fileBlock, stop, Set.of(), state);
+            // A reflinked extent is reported SHARED, as xfs_read_iomap_begin does after
+            // xfs_reflink_trim_around_shared: fiemap shows it, reads ignore it.
+            return mapping(extent, fileBlock, stop,
+                    extent.shared() ? EnumSet.of(IomapFlag.SHARED) : Set.of(), state);
         }
         return hole(fileBlock, stop, state);
     }

@@ -2,6 +2,7 @@ package dev.iomap.core.vfs;
 
 import dev.iomap.api.Capability;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileExtent;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapFile;
@@ -13,6 +14,7 @@ import dev.iomap.core.OpenFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -81,6 +83,14 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
             return inode.seekHole(offset);
+        }
+    }
+
+    @Override
+    public List<FileExtent> fiemap(long offset, long length, boolean sync) throws IOException {
+        ensureOpen();
+        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
+            return inode.fiemap(offset, length, sync);
         }
     }
 

@@ -1,0 +1,116 @@
+package dev.iomap.core;
+
+import dev.iomap.api.FileExtent;
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapFlag;
+import dev.iomap.spi.IomapRequest;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The extent report: the kernel's {@code iomap_fiemap} ({@code fs/iomap/fiemap.c}). Callers hold the
+ * inode lock shared.
+ *
+ * <p>The adapter is asked with {@link IomapRequest#REPORT} alone, one mapping at a time. Each
+ * mapping becomes one extent as the kernel's {@code iomap_to_fiemap} makes it: {@code MAPPED} as is
+ * ({@code SHARED} if the mapping is), {@code UNWRITTEN} with {@code UNWRITTEN}, {@code DELALLOC} with
+ * {@code DELALLOC|UNKNOWN} at address 0, {@code INLINE} with {@code DATA_INLINE|NOT_ALIGNED} at
+ * address 0; holes are left out and the last extent gets {@code LAST}. One addition to the kernel:
+ * over a {@code HOLE}, the blocks the page cache holds dirty or under writeback are reported as
+ * {@code DELALLOC|UNKNOWN} extents, because an adapter of this core may allocate only at writeback
+ * (the kernel never sees dirty data over a hole; see {@link Seek}), and data just written must not be
+ * reported as missing. Such an answer is believed only while the mapping is still
+ * {@link dev.iomap.spi.IomapOps#valid valid}; otherwise the range is looked up again.
+ */
+final class Fiemap {
+    private static final Set<IomapRequest> REPORT = EnumSet.of(IomapRequest.REPORT);
+
+    private Fiemap() {
+    }
+
+    /**
+     * @param inode the file, its inode lock held shared
+     * @param pos first byte, at least 0
+     * @param end the byte past the range, at most the size rounded up to a block
+     * @return the extents in file order, the last with {@code LAST}
+     * @throws IOException from the adapter
+     */
+    static List<FileExtent> map(CachedInode inode, long pos, long end) throws IOException {
+        List<FileExtent> extents = new ArrayList<>();
+        if (pos >= end) {
+            return extents;
+        }
+        IomapIter iter = new IomapIter(inode, inode.ops(), pos, end - pos, REPORT);
+        try {
+            while (iter.next()) {
+                Iomap iomap = iter.iomap();
+                long start = iter.pos();
+                long length = iter.length();
+                if (iomap.type() != dev.iomap.spi.IomapType.HOLE) {
+                    extents.add(extent(iomap, start, length));
+                    iter.advance(length);
+                } else {
+                    List<FileExtent> cached = cachedRuns(inode, start, start + length);
+                    if (!inode.ops().valid(inode, iomap)) {
+                        iter.markStale();
+                    } else {
+                        extents.addAll(cached);
+                        iter.advance(length);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            BufferedWrite.abort(iter, e);
+            throw e;
+        }
+        if (!extents.isEmpty()) {
+            int last = extents.size() - 1;
+            extents.set(last, extents.get(last).with(FileExtent.Flag.LAST));
+        }
+        return extents;
+    }
+
+    /** The kernel's {@code iomap_to_fiemap} for the part {@code [start, start + length)} of {@code iomap}. */
+    private static FileExtent extent(Iomap iomap, long start, long length) {
+        EnumSet<FileExtent.Flag> flags = EnumSet.noneOf(FileExtent.Flag.class);
+        switch (iomap.type()) {
+            case DELALLOC -> {
+                flags.add(FileExtent.Flag.DELALLOC);
+                flags.add(FileExtent.Flag.UNKNOWN);
+            }
+            case UNWRITTEN -> flags.add(FileExtent.Flag.UNWRITTEN);
+            case INLINE -> {
+                flags.add(FileExtent.Flag.DATA_INLINE);
+                flags.add(FileExtent.Flag.NOT_ALIGNED);
+            }
+            case MAPPED, HOLE -> {
+            }
+        }
+        if (iomap.flags().contains(IomapFlag.SHARED)) {
+            flags.add(FileExtent.Flag.SHARED);
+        }
+        long physical = iomap.address() == Iomap.NULL_ADDR ? 0 : iomap.address() + (start - iomap.offset());
+        return new FileExtent(start, physical, length, flags);
+    }
+
+    /** The runs of blocks in {@code [start, end)}, a hole on the device, that the cache holds dirty. */
+    private static List<FileExtent> cachedRuns(CachedInode inode, long start, long end) {
+        List<FileExtent> runs = new ArrayList<>();
+        long pos = start;
+        while (pos < end) {
+            long data = Seek.scan(inode, pos, end, Seek.CachedData.DIRTY, true);
+            if (data < 0) {
+                break;
+            }
+            long hole = Seek.scan(inode, data, end, Seek.CachedData.DIRTY, false);
+            long stop = hole < 0 ? end : hole;
+            runs.add(new FileExtent(data, 0, stop - data,
+                    EnumSet.of(FileExtent.Flag.DELALLOC, FileExtent.Flag.UNKNOWN)));
+            pos = stop;
+        }
+        return runs;
+    }
+}
