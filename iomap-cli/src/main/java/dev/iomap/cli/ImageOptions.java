@@ -69,8 +69,9 @@ final class ImageOptions {
 
     @Option(names = "--cache", paramLabel = "MODE", defaultValue = "none",
             description = "none: open the image with O_DIRECT, so its data is cached once, in iomap4j's cache"
-                    + " (buffered, with a one-line notice, where the host refuses O_DIRECT); host: through the"
-                    + " host's page cache too (default: ${DEFAULT-VALUE})")
+                    + " (buffered for blocks smaller than the host filesystem's, and, with a one-line notice,"
+                    + " where the host refuses O_DIRECT); host: through the host's page cache too (mkfs always"
+                    + " uses the host's page cache; default: ${DEFAULT-VALUE})")
     String cache = "none";
 
     /** Whether the image is opened for a cluster node: probed as one too, sharing it with the other nodes. */
@@ -127,7 +128,7 @@ final class ImageOptions {
      */
     BlockDevice openExisting() throws UsageException, IOException {
         int bytes = checkExisting();
-        return zonedIfZoned(cacheMode().open(image, direct -> FileBlockDevice.open(image, bytes, direct),
+        return zonedIfZoned(cacheMode().open(image, bytes, direct -> FileBlockDevice.open(image, bytes, direct),
                 warnings()));
     }
 
@@ -173,7 +174,8 @@ final class ImageOptions {
     }
 
     private FileBlockDevice openReadOnlyFile(int bytes) throws UsageException, IOException {
-        return cacheMode().open(image, direct -> FileBlockDevice.openReadOnly(image, bytes, direct), warnings());
+        return cacheMode().open(image, bytes, direct -> FileBlockDevice.openReadOnly(image, bytes, direct),
+                warnings());
     }
 
     /** @return where the line saying O_DIRECT was refused goes: the command's standard error */

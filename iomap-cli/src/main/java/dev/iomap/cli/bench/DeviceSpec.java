@@ -144,7 +144,8 @@ public sealed interface DeviceSpec {
 
         @Override
         public FileBlockDevice open(long capacity, int blockSize, Consumer<String> warnings) throws IOException {
-            return cache.open(path, direct -> FileBlockDevice.open(path, blockSize, capacity, direct), warnings);
+            return cache.open(path, blockSize, direct -> FileBlockDevice.open(path, blockSize, capacity, direct),
+                    warnings);
         }
 
         @Override
