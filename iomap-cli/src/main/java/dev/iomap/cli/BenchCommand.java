@@ -141,7 +141,8 @@ final class BenchCommand implements Callable<Integer> {
         BenchSettings base = settings();
         BenchRunner.checkDirectIo(plan, format.adapter());
         BenchRunner.checkFileNames(plan);
-        if (base.device() instanceof DeviceSpec.ImageFile(Path image)) {
+        if (base.device() instanceof DeviceSpec.ImageFile file) {
+            Path image = file.path();
             if (!force) {
                 MkfsCommand.refuseFormatted(image);
             }
@@ -176,7 +177,7 @@ final class BenchCommand implements Callable<Integer> {
                 out.flush();
             };
         }
-        RunResult run = new BenchRunner(settings, notices, progress()).run(plan);
+        RunResult run = new BenchRunner(settings, notices, warnings(), progress()).run(plan);
         if (formats.normal()) {
             text.results(run);
         }
@@ -186,6 +187,15 @@ final class BenchCommand implements Callable<Integer> {
         out.flush();
         reportErrors(run);
         return run.failed();
+    }
+
+    /** @return lines for standard error, each flushed at once */
+    private Consumer<String> warnings() {
+        PrintWriter err = spec.commandLine().getErr();
+        return line -> {
+            err.println(line);
+            err.flush();
+        };
     }
 
     private boolean runComparison(BenchPlan plan, Formats formats, PrintWriter out) throws Exception {
@@ -219,7 +229,7 @@ final class BenchCommand implements Callable<Integer> {
                 int number = round * variants.size() + v + 1;
                 err.println("run " + number + "/" + total + ": " + compared.key() + "=" + variants.get(v).label());
                 err.flush();
-                RunResult run = new BenchRunner(perValue.get(v), line -> { }, progress()).run(plan);
+                RunResult run = new BenchRunner(perValue.get(v), line -> { }, warnings(), progress()).run(plan);
                 reportErrors(run);
                 failed |= run.failed();
                 runs.get(v).add(run);

@@ -8,14 +8,18 @@ import dev.iomap.devices.ZonedDevice;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.spi.ProbedFormat;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * The options every image command shares: the adapter, the image file and its block size. An image
@@ -25,6 +29,10 @@ import picocli.CommandLine.Parameters;
  * read-only 512-byte-block view, before the image is opened): {@code --adapter} and
  * {@code --block-size} are needed only by mkfs, and one given that disagrees with the image is
  * refused in one line.
+ *
+ * <p>{@code --cache} ({@link ImageCache}) says whether an existing image is opened with {@code O_DIRECT}
+ * ({@code none}, the default; buffered after a one-line notice where the host refuses it) or through
+ * the host's page cache ({@code host}). Probing, and mkfs, read and write through the host's page cache.
  *
  * <p>How a command holds the image ({@link FileBlockDevice}'s lock): mount and mkfs for writing,
  * alone; fsck read-only and stat read-only under an in-memory overlay, sharing the image with other
@@ -54,6 +62,17 @@ final class ImageOptions {
             description = "the filesystem's block size, 512 to 64k (default: what the image's superblock"
                     + " says; mkfs: " + DEFAULT_BLOCK_SIZE + ")")
     String blockSize;
+
+    /** The command this mixin is part of, for its standard error; null if made by hand. */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
+
+    @Option(names = "--cache", paramLabel = "MODE", defaultValue = "none",
+            description = "none: open the image with O_DIRECT, so its data is cached once, in iomap4j's cache"
+                    + " (buffered for blocks smaller than the host filesystem's, and, with a one-line notice,"
+                    + " where the host refuses O_DIRECT); host: through the host's page cache too (mkfs always"
+                    + " uses the host's page cache; default: ${DEFAULT-VALUE})")
+    String cache = "none";
 
     /** Whether the image is opened for a cluster node: probed as one too, sharing it with the other nodes. */
     private boolean clusterNode;
@@ -109,7 +128,8 @@ final class ImageOptions {
      */
     BlockDevice openExisting() throws UsageException, IOException {
         int bytes = checkExisting();
-        return zonedIfZoned(FileBlockDevice.open(image, bytes, false));
+        return zonedIfZoned(cacheMode().open(image, bytes, direct -> FileBlockDevice.open(image, bytes, direct),
+                warnings()));
     }
 
     /**
@@ -131,7 +151,7 @@ final class ImageOptions {
      */
     BlockDevice openReadOnly() throws UsageException, IOException {
         int bytes = checkExisting();
-        return zonedIfZoned(FileBlockDevice.openReadOnly(image, bytes, false));
+        return zonedIfZoned(openReadOnlyFile(bytes));
     }
 
     /**
@@ -142,7 +162,32 @@ final class ImageOptions {
      */
     BlockDevice openReadOnlyForMount() throws UsageException, IOException {
         int bytes = checkExisting();
-        return zonedIfZoned(new OverlayDevice(FileBlockDevice.openReadOnly(image, bytes, false)));
+        return zonedIfZoned(new OverlayDevice(openReadOnlyFile(bytes)));
+    }
+
+    /**
+     * @return {@code --cache} as a mode
+     * @throws UsageException if it is neither {@code none} nor {@code host}
+     */
+    ImageCache cacheMode() throws UsageException {
+        return ImageCache.parse(cache);
+    }
+
+    private FileBlockDevice openReadOnlyFile(int bytes) throws UsageException, IOException {
+        return cacheMode().open(image, bytes, direct -> FileBlockDevice.openReadOnly(image, bytes, direct),
+                warnings());
+    }
+
+    /** @return where the line saying O_DIRECT was refused goes: the command's standard error */
+    private Consumer<String> warnings() {
+        if (mixee == null) {
+            return System.err::println;
+        }
+        PrintWriter err = mixee.commandLine().getErr();
+        return line -> {
+            err.println(line);
+            err.flush();
+        };
     }
 
     /**

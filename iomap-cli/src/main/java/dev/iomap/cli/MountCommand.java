@@ -61,6 +61,10 @@ final class MountCommand implements Callable<Integer> {
             + " every open is direct I/O, so the data path is iomap4j's cache alone)")
     private boolean kernelCache;
 
+    @Option(names = "--writeback-cache", description = "with --kernel-cache (which it implies): the kernel's"
+            + " writeback cache, so writes are gathered in the kernel's page cache and sent in large requests")
+    private boolean writebackCache;
+
     @Option(names = {"-o", "--fuse-option"}, paramLabel = "OPTION",
             description = "a libfuse -o option, e.g. allow_other (repeatable)")
     private List<String> fuseOptions = new ArrayList<>();
@@ -89,7 +93,8 @@ final class MountCommand implements Callable<Integer> {
             assignments.add(CacheSettings.Assignment.parse(setting));
         }
         PageCacheOptions cache = CacheSettings.options(pageSize == null ? "4096" : pageSize, assignments);
-        FuseMountOptions fuse = FuseMountOptions.defaults().withDirectIo(!kernelCache).withFuseOptions(fuseOptions);
+        FuseMountOptions fuse = FuseMountOptions.defaults().withDirectIo(!kernelCache && !writebackCache)
+                .withWritebackCache(writebackCache).withFuseOptions(fuseOptions);
         BlockDevice device = cluster == null ? image.openExisting() : image.openShared();
         IomapFileSystem fs;
         try {

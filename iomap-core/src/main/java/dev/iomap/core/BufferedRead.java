@@ -42,7 +42,12 @@ final class BufferedRead {
             try {
                 int offset = (int) (p - folio.pos());
                 int n = (int) Math.min(end - p, folio.size() - offset);
-                MemorySegment.copy(folio.memory(), offset, MemorySegment.ofBuffer(dst), 0, n);
+                if (dst.isReadOnly()) {
+                    MemorySegment.copy(folio.memory(), offset, MemorySegment.ofBuffer(dst), 0, n);
+                } else {
+                    // one absolute bulk get through the folio's shared view: no allocation per read
+                    dst.put(dst.position(), folio.sharedView(), offset, n);
+                }
                 dst.position(dst.position() + n);
                 p += n;
             } finally {

@@ -190,7 +190,8 @@ final class BufferedWrite {
             boolean appWrite) throws IOException {
         int accepted;
         try {
-            int copied = src.copyTo(folio.memory(), offset, length);
+            int copied = src instanceof BufferCopySource buffer ? buffer.copyInto(folio.sharedView(), offset, length)
+                    : src.copyTo(folio.memory(), offset, length);
             accepted = writeEnd(folio, offset, length, copied, iter.iomap());
         } catch (IOException | RuntimeException e) {
             putNothing(pos, iter.iomap(), e);
@@ -214,7 +215,7 @@ final class BufferedWrite {
         int blockSize = inode.blockSize();
         int first = offset & -blockSize;
         int end = Math.min(folio.size(), (offset + accepted + blockSize - 1) & -blockSize);
-        return folio.buffer(first, end - first).asReadOnlyBuffer();
+        return folio.readOnlyBuffer(first, end - first);
     }
 
     /**

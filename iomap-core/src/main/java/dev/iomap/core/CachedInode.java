@@ -128,7 +128,10 @@ public final class CachedInode implements IomapInode {
      * @throws IOException from the adapter or the device
      */
     public long write(long pos, CopySource src, long length) throws IOException {
-        InvalidRangeException.checkRange("write to inode " + ino, pos, length, maxFileSize);
+        if (pos < 0 || length < 0 || pos + length < 0 || pos + length > maxFileSize) {
+            // the message is built only for a bad range: this is every write's hot path
+            InvalidRangeException.checkRange("write to inode " + ino, pos, length, maxFileSize);
+        }
         if (length == 0) {
             return 0;
         }
@@ -150,7 +153,10 @@ public final class CachedInode implements IomapInode {
      * @throws IOException from the adapter or the device
      */
     public int read(long pos, ByteBuffer dst) throws IOException {
-        InvalidRangeException.checkRange("read from inode " + ino, pos, 0, Long.MAX_VALUE);
+        if (pos < 0) {
+            // the message is built only for a bad offset: this is every read's hot path
+            InvalidRangeException.checkRange("read from inode " + ino, pos, 0, Long.MAX_VALUE);
+        }
         inodeLock.readLock().lock();
         try {
             return reader.read(pos, dst);

@@ -27,11 +27,6 @@ public interface CopySource {
      * @return the source
      */
     static CopySource of(ByteBuffer src) {
-        return (dst, dstOffset, length) -> {
-            int n = Math.min(length, src.remaining());
-            MemorySegment.copy(MemorySegment.ofBuffer(src), 0, dst, dstOffset, n);
-            src.position(src.position() + n);
-            return n;
-        };
+        return new BufferCopySource(src);
     }
 }

@@ -35,6 +35,13 @@ public final class Folio {
     private final int size;
     private final FolioMemoryPool.FolioMemory block;
     private final MemorySegment memory;
+    /**
+     * The whole folio as a buffer, made once so the hot paths copy without allocating; shared, so only
+     * its absolute operations (and {@code slice(int, int)}) are ever used, never its position or limit.
+     */
+    private final ByteBuffer view;
+    /** {@link #view}, read-only, likewise shared. */
+    private final ByteBuffer readOnlyView;
     /** References: one for the cache while the folio is in it, one per lock-free reader copying. */
     private final AtomicInteger refs = new AtomicInteger(1);
     private final ReentrantLock lock = new ReentrantLock();
@@ -58,6 +65,8 @@ public final class Folio {
         this.block = block;
         this.memory = block.segment();
         this.size = (int) memory.byteSize();
+        this.view = memory.asByteBuffer();
+        this.readOnlyView = view.asReadOnlyBuffer();
     }
 
     /**
@@ -148,6 +157,29 @@ public final class Folio {
      */
     ByteBuffer buffer(int offset, int length) {
         return memory.asSlice(offset, length).asByteBuffer();
+    }
+
+    /**
+     * The whole folio as one buffer, the same object on every call: use it only as the source or
+     * target of absolute bulk copies ({@code other.put(index, view, offset, length)},
+     * {@code view.put(offset, other, index, length)}), never its position, limit or mark, which every
+     * user shares.
+     *
+     * @return a writable buffer over the folio's memory
+     */
+    ByteBuffer sharedView() {
+        return view;
+    }
+
+    /**
+     * A read-only view of part of the folio: one new object (a slice of a view made once).
+     *
+     * @param offset byte offset inside the folio
+     * @param length bytes
+     * @return a read-only buffer positioned at 0 with {@code length} bytes remaining
+     */
+    ByteBuffer readOnlyBuffer(int offset, int length) {
+        return readOnlyView.slice(offset, length);
     }
 
     /** @return the number of blocks in the folio (the kernel's {@code i_blocks_per_folio}) */

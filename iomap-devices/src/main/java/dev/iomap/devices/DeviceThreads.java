@@ -11,13 +11,12 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The threads of a {@link FileBlockDevice}: a pool of two that performs writes in the background,
+ * The threads of a {@link FileBlockDevice}: a fixed-size pool that performs writes in the background,
  * and a growing pool that performs reads, flushes and discards while their callers wait (so a
  * caller's interrupt never reaches the channel). All are daemon threads that end after 30 idle
  * seconds. Nothing interrupts them: {@link #shutdown()} lets queued work finish. Thread-safe.
  */
 final class DeviceThreads {
-    private static final int WRITE_THREADS = 2;
     /** Callers wait for sync I/O, so each call in flight gets a thread; none ever queues. */
     private static final int SYNC_THREADS = Integer.MAX_VALUE;
     private static final long IDLE_THREAD_TIMEOUT_SECONDS = 30;
@@ -29,10 +28,14 @@ final class DeviceThreads {
     /**
      * @param writePrefix name prefix of the write threads
      * @param syncPrefix name prefix of the threads callers wait for
+     * @param writeThreads how many writes may be in flight at once, at least 1
      */
-    DeviceThreads(String writePrefix, String syncPrefix) {
+    DeviceThreads(String writePrefix, String syncPrefix, int writeThreads) {
+        if (writeThreads < 1) {
+            throw new IllegalArgumentException("write threads: " + writeThreads + " (at least 1)");
+        }
         ThreadFactory named = Thread.ofPlatform().name(writePrefix, 1).daemon().factory();
-        var pool = new ThreadPoolExecutor(WRITE_THREADS, WRITE_THREADS,
+        var pool = new ThreadPoolExecutor(writeThreads, writeThreads,
                 IDLE_THREAD_TIMEOUT_SECONDS, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 task -> registeredWriteThread(named, task));
         pool.allowCoreThreadTimeOut(true);

@@ -39,7 +39,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * so one made from a write-completion callback cannot deadlock (though, like any blocking
  * callback, it holds up the writes queued behind it).
  *
- * <p>Writes run on at most two threads named {@code iomap-file-io-N}; the returned future completes
+ * <p>Writes run on at most {@value #BUFFERED_WRITE_THREADS} threads named {@code iomap-file-io-N}
+ * ({@value #DIRECT_WRITE_THREADS} with {@code O_DIRECT}, where each write waits for the disk, so that
+ * that many large writes are in flight at once; the system property {@value #WRITE_THREADS_PROPERTY}
+ * sets another count for both, for measurements); the returned future completes
  * on one of them, so callbacks attached with the non-async {@link CompletableFuture} methods run
  * there too and must not block (use the {@code *Async} variants for that). Writes in flight at the
  * same time are not ordered with respect to each other; wait for one before issuing another to the
@@ -102,7 +105,14 @@ public final class FileBlockDevice implements BlockDevice {
     private final int directIoAlignment;
     /** Aligned direct zeroes for discards; shared, so only ever used through duplicates. */
     private final ByteBuffer zeroes;
-    private final DeviceThreads threads = new DeviceThreads("iomap-file-io-", "iomap-file-sync-");
+    /** Write threads of a buffered device: its writes only copy into the host's page cache. */
+    static final int BUFFERED_WRITE_THREADS = 2;
+    /** Write threads of an {@code O_DIRECT} device: each write waits for the disk. */
+    static final int DIRECT_WRITE_THREADS = 4;
+    /** System property that overrides both counts (a positive integer). */
+    static final String WRITE_THREADS_PROPERTY = "iomap.file.writeThreads";
+
+    private final DeviceThreads threads;
     private final DeviceCounters counters = new DeviceCounters();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -120,6 +130,8 @@ public final class FileBlockDevice implements BlockDevice {
         this.capacity = capacity;
         this.directIoAlignment = directIoAlignment;
         this.io = new PositionalIo(channel, directIoAlignment);
+        this.threads = new DeviceThreads("iomap-file-io-", "iomap-file-sync-", Integer.getInteger(
+                WRITE_THREADS_PROPERTY, directIoAlignment != 0 ? DIRECT_WRITE_THREADS : BUFFERED_WRITE_THREADS));
         int zeroesSize = Math.max(ZEROES_SIZE, blockSize);
         this.zeroes = Arena.ofAuto()
                 .allocate(zeroesSize, Math.max(directIoAlignment, 8))

@@ -84,6 +84,10 @@ public final class FuseBridge implements FuseOperations {
     private volatile boolean kernelDirectIo;
     private volatile Runnable initHook = () -> { };
     private volatile boolean exactNames;
+    private volatile boolean writebackCache;
+
+    /** Largest write and readahead the kernel is asked to send in one request: 1 MiB (libfuse's own limit). */
+    static final int MAX_IO_BYTES = 1 << 20;
 
     /**
      * @param fs the mounted file system; the bridge never closes it
@@ -161,11 +165,25 @@ public final class FuseBridge implements FuseOperations {
     }
 
     /**
+     * Asks the kernel, at {@link #init}, for its writeback cache ({@code FUSE_CAP_WRITEBACK_CACHE}):
+     * with the kernel's page cache in use (no {@code direct_io}), writes are then gathered there and
+     * sent in large requests when the kernel writes back, instead of each {@code write()} going through
+     * at once. Ignored where the kernel cannot.
+     *
+     * @param on whether to ask for it
+     */
+    public void writebackCache(boolean on) {
+        this.writebackCache = on;
+    }
+
+    /**
      * Turns on {@code direct_io} ({@link DirectIoConfig}) if asked to, and {@code use_ino} (the kernel
      * shows the file system's inode numbers, which getattr and readdir fill in); turns off
      * {@code FUSE_CAP_HANDLE_KILLPRIV} (which libfuse 3 asks for by default), so the kernel clears
      * set-user-ID and set-group-ID on chown and truncate itself, sending the new mode with the change,
-     * as it does for its local filesystems; then runs the {@link #onInit} hook.
+     * as it does for its local filesystems; asks for requests of up to {@link #MAX_IO_BYTES} (max_write
+     * and max_readahead) and, if {@link #writebackCache} asked for it and the kernel can, for the kernel's
+     * writeback cache; then runs the {@link #onInit} hook.
      */
     @Override
     public void init(FuseConnInfo conn, FuseConfig config) {
@@ -178,7 +196,13 @@ public final class FuseBridge implements FuseOperations {
                 DirectIoConfig.noAttributeCache(config);
             }
             // The kernel, not the file system, clears set-user-ID and set-group-ID on chown and truncate.
-            conn.setWant(conn.want() & ~FuseConnInfo.FUSE_CAP_HANDLE_KILLPRIV);
+            int want = conn.want() & ~FuseConnInfo.FUSE_CAP_HANDLE_KILLPRIV;
+            if (writebackCache && (conn.capable() & FuseConnInfo.FUSE_CAP_WRITEBACK_CACHE) != 0) {
+                want |= FuseConnInfo.FUSE_CAP_WRITEBACK_CACHE;
+            }
+            conn.setWant(want);
+            conn.setMaxWrite(MAX_IO_BYTES);
+            conn.setMaxReadahead(MAX_IO_BYTES);
             kernelDirectIo = config.directIo() != 0;
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.WARNING, "init: cannot read the FUSE configuration", t);

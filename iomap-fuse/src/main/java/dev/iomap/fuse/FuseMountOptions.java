@@ -15,11 +15,14 @@ import java.util.Objects;
  *     ({@link IomapMount#sharedMmapAllowed()}, {@link DirectIoMmap}); on an older kernel it fails with
  *     ENODEV (a private mapping works); without direct I/O files are mapped through the kernel's page
  *     cache
+ * @param writebackCache whether to ask the kernel for its writeback cache ({@code FUSE_CAP_WRITEBACK_CACHE}:
+ *     writes gathered in the kernel's page cache and sent in large requests at its writeback; see
+ *     {@link FuseBridge#writebackCache}); it has no effect with {@code directIo}, so it is off by default
  * @param fuseOptions more {@code -o} options for libfuse (e.g. {@code "allow_other"})
  * @param libraryPath libfuse3's shared object, or null to look in the usual places
  *     ({@link #findLibrary()})
  */
-public record FuseMountOptions(boolean directIo, List<String> fuseOptions, Path libraryPath) {
+public record FuseMountOptions(boolean directIo, boolean writebackCache, List<String> fuseOptions, Path libraryPath) {
 
     /** Places Debian, Fedora and others keep libfuse3, tried in order. */
     static final List<Path> LIBRARY_CANDIDATES = List.of(
@@ -37,9 +40,9 @@ public record FuseMountOptions(boolean directIo, List<String> fuseOptions, Path 
         fuseOptions = List.copyOf(Objects.requireNonNull(fuseOptions, "fuseOptions"));
     }
 
-    /** @return direct I/O on, no extra options, libfuse3 found in the usual places */
+    /** @return direct I/O on, no writeback cache, no extra options, libfuse3 found in the usual places */
     public static FuseMountOptions defaults() {
-        return new FuseMountOptions(true, List.of(), null);
+        return new FuseMountOptions(true, false, List.of(), null);
     }
 
     /**
@@ -47,7 +50,15 @@ public record FuseMountOptions(boolean directIo, List<String> fuseOptions, Path 
      * @return these options with that setting
      */
     public FuseMountOptions withDirectIo(boolean value) {
-        return new FuseMountOptions(value, fuseOptions, libraryPath);
+        return new FuseMountOptions(value, writebackCache, fuseOptions, libraryPath);
+    }
+
+    /**
+     * @param value whether to ask for the kernel's writeback cache (meaningful without direct I/O)
+     * @return these options with that setting
+     */
+    public FuseMountOptions withWritebackCache(boolean value) {
+        return new FuseMountOptions(directIo, value, fuseOptions, libraryPath);
     }
 
     /**
@@ -55,7 +66,7 @@ public record FuseMountOptions(boolean directIo, List<String> fuseOptions, Path 
      * @return these options with those
      */
     public FuseMountOptions withFuseOptions(List<String> options) {
-        return new FuseMountOptions(directIo, options, libraryPath);
+        return new FuseMountOptions(directIo, writebackCache, options, libraryPath);
     }
 
     /**
@@ -63,7 +74,7 @@ public record FuseMountOptions(boolean directIo, List<String> fuseOptions, Path 
      * @return these options with that library
      */
     public FuseMountOptions withLibraryPath(Path path) {
-        return new FuseMountOptions(directIo, fuseOptions, path);
+        return new FuseMountOptions(directIo, writebackCache, fuseOptions, path);
     }
 
     /** @return the library to load: the one given, else the first of the usual places that exists, else null */

@@ -86,6 +86,7 @@ public final class IomapMount implements AutoCloseable {
             builder.setLibraryPath(library.toString());
         }
         var bridge = new FuseBridge(fs, builder.errno(), Owner.UID, Owner.GID, options.directIo());
+        bridge.writebackCache(options.writebackCache());
         Fuse fuse;
         try {
             fuse = builder.build(bridge);

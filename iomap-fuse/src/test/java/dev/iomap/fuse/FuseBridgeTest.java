@@ -152,7 +152,43 @@ class FuseBridgeTest {
         bridge.onInit(() -> hookRan[0] = true);
         bridge.init(conn, mock(org.cryptomator.jfuse.api.FuseConfig.class));
         verify(conn).setWant(org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_ASYNC_READ);
+        verify(conn).setMaxWrite(1 << 20);
+        verify(conn).setMaxReadahead(1 << 20);
         assertThat(hookRan[0]).isTrue();
+    }
+
+    @Test
+    void initAsksForTheWritebackCacheOnlyWhenToldAndTheKernelCan() {
+        int wbc = org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_WRITEBACK_CACHE;
+        int async = org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_ASYNC_READ;
+        var notAsked = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
+        when(notAsked.want()).thenReturn(async);
+        when(notAsked.capable()).thenReturn(async | wbc);
+        bridge.init(notAsked, mock(org.cryptomator.jfuse.api.FuseConfig.class));
+        verify(notAsked).setWant(async);
+
+        bridge.writebackCache(true);
+        var capable = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
+        when(capable.want()).thenReturn(async);
+        when(capable.capable()).thenReturn(async | wbc);
+        bridge.init(capable, mock(org.cryptomator.jfuse.api.FuseConfig.class));
+        verify(capable).setWant(async | wbc);
+
+        var incapable = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
+        when(incapable.want()).thenReturn(async);
+        when(incapable.capable()).thenReturn(async);
+        bridge.init(incapable, mock(org.cryptomator.jfuse.api.FuseConfig.class));
+        verify(incapable).setWant(async);
+    }
+
+    @Test
+    void mountOptionsCarryTheWritebackCache() {
+        FuseMountOptions options = FuseMountOptions.defaults();
+        assertThat(options.writebackCache()).isFalse();
+        assertThat(options.directIo()).isTrue();
+        FuseMountOptions kernel = options.withDirectIo(false).withWritebackCache(true)
+                .withFuseOptions(java.util.List.of("allow_other"));
+        assertThat(kernel).isEqualTo(new FuseMountOptions(false, true, java.util.List.of("allow_other"), null));
     }
 
     @Test

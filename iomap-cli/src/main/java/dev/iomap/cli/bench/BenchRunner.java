@@ -45,16 +45,31 @@ public final class BenchRunner {
 
     private final BenchSettings settings;
     private final Consumer<String> notices;
+    private final Consumer<String> warnings;
     private final Progress progress;
 
     /**
+     * A runner whose warnings go where its notices go.
+     *
      * @param settings adapter, device, block size and page-cache options
      * @param notices where fio's informational lines ("Laying out IO file") go
      * @param progress the progress line
      */
     public BenchRunner(BenchSettings settings, Consumer<String> notices, Progress progress) {
+        this(settings, notices, notices, progress);
+    }
+
+    /**
+     * @param settings adapter, device, block size and page-cache options
+     * @param notices where fio's informational lines ("Laying out IO file") go
+     * @param warnings where lines for standard error go (an image's device refusing {@code O_DIRECT})
+     * @param progress the progress line
+     */
+    public BenchRunner(BenchSettings settings, Consumer<String> notices, Consumer<String> warnings,
+            Progress progress) {
         this.settings = settings;
         this.notices = notices;
+        this.warnings = warnings;
         this.progress = progress;
     }
 
@@ -98,10 +113,11 @@ public final class BenchRunner {
     private BlockDevice openDevice(long capacity) throws UsageException, IOException {
         int blockSize = settings.blockSize();
         if (settings.zones().isEmpty()) {
-            return settings.device().open(capacity, blockSize);
+            return settings.device().open(capacity, blockSize, warnings);
         }
         ZoneLayout layout = settings.zones().get().layout(capacity, blockSize);
-        return ZonedDevice.create(settings.device().open(layout.backingBytes(blockSize), blockSize), layout);
+        return ZonedDevice.create(settings.device().open(layout.backingBytes(blockSize), blockSize, warnings),
+                layout);
     }
 
     /**

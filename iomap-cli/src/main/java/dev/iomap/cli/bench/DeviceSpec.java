@@ -1,6 +1,7 @@
 package dev.iomap.cli.bench;
 
 import dev.iomap.device.BlockDevice;
+import dev.iomap.cli.ImageCache;
 import dev.iomap.cli.Units;
 import dev.iomap.cli.UsageException;
 import dev.iomap.devices.FileBlockDevice;
@@ -8,9 +9,13 @@ import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import java.util.function.Consumer;
 
 /**
- * The device a benchmark formats: {@code ram}, {@code ram:SIZE} or {@code file:PATH}. Without a size
+ * The device a benchmark formats: {@code ram}, {@code ram:SIZE} or {@code file:PATH[,cache=MODE]}
+ * ({@link ImageCache}: {@code none}, the default, opens the image with {@code O_DIRECT}, falling back
+ * to buffered I/O with a one-line notice where the host refuses it; {@code host} opens it buffered,
+ * through the host's page cache). Without a size
  * the device is sized for the job: twice the bytes of its files plus 64 MiB (a RAM device only
  * allocates what is written; a file grows sparsely). The device's logical block size is the
  * filesystem's block size (adapters such as xfs-like require them to be equal).
@@ -18,7 +23,7 @@ import java.nio.file.Path;
 public sealed interface DeviceSpec {
 
     /**
-     * @param text {@code ram}, {@code ram:SIZE} or {@code file:PATH}
+     * @param text {@code ram}, {@code ram:SIZE}, {@code file:PATH} or {@code file:PATH,cache=MODE}
      * @return the spec
      * @throws UsageException if the text is none of those
      */
@@ -38,9 +43,18 @@ public sealed interface DeviceSpec {
             }
         }
         if (text.startsWith("file:") && text.length() > 5) {
-            return new ImageFile(Path.of(text.substring(5)));
+            String path = text.substring(5);
+            ImageCache cache = ImageCache.NONE;
+            int option = path.lastIndexOf(",cache=");
+            if (option >= 0) {
+                cache = ImageCache.parse(path.substring(option + ",cache=".length()));
+                path = path.substring(0, option);
+            }
+            if (!path.isEmpty()) {
+                return new ImageFile(Path.of(path), cache);
+            }
         }
-        throw new UsageException("bad --device '" + text + "': use ram, ram:SIZE (e.g. ram:2g) or file:PATH");
+        throw new UsageException("bad --device '" + text + "': use ram, ram:SIZE (e.g. ram:2g) or file:PATH[,cache=host]");
     }
 
     /**
@@ -62,10 +76,12 @@ public sealed interface DeviceSpec {
     /**
      * @param capacity bytes, from {@link #capacityFor}: a multiple of {@code blockSize}
      * @param blockSize the device's logical block size
+     * @param warnings where a line saying the image is opened otherwise than asked goes (its host
+     *     refusing {@code O_DIRECT})
      * @return a new device, which the caller closes
      * @throws IOException if it cannot be created
      */
-    BlockDevice open(long capacity, int blockSize) throws IOException;
+    BlockDevice open(long capacity, int blockSize, Consumer<String> warnings) throws IOException;
 
     /**
      * @param capacity bytes
@@ -93,7 +109,7 @@ public sealed interface DeviceSpec {
         }
 
         @Override
-        public BlockDevice open(long capacity, int blockSize) {
+        public BlockDevice open(long capacity, int blockSize, Consumer<String> warnings) {
             return new RamBlockDevice(blockSize, capacity);
         }
 
@@ -114,8 +130,12 @@ public sealed interface DeviceSpec {
         }
     }
 
-    /** @param path the image file: created or extended as needed, left in place afterwards */
-    record ImageFile(Path path) implements DeviceSpec {
+    /**
+     * @param path the image file: created or extended as needed, left in place afterwards
+     * @param cache whether it is opened with {@code O_DIRECT} ({@link ImageCache#NONE}) or through the
+     *     host's page cache
+     */
+    record ImageFile(Path path, ImageCache cache) implements DeviceSpec {
 
         @Override
         public long capacityFor(long fileBytes, int blockSize) {
@@ -123,13 +143,15 @@ public sealed interface DeviceSpec {
         }
 
         @Override
-        public BlockDevice open(long capacity, int blockSize) throws IOException {
-            return FileBlockDevice.open(path, blockSize, capacity, false);
+        public FileBlockDevice open(long capacity, int blockSize, Consumer<String> warnings) throws IOException {
+            return cache.open(path, blockSize, direct -> FileBlockDevice.open(path, blockSize, capacity, direct),
+                    warnings);
         }
 
         @Override
         public String describe(long capacity) {
-            return "file:" + path + " (" + (capacity >> 20) + "MiB)";
+            return "file:" + path + " (" + (capacity >> 20) + "MiB" + (cache == ImageCache.HOST ? ", cache=host" : "")
+                    + ")";
         }
     }
 }
