@@ -1,6 +1,8 @@
 package dev.iomap.adapter.support.skeleton;
 
+import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.device.IoPurpose;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.spi.IoendCompletion;
 import dev.iomap.spi.Iomap;
@@ -12,6 +14,7 @@ import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +34,8 @@ final class FileBlocks implements IomapOps, WritebackOps {
     private final int blockSize;
     /** Per inode, the file blocks allocated by writes whose write-back has not completed. */
     private final Map<Long, TreeSet<Long>> fresh = new HashMap<>();
+    /** Per inode, the fresh blocks whose write-back was submitted ({@link #mapBlocks} mapped them). */
+    private final Map<Long, TreeSet<Long>> submitted = new HashMap<>();
 
     FileBlocks(SkeletonMount mount, BlockMapModel model, Space space, int blockSize) {
         this.mount = mount;
@@ -49,12 +54,20 @@ final class FileBlocks implements IomapOps, WritebackOps {
             SkeletonInode inode = mount.inode(file.ino());
             long first = pos / blockSize;
             long limit = model.maxFileBlocks(blockSize);
+            boolean allocating = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.FAULT);
             if (first >= limit) {
-                throw new InvalidRangeException("offset " + pos + " is past the largest file size " + limit * blockSize);
+                // A folio reaching past the largest file size: nothing can be there.
+                if (allocating) {
+                    throw new InvalidRangeException("offset " + pos + " is past the largest file size "
+                            + limit * blockSize);
+                }
+                long end = Layout.ceil(pos + length, blockSize) * blockSize;
+                return IomapMapping.of(Iomap.hole(first * blockSize, end - first * blockSize)
+                        .withValidityCookie(inode.cookie()));
             }
             long count = Math.min(Math.max(1, (pos + length - 1) / blockSize - first + 1), limit - first);
             Run run = model.map(space, inode, first, count);
-            if (run.isHole() && (request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.FAULT))) {
+            if (run.isHole() && allocating) {
                 run = allocate(inode, first, run.count());
             }
             return IomapMapping.of(iomap(inode, run));
@@ -134,6 +147,10 @@ final class FileBlocks implements IomapOps, WritebackOps {
             if (run.isHole()) {
                 throw new IOException("write-back of inode " + inode.ino() + " at " + pos + " found no block");
             }
+            TreeSet<Long> blocks = fresh.get(inode.ino());
+            if (blocks != null && !blocks.subSet(first, run.end()).isEmpty()) {
+                submitted.computeIfAbsent(inode.ino(), k -> new TreeSet<>()).addAll(blocks.subSet(first, run.end()));
+            }
             return Iomap.mapped(first * blockSize, run.count() * blockSize, run.deviceBlock() * blockSize)
                     .withValidityCookie(inode.cookie());
         }
@@ -156,10 +173,7 @@ final class FileBlocks implements IomapOps, WritebackOps {
                 freeFresh(inode, first, end, FreeReason.FAILED_WRITE);
                 return;
             }
-            TreeSet<Long> blocks = fresh.get(inode.ino());
-            if (blocks != null) {
-                blocks.subSet(first, end).clear();
-            }
+            forgetFresh(inode.ino(), first, end);
             long size = Math.min(file.size(), completion.end());
             if (size > inode.size()) {
                 inode.setSize(size);
@@ -170,10 +184,7 @@ final class FileBlocks implements IomapOps, WritebackOps {
 
     /** Frees {@code [from, to)} through the model; bumps the cookie. */
     void free(SkeletonInode inode, long from, long to, FreeReason reason) throws IOException {
-        TreeSet<Long> blocks = fresh.get(inode.ino());
-        if (blocks != null) {
-            blocks.subSet(from, to).clear();
-        }
+        forgetFresh(inode.ino(), from, to);
         model.free(space, inode, from, to, reason);
         inode.bumpCookie();
     }
@@ -195,7 +206,47 @@ final class FileBlocks implements IomapOps, WritebackOps {
         }
     }
 
+    private void forgetFresh(long ino, long from, long to) {
+        TreeSet<Long> blocks = fresh.get(ino);
+        if (blocks != null) {
+            blocks.subSet(from, to).clear();
+        }
+        TreeSet<Long> inFlight = submitted.get(ino);
+        if (inFlight != null) {
+            inFlight.subSet(from, to).clear();
+        }
+    }
+
     void forget(long ino) {
         fresh.remove(ino);
+        submitted.remove(ino);
+    }
+
+    /**
+     * Before a commit: zeroes the fresh blocks whose write-back has not even been submitted (dirty in
+     * another file's cache, say), so that the commit, which records their pointers, never exposes what a
+     * block's previous owner left there after a power cut. ext3's ordered mode writes such data back
+     * before the commit; the skeleton cannot reach other files' caches from a commit, so it writes zeroes,
+     * which a power cut may leave in place of data never made durable.
+     *
+     * @throws IOException if the device fails
+     */
+    void zeroUnsubmittedFresh() throws IOException {
+        ByteBuffer zeroes = ByteBuffer.allocate(blockSize);
+        for (Map.Entry<Long, TreeSet<Long>> entry : fresh.entrySet()) {
+            SkeletonInode inode = mount.inodeOrNull(entry.getKey());
+            TreeSet<Long> inFlight = submitted.getOrDefault(entry.getKey(), new TreeSet<>());
+            for (long b : entry.getValue()) {
+                if (inode != null && !inFlight.contains(b)) {
+                    Run run = model.map(space, inode, b, 1);
+                    if (!run.isHole()) {
+                        // Written by the commit, before its journal transaction, so counted with the commit's
+                        // (metadata) writes: a data-write error belongs to the file's own write-back.
+                        BlockIo.write(space.device(), run.deviceBlock(), List.of(zeroes.duplicate()),
+                                IoPurpose.METADATA);
+                    }
+                }
+            }
+        }
     }
 }

@@ -337,6 +337,7 @@ public class SkeletonMount implements MountedFilesystem {
      * @throws IOException if the device fails or the transaction does not fit in the journal
      */
     protected final synchronized void commit() throws IOException {
+        files.zeroUnsubmittedFresh();
         device.flush();
         dirs.flush(space);
         TreeSet<Long> inodeBlocks = new TreeSet<>(freedInodeBlocks);
