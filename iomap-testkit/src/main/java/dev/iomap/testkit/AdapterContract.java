@@ -197,6 +197,18 @@ public abstract class AdapterContract {
         return fixture.has(capability);
     }
 
+    /**
+     * A size or offset a test would like, cut to what one file of the mounted filesystem may hold: tests
+     * that span several of the largest folios ask for more than an adapter with a small file-size limit
+     * (an ext2-like one with 1 KiB blocks holds 268 KiB) allows.
+     *
+     * @param bytes the size wanted
+     * @return {@code bytes}, at most {@link IomapFileSystem#maxFileSize()}
+     */
+    protected final long withinFileLimit(long bytes) {
+        return Math.min(bytes, fs.maxFileSize());
+    }
+
     /** @return the filesystem block size */
     protected final int blockSize() {
         return fixture.geometry().blockSize();

@@ -112,6 +112,8 @@ public abstract class ConcurrencyContract extends AdapterContract {
     @Test
     void writersOfTheirOwnFilesWithSyncAndCacheDrops() throws Exception {
         int appends = 60;
+        // Appends of up to two pages each, or less where 60 of those would not fit in one file.
+        int spread = (int) Math.min(2L * pageSize(), withinFileLimit(Long.MAX_VALUE) / 64);
         IomapFile[] files = new IomapFile[THREADS];
         for (int t = 0; t < THREADS; t++) {
             files[t] = create("/f" + t);
@@ -127,7 +129,7 @@ public abstract class ConcurrencyContract extends AdapterContract {
             IomapFile file = files[thread];
             long pos = 0;
             for (int i = 0; i < appends; i++) {
-                int length = 100 + (i * 997 + thread * 31) % (2 * pageSize());
+                int length = 100 + (i * 997 + thread * 31) % spread;
                 write(file, pos, TestData.pattern(thread * 1000 + i, pos, length));
                 pos += length;
                 if (i % 10 == 0) {
@@ -139,7 +141,7 @@ public abstract class ConcurrencyContract extends AdapterContract {
         for (int t = 0; t < THREADS; t++) {
             byte[] model = new byte[0];
             for (int i = 0; i < appends; i++) {
-                int length = 100 + (i * 997 + t * 31) % (2 * pageSize());
+                int length = 100 + (i * 997 + t * 31) % spread;
                 model = apply(model, model.length, TestData.pattern(t * 1000 + i, model.length, length));
             }
             assertContent(open("/f" + t), model);
@@ -149,7 +151,7 @@ public abstract class ConcurrencyContract extends AdapterContract {
     @Test
     void readersSeeStableDataWhileAWriterExtendsTheFile() throws Exception {
         IomapFile file = create("/a");
-        int stable = 4 * pageSize() + 123;
+        int stable = (int) Math.min(4L * pageSize() + 123, withinFileLimit(Long.MAX_VALUE) - 100_000);
         byte[] model = writePattern(file, 0, stable, 1);
         file.fsync();
         AtomicBoolean done = new AtomicBoolean();
@@ -211,7 +213,7 @@ public abstract class ConcurrencyContract extends AdapterContract {
     void mappedStoresRacingWritesAndWriteback() throws Exception {
         assumeCapable(Capability.RANDOM_WRITE);
         IomapFile file = create("/a");
-        int pages = 8;
+        int pages = (int) Math.min(8, withinFileLimit(Long.MAX_VALUE) / pageSize());
         byte[] initial = writePattern(file, 0, pages * pageSize(), 1);
         runConcurrently(THREADS, thread -> {
             for (int round = 0; round < 30; round++) {
@@ -246,7 +248,8 @@ public abstract class ConcurrencyContract extends AdapterContract {
         assumeCapable(Capability.RANDOM_WRITE);
         fs.close();
         fs = kit().underMemoryPressure().mount(device);
-        int length = (int) Math.min(4 * maxFolioSize(), 4 << 20);
+        int length = (int) Math.min(Math.min(4 * maxFolioSize(), 4 << 20),
+                withinFileLimit(Long.MAX_VALUE) - 3L * blockSize());
         IomapFile[] files = new IomapFile[THREADS];
         for (int t = 0; t < THREADS; t++) {
             files[t] = create("/p" + t);
@@ -276,7 +279,7 @@ public abstract class ConcurrencyContract extends AdapterContract {
         for (int t = 0; t < THREADS; t++) {
             files[t] = create("/bg" + t);
         }
-        int length = 1 << 20;
+        int length = (int) (withinFileLimit(1 << 20) / 8192 * 8192);
         runConcurrently(THREADS, thread -> {
             for (long pos = 0; pos < length; pos += 8192) {
                 write(files[thread], pos, TestData.pattern(thread, pos, 8192));

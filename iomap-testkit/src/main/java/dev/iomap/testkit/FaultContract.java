@@ -35,7 +35,7 @@ public abstract class FaultContract extends AdapterContract {
     /** Leaves stale data (the {@link TestData#STALE_MARKER} byte) in free blocks. */
     private void leaveStaleBlocks() throws IOException {
         IomapFile stale = create("/stale");
-        byte[] marker = new byte[512 * blockSize()];
+        byte[] marker = new byte[(int) withinFileLimit(512L * blockSize())];
         java.util.Arrays.fill(marker, TestData.STALE_MARKER);
         write(stale, 0, marker);
         stale.fsync();

@@ -78,7 +78,7 @@ public abstract class WriteContract extends AdapterContract {
         assumeCapable(Capability.RANDOM_WRITE);
         IomapFile file = create("/a");
         byte[] model = writePattern(file, 0, blockSize() / 2 + 3, 1);
-        long far = 2 * maxFolioSize() + blockSize() + 7;
+        long far = Math.min(2 * maxFolioSize() + blockSize() + 7, withinFileLimit(Long.MAX_VALUE) - 10);
         model = apply(model, far, writePattern(file, far, 10, 2));
         assertContent(file, model);
         file.fsync();
@@ -125,7 +125,7 @@ public abstract class WriteContract extends AdapterContract {
     @Test
     void aLargeWriteSpanningManyFolios() throws IOException {
         IomapFile file = create("/a");
-        int length = (int) Math.min(4L * maxFolioSize() + 5L * pageSize() + 1, 12 << 20);
+        int length = (int) withinFileLimit(Math.min(4L * maxFolioSize() + 5L * pageSize() + 1, 12 << 20));
         byte[] data = writePattern(file, 0, length, 9);
         assertContent(file, data);
         file.fsync();
@@ -145,7 +145,7 @@ public abstract class WriteContract extends AdapterContract {
         }
         Fill fill = fillUntilNoSpace("/fill", perFile, (int) chunk);
         emptyAndSync(fill);
-        byte[] data = writePattern(create("/after"), 0, 1 << 20, 3);
+        byte[] data = writePattern(create("/after"), 0, (int) withinFileLimit(1 << 20), 3);
         remountChecked();
         assertContent(open("/after"), data);
     }
@@ -166,7 +166,7 @@ public abstract class WriteContract extends AdapterContract {
         long freeAfterSecond = emptyAndSync(second);
         assertThat(freeAfterSecond).as("free blocks after the second fill and unlink (%d after the first; "
                 + "%d and %d files)", freeAfterFirst, first.files(), second.files()).isEqualTo(freeAfterFirst);
-        byte[] data = writePattern(create("/after"), 0, 1 << 20, 4);
+        byte[] data = writePattern(create("/after"), 0, (int) withinFileLimit(1 << 20), 4);
         remountChecked();
         assertContent(open("/after"), data);
     }

@@ -18,8 +18,12 @@ import org.junit.jupiter.api.Test;
  * module or a version bump cannot leave the BOM behind (issue 18).
  */
 class BomTest {
-    /** Modules that are not published: the integration tests, the JMH benchmarks and the BOM itself. */
-    private static final Set<String> UNPUBLISHED = Set.of("it-tests", "benchmarks", "iomap4j-bom");
+    /**
+     * Modules that are not published: the integration tests, the JMH benchmarks, the BOM itself and the
+     * worked examples.
+     */
+    private static final Set<String> UNPUBLISHED = Set.of("it-tests", "benchmarks", "iomap4j-bom",
+            "examples/ext2-like");
     private static final Pattern MODULE = Pattern.compile("<module>([^<]+)</module>");
     private static final Pattern MANAGED = Pattern.compile(
             "<groupId>dev\\.iomap</groupId>\\s*<artifactId>([^<]+)</artifactId>\\s*<version>([^<]+)</version>");

@@ -34,6 +34,14 @@ final class CrashWorkload {
     private int nextName;
     private long nextFill = 1;
 
+    /**
+     * Offsets of writes, truncates and fallocates stay below this: {@link #MAX_FILE_SIZE}, or less so that
+     * a write of {@link #MAX_WRITE} bytes still fits the mounted filesystem's file-size limit. Set at the
+     * first step (the same for every mount of one adapter, so the op sequence is too).
+     */
+    private long fileLimit = -1;
+    private long maxFileSize;
+
     CrashWorkload(long seed, Set<Capability> capabilities, Geometry geometry) {
         this.random = new Random(seed);
         this.capabilities = capabilities;
@@ -73,6 +81,10 @@ final class CrashWorkload {
      * @throws IOException from the filesystem (after a power cut, expected)
      */
     void step(IomapFileSystem fs) throws IOException {
+        if (fileLimit < 0) {
+            maxFileSize = fs.maxFileSize();
+            fileLimit = Math.max(1, Math.min(MAX_FILE_SIZE, maxFileSize - MAX_WRITE));
+        }
         beforeDurabilityPoint = null;
         List<Integer> linked = new ArrayList<>();
         for (int i = 0; i < files.size(); i++) {
@@ -94,7 +106,7 @@ final class CrashWorkload {
             mapWrite(file, handle);
         } else if (choice < 42 && has(Capability.TRUNCATE)) {
             long size = random.nextBoolean()
-                    ? random.nextLong(file.current.size() + 1) : random.nextLong(MAX_FILE_SIZE);
+                    ? random.nextLong(file.current.size() + 1) : random.nextLong(fileLimit);
             log.add("truncate " + file.name + " " + size);
             try {
                 handle.truncate(size);
@@ -111,7 +123,7 @@ final class CrashWorkload {
                 file.zeroed(offset, length, true);
             }
         } else if (choice < 50 && has(Capability.ZERO_RANGE)) {
-            long offset = random.nextLong(MAX_FILE_SIZE);
+            long offset = random.nextLong(fileLimit);
             long length = 1L + random.nextInt(MAX_WRITE);
             boolean keep = random.nextBoolean();
             log.add("zero " + file.name + " " + offset + " " + length + (keep ? " keep" : " extend"));
@@ -121,7 +133,7 @@ final class CrashWorkload {
                 file.zeroed(offset, length, keep);
             }
         } else if (choice < 54 && has(Capability.FALLOCATE)) {
-            long offset = random.nextLong(MAX_FILE_SIZE);
+            long offset = random.nextLong(fileLimit);
             long length = 1L + random.nextInt(MAX_WRITE);
             boolean keep = random.nextBoolean();
             log.add("fallocate " + file.name + " " + offset + " " + length + (keep ? " keep" : " extend"));
@@ -180,8 +192,12 @@ final class CrashWorkload {
 
     private void write(TrackedFile file, IomapFile handle) throws IOException {
         long size = file.current.size();
-        long offset = has(Capability.RANDOM_WRITE) && random.nextInt(3) > 0 ? random.nextLong(MAX_FILE_SIZE) : size;
+        long offset = has(Capability.RANDOM_WRITE) && random.nextInt(3) > 0 ? random.nextLong(fileLimit) : size;
         int length = 1 + random.nextInt(random.nextBoolean() ? MAX_WRITE : 2 * geometry.blockSize());
+        if (offset + length > maxFileSize && has(Capability.RANDOM_WRITE)) {
+            // An append that would pass the file-size limit starts over at the beginning instead.
+            offset = 0;
+        }
         long fill = nextFill++;
         byte[] data = TestData.pattern(fill, offset, length);
         log.add("write " + file.name + " " + offset + " " + length + " " + fill);

@@ -64,12 +64,14 @@ public final class FsxRunner {
      * @throws IOException if the device or the log cannot be set up
      */
     public static Result run(AdapterFixture fixture, FsxConfig config) throws IOException {
-        OpGenerator generator = new OpGenerator(config.seed(), fixture.capabilities(), fixture.geometry(),
-                config.maxFileSize(), config.maxOpLength(), config.file());
         List<String> header = header(fixture, "seed " + config.seed() + " (base seed " + fixture.settings().seed()
                 + ", -Dfsx.seed)");
         try (FsxSession session = new FsxSession(fixture, config.fullCheckEvery(), config.logDir(), header,
                 "seed" + config.seed(), config.file())) {
+            // No op reaches past the adapter's file-size limit (an ext2-like one with 1 KiB blocks: 268 KiB).
+            long maxFileSize = Math.min(config.maxFileSize(), session.fileSizeLimit());
+            OpGenerator generator = new OpGenerator(config.seed(), fixture.capabilities(), fixture.geometry(),
+                    maxFileSize, (int) Math.min(config.maxOpLength(), maxFileSize), config.file());
             for (int i = 0; i < config.ops(); i++) {
                 session.execute(generator.next(session.modelSize()));
             }

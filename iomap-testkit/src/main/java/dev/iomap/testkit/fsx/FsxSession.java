@@ -51,6 +51,11 @@ final class FsxSession implements AutoCloseable {
         }
     }
 
+    /** @return the mounted filesystem's largest file size */
+    long fileSizeLimit() {
+        return fs.maxFileSize();
+    }
+
     long modelSize() {
         return model.size();
     }
