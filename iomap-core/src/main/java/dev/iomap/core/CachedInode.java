@@ -465,6 +465,14 @@ public final class CachedInode implements IomapInode {
         inodeLock.readLock().lock();
     }
 
+    void lockExclusive() {
+        inodeLock.writeLock().lock();
+    }
+
+    void unlockExclusive() {
+        inodeLock.writeLock().unlock();
+    }
+
     void unlockShared() {
         inodeLock.readLock().unlock();
     }
