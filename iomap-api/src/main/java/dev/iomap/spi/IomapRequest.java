@@ -38,8 +38,8 @@ public enum IomapRequest {
      * <p>A direct read is answered as a plain read: {@link IomapType#HOLE} and
      * {@link IomapType#UNWRITTEN} read as zeroes, {@link IomapType#MAPPED} is read through the
      * adapter's {@link IomapOps#readOps()} into the caller's buffer, {@link IomapType#INLINE} is
-     * copied from the inline buffer; {@link IomapType#DELALLOC} is refused (the core wrote back the
-     * range first, so none should remain).
+     * copied from the inline buffer; {@link IomapType#DELALLOC} reads as zeroes (the core wrote back
+     * the range first, so a reservation left there holds no data).
      *
      * <p>A direct write must be answered with real blocks, because the core writes the caller's bytes
      * to {@link Iomap#address()} before {@link IomapOps#end} returns and never caches them:

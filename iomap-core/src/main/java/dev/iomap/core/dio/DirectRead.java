@@ -1,6 +1,5 @@
 package dev.iomap.core.dio;
 
-import dev.iomap.api.IomapException;
 import dev.iomap.core.DirectIoAccess;
 import dev.iomap.core.IomapIter;
 import dev.iomap.spi.Iomap;
@@ -17,7 +16,9 @@ import java.util.Set;
  *
  * <p>The range is cut at EOF rounded up to a block; dirty cache over it is written back first
  * ({@code kiocb_write_and_wait}). Each mapping is then served: {@code MAPPED} through the adapter's
- * read hook straight into the caller's buffer, {@code HOLE} and {@code UNWRITTEN} as zeroes,
+ * read hook straight into the caller's buffer, {@code HOLE} and {@code UNWRITTEN} as zeroes, and so
+ * is {@code DELALLOC} (the kernel WARNs: after the writeback a reservation left over the range holds
+ * no data),
  * {@code INLINE} copied from the inline buffer. The bytes past EOF in the last block are zeroed and
  * not counted (the kernel's {@code iomap_dio_complete} trims the count at {@code i_size}).
  */
@@ -83,7 +84,7 @@ final class DirectRead {
 
     private static void fill(DirectIoAccess access, Iomap iomap, long at, ByteBuffer part) throws IOException {
         switch (iomap.type()) {
-            case HOLE, UNWRITTEN -> part.put(0, new byte[part.remaining()]);
+            case HOLE, UNWRITTEN, DELALLOC -> part.put(0, new byte[part.remaining()]);
             case MAPPED -> {
                 if (iomap.has(dev.iomap.spi.IomapFlag.NEW)) {
                     part.put(0, new byte[part.remaining()]);
@@ -98,9 +99,6 @@ final class DirectRead {
                 part.put(0, iomap.inlineData(), (int) (at - iomap.offset()), valid);
                 part.put(valid, new byte[part.remaining() - valid]);
             }
-            case DELALLOC -> throw new IomapException("direct read of inode " + access.inode().ino() + " at "
-                    + at + ": the adapter returned a delayed allocation " + iomap
-                    + " after the range was written back (the kernel's WARN and EIO)");
         }
     }
 }
