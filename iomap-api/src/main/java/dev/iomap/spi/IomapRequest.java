@@ -70,7 +70,11 @@ public enum IomapRequest {
      * <p>Locking: the core holds the inode lock exclusively for a direct write that extends the file
      * or meets anything but {@code MAPPED} blocks without {@code SHARED} (it first asks with
      * {@link #REPORT}); a pure overwrite within EOF runs under the shared inode lock, concurrently with
-     * other such writes and with reads, so the adapter's {@code begin} must then change nothing.
+     * other such writes of the file and with reads, so the adapter's {@code begin}, {@code end},
+     * submission and completion for it must lock whatever they change themselves, as writeback's
+     * {@link WritebackOps#mapBlocks} and {@link WritebackOps#ioendCompleted} already do (an adapter
+     * that never overwrites in place allocates there). An adapter may also decline the direct path
+     * for a range with {@link DirectFallbackException} (GFS2's {@code -ENOTBLK}).
      */
     DIRECT
 }

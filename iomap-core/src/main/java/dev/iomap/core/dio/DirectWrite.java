@@ -3,7 +3,7 @@ package dev.iomap.core.dio;
 import dev.iomap.api.IomapException;
 import dev.iomap.core.DirectIoAccess;
 import dev.iomap.core.IomapIter;
-import dev.iomap.device.IoPurpose;
+import dev.iomap.spi.DirectFallbackException;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapFlag;
 import dev.iomap.spi.IomapRequest;
@@ -80,17 +80,29 @@ final class DirectWrite {
             }
             access.writeAndWaitBefore(pos, end);
             access.dropCleanRange(pos, end);
-            long[] landed = new long[1];
-            IOException failure = submitAndComplete(access, pos, src.slice(src.position(), src.remaining()),
-                    landed);
+            long[] landed = new long[2];
+            ByteBuffer data = src.slice(src.position(), src.remaining());
+            IOException failure = submitAndComplete(access, pos, data, landed);
+            long direct = landed[0];
+            long buffered = 0;
+            if (failure == null && landed[1] >= 0) {
+                if (!exclusive) {
+                    // The fallback writes through the cache, which needs the inode lock exclusively.
+                    access.unlockShared();
+                    access.lockExclusive();
+                    exclusive = true;
+                }
+                long from = landed[1];
+                failure = BufferedFallback.write(access, from, data.slice((int) (from - pos), (int) (end - from)));
+                buffered = failure == null ? end - from : 0;   // counted by the buffered write itself
+            }
             access.dropCleanRange(pos, end);
-            int count = (int) landed[0];
-            src.position(src.position() + count);
-            access.countWritten(count);
+            src.position(src.position() + (int) (direct + buffered));
+            access.countWritten(direct);
             if (failure != null) {
                 throw failure;
             }
-            return count;
+            return (int) (direct + buffered);
         } finally {
             if (exclusive) {
                 access.unlockExclusive();
@@ -124,12 +136,14 @@ final class DirectWrite {
      * Maps, submits and completes the whole range.
      *
      * @return the error that ended the write, or null; {@code landed[0]} is set to the bytes from
-     *     {@code pos} that were written and completed
+     *     {@code pos} that were written directly and completed, {@code landed[1]} to where the adapter
+     *     asked for a buffered fallback, -1 if it did not
      */
     private static IOException submitAndComplete(DirectIoAccess access, long pos, ByteBuffer data, long[] landed) {
         List<Run> runs = new ArrayList<>();
         IomapIter iter = new IomapIter(access.inode(), access.ops(), pos, data.remaining(), DIRECT_WRITE);
         IOException failure = null;
+        long fallback = -1;
         try {
             while (iter.next()) {
                 long at = iter.pos();
@@ -149,11 +163,16 @@ final class DirectWrite {
                 }
                 iter.advance(length);
             }
+        } catch (DirectFallbackException e) {
+            abort(iter, e);
+            fallback = iter.pos();
         } catch (IOException | RuntimeException e) {
             abort(iter, e);
             failure = e instanceof IOException io ? io : new IOException(e.toString(), e);
         }
-        return complete(access, pos, runs, failure, landed);
+        IOException error = complete(access, pos, runs, failure, landed);
+        landed[1] = error == null ? fallback : -1;
+        return error;
     }
 
     private static Run submit(DirectIoAccess access, Iomap iomap, long at, int length, ByteBuffer part) {
