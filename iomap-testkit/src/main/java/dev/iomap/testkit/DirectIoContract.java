@@ -15,6 +15,7 @@ import dev.iomap.device.DeviceStats;
 import dev.iomap.devices.CutMode;
 import dev.iomap.devices.PowerCutDevice;
 import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.testkit.fsx.FsxRunner;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -32,8 +33,8 @@ import org.junit.jupiter.api.Test;
  * Direct I/O ({@link OpenFlag#DIRECT}, the kernel's {@code iomap_dio_rw}): alignment errors,
  * coherence with buffered data in both directions, holes and unwritten extents reading as zeroes,
  * unwritten conversion, EOF extension, copy on write of cloned blocks, {@link OpenFlag#DSYNC} data
- * surviving a power cut, exact device bytes for an overwrite, and parallel writers of disjoint
- * ranges. Runs for adapters declaring {@link Capability#DIRECT_IO}; for the others, only the test
+ * surviving a power cut, exact device bytes for an overwrite, parallel writers of disjoint ranges,
+ * and the model checker ({@link FsxRunner}) with its direct ops ({@code dread}, {@code dwrite}). Runs for adapters declaring {@link Capability#DIRECT_IO}; for the others, only the test
  * that a direct open is refused with {@link NotSupportedException}.
  *
  * <p>Tests create their files: with {@link AdapterFixture#existingFiles()} (a fixed namespace) they
@@ -297,6 +298,15 @@ public abstract class DirectIoContract extends AdapterContract {
                 .isEqualTo(2L * block);
         assertThat(done.bytesRead()).as("device bytes read by it").isZero();
         assertThat(fs.stats().appBytesWritten() - appBefore).isEqualTo(2L * block);
+    }
+
+    @Test
+    void theModelCheckerMixesDirectAndBufferedOperations() throws IOException {
+        assumeDirect();
+        FsxRunner.Result result = FsxRunner.run(kit());
+        assertThat(result.ops()).isEqualTo(kit().settings().fsxOps());
+        assertThat(result.opCounts()).as("direct ops among the model checker's " + result.opCounts())
+                .containsKeys("dread", "dwrite");
     }
 
     private String createPath(String path) throws IOException {
