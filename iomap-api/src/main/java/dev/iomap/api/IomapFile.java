@@ -110,28 +110,6 @@ public interface IomapFile extends Closeable {
     }
 
     /**
-     * Where the file's data lives: {@code ioctl(FS_IOC_FIEMAP)} (the kernel's {@code iomap_fiemap}), as
-     * {@code xfs_io -c fiemap} and {@code filefrag} print it. Each extent is a range the filesystem maps
-     * (written, unwritten, delayed or inline), clipped to {@code [offset, offset + length)} and to the
-     * end of the block holding EOF; holes are absent. Extents contiguous in the file and on the device
-     * with the same flags are merged. The last extent of the answer carries {@link ExtentFlag#LAST}
-     * when it is the file's last.
-     *
-     * <p>This default refuses; the iomap engine implements it.
-     *
-     * @param offset first byte of interest, at least 0
-     * @param length bytes of interest, at least 0
-     * @param sync whether dirty cached data is written back first ({@code FIEMAP_FLAG_SYNC}), so that
-     *     delayed allocations have their blocks
-     * @return the extents in file order, empty if there is no data in the range
-     * @throws InvalidRangeException for a negative offset or length
-     * @throws IOException on a device or adapter error, or {@link NotSupportedException}
-     */
-    default java.util.List<FileExtent> fiemap(long offset, long length, boolean sync) throws IOException {
-        throw new NotSupportedException("fiemap is not supported here");
-    }
-
-    /**
      * Sets the size; bytes past a smaller size are gone, bytes up to a larger size read as zeroes.
      *
      * @param size the new size, at least 0

@@ -116,15 +116,6 @@ public abstract class AdapterContractSuite {
         }
     }
 
-    /** Extent reports (fiemap). */
-    @Nested
-    public class ExtentMap extends ExtentMapContract {
-        @Override
-        protected AdapterFixture fixture() {
-            return AdapterContractSuite.this.fixture();
-        }
-    }
-
     /** Direct I/O (gated by DIRECT_IO). */
     @Nested
     public class DirectIo extends DirectIoContract {

@@ -33,13 +33,4 @@ class BcachefsLikeDirectIoTest extends DirectIoContract {
                     .withFormatProperties(Map.of("compression", "zstd", "checksum", "crc32c"));
         }
     }
-
-    /** Extent reports (fiemap) on the same geometries. */
-    @org.junit.jupiter.api.Nested
-    class Extents extends dev.iomap.testkit.ExtentMapContract {
-        @Override
-        protected AdapterFixture fixture() {
-            return BcachefsLikeDirectIoTest.this.fixture();
-        }
-    }
 }

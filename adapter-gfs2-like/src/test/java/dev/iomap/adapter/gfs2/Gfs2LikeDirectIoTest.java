@@ -35,13 +35,4 @@ class Gfs2LikeDirectIoTest extends DirectIoContract {
                             options.withAdapterOptions(Map.of("data", "journal"))));
         }
     }
-
-    /** Extent reports (fiemap) on the same geometries. */
-    @org.junit.jupiter.api.Nested
-    class Extents extends dev.iomap.testkit.ExtentMapContract {
-        @Override
-        protected AdapterFixture fixture() {
-            return Gfs2LikeDirectIoTest.this.fixture();
-        }
-    }
 }

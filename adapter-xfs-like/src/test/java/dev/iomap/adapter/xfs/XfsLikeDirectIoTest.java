@@ -21,13 +21,4 @@ class XfsLikeDirectIoTest extends DirectIoContract {
     protected AdapterFixture fixture() {
         return AdapterFixture.of(new XfsLikeAdapter(), geometry).withDeviceBlockSizeOfFilesystem();
     }
-
-    /** Extent reports (fiemap) on the same geometries. */
-    @org.junit.jupiter.api.Nested
-    class Extents extends dev.iomap.testkit.ExtentMapContract {
-        @Override
-        protected AdapterFixture fixture() {
-            return XfsLikeDirectIoTest.this.fixture();
-        }
-    }
 }

@@ -231,15 +231,6 @@ final class CoreFile implements IomapFile {
     }
 
     @Override
-    public java.util.List<dev.iomap.api.FileExtent> fiemap(long offset, long length, boolean sync)
-            throws IOException {
-        ensureOpen();
-        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
-            return dev.iomap.core.Fiemap.fiemap(inode, offset, length, sync);
-        }
-    }
-
-    @Override
     public MappedFile map() {
         return new CoreMappedFile(this, inode.map());
     }
