@@ -67,7 +67,16 @@ public enum Capability {
      * mismatch is an I/O error, never wrong bytes), and {@code fsck} can scrub: read and verify every
      * extent ({@link FsckOptions#scrub()}).
      */
-    DATA_CHECKSUMS;
+    DATA_CHECKSUMS,
+    /**
+     * Direct I/O: a file opened with {@link OpenFlag#DIRECT} reads and writes block-aligned ranges
+     * straight between the caller's buffer and the device (the kernel's {@code iomap_dio_rw}). The
+     * adapter answers {@link dev.iomap.spi.IomapOps#begin} with
+     * {@link dev.iomap.spi.IomapRequest#DIRECT} (see there: real blocks, never delayed allocation) and
+     * completes direct writes in {@link dev.iomap.spi.WritebackOps#ioendCompleted} as it completes
+     * writeback. Without it, a direct open fails with {@link NotSupportedException}.
+     */
+    DIRECT_IO;
 
     /**
      * Adds what the declared capabilities imply.

@@ -21,12 +21,22 @@ public interface IomapFile extends Closeable {
     long size();
 
     /**
+     * @return the flags this file was opened with ({@link IomapFileSystem#open(String, java.util.Set)}):
+     *     {@link OpenFlag#DIRECT} makes {@link #read} and {@link #write} direct I/O with the alignment
+     *     rules given there; empty for a plain open (the default)
+     */
+    default java.util.Set<OpenFlag> openFlags() {
+        return java.util.Set.of();
+    }
+
+    /**
      * Reads from {@code pos} into {@code dst}, up to EOF.
      *
      * @param pos file offset, at least 0
      * @param dst where the bytes go; its position advances
      * @return bytes read, or -1 if {@code pos} is at or past EOF
-     * @throws IOException on a bad offset or a device error
+     * @throws IOException on a bad offset or a device error; for a {@link OpenFlag#DIRECT} open,
+     *     {@link InvalidRangeException} if {@code pos} or {@code dst.remaining()} is not block aligned
      */
     int read(long pos, ByteBuffer dst) throws IOException;
 
@@ -37,7 +47,9 @@ public interface IomapFile extends Closeable {
      * @param src the bytes; its position advances
      * @return bytes written
      * @throws IOException on a bad range, no space, or an operation the adapter refuses (e.g. a write
-     *     not at EOF on an append-only file)
+     *     not at EOF on an append-only file); for a {@link OpenFlag#DIRECT} open,
+     *     {@link InvalidRangeException} if {@code pos} or {@code src.remaining()} is not block aligned,
+     *     and a device error of the write itself (it is not deferred to fsync)
      */
     int write(long pos, ByteBuffer src) throws IOException;
 

@@ -67,6 +67,28 @@ public interface IomapFileSystem extends Closeable {
     IomapFile open(String path) throws IOException;
 
     /**
+     * Opens an existing regular file with {@code open(2)} flags ({@link OpenFlag}): the entry point for
+     * direct I/O ({@link OpenFlag#DIRECT}, refused with {@link NotSupportedException} unless
+     * {@link Capability#DIRECT_IO} is declared) and synchronous writes ({@link OpenFlag#DSYNC}). No
+     * flags is {@link #open(String)}.
+     *
+     * <p>This default serves implementations that know no flags: it opens when {@code flags} is empty
+     * and throws {@link NotSupportedException} otherwise.
+     *
+     * @param path the file
+     * @param flags how to open it; copied
+     * @return the open file, whose {@link IomapFile#openFlags()} are {@code flags}
+     * @throws IOException as {@link #open(String)}, or {@link NotSupportedException} for a flag the
+     *     filesystem does not take
+     */
+    default IomapFile open(String path, Set<OpenFlag> flags) throws IOException {
+        if (!flags.isEmpty()) {
+            throw new NotSupportedException("open with " + flags + " is not supported here");
+        }
+        return open(path);
+    }
+
+    /**
      * Creates a directory.
      *
      * @param path where, in an existing directory

@@ -27,5 +27,54 @@ public enum IomapRequest {
      */
     NOWAIT,
     /** Copy shared blocks to private ones (unshare), reading even whole folios; {@code IOMAP_UNSHARE}. */
-    UNSHARE
+    UNSHARE,
+    /**
+     * The range is read or written directly, bypassing the page cache ({@code IOMAP_DIRECT}, from the
+     * core's {@code iomap_dio_rw} model), sent only to adapters declaring
+     * {@link dev.iomap.api.Capability#DIRECT_IO}. For a direct read it comes alone; for a direct
+     * write together with {@link #WRITE}. The range is block aligned and the core has written back
+     * and dropped the cache over it.
+     *
+     * <p>A direct read is answered as a plain read: {@link IomapType#HOLE} and
+     * {@link IomapType#UNWRITTEN} read as zeroes, {@link IomapType#MAPPED} is read through the
+     * adapter's {@link IomapOps#readOps()} into the caller's buffer, {@link IomapType#INLINE} is
+     * copied from the inline buffer; {@link IomapType#DELALLOC} reads as zeroes (the core wrote back
+     * the range first, so a reservation left there holds no data).
+     *
+     * <p>A direct write must be answered with real blocks, because the core writes the caller's bytes
+     * to {@link Iomap#address()} before {@link IomapOps#end} returns and never caches them:
+     * <ul>
+     *   <li>{@link IomapType#MAPPED} over written blocks the file owns alone (an overwrite: the core
+     *       writes in place and the completion has only the size to record);</li>
+     *   <li>{@link IomapType#UNWRITTEN} over preallocated blocks, or over blocks allocated now for a
+     *       hole or a delayed allocation (allocating them unwritten, as XFS does, keeps stale blocks
+     *       unreadable after a crash before the data lands); converted to written at completion;</li>
+     *   <li>{@link IomapFlag#SHARED} with a private destination for blocks shared with another file
+     *       (copy on write; no srcmap is needed, the write covers whole blocks); remapped at
+     *       completion;</li>
+     *   <li>{@link IomapType#INLINE} where the adapter keeps the range inline: the core copies the
+     *       bytes into the inline buffer and raises the size, and the adapter persists them in
+     *       {@code end}, as for a buffered write.</li>
+     * </ul>
+     * {@link IomapType#HOLE} and {@link IomapType#DELALLOC} are refused with an
+     * {@link dev.iomap.api.IomapException} (the kernel's WARN and EIO). The core sends each written
+     * run through {@link WritebackOps#beforeSubmit} and {@link WritebackOps#submitIoend} (so an
+     * adapter that checksums or compresses at submission does so here too, the kernel's
+     * {@code iomap_dio_ops->submit_io}), and when its device write has completed raises the in-memory
+     * size over it (if it extends the file, and only for the runs that succeeded up to the first
+     * failure) and calls {@link WritebackOps#ioendCompleted} with the run's type, flags, address and
+     * error: the kernel's {@code iomap_dio_ops->end_io}, which converts unwritten extents, remaps copy
+     * on write and persists the size. A run that was written but follows a failed one completes with
+     * an error too, so nothing of a failed direct write is converted past the failure.
+     *
+     * <p>Locking: the core holds the inode lock exclusively for a direct write that extends the file
+     * or meets anything but {@code MAPPED} blocks without {@code SHARED} (it first asks with
+     * {@link #REPORT}); a pure overwrite within EOF runs under the shared inode lock, concurrently with
+     * other such writes of the file and with reads, so the adapter's {@code begin}, {@code end},
+     * submission and completion for it must lock whatever they change themselves, as writeback's
+     * {@link WritebackOps#mapBlocks} and {@link WritebackOps#ioendCompleted} already do (an adapter
+     * that never overwrites in place allocates there). An adapter may also decline the direct path
+     * for a range with {@link DirectFallbackException} (GFS2's {@code -ENOTBLK}).
+     */
+    DIRECT
 }

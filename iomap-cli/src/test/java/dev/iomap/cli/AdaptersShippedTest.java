@@ -44,7 +44,7 @@ class AdaptersShippedTest {
         assertThat(adapters.err()).isEmpty();
         assertThat(adapters.out()).contains("zonefs-like (zoned device): zonefs: one file per zone of a zoned"
                 + " device, sequential zone files append-only at the write pointer\n"
-                + "    capabilities: TRUNCATE, RANDOM_WRITE, DURABLE_FSYNC\n");
+                + "    capabilities: TRUNCATE, RANDOM_WRITE, DURABLE_FSYNC, DIRECT_IO\n");
         assertThat(adapters.out()).contains("xfs-like (block device): XFS model: ");
         assertThat(adapters.out()).contains("gfs2-like (block device): ", "bcachefs-like (block device): ");
         List<String> names = new ArrayList<>();

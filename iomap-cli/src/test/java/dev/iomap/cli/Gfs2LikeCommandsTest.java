@@ -60,7 +60,7 @@ class Gfs2LikeCommandsTest {
                 + " 8192 blocks in 8 resource groups, 2 journals)\n");
         assertThat(stat.status()).as(stat.err()).isZero();
         assertThat(stat.out()).contains("\nadapter      : gfs2-like (capabilities: [DIRECTORIES, RENAME, FALLOCATE,")
-                .contains("JOURNALED_DATA])\nblock size   : 4096\n")
+                .contains("JOURNALED_DATA, DIRECT_IO])\nblock size   : 4096\n")
                 .contains("\nblocks       : 8192 total, 7662 free, 530 used (6.5%), 2120KiB of 32.0MiB\n")
                 .contains("\nroot         : 0 entries\n")
                 .endsWith("\n" + FRESH_COUNTERS)

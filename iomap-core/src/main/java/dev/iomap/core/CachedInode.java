@@ -502,6 +502,14 @@ public final class CachedInode implements IomapInode {
         inodeLock.readLock().lock();
     }
 
+    void lockExclusive() {
+        inodeLock.writeLock().lock();
+    }
+
+    void unlockExclusive() {
+        inodeLock.writeLock().unlock();
+    }
+
     void unlockShared() {
         inodeLock.readLock().unlock();
     }

@@ -109,12 +109,17 @@ final class IomapFileChannel extends FileChannel {
             return 0;
         }
         int total = 0;
+        // A direct read is served whole or ends at EOF: never continued at an unaligned offset.
+        boolean direct = flags.direct();
         while (dst.hasRemaining()) {
             int n = file.read(at + total, dst);
             if (n <= 0) {
                 break;
             }
             total += n;
+            if (direct) {
+                break;
+            }
         }
         return total == 0 ? -1 : total;
     }

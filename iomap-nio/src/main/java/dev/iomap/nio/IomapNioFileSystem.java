@@ -381,6 +381,20 @@ final class IomapNioFileSystem extends FileSystem {
     }
 
     private IomapFile openFile(String name, OpenFlags flags, NewInodeAttributes created) throws IOException {
+        if (!flags.direct()) {
+            return openPlain(name, flags, created);
+        }
+        if (!supports(Capability.DIRECT_IO)) {
+            throw new UnsupportedOperationException("open option DIRECT is not supported by "
+                    + iomap.adapterName() + " (it does not declare DIRECT_IO)");
+        }
+        // Created (or found) as usual, then opened again for direct I/O.
+        try (IomapFile _ = openPlain(name, flags, created)) {
+            return iomap.open(name, java.util.EnumSet.of(dev.iomap.api.OpenFlag.DIRECT));
+        }
+    }
+
+    private IomapFile openPlain(String name, OpenFlags flags, NewInodeAttributes created) throws IOException {
         if (flags.createNew()) {
             return create(name, created);
         }

@@ -19,20 +19,36 @@ import java.util.Set;
  * @param dataSyncOnly whether that sync is fdatasync
  * @param noFollowLinks whether a symbolic link as the last name is refused ({@code NOFOLLOW_LINKS},
  *     {@code O_NOFOLLOW})
+ * @param direct whether reads and writes are direct I/O ({@code com.sun.nio.file.ExtendedOpenOption.DIRECT},
+ *     {@code O_DIRECT}: {@link dev.iomap.api.OpenFlag#DIRECT})
  */
 record OpenFlags(boolean read, boolean write, boolean append, boolean truncateExisting, boolean create,
-        boolean createNew, boolean deleteOnClose, boolean sync, boolean dataSyncOnly, boolean noFollowLinks) {
+        boolean createNew, boolean deleteOnClose, boolean sync, boolean dataSyncOnly, boolean noFollowLinks,
+        boolean direct) {
+
+    /** The JDK's {@code O_DIRECT} option, recognised by name (it lives in {@code jdk.unsupported}). */
+    private static final String EXTENDED_OPEN_OPTION = "com.sun.nio.file.ExtendedOpenOption";
+
+    /** @return whether {@code option} is {@code ExtendedOpenOption.DIRECT} */
+    static boolean isDirect(OpenOption option) {
+        return option instanceof Enum<?> e && e.getDeclaringClass().getName().equals(EXTENDED_OPEN_OPTION)
+                && e.name().equals("DIRECT");
+    }
 
     /**
      * @param options the options given
      * @return them, checked
      * @throws IllegalArgumentException for {@code READ} with {@code APPEND}, or {@code APPEND} with
      *     {@code TRUNCATE_EXISTING}
-     * @throws UnsupportedOperationException for an option of another kind
+     * @throws UnsupportedOperationException for an option of another kind (of the JDK's extended
+     *     options, only {@code DIRECT} is taken)
      */
     static OpenFlags of(Set<? extends OpenOption> options) {
+        boolean direct = false;
         for (OpenOption option : options) {
-            if (!(option instanceof StandardOpenOption) && option != LinkOption.NOFOLLOW_LINKS) {
+            if (isDirect(option)) {
+                direct = true;
+            } else if (!(option instanceof StandardOpenOption) && option != LinkOption.NOFOLLOW_LINKS) {
                 throw new UnsupportedOperationException("open option " + option + " is not supported");
             }
         }
@@ -52,6 +68,6 @@ record OpenFlags(boolean read, boolean write, boolean append, boolean truncateEx
                 write && options.contains(StandardOpenOption.CREATE),
                 write && options.contains(StandardOpenOption.CREATE_NEW),
                 options.contains(StandardOpenOption.DELETE_ON_CLOSE),
-                sync || dsync, dsync && !sync, options.contains(LinkOption.NOFOLLOW_LINKS));
+                sync || dsync, dsync && !sync, options.contains(LinkOption.NOFOLLOW_LINKS), direct);
     }
 }

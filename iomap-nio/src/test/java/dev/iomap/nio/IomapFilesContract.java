@@ -74,6 +74,43 @@ abstract class IomapFilesContract {
         return URI.create("iomap:" + adapter + ":" + image.toAbsolutePath());
     }
 
+    /** The JDK's {@code ExtendedOpenOption.DIRECT}, looked up by name (it lives in {@code jdk.unsupported}). */
+    static java.nio.file.OpenOption extendedDirect() throws ClassNotFoundException {
+        for (Object constant : Class.forName("com.sun.nio.file.ExtendedOpenOption").getEnumConstants()) {
+            if (((Enum<?>) constant).name().equals("DIRECT")) {
+                return (java.nio.file.OpenOption) constant;
+            }
+        }
+        throw new IllegalStateException("no ExtendedOpenOption.DIRECT in this JDK");
+    }
+
+    @Test
+    void extendedOpenOptionDirectOpensTheFileForDirectIo() throws Exception {
+        Path file = fs.getPath("/direct");
+        java.nio.file.OpenOption direct = extendedDirect();
+        if (!((IomapNioFileSystem) fs).supports(dev.iomap.api.Capability.DIRECT_IO)) {
+            assertThatThrownBy(() -> Files.newByteChannel(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    direct)).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("DIRECT");
+            return;
+        }
+        int block = (int) Files.getFileStore(file.getParent()).getBlockSize();
+        byte[] data = new byte[4 * block];
+        new java.util.Random(7).nextBytes(data);
+        try (var channel = java.nio.channels.FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.READ, direct)) {
+            assertThat(channel.write(java.nio.ByteBuffer.wrap(data), block)).isEqualTo(data.length);
+            java.nio.ByteBuffer back = java.nio.ByteBuffer.allocate(data.length);
+            assertThat(channel.read(back, block)).isEqualTo(data.length);
+            assertThat(back.array()).isEqualTo(data);
+            assertThatThrownBy(() -> channel.write(java.nio.ByteBuffer.allocate(block), 1))
+                    .isInstanceOf(dev.iomap.api.InvalidRangeException.class);
+        }
+        byte[] all = Files.readAllBytes(file);
+        assertThat(all).hasSize(5 * block);
+        assertThat(java.util.Arrays.copyOfRange(all, block, 5 * block)).isEqualTo(data);
+        assertThat(java.util.Arrays.copyOf(all, block)).containsOnly(0);
+    }
+
     @Test
     void writesAndReadsBackFilesAndStrings() throws IOException {
         Path file = fs.getPath("/hello.txt");

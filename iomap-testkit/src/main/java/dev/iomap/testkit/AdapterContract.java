@@ -246,6 +246,19 @@ public abstract class AdapterContract {
         return track(fs.open(path));
     }
 
+    /**
+     * Opens a file with open flags ({@link dev.iomap.api.OpenFlag}); it is closed after the test (or
+     * at the next remount).
+     *
+     * @param path the file
+     * @param flags how to open it
+     * @return the open file
+     * @throws IOException from open
+     */
+    protected final IomapFile open(String path, java.util.Set<dev.iomap.api.OpenFlag> flags) throws IOException {
+        return track(fs.open(path, flags));
+    }
+
     private IomapFile track(IomapFile file) {
         opened.add(file);
         return file;

@@ -116,6 +116,15 @@ public abstract class AdapterContractSuite {
         }
     }
 
+    /** Direct I/O (gated by DIRECT_IO). */
+    @Nested
+    public class DirectIo extends DirectIoContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
     /** Seek data and seek hole. */
     @Nested
     public class Seek extends SeekContract {

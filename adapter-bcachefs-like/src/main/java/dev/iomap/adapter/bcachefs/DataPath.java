@@ -32,7 +32,9 @@ import java.util.function.LongFunction;
  *
  * <p>Never in place: {@code begin} for a write maps the current extent only so that the core can
  * read edge blocks through {@link #readFolioRange}; writeback always writes new blocks, except
- * unshared blocks of a {@code nocow} filesystem.
+ * unshared blocks of a {@code nocow} filesystem. A direct write ({@code WRITE|DIRECT}) is mapped as
+ * writeback maps dirty data ({@link #mapBlocks}), so it takes the same path: new blocks, checksums and
+ * compression at submission, one key per extent committed at completion.
  */
 final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
     private final Volume volume;
@@ -53,6 +55,11 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
 
     @Override
     public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request) throws IOException {
+        if (request.contains(IomapRequest.DIRECT) && request.contains(IomapRequest.WRITE)) {
+            // Never in place, direct or not: new blocks now, checksummed (and compressed) at submission by
+            // submitIoend, the key committed by ioendCompleted, as for writeback.
+            return IomapMapping.of(mapBlocks(inode, pos, length));
+        }
         volume.checkLive();
         FileState state = states.apply(inode.ino());
         long cookie = state.generation.get();

@@ -3,6 +3,7 @@ package dev.iomap.adapter.gfs2;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.spi.Iomap;
+import dev.iomap.spi.DirectFallbackException;
 import dev.iomap.spi.IomapFlag;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapMapping;
@@ -24,7 +25,9 @@ import java.util.concurrent.CompletableFuture;
  * gfs2-like's mapping: {@code begin} of a write allocates ({@code gfs2_iomap_begin_write}: the new
  * blocks come back {@code MAPPED} and {@code NEW}), {@code end} punches what a short write allocated and
  * did not write, stuffed files are mapped {@code INLINE} with the dinode's live buffer, and writeback
- * only looks blocks up (they all exist by then). Holes are reported sized for reads.
+ * only looks blocks up (they all exist by then). Holes are reported sized for reads. A direct write is
+ * done directly only where it overwrites allocated blocks within EOF; the rest falls back to the page
+ * cache ({@link DirectFallbackException}), as GFS2 does.
  */
 final class Gfs2IomapOps implements IomapOps, WritebackOps {
     private final Gfs2LikeMount mount;
@@ -57,7 +60,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
             }
             while (true) {
                 try {
-                    return mapLocked(inode, pos, length, write, fault);
+                    return mapLocked(inode, pos, length, write, fault, request.contains(IomapRequest.DIRECT));
                 } catch (dev.iomap.api.NoSpaceException e) {
                     if (!mount.node.clustered() || mount.node.holdsAllRgrps()) {
                         throw e;
@@ -84,8 +87,8 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
      * Maps under the gate (a write) and {@code meta}; a write keeps the gate and its reservation until
      * {@code end}, or gives them back if this throws.
      */
-    private IomapMapping mapLocked(IomapInode inode, long pos, long length, boolean write, boolean fault)
-            throws IOException {
+    private IomapMapping mapLocked(IomapInode inode, long pos, long length, boolean write, boolean fault,
+            boolean direct) throws IOException {
         boolean gated = false;
         try {
             if (write) {
@@ -95,6 +98,9 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
             }
             tx.meta.lock();
             try {
+                if (direct && write) {
+                    return IomapMapping.of(mapDirectWrite(inode, pos, length));
+                }
                 return IomapMapping.of(map(inode, pos, length, write || fault, fault));
             } finally {
                 tx.meta.unlock();
@@ -139,6 +145,29 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         boolean changes = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.ZERO)
                 || request.contains(IomapRequest.UNSHARE);
         return changes && !request.contains(IomapRequest.REPORT) ? LockMode.EX : LockMode.SH;
+    }
+
+    /**
+     * A direct write: only an overwrite of allocated blocks within EOF of a file that is neither
+     * stuffed nor journaled is done directly; anything else goes to the page cache
+     * ({@link DirectFallbackException}), as {@code gfs2_iomap_begin} answers {@code -ENOTBLK} and
+     * {@code gfs2_file_direct_write} defers extending and journaled writes to the buffered path.
+     * Caller holds {@code meta}.
+     */
+    private Iomap mapDirectWrite(IomapInode inode, long pos, long length) throws IOException {
+        Dinode d = volume.dinode(inode.ino());
+        if (pos + length > inode.size() || d.stuffed() || mount.jdata(d)) {
+            throw new DirectFallbackException("gfs2-like: a direct write to inode " + inode.ino() + " at " + pos
+                    + " that extends, or goes to a stuffed or journaled file, is written buffered");
+        }
+        int bs = volume.blockSize;
+        long first = pos / bs;
+        FileTree.Run run = tree.lookup(d, first, Math.max(1, Math.ceilDiv(pos + length, (long) bs) - first));
+        if (run.hole()) {
+            throw new DirectFallbackException("gfs2-like: a direct write to inode " + inode.ino() + " at " + pos
+                    + " meets a hole: allocating writes are written buffered");
+        }
+        return mapping(run, IomapType.MAPPED, EnumSet.noneOf(IomapFlag.class));
     }
 
     private Iomap map(IomapInode inode, long pos, long length, boolean allocate, boolean zeroNew) throws IOException {

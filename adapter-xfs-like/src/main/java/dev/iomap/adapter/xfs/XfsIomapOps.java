@@ -35,8 +35,15 @@ import java.util.Set;
  * a hole as data, which is what such a range holds until its I/O completes and the remap makes it
  * part of the data fork.
  *
- * <p>Thread-safe: takes only the inode lock and the space account's lock, never the metadata lock, so
- * writers never wait for journal I/O.
+ * <p>A direct write ({@code WRITE|DIRECT}) never meets a delayed allocation of its own: it is mapped
+ * as writeback maps dirty data ({@code xfs_direct_write_iomap_begin}), with real blocks now: a hole or
+ * a leftover delayed allocation (speculative preallocation past EOF) gets blocks allocated unwritten,
+ * an unwritten extent stays unwritten, shared blocks get a COW fork destination ({@code SHARED}); the
+ * ioend completion converts, remaps and raises the on-disk size once the data is on the device.
+ *
+ * <p>Thread-safe: takes only the inode lock and the space account's lock, never the metadata lock
+ * (except for a direct write, which allocates under it as writeback does), so buffered writers never
+ * wait for journal I/O.
  */
 final class XfsIomapOps implements IomapOps {
     /** Speculative preallocation never exceeds this. */
@@ -46,15 +53,21 @@ final class XfsIomapOps implements IomapOps {
 
     private final Volume volume;
     private final int blockSize;
+    /** Maps direct writes: real blocks now, as writeback maps dirty data. */
+    private final XfsWritebackOps direct;
 
-    XfsIomapOps(Volume volume) {
+    XfsIomapOps(Volume volume, XfsWritebackOps direct) {
         this.volume = volume;
         this.blockSize = volume.geometry.blockSize();
+        this.direct = direct;
     }
 
     @Override
     public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request)
             throws IOException {
+        if (request.contains(IomapRequest.DIRECT) && request.contains(IomapRequest.WRITE)) {
+            return IomapMapping.of(direct.mapBlocks(inode, pos, length));
+        }
         volume.checkMounted();
         InodeState state = volume.fileForIo(inode.ino());
         long fileBlock = pos / blockSize;

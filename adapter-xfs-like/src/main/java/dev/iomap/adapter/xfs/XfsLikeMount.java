@@ -54,8 +54,8 @@ final class XfsLikeMount implements MountedFilesystem {
         this.attributes = new AttributeOps(volume);
         this.space = new FileSpace(volume);
         this.namespace = new Namespace(volume, space);
-        this.iomapOps = new XfsIomapOps(volume);
         this.writebackOps = new XfsWritebackOps(volume, space);
+        this.iomapOps = new XfsIomapOps(volume, writebackOps);
     }
 
     static XfsLikeMount mount(BlockDevice raw) throws IOException {

@@ -44,13 +44,18 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
      *       another size than its own, is refused ({@link dev.iomap.spi.MountedFilesystem#checkSetSize}).</li>
      *   <li>{@link Capability#DURABLE_FSYNC}: fsync writes back and flushes the device, which makes
      *       the data and the zone write pointers (the sequential files' sizes) durable.</li>
+     *   <li>{@link Capability#DIRECT_IO}: a conventional file takes aligned direct reads and writes
+     *       in place; a sequential file takes direct appends at its write pointer (the size), as in
+     *       the kernel, alongside buffered appends (buffered data before it is written back first);
+     *       a direct write that is not an append is refused as a buffered one is (EINVAL).</li>
      * </ul>
      * Not declared: {@code DIRECTORIES} (the namespace is fixed), {@code FALLOCATE},
      * {@code PUNCH_HOLE}, {@code ZERO_RANGE} (zones have no unallocated blocks and sequential data
      * cannot be rewritten), {@code COPY_ON_WRITE} and {@code CLONE} (a block belongs to one zone).
      */
     private static final Set<Capability> CAPABILITIES =
-            Set.copyOf(EnumSet.of(Capability.RANDOM_WRITE, Capability.TRUNCATE, Capability.DURABLE_FSYNC));
+            Set.copyOf(EnumSet.of(Capability.RANDOM_WRITE, Capability.TRUNCATE, Capability.DURABLE_FSYNC,
+                    Capability.DIRECT_IO));
 
     /** Creates the adapter (it holds no state); {@link ZonefsLikePlugin} declares one. */
     public ZonefsLikeAdapter() {

@@ -42,7 +42,8 @@ class FormatMountTest {
     @Test
     void declaresWhatItDoesAndNothingElse() {
         assertThat(new ZonefsLikeAdapter().capabilities())
-                .containsExactlyInAnyOrder(Capability.RANDOM_WRITE, Capability.TRUNCATE, Capability.DURABLE_FSYNC);
+                .containsExactlyInAnyOrder(Capability.RANDOM_WRITE, Capability.TRUNCATE, Capability.DURABLE_FSYNC,
+                        Capability.DIRECT_IO);
     }
 
     @Test

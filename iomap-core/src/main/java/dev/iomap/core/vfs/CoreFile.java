@@ -7,6 +7,8 @@ import dev.iomap.api.FileStat;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.MappedFile;
+import dev.iomap.api.OpenFlag;
+import dev.iomap.core.dio.DirectIo;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.core.CachedInode;
 import dev.iomap.core.CopySource;
@@ -15,6 +17,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -26,11 +29,21 @@ final class CoreFile implements IomapFile {
     private final CachedInode inode;
     private final OpenFile handle;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final Set<OpenFlag> flags;
+    /** The direct I/O path for a {@link OpenFlag#DIRECT} open, else null. */
+    private final DirectIo direct;
 
-    CoreFile(CoreFileSystem fs, CachedInode inode) {
+    CoreFile(CoreFileSystem fs, CachedInode inode, Set<OpenFlag> flags) {
         this.fs = fs;
         this.inode = inode;
         this.handle = inode.open();
+        this.flags = flags;
+        this.direct = flags.contains(OpenFlag.DIRECT) ? new DirectIo(inode) : null;
+    }
+
+    @Override
+    public Set<OpenFlag> openFlags() {
+        return flags;
     }
 
     CoreFileSystem fs() {
@@ -66,7 +79,7 @@ final class CoreFile implements IomapFile {
     public int read(long pos, ByteBuffer dst) throws IOException {
         ensureOpen();
         try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
-            return inode.read(pos, dst);
+            return direct != null ? direct.read(pos, dst) : inode.read(pos, dst);
         }
     }
 
@@ -104,8 +117,28 @@ final class CoreFile implements IomapFile {
             if (src.hasRemaining()) {
                 fs.touch(inode);
             }
-            return (int) inode.write(pos, CopySource.of(src), src.remaining());
+            long start = pos;
+            int written = direct != null ? direct.write(pos, src)
+                    : (int) inode.write(pos, CopySource.of(src), src.remaining());
+            if (written > 0 && flags.contains(OpenFlag.DSYNC)) {
+                dataSync(start, start + written);
+            }
+            return written;
         }
+    }
+
+    /**
+     * What {@link OpenFlag#DSYNC} adds to a write (the kernel's {@code generic_write_sync}): the range
+     * written back (nothing to do for a direct write), the adapter's fdatasync commit, a device flush,
+     * and the writeback error of this file, if any.
+     */
+    private void dataSync(long start, long end) throws IOException {
+        if (direct == null) {
+            inode.writeAndWait(start, end);
+        }
+        mount().fsync(inode, true);
+        fs.cache().device().flush();
+        handle.checkWritebackError();
     }
 
     @Override

@@ -21,6 +21,7 @@ import dev.iomap.api.XattrMode;
 import dev.iomap.api.Xattrs;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.OpenFlag;
 import dev.iomap.api.RenameFlag;
 import dev.iomap.api.RenameFlags;
 import dev.iomap.core.CachedInode;
@@ -131,6 +132,15 @@ final class CoreFileSystem implements IomapFileSystem {
 
     @Override
     public IomapFile open(String path) throws IOException {
+        return open(path, Set.of());
+    }
+
+    @Override
+    public IomapFile open(String path, Set<OpenFlag> flags) throws IOException {
+        Set<OpenFlag> openFlags = flags.isEmpty() ? Set.of() : Set.copyOf(flags);
+        if (openFlags.contains(OpenFlag.DIRECT)) {
+            require(Capability.DIRECT_IO, "direct I/O (open of " + path + " with DIRECT)");
+        }
         return locked(() -> {
             long ino = resolve(path, true);
             FileType type = mount.getattr(ino).type();
@@ -138,7 +148,7 @@ final class CoreFileSystem implements IomapFileSystem {
                 throw new FileSystemException(path, null, type == FileType.DIRECTORY ? "Is a directory"
                         : "not a regular file: " + type);
             }
-            return openInode(ino);
+            return openInode(ino, openFlags);
         });
     }
 
@@ -518,6 +528,11 @@ final class CoreFileSystem implements IomapFileSystem {
 
     /** Opens an inode: caches it on first use and counts the open file. Caller holds the namespace lock. */
     private IomapFile openInode(long ino) throws IOException {
+        return openInode(ino, Set.of());
+    }
+
+    /** {@link #openInode(long)} with open flags, checked by the caller. */
+    private IomapFile openInode(long ino, Set<OpenFlag> flags) throws IOException {
         CachedInode inode = cache.inode(ino);
         if (inode == null) {
             InodeInfo info = mount.getattr(ino);
@@ -525,7 +540,7 @@ final class CoreFileSystem implements IomapFileSystem {
                     mount.writebackOps());
         }
         openCounts.merge(ino, 1, Integer::sum);
-        return new CoreFile(this, inode);
+        return new CoreFile(this, inode, flags);
     }
 
     /** The last close of a file: evict it if it has no name left. */

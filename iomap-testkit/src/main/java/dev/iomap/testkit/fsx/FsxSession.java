@@ -3,6 +3,7 @@ package dev.iomap.testkit.fsx;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFile;
+import dev.iomap.api.OpenFlag;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.NoDataException;
 import dev.iomap.testkit.AdapterFixture;
@@ -13,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 
 /** One model-checker run: the mount, the file, the model, the history, and the checks after each op. */
@@ -96,6 +98,17 @@ final class FsxSession implements AutoCloseable {
         switch (op) {
             case Op.Read(long offset, int length) -> checkRead(offset, length);
             case Op.MapRead(long offset, int length) -> checkMapRead(offset, length);
+            case Op.DirectRead(long offset, int length) -> checkDirectRead(offset, length);
+            case Op.DirectWrite(long offset, int length, long fill) -> {
+                byte[] data = TestData.pattern(fill, offset, length);
+                try (IomapFile direct = fs.open(target.path(), EnumSet.of(OpenFlag.DIRECT))) {
+                    int n = direct.write(offset, ByteBuffer.wrap(data));
+                    if (n != length) {
+                        throw failure("direct write returned " + n + ", expected " + length, null);
+                    }
+                }
+                model.write(offset, data);
+            }
             case Op.SeekData(long offset) -> checkSeekData(offset);
             case Op.SeekHole(long offset) -> checkSeekHole(offset);
             case Op.Write(long offset, int length, long fill) -> {
@@ -180,6 +193,25 @@ final class FsxSession implements AutoCloseable {
         byte[] actual = Arrays.copyOf(dst.array(), dst.position());
         compare("read " + offset + " " + length, offset, model.read(offset, length), actual);
         return actual;
+    }
+
+    /** A direct read: one call, the bytes up to EOF compared, -1 at or past EOF. */
+    private void checkDirectRead(long offset, int length) throws IOException {
+        ByteBuffer dst = ByteBuffer.allocate(length);
+        int n;
+        try (IomapFile direct = fs.open(target.path(), EnumSet.of(OpenFlag.DIRECT))) {
+            n = direct.read(offset, dst);
+        }
+        long size = model.size();
+        int expected = offset >= size ? -1 : (int) Math.min(length, size - offset);
+        String what = "dread " + offset + " " + length + " (size " + size + ")";
+        if (n != expected || dst.position() != Math.max(0, expected)) {
+            throw failure(what + ": returned " + n + " with the buffer at " + dst.position() + ", expected "
+                    + expected, null);
+        }
+        if (n > 0) {
+            compare(what, offset, model.read(offset, n), Arrays.copyOf(dst.array(), n));
+        }
     }
 
     private void checkMapRead(long offset, int length) throws IOException {

@@ -15,6 +15,7 @@ import java.util.Locale;
  * fallocate OFFSET LENGTH keep|extend
  * punch OFFSET LENGTH             zero OFFSET LENGTH keep|extend
  * clone SRC DST LENGTH            copy SRC DST LENGTH
+ * dread OFFSET LENGTH             dwrite OFFSET LENGTH FILL    (direct I/O: block aligned)
  * fsync  fdatasync  sync  dropcache  remount  check
  * </pre>
  *
@@ -45,6 +46,37 @@ public sealed interface Op {
         @Override
         public String toLine() {
             return "read " + offset + " " + length;
+        }
+    }
+
+    /**
+     * Direct read ({@code O_DIRECT}): offset and length block aligned; the bytes up to EOF are checked.
+     * @param offset first byte
+     * @param length bytes
+     */
+    record DirectRead(long offset, int length) implements Op {
+        @Override
+        public String toLine() {
+            return "dread " + offset + " " + length;
+        }
+    }
+
+    /**
+     * Direct write ({@code O_DIRECT}) of {@code TestData.pattern(fill, offset, length)}; offset and
+     * length block aligned.
+     * @param offset first byte
+     * @param length bytes
+     * @param fill the pattern's seed
+     */
+    record DirectWrite(long offset, int length, long fill) implements Op {
+        @Override
+        public String toLine() {
+            return "dwrite " + offset + " " + length + " " + fill;
+        }
+
+        @Override
+        public long[] touches(long sizeBefore) {
+            return new long[] {offset, offset + length};
         }
     }
 
@@ -282,6 +314,8 @@ public sealed interface Op {
             return switch (f[0].toLowerCase(Locale.ROOT)) {
                 case "read" -> new Read(num(f, 1), (int) num(f, 2));
                 case "mapread" -> new MapRead(num(f, 1), (int) num(f, 2));
+                case "dread" -> new DirectRead(num(f, 1), (int) num(f, 2));
+                case "dwrite" -> new DirectWrite(num(f, 1), (int) num(f, 2), num(f, 3));
                 case "seekdata" -> new SeekData(num(f, 1));
                 case "seekhole" -> new SeekHole(num(f, 1));
                 case "write" -> new Write(num(f, 1), (int) num(f, 2), num(f, 3));

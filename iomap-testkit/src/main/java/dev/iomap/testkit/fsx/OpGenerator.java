@@ -25,7 +25,7 @@ final class OpGenerator {
 
     private enum Kind {
         READ(14), MAPREAD(5), SEEKDATA(3), SEEKHOLE(3), WRITE(20), MAPWRITE(8), TRUNCATE(8), FALLOCATE(5), PUNCH(5), ZERO(5), CLONE(4),
-        COPY(4), FSYNC(3), FDATASYNC(2), SYNC(2), DROPCACHE(4), REMOUNT(1);
+        COPY(4), FSYNC(3), FDATASYNC(2), SYNC(2), DROPCACHE(4), REMOUNT(1), DREAD(5), DWRITE(8);
 
         final int weight;
 
@@ -62,6 +62,9 @@ final class OpGenerator {
             case ZERO -> capabilities.contains(Capability.ZERO_RANGE) && inPlace;
             case CLONE -> capabilities.contains(Capability.CLONE) && inPlace && growable;
             case COPY -> inPlace;
+            case DREAD -> capabilities.contains(Capability.DIRECT_IO);
+            case DWRITE -> capabilities.contains(Capability.DIRECT_IO) && capabilities.contains(Capability.RANDOM_WRITE)
+                    && inPlace && growable;
             default -> true;
         };
     }
@@ -116,6 +119,8 @@ final class OpGenerator {
             case SYNC -> new Op.Sync();
             case DROPCACHE -> new Op.DropCache();
             case REMOUNT -> new Op.Remount();
+            case DREAD -> size == 0 ? null : directRead(size);
+            case DWRITE -> directWrite(size);
         };
     }
 
@@ -139,6 +144,22 @@ final class OpGenerator {
             return null;
         }
         return new Op.Write(offset, length, nextFill++);
+    }
+
+    /** A block-aligned direct read somewhere up to a block past EOF. */
+    private Op directRead(long size) {
+        long block = geometry.blockSize();
+        long offset = offset(size + block, size) / block * block;
+        int length = (int) Math.max(block, length() / block * block);
+        return new Op.DirectRead(offset, length);
+    }
+
+    /** A block-aligned direct write: an overwrite, an append or a write past EOF. */
+    private Op directWrite(long size) {
+        long block = geometry.blockSize();
+        long offset = offset(maxFileSize, size) / block * block;
+        long length = Math.min(Math.max(block, length() / block * block), (maxFileSize - offset) / block * block);
+        return length <= 0 ? null : new Op.DirectWrite(offset, (int) length, nextFill++);
     }
 
     private Op mapRead(long size) {

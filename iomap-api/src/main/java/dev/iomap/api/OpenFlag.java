@@ -1,0 +1,35 @@
+package dev.iomap.api;
+
+/**
+ * How {@link IomapFileSystem#open(String, java.util.Set)} opens a regular file: the {@code open(2)}
+ * flags that change how its reads and writes behave.
+ */
+public enum OpenFlag {
+    /**
+     * Direct I/O ({@code O_DIRECT}, the kernel's {@code iomap_dio_rw}): {@link IomapFile#read} and
+     * {@link IomapFile#write} move bytes between the caller's buffer and the device without keeping
+     * them in the page cache. Needs {@link Capability#DIRECT_IO} (else the open fails with
+     * {@link NotSupportedException}).
+     *
+     * <p>The offset and the buffer's remaining length of every read and write must be multiples of
+     * the filesystem block size ({@link FsStat#blockSize()}); anything else fails with
+     * {@link InvalidRangeException} (EINVAL) before anything happens. A read stops at EOF (it returns
+     * fewer bytes when the range passes EOF, -1 at or past it; the buffer's bytes past EOF up to the
+     * next block boundary are zeroed, the rest untouched); holes and preallocated (unwritten) ranges
+     * read as zeroes. Direct and buffered access to the same file stay coherent: dirty cached data
+     * over the range is written back before a direct read or write, cached folios over a written range
+     * are dropped before and again after it, so a buffered read afterwards sees the new bytes. A
+     * write extending the file raises the size only once its data is on the device. A direct write
+     * of whole written blocks within EOF writes exactly its bytes to the device (no read, no
+     * metadata beyond what the adapter's completion records). Every other operation of the file
+     * ({@code fsync}, truncate, fallocate, clone, seek) is as for a buffered open.
+     */
+    DIRECT,
+    /**
+     * Synchronous data writes ({@code O_DSYNC}): every {@link IomapFile#write} returns only once its
+     * data, and the metadata needed to read it back (allocation, unwritten conversion, size), is
+     * durable, as if {@link IomapFile#fdatasync()} had followed it (for a direct write: the adapter's
+     * commit and a device flush; the data is never cached). A write error is thrown by that write.
+     */
+    DSYNC
+}
