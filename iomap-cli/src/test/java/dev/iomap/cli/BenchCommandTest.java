@@ -204,7 +204,7 @@ class BenchCommandTest {
     }
 
     @Test
-    void directIoIsRefusedNamingTheLineAndTheAdapter() throws IOException {
+    void directIoIsRefusedForAnAdapterWithoutItNamingTheLineAndTheAdapter() throws IOException {
         Path file = job("direct.fio", TINY + "\ndirect=1");
 
         Cli cli = bench(file.toString());
@@ -212,6 +212,20 @@ class BenchCommandTest {
         assertThat(cli.status()).isEqualTo(1);
         assertThat(cli.err()).contains("iomap: direct=1 at " + file + ":9: adapter 'snapfs' does not support"
                 + " direct I/O");
+    }
+
+    @Test
+    void directIoRunsOnAnAdapterWithItAndBypassesTheCache() throws IOException {
+        Path file = job("direct.fio", TINY + "\ndirect=1");
+
+        Cli cli = Cli.run("bench", "--adapter=xfs-like", "--progress=never", "--device=ram:64m", file.toString());
+
+        assertThat(cli.status()).as(cli.err()).isZero();
+        assertThat(cli.out()).contains("issued rwts: total=0,64,0,0 ")
+                .contains("  app      : written=256KiB, read=0B\n")
+                .contains("(data=256KiB, metadata=")
+                .as("the 64 writes went to the device directly: no buffered writeback at all")
+                .contains("  writeback: map_blocks=0, ioends=0, folio states allocated=0\n");
     }
 
     @Test

@@ -11,6 +11,8 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.api.OpenFlag;
 import dev.iomap.api.RenameFlag;
 import dev.iomap.api.UnrepresentableNameException;
 import java.io.IOException;
@@ -63,6 +65,10 @@ public final class FuseBridge implements FuseOperations {
     /** fcntl.h open flags (the same on every Linux architecture jfuse supports). */
     static final int O_EXCL = 0200;
     static final int O_TRUNC = 01000;
+    /** {@code O_DIRECT} as the kernel passes it to FUSE on x86-64 (the open flags are the architecture's). */
+    static final int O_DIRECT = 040000;
+    /** {@code O_DSYNC}; {@code O_SYNC} includes it. */
+    static final int O_DSYNC = 010000;
     /** linux/falloc.h. */
     static final int FALLOC_FL_KEEP_SIZE = 0x01;
     static final int FALLOC_FL_PUNCH_HOLE = 0x02;
@@ -278,6 +284,10 @@ public final class FuseBridge implements FuseOperations {
                 }
                 file = openFile(path, fi.getFlags());
             }
+            if (openFlags(fi.getFlags()).contains(OpenFlag.DIRECT) && !file.openFlags().contains(OpenFlag.DIRECT)) {
+                file.close();
+                file = openFile(checked, fi.getFlags() & ~O_TRUNC);
+            }
             fi.setFh(handles.add(file));
             return 0;
         });
@@ -291,8 +301,22 @@ public final class FuseBridge implements FuseOperations {
         });
     }
 
+    /**
+     * Opens for {@code open(2)} or {@code creat(2)}: {@code O_DIRECT} becomes a direct open
+     * ({@link OpenFlag#DIRECT}: block-aligned offsets, lengths and buffers, the page cache bypassed, as
+     * the kernel's {@code iomap_dio_rw}) and {@code O_DSYNC}/{@code O_SYNC} a {@link OpenFlag#DSYNC} one.
+     * An adapter without {@link dev.iomap.api.Capability#DIRECT_IO} refuses {@code O_DIRECT} with
+     * EINVAL, as Linux does for a filesystem without direct I/O.
+     */
     private IomapFile openFile(String path, int flags) throws IOException {
-        IomapFile file = fs.open(path);
+        Set<OpenFlag> wanted = openFlags(flags);
+        IomapFile file;
+        try {
+            file = wanted.isEmpty() ? fs.open(path) : fs.open(path, wanted);
+        } catch (NotSupportedException e) {
+            throw new NotSupportedException("open " + path + " with " + wanted + ": " + e.getMessage(),
+                    NotSupportedException.Refusal.INVALID_ARGUMENT);
+        }
         try {
             if ((flags & O_TRUNC) != 0 && file.size() > 0) {
                 file.truncate(0);
@@ -304,10 +328,26 @@ public final class FuseBridge implements FuseOperations {
         }
     }
 
+    /** @return the {@link OpenFlag}s that {@code open(2)} flags ask for */
+    static Set<OpenFlag> openFlags(int flags) {
+        Set<OpenFlag> wanted = EnumSet.noneOf(OpenFlag.class);
+        if ((flags & O_DIRECT) != 0) {
+            wanted.add(OpenFlag.DIRECT);
+        }
+        if ((flags & O_DSYNC) != 0) {
+            wanted.add(OpenFlag.DSYNC);
+        }
+        return wanted;
+    }
+
     @Override
     public int read(String path, ByteBuffer buf, long size, long offset, FileInfo fi) {
         return call("read", path, () -> {
             IomapFile file = handles.get(fi.getFh());
+            if (file.openFlags().contains(OpenFlag.DIRECT)) {
+                int n = file.read(offset, buf);   // a short direct read is EOF: the next offset may be unaligned
+                return Math.max(n, 0);
+            }
             int total = 0;
             while (buf.hasRemaining()) {
                 int n = file.read(offset + total, buf);

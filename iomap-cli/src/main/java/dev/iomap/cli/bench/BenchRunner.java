@@ -3,12 +3,16 @@ package dev.iomap.cli.bench;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.devices.ZoneLayout;
 import dev.iomap.devices.ZonedDevice;
+import dev.iomap.api.Capability;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IoStats;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
+import dev.iomap.api.OpenFlag;
 import dev.iomap.api.UnrepresentableNameException;
+import dev.iomap.spi.AdapterPlugin;
+import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.cli.UsageException;
 import dev.iomap.cli.jobfile.BenchPlan;
 import dev.iomap.cli.jobfile.JobSpec;
@@ -22,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
@@ -121,7 +126,8 @@ public final class BenchRunner {
     }
 
     /**
-     * Refuses {@code direct=1}: no adapter has a direct I/O path yet (the API has none).
+     * Refuses {@code direct=1} (or {@code buffered=0}) for an adapter without
+     * {@link Capability#DIRECT_IO}; with it, the jobs' files are opened with {@link OpenFlag#DIRECT}.
      *
      * @param plan the jobs
      * @param adapter the adapter they would run on
@@ -130,11 +136,23 @@ public final class BenchRunner {
     public static void checkDirectIo(BenchPlan plan, String adapter) throws UsageException {
         for (JobSpec job : plan.jobs()) {
             Optional<Location> direct = job.directIo();
-            if (direct.isPresent()) {
+            if (direct.isPresent() && !directIoCapable(adapter)) {
                 throw new UsageException("direct=1 at " + direct.get() + ": adapter '" + adapter
-                        + "' does not support direct I/O (iomap4j has no direct I/O path yet); use direct=0");
+                        + "' does not support direct I/O (it has no DIRECT_IO capability); use direct=0");
             }
         }
+    }
+
+    /** @return whether an adapter of that name, from any plugin on the class path, declares DIRECT_IO */
+    private static boolean directIoCapable(String adapter) {
+        for (AdapterPlugin plugin : ServiceLoader.load(AdapterPlugin.class)) {
+            for (FilesystemAdapter candidate : plugin.adapters()) {
+                if (candidate.name().equals(adapter)) {
+                    return candidate.capabilities().contains(Capability.DIRECT_IO);
+                }
+            }
+        }
+        return false;
     }
 
     /**

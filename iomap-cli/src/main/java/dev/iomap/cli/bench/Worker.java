@@ -2,6 +2,7 @@ package dev.iomap.cli.bench;
 
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.OpenFlag;
 import dev.iomap.cli.jobfile.JobSpec;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -9,6 +10,7 @@ import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -104,7 +106,7 @@ final class Worker implements Callable<ThreadResult> {
     private void openFiles() throws IOException {
         long fileSize = job.files().fileSize();
         for (String path : job.files().paths(job.name(), thread)) {
-            IomapFile file = fs.open(path);
+            IomapFile file = job.directIo().isPresent() ? fs.open(path, EnumSet.of(OpenFlag.DIRECT)) : fs.open(path);
             files.add(new ThreadFile(file,
                     OffsetSequence.of(fileSize, job.io().readBlockSize(), job.io().rw().random(), random),
                     OffsetSequence.of(fileSize, job.io().writeBlockSize(), job.io().rw().random(), random)));
