@@ -240,12 +240,31 @@ class BenchCommandTest {
     }
 
     @Test
-    void anotherEngineIsReplacedWithANote() throws IOException {
-        Cli cli = bench(job("engine.fio", TINY + "\nioengine=io_uring\niodepth=16").toString());
+    void anUnknownEngineIsReplacedWithANote() throws IOException {
+        Cli cli = bench(job("engine.fio", TINY + "\nioengine=mmap\niodepth=16").toString());
 
         assertThat(cli.status()).isZero();
-        assertThat(cli.err()).contains("tiny: ioengine=io_uring is not supported, using psync")
+        assertThat(cli.err()).contains("tiny: ioengine=mmap is not supported, using psync")
                 .contains("queue depth will be capped at 1");
+    }
+
+    /**
+     * io_uring at depth 8: 64 random direct 4 KiB writes in flight 8 at a time, each one block once
+     * (fio's random map), the bytes exact, fio's depth histogram at 8.
+     */
+    @Test
+    void anAsynchronousEngineKeepsIodepthRequestsInFlight() throws IOException {
+        String text = String.join("\n", "[global]", "ioengine=io_uring", "iodepth=8", "rw=randwrite", "bs=4k",
+                "size=256k", "direct=1", "[deep]");
+        Cli cli = Cli.run("bench", "--adapter=xfs-like", "--progress=never", "--device=ram:64m",
+                job("deep.fio", text).toString());
+
+        assertThat(cli.status()).as(cli.err()).isZero();
+        assertThat(cli.err()).doesNotContain("not supported").doesNotContain("capped");
+        assertThat(cli.out()).contains("issued rwts: total=0,64,0,0 ")
+                .contains("  app      : written=256KiB, read=0B\n")
+                .contains("(data=256KiB, metadata=")
+                .contains("IO depths    : 1=0.0%, 2=0.0%, 4=0.0%, 8=100.0%, 16=0.0%, 32=0.0%, >=64=0.0%");
     }
 
     @Test

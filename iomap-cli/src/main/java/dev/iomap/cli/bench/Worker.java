@@ -19,7 +19,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One thread of a job: fio's psync engine over the mounted filesystem. Positional reads and writes
+ * One thread of a job: fio's psync engine over the mounted filesystem (or, for an asynchronous engine,
+ * {@code iodepth} of them in flight: see {@code QueuedRun}). Positional reads and writes
  * of one block at a time, round robin over the thread's files, sequential or in random order (each
  * block once per pass), an fsync or fdatasync after every N writes; only I/O issued after the ramp
  * time is measured. The counters for the progress line are the only state other threads read.
@@ -114,6 +115,11 @@ final class Worker implements Callable<ThreadResult> {
     }
 
     private void run(long start) throws IOException {
+        int depth = resetZones ? 1 : job.queueDepth();
+        if (depth > 1) {
+            new QueuedRun(depth).run(start);
+            return;
+        }
         JobSpec.Timing timing = job.timing();
         long rampEnd = start + timing.rampTime().toNanos();
         boolean limited = !timing.runtime().isZero();
@@ -189,6 +195,178 @@ final class Worker implements Callable<ThreadResult> {
             timedSync(file.file(), true);
         }
         return length;
+    }
+
+    /**
+     * An asynchronous engine's thread ({@link JobSpec#queueDepth()} above 1): {@code depth} requests in
+     * flight, each issued as soon as one completes, by {@code depth} submitters (this thread and
+     * {@code depth - 1} more) that take the next request (file, offset, read or write) from the job's
+     * one sequence under the worker's lock and do the I/O outside it, as {@code io_uring}'s kernel
+     * workers run the I/O of one submission queue. An fsync or fdatasync due after the N-th write is
+     * issued by the submitter of that write when it completes. The CPU time of the other submitters
+     * is added to this thread's. Not used on a zoned device, whose sequential files take one write at
+     * a time at the write pointer.
+     */
+    private final class QueuedRun {
+        private final int depth;
+        private long left;
+        private int pass;
+        private boolean done;
+        private long extraUser;
+        private long extraCpu;
+        private IOException failure;
+        /** The worker's own thread, whose CPU time the result counts (the others' is added). */
+        private final long owner = Thread.currentThread().threadId();
+
+        QueuedRun(int depth) {
+            this.depth = depth;
+        }
+
+        /** A request taken from the sequence: which file, where, and whether a sync follows it. */
+        private record Request(ThreadFile file, long offset, boolean isRead, boolean fsync, boolean fdatasync) {
+        }
+
+        void run(long start) throws IOException {
+            JobSpec.Timing timing = job.timing();
+            long rampEnd = start + timing.rampTime().toNanos();
+            long deadline = rampEnd + timing.runtime().toNanos();
+            if (timing.rampTime().isZero()) {
+                startMeasuring(start);
+            }
+            left = job.files().ioSize();
+            List<Thread> submitters = new ArrayList<>();
+            for (int i = 1; i < depth; i++) {
+                SplittableRandom own = random.split();
+                submitters.add(Thread.ofPlatform().name("bench-" + job.name() + "." + thread + "-q" + i)
+                        .start(() -> submit(rampEnd, deadline, own, true)));
+            }
+            submit(rampEnd, deadline, random.split(), false);
+            for (Thread submitter : submitters) {
+                try {
+                    submitter.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while the submitters of " + job.name() + " finished", e);
+                }
+            }
+            synchronized (Worker.this) {
+                userCpuStart -= extraUser;
+                cpuStart -= extraCpu;
+                if (failure != null) {
+                    throw failure;
+                }
+            }
+            finishWriting();
+        }
+
+        /** One submitter: takes requests until the job is done or failed. */
+        private void submit(long rampEnd, long deadline, SplittableRandom own, boolean extra) {
+            long user = CPU.getCurrentThreadUserTime();
+            long cpu = CPU.getCurrentThreadCpuTime();
+            ByteBuffer writeBuffer = Filler.buffer(job.io().writeBlockSize(), own);
+            ByteBuffer readBuffer = ByteBuffer.allocateDirect(job.io().readBlockSize());
+            try {
+                for (Request request = next(rampEnd, deadline); request != null; request = next(rampEnd, deadline)) {
+                    ByteBuffer buffer = request.isRead() ? readBuffer : writeBuffer;
+                    buffer.clear();
+                    long before = System.nanoTime();
+                    if (request.isRead()) {
+                        request.file().file().read(request.offset(), buffer);
+                    } else {
+                        request.file().file().write(request.offset(), buffer);
+                    }
+                    long latency = System.nanoTime() - before;
+                    completed(request.isRead(), buffer.capacity(), latency);
+                    if (request.fsync()) {
+                        queuedSync(request.file().file(), false);
+                    }
+                    if (request.fdatasync()) {
+                        queuedSync(request.file().file(), true);
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                synchronized (Worker.this) {
+                    if (failure == null) {
+                        failure = e instanceof IOException io ? io : new IOException(e);
+                    }
+                    done = true;
+                }
+            } finally {
+                if (extra) {
+                    synchronized (Worker.this) {
+                        extraUser += CPU.getCurrentThreadUserTime() - user;
+                        extraCpu += CPU.getCurrentThreadCpuTime() - cpu;
+                    }
+                }
+            }
+        }
+
+        /** @return the next request of the job's sequence, or null when the job is done */
+        private Request next(long rampEnd, long deadline) {
+            synchronized (Worker.this) {
+                JobSpec.Timing timing = job.timing();
+                long now = System.nanoTime();
+                if (done || (!timing.runtime().isZero() && now - deadline >= 0)) {
+                    done = true;
+                    return null;
+                }
+                if (left <= 0) {
+                    pass++;
+                    if (!timing.timeBased() && pass >= timing.loops()) {
+                        done = true;
+                        return null;
+                    }
+                    left = job.files().ioSize();
+                }
+                if (!measuring && now - rampEnd >= 0) {
+                    measuring = true;
+                    measureStart = now;
+                    userCpuStart = CPU.getThreadUserTime(owner);
+                    cpuStart = CPU.getThreadCpuTime(owner);
+                }
+                boolean isRead = chooseRead();
+                ThreadFile file = files.get(nextFile);
+                nextFile = (nextFile + 1) % files.size();
+                long offset = isRead ? file.reads().next() : file.writes().next();
+                left -= isRead ? job.io().readBlockSize() : job.io().writeBlockSize();
+                boolean fsync = false;
+                boolean fdatasync = false;
+                if (!isRead) {
+                    writesIssued++;
+                    JobSpec.SyncPolicy policy = job.sync();
+                    fsync = policy.fsyncEvery() > 0 && writesIssued % policy.fsyncEvery() == 0;
+                    fdatasync = policy.fdatasyncEvery() > 0 && writesIssued % policy.fdatasyncEvery() == 0;
+                }
+                return new Request(file, offset, isRead, fsync, fdatasync);
+            }
+        }
+
+        private void completed(boolean isRead, int length, long latency) {
+            synchronized (Worker.this) {
+                if (measuring) {
+                    (isRead ? read : write).record(length, latency);
+                }
+                AtomicLong bytes = isRead ? bytesRead : bytesWritten;
+                AtomicLong ios = isRead ? iosRead : iosWritten;
+                bytes.lazySet(bytes.get() + length);
+                ios.lazySet(ios.get() + 1);
+            }
+        }
+
+        private void queuedSync(IomapFile file, boolean dataOnly) throws IOException {
+            long before = System.nanoTime();
+            if (dataOnly) {
+                file.fdatasync();
+            } else {
+                file.fsync();
+            }
+            long latency = System.nanoTime() - before;
+            synchronized (Worker.this) {
+                if (measuring) {
+                    sync.record(latency);
+                }
+            }
+        }
     }
 
     private void timedSync(IomapFile file, boolean dataOnly) throws IOException {

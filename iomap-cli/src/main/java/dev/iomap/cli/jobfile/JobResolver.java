@@ -80,10 +80,11 @@ public final class JobResolver {
         JobSpec.Timing timing = timing(section, settings);
         String engine = settings.string(FioOption.IOENGINE, JobSpec.ENGINE);
         int iodepth = settings.integer(FioOption.IODEPTH, 1, 1, 65536);
-        if (!SYNC_ENGINES.contains(engine)) {
+        boolean async = JobSpec.ASYNC_ENGINES.contains(engine);
+        if (!SYNC_ENGINES.contains(engine) && !async) {
             notes.add(name + ": ioengine=" + engine + " is not supported, using " + JobSpec.ENGINE);
         }
-        if (iodepth > 1) {
+        if (iodepth > 1 && !async) {
             notes.add(name + ": note: both iodepth >= 1 and synchronous I/O engine are selected,"
                     + " queue depth will be capped at 1");
         }

@@ -23,7 +23,9 @@ import java.util.stream.IntStream;
  * @param timing how long
  * @param groupReporting whether this job's threads are reported together with the group's others
  * @param percentiles the latency percentiles reported
- * @param ioengine the engine named in the file (the benchmark always runs the psync engine)
+ * @param ioengine the engine named in the file: a synchronous one ("psync", "sync") runs positional
+ *     I/O one at a time, an asynchronous one ({@link #ASYNC_ENGINES}) keeps iodepth requests in
+ *     flight; any other runs as "psync"
  * @param iodepth the depth named in the file (a synchronous engine runs at depth 1)
  * @param directIo where {@code direct=1} (or {@code buffered=0}) was asked for, if it was
  * @param options the job section's own lines, for the JSON output's {@code "job options"}
@@ -44,8 +46,20 @@ public record JobSpec(
         Optional<Location> directIo,
         Map<String, String> options) {
 
-    /** The engine the benchmark runs: positional reads and writes, one at a time. */
+    /** The engine the benchmark runs by default: positional reads and writes, one at a time. */
     public static final String ENGINE = "psync";
+
+    /**
+     * fio's asynchronous engines, which the benchmark runs as a queue of {@code iodepth} requests in
+     * flight per thread (each submitted as soon as one completes, as {@code io_uring} with
+     * {@code iodepth_batch=1} does), not one at a time.
+     */
+    public static final java.util.Set<String> ASYNC_ENGINES = java.util.Set.of("io_uring", "libaio", "posixaio");
+
+    /** @return how many requests a thread of this job keeps in flight: {@code iodepth} for an asynchronous engine, else 1 */
+    public int queueDepth() {
+        return ASYNC_ENGINES.contains(ioengine) ? iodepth : 1;
+    }
 
     /** Copies and checks. */
     public JobSpec {

@@ -111,12 +111,12 @@ public final class JsonReport {
                 .field("ctx", 0)
                 .field("majf", 0)
                 .field("minf", 0);
-        depths(json);
+        depths(json, entry.job().queueDepth());
         LatencyStats all = entry.allLatencies();
         shares(json, "latency_ns", FioFormat.distribution(all, FioFormat.TimeUnit.NSEC));
         shares(json, "latency_us", FioFormat.distribution(all, FioFormat.TimeUnit.USEC));
         shares(json, "latency_ms", FioFormat.distribution(all, FioFormat.TimeUnit.MSEC));
-        json.field("latency_depth", 1)
+        json.field("latency_depth", entry.job().queueDepth())
                 .field("latency_target", 0)
                 .field("latency_percentile", 100.0)
                 .field("latency_window", 0);
@@ -166,10 +166,11 @@ public final class JsonReport {
         json.endObject();
     }
 
-    private static void depths(JsonWriter json) {
-        json.beginObject("iodepth_level").field("1", 100.0);
-        for (String depth : List.of("2", "4", "8", "16", "32", ">=64")) {
-            json.field(depth, 0.0);
+    private static void depths(JsonWriter json, int queueDepth) {
+        json.beginObject("iodepth_level");
+        int bucket = TextReport.depthBucket(queueDepth);
+        for (int i = 0; i < TextReport.DEPTH_LEVELS.size(); i++) {
+            json.field(TextReport.DEPTH_LEVELS.get(i), i == bucket ? 100.0 : 0.0);
         }
         json.endObject();
         for (String name : List.of("iodepth_submit", "iodepth_complete")) {

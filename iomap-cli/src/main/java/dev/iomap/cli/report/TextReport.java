@@ -46,7 +46,8 @@ public final class TextReport {
         for (JobSpec job : plan.jobs()) {
             out.println(job.name() + ": (g=" + job.groupId() + "): rw=" + job.io().rw().fioName() + ", bs=(R) "
                     + blockRange(job.io().readBlockSize()) + ", (W) " + blockRange(job.io().writeBlockSize())
-                    + ", (T) " + blockRange(job.io().writeBlockSize()) + ", ioengine=" + JobSpec.ENGINE + ", iodepth=1");
+                    + ", (T) " + blockRange(job.io().writeBlockSize()) + ", ioengine="
+                    + (job.queueDepth() > 1 ? job.ioengine() : JobSpec.ENGINE) + ", iodepth=" + job.queueDepth());
             if (job.numjobs() > 1) {
                 out.println("...");
             }
@@ -104,12 +105,17 @@ public final class TextReport {
         double runtime = Math.max(1, entry.totalRuntimeNanos());
         out.println(String.format(Locale.ROOT, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=0, majf=0, minf=0",
                 100 * entry.userCpuNanos() / runtime, 100 * entry.systemCpuNanos() / runtime));
-        out.println("  IO depths    : 1=100.0%, 2=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, >=64=0.0%");
+        int bucket = depthBucket(entry.job().queueDepth());
+        List<String> levels = new ArrayList<>();
+        for (String level : List.of("1", "2", "4", "8", "16", "32", ">=64")) {
+            levels.add(level + "=" + (DEPTH_LEVELS.get(bucket).equals(level) ? "100.0%" : "0.0%"));
+        }
+        out.println("  IO depths    : " + String.join(", ", levels));
         out.println("     submit    : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%");
         out.println("     complete  : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%");
         out.println("     issued rwts: total=" + entry.read().ios() + "," + entry.write().ios()
                 + ",0,0 short=0,0,0,0 dropped=0,0,0,0");
-        out.println("     latency   : target=0, window=0, percentile=100.00%, depth=1");
+        out.println("     latency   : target=0, window=0, percentile=100.00%, depth=" + entry.job().queueDepth());
     }
 
     private void direction(String name, ReportEntry entry, DirectionStats stats, String suffix) {
@@ -210,5 +216,20 @@ public final class TextReport {
 
     private static String onOff(boolean value) {
         return value ? "on" : "off";
+    }
+
+    /** fio's iodepth levels, each counting the depths from it up to the next. */
+    static final List<String> DEPTH_LEVELS = List.of("1", "2", "4", "8", "16", "32", ">=64");
+
+    /**
+     * @param depth a queue depth, at least 1
+     * @return the index in {@link #DEPTH_LEVELS} of the level fio counts a constant {@code depth} in
+     */
+    static int depthBucket(int depth) {
+        int bucket = 0;
+        for (int level = 2; level <= depth && bucket < DEPTH_LEVELS.size() - 1; level *= 2) {
+            bucket++;
+        }
+        return bucket;
     }
 }

@@ -279,13 +279,26 @@ class JobFileParserTest {
     }
 
     @Test
-    void anotherEngineIsNotedAndReplacedByPsync() throws Exception {
-        BenchPlan plan = plan(file("engine.fio", "[job]", "size=1m", "ioengine=libaio", "iodepth=16"));
+    void anUnknownEngineIsNotedAndReplacedByPsync() throws Exception {
+        BenchPlan plan = plan(file("engine.fio", "[job]", "size=1m", "ioengine=mmap", "iodepth=16"));
 
         assertThat(plan.notes()).containsExactly(
-                "job: ioengine=libaio is not supported, using psync",
+                "job: ioengine=mmap is not supported, using psync",
                 "job: note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1");
-        assertThat(plan.jobs().getFirst().ioengine()).isEqualTo("libaio");
+        assertThat(plan.jobs().getFirst().ioengine()).isEqualTo("mmap");
+        assertThat(plan.jobs().getFirst().queueDepth()).isEqualTo(1);
+    }
+
+    @Test
+    void anAsynchronousEngineKeepsItsDepth() throws Exception {
+        for (String engine : List.of("libaio", "io_uring", "posixaio")) {
+            BenchPlan plan = plan(file(engine + ".fio", "[job]", "size=1m", "ioengine=" + engine, "iodepth=16"));
+
+            assertThat(plan.notes()).as(engine).isEmpty();
+            assertThat(plan.jobs().getFirst().queueDepth()).as(engine).isEqualTo(16);
+        }
+        assertThat(plan(file("shallow.fio", "[job]", "size=1m", "ioengine=libaio")).jobs().getFirst().queueDepth())
+                .as("fio's default iodepth").isEqualTo(1);
     }
 
     @Test
