@@ -119,13 +119,18 @@ final class FileBlocks implements IomapOps, WritebackOps {
         if (written >= length || !iomap.has(IomapFlag.NEW) || !request.contains(IomapRequest.WRITE)) {
             return;
         }
-        synchronized (mount) {
-            SkeletonInode inode = mount.inodeOrNull(file.ino());
-            if (inode != null) {
-                file.releaseDelalloc(pos, length, written, (f, offset, bytes) -> freeFresh(inode,
-                        offset / blockSize, Layout.ceil(offset + bytes, blockSize), FreeReason.SHORT_WRITE));
+        // The mount's lock is taken inside the punch callback, not around releaseDelalloc: the core locks
+        // folios there, and writeback holds a folio lock when it calls mapBlocks, which takes the mount's
+        // lock (the order XFS keeps: folio locks, then ILOCK inside the punch callback).
+        file.releaseDelalloc(pos, length, written, (f, offset, bytes) -> {
+            synchronized (mount) {
+                SkeletonInode inode = mount.inodeOrNull(file.ino());
+                if (inode != null) {
+                    freeFresh(inode, offset / blockSize, Layout.ceil(offset + bytes, blockSize),
+                            FreeReason.SHORT_WRITE);
+                }
             }
-        }
+        });
     }
 
     /** Stale once an I/O completion or a free changed the inode's blocks. */
