@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 /**
  * {@link CopySource#of(ByteBuffer)}: the remaining bytes of a buffer, its position advancing by what is
  * copied. Copies without allocating: into a folio through the folio's shared buffer view
- * ({@link #copyInto}), and into a segment straight from a heap buffer's array; only a direct or
+ * ({@link #copyTo(Folio, int, int)}), and into a segment straight from a heap buffer's array; only a direct or
  * read-only buffer copied into a bare segment goes through {@link MemorySegment#ofBuffer}.
  */
 final class BufferCopySource implements CopySource {
@@ -31,17 +31,11 @@ final class BufferCopySource implements CopySource {
         return n;
     }
 
-    /**
-     * Copies the next bytes into a folio, as {@link #copyTo} does into its memory.
-     *
-     * @param folio the folio's {@link Folio#sharedView()}, written with one absolute bulk put
-     * @param offset byte offset inside the folio
-     * @param length bytes wanted
-     * @return bytes copied: {@code length}, or fewer if the buffer has fewer left
-     */
-    int copyInto(ByteBuffer folio, int offset, int length) {
+    /** Copies into the folio's {@link Folio#sharedView()} with one absolute bulk put: no allocation. */
+    @Override
+    public int copyTo(Folio folio, int offset, int length) {
         int n = Math.min(length, src.remaining());
-        folio.put(offset, src, src.position(), n);
+        folio.sharedView().put(offset, src, src.position(), n);
         src.position(src.position() + n);
         return n;
     }

@@ -190,8 +190,7 @@ final class BufferedWrite {
             boolean appWrite) throws IOException {
         int accepted;
         try {
-            int copied = src instanceof BufferCopySource buffer ? buffer.copyInto(folio.sharedView(), offset, length)
-                    : src.copyTo(folio.memory(), offset, length);
+            int copied = src.copyTo(folio, offset, length);
             accepted = writeEnd(folio, offset, length, copied, iter.iomap());
         } catch (IOException | RuntimeException e) {
             putNothing(pos, iter.iomap(), e);

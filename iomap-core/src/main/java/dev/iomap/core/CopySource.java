@@ -21,6 +21,20 @@ public interface CopySource {
     int copyTo(MemorySegment dst, long dstOffset, int length);
 
     /**
+     * Copies the next {@code length} bytes of the source into {@code folio} at {@code offset}: by
+     * default through {@link #copyTo(MemorySegment, long, int)} on the folio's memory; a source that
+     * can copy into a folio more cheaply overrides it.
+     *
+     * @param folio the locked folio
+     * @param offset byte offset inside the folio
+     * @param length bytes wanted
+     * @return bytes copied, from 0 to {@code length}; fewer means the source failed or ended
+     */
+    default int copyTo(Folio folio, int offset, int length) {
+        return copyTo(folio.memory(), offset, length);
+    }
+
+    /**
      * A source reading the remaining bytes of a buffer, advancing its position.
      *
      * @param src the buffer
