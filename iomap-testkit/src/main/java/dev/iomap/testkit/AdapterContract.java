@@ -236,6 +236,18 @@ public abstract class AdapterContract {
     }
 
     /**
+     * For the suites that run on a fixture's existing files too: a new file {@code /a}, or the
+     * fixture's existing file (of a fresh filesystem); closed after the test like {@link #create}'s.
+     *
+     * @return the file
+     * @throws IOException if it cannot be created or opened
+     */
+    protected final IomapFile createdOrExisting() throws IOException {
+        AdapterFixture.ExistingFiles existing = kit().existingFiles();
+        return existing == null ? create("/a") : open(existing.file());
+    }
+
+    /**
      * Opens a file; it is closed after the test (or at the next remount).
      *
      * @param path the file

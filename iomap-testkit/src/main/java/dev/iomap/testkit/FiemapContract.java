@@ -32,12 +32,6 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class FiemapContract extends AdapterContract {
 
-    /** @return a new file, or the fixture's existing one (of a fresh filesystem) */
-    private IomapFile file() throws IOException {
-        AdapterFixture.ExistingFiles existing = kit().existingFiles();
-        return existing == null ? create("/a") : open(existing.file());
-    }
-
     private void assumeCreatedFiles() {
         assumeTrue(kit().existingFiles() == null, "needs files of its own; this fixture uses existing files");
     }
@@ -84,7 +78,7 @@ public abstract class FiemapContract extends AdapterContract {
 
     @Test
     void negativeRangesAreRefused() throws IOException {
-        IomapFile file = file();
+        IomapFile file = createdOrExisting();
         assertThatThrownBy(() -> file.fiemap(-1, 10, false)).isInstanceOf(InvalidRangeException.class);
         assertThatThrownBy(() -> file.fiemap(0, -1, false)).isInstanceOf(InvalidRangeException.class);
     }
@@ -127,7 +121,7 @@ public abstract class FiemapContract extends AdapterContract {
     void writtenBackExtentsPointAtTheFilesBytesOnTheDevice() throws IOException {
         assumeTrue(!kit().layersTheDevice(), "the fixture's device layer maps addresses: the adapter's device"
                 + " addresses are not the kit device's");
-        IomapFile file = file();
+        IomapFile file = createdOrExisting();
         long b = blockSize();
         byte[] model = writePattern(file, 0, 5 * (int) b, 3);
         List<FileExtent> extents = checked(file.fiemap(), 0, Math.max(file.size(), 5 * b), "after sync");
@@ -217,7 +211,7 @@ public abstract class FiemapContract extends AdapterContract {
     void askingWithoutSyncWritesNothingAndReservesNothing() throws IOException {
         CountingDevice counting = new CountingDevice(device);
         remountOn(counting);
-        IomapFile file = file();
+        IomapFile file = createdOrExisting();
         long b = blockSize();
         writePattern(file, 0, 4 * (int) b, 9);
         if (kit().existingFiles() == null && has(Capability.FALLOCATE)) {

@@ -39,12 +39,6 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class SeekContract extends AdapterContract {
 
-    /** @return a new file, or the fixture's existing one (of a fresh filesystem) */
-    private IomapFile file() throws IOException {
-        AdapterFixture.ExistingFiles existing = kit().existingFiles();
-        return existing == null ? create("/a") : open(existing.file());
-    }
-
     private IomapFile reopen() throws IOException {
         AdapterFixture.ExistingFiles existing = kit().existingFiles();
         return open(existing == null ? "/a" : existing.file());
@@ -136,7 +130,7 @@ public abstract class SeekContract extends AdapterContract {
 
     @Test
     void anEmptyFileHasNeitherDataNorAHole() throws IOException {
-        IomapFile file = file();
+        IomapFile file = createdOrExisting();
         assumeTrue(file.size() == 0, "the existing file is not empty");
         assertThatThrownBy(() -> file.seekData(0)).isInstanceOf(NoDataException.class);
         assertThatThrownBy(() -> file.seekHole(0)).isInstanceOf(NoDataException.class);
@@ -145,7 +139,7 @@ public abstract class SeekContract extends AdapterContract {
 
     @Test
     void negativeOffsetsAreRefused() throws IOException {
-        IomapFile file = file();
+        IomapFile file = createdOrExisting();
         writePattern(file, 0, 4 * blockSize(), 1);
         assertThatThrownBy(() -> file.seekData(-1)).isInstanceOf(InvalidRangeException.class);
         assertThatThrownBy(() -> file.seekHole(-1)).isInstanceOf(InvalidRangeException.class);
@@ -154,7 +148,7 @@ public abstract class SeekContract extends AdapterContract {
 
     @Test
     void aFileOfDataHasItsOnlyHoleAtEof() throws IOException {
-        IomapFile file = file();
+        IomapFile file = createdOrExisting();
         long written = 4L * blockSize();
         writePattern(file, 0, (int) written, 1);
         assertDataUpTo(file, written, "before writeback");
@@ -178,7 +172,7 @@ public abstract class SeekContract extends AdapterContract {
 
     @Test
     void atAndPastEofBothSeeksFindNothing() throws IOException {
-        IomapFile file = file();
+        IomapFile file = createdOrExisting();
         boolean created = kit().existingFiles() == null;
         int length = created ? blockSize() + 7 : 4 * blockSize();
         writePattern(file, 0, length, 1);
@@ -319,7 +313,7 @@ public abstract class SeekContract extends AdapterContract {
     void seeksWriteNothingAndReserveNothing() throws IOException {
         CountingDevice counting = new CountingDevice(device);
         remountOn(counting);
-        IomapFile file = file();
+        IomapFile file = createdOrExisting();
         long b = blockSize();
         writePattern(file, 0, 4 * (int) b, 1);
         boolean created = kit().existingFiles() == null;
