@@ -135,7 +135,9 @@ final class Writeback {
             folio.memory().asSlice(eof, folio.size() - eof).fill((byte) 0);
             end = (eof + inode.blockSize() - 1) & -inode.blockSize();
         }
-        FolioState state = folio.stateForUpdate();
+        // No state is made here (the kernel's writeback makes one): a multi-block folio without one is
+        // dirty and uptodate as a whole, and is written as one run.
+        FolioState state = folio.state();
         folio.clearDirtyForIo();
         folio.startWriteback();
         try {
@@ -243,9 +245,23 @@ final class Writeback {
         if (write.isDone()) {
             write.whenComplete((ignored, failure) -> complete(current, failure));
         } else {
-            // Off the device's own threads: the adapter's completion work may do device I/O.
-            write.whenCompleteAsync((ignored, failure) -> complete(current, failure),
-                    inode.completionExecutor());
+            write.whenComplete((ignored, failure) -> {
+                if (failure == null && completesWithoutWork(current)) {
+                    current.finishFolios();
+                } else {
+                    // Off the device's own threads: the adapter's completion work may do device I/O.
+                    inode.completionExecutor().execute(() -> complete(current, failure));
+                }
+            });
+        }
+    }
+
+    /** Asks the adapter, on the device's thread, whether a written ioend needs completion work. */
+    private boolean completesWithoutWork(Ioend done) {
+        try {
+            return inode.writebackOps().completesWithoutWork(inode, done.completion(null));
+        } catch (RuntimeException e) {
+            return false; // then ioendCompleted runs as usual, and reports what is wrong
         }
     }
 

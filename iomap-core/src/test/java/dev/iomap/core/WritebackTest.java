@@ -84,6 +84,34 @@ class WritebackTest {
     }
 
     @Test
+    void aWholeFolioWriteIsWrittenBackWithoutAFolioState() throws Exception {
+        IomapCache cache = cache64k(true);
+        WritebackOps writeback = identityWriteback();
+        CachedInode inode = cache.addInode(1, K4, 0, MAX, new BlockDeviceMapping(device), writeback);
+        OpenFile file = inode.open();
+
+        file.write(0, buffer(3, 0, 2 * 65536));
+        file.fsync();
+
+        assertThat(cache.stats().folioStatesAllocated()).isZero();
+        assertThat(inode.pageCache().lookup(0).state()).isNull();
+        verify(writeback).mapBlocks(inode, 0, 65536);
+        verify(writeback).mapBlocks(inode, 65536, 65536);
+        assertThat(cache.stats().ioends()).isEqualTo(1);
+        assertThat(readDevice(device, 0, 2 * 65536)).isEqualTo(pattern(3, 0, 2 * 65536));
+
+        // a later partial write makes the state then, clean and uptodate, and writes only its block
+        long writesBefore = device.stats().bytesWritten();
+        file.write(K4, buffer(4, K4, 10));
+        file.fsync();
+        assertThat(cache.stats().folioStatesAllocated()).isEqualTo(1);
+        assertThat(device.stats().bytesWritten() - writesBefore).isEqualTo(K4);
+        byte[] expected = pattern(3, 0, 2 * 65536);
+        System.arraycopy(pattern(4, K4, 10), 0, expected, K4, 10);
+        assertThat(readDevice(device, 0, 2 * 65536)).isEqualTo(expected);
+    }
+
+    @Test
     void adjacentDirtyRunsMergeIntoOneIoend() throws Exception {
         IomapCache cache = cache64k(true);
         BlockDeviceMapping mapping = new BlockDeviceMapping(device);
