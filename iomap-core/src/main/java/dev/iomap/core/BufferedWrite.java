@@ -3,6 +3,7 @@ package dev.iomap.core;
 import dev.iomap.api.IomapException;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapFlag;
+import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
@@ -160,8 +161,9 @@ final class BufferedWrite {
                     accepted = copyIntoFolio(iter, folio, pos, offset, length, src, appWrite);
                     done += accepted;
                     // The kernel raises i_size before put_folio; the bytes count even if it fails.
-                    inode.writeOps().putFolio(inode, pos, accepted, iter.iomap(),
-                            blocksView(folio, offset, accepted));
+                    WriteOps writeOps = inode.writeOps();
+                    writeOps.putFolio(inode, pos, accepted, iter.iomap(),
+                            TAKES_BLOCKS.get(writeOps.getClass()) ? blocksView(folio, offset, accepted) : EMPTY);
                 } finally {
                     folio.unlock();
                 }
@@ -202,6 +204,24 @@ final class BufferedWrite {
         }
         return accepted;
     }
+
+    /**
+     * Whether a {@link WriteOps} class overrides the {@code putFolio} that takes the folio's bytes; the
+     * view is made only for those (a slice per write is a measurable share of a 1 KiB cached overwrite,
+     * and only a journaling adapter reads it). One that does not override it gets an empty buffer, which
+     * its inherited method never passes on.
+     */
+    private static final ClassValue<Boolean> TAKES_BLOCKS = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            try {
+                return type.getMethod("putFolio", IomapInode.class, long.class, int.class, Iomap.class,
+                        ByteBuffer.class).getDeclaringClass() != WriteOps.class;
+            } catch (NoSuchMethodException e) {
+                throw new IllegalStateException("WriteOps has no putFolio with the folio's bytes", e);
+            }
+        }
+    };
 
     /**
      * A read-only view of the whole blocks of a locked folio that hold {@code [offset, offset +

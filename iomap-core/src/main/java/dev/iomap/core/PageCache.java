@@ -24,6 +24,12 @@ public final class PageCache {
     private final int blockShift;
     private final CacheStats stats;
     private final ConcurrentSkipListMap<Long, Folio> folios = new ConcurrentSkipListMap<>();
+    /**
+     * The folio the last lookup found: sequential small I/O asks for the same folio many times in a row,
+     * and this answers without the map's search and its boxed key. A removed folio is never answered
+     * from here (its flag is set before its memory can be reused).
+     */
+    private volatile Folio recent;
     private final ConcurrentSkipListSet<Long> dirtyTag = new ConcurrentSkipListSet<>();
     private final ConcurrentSkipListSet<Long> writebackTag = new ConcurrentSkipListSet<>();
     private final ReentrantLock insertLock = new ReentrantLock();
@@ -98,12 +104,21 @@ public final class PageCache {
      * @return the folio, or null if the page is not cached
      */
     public Folio lookup(long index) {
+        Folio hint = recent;
+        if (hint != null && index >= hint.index() && index < hint.index() + (1L << hint.order())
+                && !hint.isRemoved()) {
+            return hint;
+        }
         Map.Entry<Long, Folio> floor = folios.floorEntry(index);
         if (floor == null) {
             return null;
         }
         Folio folio = floor.getValue();
-        return index < folio.index() + (1L << folio.order()) ? folio : null;
+        if (index < folio.index() + (1L << folio.order())) {
+            recent = folio;
+            return folio;
+        }
+        return null;
     }
 
     /**
