@@ -48,6 +48,28 @@ public interface WritebackOps {
     }
 
     /**
+     * Whether a successfully written ioend needs no completion work at all, so that the core may end
+     * writeback of its folios on the thread the device completed the write on, skipping
+     * {@link #ioendCompleted} and the hand-off to a completion thread (one thread switch per ioend,
+     * as much as a fast device's write on a small machine). The kernel's XFS asks the same
+     * ({@code xfs_ioend_needs_wq_completion}): an ioend into written blocks, not shared, within the
+     * on-disk size completes in the bio's end_io; unwritten conversion, COW remapping and size
+     * updates go to a workqueue.
+     *
+     * <p>Runs on the device's completion thread: it must answer from memory, quickly, without
+     * blocking (no locks another thread may hold across I/O, no device I/O). When unsure, answer
+     * false. A failed ioend is never asked. Default: false, always complete through
+     * {@link #ioendCompleted} on a completion thread.
+     *
+     * @param inode the file
+     * @param completion what was written (it did not fail)
+     * @return true if there is nothing for {@link #ioendCompleted} to do for this ioend
+     */
+    default boolean completesWithoutWork(IomapInode inode, IoendCompletion completion) {
+        return false;
+    }
+
+    /**
      * Whether the file's blocks must reach the device in file order: a file on a sequential zone,
      * which the device accepts only at its write pointer.
      *

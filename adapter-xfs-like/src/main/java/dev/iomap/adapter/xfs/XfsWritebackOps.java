@@ -124,6 +124,21 @@ final class XfsWritebackOps implements WritebackOps {
         }
     }
 
+    /**
+     * {@code xfs_ioend_needs_wq_completion}'s answer: an ioend into written blocks, not through the COW
+     * fork, that ends within the on-disk size changes no metadata, so {@link #ioendCompleted} would do
+     * nothing. Reads the on-disk size without the inode lock: every change of it happens before the
+     * writeback that submitted this ioend took the locks it took, and so before this call.
+     */
+    @Override
+    public boolean completesWithoutWork(IomapInode inode, IoendCompletion completion) {
+        if (completion.type() != IomapType.MAPPED || completion.flags().contains(IomapFlag.SHARED)) {
+            return false;
+        }
+        InodeState state = volume.inodes.get(inode.ino());
+        return state != null && Math.min(inode.size(), completion.end()) <= state.diskSize;
+    }
+
     @Override
     public void discardFolio(IomapInode inode, long pos, long length) {
         // Reservations of discarded dirty data stay until truncate, punch, evict or unmount release them.
