@@ -115,6 +115,8 @@ public final class FileBlockDevice implements BlockDevice {
     private final DeviceThreads threads;
     private final DeviceCounters counters = new DeviceCounters();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Concurrent flushes share a sync (group commit). */
+    private final FlushBatch flushes = new FlushBatch();
 
     /**
      * @param directIoAlignment what {@code O_DIRECT} needs of memory, positions and lengths, if the
@@ -465,7 +467,8 @@ public final class FileBlockDevice implements BlockDevice {
     /**
      * Makes every write whose future completed before this call durable ({@code fdatasync}), on one
      * of the device's threads while the calling thread waits, even if interrupted (see the class
-     * comment). On a read-only device there is nothing to make durable: the flush is only counted.
+     * comment). Concurrent flushes share syncs: one that started after this call began is enough
+     * (see {@code FlushBatch}); every call is counted. On a read-only device there is nothing to make durable: the flush is only counted.
      *
      * @throws DeviceIoException if the file cannot be synced
      * @throws IOException if the device is closed
@@ -474,10 +477,10 @@ public final class FileBlockDevice implements BlockDevice {
     public void flush() throws IOException {
         ensureOpen();
         if (!readOnly()) {
-            waitFor("flush of", 0, capacity, () -> {
+            flushes.flush(() -> waitFor("flush of", 0, capacity, () -> {
                 channel.force(false);
                 return null;
-            });
+            }));
         }
         counters.countFlush();
     }
