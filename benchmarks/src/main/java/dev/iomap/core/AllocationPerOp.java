@@ -3,6 +3,8 @@ package dev.iomap.core;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.util.Locale;
@@ -13,7 +15,10 @@ import java.util.Locale;
  * {@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes} of the calling thread after a
  * warm-up (so the JIT's escape analysis has had its chance). Only the calling thread is counted: the
  * region written stays under the dirty limits, so no operation here writes back, and what the
- * background flusher allocates is not in the figure. Prints one line per case: case, operations, bytes per operation.
+ * background flusher allocates is not in the figure. Prints one line per case: case, operations, bytes per
+ * operation, and the calling thread's CPU time per operation ({@code getCurrentThreadCpuTime}: unlike
+ * wall time it hardly moves when other processes share the machine), then the same CPU time for a bare
+ * copy of each size between two native segments, the memcpy limit of this machine.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.iomap.core.AllocationPerOp [OPS]}.
  */
@@ -36,7 +41,7 @@ public final class AllocationPerOp {
      */
     public static void main(String[] args) throws IOException {
         int ops = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
-        System.out.println("case                               ops  bytes/op");
+        System.out.println("case                               ops  bytes/op  cpu ns/op");
         Op write = (file, offset, buffer) -> file.write(offset, buffer.clear());
         Op read = (file, offset, buffer) -> file.read(offset, buffer.clear());
         measure("overwrite 4k, in cache (4k blocks)", 4096, 4096, false, write, ops);
@@ -44,6 +49,30 @@ public final class AllocationPerOp {
         measure("overwrite 128k, in cache", 4096, 128 << 10, true, write, ops / 8);
         measure("read 4k, cache hit", 4096, 4096, false, read, ops);
         measure("read 128k, cache hit", 4096, 128 << 10, true, read, ops / 8);
+        memcpy("memcpy 1k (the limit)", 1024, ops);
+        memcpy("memcpy 4k (the limit)", 4096, ops);
+        memcpy("memcpy 128k (the limit)", 128 << 10, ops / 8);
+    }
+
+    /** CPU time per copy of {@code size} bytes between two native segments, over a 16 MiB region. */
+    private static void memcpy(String name, int size, int ops) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(size, 4096);
+            MemorySegment region = arena.allocate(REGION_BYTES, 4096);
+            int slots = REGION_BYTES / size;
+            for (int round = 0; round < 2; round++) {
+                var threads = ManagementFactory.getThreadMXBean();
+                long cpu = threads.getCurrentThreadCpuTime();
+                for (int i = 0; i < ops; i++) {
+                    MemorySegment.copy(src, 0, region, (long) (i % slots) * size, size);
+                }
+                cpu = threads.getCurrentThreadCpuTime() - cpu;
+                if (round == 1) {
+                    System.out.println(String.format(Locale.ROOT, "%-32s %8d  %8s  %9.1f", name, ops, "-",
+                            (double) cpu / ops));
+                }
+            }
+        }
     }
 
     /**
@@ -68,10 +97,12 @@ public final class AllocationPerOp {
             var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             long thread = Thread.currentThread().threadId();
             long before = threads.getThreadAllocatedBytes(thread);
+            long cpu = threads.getCurrentThreadCpuTime();
             run(file, op, buffer, ioSize, slots, sequential, ops);
+            cpu = threads.getCurrentThreadCpuTime() - cpu;
             long after = threads.getThreadAllocatedBytes(thread);
-            System.out.println(String.format(Locale.ROOT, "%-32s %8d  %8.1f", name, ops,
-                    (double) (after - before) / ops));
+            System.out.println(String.format(Locale.ROOT, "%-32s %8d  %8.1f  %9.1f", name, ops,
+                    (double) (after - before) / ops, (double) cpu / ops));
         }
     }
 
