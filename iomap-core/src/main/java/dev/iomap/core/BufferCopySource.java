@@ -10,10 +10,13 @@ import java.nio.ByteBuffer;
  * ({@link #copyTo(Folio, int, int)}), and into a segment straight from a heap buffer's array; only a direct or
  * read-only buffer copied into a bare segment goes through {@link MemorySegment#ofBuffer}.
  *
- * <p>A direct buffer may fault (a mapped file truncated under it): the copy is then done again in pieces
+ * <p>A mapped buffer may fault (its file truncated under it): the copy is then done again in pieces
  * that never cross a page of the buffer, up to the first piece that faults, so that the count returned is
  * exactly the bytes before the faulting page (what the kernel's {@code copy_folio_from_iter_atomic}
- * returns), and {@link #fault()} reports the fault.
+ * returns), and {@link #fault()} reports the fault. The JVM may report a fault in compiled code late, at
+ * its next safepoint poll ("a fault occurred in a recent unsafe memory access operation"), which could be
+ * after this copy returned; so every copy from a mapped buffer ends with a native call
+ * ({@link #deliverPendingFault()}), whose return delivers a pending fault inside the copy's own handler.
  */
 final class BufferCopySource implements CopySource {
     /**
@@ -23,11 +26,14 @@ final class BufferCopySource implements CopySource {
     private static final int PIECE = 4096;
 
     private final ByteBuffer src;
+    /** Whether {@link #src} maps a file, and so may fault. */
+    private final boolean mapped;
     private Throwable fault;
 
     /** @param src the buffer, read from its position */
     BufferCopySource(ByteBuffer src) {
         this.src = src;
+        this.mapped = src.isDirect() && MemorySegment.ofBuffer(src).isMapped();
     }
 
     @Override
@@ -39,6 +45,7 @@ final class BufferCopySource implements CopySource {
         } else {
             try {
                 MemorySegment.copy(MemorySegment.ofBuffer(src), 0, dst, dstOffset, n);
+                deliverPendingFault();
             } catch (InternalError e) {
                 n = copyUpToFault(e, n, (from, bytes) ->
                         MemorySegment.copy(MemorySegment.ofBuffer(src), from, dst, dstOffset + from, bytes));
@@ -54,6 +61,7 @@ final class BufferCopySource implements CopySource {
         int n = Math.min(length, src.remaining());
         try {
             folio.sharedView().put(offset, src, src.position(), n);
+            deliverPendingFault();
         } catch (InternalError e) {
             n = copyUpToFault(e, n, (from, bytes) ->
                     folio.sharedView().put(offset + from, src, src.position() + from, bytes));
@@ -95,6 +103,7 @@ final class BufferCopySource implements CopySource {
             int bytes = (int) Math.min(n - done, PIECE - ((address + done) & (PIECE - 1)));
             try {
                 piece.copy(done, bytes);
+                deliverPendingFault();
             } catch (InternalError again) {
                 if (!isAccessFault(again)) {
                     throw again;
@@ -104,6 +113,17 @@ final class BufferCopySource implements CopySource {
             done += bytes;
         }
         return done;
+    }
+
+    /**
+     * For a mapped buffer, a native call ({@link Thread#holdsLock}, cheap): the return from native code
+     * delivers a fault the JVM holds pending from the copy just made, here rather than wherever compiled
+     * code next polls. Nothing for other buffers, which cannot fault.
+     */
+    private void deliverPendingFault() {
+        if (mapped) {
+            boolean _ = Thread.holdsLock(this);
+        }
     }
 
     /**
