@@ -44,8 +44,12 @@ public interface IomapFile extends Closeable {
      * Writes all remaining bytes of {@code src} at {@code pos}, growing the file if needed.
      *
      * @param pos file offset, at least 0
-     * @param src the bytes; its position advances
-     * @return bytes written
+     * @param src the bytes; its position advances by the bytes written
+     * @return bytes written: all of them, or fewer only if reading {@code src} faulted part way (a
+     *     mapped buffer whose file was truncated under it): then the bytes before the fault, as far as
+     *     the engine could keep them (the kernel's short write)
+     * @throws BadAddressException if reading {@code src} faulted before any byte was written (the kernel's
+     *     EFAULT); the file is unchanged
      * @throws IOException on a bad range, no space, or an operation the adapter refuses (e.g. a write
      *     not at EOF on an append-only file); for a {@link OpenFlag#DIRECT} open,
      *     {@link InvalidRangeException} if {@code pos} or {@code src.remaining()} is not block aligned,

@@ -9,13 +9,31 @@ import java.nio.ByteBuffer;
  * copied. Copies without allocating: into a folio through the folio's shared buffer view
  * ({@link #copyTo(Folio, int, int)}), and into a segment straight from a heap buffer's array; only a direct or
  * read-only buffer copied into a bare segment goes through {@link MemorySegment#ofBuffer}.
+ *
+ * <p>A mapped buffer may fault (its file truncated under it): the copy is then done again in pieces
+ * that never cross a page of the buffer, up to the first piece that faults, so that the count returned is
+ * exactly the bytes before the faulting page (what the kernel's {@code copy_folio_from_iter_atomic}
+ * returns), and {@link #fault()} reports the fault. The JVM may report a fault in compiled code late, at
+ * its next safepoint poll ("a fault occurred in a recent unsafe memory access operation"), which could be
+ * after this copy returned; so every copy from a mapped buffer ends with a native call
+ * ({@link #deliverPendingFault()}), whose return delivers a pending fault inside the copy's own handler.
  */
 final class BufferCopySource implements CopySource {
+    /**
+     * The smallest page size: a piece aligned to it lies within one page of every page size Linux uses
+     * (4, 16 or 64 KiB), so a fault stops the pieces exactly at a page.
+     */
+    private static final int PIECE = 4096;
+
     private final ByteBuffer src;
+    /** Whether {@link #src} maps a file, and so may fault. */
+    private final boolean mapped;
+    private Throwable fault;
 
     /** @param src the buffer, read from its position */
     BufferCopySource(ByteBuffer src) {
         this.src = src;
+        this.mapped = src.isDirect() && MemorySegment.ofBuffer(src).isMapped();
     }
 
     @Override
@@ -25,7 +43,13 @@ final class BufferCopySource implements CopySource {
             MemorySegment.copy(src.array(), src.arrayOffset() + src.position(), dst, ValueLayout.JAVA_BYTE,
                     dstOffset, n);
         } else {
-            MemorySegment.copy(MemorySegment.ofBuffer(src), 0, dst, dstOffset, n);
+            try {
+                MemorySegment.copy(MemorySegment.ofBuffer(src), 0, dst, dstOffset, n);
+                deliverPendingFault();
+            } catch (InternalError e) {
+                n = copyUpToFault(e, n, (from, bytes) ->
+                        MemorySegment.copy(MemorySegment.ofBuffer(src), from, dst, dstOffset + from, bytes));
+            }
         }
         src.position(src.position() + n);
         return n;
@@ -35,8 +59,82 @@ final class BufferCopySource implements CopySource {
     @Override
     public int copyTo(Folio folio, int offset, int length) {
         int n = Math.min(length, src.remaining());
-        folio.sharedView().put(offset, src, src.position(), n);
+        try {
+            folio.sharedView().put(offset, src, src.position(), n);
+            deliverPendingFault();
+        } catch (InternalError e) {
+            n = copyUpToFault(e, n, (from, bytes) ->
+                    folio.sharedView().put(offset + from, src, src.position() + from, bytes));
+        }
         src.position(src.position() + n);
         return n;
+    }
+
+    /** Moves the position back by {@code bytes}. */
+    @Override
+    public void revert(int bytes) {
+        src.position(src.position() - bytes);
+    }
+
+    @Override
+    public Throwable fault() {
+        return fault;
+    }
+
+    /** Copies {@code bytes} bytes from {@code from} bytes past the buffer's position to the same offset at the destination. */
+    @FunctionalInterface
+    private interface Piece {
+        void copy(int from, int bytes);
+    }
+
+    /**
+     * After {@code failure} stopped a copy of {@code n} bytes: rethrows it unless it is a faulting memory
+     * access, else copies again piece by piece up to the first piece that faults, records the fault and
+     * returns the bytes copied.
+     */
+    private int copyUpToFault(InternalError failure, int n, Piece piece) {
+        if (!isAccessFault(failure)) {
+            throw failure;
+        }
+        fault = failure;
+        long address = MemorySegment.ofBuffer(src).address();
+        int done = 0;
+        while (done < n) {
+            int bytes = (int) Math.min(n - done, PIECE - ((address + done) & (PIECE - 1)));
+            try {
+                piece.copy(done, bytes);
+                deliverPendingFault();
+            } catch (InternalError again) {
+                if (!isAccessFault(again)) {
+                    throw again;
+                }
+                break;
+            }
+            done += bytes;
+        }
+        return done;
+    }
+
+    /**
+     * For a mapped buffer, a native call ({@link Thread#holdsLock}, cheap): the return from native code
+     * delivers a fault the JVM holds pending from the copy just made, here rather than wherever compiled
+     * code next polls. Nothing for other buffers, which cannot fault.
+     */
+    private void deliverPendingFault() {
+        if (mapped) {
+            boolean _ = Thread.holdsLock(this);
+        }
+    }
+
+    /**
+     * @param error an error from a memory access
+     * @return whether it is the JVM's report of a faulting access to memory (a mapped file truncated under
+     *     it: "a fault occurred in an unsafe memory access operation", or "in a recent unsafe memory access
+     *     operation in compiled Java code"), as opposed to any other internal error
+     */
+    static boolean isAccessFault(InternalError error) {
+        String message = error.getMessage();
+        return message != null && message.startsWith("a fault occurred in ")
+                && message.contains("unsafe memory access operation");
     }
 }

@@ -1,5 +1,6 @@
 package dev.iomap.core;
 
+import dev.iomap.api.BadAddressException;
 import dev.iomap.api.IomapException;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapFlag;
@@ -34,6 +35,8 @@ final class BufferedWrite {
 
     private final CachedInode inode;
     private boolean sourceFailed;
+    /** A fault that escaped the source's copy (one that does not count how far it got). */
+    private Throwable escapedFault;
 
     BufferedWrite(CachedInode inode) {
         this.inode = inode;
@@ -45,13 +48,21 @@ final class BufferedWrite {
      * (after xfs' {@code xfs_file_write_zero_eof}).
      *
      * @return bytes written; fewer than {@code length} only after a short copy
+     * @throws BadAddressException if reading the source faulted before any byte was written (the
+     *     kernel's EFAULT): the adapter's {@code end} was told nothing was written
      */
     long write(long pos, CopySource src, long length) throws IOException {
         long size = inode.size();
         if (pos > size) {
             zeroRange(size, pos - size);
         }
-        return iterate(pos, length, WRITE, src);
+        long written = iterate(pos, length, WRITE, src);
+        Throwable fault = escapedFault != null ? escapedFault : src.fault();
+        if (written == 0 && fault != null) {
+            throw new BadAddressException("write of " + length + " bytes at " + pos + " to inode " + inode.ino()
+                    + ": reading the source faulted before the first byte was written", fault);
+        }
+        return written;
     }
 
     /**
@@ -192,8 +203,11 @@ final class BufferedWrite {
             boolean appWrite) throws IOException {
         int accepted;
         try {
-            int copied = src.copyTo(folio, offset, length);
+            int copied = copy(src, folio, offset, length);
             accepted = writeEnd(folio, offset, length, copied, iter.iomap());
+            if (accepted < copied) {
+                src.revert(copied - accepted);
+            }
         } catch (IOException | RuntimeException e) {
             putNothing(pos, iter.iomap(), e);
             throw e;
@@ -222,6 +236,24 @@ final class BufferedWrite {
             }
         }
     };
+
+    /**
+     * The copy from the caller's source (the kernel's {@code copy_folio_from_iter_atomic}). A faulting
+     * memory access that escapes the source (the JVM's {@link InternalError} for it, and no other error)
+     * counts as nothing copied, like the kernel's short copy: the write then stops there and ends the
+     * mapping with what was written before.
+     */
+    private int copy(CopySource src, Folio folio, int offset, int length) {
+        try {
+            return src.copyTo(folio, offset, length);
+        } catch (InternalError e) {
+            if (!BufferCopySource.isAccessFault(e)) {
+                throw e;
+            }
+            escapedFault = e;
+            return 0;
+        }
+    }
 
     /**
      * A read-only view of the whole blocks of a locked folio that hold {@code [offset, offset +

@@ -6,6 +6,11 @@ import java.nio.ByteBuffer;
 /**
  * Where the bytes of a buffered write come from. A copy may be short, like a user copy that faults
  * half way: the write path then treats the folio as the kernel does and stops.
+ *
+ * <p>A source over memory that can fault (a mapped file truncated under it: the JVM raises an
+ * {@link InternalError} for the access) counts how far it got, returns that, and reports the fault
+ * through {@link #fault()}, as {@link #of(ByteBuffer)} does; a fault that escapes a source counts as
+ * nothing copied (bytes it left in a folio that was already uptodate then stay as the fault left them).
  */
 @FunctionalInterface
 public interface CopySource {
@@ -35,7 +40,27 @@ public interface CopySource {
     }
 
     /**
-     * A source reading the remaining bytes of a buffer, advancing its position.
+     * Gives back the last {@code bytes} bytes copied: the write kept fewer than were copied (a short copy
+     * into a folio that is not uptodate keeps nothing), so they are not written and the source must
+     * offer them again (the kernel's {@code iov_iter_revert}). By default nothing happens.
+     *
+     * @param bytes bytes to give back, at most what the last copy returned
+     */
+    default void revert(int bytes) {
+    }
+
+    /**
+     * @return the fault that made a copy of this source come back short (reading the source's memory
+     *     faulted: the kernel's EFAULT), or null if none did; by default null
+     */
+    default Throwable fault() {
+        return null;
+    }
+
+    /**
+     * A source reading the remaining bytes of a buffer, advancing its position by what is copied (and
+     * back by what is {@linkplain #revert reverted}). A buffer over faulting memory (a mapped file
+     * truncated under it) copies up to the fault and reports it through {@link #fault()}.
      *
      * @param src the buffer
      * @return the source

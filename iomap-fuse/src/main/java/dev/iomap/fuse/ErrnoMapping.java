@@ -73,6 +73,7 @@ import java.util.concurrent.ExecutionException;
  * <tr><td>other {@link FileSystemException}</td><td>by its reason, which is the C library's message
  *     for the errno ("Is a directory" is EISDIR, as the JDK itself words it); EIO otherwise</td></tr>
  * <tr><td>{@link NoSpaceException}</td><td>ENOSPC</td></tr>
+ * <tr><td>{@link dev.iomap.api.BadAddressException} (the caller's buffer faulted)</td><td>EFAULT</td></tr>
  * <tr><td>{@link DeviceBusyException} (an image another user holds)</td><td>EBUSY</td></tr>
  * <tr><td>{@link NotSupportedException}, {@link UnsupportedOperationException}</td><td>EOPNOTSUPP; a
  *     {@link NotSupportedException} whose {@link NotSupportedException#refusal() refusal} says otherwise:
@@ -120,6 +121,7 @@ public final class ErrnoMapping {
             case NotLinkException e -> EINVAL;
             case FileSystemException e -> byReason(e.getReason());
             case NoSpaceException e -> ENOSPC;
+            case dev.iomap.api.BadAddressException e -> LinuxErrno.EFAULT;
             case XattrLimitException e -> e.kind() == XattrLimitException.Kind.NAME ? ERANGE : E2BIG;
             case DeviceBusyException e -> EBUSY;
             case ReadOnlyDeviceException e -> EROFS;

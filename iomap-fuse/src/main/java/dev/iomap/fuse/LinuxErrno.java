@@ -18,6 +18,8 @@ public final class LinuxErrno {
     public static final int E2BIG = 7;
     /** Bad file descriptor (an unknown file handle). */
     public static final int EBADF = 9;
+    /** Bad address: the caller's buffer faulted. */
+    public static final int EFAULT = 14;
     /** Cannot allocate memory. */
     public static final int ENOMEM = 12;
     /** Permission denied. */
@@ -73,6 +75,7 @@ public final class LinuxErrno {
             case EIO -> "EIO";
             case E2BIG -> "E2BIG";
             case EBADF -> "EBADF";
+            case EFAULT -> "EFAULT";
             case ENOMEM -> "ENOMEM";
             case EACCES -> "EACCES";
             case EBUSY -> "EBUSY";

@@ -56,6 +56,7 @@ class ErrnoMappingTest {
                 row(new FileSystemException("/a", null, "something else"), LinuxErrno.EIO),
                 row(new FileSystemException("/a"), LinuxErrno.EIO),
                 row(new NoSpaceException("full"), LinuxErrno.ENOSPC),
+                row(new dev.iomap.api.BadAddressException("source faulted", new InternalError("fault")), LinuxErrno.EFAULT),
                 row(new NoSuchAttributeException("/a", "user.x"), LinuxErrno.ENODATA),
                 row(new XattrLimitException(XattrLimitException.Kind.NAME, "name too long"), LinuxErrno.ERANGE),
                 row(new XattrLimitException(XattrLimitException.Kind.VALUE, "value too long"), LinuxErrno.E2BIG),

@@ -98,6 +98,15 @@ public abstract class AdapterContractSuite {
         }
     }
 
+    /** Writes whose source faults part way. */
+    @Nested
+    public class ShortWrite extends ShortWriteContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
     /** Truncate. */
     @Nested
     public class Truncate extends TruncateContract {

@@ -171,6 +171,69 @@ public abstract class WriteContract extends AdapterContract {
         assertContent(open("/after"), data);
     }
 
+    /**
+     * The device full to the block; then, in rounds, one block freed (a filler truncated by a block) and a
+     * file grown a block at a time until {@link NoSpaceException}, with fsck after every round. The growing
+     * file starts at 8 blocks and passes its 13th (where an ext2-like inode needs an indirect block) with
+     * exactly one block free on the way, so an ENOSPC path that allocates a metadata block and then finds no
+     * data block runs: it must keep that block or give it back. At the end everything is deleted and, after
+     * a remount (an adapter may free late, at a checkpoint), the free blocks are those of the freshly
+     * formatted filesystem. {@code -Dkit.noSpaceRounds=N} runs more rounds (default 10: a file that takes
+     * the one freed block every round ends past its 18th block).
+     */
+    @Test
+    void growingIntoTheLastFreeBlocksOneAtATimeLeaksNothing() throws IOException {
+        assumeTrue(kit().existingFiles() == null, "the namespace is fixed: nothing to fill with");
+        assumeCapable(Capability.TRUNCATE);
+        int bs = blockSize();
+        assumeTrue(fs.maxFileSize() >= 32L * bs, "files hold fewer than 32 blocks");
+        remountChecked();
+        long fresh = fs.statfs().freeBlocks();
+        IomapFile grow = create("/grow");
+        writePattern(grow, 0, 8 * bs, 1);
+        grow.fsync();
+        long perFile = withinFileLimit(8L << 20) / bs * bs;
+        java.util.List<String> fillers = DeviceFill.untilNoSpace(fs, "/fill-", perFile,
+                (int) Math.min(perFile, 1 << 20), bs, 2, true, 2 * device.capacity()).paths();
+        int rounds = Integer.getInteger("kit.noSpaceRounds", 10);
+        for (int round = 0; round <= rounds; round++) {
+            if (round > 0) {
+                try (IomapFile filler = fs.open(fillers.get(0))) {
+                    assumeTrue(filler.size() >= bs, "the filler has no block left to free");
+                    filler.truncate((filler.size() - 1) / bs * bs);
+                }
+                fs.sync();
+            }
+            grow = open("/grow");
+            for (int block = 0; block < 64 && grow.size() + bs <= fs.maxFileSize(); block++) {
+                if (!growByABlock(grow)) {
+                    break;
+                }
+            }
+            remountChecked();
+        }
+        for (String path : fillers) {
+            fs.unlink(path);
+        }
+        fs.unlink("/grow");
+        fs.sync();
+        remountChecked();
+        assertThat(fs.statfs().freeBlocks()).as("free blocks after everything is deleted, against a freshly"
+                + " formatted filesystem").isEqualTo(fresh);
+    }
+
+    /** @return false if the filesystem had no space for one more block at EOF (at the write or at fsync) */
+    private boolean growByABlock(IomapFile file) throws IOException {
+        long size = file.size();
+        try {
+            writePattern(file, size, blockSize(), 3);
+        } catch (NoSpaceException e) {
+            assertThat(file.size()).as("size after a write that found no space").isEqualTo(size);
+            return false;
+        }
+        return DeviceFill.fsync(file);
+    }
+
     /** What a fill wrote: the files it created, in order, and the bytes. */
     private record Fill(java.util.List<String> paths, long bytes) {
         int files() {

@@ -226,15 +226,18 @@ final class FileTree {
                 continue;
             }
             Indirect child = volume.indirect(ptrs[i], d.ino);
-            if (prune(d, child.pointers, level - 1, start, span / layout.indirectPointers(), from, to, step)) {
-                if (Arrays.stream(child.pointers).allMatch(p -> p == 0)) {
-                    volume.free(ptrs[i]);
-                    d.blocks--;
-                    ptrs[i] = 0;
-                    changed = true;
-                } else {
-                    volume.dirtyIndirect(child);
-                }
+            boolean childChanged = prune(d, child.pointers, level - 1, start, span / layout.indirectPointers(),
+                    from, to, step);
+            // An empty child goes even if this punch changed nothing in it: an indirect block allocated for a
+            // write whose data blocks then could not be had (ENOSPC) never mapped anything.
+            if (Arrays.stream(child.pointers).allMatch(p -> p == 0)) {
+                volume.free(ptrs[i]);
+                d.blocks--;
+                ptrs[i] = 0;
+                changed = true;
+                step.left--;
+            } else if (childChanged) {
+                volume.dirtyIndirect(child);
                 step.left--;
             }
         }

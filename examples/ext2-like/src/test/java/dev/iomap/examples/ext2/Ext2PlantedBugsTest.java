@@ -1,14 +1,12 @@
 package dev.iomap.examples.ext2;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.iomap.testkit.AdapterContractSuite;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.Geometry;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,15 +35,6 @@ import org.junit.platform.launcher.core.LauncherFactory;
 class Ext2PlantedBugsTest {
     static final Geometry GEOMETRY = new Geometry(1024, 65536, 0);
 
-    /** Why the whole kit passes with these bugs planted (found with the whole suite, issue 18). */
-    static final Map<PlantedBugs, String> NOT_CAUGHT = Map.of(
-            PlantedBugs.SHORT_WRITE_DROPS_ITS_BLOCKS_UNFREED, "no kit test makes a write short inside NEW"
-                    + " blocks (this engine ends a write short only on a stale mapping or a failed edge read,"
-                    + " and an edge of a NEW block is never read)",
-            PlantedBugs.ENOSPC_LEAKS_THE_INDIRECT_BLOCK, "the fill tests run out of space on the indirect"
-                    + " block's allocation only by chance (it takes exactly one free block left when a file"
-                    + " reaches its 13th block); a test that frees one block more at a time would catch it");
-
     static List<Arguments> bugs() {
         return List.of(
                 Arguments.of(PlantedBugs.RUN_OVER_NON_CONTIGUOUS_BLOCKS, Set.of(
@@ -70,14 +59,16 @@ class Ext2PlantedBugsTest {
                 Arguments.of(PlantedBugs.NEW_BLOCK_MAPPED_WITHOUT_NEW, Set.of(
                         "FsxContract.randomOperationsMatchTheModel",
                         "FsxContract.aShortRunReplaysFromItsOwnLog")),
-                Arguments.of(PlantedBugs.SHORT_WRITE_DROPS_ITS_BLOCKS_UNFREED, Set.of()),
-                Arguments.of(PlantedBugs.ENOSPC_LEAKS_THE_INDIRECT_BLOCK, Set.of()));
+                Arguments.of(PlantedBugs.SHORT_WRITE_DROPS_ITS_BLOCKS_UNFREED, Set.of(
+                        "ShortWriteContract.aWriteIntoAHoleWhoseSourceFaultsKeepsOnlyTheBytesBeforeTheFault",
+                        "ShortWriteContract.anAppendWhoseSourceFaultsEndsTheFileAtTheBytesKept")),
+                Arguments.of(PlantedBugs.ENOSPC_LEAKS_THE_INDIRECT_BLOCK, Set.of(
+                        "WriteContract.growingIntoTheLastFreeBlocksOneAtATimeLeaksNothing")));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("bugs")
     void thePlantedBugFailsTheNamedKitTests(PlantedBugs bug, Set<String> named) {
-        assumeFalse(named.isEmpty(), bug + " is not caught by any kit test yet: " + NOT_CAUGHT.get(bug));
         boolean wholeSuite = Boolean.getBoolean("ext2.plantedBugs.wholeSuite");
         Run run = runKit(bug, wholeSuite ? null : named);
         if (wholeSuite) {

@@ -1,0 +1,174 @@
+package dev.iomap.core;
+
+import static dev.iomap.core.TestIo.read;
+import static dev.iomap.core.TestIo.readDevice;
+import static dev.iomap.testkit.TestData.pattern;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.spy;
+import static org.mockito.Mockito.verify;
+
+import dev.iomap.api.BadAddressException;
+import dev.iomap.api.PageCacheOptions;
+import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.spi.Iomap;
+import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.IomapRequest;
+import dev.iomap.testkit.FaultingBuffer;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.EnumSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A write whose source faults part way (a mapped buffer whose file was truncated under it): the kernel's
+ * short user copy. The faulting folio keeps nothing unless it was uptodate, the write stops, the adapter's
+ * {@code end} learns the bytes written, the buffer's position says the same, and a write that wrote
+ * nothing fails with {@link BadAddressException}.
+ */
+class SourceFaultTest {
+    private static final int KIB = 1024;
+    private static final int PAGE = FaultingBuffer.PAGE;
+    private static final long MAX = 1L << 30;
+
+    private final RamBlockDevice device = new RamBlockDevice(KIB, 64L * KIB * KIB);
+
+    /** 1 KiB blocks, 4 KiB pages, folios of up to {@code 4 KiB << order}. */
+    private IomapCache cache(int order) {
+        return new IomapCache(PageCacheOptions.builder().pageSize(4096).maxFolioOrder(order).build(), device);
+    }
+
+    @Test
+    void aFaultOnAFolioBoundaryKeepsExactlyTheBytesBeforeAndFreesTheRest() throws Exception {
+        SparseTestOps real = new SparseTestOps(KIB);
+        IomapOps ops = spy(real);
+        CachedInode inode = cache(0).addInode(1, KIB, 0, MAX, ops, real);
+        byte[] data = pattern(1, 0, 2 * PAGE);
+
+        try (FaultingBuffer source = new FaultingBuffer(data, PAGE)) {
+            ByteBuffer src = source.buffer();
+            int written = inode.open().write(0, src);
+
+            assertThat(written).isEqualTo(PAGE);
+            assertThat(src.position()).isEqualTo(PAGE);
+        }
+        assertThat(inode.size()).isEqualTo(PAGE);
+        verify(ops).end(eq(inode), eq(0L), eq(2L * PAGE), eq((long) PAGE), eq(EnumSet.of(IomapRequest.WRITE)),
+                any(Iomap.class));
+        assertThat(real.allocatedBlocks()).as("blocks kept: those of the first 64 KiB").isEqualTo(PAGE / KIB);
+        assertThat(read(inode.open(), 0, 2 * PAGE)).isEqualTo(Arrays.copyOf(data, PAGE));
+        inode.writeAndWait(0, Long.MAX_VALUE);
+        assertThat(readDevice(device, 0, PAGE)).isEqualTo(Arrays.copyOf(data, PAGE));
+        assertThat(device.stats().dataBytesWritten()).isEqualTo(PAGE);
+    }
+
+    @Test
+    void aFaultInsideAFolioThatIsNotUptodateKeepsNothingOfThatFolio() throws Exception {
+        SparseTestOps real = new SparseTestOps(KIB);
+        IomapOps ops = spy(real);
+        CachedInode inode = cache(2).addInode(1, KIB, 0, MAX, ops, real);
+        byte[] data = pattern(2, 4096, 2 * PAGE);
+
+        try (FaultingBuffer source = new FaultingBuffer(data, PAGE)) {
+            ByteBuffer src = source.buffer();
+            // From 4 KiB: the fault at source byte 64 KiB is file offset 68 KiB, inside the 16 KiB folio at
+            // 64 KiB, whose copy then counts as nothing: 60 KiB written.
+            int written = inode.open().write(4096, src);
+
+            assertThat(written).isEqualTo(PAGE - 4096);
+            assertThat(src.position()).as("position given back for the dropped folio").isEqualTo(PAGE - 4096);
+        }
+        assertThat(inode.size()).isEqualTo(PAGE);
+        verify(ops).end(eq(inode), eq(4096L), eq(2L * PAGE), eq((long) PAGE - 4096),
+                eq(EnumSet.of(IomapRequest.WRITE)), any(Iomap.class));
+        assertThat(real.allocatedBlocks()).isEqualTo((PAGE - 4096) / KIB);
+        byte[] expected = new byte[PAGE];
+        System.arraycopy(data, 0, expected, 4096, PAGE - 4096);
+        assertThat(read(inode.open(), 0, 2 * PAGE)).isEqualTo(expected);
+    }
+
+    @Test
+    void aFaultInsideAnUptodateFolioKeepsTheBytesBeforeIt() throws Exception {
+        SparseTestOps ops = new SparseTestOps(KIB);
+        CachedInode inode = cache(5).addInode(1, KIB, 0, MAX, ops, ops);
+        OpenFile file = inode.open();
+        byte[] old = pattern(3, 0, 2 * PAGE);
+        file.write(0, ByteBuffer.wrap(old));
+        file.fsync();
+        assertThat(read(file, 0, 2 * PAGE)).isEqualTo(old);
+        byte[] data = pattern(4, 0, 2 * PAGE);
+
+        try (FaultingBuffer source = new FaultingBuffer(data, PAGE)) {
+            // One 128 KiB folio, uptodate: the copy is short, and what it copied (up to the faulting page)
+            // is kept, as the kernel's write_end keeps a short copy into an uptodate folio.
+            int written = file.write(0, source.buffer());
+
+            assertThat(written).isEqualTo(PAGE);
+        }
+        byte[] expected = old.clone();
+        System.arraycopy(data, 0, expected, 0, PAGE);
+        assertThat(read(file, 0, 2 * PAGE)).isEqualTo(expected);
+        file.fsync();
+        assertThat(readDevice(device, 0, 2 * PAGE)).isEqualTo(expected);
+    }
+
+    @Test
+    void aFaultAtTheFirstByteFailsWithBadAddressAndChangesNothing() throws Exception {
+        SparseTestOps real = new SparseTestOps(KIB);
+        IomapOps ops = spy(real);
+        CachedInode inode = cache(0).addInode(1, KIB, 0, MAX, ops, real);
+        OpenFile file = inode.open();
+        file.write(0, ByteBuffer.wrap(pattern(5, 0, 100)));
+
+        try (FaultingBuffer source = new FaultingBuffer(pattern(6, KIB, PAGE), 0)) {
+            ByteBuffer src = source.buffer();
+            assertThatThrownBy(() -> file.write(KIB, src)).isInstanceOf(BadAddressException.class)
+                    .hasCauseInstanceOf(InternalError.class);
+            assertThat(src.position()).isZero();
+        }
+        // As in the kernel's iomap_write_iter, EOF moves to the write's position (pos + 0 bytes written),
+        // past the zeroed gap: the size is 1 KiB, and the 100 bytes are followed by zeroes.
+        assertThat(inode.size()).isEqualTo(KIB);
+        verify(ops).end(eq(inode), eq((long) KIB), eq((long) PAGE), eq(0L), eq(EnumSet.of(IomapRequest.WRITE)),
+                any(Iomap.class));
+        assertThat(real.allocatedBlocks()).as("only the block of the first 100 bytes").isEqualTo(1);
+        assertThat(read(file, 0, 2 * KIB)).isEqualTo(Arrays.copyOf(pattern(5, 0, 100), KIB));
+    }
+
+    @Test
+    void aFaultEscapingASourceCountsAsNothingCopied() throws Exception {
+        SparseTestOps ops = new SparseTestOps(KIB);
+        CachedInode inode = cache(0).addInode(1, KIB, 0, MAX, ops, ops);
+        byte[] data = pattern(7, 0, 16 * KIB);
+        int[] copies = {0};
+        CopySource faultsOnTheThirdCopy = (MemorySegment dst, long offset, int length) -> {
+            if (++copies[0] == 3) {
+                throw new InternalError("a fault occurred in an unsafe memory access operation");
+            }
+            MemorySegment.copy(MemorySegment.ofArray(data), (copies[0] - 1) * 4096L, dst, offset, length);
+            return length;
+        };
+
+        long written = inode.write(0, faultsOnTheThirdCopy, data.length);
+
+        assertThat(written).isEqualTo(8 * KIB);
+        assertThat(ops.allocatedBlocks()).isEqualTo(8);
+        assertThat(read(inode.open(), 0, 16 * KIB)).isEqualTo(Arrays.copyOf(data, 8 * KIB));
+    }
+
+    @Test
+    void anInternalErrorThatIsNoFaultIsNotTakenForOne() throws Exception {
+        SparseTestOps ops = new SparseTestOps(KIB);
+        CachedInode inode = cache(0).addInode(1, KIB, 0, MAX, ops, ops);
+        InternalError bug = new InternalError("something else");
+        CopySource broken = (MemorySegment dst, long offset, int length) -> {
+            throw bug;
+        };
+
+        assertThatThrownBy(() -> inode.write(0, broken, 4096)).isSameAs(bug);
+        assertThat(inode.size()).isZero();
+    }
+}
