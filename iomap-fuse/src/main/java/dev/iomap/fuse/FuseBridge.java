@@ -91,6 +91,8 @@ public final class FuseBridge implements FuseOperations {
     private volatile Runnable initHook = () -> { };
     private volatile boolean exactNames;
     private volatile boolean writebackCache;
+    private volatile boolean readCache;
+    private volatile boolean perOpenCaching;
 
     /** Largest write and readahead the kernel is asked to send in one request: 1 MiB (libfuse's own limit). */
     static final int MAX_IO_BYTES = 1 << 20;
@@ -128,7 +130,10 @@ public final class FuseBridge implements FuseOperations {
                 Operation.FLUSH, Operation.RELEASE, Operation.FSYNC, Operation.UTIMENS);
     }
 
-    /** @return whether libfuse's configuration, after init, has every open bypass the kernel page cache */
+    /**
+     * @return whether, after init, every open that may write bypasses the kernel page cache: libfuse's
+     *     {@code direct_io} for every open, or per open with {@link #readCache}
+     */
     public boolean kernelDirectIo() {
         return kernelDirectIo;
     }
@@ -183,6 +188,37 @@ public final class FuseBridge implements FuseOperations {
     }
 
     /**
+     * Lets read-only opens of a direct-I/O mount use the kernel's page cache (set before mounting; see
+     * {@link OpenCaching#bypasses}): read-only opens of a file with one name are then served from the
+     * kernel's page cache, while every open that may write stays direct I/O. Takes effect only with
+     * {@link RawPathBinding} bound ({@link #exactNames}), which sets the choice in each open's reply;
+     * without it every open is direct I/O, as with {@code false}.
+     *
+     * @param on whether read-only opens may use the kernel's page cache
+     */
+    public void readCache(boolean on) {
+        this.readCache = on;
+    }
+
+    /**
+     * @return whether each open's caching is chosen by {@link OpenCaching#bypasses} (known after
+     *     {@link #init}): the mount uses the kernel's page cache ({@code directIo} false) or lets read-only
+     *     opens use it ({@link #readCache}), and {@link RawPathBinding} is bound to set it in open's reply
+     */
+    boolean perOpenCaching() {
+        return perOpenCaching;
+    }
+
+    /**
+     * @param fh the handle open or create just gave
+     * @param flags the open flags
+     * @return whether this open must bypass the kernel's page cache: {@link OpenCaching#bypasses}
+     */
+    boolean bypassesKernelCache(long fh, int flags) {
+        return OpenCaching.bypasses(handles.find(fh), flags, directIo);
+    }
+
+    /**
      * Turns on {@code direct_io} ({@link DirectIoConfig}) if asked to, and {@code use_ino} (the kernel
      * shows the file system's inode numbers, which getattr and readdir fill in); turns off
      * {@code FUSE_CAP_HANDLE_KILLPRIV} (which libfuse 3 asks for by default), so the kernel clears
@@ -190,11 +226,20 @@ public final class FuseBridge implements FuseOperations {
      * as it does for its local filesystems; asks for requests of up to {@link #MAX_IO_BYTES} (max_write
      * and max_readahead) and, if {@link #writebackCache} asked for it and the kernel can, for the kernel's
      * writeback cache; then runs the {@link #onInit} hook.
+     *
+     * <p>Where opens may use the kernel's page cache ({@link #perOpenCaching}, or no {@code direct_io}),
+     * {@code FUSE_CAP_AUTO_INVAL_DATA} is turned off: with it the kernel asks getattr before every
+     * cached read (attributes are not cached at all where the file system has hard links) to see whether
+     * someone else changed the file. Nobody else does: every change reaches the file system through this
+     * mount, and the kernel drops or updates its pages itself for each (write, truncate, fallocate,
+     * copy_file_range, and direct writes, see {@link OpenCaching}). Cluster mounts, whose image
+     * other nodes change, are direct I/O throughout.
      */
     @Override
     public void init(FuseConnInfo conn, FuseConfig config) {
         try {
-            if (directIo) {
+            perOpenCaching = exactNames && (readCache || !directIo);
+            if (directIo && !perOpenCaching) {
                 DirectIoConfig.enable(config);
             }
             DirectIoConfig.useIno(config);
@@ -203,13 +248,16 @@ public final class FuseBridge implements FuseOperations {
             }
             // The kernel, not the file system, clears set-user-ID and set-group-ID on chown and truncate.
             int want = conn.want() & ~FuseConnInfo.FUSE_CAP_HANDLE_KILLPRIV;
+            if (perOpenCaching || !directIo) {
+                want &= ~FuseConnInfo.FUSE_CAP_AUTO_INVAL_DATA;
+            }
             if (writebackCache && (conn.capable() & FuseConnInfo.FUSE_CAP_WRITEBACK_CACHE) != 0) {
                 want |= FuseConnInfo.FUSE_CAP_WRITEBACK_CACHE;
             }
             conn.setWant(want);
             conn.setMaxWrite(MAX_IO_BYTES);
             conn.setMaxReadahead(MAX_IO_BYTES);
-            kernelDirectIo = config.directIo() != 0;
+            kernelDirectIo = perOpenCaching ? directIo : config.directIo() != 0;
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.WARNING, "init: cannot read the FUSE configuration", t);
         }
