@@ -93,6 +93,8 @@ public final class FuseBridge implements FuseOperations {
     private volatile boolean writebackCache;
     private volatile boolean readCache;
     private volatile boolean perOpenCaching;
+    /** Inodes seen with more than one name since the mount: their cached opens never keep the kernel's cache. */
+    private final Set<Long> linkedInodes = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** Largest write and readahead the kernel is asked to send in one request: 1 MiB (libfuse's own limit). */
     static final int MAX_IO_BYTES = 1 << 20;
@@ -212,10 +214,49 @@ public final class FuseBridge implements FuseOperations {
     /**
      * @param fh the handle open or create just gave
      * @param flags the open flags
-     * @return whether this open must bypass the kernel's page cache: {@link OpenCaching#bypasses}
+     * @return whether this open must bypass the kernel's page cache ({@link OpenCaching#bypasses}); true
+     *     for an unknown handle or a file whose link count cannot be read. A file with more than one name
+     *     is remembered ({@link #keepsKernelCache}).
      */
     boolean bypassesKernelCache(long fh, int flags) {
-        return OpenCaching.bypasses(handles.find(fh), flags, directIo);
+        IomapFile file = handles.find(fh);
+        if (file == null) {
+            return true;
+        }
+        int links;
+        try {
+            links = file.stat().linkCount();
+        } catch (IOException | RuntimeException e) {
+            return true;
+        }
+        if (links > 1) {
+            linkedInodes.add(file.ino());
+        }
+        return OpenCaching.bypasses(flags, links, directIo);
+    }
+
+    /**
+     * @param fh an open file's handle
+     * @return whether a cached open of it may keep what the kernel cached before ({@code keep_cache}):
+     *     the file has had one name all the time it was mounted, as far as opens and {@link #linked} saw
+     */
+    boolean keepsKernelCache(long fh) {
+        IomapFile file = handles.find(fh);
+        return file != null && !linkedInodes.contains(file.ino());
+    }
+
+    /**
+     * Remembers that the file a new hard link names has more than one name ({@link #keepsKernelCache}).
+     *
+     * @param link the new link's path
+     */
+    void linked(String link) {
+        try {
+            linkedInodes.add(fs.lstat(checkNames(link)).ino());
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "link " + link + ": cannot read its inode number; cached opens"
+                    + " of other files keep the kernel's cache as before", e);
+        }
     }
 
     /**

@@ -2,8 +2,6 @@ package dev.iomap.fuse;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import dev.iomap.api.IomapFile;
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -20,9 +18,12 @@ import java.lang.foreign.MemorySegment;
  * it sends the write, so that a read-only open reading from the cache afterwards sees the new data. On
  * a mount without direct I/O every other open caches.
  *
- * <p>{@code keep_cache} is never set: each cached open drops what the kernel cached of the file before,
- * so whatever happened while the file had other names, or through direct opens on an older kernel, is
- * read afresh at the next open.
+ * <p>{@code keep_cache} is set for a cached open of a file that has had one name all the time it was
+ * mounted ({@link FuseBridge#keepsKernelCache}), so that the kernel's cache outlives a close (a file read
+ * again and again is read from the kernel): every change of such a file went through its one kernel
+ * inode, and the kernel dropped or updated its pages for each. A file that has had two names since the
+ * mount (seen at an open, or made by {@code link()}) never keeps them: what its name cached may predate
+ * writes through the other name, and each open drops it.
  */
 final class OpenCaching {
     /**
@@ -33,6 +34,8 @@ final class OpenCaching {
     static final long BITS_OFFSET = 4;
     /** {@code direct_io}: bit 1. */
     static final int DIRECT_IO = 1 << 1;
+    /** {@code keep_cache}: bit 2. */
+    static final int KEEP_CACHE = 1 << 2;
     /** {@code O_ACCMODE} and {@code O_RDONLY} of fcntl.h. */
     static final int O_ACCMODE = 03;
     static final int O_RDONLY = 0;
@@ -41,35 +44,29 @@ final class OpenCaching {
     }
 
     /**
-     * @param file the file just opened, or null if its handle is not known
-     * @param flags its open flags
+     * @param flags the open flags
+     * @param linkCount the file's names
      * @param directIoMount whether the mount is direct I/O with read-only opens caching (else the whole
      *     mount uses the kernel's page cache)
-     * @return whether this open must bypass the kernel's page cache; true for null, and for a file whose
-     *     link count cannot be read
+     * @return whether this open must bypass the kernel's page cache
      */
-    static boolean bypasses(IomapFile file, int flags, boolean directIoMount) {
-        if (file == null) {
-            return true;
-        }
+    static boolean bypasses(int flags, int linkCount, boolean directIoMount) {
         if (directIoMount && ((flags & O_ACCMODE) != O_RDONLY || (flags & FuseBridge.O_DIRECT) != 0)) {
             return true;
         }
-        try {
-            return file.stat().linkCount() > 1;
-        } catch (IOException | RuntimeException e) {
-            return true;
-        }
+        return linkCount > 1;
     }
 
     /**
-     * Sets or clears {@code direct_io} in an open's {@code struct fuse_file_info}; the other bits stay.
+     * Sets {@code direct_io} and {@code keep_cache} in an open's {@code struct fuse_file_info}; the other
+     * bits stay.
      *
      * @param fileInfo libfuse's {@code struct fuse_file_info}, at least {@code BITS_OFFSET + 4} bytes
      * @param direct whether the open bypasses the kernel's page cache
+     * @param keep whether the kernel may keep what it cached of the file before this open
      */
-    static void setDirectIo(MemorySegment fileInfo, boolean direct) {
-        int bits = fileInfo.get(JAVA_INT, BITS_OFFSET);
-        fileInfo.set(JAVA_INT, BITS_OFFSET, direct ? bits | DIRECT_IO : bits & ~DIRECT_IO);
+    static void set(MemorySegment fileInfo, boolean direct, boolean keep) {
+        int bits = fileInfo.get(JAVA_INT, BITS_OFFSET) & ~(DIRECT_IO | KEEP_CACHE);
+        fileInfo.set(JAVA_INT, BITS_OFFSET, bits | (direct ? DIRECT_IO : 0) | (keep ? KEEP_CACHE : 0));
     }
 }

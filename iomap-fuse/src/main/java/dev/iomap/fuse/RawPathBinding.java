@@ -281,13 +281,15 @@ final class RawPathBinding {
 
     /**
      * After open or create: on a mount that chooses caching per open ({@link FuseBridge#perOpenCaching}),
-     * sets this open's {@code direct_io} in libfuse's struct as {@link OpenCaching} decides.
+     * sets this open's {@code direct_io} and {@code keep_cache} in libfuse's struct as {@link OpenCaching}
+     * decides.
      */
     @SuppressWarnings("restricted") // sizing libfuse's fuse_file_info to the word written
     private int choosingCaching(int result, MemorySegment fi, FileInfo info) {
         if (result == 0 && bridge.perOpenCaching()) {
-            OpenCaching.setDirectIo(fi.reinterpret(OpenCaching.BITS_OFFSET + JAVA_INT.byteSize()),
-                    bridge.bypassesKernelCache(info.getFh(), info.getFlags()));
+            boolean direct = bridge.bypassesKernelCache(info.getFh(), info.getFlags());
+            OpenCaching.set(fi.reinterpret(OpenCaching.BITS_OFFSET + JAVA_INT.byteSize()), direct,
+                    !direct && bridge.keepsKernelCache(info.getFh()));
         }
         return result;
     }
@@ -410,7 +412,12 @@ final class RawPathBinding {
     /** {@code int link(const char *existing, const char *link)}. */
     int link(MemorySegment existing, MemorySegment link) {
         try {
-            return bridge.inodes().link(path(existing), path(link));
+            String name = path(link);
+            int result = bridge.inodes().link(path(existing), name);
+            if (result == 0) {
+                bridge.linked(name);
+            }
+            return result;
         } catch (Throwable t) {
             return failed(t);
         }
