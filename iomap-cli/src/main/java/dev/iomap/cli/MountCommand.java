@@ -57,9 +57,15 @@ final class MountCommand implements Callable<Integer> {
     @Option(names = "--no-flusher", description = "mount without background writeback")
     private boolean noFlusher;
 
-    @Option(names = "--kernel-cache", description = "let the kernel's page cache hold file data too (default: off,"
-            + " every open is direct I/O, so the data path is iomap4j's cache alone)")
+    @Option(names = "--kernel-cache", description = "let the kernel's page cache hold file data too, for writes"
+            + " as well (default: off, every open that may write is direct I/O; read-only opens are cached, see"
+            + " --no-read-cache)")
     private boolean kernelCache;
+
+    @Option(names = "--no-read-cache", description = "make read-only opens direct I/O too, so that the data path"
+            + " is iomap4j's cache alone (the default lets read-only opens of files with one name use the kernel's"
+            + " page cache; cluster mounts never do)")
+    private boolean noReadCache;
 
     @Option(names = "--writeback-cache", description = "with --kernel-cache (which it implies): the kernel's"
             + " writeback cache, so writes are gathered in the kernel's page cache and sent in large requests")
@@ -93,8 +99,10 @@ final class MountCommand implements Callable<Integer> {
             assignments.add(CacheSettings.Assignment.parse(setting));
         }
         PageCacheOptions cache = CacheSettings.options(pageSize == null ? "4096" : pageSize, assignments);
-        FuseMountOptions fuse = FuseMountOptions.defaults().withDirectIo(!kernelCache && !writebackCache)
-                .withWritebackCache(writebackCache).withFuseOptions(fuseOptions);
+        // A cluster node's image changes under it (other nodes write): nothing may stay in the kernel's cache.
+        FuseMountOptions fuse = FuseMountOptions.defaults().withDirectIo(cluster != null || (!kernelCache && !writebackCache))
+                .withReadCache(cluster == null && !noReadCache).withWritebackCache(cluster == null && writebackCache)
+                .withFuseOptions(fuseOptions);
         BlockDevice device = cluster == null ? image.openExisting() : image.openShared();
         IomapFileSystem fs;
         try {

@@ -91,6 +91,10 @@ public final class FuseBridge implements FuseOperations {
     private volatile Runnable initHook = () -> { };
     private volatile boolean exactNames;
     private volatile boolean writebackCache;
+    private volatile boolean readCache;
+    private volatile boolean perOpenCaching;
+    /** Inodes seen with more than one name since the mount: their cached opens never keep the kernel's cache. */
+    private final Set<Long> linkedInodes = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** Largest write and readahead the kernel is asked to send in one request: 1 MiB (libfuse's own limit). */
     static final int MAX_IO_BYTES = 1 << 20;
@@ -128,7 +132,10 @@ public final class FuseBridge implements FuseOperations {
                 Operation.FLUSH, Operation.RELEASE, Operation.FSYNC, Operation.UTIMENS);
     }
 
-    /** @return whether libfuse's configuration, after init, has every open bypass the kernel page cache */
+    /**
+     * @return whether, after init, every open that may write bypasses the kernel page cache: libfuse's
+     *     {@code direct_io} for every open, or per open with {@link #readCache}
+     */
     public boolean kernelDirectIo() {
         return kernelDirectIo;
     }
@@ -183,6 +190,76 @@ public final class FuseBridge implements FuseOperations {
     }
 
     /**
+     * Lets read-only opens of a direct-I/O mount use the kernel's page cache (set before mounting; see
+     * {@link OpenCaching#bypasses}): read-only opens of a file with one name are then served from the
+     * kernel's page cache, while every open that may write stays direct I/O. Takes effect only with
+     * {@link RawPathBinding} bound ({@link #exactNames}), which sets the choice in each open's reply;
+     * without it every open is direct I/O, as with {@code false}.
+     *
+     * @param on whether read-only opens may use the kernel's page cache
+     */
+    public void readCache(boolean on) {
+        this.readCache = on;
+    }
+
+    /**
+     * @return whether each open's caching is chosen by {@link OpenCaching#bypasses} (known after
+     *     {@link #init}): the mount uses the kernel's page cache ({@code directIo} false) or lets read-only
+     *     opens use it ({@link #readCache}), and {@link RawPathBinding} is bound to set it in open's reply
+     */
+    boolean perOpenCaching() {
+        return perOpenCaching;
+    }
+
+    /**
+     * @param fh the handle open or create just gave
+     * @param flags the open flags
+     * @return whether this open must bypass the kernel's page cache ({@link OpenCaching#bypasses}); true
+     *     for an unknown handle or a file whose link count cannot be read. A file with more than one name
+     *     is remembered ({@link #keepsKernelCache}).
+     */
+    boolean bypassesKernelCache(long fh, int flags) {
+        IomapFile file = handles.find(fh);
+        if (file == null) {
+            return true;
+        }
+        int links;
+        try {
+            links = file.stat().linkCount();
+        } catch (IOException | RuntimeException e) {
+            return true;
+        }
+        if (links > 1) {
+            linkedInodes.add(file.ino());
+        }
+        return OpenCaching.bypasses(flags, links, directIo);
+    }
+
+    /**
+     * @param fh an open file's handle
+     * @return whether a cached open of it may keep what the kernel cached before ({@code keep_cache}):
+     *     the file has had one name all the time it was mounted, as far as opens and {@link #linked} saw
+     */
+    boolean keepsKernelCache(long fh) {
+        IomapFile file = handles.find(fh);
+        return file != null && !linkedInodes.contains(file.ino());
+    }
+
+    /**
+     * Remembers that the file a new hard link names has more than one name ({@link #keepsKernelCache}).
+     *
+     * @param link the new link's path
+     */
+    void linked(String link) {
+        try {
+            linkedInodes.add(fs.lstat(checkNames(link)).ino());
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "link " + link + ": cannot read its inode number; cached opens"
+                    + " of other files keep the kernel's cache as before", e);
+        }
+    }
+
+    /**
      * Turns on {@code direct_io} ({@link DirectIoConfig}) if asked to, and {@code use_ino} (the kernel
      * shows the file system's inode numbers, which getattr and readdir fill in); turns off
      * {@code FUSE_CAP_HANDLE_KILLPRIV} (which libfuse 3 asks for by default), so the kernel clears
@@ -190,11 +267,20 @@ public final class FuseBridge implements FuseOperations {
      * as it does for its local filesystems; asks for requests of up to {@link #MAX_IO_BYTES} (max_write
      * and max_readahead) and, if {@link #writebackCache} asked for it and the kernel can, for the kernel's
      * writeback cache; then runs the {@link #onInit} hook.
+     *
+     * <p>Where opens may use the kernel's page cache ({@link #perOpenCaching}, or no {@code direct_io}),
+     * {@code FUSE_CAP_AUTO_INVAL_DATA} is turned off: with it the kernel asks getattr before every
+     * cached read (attributes are not cached at all where the file system has hard links) to see whether
+     * someone else changed the file. Nobody else does: every change reaches the file system through this
+     * mount, and the kernel drops or updates its pages itself for each (write, truncate, fallocate,
+     * copy_file_range, and direct writes, see {@link OpenCaching}). Cluster mounts, whose image
+     * other nodes change, are direct I/O throughout.
      */
     @Override
     public void init(FuseConnInfo conn, FuseConfig config) {
         try {
-            if (directIo) {
+            perOpenCaching = exactNames && (readCache || !directIo);
+            if (directIo && !perOpenCaching) {
                 DirectIoConfig.enable(config);
             }
             DirectIoConfig.useIno(config);
@@ -203,13 +289,16 @@ public final class FuseBridge implements FuseOperations {
             }
             // The kernel, not the file system, clears set-user-ID and set-group-ID on chown and truncate.
             int want = conn.want() & ~FuseConnInfo.FUSE_CAP_HANDLE_KILLPRIV;
+            if (perOpenCaching || !directIo) {
+                want &= ~FuseConnInfo.FUSE_CAP_AUTO_INVAL_DATA;
+            }
             if (writebackCache && (conn.capable() & FuseConnInfo.FUSE_CAP_WRITEBACK_CACHE) != 0) {
                 want |= FuseConnInfo.FUSE_CAP_WRITEBACK_CACHE;
             }
             conn.setWant(want);
             conn.setMaxWrite(MAX_IO_BYTES);
             conn.setMaxReadahead(MAX_IO_BYTES);
-            kernelDirectIo = config.directIo() != 0;
+            kernelDirectIo = perOpenCaching ? directIo : config.directIo() != 0;
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.WARNING, "init: cannot read the FUSE configuration", t);
         }

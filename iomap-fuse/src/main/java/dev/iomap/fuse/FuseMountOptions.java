@@ -15,6 +15,11 @@ import java.util.Objects;
  *     ({@link IomapMount#sharedMmapAllowed()}, {@link DirectIoMmap}); on an older kernel it fails with
  *     ENODEV (a private mapping works); without direct I/O files are mapped through the kernel's page
  *     cache
+ * @param readCache with {@code directIo}: whether read-only opens of files with one name use the kernel's
+ *     page cache all the same ({@link OpenCaching}), so that repeated and sequential reads are served by
+ *     the kernel (Linux 6.6 or later, where a direct write drops the cached pages it covers; on an older
+ *     kernel the mount ignores it); every open that may write stays direct I/O; on by default. Off: every
+ *     open is direct I/O (the behaviour before issue 19), for images that something else changes too
  * @param writebackCache whether to ask the kernel for its writeback cache ({@code FUSE_CAP_WRITEBACK_CACHE}:
  *     writes gathered in the kernel's page cache and sent in large requests at its writeback; see
  *     {@link FuseBridge#writebackCache}); it has no effect with {@code directIo}, so it is off by default
@@ -22,7 +27,7 @@ import java.util.Objects;
  * @param libraryPath libfuse3's shared object, or null to look in the usual places
  *     ({@link #findLibrary()})
  */
-public record FuseMountOptions(boolean directIo, boolean writebackCache, List<String> fuseOptions, Path libraryPath) {
+public record FuseMountOptions(boolean directIo, boolean readCache, boolean writebackCache, List<String> fuseOptions, Path libraryPath) {
 
     /** Places Debian, Fedora and others keep libfuse3, tried in order. */
     static final List<Path> LIBRARY_CANDIDATES = List.of(
@@ -40,9 +45,20 @@ public record FuseMountOptions(boolean directIo, boolean writebackCache, List<St
         fuseOptions = List.copyOf(Objects.requireNonNull(fuseOptions, "fuseOptions"));
     }
 
-    /** @return direct I/O on, no writeback cache, no extra options, libfuse3 found in the usual places */
+    /**
+     * @return direct I/O on with read-only opens caching, no writeback cache, no extra options, libfuse3
+     *     found in the usual places
+     */
     public static FuseMountOptions defaults() {
-        return new FuseMountOptions(true, false, List.of(), null);
+        return new FuseMountOptions(true, true, false, List.of(), null);
+    }
+
+    /**
+     * @param value whether read-only opens of a direct-I/O mount may use the kernel's page cache
+     * @return these options with that setting
+     */
+    public FuseMountOptions withReadCache(boolean value) {
+        return new FuseMountOptions(directIo, value, writebackCache, fuseOptions, libraryPath);
     }
 
     /**
@@ -50,7 +66,7 @@ public record FuseMountOptions(boolean directIo, boolean writebackCache, List<St
      * @return these options with that setting
      */
     public FuseMountOptions withDirectIo(boolean value) {
-        return new FuseMountOptions(value, writebackCache, fuseOptions, libraryPath);
+        return new FuseMountOptions(value, readCache, writebackCache, fuseOptions, libraryPath);
     }
 
     /**
@@ -58,7 +74,7 @@ public record FuseMountOptions(boolean directIo, boolean writebackCache, List<St
      * @return these options with that setting
      */
     public FuseMountOptions withWritebackCache(boolean value) {
-        return new FuseMountOptions(directIo, value, fuseOptions, libraryPath);
+        return new FuseMountOptions(directIo, readCache, value, fuseOptions, libraryPath);
     }
 
     /**
@@ -66,7 +82,7 @@ public record FuseMountOptions(boolean directIo, boolean writebackCache, List<St
      * @return these options with those
      */
     public FuseMountOptions withFuseOptions(List<String> options) {
-        return new FuseMountOptions(directIo, writebackCache, options, libraryPath);
+        return new FuseMountOptions(directIo, readCache, writebackCache, options, libraryPath);
     }
 
     /**
@@ -74,7 +90,7 @@ public record FuseMountOptions(boolean directIo, boolean writebackCache, List<St
      * @return these options with that library
      */
     public FuseMountOptions withLibraryPath(Path path) {
-        return new FuseMountOptions(directIo, writebackCache, fuseOptions, path);
+        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, path);
     }
 
     /** @return the library to load: the one given, else the first of the usual places that exists, else null */

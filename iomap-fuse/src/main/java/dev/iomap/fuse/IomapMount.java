@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.cryptomator.jfuse.api.Fuse;
 import org.cryptomator.jfuse.api.FuseBuilder;
 import org.cryptomator.jfuse.api.FuseMountFailedException;
@@ -87,6 +89,7 @@ public final class IomapMount implements AutoCloseable {
         }
         var bridge = new FuseBridge(fs, builder.errno(), Owner.UID, Owner.GID, options.directIo());
         bridge.writebackCache(options.writebackCache());
+        bridge.readCache(options.readCache() && kernelAtLeast(System.getProperty("os.version"), 6, 6));
         Fuse fuse;
         try {
             fuse = builder.build(bridge);
@@ -154,7 +157,7 @@ public final class IomapMount implements AutoCloseable {
             FuseMountOptions options) throws IOException {
         IomapMount mount = mount(fs, device, mountPoint, options);
         System.err.println("iomap: " + fs.adapterName() + " mounted on " + mount.mountPoint()
-                + (mount.bridge().kernelDirectIo() ? " (direct I/O)" : "") + "; Ctrl-C or fusermount3 -u "
+                + cachingNote(mount.bridge()) + "; Ctrl-C or fusermount3 -u "
                 + mount.mountPoint() + " unmounts");
         Thread hook = Thread.ofPlatform().name("iomap-unmount").unstarted(mount::closeAndReport);
         Runtime.getRuntime().addShutdownHook(hook);
@@ -171,6 +174,28 @@ public final class IomapMount implements AutoCloseable {
             mount.closeAndReport();
         }
         return mount.closeFailure() == null ? 0 : 1;
+    }
+
+    private static String cachingNote(FuseBridge bridge) {
+        if (!bridge.kernelDirectIo()) {
+            return " (kernel page cache)";
+        }
+        return bridge.perOpenCaching() ? " (direct I/O; read-only opens cached)" : " (direct I/O)";
+    }
+
+    /**
+     * @param release a Linux release such as {@code 6.18.4-foo} ({@code os.version})
+     * @param major the least major version
+     * @param minor the least minor version with that major
+     * @return whether the release is at least {@code major.minor}; false if it does not start with two numbers
+     */
+    static boolean kernelAtLeast(String release, int major, int minor) {
+        Matcher version = Pattern.compile("^(\\d+)\\.(\\d+)").matcher(release);
+        if (!version.find()) {
+            return false;
+        }
+        int kernelMajor = Integer.parseInt(version.group(1));
+        return kernelMajor > major || (kernelMajor == major && Integer.parseInt(version.group(2)) >= minor);
     }
 
     /**

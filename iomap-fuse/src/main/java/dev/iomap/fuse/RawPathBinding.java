@@ -272,10 +272,26 @@ final class RawPathBinding {
     /** {@code int open(const char *, struct fuse_file_info *)}. */
     int open(MemorySegment path, MemorySegment fi) {
         try {
-            return bridge.open(path(path), structs.fileInfo(fi));
+            FileInfo info = structs.fileInfo(fi);
+            return choosingCaching(bridge.open(path(path), info), fi, info);
         } catch (Throwable t) {
             return failed(t);
         }
+    }
+
+    /**
+     * After open or create: on a mount that chooses caching per open ({@link FuseBridge#perOpenCaching}),
+     * sets this open's {@code direct_io} and {@code keep_cache} in libfuse's struct as {@link OpenCaching}
+     * decides.
+     */
+    @SuppressWarnings("restricted") // sizing libfuse's fuse_file_info to the word written
+    private int choosingCaching(int result, MemorySegment fi, FileInfo info) {
+        if (result == 0 && bridge.perOpenCaching()) {
+            boolean direct = bridge.bypassesKernelCache(info.getFh(), info.getFlags());
+            OpenCaching.set(fi.reinterpret(OpenCaching.BITS_OFFSET + JAVA_INT.byteSize()), direct,
+                    !direct && bridge.keepsKernelCache(info.getFh()));
+        }
+        return result;
     }
 
     /** {@code int statfs(const char *, struct statvfs *)}. */
@@ -304,7 +320,8 @@ final class RawPathBinding {
     /** {@code int create(const char *, mode_t, struct fuse_file_info *)}. */
     int create(MemorySegment path, int mode, MemorySegment fi) {
         try {
-            return bridge.create(path(path), mode, structs.fileInfo(fi));
+            FileInfo info = structs.fileInfo(fi);
+            return choosingCaching(bridge.create(path(path), mode, info), fi, info);
         } catch (Throwable t) {
             return failed(t);
         }
@@ -395,7 +412,12 @@ final class RawPathBinding {
     /** {@code int link(const char *existing, const char *link)}. */
     int link(MemorySegment existing, MemorySegment link) {
         try {
-            return bridge.inodes().link(path(existing), path(link));
+            String name = path(link);
+            int result = bridge.inodes().link(path(existing), name);
+            if (result == 0) {
+                bridge.linked(name);
+            }
+            return result;
         } catch (Throwable t) {
             return failed(t);
         }

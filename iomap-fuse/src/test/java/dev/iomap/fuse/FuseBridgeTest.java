@@ -188,7 +188,95 @@ class FuseBridgeTest {
         assertThat(options.directIo()).isTrue();
         FuseMountOptions kernel = options.withDirectIo(false).withWritebackCache(true)
                 .withFuseOptions(java.util.List.of("allow_other"));
-        assertThat(kernel).isEqualTo(new FuseMountOptions(false, true, java.util.List.of("allow_other"), null));
+        assertThat(kernel).isEqualTo(new FuseMountOptions(false, true, true, java.util.List.of("allow_other"), null));
+        assertThat(options.readCache()).isTrue();
+        assertThat(options.withReadCache(false)).isEqualTo(new FuseMountOptions(true, false, false, java.util.List.of(),
+                null));
+    }
+
+    @Test
+    void initTurnsOffAutoInvalDataOnlyWhereOpensMayCache() {
+        int inval = org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_AUTO_INVAL_DATA;
+        int async = org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_ASYNC_READ;
+        var direct = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
+        when(direct.want()).thenReturn(async | inval);
+        bridge.readCache(true);
+        bridge.init(direct, mock(org.cryptomator.jfuse.api.FuseConfig.class));
+        verify(direct).setWant(async | inval);
+        assertThat(bridge.perOpenCaching()).as("not bound: libfuse's direct_io for every open").isFalse();
+
+        bridge.useExactNames();
+        var perOpen = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
+        when(perOpen.want()).thenReturn(async | inval);
+        bridge.init(perOpen, mock(org.cryptomator.jfuse.api.FuseConfig.class));
+        verify(perOpen).setWant(async);
+        assertThat(bridge.perOpenCaching()).isTrue();
+        assertThat(bridge.kernelDirectIo()).as("writes are still direct").isTrue();
+
+        var kernel = new FuseBridge(fs, FuseBuilder.getSupported().errno(), 1000, 100, false);
+        var cached = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
+        when(cached.want()).thenReturn(async | inval);
+        kernel.init(cached, mock(org.cryptomator.jfuse.api.FuseConfig.class));
+        verify(cached).setWant(async);
+        assertThat(kernel.kernelDirectIo()).isFalse();
+    }
+
+    @Test
+    void readOnlyOpensOfFilesWithOneNameMayCacheAndEverythingElseBypasses() throws Exception {
+        Info file = create("/c");
+        write("/c", file, 0, "x");
+        int rdonly = 0;
+        int wronly = 01;
+        int rdwr = 02;
+        for (int flags : new int[] {rdonly, wronly, rdwr}) {
+            Info open = new Info(flags);
+            assertThat(bridge.open("/c", open)).isZero();
+            assertThat(bridge.bypassesKernelCache(open.getFh(), flags)).as("flags %o", flags).isEqualTo(flags != rdonly);
+        }
+        assertThat(bridge.bypassesKernelCache(999_999, rdonly)).as("unknown handle").isTrue();
+
+        var kernel = new FuseBridge(fs, FuseBuilder.getSupported().errno(), 1000, 100, false);
+        Info writable = new Info(rdwr);
+        assertThat(kernel.open("/c", writable)).isZero();
+        assertThat(kernel.bypassesKernelCache(writable.getFh(), rdwr)).as("a kernel-cache mount caches writes").isFalse();
+    }
+
+    @Test
+    void aFileWithTwoNamesAlwaysBypassesTheKernelCache() {
+        assertThat(OpenCaching.bypasses(0, 2, true)).isTrue();
+        assertThat(OpenCaching.bypasses(0, 2, false)).isTrue();
+        assertThat(OpenCaching.bypasses(0, 1, true)).isFalse();
+        assertThat(OpenCaching.bypasses(FuseBridge.O_DIRECT, 1, true)).as("O_DIRECT on a direct-I/O mount").isTrue();
+        assertThat(OpenCaching.bypasses(FuseBridge.O_DIRECT, 1, false)).as("the kernel's own O_DIRECT").isFalse();
+        assertThat(OpenCaching.bypasses(02, 1, false)).as("a kernel-cache mount caches writes").isFalse();
+        assertThat(OpenCaching.bypasses(02, 1, true)).isTrue();
+    }
+
+    @Test
+    void aFileLinkedSinceTheMountNeverKeepsTheKernelCache() {
+        Info c = create("/c");
+        Info d = create("/d");
+        assertThat(bridge.keepsKernelCache(c.getFh())).isTrue();
+        bridge.linked("/c");
+        assertThat(bridge.keepsKernelCache(c.getFh())).isFalse();
+        assertThat(bridge.keepsKernelCache(d.getFh())).isTrue();
+        assertThat(bridge.keepsKernelCache(999_999)).as("unknown handle").isFalse();
+    }
+
+    @Test
+    void setChangesOnlyDirectIoAndKeepCacheOfFuseFileInfo() {
+        try (var arena = java.lang.foreign.Arena.ofConfined()) {
+            var fi = arena.allocate(64);
+            fi.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, 0x8001);
+            fi.set(java.lang.foreign.ValueLayout.JAVA_INT, 4, 0b1001);
+            OpenCaching.set(fi, true, false);
+            assertThat(fi.get(java.lang.foreign.ValueLayout.JAVA_INT, 4)).isEqualTo(0b1011);
+            OpenCaching.set(fi, false, true);
+            assertThat(fi.get(java.lang.foreign.ValueLayout.JAVA_INT, 4)).isEqualTo(0b1101);
+            OpenCaching.set(fi, false, false);
+            assertThat(fi.get(java.lang.foreign.ValueLayout.JAVA_INT, 4)).isEqualTo(0b1001);
+            assertThat(fi.get(java.lang.foreign.ValueLayout.JAVA_INT, 0)).as("flags untouched").isEqualTo(0x8001);
+        }
     }
 
     @Test
