@@ -33,10 +33,15 @@ final class Readahead {
         this.inode = inode;
     }
 
-    /** @return the largest window in pages, 0 if readahead is off */
+    /**
+     * @return the largest window in pages, 0 if readahead is off: {@code maxReadaheadBytes}, but at
+     *     most an eighth of the cache budget, so that a small cache does not reclaim a window before
+     *     its reader gets to it
+     */
     private long maxPages() {
         PageCache cache = inode.pageCache();
-        return cache.options().maxReadaheadBytes() >>> cache.pageShift();
+        long bytes = Math.min(cache.options().maxReadaheadBytes(), cache.options().cacheBudgetBytes() / 8);
+        return bytes >>> cache.pageShift();
     }
 
     /**
@@ -104,10 +109,8 @@ final class Readahead {
             if (window.marker() >= folio.index() && window.marker() < folio.index() + pages) {
                 folio.markReadahead();
             }
-            if (folio.tryGet()) {
-                added.add(folio);
-                inode.stats().readaheadAdded(folio.size());
-            }
+            added.add(folio);
+            inode.stats().readaheadAdded(folio.size());
             index = folio.index() + pages;
         }
         if (!added.isEmpty()) {
@@ -124,7 +127,11 @@ final class Readahead {
         return Math.min(order, 63 - Long.numberOfLeadingZeros(end - index));
     }
 
-    /** Reads the folios of one window in the background; holds a reference on each until done. */
+    /**
+     * Reads the folios of one window in the background. It holds no reference while queued, so
+     * reclaim can drop a folio it has not read yet and get the memory back at once; it takes one
+     * while it reads each folio, and skips a folio already released.
+     */
     private final class ReadTask implements ReadaheadPool.Task {
         private final List<Folio> folios;
 
@@ -141,6 +148,10 @@ final class Readahead {
             }
             try {
                 for (Folio folio : folios) {
+                    if (!folio.tryGet()) {
+                        inode.stats().readaheadSkipped();
+                        continue;
+                    }
                     try {
                         read(folio);
                     } finally {
@@ -176,9 +187,8 @@ final class Readahead {
 
         @Override
         public void abandon() {
-            for (Folio folio : folios) {
+            for (int i = 0; i < folios.size(); i++) {
                 inode.stats().readaheadSkipped();
-                folio.put();
             }
         }
     }

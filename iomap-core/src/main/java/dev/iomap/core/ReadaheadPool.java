@@ -19,7 +19,7 @@ final class ReadaheadPool {
 
     /** One piece of background readahead. */
     interface Task extends Runnable {
-        /** Gives back what the task holds without doing it (the pool refused it). */
+        /** Drops the task undone (the pool is shut down): its folios stay to be read on demand. */
         void abandon();
     }
 
