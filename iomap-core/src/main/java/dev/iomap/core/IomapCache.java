@@ -290,6 +290,16 @@ public final class IomapCache implements AutoCloseable {
         readahead.awaitQuiet();
     }
 
+    /**
+     * Stops background readahead for good: queued windows are dropped (their folios stay to be read on
+     * demand) and running ones finish (at most 10 seconds). A filesystem calls it before its adapter
+     * unmounts, so that no readahead thread maps through the adapter afterwards. Idempotent; reads
+     * still work, without readahead's background part.
+     */
+    public void stopReadahead() {
+        readahead.shutdown();
+    }
+
     ReadaheadPool readaheadPool() {
         return readahead;
     }
