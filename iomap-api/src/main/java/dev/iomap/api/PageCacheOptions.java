@@ -27,6 +27,9 @@ import java.util.Objects;
  *     ({@code vm.dirty_writeback_centisecs})
  * @param maxIoendBytes largest ioend writeback builds by merging adjacent dirty runs (the kernel caps
  *     an ioend by {@code iomap_max_bio_size} and {@code IOEND_BATCH_SIZE} folios)
+ * @param maxReadaheadBytes largest readahead window of an open file read sequentially (the kernel's
+ *     {@code read_ahead_kb}, {@code file_ra_state.ra_pages}); the window starts small and grows to
+ *     this; 0 turns readahead off (every read miss reads only what the read needs)
  * @param poisonNewFolios fill new folio memory with {@link #POISON_BYTE} instead of zeroes, so stale
  *     data exposure shows up in tests (the kernel's page poisoning)
  */
@@ -42,6 +45,7 @@ public record PageCacheOptions(
         Duration dirtyExpire,
         Duration writebackInterval,
         long maxIoendBytes,
+        long maxReadaheadBytes,
         boolean poisonNewFolios) {
 
     /** The largest folio order allowed (2^12 pages). */
@@ -78,6 +82,9 @@ public record PageCacheOptions(
         if (maxIoendBytes < pageSize) {
             throw new IllegalArgumentException("maxIoendBytes must be at least one page, got " + maxIoendBytes);
         }
+        if (maxReadaheadBytes < 0 || maxReadaheadBytes > 1L << 30) {
+            throw new IllegalArgumentException("maxReadaheadBytes must be 0 (off) to 1 GiB, got " + maxReadaheadBytes);
+        }
     }
 
     /** @return the defaults: 4 KiB pages, 2 MiB folios, hints on, per-block dirty on, combined lock */
@@ -104,6 +111,7 @@ public record PageCacheOptions(
                 .dirtyExpire(dirtyExpire)
                 .writebackInterval(writebackInterval)
                 .maxIoendBytes(maxIoendBytes)
+                .maxReadaheadBytes(maxReadaheadBytes)
                 .poisonNewFolios(poisonNewFolios);
     }
 
@@ -131,6 +139,7 @@ public record PageCacheOptions(
         private Duration dirtyExpire = Duration.ofSeconds(30);
         private Duration writebackInterval = Duration.ofSeconds(5);
         private long maxIoendBytes = MIB;
+        private long maxReadaheadBytes = 2 * MIB;
         private boolean poisonNewFolios;
 
         private Builder() {
@@ -236,6 +245,15 @@ public record PageCacheOptions(
         }
 
         /**
+         * @param value largest readahead window in bytes; 0 turns readahead off; unset means 2 MiB
+         * @return this builder
+         */
+        public Builder maxReadaheadBytes(long value) {
+            maxReadaheadBytes = value;
+            return this;
+        }
+
+        /**
          * @param value whether new folios are filled with poison
          * @return this builder
          */
@@ -253,7 +271,7 @@ public record PageCacheOptions(
                     : Math.max(0, 21 - Integer.numberOfTrailingZeros(Math.max(pageSize, 1)));
             return new PageCacheOptions(pageSize, order, orderHints, perBlockDirty, stateLock,
                     cacheBudgetBytes, dirtyBackgroundBytes, dirtyLimitBytes, dirtyExpire, writebackInterval,
-                    maxIoendBytes, poisonNewFolios);
+                    maxIoendBytes, maxReadaheadBytes, poisonNewFolios);
         }
     }
 }

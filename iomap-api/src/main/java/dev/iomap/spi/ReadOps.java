@@ -32,8 +32,9 @@ public interface ReadOps {
      * (block aligned) and lying inside {@code iomap}, which is a {@code MAPPED} mapping the adapter's
      * {@link IomapOps#begin} returned (for a write's edge blocks, its source mapping). It is a view of
      * folio memory, valid during the call only; the hook fills all of it and leaves its position at its
-     * limit, or throws. It runs on the caller's thread with the folio locked: it must not read or write
-     * this file through the cache.
+     * limit, or throws. It runs with the folio locked, on the reading thread or, for background
+     * readahead, on one of the cache's readahead threads (which holds the file's inode lock shared, as
+     * the reader does): it must not read or write this file through the cache.
      *
      * @param inode the file
      * @param iomap the mapping the blocks are read through

@@ -78,6 +78,7 @@ public final class CacheSettings {
                 case "dirtyExpire" -> builder.dirtyExpire(Units.parseTime(value));
                 case "writebackInterval" -> builder.writebackInterval(Units.parseTime(value));
                 case "maxIoendBytes" -> builder.maxIoendBytes(Units.parseSize(value, 1024));
+                case "maxReadaheadBytes" -> builder.maxReadaheadBytes(Units.parseSize(value, 1024));
                 case "poisonNewFolios" -> builder.poisonNewFolios(Units.parseBoolean(value));
                 default -> throw new UsageException("unknown --set key '" + key + "'; valid keys: " + keys());
             }

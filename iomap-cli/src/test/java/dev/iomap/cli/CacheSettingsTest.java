@@ -41,7 +41,8 @@ class CacheSettingsTest {
     void valuesTakeFiosUnits() throws UsageException {
         PageCacheOptions options = options("pageSize=64k", "maxFolioOrder=0", "perBlockDirty=false",
                 "stateLock=SEPARATE", "dirtyBackgroundBytes=8m", "dirtyLimitBytes=16m", "dirtyExpire=500ms",
-                "writebackInterval=2", "maxIoendBytes=256k", "orderHints=0", "poisonNewFolios=true");
+                "writebackInterval=2", "maxIoendBytes=256k", "orderHints=0", "poisonNewFolios=true",
+                "maxReadaheadBytes=512k");
 
         assertThat(options.pageSize()).isEqualTo(65536);
         assertThat(options.maxFolioOrder()).isZero();
@@ -54,6 +55,7 @@ class CacheSettingsTest {
         assertThat(options.maxIoendBytes()).isEqualTo(256 * 1024);
         assertThat(options.orderHints()).isFalse();
         assertThat(options.poisonNewFolios()).isTrue();
+        assertThat(options.maxReadaheadBytes()).isEqualTo(512 * 1024);
     }
 
     @Test

@@ -16,18 +16,21 @@ import java.util.Set;
  */
 final class BufferedRead {
     private final CachedInode inode;
+    private final Readahead readahead;
 
     BufferedRead(CachedInode inode) {
         this.inode = inode;
+        this.readahead = new Readahead(inode);
     }
 
     /**
-     * Copies file data at {@code pos} into {@code dst}, up to EOF. Caller holds the inode lock shared.
-     * The kernel's {@code filemap_read}.
+     * Copies file data at {@code pos} into {@code dst}, up to EOF, reading ahead as {@code ra} says.
+     * Caller holds the inode lock shared. The kernel's {@code filemap_read}.
      *
+     * @param ra the open file's readahead state
      * @return bytes read, or -1 if {@code pos} is at or past EOF and {@code dst} has room
      */
-    int read(long pos, ByteBuffer dst) throws IOException {
+    int read(long pos, ByteBuffer dst, ReadaheadState ra) throws IOException {
         long size = inode.size();
         if (!dst.hasRemaining()) {
             return 0;
@@ -37,8 +40,19 @@ final class BufferedRead {
         }
         long end = Math.min(size, pos + dst.remaining());
         long p = pos;
+        boolean missed = false;
         while (p < end) {
-            Folio folio = uptodateFolio(p, end - p);
+            Folio folio = cachedFolio(p, end - p, ra);
+            if (folio == null) {
+                if (!missed) {
+                    // once per read, as filemap_get_pages calls page_cache_sync_ra for the whole
+                    // request; it adds folios only past the request, which this read fills itself
+                    missed = true;
+                    int shift = inode.pageCache().pageShift();
+                    readahead.onMiss(ra, p >>> shift, ((end - 1) >>> shift) - (p >>> shift) + 1);
+                }
+                folio = readNewFolio(p, end - p);
+            }
             try {
                 int offset = (int) (p - folio.pos());
                 int n = (int) Math.min(end - p, folio.size() - offset);
@@ -55,21 +69,31 @@ final class BufferedRead {
             }
         }
         int total = (int) (end - pos);
+        ra.readEnded((end - 1) >>> inode.pageCache().pageShift());
         inode.stats().appRead(total);
         return total;
     }
 
     /**
-     * The folio holding {@code pos}, with at least the bytes the caller wants uptodate and a reference
-     * held for the caller, who copies out of it without its lock and then {@link Folio#put}s it: the
-     * kernel's {@code filemap_get_pages}, one folio at a time (its {@code filemap_get_read_batch}
-     * takes the same references).
+     * The cached folio holding {@code pos}, with at least the bytes the caller wants uptodate and a
+     * reference held for the caller, who copies out of it without its lock and then {@link Folio#put}s
+     * it: the kernel's {@code filemap_get_pages}, one folio at a time (its
+     * {@code filemap_get_read_batch} takes the same references). A folio carrying the readahead
+     * marker starts the next window first; a cached folio that is not uptodate is locked (waiting
+     * only if background readahead is reading it now) and read here.
+     *
+     * @return the folio, or null if the page is not cached
      */
-    private Folio uptodateFolio(long pos, long wanted) throws IOException {
+    private Folio cachedFolio(long pos, long wanted, ReadaheadState ra) throws IOException {
         PageCache cache = inode.pageCache();
-        long index = pos >>> cache.pageShift();
-        Folio cached = cache.lookup(index);
-        if (cached != null && cached.tryGet()) {
+        Folio cached = cache.lookup(pos >>> cache.pageShift());
+        if (cached == null) {
+            return null;
+        }
+        if (cached.testClearReadahead()) {
+            readahead.onMarker(ra, cached);
+        }
+        if (cached.tryGet()) {
             int offset = (int) (pos - cached.pos());
             int n = (int) Math.min(wanted, cached.size() - offset);
             if (cached.isRangeUptodate(offset, n)) {
@@ -78,6 +102,17 @@ final class BufferedRead {
             }
             cached.put();
         }
+        return readNewFolio(pos, wanted);
+    }
+
+    /**
+     * The folio holding {@code pos}, created if missing as large as {@code wanted} allows (with order
+     * hints on), locked, made uptodate and returned with a reference for the caller: the kernel's
+     * {@code filemap_create_folio} and {@code filemap_update_page}.
+     */
+    private Folio readNewFolio(long pos, long wanted) throws IOException {
+        PageCache cache = inode.pageCache();
+        long index = pos >>> cache.pageShift();
         int order = cache.options().orderHints() ? FolioOrder.hint(wanted, cache.pageShift()) : 0;
         Folio folio = cache.grabLocked(index, order);
         try {

@@ -18,6 +18,37 @@ final class CacheStats {
     private final AtomicLong cachedBytes = new AtomicLong();
     private final AtomicLong dirtyBytes = new AtomicLong();
     private final AtomicLong writebackBytes = new AtomicLong();
+    private final LongAdder raSyncWindows = new LongAdder();
+    private final LongAdder raAsyncWindows = new LongAdder();
+    private final LongAdder raRandomMisses = new LongAdder();
+    private final LongAdder raBytesAdded = new LongAdder();
+    private final LongAdder raBytesRead = new LongAdder();
+    private final LongAdder raFoliosSkipped = new LongAdder();
+
+    void readaheadWindow(boolean async) {
+        (async ? raAsyncWindows : raSyncWindows).increment();
+    }
+
+    void readaheadRandomMiss() {
+        raRandomMisses.increment();
+    }
+
+    void readaheadAdded(long bytes) {
+        raBytesAdded.add(bytes);
+    }
+
+    void readaheadRead(long bytes) {
+        raBytesRead.add(bytes);
+    }
+
+    void readaheadSkipped() {
+        raFoliosSkipped.increment();
+    }
+
+    ReadaheadStats readahead() {
+        return new ReadaheadStats(raSyncWindows.sum(), raAsyncWindows.sum(), raRandomMisses.sum(),
+                raBytesAdded.sum(), raBytesRead.sum(), raFoliosSkipped.sum());
+    }
 
     void appWritten(long bytes) {
         appBytesWritten.add(bytes);

@@ -36,6 +36,8 @@ public final class CachedInode implements IomapInode {
     private final ReentrantLock writebackOrder = new ReentrantLock();
     private final WritebackError writebackError = new WritebackError();
     private final BufferedRead reader = new BufferedRead(this);
+    /** The readahead state of reads made without an {@link OpenFile} ({@link #read(long, ByteBuffer)}). */
+    private final ReadaheadState inodeReadahead = new ReadaheadState();
     private volatile long size;
     /** {@link System#nanoTime()} when the write times were last set for a write; see {@link #timesDue}. */
     private volatile long timesSetAt;
@@ -153,13 +155,28 @@ public final class CachedInode implements IomapInode {
      * @throws IOException from the adapter or the device
      */
     public int read(long pos, ByteBuffer dst) throws IOException {
+        return read(pos, dst, inodeReadahead);
+    }
+
+    /**
+     * Buffered read into {@code dst} from {@code pos}, up to EOF, reading ahead as {@code ra} says
+     * (the kernel's {@code filemap_read} with the file's {@code file_ra_state}).
+     *
+     * @param pos file offset, at least 0
+     * @param dst where the bytes go; its position advances
+     * @param ra the open file's readahead state
+     * @return bytes read, or -1 if {@code pos} is at or past EOF
+     * @throws InvalidRangeException if {@code pos} is negative
+     * @throws IOException from the adapter or the device
+     */
+    public int read(long pos, ByteBuffer dst, ReadaheadState ra) throws IOException {
         if (pos < 0) {
             // the message is built only for a bad offset: this is every read's hot path
             InvalidRangeException.checkRange("read from inode " + ino, pos, 0, Long.MAX_VALUE);
         }
         inodeLock.readLock().lock();
         try {
-            return reader.read(pos, dst);
+            return reader.read(pos, dst, ra);
         } finally {
             inodeLock.readLock().unlock();
         }
@@ -502,6 +519,16 @@ public final class CachedInode implements IomapInode {
         inodeLock.readLock().lock();
     }
 
+    /**
+     * Takes the inode lock shared only if no writer holds it, even ahead of waiting writers: what
+     * background readahead does, which must never wait for a writer that may wait for its reader.
+     *
+     * @return whether the lock was taken
+     */
+    boolean tryLockShared() {
+        return inodeLock.readLock().tryLock();
+    }
+
     void lockExclusive() {
         inodeLock.writeLock().lock();
     }
@@ -558,6 +585,10 @@ public final class CachedInode implements IomapInode {
 
     BufferedRead reader() {
         return reader;
+    }
+
+    ReadaheadPool readaheadPool() {
+        return cache.readaheadPool();
     }
 
     @Override

@@ -15,8 +15,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * the last reference, never while anybody may still read it; a folio under writeback or locked is
  * never removed, so device I/O into or out of it needs no reference of its own.
  *
- * <p>Flags: {@code UPTODATE} (every byte is valid), {@code DIRTY} (some block needs writeback) and
- * {@code WRITEBACK} (a device write is in flight). Without a {@link FolioState} the folio-wide flags
+ * <p>Flags: {@code UPTODATE} (every byte is valid), {@code DIRTY} (some block needs writeback),
+ * {@code WRITEBACK} (a device write is in flight) and {@code READAHEAD} (the marker whose reading
+ * starts the next readahead window, see {@link Readahead}). Without a {@link FolioState} the folio-wide flags
  * stand for every block; a folio with more than one block may carry a state that tracks each block.
  * The folio lock, held while data or state changes, is not a flag (the kernel's {@code PG_locked}) but
  * a {@link ReentrantLock} of its own.
@@ -28,6 +29,7 @@ public final class Folio {
     private static final int UPTODATE = 1;
     private static final int DIRTY = 2;
     private static final int WRITEBACK = 4;
+    private static final int READAHEAD = 8;
 
     private final PageCache cache;
     private final long index;
@@ -268,6 +270,31 @@ public final class Folio {
         }
         FolioState current = state;
         return current != null && current.isRangeUptodate(offset, length);
+    }
+
+    /**
+     * Marks the folio as the readahead marker of its window: a reader reaching it starts the next
+     * window (the kernel's {@code folio_set_readahead}, the {@code PG_readahead} flag).
+     */
+    void markReadahead() {
+        flags.getAndUpdate(f -> f | READAHEAD);
+    }
+
+    /**
+     * Clears the readahead marker (the kernel's {@code folio_test_clear_readahead}).
+     *
+     * @return whether the folio carried it: exactly one caller sees true per marking
+     */
+    boolean testClearReadahead() {
+        if ((flags.get() & READAHEAD) == 0) {
+            return false;
+        }
+        return (flags.getAndUpdate(f -> f & ~READAHEAD) & READAHEAD) != 0;
+    }
+
+    /** @return whether the folio carries the readahead marker (the kernel's {@code folio_test_readahead}) */
+    boolean isReadahead() {
+        return (flags.get() & READAHEAD) != 0;
     }
 
     /** Marks the whole folio uptodate (the kernel's {@code folio_mark_uptodate}). */

@@ -36,6 +36,7 @@ public final class IomapCache implements AutoCloseable {
     private final FolioMemoryPool folioMemory;
     private final Reclaim reclaim = new Reclaim(this);
     private final Flusher flusher = new Flusher(this);
+    private final ReadaheadPool readahead = new ReadaheadPool();
 
     /**
      * @param options page size, folio orders, the experiment switches
@@ -274,19 +275,49 @@ public final class IomapCache implements AutoCloseable {
         return stats;
     }
 
+    /** @return what readahead did so far, over all files of this cache */
+    public ReadaheadStats readaheadStats() {
+        return stats.readahead();
+    }
+
+    /**
+     * Waits until no background readahead is queued or running (tests, and benchmarks that want a
+     * quiet device before they count).
+     *
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public void awaitReadahead() throws InterruptedException {
+        readahead.awaitQuiet();
+    }
+
+    /**
+     * Stops background readahead for good: queued windows are dropped (their folios stay to be read on
+     * demand) and running ones finish (at most 10 seconds). A filesystem calls it before its adapter
+     * unmounts, so that no readahead thread maps through the adapter afterwards. Idempotent; reads
+     * still work, without readahead's background part.
+     */
+    public void stopReadahead() {
+        readahead.shutdown();
+    }
+
+    ReadaheadPool readaheadPool() {
+        return readahead;
+    }
+
     /** Where ioends that completed asynchronously run their completion work. */
     ExecutorService completionExecutor() {
         return completions;
     }
 
     /**
-     * Stops the flusher, drops every folio after its writeback in flight (dirty ones too: call
+     * Stops the flusher and background readahead, drops every folio after its writeback in flight (dirty ones too: call
      * {@link #syncAll()} first to keep them), gives the folio memory back and stops the completion
      * threads; the device stays open. An operation on one of its files afterwards fails.
      */
     @Override
     public void close() {
         flusher.stop();
+        readahead.shutdown();
         for (CachedInode inode : inodes.values()) {
             inode.discardCache();
         }

@@ -12,6 +12,8 @@ import java.nio.ByteBuffer;
  */
 public final class OpenFile {
     private final CachedInode inode;
+    /** This open file's readahead state (the kernel's {@code file->f_ra}). */
+    private final ReadaheadState readahead = new ReadaheadState();
     private long errorSeen;
 
     OpenFile(CachedInode inode, long errorSeen) {
@@ -22,6 +24,11 @@ public final class OpenFile {
     /** @return the inode */
     public CachedInode inode() {
         return inode;
+    }
+
+    /** @return this open file's readahead state */
+    public ReadaheadState readahead() {
+        return readahead;
     }
 
     /** @return the file size */
@@ -66,7 +73,8 @@ public final class OpenFile {
     }
 
     /**
-     * Reads into {@code dst} from {@code pos}.
+     * Reads into {@code dst} from {@code pos}, reading ahead as this open file's access pattern
+     * suggests (see {@link Readahead}).
      *
      * @param pos file offset, at least 0
      * @param dst where the bytes go
@@ -74,7 +82,7 @@ public final class OpenFile {
      * @throws IOException on a bad offset or an adapter or device error
      */
     public int read(long pos, ByteBuffer dst) throws IOException {
-        return inode.read(pos, dst);
+        return inode.read(pos, dst, readahead);
     }
 
     /**

@@ -153,10 +153,10 @@ public final class PageCache {
             if (folio == null) {
                 beforeAllocate.accept((long) options.pageSize() << Math.min(preferredOrder,
                         options.maxFolioOrder()));
-                folio = create(index, preferredOrder, false);
+                folio = create(index, preferredOrder, false, false);
                 if (folio == null) {
                     onMemoryExhausted.run();
-                    folio = create(index, preferredOrder, true);
+                    folio = create(index, preferredOrder, true, false);
                 }
             }
             folio.lock();
@@ -170,6 +170,25 @@ public final class PageCache {
     }
 
     /**
+     * Inserts a new, unlocked, not uptodate folio at {@code index} for readahead, as
+     * {@code page_cache_ra_unbounded} does with {@code filemap_add_folio}: never over a cached folio,
+     * and only from the pool (reclaim runs first if the cache is over budget, but readahead never
+     * takes memory from outside the pool).
+     *
+     * @param index page index
+     * @param order the order wanted: lowered to the alignment of {@code index}, to fit before the next
+     *     cached folio, and to what the pool has
+     * @return the new folio, or null if a folio already covers {@code index} or the pool has no memory
+     */
+    Folio addForReadahead(long index, int order) {
+        if (lookup(index) != null) {
+            return null;
+        }
+        beforeAllocate.accept((long) options.pageSize() << Math.min(order, options.maxFolioOrder()));
+        return create(index, order, false, true);
+    }
+
+    /**
      * Inserts a new folio at {@code index}, or returns the one another thread inserted first (the
      * kernel's {@code filemap_add_folio}). Its order is the preferred one, lowered to the alignment of
      * {@code index}, until it fits between cached folios, and until the pool has a block of that order
@@ -178,14 +197,15 @@ public final class PageCache {
      * {@code filemap_alloc_folio} fails).
      *
      * @param overflow whether to take memory from outside the pool when it has none at all
+     * @param newOnly whether to return null instead of a folio already there
      * @return the folio, or null if the pool had no block and {@code overflow} is false
      */
-    private Folio create(long index, int preferredOrder, boolean overflow) {
+    private Folio create(long index, int preferredOrder, boolean overflow, boolean newOnly) {
         insertLock.lock();
         try {
             Folio existing = lookup(index);
             if (existing != null) {
-                return existing;
+                return newOnly ? null : existing;
             }
             int order = Math.min(Math.max(preferredOrder, 0), options.maxFolioOrder());
             if (index != 0) {

@@ -79,7 +79,7 @@ final class CoreFile implements IomapFile {
     public int read(long pos, ByteBuffer dst) throws IOException {
         ensureOpen();
         try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
-            return direct != null ? direct.read(pos, dst) : inode.read(pos, dst);
+            return direct != null ? direct.read(pos, dst) : handle.read(pos, dst);
         }
     }
 

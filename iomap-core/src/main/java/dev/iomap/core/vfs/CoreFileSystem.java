@@ -503,13 +503,15 @@ final class CoreFileSystem implements IomapFileSystem {
             if (closed) {
                 return;
             }
-            // Order: no background writeback may call the adapter once it has unmounted, so the
-            // flusher stops first; then the final sync; then the adapter's unmount. Unmounting
+            // Order: no background writeback or readahead may call the adapter once it has unmounted,
+            // so the flusher and the readahead threads stop first; then the final sync; then the
+            // adapter's unmount. Unmounting
             // releases the mount whatever happens: a failed final sync (a dead device) is reported,
             // but must not leave the cache running.
             closed = true;
             try {
                 cache.stopBackgroundWriteback();
+                cache.stopReadahead();
                 cache.syncAll();
                 mount.unmount();
             } finally {
