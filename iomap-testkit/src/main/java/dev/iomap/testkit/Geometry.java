@@ -1,7 +1,10 @@
 package dev.iomap.testkit;
 
+import dev.iomap.api.FormatOptions;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.spi.FilesystemAdapter;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -55,6 +58,39 @@ public record Geometry(int blockSize, int pageSize, int maxFolioOrder) {
             }
         }
         return List.copyOf(all);
+    }
+
+    /**
+     * The standard geometries an adapter declares it supports, by what its
+     * {@link FilesystemAdapter#checkFormat} accepts: a geometry is in when formatting a device of
+     * {@link AdapterFixture#DEFAULT_DEVICE_BYTES} with its block size passes the check, on the kit's
+     * 512-byte sectors or on sectors of the block size (an adapter that needs the latter uses
+     * {@link AdapterFixture#withDeviceBlockSizeOfFilesystem()}). A kit test class parameterised over
+     * this list runs every geometry the adapter can be formatted with and no other; an empty list
+     * makes the parameterised class fail, as it should for an adapter that formats nothing the kit
+     * knows.
+     *
+     * @param adapter the adapter, asked only through {@code checkFormat} (nothing is written)
+     * @return the supported subset of {@link #standard()}, in its order
+     */
+    public static List<Geometry> supportedBy(FilesystemAdapter adapter) {
+        List<Geometry> supported = new ArrayList<>();
+        for (Geometry geometry : standard()) {
+            if (formats(adapter, AdapterFixture.SECTOR_SIZE, geometry.blockSize())
+                    || formats(adapter, geometry.blockSize(), geometry.blockSize())) {
+                supported.add(geometry);
+            }
+        }
+        return List.copyOf(supported);
+    }
+
+    private static boolean formats(FilesystemAdapter adapter, int deviceBlockSize, int blockSize) {
+        try {
+            adapter.checkFormat(deviceBlockSize, AdapterFixture.DEFAULT_DEVICE_BYTES, FormatOptions.blockSize(blockSize));
+            return true;
+        } catch (IOException | IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** @return bytes in the largest folio */

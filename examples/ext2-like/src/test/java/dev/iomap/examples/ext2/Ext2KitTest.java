@@ -16,7 +16,7 @@ class Ext2KitTest extends AdapterContractSuite {
     Geometry geometry;
 
     static List<Geometry> geometries() {
-        return Geometry.standard();
+        return Geometry.supportedBy(new Ext2Adapter());
     }
 
     @Override

@@ -1,0 +1,99 @@
+package dev.iomap.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.iomap.api.Capability;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.FsckReport;
+import dev.iomap.api.MountOptions;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.testkit.snapfs.SnapAdapter;
+import java.io.IOException;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The geometries an adapter declares are the standard ones its format check accepts. */
+class GeometryTest {
+    /** What {@link FormatCheck} asks: the device's block size and the filesystem's. */
+    @FunctionalInterface
+    private interface FormatCheck {
+        void check(int deviceBlockSize, int blockSize) throws IOException;
+    }
+
+    /** An adapter that is only its format check; nothing else is called. */
+    private record CheckOnly(FormatCheck check) implements FilesystemAdapter {
+        @Override
+        public String name() {
+            return "check-only";
+        }
+
+        @Override
+        public String description() {
+            return "a format check";
+        }
+
+        @Override
+        public Set<Capability> capabilities() {
+            return Set.of();
+        }
+
+        @Override
+        public void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
+            check.check(deviceBlockSize, options.blockSize());
+        }
+
+        @Override
+        public void format(BlockDevice device, FormatOptions options) {
+            throw new UnsupportedOperationException("not called");
+        }
+
+        @Override
+        public MountedFilesystem mount(BlockDevice device, MountOptions options) {
+            throw new UnsupportedOperationException("not called");
+        }
+
+        @Override
+        public FsckReport fsck(BlockDevice device) {
+            throw new UnsupportedOperationException("not called");
+        }
+    }
+
+    @Test
+    void anAdapterThatFormatsEveryBlockSizeRunsAllEightGeometries() {
+        assertThat(Geometry.supportedBy(new SnapAdapter())).isEqualTo(Geometry.standard());
+    }
+
+    @Test
+    void anAdapterThatRefusesOneKibBlocksRunsOnlyTheFourKibGeometries() {
+        var fourKibOnly = new CheckOnly((deviceBlockSize, blockSize) -> {
+            if (blockSize != 4096) {
+                throw new NotSupportedException("4 KiB blocks only");
+            }
+        });
+
+        assertThat(Geometry.supportedBy(fourKibOnly))
+                .hasSize(4)
+                .containsExactlyElementsOf(Geometry.standard().stream().filter(g -> g.blockSize() == 4096).toList());
+    }
+
+    @Test
+    void anAdapterThatNeedsSectorsOfItsBlockSizeStillDeclaresThem() {
+        var sectorsOfBlockSize = new CheckOnly((deviceBlockSize, blockSize) -> {
+            if (deviceBlockSize != blockSize) {
+                throw new NotSupportedException("the device's blocks must be the filesystem's");
+            }
+        });
+
+        assertThat(Geometry.supportedBy(sectorsOfBlockSize)).isEqualTo(Geometry.standard());
+    }
+
+    @Test
+    void anAdapterThatFormatsNothingDeclaresNoGeometry() {
+        assertThat(Geometry.supportedBy(new CheckOnly((deviceBlockSize, blockSize) -> {
+            throw new NotSupportedException("nothing");
+        }))).isEmpty();
+    }
+}
