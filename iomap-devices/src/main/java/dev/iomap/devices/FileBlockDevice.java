@@ -25,7 +25,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A block device backed by a file, read and written with positional {@link FileChannel} calls.
@@ -116,10 +115,6 @@ public final class FileBlockDevice implements BlockDevice {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Concurrent flushes share a sync (group commit). */
     private final FlushBatch flushes = new FlushBatch();
-    /** Writes queued or running; a small write to an idle device runs in the caller's thread. */
-    private final AtomicInteger writesInFlight = new AtomicInteger();
-    /** Largest write that may run in the caller's thread when no other write is in flight. */
-    static final int INLINE_WRITE_MAX_BYTES = 64 << 10;
 
     /**
      * @param directIoAlignment what {@code O_DIRECT} needs of memory, positions and lengths, if the
@@ -463,22 +458,7 @@ public final class FileBlockDevice implements BlockDevice {
             DeviceCounters.checkRequest("write", offset, length, blockSize, capacity);
             var done = new CompletableFuture<Void>();
             counters.countWrite(length, purpose);
-            if (length <= INLINE_WRITE_MAX_BYTES && writesInFlight.compareAndSet(0, 1)) {
-                try {
-                    writeAndComplete(offset, length, data, done);
-                } finally {
-                    writesInFlight.decrementAndGet();
-                }
-                return done;
-            }
-            writesInFlight.incrementAndGet();
-            threads.write(() -> {
-                try {
-                    writeAndComplete(offset, length, data, done);
-                } finally {
-                    writesInFlight.decrementAndGet();
-                }
-            });
+            threads.write(() -> writeAndComplete(offset, length, data, done));
             return done;
         } catch (RejectedExecutionException e) {
             return CompletableFuture.failedFuture(closedException(e));
