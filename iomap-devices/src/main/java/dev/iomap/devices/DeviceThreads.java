@@ -5,32 +5,27 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The threads of a {@link FileBlockDevice}: a fixed-size pool that performs writes in the background,
- * and a growing pool that performs reads, flushes and discards while their callers wait (so a
- * caller's interrupt never reaches the channel). All are daemon threads that end after 30 idle
- * seconds. Nothing interrupts them: {@link #shutdown()} lets queued work finish. Thread-safe.
+ * The write threads of a {@link FileBlockDevice}: a fixed-size pool that performs writes in the
+ * background (reads, flushes and discards run in their callers' threads). Daemon threads that end
+ * after 30 idle seconds. Nothing interrupts them: {@link #shutdown()} lets queued work finish.
+ * Thread-safe.
  */
 final class DeviceThreads {
-    /** Callers wait for sync I/O, so each call in flight gets a thread; none ever queues. */
-    private static final int SYNC_THREADS = Integer.MAX_VALUE;
     private static final long IDLE_THREAD_TIMEOUT_SECONDS = 30;
 
     private final Set<Thread> writeThreads = ConcurrentHashMap.newKeySet();
     private final ExecutorService writer;
-    private final ExecutorService syncIo;
 
     /**
      * @param writePrefix name prefix of the write threads
-     * @param syncPrefix name prefix of the threads callers wait for
      * @param writeThreads how many writes may be in flight at once, at least 1
      */
-    DeviceThreads(String writePrefix, String syncPrefix, int writeThreads) {
+    DeviceThreads(String writePrefix, int writeThreads) {
         if (writeThreads < 1) {
             throw new IllegalArgumentException("write threads: " + writeThreads + " (at least 1)");
         }
@@ -40,9 +35,6 @@ final class DeviceThreads {
                 task -> registeredWriteThread(named, task));
         pool.allowCoreThreadTimeOut(true);
         this.writer = pool;
-        this.syncIo = new ThreadPoolExecutor(0, SYNC_THREADS,
-                IDLE_THREAD_TIMEOUT_SECONDS, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                Thread.ofPlatform().name(syncPrefix, 1).daemon().factory());
     }
 
     /**
@@ -51,14 +43,6 @@ final class DeviceThreads {
      */
     void write(Runnable task) {
         writer.execute(task);
-    }
-
-    /**
-     * @param task I/O a caller waits for, run at once on a thread of its own
-     * @throws RejectedExecutionException after {@link #shutdown()}
-     */
-    void sync(Runnable task) {
-        syncIo.execute(task);
     }
 
     /**
@@ -72,7 +56,6 @@ final class DeviceThreads {
     /** Refuses new work and waits, through interrupts, until every queued write has run. */
     void shutdown() {
         writer.shutdown();
-        syncIo.shutdown();
         boolean interrupted = false;
         while (true) {
             try {

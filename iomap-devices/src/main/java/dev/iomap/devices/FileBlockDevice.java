@@ -10,7 +10,6 @@ import dev.iomap.device.ReadOnlyDeviceException;
 import dev.iomap.api.NotSupportedException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
@@ -20,24 +19,23 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A block device backed by a file, read and written with positional {@link FileChannel} calls.
  *
- * <p>Only threads the device owns (daemons, given back after 30 idle seconds) use the channel, so
- * interrupting a caller cannot close it, as interrupting a thread inside a {@link FileChannel} call
- * would. A read, flush or discard runs on one of the threads named {@code iomap-file-sync-N}, one
- * per such call in flight, while the calling thread waits; the call returns or throws in the
- * calling thread as if it had run there. An interrupt of the calling thread neither cuts the wait
- * short nor is lost: its interrupt status is set on return. These calls never queue behind writes,
- * so one made from a write-completion callback cannot deadlock (though, like any blocking
- * callback, it holds up the writes queued behind it).
+ * <p>A read, flush or discard runs in the calling thread, with no thread switch (on a small virtual
+ * machine two switches cost as much as the disk's flush). An interrupt of the calling thread neither
+ * cuts the call short nor is lost: its interrupt status is set on return. An interrupt that arrives
+ * inside a {@link FileChannel} call closes the channel, as it always does; the device then opens the
+ * file again and repeats the calls it cut short (see {@code IoChannel}), so an interrupt never breaks
+ * the device. These calls never queue behind writes, so one made from a write-completion callback
+ * cannot deadlock (though, like any blocking callback, it holds up the writes queued behind it).
  *
  * <p>Writes run on at most {@value #BUFFERED_WRITE_THREADS} threads named {@code iomap-file-io-N}
  * ({@value #DIRECT_WRITE_THREADS} with {@code O_DIRECT}, where each write waits for the disk, so that
@@ -91,14 +89,14 @@ public final class FileBlockDevice implements BlockDevice {
     private static final int ZEROES_SIZE = 1 << 16;
 
     private final Path path;
-    private final FileChannel channel;
+    /** The channel reads, writes, flushes and discards go through, opened again after an interrupt. */
+    private final IoChannel channel;
     /**
      * The channel opened first, which created or extended the file and which a fallback lock is
-     * taken on: {@link #channel}, or a buffered one beside an O_DIRECT channel.
+     * taken on; never used for I/O, so an interrupt never closes it.
      */
     private final FileChannel lockChannel;
     private final ImageLock lock;
-    private final PositionalIo io;
     private final int blockSize;
     private final long capacity;
     /** What {@code O_DIRECT} needs of memory, positions and lengths; 0 without it. */
@@ -122,7 +120,7 @@ public final class FileBlockDevice implements BlockDevice {
      * @param directIoAlignment what {@code O_DIRECT} needs of memory, positions and lengths, if the
      *     channel was opened with it; 0 if not
      */
-    private FileBlockDevice(Path path, FileChannel channel, Locked locked, int blockSize,
+    private FileBlockDevice(Path path, IoChannel channel, Locked locked, int blockSize,
             long capacity, int directIoAlignment) {
         this.path = path;
         this.channel = channel;
@@ -131,8 +129,7 @@ public final class FileBlockDevice implements BlockDevice {
         this.blockSize = blockSize;
         this.capacity = capacity;
         this.directIoAlignment = directIoAlignment;
-        this.io = new PositionalIo(channel, directIoAlignment);
-        this.threads = new DeviceThreads("iomap-file-io-", "iomap-file-sync-", Integer.getInteger(
+        this.threads = new DeviceThreads("iomap-file-io-", Integer.getInteger(
                 WRITE_THREADS_PROPERTY, directIoAlignment != 0 ? DIRECT_WRITE_THREADS : BUFFERED_WRITE_THREADS));
         int zeroesSize = Math.max(ZEROES_SIZE, blockSize);
         this.zeroes = Arena.ofAuto()
@@ -314,19 +311,25 @@ public final class FileBlockDevice implements BlockDevice {
         }
     }
 
-    /** @param locked the locked channel, which the device uses too unless {@code directIo} */
+    /**
+     * Opens the channel the device does its I/O through, beside the locked one (which only holds the
+     * lock, so that an interrupt closing the I/O channel never drops it).
+     */
     private static FileBlockDevice openChannel(Path path, Locked locked, int blockSize,
             long capacity, boolean directIo) throws IOException {
+        OpenOption[] access = locked.readOnly()
+                ? new OpenOption[] {StandardOpenOption.READ}
+                : new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE};
         if (!directIo) {
-            return new FileBlockDevice(path, locked.channel(), locked, blockSize, capacity, 0);
+            IoChannel channel = new IoChannel(path, FileChannel.open(path, access), 0, access);
+            return new FileBlockDevice(path, channel, locked, blockSize, capacity, 0);
         }
         int alignment = directIoAlignment(path, blockSize);
+        OpenOption[] options = Arrays.copyOf(access, access.length + 1);
+        options[access.length] = directOpenOption();
         FileChannel channel;
         try {
-            channel = locked.readOnly()
-                    ? FileChannel.open(path, StandardOpenOption.READ, directOpenOption())
-                    : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                            directOpenOption());
+            channel = FileChannel.open(path, options);
         } catch (AccessDeniedException | NoSuchFileException e) {
             throw e;
         } catch (IOException | UnsupportedOperationException e) {
@@ -335,7 +338,8 @@ public final class FileBlockDevice implements BlockDevice {
             notSupported.initCause(e);
             throw notSupported;
         }
-        return new FileBlockDevice(path, channel, locked, blockSize, capacity, alignment);
+        return new FileBlockDevice(path, new IoChannel(path, channel, alignment, options), locked,
+                blockSize, capacity, alignment);
     }
 
     /**
@@ -402,9 +406,7 @@ public final class FileBlockDevice implements BlockDevice {
 
     /**
      * Reads {@code dst.remaining()} bytes at {@code offset} into {@code dst} and moves its position to
-     * its limit, on one of the device's threads while the calling thread waits, even if interrupted
-     * (see the class comment). Memory confined to the calling thread (of a confined {@link Arena})
-     * is read into through a copy. On an I/O error {@code dst}'s position and content are
+     * its limit, in the calling thread, even if interrupted (see the class comment). On an I/O error {@code dst}'s position and content are
      * unspecified; on a bad range they are unchanged.
      *
      * @param offset device byte offset, block aligned
@@ -422,10 +424,11 @@ public final class FileBlockDevice implements BlockDevice {
         }
         int length = dst.remaining();
         DeviceCounters.checkRequest("read", offset, length, blockSize, capacity);
-        ByteBuffer filled = waitFor("read from", offset, length, () -> readInto(offset, dst));
-        if (filled != dst) {
-            dst.put(filled.flip());
-        }
+        int start = dst.position();
+        inCaller("read from", offset, length, (io, file) -> {
+            io.read(offset, dst.position(start));
+            return null;
+        });
         counters.countRead(length);
     }
 
@@ -465,10 +468,10 @@ public final class FileBlockDevice implements BlockDevice {
     }
 
     /**
-     * Makes every write whose future completed before this call durable ({@code fdatasync}), on one
-     * of the device's threads while the calling thread waits, even if interrupted (see the class
-     * comment). Concurrent flushes share syncs: one that started after this call began is enough
-     * (see {@code FlushBatch}); every call is counted. On a read-only device there is nothing to make durable: the flush is only counted.
+     * Makes every write whose future completed before this call durable ({@code fdatasync}), in the
+     * calling thread, even if interrupted (see the class comment). Concurrent flushes share syncs: one
+     * that started after this call began is enough (see {@code FlushBatch}); every call is counted. On a
+     * read-only device there is nothing to make durable: the flush is only counted.
      *
      * @throws DeviceIoException if the file cannot be synced
      * @throws IOException if the device is closed
@@ -477,8 +480,8 @@ public final class FileBlockDevice implements BlockDevice {
     public void flush() throws IOException {
         ensureOpen();
         if (!readOnly()) {
-            flushes.flush(() -> waitFor("flush of", 0, capacity, () -> {
-                channel.force(false);
+            flushes.flush(() -> inCaller("flush of", 0, capacity, (io, file) -> {
+                file.force(false);
                 return null;
             }));
         }
@@ -486,7 +489,7 @@ public final class FileBlockDevice implements BlockDevice {
     }
 
     /**
-     * Writes zeroes over the range, on one of the device's threads while the calling thread waits,
+     * Writes zeroes over the range, in the calling thread,
      * even if interrupted (see the class comment); later reads of it return zeroes. Counted as
      * discarded bytes, not as bytes written. Not ordered with respect to writes in flight.
      *
@@ -502,8 +505,8 @@ public final class FileBlockDevice implements BlockDevice {
         ensureOpen();
         ensureWritable("discard in");
         DeviceCounters.checkRequest("discard", offset, length, blockSize, capacity);
-        waitFor("discard in", offset, length, () -> {
-            writeZeroes(offset, length);
+        inCaller("discard in", offset, length, (io, file) -> {
+            writeZeroes(io, offset, length);
             return null;
         });
         counters.countDiscard(length);
@@ -534,9 +537,16 @@ public final class FileBlockDevice implements BlockDevice {
             return;
         }
         threads.shutdown();
-        try (lock; lockChannel; channel) {
-            if (!readOnly()) {
-                channel.force(false);
+        try (lock; lockChannel) {
+            try {
+                if (!readOnly()) {
+                    channel.call((io, file) -> {
+                        file.force(false);
+                        return null;
+                    });
+                }
+            } finally {
+                channel.close();
             }
         } catch (IOException e) {
             throw new DeviceIoException("final sync of " + path + " failed: " + e, 0, capacity, e);
@@ -569,16 +579,18 @@ public final class FileBlockDevice implements BlockDevice {
             throw closedException(null);
         }
         threads.shutdown();
+        Locked locked = new Locked(lockChannel, lock);
         try {
-            channel.force(false);
-            if (channel.size() > capacity) {
-                channel.truncate(capacity);
-            } else if (channel.size() < capacity) {
-                new PositionalIo(channel, 0).write(capacity - 1, ByteBuffer.allocate(1));
+            channel.close();
+            lockChannel.force(false);
+            if (lockChannel.size() > capacity) {
+                lockChannel.truncate(capacity);
+            } else if (lockChannel.size() < capacity) {
+                new PositionalIo(lockChannel, 0).write(capacity - 1, ByteBuffer.allocate(1));
             }
-            return new FileBlockDevice(path, channel, new Locked(channel, lock), blockSize, capacity, 0);
+            return openChannel(path, locked, blockSize, capacity, false);
         } catch (IOException | RuntimeException e) {
-            new Locked(channel, lock).closeAfterFailure(e);
+            locked.closeAfterFailure(e);
             throw e;
         }
     }
@@ -593,7 +605,11 @@ public final class FileBlockDevice implements BlockDevice {
     private void writeAndComplete(long offset, long length, List<ByteBuffer> data,
             CompletableFuture<Void> done) {
         try {
-            io.write(offset, data);
+            channel.call((io, file) -> {
+                // fresh duplicates each time: a write an interrupt cut short is written again whole
+                io.write(offset, data.stream().map(ByteBuffer::duplicate).toList());
+                return null;
+            });
             done.complete(null);
         } catch (IOException e) {
             done.completeExceptionally(ioError("write to", offset, length, e));
@@ -605,61 +621,23 @@ public final class FileBlockDevice implements BlockDevice {
         }
     }
 
-    /** An I/O action for {@link #waitFor}. */
-    @FunctionalInterface
-    private interface SyncIo<T> {
-        T run() throws IOException;
-    }
-
     /**
-     * Runs {@code action} on one of the device's sync threads and waits for it without being
-     * interruptible: {@link CompletableFuture#join()} waits on through interrupts and sets the
-     * interrupt status again before it returns. The action's failure is thrown here, its
-     * {@link IOException} wrapped as {@link #ioError} does.
+     * Runs {@code call} in the calling thread through {@link IoChannel#call} (which keeps the
+     * caller's interrupt from breaking the channel). Its {@link IOException} is wrapped as
+     * {@link #ioError} does.
      *
-     * @param operation what the action does to the file, for the message of an I/O error
+     * @param operation what the call does to the file, for the message of an I/O error
      */
-    private <T> T waitFor(String operation, long offset, long length, SyncIo<T> action)
+    private <T> T inCaller(String operation, long offset, long length, IoChannel.Call<T> call)
             throws IOException {
-        var result = new CompletableFuture<T>();
         try {
-            threads.sync(() -> {
-                try {
-                    result.complete(action.run());
-                } catch (Throwable e) {
-                    result.completeExceptionally(e);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            throw closedException(e);
-        }
-        try {
-            return result.join();
-        } catch (CompletionException e) {
-            switch (e.getCause()) {
-                case IOException cause -> throw ioError(operation, offset, length, cause);
-                case RuntimeException cause -> throw cause;
-                case Error cause -> throw cause;
-                default -> throw new IllegalStateException("unexpected failure of " + operation, e);
-            }
+            return channel.call(call);
+        } catch (IOException e) {
+            throw ioError(operation, offset, length, e);
         }
     }
 
-    /**
-     * Reads into {@code dst}, or, if its memory is confined to another thread (the caller's), into
-     * a new heap buffer for the caller to copy.
-     *
-     * @return the buffer read into
-     */
-    private ByteBuffer readInto(long offset, ByteBuffer dst) throws IOException {
-        boolean reachable = !dst.isDirect()
-                || MemorySegment.ofBuffer(dst).isAccessibleBy(Thread.currentThread());
-        ByteBuffer target = reachable ? dst : ByteBuffer.allocate(dst.remaining());
-        io.read(offset, target);
-        return target;
-    }
-
-    private void writeZeroes(long offset, long length) throws IOException {
+    private void writeZeroes(PositionalIo io, long offset, long length) throws IOException {
         long position = offset;
         long end = offset + length;
         while (position < end) {
