@@ -82,22 +82,27 @@ final class DeviceFill {
     /** @return false if the filesystem had no space for the write (or its write-back) */
     private static boolean write(IomapFile file, long pos, int length, long seed) throws IOException {
         ByteBuffer data = TestData.buffer(seed, pos, length);
-        try {
-            int written = file.write(pos, data);
-            assertThat(written).as("bytes written at %d", pos).isEqualTo(length);
-            return true;
-        } catch (NoSpaceException e) {
-            return false;
-        } catch (WritebackException e) {
-            assertThat(e.getCause()).as("write-back failure while filling").isInstanceOf(NoSpaceException.class);
-            return false;
-        }
+        return hadSpace(() -> assertThat(file.write(pos, data)).as("bytes written at %d", pos).isEqualTo(length));
     }
 
     /** @return false if the filesystem said at fsync that it had no space */
     static boolean fsync(IomapFile file) throws IOException {
+        return hadSpace(file::fsync);
+    }
+
+    /** A write or an fsync that may find the filesystem full. */
+    @FunctionalInterface
+    private interface SpaceUse {
+        void run() throws IOException;
+    }
+
+    /**
+     * @return false if {@code use} failed for lack of space, directly or in its write-back (any other
+     *     write-back failure fails the test)
+     */
+    private static boolean hadSpace(SpaceUse use) throws IOException {
         try {
-            file.fsync();
+            use.run();
             return true;
         } catch (NoSpaceException e) {
             return false;
