@@ -1,5 +1,6 @@
 package dev.iomap.core;
 
+import dev.iomap.devices.AnonymousMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -13,8 +14,11 @@ import java.util.TreeSet;
  *
  * <p>The buddy allocator of the kernel's {@code mm/page_alloc.c} in miniature (no zones, migrate
  * types or per-CPU lists), over chunks of the largest folio size ({@code pageSize << maxOrder}),
- * reserved lazily, one at a time, from one shared arena and never more than {@code capacity} bytes
- * in all. A free block of order {@code o} is split into two
+ * reserved lazily, one at a time, and never more than {@code capacity} bytes in all. The chunks are
+ * slices of one {@link AnonymousMemory} region reserved at construction: address space only until a
+ * folio first touches it, aligned to the chunk size and backed by transparent huge pages, as the
+ * kernel's page cache is served from its direct map (where anonymous mappings cannot be had, each
+ * chunk is an arena allocation of its own). A free block of order {@code o} is split into two
  * buddies of order {@code o - 1}; a freed block merges with its free buddy. When no block of the
  * order asked for can be had, {@link #allocate} returns null and the caller asks for a smaller
  * order (a folio's order is a hint) or reclaims. {@link #allocateOverflow} is the last resort when
@@ -30,6 +34,8 @@ final class FolioMemoryPool implements AutoCloseable {
     private final int maxOrder;
     private final long chunkSize;
     private final int maxChunks;
+    /** Where the chunks are cut from, or null: then each chunk is allocated from {@link #arena}. */
+    private final AnonymousMemory region;
     private final Arena arena = Arena.ofShared();
     private final List<MemorySegment> chunks = new ArrayList<>();
     /** Free block handles (byte offsets across the chunks) by order. */
@@ -52,6 +58,8 @@ final class FolioMemoryPool implements AutoCloseable {
         for (int order = 0; order <= maxOrder; order++) {
             free.add(new TreeSet<>());
         }
+        this.region = AnonymousMemory.tryMap(maxChunks * chunkSize,
+                Math.max(chunkSize, AnonymousMemory.HUGE_PAGE_SIZE), chunkSize >= AnonymousMemory.HUGE_PAGE_SIZE);
     }
 
     /**
@@ -75,7 +83,8 @@ final class FolioMemoryPool implements AutoCloseable {
                 return null;
             }
             long handle = (long) chunks.size() * chunkSize;
-            chunks.add(arena.allocate(chunkSize, 1L << pageShift));
+            chunks.add(region != null ? region.segment().asSlice(handle, chunkSize)
+                    : arena.allocate(chunkSize, 1L << pageShift));
             free.get(maxOrder).add(handle);
             from = maxOrder;
         }
@@ -178,6 +187,9 @@ final class FolioMemoryPool implements AutoCloseable {
         chunks.clear();
         free.forEach(TreeSet::clear);
         arena.close();
+        if (region != null) {
+            region.close();
+        }
     }
 
     private long blockSize(int order) {

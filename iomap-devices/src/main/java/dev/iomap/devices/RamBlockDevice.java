@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * allocating it, so a large, mostly empty device costs little. Chunks are the JVM's direct memory:
  * they count against {@code -XX:MaxDirectMemorySize} (by default the maximum heap size), and if none
  * is left for a chunk, the write that needed it fails with {@link DeviceIoException}. The memory is
- * freed when the device is no longer reachable, not by {@link #close()}.
+ * freed when the device is no longer reachable, not by {@link #close()}. A device made by
+ * {@link #withHugePages} cuts its chunks from 2 MiB regions in huge pages instead, outside the direct
+ * memory limit.
  *
  * <p>Thread-safe: every method runs in the calling thread without a device-wide lock, so any number
  * may run at once. Concurrent operations on overlapping ranges are not atomic with respect to each
@@ -49,6 +51,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 public final class RamBlockDevice implements BlockDevice {
     /** Bytes per chunk unless blocks are larger or a test asks for another size. */
     static final long DEFAULT_CHUNK_SIZE = 64L << 10;
+    /** Bytes per huge-page region of a device made by {@link #withHugePages}. */
+    private static final long SLAB_SIZE = AnonymousMemory.HUGE_PAGE_SIZE;
 
     private final int blockSize;
     private final long capacity;
@@ -57,6 +61,11 @@ public final class RamBlockDevice implements BlockDevice {
     /** Frees every chunk once neither the device nor a chunk is reachable. */
     private final Arena arena = Arena.ofAuto();
     private final AtomicReferenceArray<MemorySegment> chunks;
+    /**
+     * With huge pages: the 2 MiB regions chunks are cut from, each mapped when its first chunk is
+     * written ({@link AnonymousMemory#tryMapUntilUnreachable}); null without.
+     */
+    private final AtomicReferenceArray<MemorySegment> slabs;
     private final DeviceCounters counters = new DeviceCounters();
     private volatile boolean closed;
 
@@ -82,6 +91,32 @@ public final class RamBlockDevice implements BlockDevice {
      *     {@code Integer.MAX_VALUE} chunks
      */
     RamBlockDevice(int blockSize, long capacity, long chunkSize) {
+        this(blockSize, capacity, chunkSize, false);
+    }
+
+    /**
+     * Creates a zero-filled device whose memory comes in transparent huge pages: 2 MiB regions
+     * mapped when something is first written into them, cut into the usual chunks. Writing a new
+     * region costs one page fault instead of 512, so a benchmark measures the cache above the device
+     * rather than the host's page faults (the kernel's RAM disk, {@code brd}, takes its pages from the
+     * page allocator without faulting either); the price is memory in steps of 2 MiB instead of
+     * 64 KiB, so it suits large devices written densely, not sparse test images. Memory outside the
+     * JVM's direct memory limit; it goes back when the device is unreachable. Where huge pages or
+     * anonymous mappings cannot be had, the device works as {@link #RamBlockDevice(int, long)} does.
+     *
+     * @param blockSize a power of two, at least 512, at most 2 MiB
+     * @param capacity bytes, a positive multiple of {@code blockSize}
+     * @return the device
+     * @throws IllegalArgumentException if either value is not allowed
+     */
+    public static RamBlockDevice withHugePages(int blockSize, long capacity) {
+        if (blockSize > AnonymousMemory.HUGE_PAGE_SIZE) {
+            throw new IllegalArgumentException("block size " + blockSize + " is larger than a huge page");
+        }
+        return new RamBlockDevice(blockSize, capacity, Math.max(DEFAULT_CHUNK_SIZE, blockSize), true);
+    }
+
+    private RamBlockDevice(int blockSize, long capacity, long chunkSize, boolean hugePages) {
         DeviceCounters.checkGeometry(blockSize, capacity);
         if (chunkSize < blockSize || Long.bitCount(chunkSize) != 1) {
             throw new IllegalArgumentException("chunk size " + chunkSize
@@ -97,6 +132,7 @@ public final class RamBlockDevice implements BlockDevice {
         this.chunkSize = chunkSize;
         this.chunkShift = Long.numberOfTrailingZeros(chunkSize);
         this.chunks = new AtomicReferenceArray<>((int) chunkCount);
+        this.slabs = hugePages ? new AtomicReferenceArray<>((int) Math.ceilDiv(capacity, SLAB_SIZE)) : null;
     }
 
     /** @return the block size given at construction; answers after close too */
@@ -350,7 +386,25 @@ public final class RamBlockDevice implements BlockDevice {
 
     /** @return zeroed memory for chunk {@code index} (the last chunk may be short) */
     private MemorySegment allocate(int index) {
-        return arena.allocate(Math.min(chunkSize, capacity - ((long) index << chunkShift)));
+        long offset = (long) index << chunkShift;
+        long bytes = Math.min(chunkSize, capacity - offset);
+        if (slabs != null) {
+            int slabIndex = (int) (offset / SLAB_SIZE);
+            MemorySegment slab = slabs.get(slabIndex);
+            if (slab == null) {
+                long slabBytes = Math.min(SLAB_SIZE, capacity - (long) slabIndex * SLAB_SIZE);
+                MemorySegment fresh = AnonymousMemory.tryMapUntilUnreachable(slabBytes, SLAB_SIZE, true);
+                if (fresh != null) {
+                    MemorySegment raced = slabs.compareAndExchange(slabIndex, null, fresh);
+                    slab = raced == null ? fresh : raced;
+                }
+            }
+            if (slab != null) {
+                // never written before (chunks are allocated once), so still zero as mapped
+                return slab.asSlice(offset % SLAB_SIZE, bytes);
+            }
+        }
+        return arena.allocate(bytes);
     }
 
     private void ensureOpen() throws IOException {

@@ -108,9 +108,10 @@ public sealed interface DeviceSpec {
             return (bytes + blockSize - 1) / blockSize * blockSize;
         }
 
+        /** In huge pages: the bench measures the cache, not the host's page faults on the device. */
         @Override
         public BlockDevice open(long capacity, int blockSize, Consumer<String> warnings) {
-            return new RamBlockDevice(blockSize, capacity);
+            return RamBlockDevice.withHugePages(blockSize, capacity);
         }
 
         /** A RAM device may come to hold every byte: refuse one larger than the machine's memory. */
