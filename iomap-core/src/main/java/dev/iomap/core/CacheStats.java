@@ -18,6 +18,10 @@ final class CacheStats {
     private final AtomicLong cachedBytes = new AtomicLong();
     private final AtomicLong dirtyBytes = new AtomicLong();
     private final AtomicLong writebackBytes = new AtomicLong();
+    /** Bytes whose writeback ended, ever: how a throttled writer sees that writeback moves. */
+    private final AtomicLong writebackEndedBytes = new AtomicLong();
+    /** Told each time a folio's writeback ends; set once by the cache (its throttled writers). */
+    private volatile Runnable onWritebackEnded = () -> { };
     private final LongAdder raSyncWindows = new LongAdder();
     private final LongAdder raAsyncWindows = new LongAdder();
     private final LongAdder raRandomMisses = new LongAdder();
@@ -85,6 +89,20 @@ final class CacheStats {
 
     void writebackBytes(long delta) {
         writebackBytes.addAndGet(delta);
+        if (delta < 0) {
+            writebackEndedBytes.addAndGet(-delta);
+            onWritebackEnded.run();
+        }
+    }
+
+    /** @return bytes whose writeback has ended since the cache was made (never decreases) */
+    long writebackEndedBytes() {
+        return writebackEndedBytes.get();
+    }
+
+    /** @param listener called, on the completing thread, each time a folio's writeback ends */
+    void onWritebackEnded(Runnable listener) {
+        onWritebackEnded = listener;
     }
 
     long cachedBytes() {

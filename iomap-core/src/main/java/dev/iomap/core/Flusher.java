@@ -2,6 +2,7 @@ package dev.iomap.core;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -20,6 +21,8 @@ final class Flusher implements Runnable {
     private Thread thread;
     private boolean kicked;
     private volatile boolean stopping;
+    /** Writers waiting in {@link #throttle}: only then does ended writeback signal progress. */
+    private final AtomicInteger throttled = new AtomicInteger();
 
     Flusher(IomapCache cache) {
         this.cache = cache;
@@ -54,6 +57,7 @@ final class Flusher implements Runnable {
     @SuppressWarnings("WaitNotInLoop") // a pause of at most maxWait; the writer re-checks its limits after it, early is fine
     void throttle(Duration maxWait) {
         kick();
+        throttled.incrementAndGet();
         lock.lock();
         try {
             progress.await(maxWait.toNanos(), TimeUnit.NANOSECONDS);
@@ -61,6 +65,19 @@ final class Flusher implements Runnable {
             Thread.currentThread().interrupt();
         } finally {
             lock.unlock();
+            throttled.decrementAndGet();
+        }
+    }
+
+    /** @return whether a writer waits in {@link #throttle} */
+    boolean hasThrottled() {
+        return throttled.get() > 0;
+    }
+
+    /** Wakes the writers waiting in {@link #throttle} (they re-check their limit). */
+    void wakeThrottled() {
+        if (throttled.get() > 0) {
+            signalProgress();
         }
     }
 

@@ -37,6 +37,8 @@ public final class IomapCache implements AutoCloseable {
     private final Reclaim reclaim = new Reclaim(this);
     private final Flusher flusher = new Flusher(this);
     private final ReadaheadPool readahead = new ReadaheadPool();
+    /** The longest a throttled writer sleeps before it re-checks (the kernel's {@code MAX_PAUSE} is 200 ms). */
+    private static final java.time.Duration THROTTLE_PAUSE = java.time.Duration.ofMillis(10);
 
     /**
      * @param options page size, folio orders, the experiment switches
@@ -53,6 +55,12 @@ public final class IomapCache implements AutoCloseable {
         // lets a large folio be placed while the blocks freed by reclaim are still fragmented.
         this.folioMemory = new FolioMemoryPool(options.cacheBudgetBytes() + options.maxFolioSize(),
                 options.pageSize(), options.maxFolioOrder());
+        // A throttled writer wakes when the writeback that ends brings the total under the limit.
+        stats.onWritebackEnded(() -> {
+            if (flusher.hasThrottled() && pendingBytes() <= options.dirtyLimitBytes()) {
+                flusher.wakeThrottled();
+            }
+        });
     }
 
     /** @return the options */
@@ -177,9 +185,16 @@ public final class IomapCache implements AutoCloseable {
     /**
      * Throttles a writer while dirty data and data under writeback together are above the hard limit
      * (the kernel's {@code balance_dirty_pages}, which counts {@code NR_WRITEBACK} with the dirty
-     * pages, so that writes queued to a slow device cannot fill the cache either): it writes back its
-     * own inode, then, while still above, waits for the flusher (or, without one, writes back every
-     * inode and waits for a folio's writeback to end). Gives up after about a second.
+     * pages, so that writes queued to a slow device cannot fill the cache either).
+     *
+     * <p>With the flusher running the throttling is IO-less, as the kernel's has been since 3.2: the
+     * writer does not write back, it pauses until the flusher's writeback brings the total under the
+     * limit (woken by the folio whose writeback end does so), and the flusher writes on its own core
+     * while the writer copies on another. A pause that sees no writeback end at all (the flusher may
+     * be waiting for something the writer holds, such as a lock an adapter keeps from a mapping's
+     * {@code begin} to its {@code end}) makes the writer write back its own inode, as it does when
+     * there is no flusher: then, while still above, it writes back every inode and waits for a folio's
+     * writeback to end. Gives up after about a second.
      */
     void balanceDirty(CachedInode writer) {
         long limit = options.dirtyLimitBytes();
@@ -189,10 +204,20 @@ public final class IomapCache implements AutoCloseable {
             }
             return;
         }
+        if (flusher.isRunning()) {
+            for (int round = 0; round < 100 && pendingBytes() > limit && flusher.isRunning(); round++) {
+                long ended = stats.writebackEndedBytes();
+                flusher.throttle(THROTTLE_PAUSE);
+                if (pendingBytes() > limit && stats.writebackEndedBytes() == ended) {
+                    writer.writeback(0, Long.MAX_VALUE, false);
+                }
+            }
+            return;
+        }
         writer.writeback(0, Long.MAX_VALUE, false);
         for (int round = 0; round < 100 && pendingBytes() > limit; round++) {
             if (flusher.isRunning()) {
-                flusher.throttle(java.time.Duration.ofMillis(10));
+                flusher.throttle(THROTTLE_PAUSE);
             } else {
                 for (CachedInode inode : inodes.values()) {
                     inode.writeback(0, Long.MAX_VALUE, false);
