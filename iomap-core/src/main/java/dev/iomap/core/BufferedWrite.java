@@ -52,6 +52,8 @@ final class BufferedWrite {
      *     kernel's EFAULT): the adapter's {@code end} was told nothing was written
      */
     long write(long pos, CopySource src, long length) throws IOException {
+        sourceFailed = false;
+        escapedFault = null;
         long size = inode.size();
         if (pos > size) {
             zeroRange(size, pos - size);

@@ -36,6 +36,8 @@ public final class CachedInode implements IomapInode {
     private final ReentrantLock writebackOrder = new ReentrantLock();
     private final WritebackError writebackError = new WritebackError();
     private final BufferedRead reader = new BufferedRead(this);
+    /** The buffered writer, reused under the inode lock held exclusively (no allocation per write). */
+    private final BufferedWrite writer = new BufferedWrite(this);
     /** The readahead state of reads made without an {@link OpenFile} ({@link #read(long, ByteBuffer)}). */
     private final ReadaheadState inodeReadahead = new ReadaheadState();
     private volatile long size;
@@ -139,7 +141,7 @@ public final class CachedInode implements IomapInode {
         }
         inodeLock.writeLock().lock();
         try {
-            return new BufferedWrite(this).write(pos, src, length);
+            return writer.write(pos, src, length);
         } finally {
             inodeLock.writeLock().unlock();
         }

@@ -83,7 +83,8 @@ final class XfsIomapOps implements IomapOps {
             if (write && !request.contains(IomapRequest.UNSHARE) && data.endBlock() < endBlock) {
                 checkRoom(state, fileBlock, endBlock);
             }
-            if (write || zero) {
+            if ((write || zero) && (!state.cow.isEmpty() || (data instanceof Extent shared && shared.shared()))) {
+                // no COW fork and no shared data extent (every write of a file never reflinked): no lookup
                 BlockMapping cow = state.cow.lookup(fileBlock);
                 if (cow instanceof Extent || (data instanceof Extent extent && extent.shared())) {
                     return cowMapping(state, fileBlock, endBlock, data, cow);
