@@ -1,5 +1,7 @@
 package dev.iomap.adapter.xfs;
 
+import dev.iomap.spi.IomapMapping;
+
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentMap;
 import dev.iomap.adapter.support.ExtentState;
@@ -63,6 +65,13 @@ final class InodeState {
      * are speculative preallocation and may be trimmed. Guarded by {@link #lock}.
      */
     long protectedEnd;
+    /**
+     * The last overwrite mapping handed out: a whole written or unwritten data extent, valid while
+     * {@link #sequence} is still {@link #overwriteSequence} (no fork changed since). Guarded by
+     * {@link #lock}.
+     */
+    IomapMapping overwriteMapping;
+    long overwriteSequence = -1;
     /**
      * Device blocks {@code [boundsLow, boundsHigh)} spanning every allocated extent of both forks, as of
      * validity cookie {@code boundsSequence}: lets the allocator's reference check skip this inode.

@@ -93,6 +93,9 @@ final class XfsIomapOps implements IomapOps {
             if (!write || request.contains(IomapRequest.UNSHARE)) {
                 return IomapMapping.of(report(state, fileBlock, endBlock, data, zero ? inode.size() : -1));
             }
+            if (data instanceof Extent extent && extent.state() != ExtentState.DELALLOC) {
+                return overwriteMapping(state, extent);
+            }
             return IomapMapping.of(writeMapping(inode, state, fileBlock, endBlock, end, data));
         } finally {
             state.lock.unlock();
@@ -174,6 +177,27 @@ final class XfsIomapOps implements IomapOps {
             }
         }
         return released;
+    }
+
+    /**
+     * A write into a written or unwritten, unshared data extent: the whole extent, as
+     * {@code xfs_buffered_write_iomap_begin} maps the extent it found ({@code xfs_bmbt_to_iomap},
+     * untrimmed; the iterator trims it to the write). The same extent is asked for by every write of
+     * a run of overwrites, so the mapping is kept and handed out again while the validity cookie has
+     * not moved: no allocation per write.
+     */
+    private IomapMapping overwriteMapping(InodeState state, Extent extent) throws IOException {
+        IomapMapping cached = state.overwriteMapping;
+        long sequence = state.sequence;
+        if (cached != null && state.overwriteSequence == sequence
+                && cached.iomap().offset() == extent.fileBlock() * blockSize
+                && cached.iomap().length() == extent.length() * blockSize) {
+            return cached;
+        }
+        IomapMapping fresh = IomapMapping.of(mapping(extent, extent.fileBlock(), extent.endBlock(), Set.of(), state));
+        state.overwriteMapping = fresh;
+        state.overwriteSequence = sequence;
+        return fresh;
     }
 
     private Iomap writeMapping(IomapInode inode, InodeState state, long fileBlock, long endBlock, long end,

@@ -141,6 +141,35 @@ class DelallocTest {
     }
 
     @Test
+    void anOverwriteMapsTheWholeExtentAndTheSameMappingServesTheNextOneUntilTheForkChanges() throws Exception {
+        try (DirectMount dm = new DirectMount(64L << 20)) {
+            CachedInode inode = dm.create("f");
+            DirectMount.write(inode, 0, pattern(5, 0, 8 * BLOCK));
+            dm.fsync(inode);
+
+            IomapMapping first = dm.mount.iomapOps().begin(inode, 3 * BLOCK + 100, 1000, WRITE);
+            dm.mount.iomapOps().end(inode, 3 * BLOCK + 100, 1000, 1000, WRITE, first.iomap());
+            IomapMapping second = dm.mount.iomapOps().begin(inode, 6 * BLOCK, BLOCK, WRITE);
+            dm.mount.iomapOps().end(inode, 6 * BLOCK, BLOCK, BLOCK, WRITE, second.iomap());
+
+            assertThat(first.iomap().type()).isIn(IomapType.MAPPED, IomapType.UNWRITTEN);
+            assertThat(first.iomap().offset()).as("the whole extent, as xfs_bmbt_to_iomap maps it").isZero();
+            assertThat(first.iomap().length()).isEqualTo(8 * BLOCK);
+            assertThat(second).as("no new mapping while the validity cookie stands").isSameAs(first);
+            assertThat(dm.mount.iomapOps().valid(inode, first.iomap())).isTrue();
+
+            dm.mount.setSize(inode, 4 * BLOCK);
+            IomapMapping after = dm.mount.iomapOps().begin(inode, BLOCK, BLOCK, WRITE);
+            dm.mount.iomapOps().end(inode, BLOCK, BLOCK, BLOCK, WRITE, after.iomap());
+
+            assertThat(after).as("the fork changed: a new mapping").isNotSameAs(first);
+            assertThat(after.iomap().offset()).isZero();
+            assertThat(after.iomap().length()).isEqualTo(4 * BLOCK);
+            assertThat(dm.mount.iomapOps().valid(inode, first.iomap())).isFalse();
+        }
+    }
+
+    @Test
     void aWriteToASharedBlockGetsTheCowForkWithTheDataForkAsSource() throws Exception {
         try (DirectMount dm = new DirectMount(64L << 20)) {
             CachedInode src = dm.create("src");
