@@ -56,7 +56,8 @@ public interface WritebackOps {
      * on-disk size completes in the bio's end_io; unwritten conversion, COW remapping and size
      * updates go to a workqueue.
      *
-     * <p>Runs on the device's completion thread: it must answer from memory, quickly, without
+     * <p>Runs on the device's completion thread (or on the submitting thread, when the device completed
+     * the write before returning it, as under {@link dev.iomap.device.SyncSubmit}): it must answer from memory, quickly, without
      * blocking (no locks another thread may hold across I/O, no device I/O). When unsure, answer
      * false. A failed ioend is never asked. Default: false, always complete through
      * {@link #ioendCompleted} on a completion thread.

@@ -1,5 +1,6 @@
 package dev.iomap.core;
 
+import dev.iomap.device.SyncSubmit;
 import dev.iomap.spi.Iomap;
 import dev.iomap.api.IomapException;
 import dev.iomap.spi.IomapType;
@@ -67,7 +68,7 @@ final class Writeback {
                 }
             }
         } finally {
-            submit();
+            submitLast(sync);
             if (ordered) {
                 inode.writebackOrder().unlock();
             }
@@ -219,6 +220,21 @@ final class Writeback {
     }
 
     /**
+     * Submits the pass's last ioend. In a data-integrity pass ({@code sync}) the caller waits for it
+     * right away, so it is submitted under {@link SyncSubmit#run}: a device that can (a file device)
+     * writes it in this thread, and its completion runs here too, with no thread switch either way (the
+     * kernel submits from the fsync caller as well). The earlier ioends of the pass were submitted as
+     * usual, so they stay in flight beside it.
+     */
+    private void submitLast(boolean sync) {
+        if (sync && ioend != null) {
+            SyncSubmit.run(this::submit);
+        } else {
+            submit();
+        }
+    }
+
+    /**
      * Submits the current ioend, if any: the adapter's {@code beforeSubmit} (the filesystem's
      * {@code ->writeback_submit}, was {@code ->submit_ioend}), then the kernel's
      * {@code iomap_ioend_writeback_submit}. If {@code beforeSubmit} fails, the ioend is not written
@@ -243,7 +259,13 @@ final class Writeback {
             write = CompletableFuture.failedFuture(e);
         }
         if (write.isDone()) {
-            write.whenComplete((ignored, failure) -> complete(current, failure));
+            write.whenComplete((ignored, failure) -> {
+                if (failure == null && completesWithoutWork(current)) {
+                    current.finishFolios();
+                } else {
+                    complete(current, failure);
+                }
+            });
         } else {
             write.whenComplete((ignored, failure) -> {
                 if (failure == null && completesWithoutWork(current)) {
@@ -256,7 +278,7 @@ final class Writeback {
         }
     }
 
-    /** Asks the adapter, on the device's thread, whether a written ioend needs completion work. */
+    /** Asks the adapter (on the device's thread, or the submitter's) whether a written ioend needs completion work. */
     private boolean completesWithoutWork(Ioend done) {
         try {
             return inode.writebackOps().completesWithoutWork(inode, done.completion(null));

@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The write threads of a {@link FileBlockDevice}: a fixed-size pool that performs writes in the
- * background (reads, flushes and discards run in their callers' threads). Daemon threads that end
+ * background (reads, flushes, discards and writes issued under {@link dev.iomap.device.SyncSubmit#run}
+ * run in their callers' threads). Daemon threads that end
  * after 30 idle seconds. Nothing interrupts them: {@link #shutdown()} lets queued work finish.
  * Thread-safe.
  */

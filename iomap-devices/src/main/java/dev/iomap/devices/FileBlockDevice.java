@@ -7,6 +7,7 @@ import dev.iomap.device.DeviceStats;
 import dev.iomap.device.DeviceRangeException;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.device.ReadOnlyDeviceException;
+import dev.iomap.device.SyncSubmit;
 import dev.iomap.api.NotSupportedException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -25,6 +26,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A block device backed by a file, read and written with positional {@link FileChannel} calls.
@@ -42,7 +44,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * that many large writes are in flight at once; the system property {@value #WRITE_THREADS_PROPERTY}
  * sets another count for both, for measurements); the returned future completes
  * on one of them, so callbacks attached with the non-async {@link CompletableFuture} methods run
- * there too and must not block (use the {@code *Async} variants for that). Writes in flight at the
+ * there too and must not block (use the {@code *Async} variants for that). A write issued under
+ * {@link SyncSubmit#run} (an fsync's writeback, which waits for it at once) is done in the calling
+ * thread instead, like a read, and returns a completed future: no thread switch to start it, none to
+ * report its end (the system property {@value #INLINE_SYNC_WRITES_PROPERTY}{@code =false} turns that
+ * off, for measurements). Writes in flight at the
  * same time are not ordered with respect to each other; wait for one before issuing another to the
  * same range. As the write threads read the caller's buffers, those must be readable from any
  * thread: memory of a confined {@link Arena} is not, and a write from it fails with
@@ -113,6 +119,13 @@ public final class FileBlockDevice implements BlockDevice {
     private final DeviceThreads threads;
     private final DeviceCounters counters = new DeviceCounters();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** System property that, set to {@code false}, sends every write to the write threads (for A/B measurements). */
+    static final String INLINE_SYNC_WRITES_PROPERTY = "iomap.file.inlineSyncWrites";
+    /** Whether writes issued under {@link SyncSubmit#run} run in the caller's thread. */
+    private final boolean inlineSyncWrites =
+            !"false".equalsIgnoreCase(System.getProperty(INLINE_SYNC_WRITES_PROPERTY));
+    /** Writes done in the caller's thread, for tests. */
+    private final LongAdder inlineWrites = new LongAdder();
     /** Concurrent flushes share a sync (group commit). */
     private final FlushBatch flushes = new FlushBatch();
 
@@ -433,8 +446,9 @@ public final class FileBlockDevice implements BlockDevice {
     }
 
     /**
-     * Queues a write of the remaining bytes of {@code srcs}, one after the other, at {@code offset}.
-     * The future completes normally once the bytes are in the file (visible to reads, not yet
+     * Queues a write of the remaining bytes of {@code srcs}, one after the other, at {@code offset}
+     * (or, under {@link SyncSubmit#run}, does it in the calling thread, even if interrupted, and
+     * returns it completed). The future completes normally once the bytes are in the file (visible to reads, not yet
      * durable), or exceptionally with {@link DeviceIoException} if writing them failed. Never throws:
      * a closed device, a null argument, a read-only device ({@link ReadOnlyDeviceException}) or a
      * bad range is the returned future's exception, and then nothing is counted. A write that passes those checks is counted at once, before it is queued,
@@ -458,13 +472,23 @@ public final class FileBlockDevice implements BlockDevice {
             DeviceCounters.checkRequest("write", offset, length, blockSize, capacity);
             var done = new CompletableFuture<Void>();
             counters.countWrite(length, purpose);
-            threads.write(() -> writeAndComplete(offset, length, data, done));
+            if (inlineSyncWrites && SyncSubmit.callerWaits()) {
+                writeAndComplete(offset, length, data, done);
+                inlineWrites.increment();
+            } else {
+                threads.write(() -> writeAndComplete(offset, length, data, done));
+            }
             return done;
         } catch (RejectedExecutionException e) {
             return CompletableFuture.failedFuture(closedException(e));
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** @return how many writes ran in their caller's thread ({@link SyncSubmit}) so far */
+    long inlineWrites() {
+        return inlineWrites.sum();
     }
 
     /**

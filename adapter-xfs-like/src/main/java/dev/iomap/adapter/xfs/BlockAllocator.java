@@ -25,6 +25,8 @@ final class BlockAllocator {
     private final Geometry geometry;
     private final AllocationGroup[] groups;
     private final BitSet dirty = new BitSet();
+    /** Mirrors {@code !dirty.isEmpty()} for readers without the metadata lock. */
+    private volatile boolean changedSinceCommit;
     private final List<BlockRange> busyData = new ArrayList<>();
     private final List<BusyMetadata> busyMetadata = new ArrayList<>();
     private long changes;
@@ -222,6 +224,21 @@ final class BlockAllocator {
         }
     }
 
+    /** @return whether a group changed since {@link #clearDirty()}, without copying the set */
+    boolean hasDirtyGroups() {
+        return !dirty.isEmpty();
+    }
+
+    /**
+     * {@link #hasDirtyGroups()} readable without the metadata lock: set before a change is recorded,
+     * cleared by {@link #clearDirty()}, which a commit calls once its changes are durable.
+     *
+     * @return whether a group may have changed since the last commit
+     */
+    boolean changedSinceCommit() {
+        return changedSinceCommit;
+    }
+
     /** @return the groups changed since {@link #clearDirty()} */
     BitSet dirtyGroups() {
         return (BitSet) dirty.clone();
@@ -234,6 +251,7 @@ final class BlockAllocator {
         }
         dirty.clear();
         changes = 0;
+        changedSinceCommit = false;
     }
 
     /** @return a rough count of metadata blocks the changes since {@link #clearDirty()} touched */
@@ -242,6 +260,9 @@ final class BlockAllocator {
     }
 
     private void changed(int agno, int blocks) {
+        if (!changedSinceCommit) {
+            changedSinceCommit = true;
+        }
         dirty.set(agno);
         changes += blocks;
     }

@@ -42,6 +42,13 @@ final class MetadataLog {
     /** Inodes whose times {@link XfsLikeMount#updateTimes} changed without the metadata lock. */
     private final Set<Long> timesChanged = ConcurrentHashMap.newKeySet();
     private long commits;
+    /**
+     * Whether the running transaction may hold something fdatasync must commit (anything but times),
+     * readable without the metadata lock: set before each such change is recorded, cleared only when a
+     * commit has made every earlier change durable, or when the log is found holding none (both under
+     * the metadata lock). Starts set, so the first fdatasync looks under the lock.
+     */
+    private volatile boolean dataPending = true;
 
     private record DirBlock(long ino, int block) implements Comparable<DirBlock> {
         @Override
@@ -58,15 +65,18 @@ final class MetadataLog {
 
     /** The inode's slot (and extent list) must be written. */
     void inodeChanged(InodeState inode) {
+        markDataPending();
         dirtyInodes.add(inode.ino);
     }
 
     void inodeChanged(long ino) {
+        markDataPending();
         dirtyInodes.add(ino);
     }
 
     /** The inode's slot and its symlink blocks must be written. */
     void attachedChanged(InodeState inode) {
+        markDataPending();
         dirtyInodes.add(inode.ino);
         dirtyAttached.add(inode.ino);
     }
@@ -92,6 +102,7 @@ final class MetadataLog {
      * inodes about to be created), and block 0 records that they are.
      */
     void tableBlocksInitialised(long from, long to) {
+        markDataPending();
         dirtyTableBlocks.add(0L);
         for (long index = from; index < to; index++) {
             dirtyTableBlocks.add(index);
@@ -99,12 +110,32 @@ final class MetadataLog {
     }
 
     void dirBlockChanged(long dirIno, int block) {
+        markDataPending();
         dirtyDirBlocks.add(new DirBlock(dirIno, block));
+    }
+
+    private void markDataPending() {
+        if (!dataPending) {
+            dataPending = true;
+        }
+    }
+
+    /**
+     * Whether fdatasync has nothing to commit, answered without the metadata lock: no change but times
+     * since the last commit, in the log or the allocator, and that commit is durable. Any change a
+     * caller's data depends on (an unwritten conversion or size update of an ioend it waited for)
+     * happened before this call and set a flag that only a later, durable commit clears; a change that
+     * races this call is not one the caller waited for.
+     *
+     * @return true if {@link #commitForData} would have nothing to do
+     */
+    boolean nothingForData() {
+        return !dataPending && !volume.allocator.changedSinceCommit();
     }
 
     boolean isEmpty() {
         return dirtyInodes.isEmpty() && dirtyDirBlocks.isEmpty() && dirtyTableBlocks.isEmpty()
-                && volume.allocator.dirtyGroups().isEmpty() && timesChanged.isEmpty();
+                && !volume.allocator.hasDirtyGroups() && timesChanged.isEmpty();
     }
 
     /** @return commits so far */
@@ -119,7 +150,8 @@ final class MetadataLog {
      */
     void commitForData() throws IOException {
         if (dirtyInodes.isEmpty() && dirtyDirBlocks.isEmpty() && dirtyTableBlocks.isEmpty()
-                && volume.allocator.dirtyGroups().isEmpty()) {
+                && !volume.allocator.hasDirtyGroups()) {
+            dataPending = false;
             volume.checkNotShutDown();
             return;
         }
@@ -180,6 +212,7 @@ final class MetadataLog {
         dirtyTableBlocks.clear();
         dirtyAttached.clear();
         volume.allocator.clearDirty();
+        dataPending = false;
         volume.allocator.committed(sequence, forced);
     }
 
