@@ -58,6 +58,17 @@ final class FolioIndex {
     private static final VarHandle NODE_SLOT = MethodHandles.arrayElementVarHandle(Node[].class);
     private static final VarHandle FOLIO_SLOT = MethodHandles.arrayElementVarHandle(Folio[].class);
     private static final VarHandle LONG_SLOT = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle DIRTY_MARKS;
+    private static final VarHandle WRITEBACK_MARKS;
+
+    static {
+        try {
+            DIRTY_MARKS = MethodHandles.lookup().findVarHandle(Node.class, "dirtyMarks", long.class);
+            WRITEBACK_MARKS = MethodHandles.lookup().findVarHandle(Node.class, "writebackMarks", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** One node: 64 slots of children (inner node) or folios (leaf), and a bitmap per mark. */
     private static final class Node {
@@ -71,8 +82,12 @@ final class FolioIndex {
         final Node[] children;
         /** Folios, for a leaf; null in an inner node. */
         final Folio[] folios;
-        /** One bitmap per mark, bit i for slot i. */
-        final long[] marks = new long[MARKS];
+        /**
+         * The bitmap of each mark, bit i for slot i: fields rather than an array, so a tag change does
+         * not load one more object. Written under the lock with release stores.
+         */
+        long dirtyMarks;
+        long writebackMarks;
         /** Writer-only, under the lock: the node above (null at the top) and this node's slot in it. */
         Node parent;
         int offset;
@@ -103,12 +118,27 @@ final class FolioIndex {
             return (Folio) FOLIO_SLOT.getAcquire(folios, slot);
         }
 
+        /** The bitmap of {@code mark}, for a reader. */
         long marks(int mark) {
-            return (long) LONG_SLOT.getAcquire(marks, mark);
+            return mark == DIRTY ? (long) DIRTY_MARKS.getAcquire(this) : (long) WRITEBACK_MARKS.getAcquire(this);
+        }
+
+        /** The bitmap of {@code mark}, for a writer. Under the lock. */
+        long marksLocked(int mark) {
+            return mark == DIRTY ? dirtyMarks : writebackMarks;
+        }
+
+        /** Publishes the bitmap of {@code mark}. Under the lock. */
+        void setMarks(int mark, long bits) {
+            if (mark == DIRTY) {
+                DIRTY_MARKS.setRelease(this, bits);
+            } else {
+                WRITEBACK_MARKS.setRelease(this, bits);
+            }
         }
 
         boolean isEmpty() {
-            return count == 0 && marks[DIRTY] == 0 && marks[WRITEBACK] == 0;
+            return count == 0 && dirtyMarks == 0 && writebackMarks == 0;
         }
     }
 
@@ -440,19 +470,19 @@ final class FolioIndex {
         try {
             Node node = leafFor(index);
             int slot = (int) index & MASK;
-            long bits = node.marks[mark];
+            long bits = node.marksLocked(mark);
             if ((bits & (1L << slot)) != 0) {
                 return false;
             }
             // Leaf first, then the summaries above it: a walk that sees a summary bit finds the leaf's.
             while (true) {
-                LONG_SLOT.setRelease(node.marks, mark, bits | (1L << slot));
+                node.setMarks(mark, bits | (1L << slot));
                 if (bits != 0 || node.parent == null) {
                     break; // the summaries above were already set
                 }
                 slot = node.offset;
                 node = node.parent;
-                bits = node.marks[mark];
+                bits = node.marksLocked(mark);
             }
             count(mark, 1);
             return true;
@@ -477,13 +507,13 @@ final class FolioIndex {
                 return false;
             }
             int slot = (int) index & MASK;
-            if ((leaf.marks[mark] & (1L << slot)) == 0) {
+            if ((leaf.marksLocked(mark) & (1L << slot)) == 0) {
                 return false;
             }
             Node node = leaf;
             while (node != null) {
-                long bits = node.marks[mark] & ~(1L << slot);
-                LONG_SLOT.setRelease(node.marks, mark, bits);
+                long bits = node.marksLocked(mark) & ~(1L << slot);
+                node.setMarks(mark, bits);
                 if (bits != 0) {
                     break; // something else below the summaries above is still marked
                 }
@@ -521,7 +551,7 @@ final class FolioIndex {
             up.children[0] = node;
             up.count = 1;
             for (int mark = 0; mark < MARKS; mark++) {
-                up.marks[mark] = node.marks[mark] != 0 ? 1L : 0L;
+                up.setMarks(mark, node.marksLocked(mark) != 0 ? 1L : 0L);
             }
             node.parent = up;
             node.offset = 0;

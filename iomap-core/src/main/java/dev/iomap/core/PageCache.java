@@ -23,12 +23,6 @@ public final class PageCache {
     private final CacheStats stats;
     private final FolioIndex folios = new FolioIndex();
     /**
-     * The folio the last lookup found: sequential small I/O asks for the same folio many times in a row,
-     * and this answers without the walk down the index. A removed folio is never answered from here
-     * (its flag is set before its memory can be reused).
-     */
-    private volatile Folio recent;
-    /**
      * Serializes {@link #create}'s check-then-insert and {@link #remove}; tag changes do not take it
      * (the index serializes those on its own lock), so a writeback completion never waits for an
      * allocation.
@@ -100,21 +94,15 @@ public final class PageCache {
     /**
      * The folio covering a page index (the kernel's {@code filemap_get_folio}). No reference is taken:
      * a caller that copies out of the folio without its lock takes one with {@link Folio#tryGet}.
+     * One walk down the index every time: a hint of the last folio found (kept here before the index
+     * was a radix tree) saved about a nanosecond per sequential lookup and cost a dozen on every
+     * random one, its shared store being the price of a miss.
      *
      * @param index page index
      * @return the folio, or null if the page is not cached
      */
     public Folio lookup(long index) {
-        Folio hint = recent;
-        if (hint != null && index >= hint.index() && index < hint.index() + (1L << hint.order())
-                && !hint.isRemoved()) {
-            return hint;
-        }
-        Folio folio = folios.get(index);
-        if (folio != null) {
-            recent = folio;
-        }
-        return folio;
+        return folios.get(index);
     }
 
     /**
