@@ -3,10 +3,6 @@ package dev.iomap.core;
 import dev.iomap.api.PageCacheOptions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.NavigableSet;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -15,23 +11,22 @@ import java.util.function.LongConsumer;
  * The folios of one inode, by page index: the kernel's {@code address_space}.
  *
  * <p>Folios are naturally aligned ({@code index} a multiple of {@code 2^order}) and never overlap.
- * Lookups are lock-free; insertion and removal take the cache's insert lock. Dirty and writeback
- * folios are tagged so that writeback and fsync find them in index order without scanning clean ones.
+ * They live in a {@link FolioIndex}, a radix tree as the kernel's {@code i_pages} xarray. Lookups
+ * are lock-free; insertion and removal take the cache's insert lock (and, briefly, the index's own).
+ * Dirty and writeback folios are tagged at their first index with the index's marks so that
+ * writeback and fsync find them in index order without scanning clean ones.
  */
 public final class PageCache {
     private final PageCacheOptions options;
     private final int pageShift;
     private final int blockShift;
     private final CacheStats stats;
-    private final ConcurrentSkipListMap<Long, Folio> folios = new ConcurrentSkipListMap<>();
+    private final FolioIndex folios = new FolioIndex();
     /**
-     * The folio the last lookup found: sequential small I/O asks for the same folio many times in a row,
-     * and this answers without the map's search and its boxed key. A removed folio is never answered
-     * from here (its flag is set before its memory can be reused).
+     * Serializes {@link #create}'s check-then-insert and {@link #remove}; tag changes do not take it
+     * (the index serializes those on its own lock), so a writeback completion never waits for an
+     * allocation.
      */
-    private volatile Folio recent;
-    private final ConcurrentSkipListSet<Long> dirtyTag = new ConcurrentSkipListSet<>();
-    private final ConcurrentSkipListSet<Long> writebackTag = new ConcurrentSkipListSet<>();
     private final ReentrantLock insertLock = new ReentrantLock();
     private final FolioMemoryPool memory;
     private final LongConsumer beforeAllocate;
@@ -99,26 +94,15 @@ public final class PageCache {
     /**
      * The folio covering a page index (the kernel's {@code filemap_get_folio}). No reference is taken:
      * a caller that copies out of the folio without its lock takes one with {@link Folio#tryGet}.
+     * One walk down the index every time: a hint of the last folio found (kept here before the index
+     * was a radix tree) saved about a nanosecond per sequential lookup and cost a dozen on every
+     * random one, its shared store being the price of a miss.
      *
      * @param index page index
      * @return the folio, or null if the page is not cached
      */
     public Folio lookup(long index) {
-        Folio hint = recent;
-        if (hint != null && index >= hint.index() && index < hint.index() + (1L << hint.order())
-                && !hint.isRemoved()) {
-            return hint;
-        }
-        Map.Entry<Long, Folio> floor = folios.floorEntry(index);
-        if (floor == null) {
-            return null;
-        }
-        Folio folio = floor.getValue();
-        if (index < folio.index() + (1L << folio.order())) {
-            recent = folio;
-            return folio;
-        }
-        return null;
+        return folios.get(index);
     }
 
     /**
@@ -129,12 +113,7 @@ public final class PageCache {
      * @return the folio, or null if no page at or after {@code index} is cached
      */
     Folio findFolio(long index) {
-        Folio covering = lookup(index);
-        if (covering != null) {
-            return covering;
-        }
-        Map.Entry<Long, Folio> next = folios.ceilingEntry(index);
-        return next == null ? null : next.getValue();
+        return folios.findFrom(index);
     }
 
     /**
@@ -229,7 +208,7 @@ public final class PageCache {
                 block.segment().fill(PageCacheOptions.POISON_BYTE);
             }
             Folio folio = new Folio(this, index, order, block);
-            folios.put(index, folio);
+            folios.insert(folio);
             stats.folioCreated(order, folio.size());
             return folio;
         } finally {
@@ -238,8 +217,8 @@ public final class PageCache {
     }
 
     private boolean overlapsCached(long index, long pages) {
-        Long next = folios.ceilingKey(index);
-        return next != null && next < index + pages;
+        Folio next = folios.findFrom(index);
+        return next != null && next.index() < index + pages;
     }
 
     /**
@@ -253,7 +232,7 @@ public final class PageCache {
         boolean removed;
         insertLock.lock();
         try {
-            removed = folios.remove(folio.index(), folio);
+            removed = folios.remove(folio);
             if (removed) {
                 folio.markRemoved();
                 stats.folioRemoved(folio.size());
@@ -285,47 +264,46 @@ public final class PageCache {
      */
     public List<Folio> foliosIn(long firstIndex, long lastIndex) {
         List<Folio> result = new ArrayList<>();
-        Folio first = lookup(firstIndex);
-        if (first != null) {
-            result.add(first);
-            firstIndex = first.index() + (1L << first.order());
-        }
-        if (firstIndex <= lastIndex) {
-            result.addAll(folios.subMap(firstIndex, true, lastIndex, true).values());
-        }
+        folios.collect(Math.max(0, firstIndex), lastIndex, result);
         return result;
     }
 
     /** @return the number of folios cached */
     public int folioCount() {
-        return folios.size();
+        return folios.folioCount();
     }
 
     /**
-     * Indices of dirty folios from {@code firstIndex} on, ascending; a live view (the kernel's
-     * {@code filemap_get_folios_tag} with {@code PAGECACHE_TAG_DIRTY}).
+     * The first index in {@code [fromIndex, lastIndex]} tagged dirty: the step of the kernel's
+     * {@code filemap_get_folios_tag} with {@code PAGECACHE_TAG_DIRTY}. Walking the tag with
+     * {@code nextDirty(previous + 1, lastIndex)} is weakly consistent, like an iterator of a
+     * concurrent set: every index tagged before the walk started and still tagged when the walk
+     * passes it is found, indices tagged or untagged meanwhile may or may not be.
      *
-     * @param firstIndex first page index
-     * @return the dirty tag
+     * @param fromIndex first page index, at least 0
+     * @param lastIndex last page index, inclusive
+     * @return the index, or -1 if none
      */
-    NavigableSet<Long> dirtyFrom(long firstIndex) {
-        return dirtyTag.tailSet(firstIndex, true);
+    long nextDirty(long fromIndex, long lastIndex) {
+        return folios.nextMarked(FolioIndex.DIRTY, fromIndex, lastIndex);
     }
 
     /**
-     * Indices of folios under writeback from {@code firstIndex} on, ascending; a live view (the
-     * kernel's {@code filemap_get_folios_tag} with {@code PAGECACHE_TAG_WRITEBACK}).
+     * The first index in {@code [fromIndex, lastIndex]} tagged under writeback (the kernel's
+     * {@code filemap_get_folios_tag} with {@code PAGECACHE_TAG_WRITEBACK}); as consistent as
+     * {@link #nextDirty}.
      *
-     * @param firstIndex first page index
-     * @return the writeback tag
+     * @param fromIndex first page index, at least 0
+     * @param lastIndex last page index, inclusive
+     * @return the index, or -1 if none
      */
-    NavigableSet<Long> writebackFrom(long firstIndex) {
-        return writebackTag.tailSet(firstIndex, true);
+    long nextWriteback(long fromIndex, long lastIndex) {
+        return folios.nextMarked(FolioIndex.WRITEBACK, fromIndex, lastIndex);
     }
 
     /** @return whether any folio is under writeback (the kernel's {@code mapping_tagged}) */
     public boolean hasWriteback() {
-        return !writebackTag.isEmpty();
+        return folios.markCount(FolioIndex.WRITEBACK) != 0;
     }
 
     /**
@@ -337,8 +315,9 @@ public final class PageCache {
      * @return false if no folio was under writeback
      */
     boolean waitForSomeWriteback() {
-        for (long index : writebackTag) {
-            Folio folio = folios.get(index);
+        for (long index = nextWriteback(0, Long.MAX_VALUE); index >= 0;
+                index = index == Long.MAX_VALUE ? -1 : nextWriteback(index + 1, Long.MAX_VALUE)) {
+            Folio folio = folioAt(index);
             if (folio != null) {
                 folio.waitWriteback();
                 return true;
@@ -349,7 +328,7 @@ public final class PageCache {
 
     /** @return whether any folio is dirty (the kernel's {@code mapping_tagged}) */
     public boolean hasDirty() {
-        return !dirtyTag.isEmpty();
+        return folios.markCount(FolioIndex.DIRTY) != 0;
     }
 
     /**
@@ -359,27 +338,32 @@ public final class PageCache {
      * @return the folio or null
      */
     Folio folioAt(long index) {
-        return folios.get(index);
+        Folio folio = folios.get(index);
+        return folio != null && folio.index() == index ? folio : null;
     }
 
+    /** Tags a folio dirty at its first index; caller holds the folio's flag lock. */
     void tagDirty(Folio folio) {
-        dirtyTag.add(folio.index());
+        folios.setMark(FolioIndex.DIRTY, folio.index());
         stats.dirtyBytes(folio.size());
     }
 
+    /** Clears a folio's dirty tag; caller holds the folio's flag lock. */
     void untagDirty(Folio folio) {
-        dirtyTag.remove(folio.index());
+        folios.clearMark(FolioIndex.DIRTY, folio.index());
         stats.dirtyBytes(-folio.size());
     }
 
+    /** Tags a folio under writeback at its first index; caller holds the folio's flag lock. */
     void tagWriteback(Folio folio) {
-        writebackTag.add(folio.index());
+        folios.setMark(FolioIndex.WRITEBACK, folio.index());
         stats.writebackBytes(folio.size());
     }
 
+    /** Clears a folio's writeback tag; caller holds the folio's flag lock. */
     void untagWriteback(Folio folio) {
         beforeWritebackUntag.accept(folio);
-        writebackTag.remove(folio.index());
+        folios.clearMark(FolioIndex.WRITEBACK, folio.index());
         stats.writebackBytes(-folio.size());
     }
 

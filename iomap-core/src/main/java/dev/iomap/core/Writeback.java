@@ -58,10 +58,8 @@ final class Writeback {
             inode.writebackOrder().lock();
         }
         try {
-            for (long index : cache.dirtyFrom(from)) {
-                if (index > lastIndex) {
-                    break;
-                }
+            for (long index = cache.nextDirty(from, lastIndex); index >= 0;
+                    index = index == lastIndex ? -1 : cache.nextDirty(index + 1, lastIndex)) {
                 Folio folio = cache.folioAt(index);
                 if (folio != null && !writeFolioIfDirty(folio, sync) && ordered) {
                     break;
@@ -332,10 +330,8 @@ final class Writeback {
         long lastIndex = (end - 1) >>> cache.pageShift();
         Folio first = cache.lookup(firstIndex);
         long from = first != null ? first.index() : firstIndex;
-        for (long index : cache.writebackFrom(from)) {
-            if (index > lastIndex) {
-                break;
-            }
+        for (long index = cache.nextWriteback(from, lastIndex); index >= 0;
+                index = index == lastIndex ? -1 : cache.nextWriteback(index + 1, lastIndex)) {
             Folio folio = cache.folioAt(index);
             if (folio != null) {
                 folio.waitWriteback();

@@ -85,10 +85,19 @@ class PageCacheTest {
             cache.lookup(index).markDirty();
         }
 
-        assertThat(cache.dirtyFrom(0)).containsExactly(2L, 7L, 9L);
-        assertThat(cache.dirtyFrom(3)).containsExactly(7L, 9L);
+        assertThat(dirtyFrom(cache, 0)).containsExactly(2L, 7L, 9L);
+        assertThat(dirtyFrom(cache, 3)).containsExactly(7L, 9L);
         cache.lookup(7).clearDirtyForIo();
-        assertThat(cache.dirtyFrom(0)).containsExactly(2L, 9L);
+        assertThat(dirtyFrom(cache, 0)).containsExactly(2L, 9L);
+    }
+
+    private static java.util.List<Long> dirtyFrom(PageCache cache, long from) {
+        java.util.List<Long> indices = new java.util.ArrayList<>();
+        for (long index = cache.nextDirty(from, Long.MAX_VALUE); index >= 0;
+                index = cache.nextDirty(index + 1, Long.MAX_VALUE)) {
+            indices.add(index);
+        }
+        return indices;
     }
 
     @Test
