@@ -34,12 +34,17 @@ final class BufferedWrite {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     private final CachedInode inode;
+    /** The write path's iterator, reused write after write (writes hold the inode lock exclusively). */
+    private final IomapIter reusableIter;
+    /** Whether {@link #reusableIter} is in use (a nested write, should one happen, gets its own). */
+    private boolean iterating;
     private boolean sourceFailed;
     /** A fault that escaped the source's copy (one that does not count how far it got). */
     private Throwable escapedFault;
 
     BufferedWrite(CachedInode inode) {
         this.inode = inode;
+        this.reusableIter = new IomapIter(inode, inode.ops(), 0, 0, WRITE);
     }
 
     /**
@@ -119,7 +124,25 @@ final class BufferedWrite {
 
     private long iterate(long pos, long length, Set<IomapRequest> request, CopySource src)
             throws IOException {
-        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, request);
+        IomapIter iter;
+        boolean reused = !iterating;
+        if (reused) {
+            iter = reusableIter;
+            iter.reset(inode.ops(), pos, length, request);
+            iterating = true;
+        } else {
+            iter = new IomapIter(inode, inode.ops(), pos, length, request);
+        }
+        try {
+            return iterate(iter, src);
+        } finally {
+            if (reused) {
+                iterating = false;
+            }
+        }
+    }
+
+    private long iterate(IomapIter iter, CopySource src) throws IOException {
         long written = 0;
         try {
             while (iter.next()) {

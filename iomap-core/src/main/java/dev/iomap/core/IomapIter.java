@@ -26,8 +26,8 @@ import java.util.Set;
  */
 public final class IomapIter {
     private final CachedInode inode;
-    private final IomapOps ops;
-    private final Set<IomapRequest> request;
+    private IomapOps ops;
+    private Set<IomapRequest> request;
     private long pos;
     private long remaining;
     private IomapMapping mapping;
@@ -48,6 +48,30 @@ public final class IomapIter {
         this.pos = pos;
         this.remaining = length;
         this.request = request;
+    }
+
+    /**
+     * Starts a new pass with this iterator, as a new one would (the write path keeps one per inode so
+     * that a write allocates nothing). The previous pass must have ended: {@link #next()} returned
+     * false or {@link #abort()} was called.
+     *
+     * @param ops the adapter's mapping operations
+     * @param pos first byte
+     * @param length bytes in the range
+     * @param request why the mappings are wanted
+     * @throws IllegalStateException if the previous pass still holds a mapping
+     */
+    void reset(IomapOps ops, long pos, long length, Set<IomapRequest> request) {
+        if (mapping != null) {
+            throw new IllegalStateException("an iterator reset while it holds a mapping at " + this.pos);
+        }
+        this.ops = ops;
+        this.pos = pos;
+        this.remaining = length;
+        this.request = request;
+        this.mappedLength = 0;
+        this.processed = 0;
+        this.stale = false;
     }
 
     /**
