@@ -14,7 +14,10 @@ import java.util.List;
  * For a channel opened with {@code O_DIRECT} it copies, through aligned memory, any buffer the
  * kernel would refuse: one that is on the heap, or whose address or length is not aligned.
  *
- * <p>Thread-safe: it makes only positional channel calls and has no state of its own. Checking the
+ * <p>With {@code O_DIRECT}, several buffers written together become one request (see
+ * {@link #writeGathered}), copied into a buffer each writing thread keeps.
+ *
+ * <p>Thread-safe: it makes only positional channel calls and its only state is per thread. Checking the
  * range is the caller's job; with {@code O_DIRECT} positions and lengths must be multiples of the
  * alignment. Errors are the channel's own {@link IOException}s, and an {@link EOFException} if the
  * file ends before a read does.
@@ -22,6 +25,10 @@ import java.util.List;
 final class PositionalIo {
     /** Largest bounce buffer allocated for one direct I/O, unless the alignment is larger. */
     private static final int BOUNCE_SIZE = 1 << 20;
+    /** Largest write gathered into one request ({@link #writeGathered}); larger ones go buffer by buffer. */
+    static final int GATHER_LIMIT = 16 << 20;
+    /** Each writing thread's gather buffer (device write threads, and fsync callers writing inline). */
+    private static final ThreadLocal<ByteBuffer> GATHER = new ThreadLocal<>();
 
     private final FileChannel channel;
     /** Alignment {@code O_DIRECT} needs of memory, positions and lengths; 0 without it. */
@@ -66,6 +73,13 @@ final class PositionalIo {
      */
     void write(long position, List<ByteBuffer> srcs) throws IOException {
         if (srcs.stream().allMatch(this::usableAsItIs)) {
+            if (directIoAlignment != 0 && srcs.size() > 1) {
+                long length = DeviceCounters.totalRemaining(srcs);
+                if (length <= GATHER_LIMIT) {
+                    writeGathered(position, srcs, (int) length);
+                    return;
+                }
+            }
             long next = position;
             for (ByteBuffer src : srcs) {
                 int bytes = src.remaining();
@@ -88,6 +102,36 @@ final class PositionalIo {
                 done += bytes;
             }
         }
+    }
+
+    /**
+     * Writes several aligned buffers as one {@code pwrite}, through this thread's gather buffer. With
+     * {@code O_DIRECT} each call is a device request the caller waits for: on this machine's ext4
+     * image, 128 KiB requests (an ioend of large folios written buffer by buffer) moved 294 MiB/s and
+     * 1 MiB ones 834 MiB/s. The JDK has no positional gathering write ({@code pwritev}), and the
+     * channel's position is shared, so the buffers are copied into one (a memory copy costs a tenth of
+     * what the split requests cost).
+     */
+    private void writeGathered(long position, List<ByteBuffer> srcs, int length) throws IOException {
+        ByteBuffer gather = gatherBuffer(length);
+        for (ByteBuffer src : srcs) {
+            gather.put(src);
+        }
+        writeFully(position, gather.flip());
+    }
+
+    /**
+     * @return this thread's gather buffer, cleared, with room for {@code length} bytes (grown, aligned
+     *     and never larger than {@link #GATHER_LIMIT}); its memory goes when the thread does
+     */
+    private ByteBuffer gatherBuffer(int length) {
+        ByteBuffer buffer = GATHER.get();
+        if (buffer == null || buffer.capacity() < length || buffer.alignmentOffset(0, directIoAlignment) != 0) {
+            int size = Math.max(length, 1 << 20);
+            buffer = Arena.ofAuto().allocate(size, Math.max(directIoAlignment, 4096)).asByteBuffer();
+            GATHER.set(buffer);
+        }
+        return buffer.clear().limit(length);
     }
 
     /**

@@ -109,6 +109,32 @@ class DirectFileBlockDeviceTest extends BlockDeviceContractTest {
     }
 
     @Test
+    void severalAlignedDirectBuffersAreGatheredIntoOneRequestAndRoundTrip() throws Exception {
+        // an ioend of large folios: aligned direct buffers, written as one request (PositionalIo's
+        // gather buffer), first small, then larger than the gather buffer's first size of 1 MiB
+        try (BlockDevice large = open(BLOCK, 8L << 20); Arena arena = Arena.ofShared()) {
+            for (int[] sizes : new int[][] {{BLOCK, 3 * BLOCK, BLOCK}, {1 << 20, 128 << 10, 4 * BLOCK}}) {
+                int length = java.util.Arrays.stream(sizes).sum();
+                byte[] data = randomBytes(length);
+                List<ByteBuffer> srcs = new java.util.ArrayList<>();
+                int at = 0;
+                for (int size : sizes) {
+                    srcs.add(arena.allocate(size, BLOCK).asByteBuffer().put(data, at, size).flip());
+                    at += size;
+                }
+                await(large.write(2L * BLOCK, srcs, IoPurpose.DATA));
+
+                ByteBuffer back = arena.allocate(length, BLOCK).asByteBuffer();
+                large.read(2L * BLOCK, back);
+
+                assertThat(back.flip()).isEqualTo(ByteBuffer.wrap(data));
+                assertThat(srcs).as("the caller's buffers are left as they were").allSatisfy(src -> assertThat(src.position()).isZero());
+                assertThat(PositionalIo.GATHER_LIMIT).isGreaterThan(length);
+            }
+        }
+    }
+
+    @Test
     void requestsLargerThanOneBounceBufferRoundTrip() throws Exception {
         int length = 3 << 19; // 1.5 MiB: one full bounce buffer and a half one
         try (BlockDevice large = open(BLOCK, 4L << 20)) {
