@@ -76,9 +76,7 @@ final class Flusher implements Runnable {
 
     /** Wakes the writers waiting in {@link #throttle} (they re-check their limit). */
     void wakeThrottled() {
-        if (throttled.get() > 0) {
-            signalProgress();
-        }
+        signalProgress();
     }
 
     /** The flusher thread's loop (the kernel's {@code wb_workfn}); returns when stopped. */

@@ -281,7 +281,8 @@ final class FolioIndex {
      * kernel's {@code xas_find_marked}); unmarked subtrees are skipped.
      *
      * @param mark {@link #DIRTY} or {@link #WRITEBACK}
-     * @param from first page index, at least 0
+     * @param from first page index; a negative one (the step past {@link Long#MAX_VALUE}) or one past
+     *     {@code last} finds nothing
      * @param last last page index, inclusive
      * @return the index, or -1 if none is marked
      */

@@ -204,20 +204,16 @@ public final class IomapCache implements AutoCloseable {
             }
             return;
         }
-        if (flusher.isRunning()) {
-            for (int round = 0; round < 100 && pendingBytes() > limit && flusher.isRunning(); round++) {
+        if (!flusher.isRunning()) {
+            writer.writeback(0, Long.MAX_VALUE, false);
+        }
+        for (int round = 0; round < 100 && pendingBytes() > limit; round++) {
+            if (flusher.isRunning()) {
                 long ended = stats.writebackEndedBytes();
                 flusher.throttle(THROTTLE_PAUSE);
                 if (pendingBytes() > limit && stats.writebackEndedBytes() == ended) {
                     writer.writeback(0, Long.MAX_VALUE, false);
                 }
-            }
-            return;
-        }
-        writer.writeback(0, Long.MAX_VALUE, false);
-        for (int round = 0; round < 100 && pendingBytes() > limit; round++) {
-            if (flusher.isRunning()) {
-                flusher.throttle(THROTTLE_PAUSE);
             } else {
                 for (CachedInode inode : inodes.values()) {
                     inode.writeback(0, Long.MAX_VALUE, false);

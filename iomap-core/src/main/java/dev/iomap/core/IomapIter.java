@@ -51,20 +51,18 @@ public final class IomapIter {
     }
 
     /**
-     * Starts a new pass with this iterator, as a new one would (the write path keeps one per inode so
-     * that a write allocates nothing). The previous pass must have ended: {@link #next()} returned
-     * false or {@link #abort()} was called.
+     * Starts a new pass with this iterator, exactly as a new iterator would (the write path keeps one
+     * per inode so that a write allocates nothing). Whatever the previous pass left is forgotten, as a
+     * discarded iterator's would be: a pass ends its mappings itself ({@link #next()} returning false,
+     * or {@link #abort()}), except when an {@link Error} cut it short.
      *
      * @param ops the adapter's mapping operations
      * @param pos first byte
      * @param length bytes in the range
      * @param request why the mappings are wanted
-     * @throws IllegalStateException if the previous pass still holds a mapping
      */
     void reset(IomapOps ops, long pos, long length, Set<IomapRequest> request) {
-        if (mapping != null) {
-            throw new IllegalStateException("an iterator reset while it holds a mapping at " + this.pos);
-        }
+        this.mapping = null;
         this.ops = ops;
         this.pos = pos;
         this.remaining = length;

@@ -280,7 +280,8 @@ public final class PageCache {
      * concurrent set: every index tagged before the walk started and still tagged when the walk
      * passes it is found, indices tagged or untagged meanwhile may or may not be.
      *
-     * @param fromIndex first page index, at least 0
+     * @param fromIndex first page index; past {@code lastIndex}, or negative (the step after
+     *     {@link Long#MAX_VALUE}), there is none
      * @param lastIndex last page index, inclusive
      * @return the index, or -1 if none
      */
@@ -293,7 +294,7 @@ public final class PageCache {
      * {@code filemap_get_folios_tag} with {@code PAGECACHE_TAG_WRITEBACK}); as consistent as
      * {@link #nextDirty}.
      *
-     * @param fromIndex first page index, at least 0
+     * @param fromIndex first page index; past {@code lastIndex}, or negative, there is none
      * @param lastIndex last page index, inclusive
      * @return the index, or -1 if none
      */
@@ -316,7 +317,7 @@ public final class PageCache {
      */
     boolean waitForSomeWriteback() {
         for (long index = nextWriteback(0, Long.MAX_VALUE); index >= 0;
-                index = index == Long.MAX_VALUE ? -1 : nextWriteback(index + 1, Long.MAX_VALUE)) {
+                index = nextWriteback(index + 1, Long.MAX_VALUE)) {
             Folio folio = folioAt(index);
             if (folio != null) {
                 folio.waitWriteback();

@@ -59,7 +59,7 @@ final class Writeback {
         }
         try {
             for (long index = cache.nextDirty(from, lastIndex); index >= 0;
-                    index = index == lastIndex ? -1 : cache.nextDirty(index + 1, lastIndex)) {
+                    index = cache.nextDirty(index + 1, lastIndex)) {
                 Folio folio = cache.folioAt(index);
                 if (folio != null && !writeFolioIfDirty(folio, sync) && ordered) {
                     break;
@@ -256,24 +256,17 @@ final class Writeback {
         } catch (IOException | RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
         }
-        if (write.isDone()) {
-            write.whenComplete((ignored, failure) -> {
-                if (failure == null && completesWithoutWork(current)) {
-                    current.finishFolios();
-                } else {
-                    complete(current, failure);
-                }
-            });
-        } else {
-            write.whenComplete((ignored, failure) -> {
-                if (failure == null && completesWithoutWork(current)) {
-                    current.finishFolios();
-                } else {
-                    // Off the device's own threads: the adapter's completion work may do device I/O.
-                    inode.completionExecutor().execute(() -> complete(current, failure));
-                }
-            });
-        }
+        boolean completedHere = write.isDone();
+        write.whenComplete((ignored, failure) -> {
+            if (failure == null && completesWithoutWork(current)) {
+                current.finishFolios();
+            } else if (completedHere) {
+                complete(current, failure);
+            } else {
+                // Off the device's own threads: the adapter's completion work may do device I/O.
+                inode.completionExecutor().execute(() -> complete(current, failure));
+            }
+        });
     }
 
     /** Asks the adapter (on the device's thread, or the submitter's) whether a written ioend needs completion work. */
@@ -331,7 +324,7 @@ final class Writeback {
         Folio first = cache.lookup(firstIndex);
         long from = first != null ? first.index() : firstIndex;
         for (long index = cache.nextWriteback(from, lastIndex); index >= 0;
-                index = index == lastIndex ? -1 : cache.nextWriteback(index + 1, lastIndex)) {
+                index = cache.nextWriteback(index + 1, lastIndex)) {
             Folio folio = cache.folioAt(index);
             if (folio != null) {
                 folio.waitWriteback();

@@ -23,10 +23,10 @@ import java.util.Locale;
  * miss the TLB 512 times less often. The memory reads as zeroes until written, as with any anonymous
  * mapping.
  *
- * <p>On Linux (x86_64, aarch64) with native access allowed, {@link #map} maps; elsewhere, or if the
- * kernel refuses, it falls back to an {@link Arena#ofShared() shared arena} allocation (cleared, so
- * touched at once) and {@link #isMapped()} says so. Huge pages are a hint: the kernel may still back
- * the region with small pages ({@code transparent_hugepage=never}, fragmentation).
+ * <p>On Linux (x86_64, aarch64) with native access allowed, {@link #tryMap} maps; elsewhere, or if
+ * the kernel refuses, it returns null and the caller allocates as it would have without it. Huge pages
+ * are a hint: the kernel may still back the region with small pages ({@code transparent_hugepage=never},
+ * fragmentation).
  *
  * <p>Thread-safe. After {@link #close()} the segment is no longer accessible (access throws
  * {@link IllegalStateException}, never touches unmapped memory); closing waits for no one, so the
@@ -47,61 +47,27 @@ public final class AnonymousMemory implements AutoCloseable {
 
     private final Arena arena;
     private final MemorySegment segment;
-    private final boolean mapped;
 
-    private AnonymousMemory(Arena arena, MemorySegment segment, boolean mapped) {
+    private AnonymousMemory(Arena arena, MemorySegment segment) {
         this.arena = arena;
         this.segment = segment;
-        this.mapped = mapped;
     }
 
     /**
-     * Maps {@code bytes} of zeroed memory at an address aligned to {@code alignment}.
+     * Maps {@code bytes} of zeroed memory at an address aligned to {@code alignment}; null where an
+     * anonymous mapping cannot be had, so that a caller reserving far more than it will use can
+     * allocate piecemeal instead.
      *
      * @param bytes the size, positive
      * @param alignment a power of two (the mapping is at least page aligned whatever is asked)
      * @param hugePages whether to ask for transparent huge pages
-     * @return the region; close it to give the memory back
-     * @throws IllegalArgumentException if {@code bytes} is not positive or {@code alignment} not a
-     *     power of two
-     * @throws OutOfMemoryError if neither the mapping nor the fallback allocation can be had
-     */
-    @SuppressWarnings("MustBeClosedChecker") // the arena goes to the returned region, whose close closes it
-    public static AnonymousMemory map(long bytes, long alignment, boolean hugePages) {
-        if (bytes <= 0 || Long.bitCount(alignment) != 1) {
-            throw new IllegalArgumentException("need bytes > 0 and a power-of-two alignment, got " + bytes
-                    + " and " + alignment);
-        }
-        AnonymousMemory region = tryMap(bytes, alignment, hugePages);
-        if (region != null) {
-            return region;
-        }
-        Arena arena = Arena.ofShared();
-        try {
-            return new AnonymousMemory(arena, arena.allocate(bytes, alignment), false);
-        } catch (RuntimeException | OutOfMemoryError e) {
-            arena.close();
-            throw e;
-        }
-    }
-
-    /**
-     * Like {@link #map}, but without the fallback: null where an anonymous mapping cannot be had, so a
-     * caller that reserves far more than it will use can allocate piecemeal instead.
-     *
-     * @param bytes the size, positive
-     * @param alignment a power of two
-     * @param hugePages whether to ask for transparent huge pages
-     * @return the mapped region, or null
+     * @return the mapped region, to be closed to give the memory back; or null
      * @throws IllegalArgumentException if {@code bytes} is not positive or {@code alignment} not a
      *     power of two
      */
     @SuppressWarnings("MustBeClosedChecker") // the arena goes to the returned region, or is closed here
     public static AnonymousMemory tryMap(long bytes, long alignment, boolean hugePages) {
-        if (bytes <= 0 || Long.bitCount(alignment) != 1) {
-            throw new IllegalArgumentException("need bytes > 0 and a power-of-two alignment, got " + bytes
-                    + " and " + alignment);
-        }
+        checkArguments(bytes, alignment);
         if (CALLS == null) {
             return null;
         }
@@ -126,10 +92,7 @@ public final class AnonymousMemory implements AutoCloseable {
      *     power of two
      */
     public static MemorySegment tryMapUntilUnreachable(long bytes, long alignment, boolean hugePages) {
-        if (bytes <= 0 || Long.bitCount(alignment) != 1) {
-            throw new IllegalArgumentException("need bytes > 0 and a power-of-two alignment, got " + bytes
-                    + " and " + alignment);
-        }
+        checkArguments(bytes, alignment);
         if (CALLS == null) {
             return null;
         }
@@ -142,16 +105,18 @@ public final class AnonymousMemory implements AutoCloseable {
         return segment;
     }
 
-    /** @return whether the region is an anonymous mapping (false: the arena fallback) */
-    public boolean isMapped() {
-        return mapped;
-    }
-
-    /** Unmaps (or frees) the region. Idempotent. */
+    /** Unmaps the region. Idempotent. */
     @Override
     public void close() {
         if (arena.scope().isAlive()) {
             arena.close();
+        }
+    }
+
+    private static void checkArguments(long bytes, long alignment) {
+        if (bytes <= 0 || Long.bitCount(alignment) != 1) {
+            throw new IllegalArgumentException("need bytes > 0 and a power-of-two alignment, got " + bytes
+                    + " and " + alignment);
         }
     }
 
@@ -218,7 +183,7 @@ public final class AnonymousMemory implements AutoCloseable {
                         LOG.log(System.Logger.Level.WARNING, "munmap failed: {0}", t.toString());
                     }
                 }).asSlice(0, bytes);
-                return new AnonymousMemory(arena, segment, true);
+                return new AnonymousMemory(arena, segment);
             } catch (Throwable t) {
                 LOG.log(System.Logger.Level.DEBUG, "mmap failed, using an arena: {0}", t.toString());
                 return null;

@@ -12,10 +12,13 @@ import java.util.List;
 /**
  * Moves bytes between buffers and a file at absolute positions, looping until every byte is done.
  * For a channel opened with {@code O_DIRECT} it copies, through aligned memory, any buffer the
- * kernel would refuse: one that is on the heap, or whose address or length is not aligned.
- *
- * <p>With {@code O_DIRECT}, several buffers written together become one request (see
- * {@link #writeGathered}), copied into a buffer each writing thread keeps.
+ * kernel would refuse: one that is on the heap, or whose address or length is not aligned. It also
+ * copies a write of several buffers into one, so that it reaches the file as one request instead of
+ * one per buffer: with {@code O_DIRECT} every {@code pwrite} is a device request its caller waits for
+ * (on this machine's ext4 image, 128 KiB requests, an ioend of large folios written buffer by buffer,
+ * moved 294 MiB/s and 1 MiB ones 834 MiB/s), and the JDK has no positional gathering write
+ * ({@code pwritev}) while the channel's position is shared. The aligned memory is one
+ * {@value #BOUNCE_SIZE}-byte buffer per thread, kept for the thread's life.
  *
  * <p>Thread-safe: it makes only positional channel calls and its only state is per thread. Checking the
  * range is the caller's job; with {@code O_DIRECT} positions and lengths must be multiples of the
@@ -23,12 +26,10 @@ import java.util.List;
  * file ends before a read does.
  */
 final class PositionalIo {
-    /** Largest bounce buffer allocated for one direct I/O, unless the alignment is larger. */
-    private static final int BOUNCE_SIZE = 1 << 20;
-    /** Largest write gathered into one request ({@link #writeGathered}); larger ones go buffer by buffer. */
-    static final int GATHER_LIMIT = 16 << 20;
-    /** Each writing thread's gather buffer (device write threads, and fsync callers writing inline). */
-    private static final ThreadLocal<ByteBuffer> GATHER = new ThreadLocal<>();
+    /** Bytes of each thread's bounce buffer: the largest request a copy goes out in. */
+    static final int BOUNCE_SIZE = 1 << 20;
+    /** Each thread's bounce buffer (device write threads, fsync callers writing inline, readers). */
+    private static final ThreadLocal<ByteBuffer> BOUNCE = new ThreadLocal<>();
 
     private final FileChannel channel;
     /** Alignment {@code O_DIRECT} needs of memory, positions and lengths; 0 without it. */
@@ -50,15 +51,13 @@ final class PositionalIo {
             readFully(position, dst);
             return;
         }
-        try (Arena arena = Arena.ofConfined()) {
-            ByteBuffer bounce = allocateBounce(arena, dst.remaining());
-            long next = position;
-            while (dst.hasRemaining()) {
-                bounce.clear().limit(Math.min(bounce.capacity(), dst.remaining()));
-                readFully(next, bounce);
-                next += bounce.flip().remaining();
-                dst.put(bounce);
-            }
+        ByteBuffer bounce = bounce();
+        long next = position;
+        while (dst.hasRemaining()) {
+            bounce.clear().limit(Math.min(bounce.capacity(), dst.remaining()));
+            readFully(next, bounce);
+            next += bounce.flip().remaining();
+            dst.put(bounce);
         }
     }
 
@@ -69,17 +68,12 @@ final class PositionalIo {
 
     /**
      * Writes the remaining bytes of {@code srcs}, one after the other, from {@code position}, moving
-     * each one's position to its limit.
+     * each one's position to its limit: each buffer as it is without {@code O_DIRECT} (a copy into the
+     * host's page cache per buffer costs nothing more) and for one usable buffer, else through the
+     * bounce buffer, as few requests as it takes.
      */
     void write(long position, List<ByteBuffer> srcs) throws IOException {
-        if (srcs.stream().allMatch(this::usableAsItIs)) {
-            if (directIoAlignment != 0 && srcs.size() > 1) {
-                long length = DeviceCounters.totalRemaining(srcs);
-                if (length <= GATHER_LIMIT) {
-                    writeGathered(position, srcs, (int) length);
-                    return;
-                }
-            }
+        if (directIoAlignment == 0 || (srcs.size() == 1 && usableAsItIs(srcs.getFirst()))) {
             long next = position;
             for (ByteBuffer src : srcs) {
                 int bytes = src.remaining();
@@ -89,49 +83,32 @@ final class PositionalIo {
             return;
         }
         long length = DeviceCounters.totalRemaining(srcs);
-        try (Arena arena = Arena.ofConfined()) {
-            ByteBuffer bounce = allocateBounce(arena, length);
-            Iterator<ByteBuffer> sources = srcs.iterator();
-            ByteBuffer source = ByteBuffer.allocate(0);
-            long done = 0;
-            while (done < length) {
-                bounce.clear().limit((int) Math.min(bounce.capacity(), length - done));
-                source = fill(bounce, source, sources);
-                int bytes = bounce.flip().remaining();
-                writeFully(position + done, bounce);
-                done += bytes;
-            }
+        ByteBuffer bounce = bounce();
+        Iterator<ByteBuffer> sources = srcs.iterator();
+        ByteBuffer source = ByteBuffer.allocate(0);
+        long done = 0;
+        while (done < length) {
+            bounce.clear().limit((int) Math.min(bounce.capacity(), length - done));
+            source = fill(bounce, source, sources);
+            int bytes = bounce.flip().remaining();
+            writeFully(position + done, bounce);
+            done += bytes;
         }
     }
 
     /**
-     * Writes several aligned buffers as one {@code pwrite}, through this thread's gather buffer. With
-     * {@code O_DIRECT} each call is a device request the caller waits for: on this machine's ext4
-     * image, 128 KiB requests (an ioend of large folios written buffer by buffer) moved 294 MiB/s and
-     * 1 MiB ones 834 MiB/s. The JDK has no positional gathering write ({@code pwritev}), and the
-     * channel's position is shared, so the buffers are copied into one (a memory copy costs a tenth of
-     * what the split requests cost).
+     * @return this thread's bounce buffer, aligned for this channel and a multiple of its alignment
+     *     long; its memory goes when the thread does
      */
-    private void writeGathered(long position, List<ByteBuffer> srcs, int length) throws IOException {
-        ByteBuffer gather = gatherBuffer(length);
-        for (ByteBuffer src : srcs) {
-            gather.put(src);
+    private ByteBuffer bounce() {
+        ByteBuffer buffer = BOUNCE.get();
+        if (buffer == null || buffer.capacity() % directIoAlignment != 0
+                || buffer.alignmentOffset(0, directIoAlignment) != 0) {
+            int alignment = Math.max(directIoAlignment, 4096);
+            buffer = Arena.ofAuto().allocate(Math.max(BOUNCE_SIZE, alignment), alignment).asByteBuffer();
+            BOUNCE.set(buffer);
         }
-        writeFully(position, gather.flip());
-    }
-
-    /**
-     * @return this thread's gather buffer, cleared, with room for {@code length} bytes (grown, aligned
-     *     and never larger than {@link #GATHER_LIMIT}); its memory goes when the thread does
-     */
-    private ByteBuffer gatherBuffer(int length) {
-        ByteBuffer buffer = GATHER.get();
-        if (buffer == null || buffer.capacity() < length || buffer.alignmentOffset(0, directIoAlignment) != 0) {
-            int size = Math.max(length, 1 << 20);
-            buffer = Arena.ofAuto().allocate(size, Math.max(directIoAlignment, 4096)).asByteBuffer();
-            GATHER.set(buffer);
-        }
-        return buffer.clear().limit(length);
+        return buffer;
     }
 
     /**
@@ -160,12 +137,6 @@ final class PositionalIo {
         return buffer.isDirect()
                 && buffer.remaining() % directIoAlignment == 0
                 && MemorySegment.ofBuffer(buffer).address() % directIoAlignment == 0;
-    }
-
-    /** @return an aligned buffer of at most {@code length} bytes, a multiple of the alignment */
-    private ByteBuffer allocateBounce(Arena arena, long length) {
-        long size = Math.min(length, Math.max(BOUNCE_SIZE, directIoAlignment));
-        return arena.allocate(size, directIoAlignment).asByteBuffer();
     }
 
     private void readFully(long position, ByteBuffer dst) throws IOException {
