@@ -361,6 +361,30 @@ public final class Folio {
     }
 
     /**
+     * Moves a dirty folio to writeback in one step: the writeback flag and tag are set before the
+     * dirty flag and tag are cleared, under one monitor, so that no reader ever sees the folio (or its
+     * cache) neither dirty nor under writeback while its data is on the way to the device. Caller holds
+     * the lock. Otherwise {@link #startWriteback()}.
+     *
+     * <p>The kernel's {@code folio_clear_dirty_for_io} followed by {@code folio_start_writeback}: there
+     * the dirty tag outlives the dirty flag until {@code __folio_start_writeback} clears it under the
+     * same {@code xa_lock} that sets the writeback tag, and {@code filemap_range_has_writeback} also
+     * counts a locked folio. Done in two steps, zero range's check for dirty or in-flight cache could
+     * fall between them, skip its flush, find a hole where the flusher was about to allocate, and lose
+     * the zeroes to the flusher's late write.
+     */
+    void clearDirtyAndStartWriteback() {
+        synchronized (flagLock) {
+            writebackPending.set(1);
+            int old = flags.getAndUpdate(f -> (f | WRITEBACK) & ~DIRTY);
+            cache.tagWriteback(this);
+            if ((old & DIRTY) != 0) {
+                cache.untagDirty(this);
+            }
+        }
+    }
+
+    /**
      * Adds bytes about to be written by an ioend.
      *
      * @param bytes bytes added to an ioend

@@ -32,6 +32,7 @@ public final class PageCache {
     private final LongConsumer beforeAllocate;
     private final Runnable onMemoryExhausted;
     private volatile Consumer<Folio> beforeWritebackUntag = folio -> { };
+    private volatile Consumer<Folio> beforeWritebackTag = folio -> { };
 
     /**
      * A cache with a memory pool of its own, sized by the options' budget (tests, benchmarks). Nothing
@@ -357,6 +358,7 @@ public final class PageCache {
 
     /** Tags a folio under writeback at its first index; caller holds the folio's flag lock. */
     void tagWriteback(Folio folio) {
+        beforeWritebackTag.accept(folio);
         folios.setMark(FolioIndex.WRITEBACK, folio.index());
         stats.writebackBytes(folio.size());
     }
@@ -376,5 +378,15 @@ public final class PageCache {
      */
     void beforeWritebackUntag(Consumer<Folio> hook) {
         beforeWritebackUntag = hook;
+    }
+
+    /**
+     * Test seam: runs {@code hook} when a folio's writeback tag is about to be set, so a test can stop
+     * a starting writeback at exactly that point.
+     *
+     * @param hook called with the folio, on the thread starting the writeback
+     */
+    void beforeWritebackTag(Consumer<Folio> hook) {
+        beforeWritebackTag = hook;
     }
 }

@@ -137,8 +137,7 @@ final class Writeback {
         // No state is made here (the kernel's writeback makes one): a multi-block folio without one is
         // dirty and uptodate as a whole, and is written as one run.
         FolioState state = folio.state();
-        folio.clearDirtyForIo();
-        folio.startWriteback();
+        folio.clearDirtyAndStartWriteback();
         try {
             writeRuns(folio, state, end);
         } catch (IOException | RuntimeException e) {
