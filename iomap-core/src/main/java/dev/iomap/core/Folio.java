@@ -1,9 +1,9 @@
 package dev.iomap.core;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -31,6 +31,21 @@ public final class Folio {
     private static final int WRITEBACK = 4;
     private static final int READAHEAD = 8;
 
+    private static final VarHandle REFS;
+    private static final VarHandle FLAGS;
+    private static final VarHandle WRITEBACK_PENDING;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            REFS = lookup.findVarHandle(Folio.class, "refs", int.class);
+            FLAGS = lookup.findVarHandle(Folio.class, "flags", int.class);
+            WRITEBACK_PENDING = lookup.findVarHandle(Folio.class, "writebackPending", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final PageCache cache;
     private final long index;
     private final int order;
@@ -44,11 +59,22 @@ public final class Folio {
     private final ByteBuffer view;
     /** {@link #view}, read-only, likewise shared. */
     private final ByteBuffer readOnlyView;
-    /** References: one for the cache while the folio is in it, one per lock-free reader copying. */
-    private final AtomicInteger refs = new AtomicInteger(1);
+    /**
+     * References: one for the cache while the folio is in it, one per lock-free reader copying. This
+     * and the next two are fields changed through {@link VarHandle}s rather than atomic objects of
+     * their own: a cache-hit read tests the flags and takes a reference, and each separate object
+     * was one more cache miss per read of a folio not touched lately (as the kernel keeps
+     * {@code flags} and {@code _refcount} in {@code struct folio} itself).
+     */
+    @SuppressWarnings("unused") // through REFS
+    private volatile int refs = 1;
+    /** UPTODATE, DIRTY, WRITEBACK, READAHEAD; through {@link #FLAGS}. */
+    @SuppressWarnings("unused") // through FLAGS
+    private volatile int flags;
+    /** Bytes of writeback in flight plus the bias; through {@link #WRITEBACK_PENDING}. */
+    @SuppressWarnings("unused") // through WRITEBACK_PENDING
+    private volatile long writebackPending;
     private final ReentrantLock lock = new ReentrantLock();
-    private final AtomicInteger flags = new AtomicInteger();
-    private final AtomicLong writebackPending = new AtomicLong();
     /**
      * Guards every change of the dirty and writeback flags together with the cache's tag for it (the
      * kernel changes both under the mapping's {@code xa_lock}), so no thread sees a flag and a tag
@@ -81,11 +107,11 @@ public final class Folio {
     boolean tryGet() {
         int current;
         do {
-            current = refs.get();
+            current = refs;
             if (current == 0) {
                 return false;
             }
-        } while (!refs.compareAndSet(current, current + 1));
+        } while (!REFS.compareAndSet(this, current, current + 1));
         return true;
     }
 
@@ -94,7 +120,7 @@ public final class Folio {
      * pool. The cache's own reference is dropped when the folio is removed from it.
      */
     void put() {
-        int left = refs.decrementAndGet();
+        int left = (int) REFS.getAndAdd(this, -1) - 1;
         if (left == 0) {
             cache.freeMemory(block);
         } else if (left < 0) {
@@ -239,12 +265,12 @@ public final class Folio {
 
     /** @return whether every byte of the folio is valid (the kernel's {@code folio_test_uptodate}) */
     public boolean isUptodate() {
-        return (flags.get() & UPTODATE) != 0;
+        return (flags & UPTODATE) != 0;
     }
 
     /** @return whether the folio has blocks waiting for writeback (the kernel's {@code folio_test_dirty}) */
     public boolean isDirty() {
-        return (flags.get() & DIRTY) != 0;
+        return (flags & DIRTY) != 0;
     }
 
     /**
@@ -252,7 +278,7 @@ public final class Folio {
      *     {@code folio_test_writeback})
      */
     public boolean isWriteback() {
-        return (flags.get() & WRITEBACK) != 0;
+        return (flags & WRITEBACK) != 0;
     }
 
     /**
@@ -277,7 +303,7 @@ public final class Folio {
      * window (the kernel's {@code folio_set_readahead}, the {@code PG_readahead} flag).
      */
     void markReadahead() {
-        flags.getAndUpdate(f -> f | READAHEAD);
+        FLAGS.getAndBitwiseOr(this, READAHEAD);
     }
 
     /**
@@ -286,20 +312,20 @@ public final class Folio {
      * @return whether the folio carried it: exactly one caller sees true per marking
      */
     boolean testClearReadahead() {
-        if ((flags.get() & READAHEAD) == 0) {
+        if ((flags & READAHEAD) == 0) {
             return false;
         }
-        return (flags.getAndUpdate(f -> f & ~READAHEAD) & READAHEAD) != 0;
+        return ((int) FLAGS.getAndBitwiseAnd(this, ~READAHEAD) & READAHEAD) != 0;
     }
 
     /** @return whether the folio carries the readahead marker (the kernel's {@code folio_test_readahead}) */
     boolean isReadahead() {
-        return (flags.get() & READAHEAD) != 0;
+        return (flags & READAHEAD) != 0;
     }
 
     /** Marks the whole folio uptodate (the kernel's {@code folio_mark_uptodate}). */
     void markUptodate() {
-        flags.getAndUpdate(f -> f | UPTODATE);
+        FLAGS.getAndBitwiseOr(this, UPTODATE);
     }
 
     /**
@@ -312,7 +338,7 @@ public final class Folio {
             return false;
         }
         synchronized (flagLock) {
-            int old = flags.getAndUpdate(f -> f | DIRTY);
+            int old = (int) FLAGS.getAndBitwiseOr(this, DIRTY);
             if ((old & DIRTY) != 0) {
                 return false;
             }
@@ -329,7 +355,7 @@ public final class Folio {
      */
     boolean clearDirtyForIo() {
         synchronized (flagLock) {
-            int old = flags.getAndUpdate(f -> f & ~DIRTY);
+            int old = (int) FLAGS.getAndBitwiseAnd(this, ~DIRTY);
             if ((old & DIRTY) == 0) {
                 return false;
             }
@@ -354,8 +380,8 @@ public final class Folio {
      */
     void startWriteback() {
         synchronized (flagLock) {
-            flags.getAndUpdate(f -> f | WRITEBACK);
-            writebackPending.set(1);
+            FLAGS.getAndBitwiseOr(this, WRITEBACK);
+            WRITEBACK_PENDING.setVolatile(this, 1L);
             cache.tagWriteback(this);
         }
     }
@@ -375,8 +401,11 @@ public final class Folio {
      */
     void clearDirtyAndStartWriteback() {
         synchronized (flagLock) {
-            writebackPending.set(1);
-            int old = flags.getAndUpdate(f -> (f | WRITEBACK) & ~DIRTY);
+            WRITEBACK_PENDING.setVolatile(this, 1L);
+            int old;
+            do {
+                old = flags;
+            } while (!FLAGS.compareAndSet(this, old, (old | WRITEBACK) & ~DIRTY));
             cache.tagWriteback(this);
             if ((old & DIRTY) != 0) {
                 cache.untagDirty(this);
@@ -390,7 +419,7 @@ public final class Folio {
      * @param bytes bytes added to an ioend
      */
     void addWritebackPending(int bytes) {
-        writebackPending.addAndGet(bytes);
+        WRITEBACK_PENDING.getAndAdd(this, (long) bytes);
     }
 
     /**
@@ -404,11 +433,11 @@ public final class Folio {
      * @param bytes bytes whose write finished (1 for the bias)
      */
     void finishWriteback(long bytes) {
-        if (writebackPending.addAndGet(-bytes) != 0) {
+        if ((long) WRITEBACK_PENDING.getAndAdd(this, -bytes) - bytes != 0) {
             return;
         }
         synchronized (flagLock) {
-            flags.getAndUpdate(f -> f & ~WRITEBACK);
+            FLAGS.getAndBitwiseAnd(this, ~WRITEBACK);
             cache.untagWriteback(this);
             flagLock.notifyAll();
         }
@@ -445,6 +474,6 @@ public final class Folio {
 
     @Override
     public String toString() {
-        return "Folio[index=" + index + ", order=" + order + ", flags=" + flags.get() + "]";
+        return "Folio[index=" + index + ", order=" + order + ", flags=" + flags + "]";
     }
 }
