@@ -63,7 +63,7 @@ final class BenchCommand implements Callable<Integer> {
     private String adapter;
 
     @Option(names = "--device", defaultValue = "ram", paramLabel = "DEVICE",
-            description = "ram, ram:SIZE or file:PATH (default: ram, sized for the jobs' files)")
+            description = "ram, ram:SIZE or file:PATH[,cache=host][,size=SIZE] (default: ram, sized for the jobs' files)")
     private String device;
 
     @Option(names = "--force", description = "with --device file:PATH, reformat PATH even if it holds a filesystem")

@@ -279,6 +279,13 @@ class BenchCommandTest {
         assertThat(bench("--output-format=xml", file.toString()).err()).contains("bad --output-format");
         assertThat(Cli.run("bench", "--adapter=snapfs", "--device=ram:128k", "--progress=never", file.toString()).err())
                 .contains("the device holds 128KiB but the jobs' files need 256KiB");
+        Path image = dir.resolve("small.img");
+        assertThat(Cli.run("bench", "--adapter=snapfs", "--device=file:" + image + ",size=128k", "--progress=never",
+                file.toString()).err())
+                .contains("the device holds 128KiB but the jobs' files need 256KiB: give a larger size"
+                        + " (ram:SIZE, file:PATH,size=SIZE), or none");
+        assertThat(image).as("refused before the image is made").doesNotExist();
+        assertThat(dir.resolve("small.img,size=128k")).doesNotExist();
     }
 
     @Test

@@ -46,6 +46,30 @@ class ImageCacheTest {
     }
 
     @Test
+    void deviceSpecsTakeASizeAndRefuseUnknownOptions() throws UsageException {
+        assertThat(DeviceSpec.parse("file:/tmp/a.img,size=1g"))
+                .isEqualTo(new DeviceSpec.ImageFile(Path.of("/tmp/a.img"), ImageCache.NONE, 1L << 30));
+        assertThat(DeviceSpec.parse("file:/tmp/a,b.img,size=64m,cache=host"))
+                .isEqualTo(new DeviceSpec.ImageFile(Path.of("/tmp/a,b.img"), ImageCache.HOST, 64L << 20));
+        assertThat(DeviceSpec.parse("file:/tmp/a.img,cache=host,size=64m"))
+                .isEqualTo(new DeviceSpec.ImageFile(Path.of("/tmp/a.img"), ImageCache.HOST, 64L << 20));
+        assertThat(DeviceSpec.parse("file:/tmp/a.img,size=10000").capacityFor(1L << 20, 4096))
+                .as("rounded up to whole blocks, whatever the files need").isEqualTo(12288);
+        assertThat(DeviceSpec.parse("file:/tmp/a.img").capacityFor(1L << 20, 4096))
+                .as("automatic: twice the files plus 64 MiB").isEqualTo(66L << 20);
+        assertThatThrownBy(() -> DeviceSpec.parse("file:/tmp/a.img,sise=1g"))
+                .isInstanceOf(UsageException.class)
+                .hasMessage("bad --device 'file:/tmp/a.img,sise=1g': no option sise= for an image file"
+                        + " (have cache= and size=)");
+        assertThatThrownBy(() -> DeviceSpec.parse("file:/tmp/a.img,size=1g,size=2g"))
+                .isInstanceOf(UsageException.class)
+                .hasMessage("bad --device 'file:/tmp/a.img,size=1g,size=2g': size= given twice");
+        assertThatThrownBy(() -> DeviceSpec.parse("file:/tmp/a.img,size=-5"))
+                .isInstanceOf(UsageException.class)
+                .hasMessageStartingWith("bad device size in 'file:/tmp/a.img,size=-5'");
+    }
+
+    @Test
     void cacheHostOpensBufferedWithoutANotice() throws IOException, UsageException {
         List<String> notices = new ArrayList<>();
         var spec = (DeviceSpec.ImageFile) DeviceSpec.parse("file:" + dir.resolve("host.img") + ",cache=host");

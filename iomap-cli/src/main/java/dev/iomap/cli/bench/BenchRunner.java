@@ -92,7 +92,7 @@ public final class BenchRunner {
         if (capacity < plan.fileBytes()) {
             throw new UsageException("the device holds " + FioFormat.num2str(capacity, 4, true, "B")
                     + " but the jobs' files need " + FioFormat.num2str(plan.fileBytes(), 4, true, "B")
-                    + ": give a larger ram:SIZE, or just ram");
+                    + ": give a larger size (ram:SIZE, file:PATH,size=SIZE), or none");
         }
         settings.device().checkCapacity(capacity);
         List<GroupResult> groups = new ArrayList<>();

@@ -10,12 +10,16 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * The device a benchmark formats: {@code ram}, {@code ram:SIZE} or {@code file:PATH[,cache=MODE]}
- * ({@link ImageCache}: {@code none}, the default, opens the image with {@code O_DIRECT}, falling back
- * to buffered I/O with a one-line notice where the host refuses it; {@code host} opens it buffered,
- * through the host's page cache). Without a size
+ * The device a benchmark formats: {@code ram}, {@code ram:SIZE} or
+ * {@code file:PATH[,cache=MODE][,size=SIZE]} ({@link ImageCache}: {@code none}, the default, opens the
+ * image with {@code O_DIRECT}, falling back to buffered I/O with a one-line notice where the host
+ * refuses it; {@code host} opens it buffered, through the host's page cache). A path may contain commas;
+ * a trailing {@code ,word=value} is an option, and one other than {@code cache} and {@code size} is
+ * refused rather than taken as part of the file name. Without a size
  * the device is sized for the job: twice the bytes of its files plus 64 MiB (a RAM device only
  * allocates what is written; a file grows sparsely). The device's logical block size is the
  * filesystem's block size (adapters such as xfs-like require them to be equal).
@@ -23,7 +27,8 @@ import java.util.function.Consumer;
 public sealed interface DeviceSpec {
 
     /**
-     * @param text {@code ram}, {@code ram:SIZE}, {@code file:PATH} or {@code file:PATH,cache=MODE}
+     * @param text {@code ram}, {@code ram:SIZE}, {@code file:PATH}, optionally followed by
+     *     {@code ,cache=MODE} and {@code ,size=SIZE} in either order
      * @return the spec
      * @throws UsageException if the text is none of those
      */
@@ -32,29 +37,59 @@ public sealed interface DeviceSpec {
             return new Ram(0);
         }
         if (text.startsWith("ram:")) {
-            try {
-                long size = Units.parseSize(text.substring(4), 1024);
-                if (size <= 0) {
-                    throw new IllegalArgumentException("must be positive");
-                }
-                return new Ram(size);
-            } catch (IllegalArgumentException e) {
-                throw new UsageException("bad device size in '" + text + "': " + e.getMessage());
-            }
+            return new Ram(parseSize(text, text.substring(4)));
         }
         if (text.startsWith("file:") && text.length() > 5) {
             String path = text.substring(5);
             ImageCache cache = ImageCache.NONE;
-            int option = path.lastIndexOf(",cache=");
-            if (option >= 0) {
-                cache = ImageCache.parse(path.substring(option + ",cache=".length()));
-                path = path.substring(0, option);
+            long size = 0;
+            boolean sawCache = false;
+            boolean sawSize = false;
+            while (true) {
+                Matcher option = TRAILING_OPTION.matcher(path);
+                if (!option.matches()) {
+                    break;
+                }
+                String key = option.group(2);
+                String value = option.group(3);
+                if (key.equals("cache") && !sawCache) {
+                    cache = ImageCache.parse(value);
+                    sawCache = true;
+                } else if (key.equals("size") && !sawSize) {
+                    size = parseSize(text, value);
+                    sawSize = true;
+                } else if (key.equals("cache") || key.equals("size")) {
+                    throw new UsageException("bad --device '" + text + "': " + key + "= given twice");
+                } else {
+                    throw new UsageException("bad --device '" + text + "': no option " + key
+                            + "= for an image file (have cache= and size=)");
+                }
+                path = option.group(1);
             }
             if (!path.isEmpty()) {
-                return new ImageFile(Path.of(path), cache);
+                return new ImageFile(Path.of(path), cache, size);
             }
         }
-        throw new UsageException("bad --device '" + text + "': use ram, ram:SIZE (e.g. ram:2g) or file:PATH[,cache=host]");
+        throw new UsageException("bad --device '" + text
+                + "': use ram, ram:SIZE (e.g. ram:2g) or file:PATH[,cache=host][,size=SIZE]");
+    }
+
+    /**
+     * A {@code ,key=value} at the end of an image path: a path may contain commas, but not a comma
+     * followed by a word and {@code =} at its end.
+     */
+    Pattern TRAILING_OPTION = Pattern.compile("(.*),([A-Za-z_]+)=([^,/]*)");
+
+    private static long parseSize(String text, String value) throws UsageException {
+        try {
+            long size = Units.parseSize(value, 1024);
+            if (size <= 0) {
+                throw new IllegalArgumentException("must be positive");
+            }
+            return size;
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("bad device size in '" + text + "': " + e.getMessage());
+        }
     }
 
     /**
@@ -135,12 +170,24 @@ public sealed interface DeviceSpec {
      * @param path the image file: created or extended as needed, left in place afterwards
      * @param cache whether it is opened with {@code O_DIRECT} ({@link ImageCache#NONE}) or through the
      *     host's page cache
+     * @param size the device's capacity in bytes, or 0 for the automatic size
      */
-    record ImageFile(Path path, ImageCache cache) implements DeviceSpec {
+    record ImageFile(Path path, ImageCache cache, long size) implements DeviceSpec {
+
+        /**
+         * An image of the automatic size.
+         *
+         * @param path the image file
+         * @param cache how it is opened
+         */
+        public ImageFile(Path path, ImageCache cache) {
+            this(path, cache, 0);
+        }
 
         @Override
         public long capacityFor(long fileBytes, int blockSize) {
-            return automaticCapacity(fileBytes);
+            long bytes = size > 0 ? size : automaticCapacity(fileBytes);
+            return (bytes + blockSize - 1) / blockSize * blockSize;
         }
 
         @Override
