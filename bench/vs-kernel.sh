@@ -30,6 +30,9 @@
 #                     needs none). The random-write seed and its numjobs variants run time_based
 #                     with it: size-bound, 4 MiB of 4 KiB writes was ~0.3 s, mostly warm-up for a JVM
 #   --rounds N        alternating rounds (default 1)
+#   --warmup N        ours only: `iomap bench --warmup N` (default 1): the jobs run N times on a RAM
+#                     device first, unmeasured, so that the measured run on the image meets a warm JIT;
+#                     the image itself is fresh. 0 measures a cold JVM
 #   --only LIST       comma list of workload names (default: all; see WORKLOADS below)
 #   --no-fuse         leave out the FUSE runs
 #   --ours-device-opts OPTS   appended to --device file:IMAGE, e.g. ,cache=host
@@ -49,6 +52,7 @@ rand_size=64m
 rw_size=4m
 runtime=5
 ramp=1
+warmup=1
 rounds=1
 only=""
 fuse=1
@@ -68,6 +72,7 @@ while [[ $# -gt 0 ]]; do
         --rw-size) rw_size=$2; shift 2 ;;
         --runtime) runtime=$2; shift 2 ;;
         --ramp) ramp=$2; shift 2 ;;
+        --warmup) warmup=$2; shift 2 ;;
         --rounds) rounds=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
         --no-fuse) fuse=0; shift ;;
@@ -202,7 +207,7 @@ run_ours() { # WORKLOAD ROUND
     rm -f "$img"
     drop_caches
     # shellcheck disable=SC2086 # ours_args is a list of options
-    bin/iomap bench --progress=never --device "file:$img$ours_device_opts" $ours_args \
+    bin/iomap bench --progress=never --warmup "$warmup" --device "file:$img$ours_device_opts" $ours_args \
         --output-format=json --output "$json" "$work/jobs/$1.fio"
     rm -f "$img"
     record "$1" "$2" ours "$json"
@@ -251,7 +256,7 @@ bytes() { python3 -c 'import sys; s=sys.argv[1].lower(); m={"k":1<<10,"m":1<<20,
 image_size=$(( 2 * $(bytes "$size") + 8 * 2 * $(bytes "$rw_size") + (512 << 20) ))
 
 echo "# vs-kernel $(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores $(uname -r), $(df -T "$work" | awk 'NR == 2 { print $2 " on " $1 }')," \
-     "size=$size rand-size=$rand_size rw-size=$rw_size runtime=${runtime}s ramp=${ramp}s rounds=$rounds; uptime: $(uptime)" > "$work/header.txt"
+     "size=$size rand-size=$rand_size rw-size=$rw_size runtime=${runtime}s ramp=${ramp}s warmup=$warmup rounds=$rounds; uptime: $(uptime)" > "$work/header.txt"
 echo "  command: bench/vs-kernel.sh $args" >> "$work/header.txt"
 cat "$work/header.txt" >&2
 for w in $WORKLOADS; do

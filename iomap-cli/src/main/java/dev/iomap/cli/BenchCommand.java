@@ -114,6 +114,13 @@ final class BenchCommand implements Callable<Integer> {
             description = "with --compare: runs per value (default: ${DEFAULT-VALUE})")
     private int repeat;
 
+    @Option(names = "--warmup", defaultValue = "0", paramLabel = "N",
+            description = {"first run the jobs N times, unmeasured, each on a fresh RAM device with the same"
+                    + " adapter and page-cache settings, so that the measured run meets a JVM whose compilers"
+                    + " have done their work (for a size-bound job fio's ramp_time cannot do it); a fresh image"
+                    + " file stays fresh for the measured run (default: ${DEFAULT-VALUE})"})
+    private int warmup;
+
     @Option(names = "--output-format", defaultValue = "normal", paramLabel = "FORMAT",
             description = "normal, json, or normal,json (default: ${DEFAULT-VALUE})")
     private String outputFormat;
@@ -150,6 +157,10 @@ final class BenchCommand implements Callable<Integer> {
             imageZones = MkfsCommand.existingZones(image, format.blockSize());
             base = settings();
         }
+        if (warmup < 0) {
+            throw new UsageException("--warmup must be at least 0, got " + warmup);
+        }
+        warmUp(plan, compare == null ? base : settings(CompareVariants.parse(compare).variants().getFirst()));
         try (Output out = Output.open(output, spec.commandLine().getOut())) {
             boolean failed = compare == null ? runOnce(plan, base, formats, out.writer())
                     : runComparison(plan, formats, out.writer());
@@ -164,6 +175,32 @@ final class BenchCommand implements Callable<Integer> {
             files.add(parser.parse(path));
         }
         return new JobResolver().resolve(files);
+    }
+
+    /**
+     * Runs the jobs {@link #warmup} times on a RAM device of the automatic size with {@code settings}
+     * otherwise, discarding the results (a failure still fails the command), then collects the garbage
+     * they left, so that the measured run starts from a clean heap and the RAM devices' memory is given
+     * back.
+     */
+    private void warmUp(BenchPlan plan, BenchSettings settings) throws Exception {
+        if (warmup == 0) {
+            return;
+        }
+        BenchSettings onRam = new BenchSettings(settings.adapter(), new DeviceSpec.Ram(0), settings.blockSize(),
+                settings.pageCache(), settings.backgroundWriteback(), settings.adapterOptions(), settings.zones());
+        PrintWriter err = spec.commandLine().getErr();
+        for (int i = 1; i <= warmup; i++) {
+            err.println("warm-up " + i + "/" + warmup + " on " + onRam.device().describe(
+                    onRam.device().capacityFor(plan.fileBytes(), onRam.blockSize())));
+            err.flush();
+            RunResult run = new BenchRunner(onRam, line -> { }, warnings(), Progress.none()).run(plan);
+            reportErrors(run);
+            if (run.failed()) {
+                throw new UsageException("the warm-up run failed; nothing was measured");
+            }
+        }
+        System.gc();
     }
 
     private boolean runOnce(BenchPlan plan, BenchSettings settings, Formats formats, PrintWriter out)

@@ -289,6 +289,23 @@ class BenchCommandTest {
     }
 
     @Test
+    void aWarmUpRunsTheJobsOnRamFirstAndOnlyTheLastRunIsReported() throws IOException {
+        Path image = dir.resolve("warm.img");
+
+        Cli cli = Cli.run("bench", "--adapter=snapfs", "--progress=never", "--device=file:" + image, "--warmup=2",
+                "--output-format=json", job("tiny.fio", TINY).toString());
+
+        assertThat(cli.status()).as(cli.err()).isZero();
+        assertThat(cli.err()).contains("warm-up 1/2 on ram:", "warm-up 2/2 on ram:");
+        assertThat(cli.out()).containsOnlyOnce("\"jobname\"");
+        assertThat(java.util.regex.Pattern.compile("\"app_bytes_written\"\\s*:\\s*262144\\b").matcher(cli.out()).find())
+                .as("the measured run's own 256 KiB, not the warm-ups'").isTrue();
+        assertThat(Cli.run("fsck", "--adapter=snapfs", image.toString()).status()).isZero();
+        assertThat(bench("--warmup=-1", job("tiny2.fio", TINY).toString()).err())
+                .contains("--warmup must be at least 0, got -1");
+    }
+
+    @Test
     void aFileDeviceIsLeftForFsck() throws IOException {
         Path image = dir.resolve("bench.img");
 
