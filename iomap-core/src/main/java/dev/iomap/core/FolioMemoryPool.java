@@ -5,7 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeSet;
+import java.util.Arrays;
 
 /**
  * The page allocator of one {@link IomapCache}: folio memory comes from here and goes back here
@@ -38,8 +38,8 @@ final class FolioMemoryPool implements AutoCloseable {
     private final AnonymousMemory region;
     private final Arena arena = Arena.ofShared();
     private final List<MemorySegment> chunks = new ArrayList<>();
-    /** Free block handles (byte offsets across the chunks) by order. */
-    private final List<TreeSet<Long>> free = new ArrayList<>();
+    /** Free block handles (byte offsets across the chunks) by order, as bitmaps (no allocation per alloc or free). */
+    private final FreeBlocks[] free;
     private long inUseBytes;
     private long overflowBytes;
     private long overflowAllocations;
@@ -55,8 +55,9 @@ final class FolioMemoryPool implements AutoCloseable {
         this.maxOrder = maxOrder;
         this.chunkSize = (long) pageSize << maxOrder;
         this.maxChunks = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (capacity + chunkSize - 1) / chunkSize));
+        this.free = new FreeBlocks[maxOrder + 1];
         for (int order = 0; order <= maxOrder; order++) {
-            free.add(new TreeSet<>());
+            free[order] = new FreeBlocks(pageShift + order);
         }
         this.region = AnonymousMemory.tryMap(maxChunks * chunkSize,
                 Math.max(chunkSize, AnonymousMemory.HUGE_PAGE_SIZE), chunkSize >= AnonymousMemory.HUGE_PAGE_SIZE);
@@ -75,7 +76,7 @@ final class FolioMemoryPool implements AutoCloseable {
         checkOrder(order);
         ensureOpen();
         int from = order;
-        while (from <= maxOrder && free.get(from).isEmpty()) {
+        while (from <= maxOrder && free[from].isEmpty()) {
             from++;
         }
         if (from > maxOrder) {
@@ -85,13 +86,13 @@ final class FolioMemoryPool implements AutoCloseable {
             long handle = (long) chunks.size() * chunkSize;
             chunks.add(region != null ? region.segment().asSlice(handle, chunkSize)
                     : arena.allocate(chunkSize, 1L << pageShift));
-            free.get(maxOrder).add(handle);
+            free[maxOrder].add(handle);
             from = maxOrder;
         }
-        long handle = free.get(from).pollFirst();
+        long handle = free[from].pollFirst();
         while (from > order) {
             from--;
-            free.get(from).add(handle + blockSize(from));
+            free[from].add(handle + blockSize(from));
         }
         inUseBytes += blockSize(order);
         MemorySegment chunk = chunks.get((int) (handle / chunkSize));
@@ -137,18 +138,21 @@ final class FolioMemoryPool implements AutoCloseable {
             if (closed) {
                 return;
             }
-            inUseBytes -= blockSize(memory.order());
             long handle = memory.handle();
             int order = memory.order();
+            if (free[order].contains(handle)) {
+                throw new IllegalStateException("block " + handle + " freed twice");
+            }
+            inUseBytes -= blockSize(memory.order());
             while (order < maxOrder) {
                 long buddy = handle ^ blockSize(order);
-                if (!free.get(order).remove(buddy)) {
+                if (!free[order].remove(buddy)) {
                     break;
                 }
                 handle = Math.min(handle, buddy);
                 order++;
             }
-            free.get(order).add(handle);
+            free[order].add(handle);
         }
     }
 
@@ -185,7 +189,7 @@ final class FolioMemoryPool implements AutoCloseable {
         }
         closed = true;
         chunks.clear();
-        free.forEach(TreeSet::clear);
+        Arrays.stream(free).forEach(FreeBlocks::clear);
         arena.close();
         if (region != null) {
             region.close();
@@ -205,6 +209,78 @@ final class FolioMemoryPool implements AutoCloseable {
     private void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("the folio memory pool is closed");
+        }
+    }
+
+    /**
+     * The free blocks of one order: a bitmap over block numbers (handle {@code >>} the block's shift),
+     * grown as chunks are reserved, with a count and a lower bound of the first non-empty word, so
+     * that the lowest free block is found as a sorted set's {@code pollFirst} would find it, without
+     * the set's boxed keys and entries. Not thread-safe: the pool's lock guards it.
+     */
+    private static final class FreeBlocks {
+        private final int shift;
+        private long[] words = new long[1];
+        private int count;
+        /** No word below this one has a bit set. */
+        private int firstWord;
+
+        FreeBlocks(int shift) {
+            this.shift = shift;
+        }
+
+        boolean isEmpty() {
+            return count == 0;
+        }
+
+        void add(long handle) {
+            long block = handle >>> shift;
+            int word = (int) (block >>> 6);
+            if (word >= words.length) {
+                words = Arrays.copyOf(words, Math.max(word + 1, words.length * 2));
+            }
+            words[word] |= 1L << block;
+            count++;
+            firstWord = Math.min(firstWord, word);
+        }
+
+        boolean contains(long handle) {
+            long block = handle >>> shift;
+            int word = (int) (block >>> 6);
+            return word < words.length && (words[word] & (1L << block)) != 0;
+        }
+
+        /** @return whether the block was free (and is now taken) */
+        boolean remove(long handle) {
+            long block = handle >>> shift;
+            int word = (int) (block >>> 6);
+            long bit = 1L << block;
+            if (word >= words.length || (words[word] & bit) == 0) {
+                return false;
+            }
+            words[word] &= ~bit;
+            count--;
+            return true;
+        }
+
+        /** Takes the lowest free block; there must be one. */
+        long pollFirst() {
+            int word = firstWord;
+            while (words[word] == 0) {
+                word++;
+            }
+            firstWord = word;
+            long bits = words[word];
+            long lowest = bits & -bits;
+            words[word] = bits & ~lowest;
+            count--;
+            return (((long) word << 6) + Long.numberOfTrailingZeros(lowest)) << shift;
+        }
+
+        void clear() {
+            Arrays.fill(words, 0);
+            count = 0;
+            firstWord = 0;
         }
     }
 

@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** The folio memory pool: a buddy allocator bounded by the cache budget, memory reused explicitly. */
@@ -35,6 +39,57 @@ class FolioMemoryPoolTest {
         assertThat(whole.handle()).isZero();
         assertThat(whole.segment().address()).isEqualTo(a.segment().address());
         assertThat(pool.reservedBytes()).isEqualTo(4 * PAGE);
+    }
+
+    @Test
+    void randomAllocationsNeverOverlapAndAllMergeBackLowestFirst() {
+        int maxOrder = 4;
+        int chunks = 40;  // 640 pages: the free bitmaps grow past one word at every order
+        FolioMemoryPool pool = new FolioMemoryPool((long) chunks * (PAGE << maxOrder), PAGE, maxOrder);
+        SplittableRandom random = new SplittableRandom(Long.getLong("iomap.test.seed", 7));
+        List<FolioMemoryPool.FolioMemory> live = new ArrayList<>();
+        BitSet usedPages = new BitSet();
+        for (int step = 0; step < 20_000; step++) {
+            if (live.isEmpty() || random.nextInt(100) < 55) {
+                int order = random.nextInt(maxOrder + 1);
+                FolioMemoryPool.FolioMemory block = pool.allocate(order);
+                if (block == null) {
+                    continue;
+                }
+                int first = (int) (block.handle() / PAGE);
+                int pages = 1 << order;
+                assertThat(first % pages).as("naturally aligned").isZero();
+                assertThat(usedPages.get(first, first + pages).isEmpty()).as("overlaps a live block").isTrue();
+                usedPages.set(first, first + pages);
+                live.add(block);
+            } else {
+                FolioMemoryPool.FolioMemory block = live.remove(random.nextInt(live.size()));
+                int first = (int) (block.handle() / PAGE);
+                usedPages.clear(first, first + (1 << block.order()));
+                pool.free(block);
+            }
+            assertThat(pool.inUseBytes()).isEqualTo((long) usedPages.cardinality() * PAGE);
+        }
+        live.forEach(pool::free);
+        for (int i = 0; i < chunks; i++) {
+            assertThat(pool.allocate(maxOrder).handle()).as("everything merged back, lowest first")
+                    .isEqualTo((long) i * (PAGE << maxOrder));
+        }
+        assertThat(pool.allocate(0)).isNull();
+    }
+
+    @Test
+    void freeingABlockTwiceIsCaught() {
+        FolioMemoryPool pool = new FolioMemoryPool(4 * PAGE, PAGE, 2);
+        FolioMemoryPool.FolioMemory a = pool.allocate(0);
+        FolioMemoryPool.FolioMemory b = pool.allocate(0);
+        pool.free(a);
+
+        assertThatThrownBy(() -> pool.free(a)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("block 0 freed twice");
+        assertThat(pool.inUseBytes()).as("the refused free changed nothing").isEqualTo(PAGE);
+        pool.free(b);
+        assertThat(pool.allocate(2).handle()).isZero();
     }
 
     @Test
