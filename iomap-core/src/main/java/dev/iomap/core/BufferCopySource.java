@@ -93,7 +93,7 @@ final class BufferCopySource implements CopySource {
      * returns the bytes copied.
      */
     private int copyUpToFault(InternalError failure, int n, Piece piece) {
-        if (!isAccessFault(failure)) {
+        if (!SourceFaults.isAccessFault(failure)) {
             throw failure;
         }
         fault = failure;
@@ -105,7 +105,7 @@ final class BufferCopySource implements CopySource {
                 piece.copy(done, bytes);
                 deliverPendingFault();
             } catch (InternalError again) {
-                if (!isAccessFault(again)) {
+                if (!SourceFaults.isAccessFault(again)) {
                     throw again;
                 }
                 break;
@@ -124,17 +124,5 @@ final class BufferCopySource implements CopySource {
         if (mapped) {
             boolean _ = Thread.holdsLock(this);
         }
-    }
-
-    /**
-     * @param error an error from a memory access
-     * @return whether it is the JVM's report of a faulting access to memory (a mapped file truncated under
-     *     it: "a fault occurred in an unsafe memory access operation", or "in a recent unsafe memory access
-     *     operation in compiled Java code"), as opposed to any other internal error
-     */
-    static boolean isAccessFault(InternalError error) {
-        String message = error.getMessage();
-        return message != null && message.startsWith("a fault occurred in ")
-                && message.contains("unsafe memory access operation");
     }
 }

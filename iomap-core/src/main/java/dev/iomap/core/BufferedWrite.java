@@ -272,7 +272,7 @@ final class BufferedWrite {
         try {
             return src.copyTo(folio, offset, length);
         } catch (InternalError e) {
-            if (!BufferCopySource.isAccessFault(e)) {
+            if (!SourceFaults.isAccessFault(e)) {
                 throw e;
             }
             escapedFault = e;

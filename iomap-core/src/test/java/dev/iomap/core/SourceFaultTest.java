@@ -171,4 +171,27 @@ class SourceFaultTest {
         assertThatThrownBy(() -> inode.write(0, broken, 4096)).isSameAs(bug);
         assertThat(inode.size()).isZero();
     }
+
+    @Test
+    void theReadablePrefixOfASourceEndsAtTheFirstFaultingPage() throws Exception {
+        int page = FaultingBuffer.PAGE;
+        byte[] data = pattern(9, 0, 3 * page);
+        assertThat(SourceFaults.readablePrefix(ByteBuffer.wrap(data))).as("a heap buffer never faults")
+                .isEqualTo(3 * page);
+        try (FaultingBuffer all = new FaultingBuffer(data, 3 * page);
+                FaultingBuffer some = new FaultingBuffer(data, page);
+                FaultingBuffer none = new FaultingBuffer(data, 0)) {
+            assertThat(SourceFaults.readablePrefix(all.buffer())).isEqualTo(3 * page);
+            assertThat(SourceFaults.readablePrefix(some.buffer())).isEqualTo(page);
+            assertThat(SourceFaults.readablePrefix(none.buffer())).isZero();
+            ByteBuffer inside = some.buffer().duplicate().position(100);
+            assertThat(SourceFaults.readablePrefix(inside)).as("from a position inside the first page")
+                    .isEqualTo(page - 100);
+            assertThat(inside.position()).as("the position is left alone").isEqualTo(100);
+            ByteBuffer past = some.buffer().duplicate().position(page + 5);
+            assertThat(SourceFaults.readablePrefix(past)).isZero();
+            assertThat(SourceFaults.readablePrefix(some.buffer().duplicate().limit(page - 7)))
+                    .as("a buffer ending before the fault").isEqualTo(page - 7);
+        }
+    }
 }

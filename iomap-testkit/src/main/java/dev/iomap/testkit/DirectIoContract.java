@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.iomap.api.BadAddressException;
 import dev.iomap.api.Capability;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.InvalidRangeException;
@@ -199,6 +200,41 @@ public abstract class DirectIoContract extends AdapterContract {
         remountChecked();
         assertContent(open("/a"), model);
         assertBytes(directRead(direct("/a"), 0, 8 * block), model, 0);
+    }
+
+    /**
+     * A direct write whose source faults part way (a mapped file truncated under it) writes the whole
+     * blocks before the fault and returns their count, as the kernel's direct write is built from the
+     * user pages it could pin; one that faults at its first byte fails with {@link BadAddressException}
+     * (EFAULT) and changes nothing. Before, the device met the fault itself.
+     */
+    @Test
+    void aDirectWriteWhoseSourceFaultsWritesTheBlocksBeforeTheFault() throws IOException {
+        assumeDirect();
+        int page = FaultingBuffer.PAGE;
+        assumeTrue(2L * page <= fs.maxFileSize(), "files are smaller than the write needs");
+        IomapFile file = create("/a");
+        IomapFile direct = direct("/a");
+        byte[] data = TestData.pattern(21, 0, 2 * page);
+        try (FaultingBuffer source = new FaultingBuffer(data, 0)) {
+            ByteBuffer src = source.buffer();
+            assertThatThrownBy(() -> direct.write(0, src)).isInstanceOf(BadAddressException.class)
+                    .hasMessageContaining("EFAULT");
+            assertThat(src.position()).isZero();
+        }
+        assertThat(file.size()).as("a direct write that kept nothing changed nothing").isZero();
+        try (FaultingBuffer source = new FaultingBuffer(data, page)) {
+            ByteBuffer src = source.buffer();
+            assertThat(direct.write(0, src)).as("bytes written before the fault at byte %d", page).isEqualTo(page);
+            assertThat(src.position()).isEqualTo(page);
+        }
+        byte[] model = Arrays.copyOf(data, page);
+        assertThat(file.size()).isEqualTo(page);
+        assertContent(file, model);
+        assertBytes(directRead(direct, 0, page), model, 0);
+        direct.fsync();
+        remountChecked();
+        assertContent(open("/a"), model);
     }
 
     @Test

@@ -1,8 +1,10 @@
 package dev.iomap.core.dio;
 
+import dev.iomap.api.BadAddressException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.core.CachedInode;
 import dev.iomap.core.DirectIoAccess;
+import dev.iomap.core.SourceFaults;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -50,6 +52,9 @@ public final class DirectIo {
      * @return bytes written
      * @throws InvalidRangeException if {@code pos} or the length is negative, not block aligned, or
      *     passes the largest file size
+     * @throws BadAddressException if reading {@code src} faults before its first whole block (a mapped
+     *     file truncated under it: EFAULT); a fault after that makes a short write of the whole blocks
+     *     before it, as the kernel's direct write is built from the user pages it could pin
      * @throws IOException from the adapter or the device (the bytes written before the failure are
      *     in place and counted in {@code src}'s position)
      */
@@ -59,7 +64,20 @@ public final class DirectIo {
         if (!src.hasRemaining()) {
             return 0;
         }
-        return DirectWrite.write(access, pos, src);
+        int readable = SourceFaults.readablePrefix(src);
+        if (readable == src.remaining()) {
+            return DirectWrite.write(access, pos, src);
+        }
+        int usable = readable / inode.blockSize() * inode.blockSize();
+        if (usable == 0) {
+            throw new BadAddressException("direct write of " + src.remaining() + " bytes at " + pos + " to inode "
+                    + inode.ino() + ": reading the source faults at byte " + readable
+                    + ", before its first whole block (EFAULT)", null);
+        }
+        ByteBuffer part = src.duplicate().limit(src.position() + usable);
+        int written = DirectWrite.write(access, pos, part);
+        src.position(src.position() + written);
+        return written;
     }
 
     private void check(String what, long pos, long length, long maxEnd) throws InvalidRangeException {
