@@ -160,7 +160,6 @@ final class BenchCommand implements Callable<Integer> {
         if (warmup < 0) {
             throw new UsageException("--warmup must be at least 0, got " + warmup);
         }
-        warmUp(plan, compare == null ? base : settings(CompareVariants.parse(compare).variants().getFirst()));
         try (Output out = Output.open(output, spec.commandLine().getOut())) {
             boolean failed = compare == null ? runOnce(plan, base, formats, out.writer())
                     : runComparison(plan, formats, out.writer());
@@ -205,6 +204,7 @@ final class BenchCommand implements Callable<Integer> {
 
     private boolean runOnce(BenchPlan plan, BenchSettings settings, Formats formats, PrintWriter out)
             throws Exception {
+        warmUp(plan, settings);
         TextReport text = new TextReport(out);
         Consumer<String> notices = line -> { };
         if (formats.normal()) {
@@ -256,6 +256,7 @@ final class BenchCommand implements Callable<Integer> {
         for (CompareVariants.Variant variant : variants) {
             perValue.add(settings(variant));
         }
+        warmUp(plan, perValue.getFirst());
         List<List<RunResult>> runs = new ArrayList<>();
         variants.forEach(variant -> runs.add(new ArrayList<>()));
         PrintWriter err = spec.commandLine().getErr();

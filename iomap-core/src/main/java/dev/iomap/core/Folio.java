@@ -370,27 +370,12 @@ public final class Folio {
     }
 
     /**
-     * Starts writeback: sets the flag and holds a bias of one pending byte so that ioends completing
-     * while the folio is still being mapped cannot end its writeback early. Caller holds the lock.
-     *
-     * <p>The kernel's {@code folio_start_writeback}, plus the bias on the state's
-     * {@code write_bytes_pending} that {@code iomap_writeback_folio} takes first (now through
-     * {@code iomap_writeback_init}, which primes it with the folio size; was
-     * {@code iomap_start_folio_write(inode, folio, 1)}).
-     */
-    void startWriteback() {
-        synchronized (flagLock) {
-            FLAGS.getAndBitwiseOr(this, WRITEBACK);
-            WRITEBACK_PENDING.setVolatile(this, 1L);
-            cache.tagWriteback(this);
-        }
-    }
-
-    /**
      * Moves a dirty folio to writeback in one step: the writeback flag and tag are set before the
      * dirty flag and tag are cleared, under one monitor, so that no reader ever sees the folio (or its
-     * cache) neither dirty nor under writeback while its data is on the way to the device. Caller holds
-     * the lock. Otherwise {@link #startWriteback()}.
+     * cache) neither dirty nor under writeback while its data is on the way to the device. It also holds
+     * a bias of one pending byte so that ioends completing while the folio is still being mapped cannot
+     * end its writeback early (the bias {@code iomap_writeback_folio} takes on the state's
+     * {@code write_bytes_pending}). Caller holds the lock; a clean folio only starts writeback.
      *
      * <p>The kernel's {@code folio_clear_dirty_for_io} followed by {@code folio_start_writeback}: there
      * the dirty tag outlives the dirty flag until {@code __folio_start_writeback} clears it under the

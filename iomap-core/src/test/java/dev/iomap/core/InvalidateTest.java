@@ -93,7 +93,7 @@ class InvalidateTest {
         inode.open().fsync();
 
         folio.lock();
-        folio.startWriteback();
+        folio.clearDirtyAndStartWriteback();
         boolean released = Invalidate.releaseFolio(folio);
         folio.finishWriteback(1);
         folio.unlock();

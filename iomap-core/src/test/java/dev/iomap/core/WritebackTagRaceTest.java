@@ -40,7 +40,7 @@ class WritebackTagRaceTest {
     void writebackStartedAgainWhileTheLastOneEndsKeepsItsTag() throws Exception {
         PageCache cache = new PageCache(PageCacheOptions.defaults(), 4096, new CacheStats());
         Folio folio = cache.grabLocked(0, 0);
-        folio.startWriteback();
+        folio.clearDirtyAndStartWriteback();
         folio.unlock();
 
         CountDownLatch atUntag = new CountDownLatch(1);
@@ -58,7 +58,7 @@ class WritebackTagRaceTest {
             folio.lock();
             try {
                 folio.waitWriteback();
-                folio.startWriteback();
+                folio.clearDirtyAndStartWriteback();
             } finally {
                 folio.unlock();
             }
