@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * Background writeback of one {@link IomapCache}: the kernel's flusher thread ({@code wb_workfn}).
@@ -52,14 +53,24 @@ final class Flusher implements Runnable {
 
     /**
      * Waits, at most {@code maxWait}, for writeback to make progress (the kernel's
-     * {@code balance_dirty_pages} pause).
+     * {@code balance_dirty_pages} pause), unless {@code stillOver} says, under the lock that
+     * {@link #wakeThrottled} signals under, that it already has: a wake-up sent after this writer
+     * counted itself in {@link #hasThrottled} but before it waited would otherwise be lost, and the
+     * writer would sleep the whole pause with its limit already met.
+     *
+     * @param maxWait the longest pause
+     * @param stillOver whether the writer is still over its limit; checked once, after the writer is
+     *     counted as throttled
      */
     @SuppressWarnings("WaitNotInLoop") // a pause of at most maxWait; the writer re-checks its limits after it, early is fine
-    void throttle(Duration maxWait) {
+    void throttle(Duration maxWait, BooleanSupplier stillOver) {
         kick();
         throttled.incrementAndGet();
         lock.lock();
         try {
+            if (!stillOver.getAsBoolean()) {
+                return;
+            }
             progress.await(maxWait.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -210,7 +210,7 @@ public final class IomapCache implements AutoCloseable {
         for (int round = 0; round < 100 && pendingBytes() > limit; round++) {
             if (flusher.isRunning()) {
                 long ended = stats.writebackEndedBytes();
-                flusher.throttle(THROTTLE_PAUSE);
+                flusher.throttle(THROTTLE_PAUSE, () -> pendingBytes() > limit);
                 if (pendingBytes() > limit && stats.writebackEndedBytes() == ended) {
                     writer.writeback(0, Long.MAX_VALUE, false);
                 }
