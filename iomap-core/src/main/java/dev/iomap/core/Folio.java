@@ -133,12 +133,23 @@ public final class Folio {
         return cache;
     }
 
-    /** Records an access, for least-recently-used reclaim (the kernel's {@code folio_mark_accessed}). */
+    /**
+     * Records an access, for least-recently-used reclaim (the kernel's {@code folio_mark_accessed}):
+     * stamps the folio with the cache's {@linkplain PageCache#accessClock() access clock}, the count of
+     * folio allocations so far, and writes the stamp only when it changed, so repeated hits between two
+     * allocations read one shared line and write nothing.
+     */
     void touch() {
-        lastAccess = System.nanoTime();
+        long now = cache.accessClock();
+        if (lastAccess != now) {
+            lastAccess = now;
+        }
     }
 
-    /** @return when the folio was last accessed, in {@link System#nanoTime()} units */
+    /**
+     * @return when the folio was last accessed, on the cache's {@linkplain PageCache#accessClock()
+     *     access clock} (0: never)
+     */
     long lastAccess() {
         return lastAccess;
     }

@@ -41,6 +41,11 @@ final class FolioMemoryPool implements AutoCloseable {
     /** Free block handles (byte offsets across the chunks) by order, as bitmaps (no allocation per alloc or free). */
     private final FreeBlocks[] free;
     private long inUseBytes;
+    /**
+     * Blocks handed out so far, pooled and overflow: the cache's clock for least-recently-used
+     * reclaim (see {@link #allocations()}); written under this pool's lock, read without it.
+     */
+    private volatile long allocations;
     private long overflowBytes;
     private long overflowAllocations;
     private boolean closed;
@@ -95,6 +100,7 @@ final class FolioMemoryPool implements AutoCloseable {
             free[from].add(handle + blockSize(from));
         }
         inUseBytes += blockSize(order);
+        allocations++;
         MemorySegment chunk = chunks.get((int) (handle / chunkSize));
         return new FolioMemory(chunk.asSlice(handle % chunkSize, blockSize(order)), order, handle, null);
     }
@@ -116,8 +122,22 @@ final class FolioMemoryPool implements AutoCloseable {
             ensureOpen();
             overflowBytes += segment.byteSize();
             overflowAllocations++;
+            allocations++;
         }
         return new FolioMemory(segment, order, -1, own);
+    }
+
+    /**
+     * The number of blocks handed out so far ({@link #allocate} and {@link #allocateOverflow}): the
+     * clock that folio accesses are stamped with for reclaim. Reclaim runs because folios are
+     * allocated, so recency counted in allocations orders folios as reclaim needs; folios accessed
+     * between the same two allocations tie. A hit reads it (one shared, rarely written line) instead of
+     * the system clock, which costs ~27 ns on a virtual machine: a tenth of a cached 1 KiB write.
+     *
+     * @return blocks allocated since the pool was made
+     */
+    long allocations() {
+        return allocations;
     }
 
     /**

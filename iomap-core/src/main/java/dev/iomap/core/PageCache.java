@@ -73,6 +73,14 @@ public final class PageCache {
         this.onMemoryExhausted = onMemoryExhausted;
     }
 
+    /**
+     * @return the clock folio accesses are stamped with: the blocks the cache's memory pool has handed
+     *     out so far (see {@link Folio#touch})
+     */
+    long accessClock() {
+        return memory.allocations();
+    }
+
     /** @return log2 of the page size */
     public int pageShift() {
         return pageShift;
