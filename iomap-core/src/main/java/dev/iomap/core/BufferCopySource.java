@@ -3,6 +3,7 @@ package dev.iomap.core;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 
 /**
  * {@link CopySource#of(ByteBuffer)}: the remaining bytes of a buffer, its position advancing by what is
@@ -55,16 +56,21 @@ final class BufferCopySource implements CopySource {
         return n;
     }
 
-    /** Copies into the folio's {@link Folio#sharedView()} with one absolute bulk put: no allocation. */
+    /**
+     * Copies into the folio's {@link Folio#copyView()} with one absolute bulk put: no allocation. The
+     * view may be shared with other folios, so the range is checked against the folio here.
+     */
     @Override
     public int copyTo(Folio folio, int offset, int length) {
         int n = Math.min(length, src.remaining());
+        Objects.checkFromIndexSize(offset, n, folio.size());
+        ByteBuffer view = folio.copyView();
+        int at = folio.copyIndex(offset);
         try {
-            folio.sharedView().put(offset, src, src.position(), n);
+            view.put(at, src, src.position(), n);
             deliverPendingFault();
         } catch (InternalError e) {
-            n = copyUpToFault(e, n, (from, bytes) ->
-                    folio.sharedView().put(offset + from, src, src.position() + from, bytes));
+            n = copyUpToFault(e, n, (from, bytes) -> view.put(at + from, src, src.position() + from, bytes));
         }
         src.position(src.position() + n);
         return n;

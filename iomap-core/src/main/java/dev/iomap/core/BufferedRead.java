@@ -59,8 +59,8 @@ final class BufferedRead {
                 if (dst.isReadOnly()) {
                     MemorySegment.copy(folio.memory(), offset, MemorySegment.ofBuffer(dst), 0, n);
                 } else {
-                    // one absolute bulk get through the folio's shared view: no allocation per read
-                    dst.put(dst.position(), folio.sharedView(), offset, n);
+                    // one absolute bulk get through the folio's copy view: no allocation per read
+                    dst.put(dst.position(), folio.copyView(), folio.copyIndex(offset), n);
                 }
                 dst.position(dst.position() + n);
                 p += n;

@@ -60,6 +60,12 @@ public final class Folio {
     /** {@link #view}, read-only, likewise shared. */
     private final ByteBuffer readOnlyView;
     /**
+     * What bulk copies go through: the memory pool's view holding this folio (shared by every folio
+     * in it) or else {@link #view}; the folio starts at {@link #copyBase} in it.
+     */
+    private final ByteBuffer copyView;
+    private final int copyBase;
+    /**
      * References: one for the cache while the folio is in it, one per lock-free reader copying. This
      * and the next two are fields changed through {@link VarHandle}s rather than atomic objects of
      * their own: a cache-hit read tests the flags and takes a reference, and each separate object
@@ -87,6 +93,14 @@ public final class Folio {
     private volatile boolean removed;
 
     Folio(PageCache cache, long index, int order, FolioMemoryPool.FolioMemory block) {
+        this(cache, index, order, block, null);
+    }
+
+    /**
+     * @param poolView the memory pool's view holding {@code block} ({@link FolioMemoryPool#copyView}),
+     *     or null to copy through a view of the folio's own
+     */
+    Folio(PageCache cache, long index, int order, FolioMemoryPool.FolioMemory block, ByteBuffer poolView) {
         this.cache = cache;
         this.index = index;
         this.order = order;
@@ -95,6 +109,8 @@ public final class Folio {
         this.size = (int) memory.byteSize();
         this.view = memory.asByteBuffer();
         this.readOnlyView = view.asReadOnlyBuffer();
+        this.copyView = poolView != null ? poolView : view;
+        this.copyBase = poolView != null ? FolioMemoryPool.copyBase(block) : 0;
     }
 
     /**
@@ -199,15 +215,23 @@ public final class Folio {
     }
 
     /**
-     * The whole folio as one buffer, the same object on every call: use it only as the source or
-     * target of absolute bulk copies ({@code other.put(index, view, offset, length)},
-     * {@code view.put(offset, other, index, length)}), never its position, limit or mark, which every
-     * user shares.
+     * The buffer for absolute bulk copies into and out of this folio, which may be shared with other
+     * folios (the memory pool's view): byte {@code offset} of the folio is at index
+     * {@link #copyIndex}{@code (offset)} in it, and a copy must stay within the folio, which the
+     * buffer's own bounds do not check. Never use its position, limit or mark.
      *
-     * @return a writable buffer over the folio's memory
+     * @return the buffer
      */
-    ByteBuffer sharedView() {
-        return view;
+    ByteBuffer copyView() {
+        return copyView;
+    }
+
+    /**
+     * @param offset byte offset inside the folio
+     * @return that byte's index in {@link #copyView()}
+     */
+    int copyIndex(int offset) {
+        return copyBase + offset;
     }
 
     /**

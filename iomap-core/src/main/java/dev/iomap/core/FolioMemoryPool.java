@@ -3,6 +3,7 @@ package dev.iomap.core;
 import dev.iomap.devices.AnonymousMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Arrays;
@@ -38,6 +39,13 @@ final class FolioMemoryPool implements AutoCloseable {
     private final AnonymousMemory region;
     private final Arena arena = Arena.ofShared();
     private final List<MemorySegment> chunks = new ArrayList<>();
+    /** Bytes of the region each of {@link #regionViews} covers, as a shift: 1 GiB. */
+    static final int VIEW_SHIFT = 30;
+    /**
+     * The region as buffers of 1 GiB each (a buffer holds at most 2 GiB), or null (no region, or
+     * chunks larger than a view): what folios copy through, see {@link #copyView}.
+     */
+    private final ByteBuffer[] regionViews;
     /** Free block handles (byte offsets across the chunks) by order, as bitmaps (no allocation per alloc or free). */
     private final FreeBlocks[] free;
     private long inUseBytes;
@@ -66,6 +74,40 @@ final class FolioMemoryPool implements AutoCloseable {
         }
         this.region = AnonymousMemory.tryMap(maxChunks * chunkSize,
                 Math.max(chunkSize, AnonymousMemory.HUGE_PAGE_SIZE), chunkSize >= AnonymousMemory.HUGE_PAGE_SIZE);
+        this.regionViews = region == null || chunkSize > 1L << VIEW_SHIFT ? null : views(region.segment());
+    }
+
+    /** Cuts {@code memory} into buffers of 1 GiB (the last may be shorter); touches no memory. */
+    private static ByteBuffer[] views(MemorySegment memory) {
+        long viewSize = 1L << VIEW_SHIFT;
+        ByteBuffer[] views = new ByteBuffer[(int) ((memory.byteSize() + viewSize - 1) >>> VIEW_SHIFT)];
+        for (int i = 0; i < views.length; i++) {
+            long from = (long) i << VIEW_SHIFT;
+            views[i] = memory.asSlice(from, Math.min(viewSize, memory.byteSize() - from)).asByteBuffer();
+        }
+        return views;
+    }
+
+    /**
+     * The buffer a folio on {@code block} copies through: one of the pool's region views, which all
+     * folios share (so a cache-hit copy touches no per-folio buffer object, one cache miss fewer on a
+     * folio not used lately), or null where the block has none (an overflow block, or a pool without a
+     * region), when the folio uses a view of its own. A block never straddles two views: blocks are
+     * aligned to their size, at most a chunk, and chunks divide a view.
+     *
+     * @param block a block of this pool
+     * @return the shared view holding it, or null
+     */
+    ByteBuffer copyView(FolioMemory block) {
+        return regionViews == null || block.handle() < 0 ? null : regionViews[(int) (block.handle() >>> VIEW_SHIFT)];
+    }
+
+    /**
+     * @param block a block of this pool with a {@link #copyView}
+     * @return the index of the block's first byte in its {@link #copyView}
+     */
+    static int copyBase(FolioMemory block) {
+        return (int) (block.handle() & ((1L << VIEW_SHIFT) - 1));
     }
 
     /**

@@ -216,7 +216,7 @@ public final class PageCache {
             if (options.poisonNewFolios()) {
                 block.segment().fill(PageCacheOptions.POISON_BYTE);
             }
-            Folio folio = new Folio(this, index, order, block);
+            Folio folio = new Folio(this, index, order, block, memory.copyView(block));
             folios.insert(folio);
             stats.folioCreated(order, folio.size());
             return folio;

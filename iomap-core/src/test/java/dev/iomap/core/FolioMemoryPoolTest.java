@@ -79,6 +79,48 @@ class FolioMemoryPoolTest {
     }
 
     @Test
+    void aBlockIsAtItsCopyBaseInItsCopyView() {
+        FolioMemoryPool pool = new FolioMemoryPool(16 * PAGE, PAGE, 2);
+        List<FolioMemoryPool.FolioMemory> blocks = new ArrayList<>();
+        for (int order : new int[] {0, 1, 0, 2, 2}) {
+            blocks.add(pool.allocate(order));
+        }
+        byte mark = 1;
+        for (FolioMemoryPool.FolioMemory block : blocks) {
+            ByteBuffer view = pool.copyView(block);
+            assertThat(view).as("pooled blocks copy through the pool's view").isNotNull();
+            int size = (int) block.segment().byteSize();
+            view.put(FolioMemoryPool.copyBase(block), new byte[] {mark}, 0, 1);
+            view.put(FolioMemoryPool.copyBase(block) + size - 1, new byte[] {(byte) -mark}, 0, 1);
+            assertThat(block.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)).isEqualTo(mark);
+            assertThat(block.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, size - 1)).isEqualTo((byte) -mark);
+            mark++;
+        }
+        FolioMemoryPool.FolioMemory overflow = pool.allocateOverflow(0);
+        assertThat(pool.copyView(overflow)).as("an overflow block has no pool view").isNull();
+        pool.free(overflow);
+        pool.close();
+    }
+
+    @Test
+    void aFolioOnAPooledBlockCopiesOnlyWithinItself() throws Exception {
+        try (IomapCache cache = new IomapCache(PageCacheOptions.builder().maxFolioOrder(0).build(),
+                new RamBlockDevice(PAGE, 1 << 20))) {
+            OpenFile file = cache.openBlockDevice();
+            file.write(PAGE, ByteBuffer.wrap(new byte[] {7, 7, 7}));
+            Folio folio = file.inode().pageCache().lookup(1);
+            assertThat(folio.copyView().capacity()).as("a pooled folio copies through the pool's view")
+                    .isGreaterThan(folio.size());
+
+            BufferCopySource source = new BufferCopySource(ByteBuffer.allocate(2 * PAGE));
+            assertThatThrownBy(() -> source.copyTo(folio, PAGE - 10, 20))
+                    .as("20 bytes from 10 before the folio's end would spill into the next block of the view")
+                    .isInstanceOf(IndexOutOfBoundsException.class);
+            assertThat(TestIo.read(file, PAGE, 3)).containsExactly(7, 7, 7);
+        }
+    }
+
+    @Test
     void freeingABlockTwiceIsCaught() {
         FolioMemoryPool pool = new FolioMemoryPool(4 * PAGE, PAGE, 2);
         FolioMemoryPool.FolioMemory a = pool.allocate(0);
