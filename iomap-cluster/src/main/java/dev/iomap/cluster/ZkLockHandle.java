@@ -44,6 +44,8 @@ final class ZkLockHandle implements LockHandle {
     /** A thread of this handle asks ZooKeeper for a mode; other uses wait for its result. */
     private boolean obtaining;
     private boolean released;
+    /** Requests this handle has queued so far: part of each queue entry's name (written by the obtaining thread only). */
+    private long requests;
 
     ZkLockHandle(ZkLockManager manager, LockName name, long seq, DemoteCallbacks callbacks) {
         this.manager = manager;
@@ -302,8 +304,18 @@ final class ZkLockHandle implements LockHandle {
         CuratorFramework client = manager.client();
         String queueDir = manager.paths().queue(name);
         byte[] data = (holderId + " " + wanted).getBytes(StandardCharsets.UTF_8);
-        String queued = manager.zk().checked("queue " + this, () -> client.create()
-                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(queueDir + "/q-", data));
+        // A name of this request's own before ZooKeeper's sequence number: an interrupt can cut the
+        // create short after ZooKeeper's client has sent it, and the entry must then be found by name.
+        requests++;
+        String prefix = "q-" + holderId + "-" + requests + "-";
+        String queued;
+        try {
+            queued = manager.zk().checked("queue " + this, () -> client.create()
+                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(queueDir + "/" + prefix, data));
+        } catch (IOException | RuntimeException e) {
+            deleteEntriesStartingWith(queueDir, prefix);
+            throw e;
+        }
         Set<String> demoteRequests = new LinkedHashSet<>();
         WatchSignal signal = new WatchSignal();
         boolean granted = false;
@@ -332,6 +344,33 @@ final class ZkLockHandle implements LockHandle {
                 if (interrupted) {
                     Thread.currentThread().interrupt();
                 }
+            }
+        }
+    }
+
+    /**
+     * Deletes this request's queue entry after its create failed without telling its name: the
+     * create may still have reached the server (an interrupt cuts short only the wait for the reply),
+     * and an entry left there would stand at the head of the queue for the session's life, every
+     * request behind it waiting for a holder that never comes. The listing goes to the server after
+     * the create on the same session, so it sees the entry if the create happened at all. The
+     * interrupt status is cleared for the calls and set again after them; failures are ignored (a
+     * session that is gone took its ephemeral entries with it).
+     */
+    private void deleteEntriesStartingWith(String queueDir, String prefix) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            CuratorFramework client = manager.client();
+            for (String entry : manager.zk().checked("list " + queueDir, () -> client.getChildren().forPath(queueDir))) {
+                if (entry.startsWith(prefix)) {
+                    manager.deleteQuietly(queueDir + "/" + entry);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // the session (and with it the entry) is gone, or the client is closed
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

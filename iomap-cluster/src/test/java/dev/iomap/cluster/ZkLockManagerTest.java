@@ -313,6 +313,39 @@ class ZkLockManagerTest {
         }
     }
 
+    /**
+     * An interrupt that cuts short the request's own queue entry creation: ZooKeeper's client has
+     * already queued the create when its wait is interrupted, so the entry appears on the server
+     * although the caller never learned its name. Left behind, that ephemeral entry would stand at the
+     * head of the queue for as long as the node's session lives, and every request behind it would
+     * wait for a holder that never comes. (CI caught it as a race in the test below: the interrupt
+     * arrived while the create's reply was still on its way.) Here the requesting thread is
+     * interrupted before it asks, so the create is interrupted every time.
+     */
+    @Test
+    void anInterruptDuringTheQueueEntrysCreationLeavesNoEntry() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT).unlock();   // B knows the name's directories
+        LockHandle onA = a.acquire(INODE, EX, new Recorder("A", events, 5), WAIT);
+        Background<String> interrupted = Background.start("node-B", () -> {
+            Thread.currentThread().interrupt();
+            try {
+                b.acquire(INODE, EX, new Recorder("B", events, 3), WAIT);
+                return "granted";
+            } catch (InterruptedIOException e) {
+                return Thread.currentThread().isInterrupted() ? "interrupted" : "interrupt status lost";
+            }
+        });
+
+        assertThat(interrupted.join()).isEqualTo("interrupted");
+        assertThat(queued(INODE)).as("queue entries left behind").isZero();
+        onA.unlock();
+        LockHandle onB = b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
+        assertThat(holderEntries(INODE)).hasSize(1);
+        onB.unlock();
+    }
+
     @Test
     void aWaitingRequestEndsOnInterruptWithNothingGranted() throws Exception {
         ZkLockManager a = node("A");
