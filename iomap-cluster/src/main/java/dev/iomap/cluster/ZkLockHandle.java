@@ -425,7 +425,12 @@ final class ZkLockHandle implements LockHandle {
                 long pages = runCallbacks(current, LockMode.UN, true);   // SH to DF: drop our own cache first
                 manager.countTransition(true, pages);
             }
-            manager.changeEntry(name, holderId, current, wanted, queued);
+            try {
+                manager.changeEntry(name, holderId, current, wanted, queued);
+            } catch (IOException | RuntimeException e) {
+                undoGrantIfApplied(current, wanted, queued);
+                throw e;
+            }
             state.lock();
             try {
                 mode = wanted;
@@ -439,6 +444,31 @@ final class ZkLockHandle implements LockHandle {
             return true;
         } finally {
             transition.unlock();
+        }
+    }
+
+    /**
+     * Puts this holder's entry back to {@code current} if the grant's transaction reached the server
+     * although the call failed: an interrupt cuts short only the wait for ZooKeeper's reply. The
+     * caller is told the request failed, so an entry left in {@code wanted} would name a holder this
+     * node does not know it is (its demoter answers requests by the handle's own mode), and every
+     * other node would wait for a demotion that never comes. The transaction deleted the queue entry,
+     * so that entry's absence tells that it happened; the check goes to the server after the
+     * transaction on the same session. The interrupt status is cleared for the calls and set again
+     * after them; failures are ignored (a session that is gone took its ephemeral entries with it).
+     */
+    private void undoGrantIfApplied(LockMode current, LockMode wanted, String queued) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            if (!manager.exists(queued)) {
+                manager.changeEntry(name, holderId, wanted, current, null);
+            }
+        } catch (IOException | RuntimeException e) {
+            // the session is gone, and its entries with it
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

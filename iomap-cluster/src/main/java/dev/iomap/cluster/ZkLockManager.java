@@ -83,6 +83,9 @@ public final class ZkLockManager implements LockManager {
     private final AtomicLong pagesInvalidated = new AtomicLong();
     private final AtomicLong demoteRequestsSent = new AtomicLong();
 
+    /** Test seam: runs in the calling thread before each {@link #changeEntry}. */
+    private volatile Runnable beforeChange = () -> { };
+
     /**
      * Starts the node's manager: creates its demote directory and sets the persistent watch on it
      * (two round trips).
@@ -304,9 +307,11 @@ public final class ZkLockManager implements LockManager {
      *
      * @param from the mode the entry has now; {@code UN}: there is none
      * @param to the new mode; {@code UN}: delete the entry
+     * @param alsoDelete a path to delete with the change, or null for none
      */
     void changeEntry(LockName name, String holderId, LockMode from, LockMode to, String alsoDelete)
             throws IOException {
+        beforeChange.run();
         String dir = paths.holders(name);
         zk.checked("change " + holderId + " on " + name + " from " + from + " to " + to, () -> {
             List<CuratorOp> ops = new ArrayList<>();
@@ -316,9 +321,29 @@ public final class ZkLockManager implements LockManager {
             if (to != LockMode.UN) {
                 ops.add(client.transactionOp().create().forPath(dir + "/" + ZkPaths.holderEntry(holderId, to)));
             }
-            ops.add(client.transactionOp().delete().forPath(alsoDelete));
+            if (alsoDelete != null) {
+                ops.add(client.transactionOp().delete().forPath(alsoDelete));
+            }
             return client.transaction().forOperations(ops);
         });
+    }
+
+    /**
+     * Sets the {@link #changeEntry} seam (tests only: to interrupt a grant just before its transaction).
+     *
+     * @param hook what runs before each change; a no-op to remove it
+     */
+    void beforeChangeForTesting(Runnable hook) {
+        beforeChange = hook;
+    }
+
+    /**
+     * @param path a znode
+     * @return whether it exists now
+     * @throws IOException if ZooKeeper cannot say
+     */
+    boolean exists(String path) throws IOException {
+        return zk.checked("exists " + path, () -> client.checkExists().forPath(path)) != null;
     }
 
     /** Asks the demoter thread to look at this node's demote requests (after a watch event or an unlock). */

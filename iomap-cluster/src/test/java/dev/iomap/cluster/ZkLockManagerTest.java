@@ -346,6 +346,42 @@ class ZkLockManagerTest {
         onB.unlock();
     }
 
+    /**
+     * An interrupt that cuts short the grant's own transaction (holder entry in, queue entry out):
+     * the transaction still reaches the server, so the holder entry appears although the requester
+     * is told it failed. Left behind, its node would never demote it (its handle does not hold the
+     * mode) and every other node would wait for it. The seam interrupts the requester just before the
+     * transaction, once.
+     */
+    @Test
+    void anInterruptDuringTheGrantsTransactionLeavesNoHolderEntry() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean(true);
+        b.beforeChangeForTesting(() -> {
+            if (once.getAndSet(false)) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Background<String> interrupted = Background.start("node-B", () -> {
+            try {
+                b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
+                return "granted";
+            } catch (InterruptedIOException e) {
+                return Thread.currentThread().isInterrupted() ? "interrupted" : "interrupt status lost";
+            }
+        });
+
+        assertThat(interrupted.join()).isEqualTo("interrupted");
+        assertThat(once).as("the seam ran").isFalse();
+        assertThat(holderEntries(INODE)).as("holder entries left behind").isEmpty();
+        assertThat(queued(INODE)).isZero();
+        assertThat(b.stats().acquisitions()).isZero();
+        LockHandle onA = a.acquire(INODE, EX, new Recorder("A", events, 0), WAIT);
+        assertThat(holderEntries(INODE)).hasSize(1).allMatch(entry -> entry.startsWith("A."));
+        onA.unlock();
+    }
+
     @Test
     void aWaitingRequestEndsOnInterruptWithNothingGranted() throws Exception {
         ZkLockManager a = node("A");
