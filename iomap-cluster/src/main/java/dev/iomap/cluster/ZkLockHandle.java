@@ -234,6 +234,19 @@ final class ZkLockHandle implements LockHandle {
         LockMode from;
         state.lock();
         try {
+            if (!released && obtaining && (mode == LockMode.UN || mode == target)) {
+                // A grant of this handle's own may be between its transaction and recording its mode
+                // (the request was made because its entry is already there): it holds the transition
+                // lock throughout, so wait for it, then look again. Waiting in the queue holds no lock.
+                state.unlock();
+                transition.lock();
+                try {
+                    // nothing: having had the lock means the grant in flight, if any, has ended
+                } finally {
+                    transition.unlock();
+                    state.lock();
+                }
+            }
             if (released || mode == LockMode.UN || mode == target) {
                 manager.deleteQuietly(requestPath);
                 return;
@@ -431,6 +444,7 @@ final class ZkLockHandle implements LockHandle {
                 undoGrantIfApplied(current, wanted, queued);
                 throw e;
             }
+            manager.afterGrantForTesting().run();
             state.lock();
             try {
                 mode = wanted;

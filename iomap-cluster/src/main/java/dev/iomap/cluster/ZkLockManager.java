@@ -85,6 +85,8 @@ public final class ZkLockManager implements LockManager {
 
     /** Test seam: runs in the calling thread before each {@link #changeEntry}. */
     private volatile Runnable beforeChange = () -> { };
+    /** Test seam: runs in a granted handle's thread between the grant's transaction and its new mode. */
+    private volatile Runnable afterGrant = () -> { };
 
     /**
      * Starts the node's manager: creates its demote directory and sets the persistent watch on it
@@ -335,6 +337,20 @@ public final class ZkLockManager implements LockManager {
      */
     void beforeChangeForTesting(Runnable hook) {
         beforeChange = hook;
+    }
+
+    /**
+     * Sets the seam between a grant's transaction and the handle recording its new mode (tests only).
+     *
+     * @param hook what runs there; a no-op to remove it
+     */
+    void afterGrantForTesting(Runnable hook) {
+        afterGrant = hook;
+    }
+
+    /** @return the seam set by {@link #afterGrantForTesting(Runnable)} */
+    Runnable afterGrantForTesting() {
+        return afterGrant;
     }
 
     /**

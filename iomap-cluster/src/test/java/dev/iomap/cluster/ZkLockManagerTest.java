@@ -307,7 +307,10 @@ class ZkLockManagerTest {
 
     private List<String> children(String path) {
         try {
-            return observer.getChildren().forPath(path);
+            if (observer == null) {
+                observer = server.client();
+            }
+            return observer.checkExists().forPath(path) == null ? List.of() : observer.getChildren().forPath(path);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -380,6 +383,49 @@ class ZkLockManagerTest {
         LockHandle onA = a.acquire(INODE, EX, new Recorder("A", events, 0), WAIT);
         assertThat(holderEntries(INODE)).hasSize(1).allMatch(entry -> entry.startsWith("A."));
         onA.unlock();
+    }
+
+    /**
+     * A demote request that reaches the new holder's demoter between its grant's transaction and the
+     * handle recording its new mode: the demoter saw {@code UN} and deleted the request unanswered,
+     * so the requester waited out its deadline. The demoter now waits for the grant in flight (its
+     * transition lock) and looks again. The seam holds the grant in that window until the other
+     * node's request has been made, and for up to two seconds more for it to be deleted (which only
+     * the old behaviour does).
+     */
+    @Test
+    void aDemoteRequestArrivingWhileTheGrantIsRecordedIsAnswered() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        String bRequests = paths.demoteDir("B");
+        java.util.concurrent.atomic.AtomicReference<Background<Boolean>> aWaits =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean(true);
+        b.afterGrantForTesting(() -> {
+            if (!once.getAndSet(false)) {
+                return;
+            }
+            try {
+                aWaits.set(Background.start("node-A", () -> {
+                    a.acquire(INODE, EX, new Recorder("A", events, 0), Duration.ofSeconds(5)).unlock();
+                    return true;
+                }));
+                ZkTestServer.await("A asks B to demote", () -> a.demoteRequestsSent() > 0);
+                long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+                while (!children(bRequests).isEmpty() && System.nanoTime() < end) {
+                    Thread.sleep(10);
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+
+        LockHandle onB = b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
+        onB.unlock();
+
+        assertThat(aWaits.get()).as("the seam ran").isNotNull();
+        assertThat(aWaits.get().join()).as("A granted after B's demotion").isTrue();
+        assertThat(holderEntries(INODE)).allMatch(entry -> !entry.startsWith("B."));
     }
 
     @Test
