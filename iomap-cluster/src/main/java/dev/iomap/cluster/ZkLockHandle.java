@@ -351,12 +351,10 @@ final class ZkLockHandle implements LockHandle {
             }
         } finally {
             if (!granted) {
-                boolean interrupted = Thread.interrupted();
-                manager.deleteQuietly(queued);
-                demoteRequests.forEach(manager::deleteQuietly);
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
+                cleanUp(() -> {
+                    manager.deleteQuietly(queued);
+                    demoteRequests.forEach(manager::deleteQuietly);
+                });
             }
         }
     }
@@ -366,21 +364,36 @@ final class ZkLockHandle implements LockHandle {
      * create may still have reached the server (an interrupt cuts short only the wait for the reply),
      * and an entry left there would stand at the head of the queue for the session's life, every
      * request behind it waiting for a holder that never comes. The listing goes to the server after
-     * the create on the same session, so it sees the entry if the create happened at all. The
-     * interrupt status is cleared for the calls and set again after them; failures are ignored (a
-     * session that is gone took its ephemeral entries with it).
+     * the create on the same session, so it sees the entry if the create happened at all.
      */
     private void deleteEntriesStartingWith(String queueDir, String prefix) {
-        boolean interrupted = Thread.interrupted();
-        try {
+        cleanUp(() -> {
             CuratorFramework client = manager.client();
             for (String entry : manager.zk().checked("list " + queueDir, () -> client.getChildren().forPath(queueDir))) {
                 if (entry.startsWith(prefix)) {
                     manager.deleteQuietly(queueDir + "/" + entry);
                 }
             }
+        });
+    }
+
+    /** ZooKeeper calls that undo what a failed request left behind. */
+    @FunctionalInterface
+    private interface Cleanup {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs {@code cleanup} with the interrupt status cleared (an interrupted thread's ZooKeeper calls
+     * would fail at once) and sets it again after; failures are ignored: a session that is gone took
+     * its ephemeral entries with it, and a closed client leaves nothing to clean up.
+     */
+    private static void cleanUp(Cleanup cleanup) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            cleanup.run();
         } catch (IOException | RuntimeException e) {
-            // the session (and with it the entry) is gone, or the client is closed
+            // see above
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -444,7 +457,7 @@ final class ZkLockHandle implements LockHandle {
                 undoGrantIfApplied(current, wanted, queued);
                 throw e;
             }
-            manager.afterGrantForTesting().run();
+            manager.afterGrantSeam();
             state.lock();
             try {
                 mode = wanted;
@@ -468,22 +481,14 @@ final class ZkLockHandle implements LockHandle {
      * node does not know it is (its demoter answers requests by the handle's own mode), and every
      * other node would wait for a demotion that never comes. The transaction deleted the queue entry,
      * so that entry's absence tells that it happened; the check goes to the server after the
-     * transaction on the same session. The interrupt status is cleared for the calls and set again
-     * after them; failures are ignored (a session that is gone took its ephemeral entries with it).
+     * transaction on the same session.
      */
     private void undoGrantIfApplied(LockMode current, LockMode wanted, String queued) {
-        boolean interrupted = Thread.interrupted();
-        try {
+        cleanUp(() -> {
             if (!manager.exists(queued)) {
                 manager.changeEntry(name, holderId, wanted, current, null);
             }
-        } catch (IOException | RuntimeException e) {
-            // the session is gone, and its entries with it
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        });
     }
 
     /**

@@ -348,9 +348,9 @@ public final class ZkLockManager implements LockManager {
         afterGrant = hook;
     }
 
-    /** @return the seam set by {@link #afterGrantForTesting(Runnable)} */
-    Runnable afterGrantForTesting() {
-        return afterGrant;
+    /** Runs the seam set by {@link #afterGrantForTesting(Runnable)}: a granted handle calls it. */
+    void afterGrantSeam() {
+        afterGrant.run();
     }
 
     /**

@@ -317,6 +317,27 @@ class ZkLockManagerTest {
     }
 
     /**
+     * Node B asks for {@code INODE} in EX on a thread of its own, interrupted first if
+     * {@code interruptFirst} (else something on the way must interrupt it).
+     *
+     * @return "granted", "interrupted" (an {@link InterruptedIOException} with the interrupt status
+     *     set), or "interrupt status lost"
+     */
+    private Background<String> acquireInterrupted(ZkLockManager b, boolean interruptFirst) {
+        return Background.start("node-B", () -> {
+            if (interruptFirst) {
+                Thread.currentThread().interrupt();
+            }
+            try {
+                b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
+                return "granted";
+            } catch (InterruptedIOException e) {
+                return Thread.currentThread().isInterrupted() ? "interrupted" : "interrupt status lost";
+            }
+        });
+    }
+
+    /**
      * An interrupt that cuts short the request's own queue entry creation: ZooKeeper's client has
      * already queued the create when its wait is interrupted, so the entry appears on the server
      * although the caller never learned its name. Left behind, that ephemeral entry would stand at the
@@ -331,15 +352,7 @@ class ZkLockManagerTest {
         ZkLockManager b = node("B");
         b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT).unlock();   // B knows the name's directories
         LockHandle onA = a.acquire(INODE, EX, new Recorder("A", events, 5), WAIT);
-        Background<String> interrupted = Background.start("node-B", () -> {
-            Thread.currentThread().interrupt();
-            try {
-                b.acquire(INODE, EX, new Recorder("B", events, 3), WAIT);
-                return "granted";
-            } catch (InterruptedIOException e) {
-                return Thread.currentThread().isInterrupted() ? "interrupted" : "interrupt status lost";
-            }
-        });
+        Background<String> interrupted = acquireInterrupted(b, true);
 
         assertThat(interrupted.join()).isEqualTo("interrupted");
         assertThat(queued(INODE)).as("queue entries left behind").isZero();
@@ -366,14 +379,7 @@ class ZkLockManagerTest {
                 Thread.currentThread().interrupt();
             }
         });
-        Background<String> interrupted = Background.start("node-B", () -> {
-            try {
-                b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
-                return "granted";
-            } catch (InterruptedIOException e) {
-                return Thread.currentThread().isInterrupted() ? "interrupted" : "interrupt status lost";
-            }
-        });
+        Background<String> interrupted = acquireInterrupted(b, false);
 
         assertThat(interrupted.join()).isEqualTo("interrupted");
         assertThat(once).as("the seam ran").isFalse();

@@ -92,10 +92,6 @@ public final class Folio {
     private volatile long lastAccess;
     private volatile boolean removed;
 
-    Folio(PageCache cache, long index, int order, FolioMemoryPool.FolioMemory block) {
-        this(cache, index, order, block, null);
-    }
-
     /**
      * @param poolView the memory pool's view holding {@code block} ({@link FolioMemoryPool#copyView}),
      *     or null to copy through a view of the folio's own

@@ -33,7 +33,7 @@ class FolioIndexTest {
     /** A folio with no real memory: the index only looks at its index and order. */
     private static Folio folio(long index, int order) {
         return new Folio(null, index, order,
-                new FolioMemoryPool.FolioMemory(MemorySegment.ofArray(new byte[0]), order, -1, null));
+                new FolioMemoryPool.FolioMemory(MemorySegment.ofArray(new byte[0]), order, -1, null), null);
     }
 
     /** The model: folios by first index, and the marked indices. */
