@@ -32,9 +32,12 @@
 #                     So does the warm 1 MiB read: one pass over 256 MiB of cache is ~15 ms, which
 #                     measured the first touch of the reader's buffer and the JIT, not the copy
 #   --rounds N        alternating rounds (default 1)
-#   --warmup N        ours only: `iomap bench --warmup N` (default 1): the jobs run N times on a RAM
-#                     device first, unmeasured, so that the measured run on the image meets a warm JIT;
-#                     the image itself is fresh. 0 measures a cold JVM
+#   --warmup N        ours and FUSE (default 1): the job runs N times first, unmeasured, so that the
+#                     measured run meets a warm JIT, as a long-running mount would. Ours:
+#                     `iomap bench --warmup N` (on a RAM device; the image itself is fresh). FUSE: on
+#                     the measured mount, in a directory of its own that is deleted before the measured
+#                     run (cold runs drop the host's caches after it; the measured file was never read).
+#                     0 measures a cold JVM. The kernel needs none
 #   --only LIST       comma list of workload names (default: all; see WORKLOADS below)
 #   --no-fuse         leave out the FUSE runs
 #   --ours-device-opts OPTS   appended to --device file:IMAGE, e.g. ,cache=host
@@ -238,6 +241,15 @@ unmount_image() {
     mount_pid=""
 }
 
+warm_fuse() { # JOB: run it --warmup times in a directory of the mount of its own, then delete that
+    local i
+    for (( i = 0; i < warmup; i++ )); do
+        mkdir "$mnt/warmup"
+        (cd "$mnt/warmup" && fio --output=/dev/null "$1")
+        rm -rf "$mnt/warmup"
+    done
+}
+
 run_fuse() { # WORKLOAD ROUND
     local job="$work/jobs/$1.fio" json="$work/json/$1.$2.fuse.json" img="$work/fuse.img"
     rm -f "$img"
@@ -248,6 +260,10 @@ run_fuse() { # WORKLOAD ROUND
         unmount_image
         drop_caches
         mount_image "$img"
+    fi
+    warm_fuse "$job"
+    if is_cold "$1"; then
+        drop_caches
     fi
     (cd "$mnt" && fio --output-format=json --output="$json" "$job")
     unmount_image
