@@ -71,6 +71,12 @@ final class MountCommand implements Callable<Integer> {
             + " writeback cache, so writes are gathered in the kernel's page cache and sent in large requests")
     private boolean writebackCache;
 
+    @Option(names = "--read-ahead", paramLabel = "SIZE", description = "the kernel's readahead window for the"
+            + " mount's cached opens, a multiple of 1k up to 1g, set in /sys/class/bdi (needs root; otherwise a"
+            + " warning, and the kernel's 128 KiB stays); 0 leaves the kernel's own (default: 1m, the largest"
+            + " request the mount takes)")
+    private String readAhead;
+
     @Option(names = {"-o", "--fuse-option"}, paramLabel = "OPTION",
             description = "a libfuse -o option, e.g. allow_other (repeatable)")
     private List<String> fuseOptions = new ArrayList<>();
@@ -102,7 +108,7 @@ final class MountCommand implements Callable<Integer> {
         // A cluster node's image changes under it (other nodes write): nothing may stay in the kernel's cache.
         FuseMountOptions fuse = FuseMountOptions.defaults().withDirectIo(cluster != null || (!kernelCache && !writebackCache))
                 .withReadCache(cluster == null && !noReadCache).withWritebackCache(cluster == null && writebackCache)
-                .withFuseOptions(fuseOptions);
+                .withFuseOptions(fuseOptions).withReadAheadBytes(readAheadBytes());
         BlockDevice device = cluster == null ? image.openExisting() : image.openShared();
         IomapFileSystem fs;
         try {
@@ -128,6 +134,26 @@ final class MountCommand implements Callable<Integer> {
                 throw e;
             }
         }
+    }
+
+    /**
+     * @return {@code --read-ahead} in bytes, or the default
+     * @throws UsageException if it does not parse, or is not 0 or a multiple of 1 KiB up to 1 GiB
+     */
+    private long readAheadBytes() throws UsageException {
+        if (readAhead == null) {
+            return FuseMountOptions.DEFAULT_READ_AHEAD_BYTES;
+        }
+        long bytes;
+        try {
+            bytes = Units.parseSize(readAhead, 1024);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--read-ahead: " + e.getMessage());
+        }
+        if (bytes < 0 || bytes > FuseMountOptions.MAX_READ_AHEAD_BYTES || bytes % 1024 != 0) {
+            throw new UsageException("--read-ahead must be 0 or a multiple of 1k up to 1g, got " + readAhead);
+        }
+        return bytes;
     }
 
     /**

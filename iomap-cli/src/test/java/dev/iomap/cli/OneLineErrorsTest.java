@@ -50,6 +50,20 @@ class OneLineErrorsTest {
     }
 
     @Test
+    void aKernelReadaheadWindowNotInWholeKibIsRefusedBeforeMounting() throws IOException {
+        Path image = dir.resolve("ra.img");
+        Cli mkfs = Cli.run("mkfs", "--size=16m", image.toString());
+        assertThat(mkfs.status()).as(mkfs.err()).isZero();
+        Path mountPoint = Files.createDirectory(dir.resolve("mnt-ra"));
+        assertOneLine(Cli.run("mount", "--read-ahead=1000", image.toString(), mountPoint.toString()),
+                "iomap: --read-ahead must be 0 or a multiple of 1k up to 1g, got 1000");
+        assertOneLine(Cli.run("mount", "--read-ahead=2g", image.toString(), mountPoint.toString()),
+                "iomap: --read-ahead must be 0 or a multiple of 1k up to 1g, got 2g");
+        assertOneLine(Cli.run("mount", "--read-ahead=lots", image.toString(), mountPoint.toString()),
+                "iomap: --read-ahead: ");
+    }
+
+    @Test
     void benchOfDevZero() {
         assertOneLine(bench("/dev/zero"), "job file /dev/zero is not a regular file");
     }

@@ -26,8 +26,24 @@ import java.util.Objects;
  * @param fuseOptions more {@code -o} options for libfuse (e.g. {@code "allow_other"})
  * @param libraryPath libfuse3's shared object, or null to look in the usual places
  *     ({@link #findLibrary()})
+ * @param readAheadBytes the kernel's readahead window for the mount's cached opens, in bytes, a
+ *     multiple of 1 KiB; 0 leaves the kernel's own (128 KiB, which the FUSE {@code INIT} reply can
+ *     only lower). The mount sets it in {@code /sys/class/bdi/MAJOR:MINOR/read_ahead_kb} once it is up
+ *     ({@link KernelReadahead}), which needs root; where it cannot, it says so and the kernel's
+ *     window stays. Default {@link #DEFAULT_READ_AHEAD_BYTES}
  */
-public record FuseMountOptions(boolean directIo, boolean readCache, boolean writebackCache, List<String> fuseOptions, Path libraryPath) {
+public record FuseMountOptions(boolean directIo, boolean readCache, boolean writebackCache, List<String> fuseOptions,
+        Path libraryPath, long readAheadBytes) {
+
+    /**
+     * The default kernel readahead window: 1 MiB, the largest request the mount asks for
+     * ({@code max_readahead}, {@code max_pages}), so that a sequential reader's window is one
+     * {@code READ} of 1 MiB instead of several of 128-256 KiB.
+     */
+    public static final long DEFAULT_READ_AHEAD_BYTES = 1 << 20;
+
+    /** The largest readahead window the options take: 1 GiB. */
+    public static final long MAX_READ_AHEAD_BYTES = 1L << 30;
 
     /** Places Debian, Fedora and others keep libfuse3, tried in order. */
     static final List<Path> LIBRARY_CANDIDATES = List.of(
@@ -40,17 +56,26 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
             Path.of("/usr/lib/libfuse3.so.3"),
             Path.of("/usr/local/lib/libfuse3.so.3"));
 
-    /** Copies. */
+    /**
+     * Copies and checks.
+     *
+     * @throws IllegalArgumentException if {@code readAheadBytes} is negative, above
+     *     {@link #MAX_READ_AHEAD_BYTES} or not a multiple of 1 KiB
+     */
     public FuseMountOptions {
         fuseOptions = List.copyOf(Objects.requireNonNull(fuseOptions, "fuseOptions"));
+        if (readAheadBytes < 0 || readAheadBytes > MAX_READ_AHEAD_BYTES || readAheadBytes % 1024 != 0) {
+            throw new IllegalArgumentException("the readahead window must be 0 (the kernel's own) or a multiple of"
+                    + " 1 KiB up to 1 GiB, got " + readAheadBytes + " bytes");
+        }
     }
 
     /**
      * @return direct I/O on with read-only opens caching, no writeback cache, no extra options, libfuse3
-     *     found in the usual places
+     *     found in the usual places, a kernel readahead window of {@link #DEFAULT_READ_AHEAD_BYTES}
      */
     public static FuseMountOptions defaults() {
-        return new FuseMountOptions(true, true, false, List.of(), null);
+        return new FuseMountOptions(true, true, false, List.of(), null, DEFAULT_READ_AHEAD_BYTES);
     }
 
     /**
@@ -58,7 +83,7 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that setting
      */
     public FuseMountOptions withReadCache(boolean value) {
-        return new FuseMountOptions(directIo, value, writebackCache, fuseOptions, libraryPath);
+        return new FuseMountOptions(directIo, value, writebackCache, fuseOptions, libraryPath, readAheadBytes);
     }
 
     /**
@@ -66,7 +91,7 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that setting
      */
     public FuseMountOptions withDirectIo(boolean value) {
-        return new FuseMountOptions(value, readCache, writebackCache, fuseOptions, libraryPath);
+        return new FuseMountOptions(value, readCache, writebackCache, fuseOptions, libraryPath, readAheadBytes);
     }
 
     /**
@@ -74,7 +99,7 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that setting
      */
     public FuseMountOptions withWritebackCache(boolean value) {
-        return new FuseMountOptions(directIo, readCache, value, fuseOptions, libraryPath);
+        return new FuseMountOptions(directIo, readCache, value, fuseOptions, libraryPath, readAheadBytes);
     }
 
     /**
@@ -82,7 +107,7 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with those
      */
     public FuseMountOptions withFuseOptions(List<String> options) {
-        return new FuseMountOptions(directIo, readCache, writebackCache, options, libraryPath);
+        return new FuseMountOptions(directIo, readCache, writebackCache, options, libraryPath, readAheadBytes);
     }
 
     /**
@@ -90,7 +115,16 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that library
      */
     public FuseMountOptions withLibraryPath(Path path) {
-        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, path);
+        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, path, readAheadBytes);
+    }
+
+    /**
+     * @param bytes the kernel's readahead window for the mount, 0 for the kernel's own
+     * @return these options with that window
+     * @throws IllegalArgumentException as the record's constructor
+     */
+    public FuseMountOptions withReadAheadBytes(long bytes) {
+        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, libraryPath, bytes);
     }
 
     /** @return the library to load: the one given, else the first of the usual places that exists, else null */

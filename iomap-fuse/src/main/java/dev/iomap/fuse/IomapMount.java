@@ -34,6 +34,7 @@ import org.cryptomator.jfuse.api.FuseMountFailedException;
  */
 public final class IomapMount implements AutoCloseable {
     private static final Duration POLL = Duration.ofMillis(100);
+    private static final System.Logger LOG = System.getLogger(IomapMount.class.getName());
 
     private final IomapFileSystem fs;
     private final BlockDevice device;
@@ -43,13 +44,14 @@ public final class IomapMount implements AutoCloseable {
     private final Arena upcalls;
     private final boolean fallocateBound;
     private final DirectIoMmap sharedMmap;
+    private final long kernelReadAheadBytes;
     private final CountDownLatch closed = new CountDownLatch(1);
     private boolean closing;
     private boolean reported;
     private IOException closeFailure;
 
     private IomapMount(IomapFileSystem fs, BlockDevice device, Path mountPoint, Fuse fuse, FuseBridge bridge,
-            Arena upcalls, boolean fallocateBound, DirectIoMmap sharedMmap) {
+            Arena upcalls, boolean fallocateBound, DirectIoMmap sharedMmap, long kernelReadAheadBytes) {
         this.fs = fs;
         this.device = device;
         this.mountPoint = mountPoint;
@@ -58,6 +60,7 @@ public final class IomapMount implements AutoCloseable {
         this.upcalls = upcalls;
         this.fallocateBound = fallocateBound;
         this.sharedMmap = sharedMmap;
+        this.kernelReadAheadBytes = kernelReadAheadBytes;
     }
 
     /**
@@ -115,7 +118,28 @@ public final class IomapMount implements AutoCloseable {
             upcalls.close();
             throw new IOException("mounting " + fs.adapterName() + " on " + real + " failed: " + e.getMessage(), e);
         }
-        return new IomapMount(fs, device, real, fuse, bridge, upcalls, fallocate, sharedMmap);
+        return new IomapMount(fs, device, real, fuse, bridge, upcalls, fallocate, sharedMmap,
+                options.directIo() && !options.readCache() ? -1 : setReadAhead(real, options.readAheadBytes()));
+    }
+
+    /**
+     * Sets the kernel's readahead window of the new mount ({@link KernelReadahead}), if asked to.
+     *
+     * @return the window now in effect, in bytes, or -1 where the kernel's own stays (not asked to, or it
+     *     could not be set: logged as a warning, the mount works as before). A mount whose opens are all
+     *     direct I/O does not ask: the kernel reads nothing ahead for it
+     */
+    private static long setReadAhead(Path mountPoint, long bytes) {
+        if (bytes == 0) {
+            return -1;
+        }
+        try {
+            return KernelReadahead.set(mountPoint, bytes);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot set the kernel's readahead window of " + mountPoint + " to "
+                    + bytes / 1024 + " KiB (writing read_ahead_kb needs root); the kernel's own stays: " + e);
+            return -1;
+        }
     }
 
     /**
@@ -157,7 +181,7 @@ public final class IomapMount implements AutoCloseable {
             FuseMountOptions options) throws IOException {
         IomapMount mount = mount(fs, device, mountPoint, options);
         System.err.println("iomap: " + fs.adapterName() + " mounted on " + mount.mountPoint()
-                + cachingNote(mount.bridge()) + "; Ctrl-C or fusermount3 -u "
+                + cachingNote(mount) + "; Ctrl-C or fusermount3 -u "
                 + mount.mountPoint() + " unmounts");
         Thread hook = Thread.ofPlatform().name("iomap-unmount").unstarted(mount::closeAndReport);
         Runtime.getRuntime().addShutdownHook(hook);
@@ -176,11 +200,14 @@ public final class IomapMount implements AutoCloseable {
         return mount.closeFailure() == null ? 0 : 1;
     }
 
-    private static String cachingNote(FuseBridge bridge) {
+    private static String cachingNote(IomapMount mount) {
+        FuseBridge bridge = mount.bridge();
+        String readAhead = mount.kernelReadAheadBytes() > 0
+                ? "; kernel readahead " + mount.kernelReadAheadBytes() / 1024 + " KiB" : "";
         if (!bridge.kernelDirectIo()) {
-            return " (kernel page cache)";
+            return " (kernel page cache" + readAhead + ")";
         }
-        return bridge.perOpenCaching() ? " (direct I/O; read-only opens cached)" : " (direct I/O)";
+        return bridge.perOpenCaching() ? " (direct I/O; read-only opens cached" + readAhead + ")" : " (direct I/O)";
     }
 
     /**
@@ -211,6 +238,14 @@ public final class IomapMount implements AutoCloseable {
     public static int mountForeground(IomapFileSystem fs, Path mountPoint, FuseMountOptions options)
             throws IOException {
         return mountForeground(fs, null, mountPoint, options);
+    }
+
+    /**
+     * @return the kernel's readahead window of this mount as the mount set it, in bytes
+     *     ({@link FuseMountOptions#readAheadBytes()}), or -1 where the kernel's own stays
+     */
+    public long kernelReadAheadBytes() {
+        return kernelReadAheadBytes;
     }
 
     /** @return the real path of the mount point */

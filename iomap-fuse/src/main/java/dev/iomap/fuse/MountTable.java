@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /** Reads the kernel's mount table ({@code /proc/self/mountinfo}) to see whether a FUSE mount is there. */
 final class MountTable {
@@ -39,6 +40,40 @@ final class MountTable {
             }
         }
         return false;
+    }
+
+    /**
+     * The device number of the FUSE file system mounted at {@code mountPoint}, as mountinfo(5) gives it in
+     * its third field ({@code MAJOR:MINOR}); of the last such line where mounts stack there (the one on
+     * top, which a path lookup reaches).
+     *
+     * @param mountinfo the lines of {@code /proc/self/mountinfo}
+     * @param mountPoint a real (symlink-free, absolute) path
+     * @return {@code MAJOR:MINOR}, or empty if no FUSE file system is mounted there
+     */
+    static Optional<String> fuseDevice(List<String> mountinfo, String mountPoint) {
+        String device = null;
+        for (String line : mountinfo) {
+            String[] fields = line.split(" ");
+            int separator = line.indexOf(" - ");
+            if (fields.length < 5 || separator < 0) {
+                continue;
+            }
+            String type = line.substring(separator + 3).split(" ")[0];
+            if (type.startsWith("fuse") && unescape(fields[4]).equals(mountPoint)
+                    && fields[2].matches("\\d+:\\d+")) {
+                device = fields[2];
+            }
+        }
+        return Optional.ofNullable(device);
+    }
+
+    /**
+     * @return the lines of {@code /proc/self/mountinfo}
+     * @throws IOException if it cannot be read
+     */
+    static List<String> read() throws IOException {
+        return Files.readAllLines(MOUNTINFO);
     }
 
     private static String unescape(String field) {

@@ -188,10 +188,11 @@ class FuseBridgeTest {
         assertThat(options.directIo()).isTrue();
         FuseMountOptions kernel = options.withDirectIo(false).withWritebackCache(true)
                 .withFuseOptions(java.util.List.of("allow_other"));
-        assertThat(kernel).isEqualTo(new FuseMountOptions(false, true, true, java.util.List.of("allow_other"), null));
+        assertThat(kernel).isEqualTo(new FuseMountOptions(false, true, true, java.util.List.of("allow_other"), null,
+                FuseMountOptions.DEFAULT_READ_AHEAD_BYTES));
         assertThat(options.readCache()).isTrue();
         assertThat(options.withReadCache(false)).isEqualTo(new FuseMountOptions(true, false, false, java.util.List.of(),
-                null));
+                null, FuseMountOptions.DEFAULT_READ_AHEAD_BYTES));
     }
 
     @Test
