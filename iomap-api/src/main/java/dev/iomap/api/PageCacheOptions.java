@@ -29,7 +29,7 @@ import java.util.Objects;
  *     an ioend by {@code iomap_max_bio_size} and {@code IOEND_BATCH_SIZE} folios)
  * @param maxReadaheadBytes largest readahead window of an open file read sequentially (the kernel's
  *     {@code read_ahead_kb}, {@code file_ra_state.ra_pages}); the window starts small and grows to
- *     this; 0 turns readahead off (every read miss reads only what the read needs)
+ *     this; 0 turns readahead off (every read miss reads only what the read needs); default 8 MiB
  * @param poisonNewFolios fill new folio memory with {@link #POISON_BYTE} instead of zeroes, so stale
  *     data exposure shows up in tests (the kernel's page poisoning)
  */
@@ -139,7 +139,7 @@ public record PageCacheOptions(
         private Duration dirtyExpire = Duration.ofSeconds(30);
         private Duration writebackInterval = Duration.ofSeconds(5);
         private long maxIoendBytes = MIB;
-        private long maxReadaheadBytes = 2 * MIB;
+        private long maxReadaheadBytes = 8 * MIB;
         private boolean poisonNewFolios;
 
         private Builder() {

@@ -13,7 +13,8 @@ import java.util.List;
  * reads what it needs itself, as before (one folio as large as the read allows at a time), and the
  * rest of the window is inserted here as new, unlocked, not uptodate folios (as large as their
  * alignment and the window allow: large folios, so each is one device read per contiguous mapped
- * run) and handed to the cache's {@link ReadaheadPool}. The folio at the window's marker carries the
+ * run) and handed to the cache's {@link ReadaheadPool} in pieces of about {@link #TASK_BYTES}, which its
+ * threads read at once. The folio at the window's marker carries the
  * readahead flag; a reader reaching it starts the next window ({@link ReadaheadState#onMarker}), so
  * the device reads the next window while the reader copies this one.
  *
@@ -27,6 +28,13 @@ import java.util.List;
  * uptodate and is read on demand, where any error reaches the reader.
  */
 final class Readahead {
+    /**
+     * Bytes of folios one background task reads, at least (a larger folio is one task): 1 MiB, so that
+     * a window of large folios is read by all of the pool's threads at once, and one of small folios is
+     * not a task per page.
+     */
+    static final long TASK_BYTES = 1 << 20;
+
     private final CachedInode inode;
 
     Readahead(CachedInode inode) {
@@ -113,8 +121,25 @@ final class Readahead {
             inode.stats().readaheadAdded(folio.size());
             index = folio.index() + pages;
         }
-        if (!added.isEmpty()) {
-            inode.readaheadPool().submit(new ReadTask(added));
+        submit(added);
+    }
+
+    /**
+     * Hands the window's folios to the pool in tasks of at least {@link #TASK_BYTES} each (one folio
+     * where folios are that large), in file order: the pool's threads then read consecutive pieces of one
+     * window at once, so a sequential reader has {@link ReadaheadPool#THREADS} device reads working for
+     * it rather than one.
+     */
+    private void submit(List<Folio> added) {
+        int from = 0;
+        long bytes = 0;
+        for (int i = 0; i < added.size(); i++) {
+            bytes += added.get(i).size();
+            if (bytes >= TASK_BYTES || i == added.size() - 1) {
+                inode.readaheadPool().submit(new ReadTask(List.copyOf(added.subList(from, i + 1))));
+                from = i + 1;
+                bytes = 0;
+            }
         }
     }
 

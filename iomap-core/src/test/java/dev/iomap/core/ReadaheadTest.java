@@ -30,6 +30,7 @@ class ReadaheadTest {
 
     private final CountingDevice device = new CountingDevice(new RamBlockDevice(PAGE, 32 * MIB));
     private final List<Runnable> queued = new ArrayList<>();
+    private PageCacheOptions options = PageCacheOptions.builder().poisonNewFolios(true).build();
     private IomapCache cache;
 
     @AfterEach
@@ -50,7 +51,7 @@ class ReadaheadTest {
     }
 
     private CachedInode file(long size, ExtentTestOps ops, boolean queuedReadahead) {
-        cache = new IomapCache(PageCacheOptions.builder().poisonNewFolios(true).build(), device);
+        cache = new IomapCache(options, device);
         if (queuedReadahead) {
             cache.readaheadPool().executor(queued::add);
         }
@@ -86,6 +87,7 @@ class ReadaheadTest {
 
     @Test
     void aColdSequentialReadReadsGrowingWindowsOfLargeFoliesInTheBackground() throws Exception {
+        options = PageCacheOptions.builder().poisonNewFolios(true).maxReadaheadBytes(2 * MIB).build();
         OpenFile file = file(8 * MIB, false).open();
 
         byte[] bytes = readAllInChunks(file, (int) MIB);
@@ -103,14 +105,36 @@ class ReadaheadTest {
     }
 
     @Test
+    void aWindowOfLargeFoliosIsReadInATaskPerFolioSoThePoolsThreadsShareIt() throws Exception {
+        options = PageCacheOptions.builder().poisonNewFolios(true).maxReadaheadBytes(8 * MIB).build();
+        OpenFile file = file(16 * MIB, true).open();
+
+        assertThat(read(file, 0, (int) (8 * MIB))).isEqualTo(pattern(SEED, 0, (int) (8 * MIB)));
+        assertThat(file.readahead().window()).as("the next 8 MiB, all of it in the background")
+                .containsExactly(2048, 2048, 2048);
+        assertThat(queued).as("four 2 MiB folios, a task each").hasSize(4);
+        device.clearRequests();
+        for (int i = 0; i < 4; i++) {
+            queued.get(i).run();
+            assertThat(deviceReads()).as("task %d", i).hasSize(i + 1).last()
+                    .isEqualTo(io((8 + 2 * i) * MIB, 2 * MIB));
+        }
+        queued.clear();
+        assertThat(read(file, 8 * MIB, (int) (8 * MIB))).isEqualTo(pattern(SEED, 8 * MIB, (int) (8 * MIB)));
+        assertThat(deviceReads()).as("the reader found every folio read").hasSize(4);
+    }
+
+    @Test
     void smallSequentialReadsStartWithASmallWindowAndRampUp() throws Exception {
         OpenFile file = file(MIB, true).open();
 
         read(file, 0, PAGE);
         assertThat(file.readahead().window()).containsExactly(0, 4, 3);
+        assertThat(queued).as("small folios of one window: one task").hasSize(1);
         runQueued();
         read(file, PAGE, PAGE);
         assertThat(file.readahead().window()).containsExactly(4, 16, 16);
+        assertThat(queued).hasSize(1);
         runQueued();
 
         // page 0 by the reader; pages 1-3 as folios of orders 0 and 1; pages 4-19 as orders 2, 3, 2
