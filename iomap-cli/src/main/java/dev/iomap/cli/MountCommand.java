@@ -72,9 +72,9 @@ final class MountCommand implements Callable<Integer> {
     private boolean writebackCache;
 
     @Option(names = "--read-ahead", paramLabel = "SIZE", description = "the kernel's readahead window for the"
-            + " mount's cached opens, a multiple of 1k up to 1g, set in /sys/class/bdi (needs root; otherwise a"
-            + " warning, and the kernel's 128 KiB stays); 0 leaves the kernel's own (default: 1m, the largest"
-            + " request the mount takes)")
+            + " mount's cached opens, a multiple of 1k up to 1g, set in /sys/class/bdi (needs root; otherwise the"
+            + " kernel's 128 KiB stays, with a warning for a window other than the default); 0 leaves the kernel's"
+            + " own (default: 1m, the largest request the mount takes)")
     private String readAhead;
 
     @Option(names = {"-o", "--fuse-option"}, paramLabel = "OPTION",

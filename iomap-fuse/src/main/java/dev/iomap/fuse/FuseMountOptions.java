@@ -29,8 +29,9 @@ import java.util.Objects;
  * @param readAheadBytes the kernel's readahead window for the mount's cached opens, in bytes, a
  *     multiple of 1 KiB; 0 leaves the kernel's own (128 KiB, which the FUSE {@code INIT} reply can
  *     only lower). The mount sets it in {@code /sys/class/bdi/MAJOR:MINOR/read_ahead_kb} once it is up
- *     ({@link KernelReadahead}), which needs root; where it cannot, it says so and the kernel's
- *     window stays. Default {@link #DEFAULT_READ_AHEAD_BYTES}
+ *     ({@link KernelReadahead}), which needs root; where it cannot, the kernel's window stays (a
+ *     warning says so, unless it is the default window refused to a user who is not root). Default
+ *     {@link #DEFAULT_READ_AHEAD_BYTES}
  */
 public record FuseMountOptions(boolean directIo, boolean readCache, boolean writebackCache, List<String> fuseOptions,
         Path libraryPath, long readAheadBytes) {

@@ -5,6 +5,7 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NotDirectoryException;
@@ -126,8 +127,9 @@ public final class IomapMount implements AutoCloseable {
      * Sets the kernel's readahead window of the new mount ({@link KernelReadahead}), if asked to.
      *
      * @return the window now in effect, in bytes, or -1 where the kernel's own stays (not asked to, or it
-     *     could not be set: logged as a warning, the mount works as before). A mount whose opens are all
-     *     direct I/O does not ask: the kernel reads nothing ahead for it
+     *     could not be set: logged as a warning, or at debug level for the default window where sysfs
+     *     refuses a user who is not root; the mount works as before). A mount whose opens are all direct
+     *     I/O does not ask: the kernel reads nothing ahead for it
      */
     private static long setReadAhead(Path mountPoint, long bytes) {
         if (bytes == 0) {
@@ -136,8 +138,9 @@ public final class IomapMount implements AutoCloseable {
         try {
             return KernelReadahead.set(mountPoint, bytes);
         } catch (IOException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "cannot set the kernel's readahead window of " + mountPoint + " to "
-                    + bytes / 1024 + " KiB (writing read_ahead_kb needs root); the kernel's own stays: " + e);
+            LOG.log(readAheadFailureLevel(e, bytes), "cannot set the kernel's"
+                    + " readahead window of " + mountPoint + " to " + bytes / 1024 + " KiB (writing read_ahead_kb"
+                    + " needs root); the kernel's own stays: " + e);
             return -1;
         }
     }
@@ -238,6 +241,20 @@ public final class IomapMount implements AutoCloseable {
     public static int mountForeground(IomapFileSystem fs, Path mountPoint, FuseMountOptions options)
             throws IOException {
         return mountForeground(fs, null, mountPoint, options);
+    }
+
+    /**
+     * How loudly a readahead window that could not be set is logged: a user's own mount cannot write
+     * sysfs, so the default window refused is a quiet miss (debug); a window asked for, or any other
+     * failure, is a warning.
+     *
+     * @param failure why the window could not be set
+     * @param bytes the window that was asked for
+     * @return the level to log at
+     */
+    static System.Logger.Level readAheadFailureLevel(Exception failure, long bytes) {
+        boolean quiet = failure instanceof AccessDeniedException && bytes == FuseMountOptions.DEFAULT_READ_AHEAD_BYTES;
+        return quiet ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING;
     }
 
     /**

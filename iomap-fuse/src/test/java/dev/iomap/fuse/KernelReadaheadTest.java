@@ -62,6 +62,17 @@ class KernelReadaheadTest {
     }
 
     @Test
+    void onlyTheDefaultWindowRefusedToAUserWhoIsNotRootIsQuiet() {
+        var denied = new java.nio.file.AccessDeniedException("/sys/class/bdi/0:39/read_ahead_kb");
+        assertThat(IomapMount.readAheadFailureLevel(denied, FuseMountOptions.DEFAULT_READ_AHEAD_BYTES))
+                .isEqualTo(System.Logger.Level.DEBUG);
+        assertThat(IomapMount.readAheadFailureLevel(denied, 4 << 20)).as("asked for")
+                .isEqualTo(System.Logger.Level.WARNING);
+        assertThat(IomapMount.readAheadFailureLevel(new NoSuchFileException("/x"),
+                FuseMountOptions.DEFAULT_READ_AHEAD_BYTES)).as("not a permission").isEqualTo(System.Logger.Level.WARNING);
+    }
+
+    @Test
     void theOptionsTakeZeroOrWholeKibUpToOneGib() {
         FuseMountOptions defaults = FuseMountOptions.defaults();
         assertThat(defaults.readAheadBytes()).isEqualTo(1 << 20);
