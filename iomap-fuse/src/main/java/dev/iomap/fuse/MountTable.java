@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -26,20 +27,9 @@ final class MountTable {
         }
     }
 
-    /** mountinfo(5): field 5 is the mount point (octal escapes), the file system type follows " - ". */
+    /** Whether mountinfo(5) lines show a FUSE file system at {@code mountPoint}. */
     static boolean isFuseMounted(List<String> mountinfo, String mountPoint) {
-        for (String line : mountinfo) {
-            String[] fields = line.split(" ");
-            int separator = line.indexOf(" - ");
-            if (fields.length < 5 || separator < 0) {
-                continue;
-            }
-            String type = line.substring(separator + 3).split(" ")[0];
-            if (type.startsWith("fuse") && unescape(fields[4]).equals(mountPoint)) {
-                return true;
-            }
-        }
-        return false;
+        return !fuseEntries(mountinfo, mountPoint).isEmpty();
     }
 
     /**
@@ -52,7 +42,18 @@ final class MountTable {
      * @return {@code MAJOR:MINOR}, or empty if no FUSE file system is mounted there
      */
     static Optional<String> fuseDevice(List<String> mountinfo, String mountPoint) {
-        String device = null;
+        return fuseEntries(mountinfo, mountPoint).stream().map(fields -> fields[2])
+                .filter(device -> device.matches("\\d+:\\d+")).reduce((first, second) -> second);
+    }
+
+    /**
+     * mountinfo(5): field 5 is the mount point (octal escapes), the file system type follows " - ".
+     *
+     * @return the space-separated fields of each line of a FUSE file system mounted at {@code mountPoint},
+     *     in the table's order
+     */
+    private static List<String[]> fuseEntries(List<String> mountinfo, String mountPoint) {
+        List<String[]> entries = new ArrayList<>();
         for (String line : mountinfo) {
             String[] fields = line.split(" ");
             int separator = line.indexOf(" - ");
@@ -60,12 +61,11 @@ final class MountTable {
                 continue;
             }
             String type = line.substring(separator + 3).split(" ")[0];
-            if (type.startsWith("fuse") && unescape(fields[4]).equals(mountPoint)
-                    && fields[2].matches("\\d+:\\d+")) {
-                device = fields[2];
+            if (type.startsWith("fuse") && unescape(fields[4]).equals(mountPoint)) {
+                entries.add(fields);
             }
         }
-        return Optional.ofNullable(device);
+        return entries;
     }
 
     /**
