@@ -63,7 +63,9 @@ final class BenchCommand implements Callable<Integer> {
     private String adapter;
 
     @Option(names = "--device", defaultValue = "ram", paramLabel = "DEVICE",
-            description = "ram, ram:SIZE or file:PATH[,cache=host][,size=SIZE] (default: ram, sized for the jobs' files)")
+            description = "ram, ram:SIZE or file:PATH[,cache=host][,size=SIZE][,prealloc=full] (default: ram, sized for"
+                    + " the jobs' files; prealloc=full writes zeroes over the whole image first, so that the host"
+                    + " holds it written and the jobs' writes are overwrites there)")
     private String device;
 
     @Option(names = "--force", description = "with --device file:PATH, reformat PATH even if it holds a filesystem")

@@ -57,6 +57,11 @@ final class MkfsCommand implements Callable<Integer> {
     @Option(names = "--force", description = "format even if IMAGE already holds a filesystem")
     private boolean force;
 
+    @Option(names = "--preallocate", description = "write zeroes over the whole image before formatting, so that"
+            + " the host holds every block of it written (qemu-img's preallocation=full): writes into the mounted"
+            + " image are then overwrites on the host, faster with O_DIRECT; costs the image's size on disk")
+    private boolean preallocate;
+
     /**
      * Checks everything first (options, adapter, size, that the image is free and holds no
      * filesystem unless --force), and only then resizes and formats: a refused mkfs leaves the
@@ -102,8 +107,16 @@ final class MkfsCommand implements Callable<Integer> {
     private void format(int blockSize, long capacity, ZoneLayout layout, FormatOptions options, PrintWriter out)
             throws UsageException, IOException {
         long fileBytes = layout == null ? capacity : layout.backingBytes(blockSize);
-        try (BlockDevice device = layout == null ? openEmpty(blockSize, fileBytes)
-                : ZonedDevice.create(openEmpty(blockSize, fileBytes), layout)) {
+        FileBlockDevice file = openEmpty(blockSize, fileBytes);
+        if (preallocate) {
+            try {
+                Preallocation.writeZeroes(file, fileBytes);
+            } catch (IOException | RuntimeException e) {
+                file.close();
+                throw e;
+            }
+        }
+        try (BlockDevice device = layout == null ? file : ZonedDevice.create(file, layout)) {
             IomapFileSystems.format(image.adapterOrDefault(), device, options);
             try (IomapFileSystem fs = IomapFileSystems.mount(image.adapterOrDefault(), device,
                     MountOptions.of(PageCacheOptions.builder().pageSize(Math.max(4096, blockSize)).build()))) {

@@ -48,11 +48,11 @@ class ImageCacheTest {
     @Test
     void deviceSpecsTakeASizeAndRefuseUnknownOptions() throws UsageException {
         assertThat(DeviceSpec.parse("file:/tmp/a.img,size=1g"))
-                .isEqualTo(new DeviceSpec.ImageFile(Path.of("/tmp/a.img"), ImageCache.NONE, 1L << 30));
+                .isEqualTo(new DeviceSpec.ImageFile(Path.of("/tmp/a.img"), ImageCache.NONE, 1L << 30, false));
         assertThat(DeviceSpec.parse("file:/tmp/a,b.img,size=64m,cache=host"))
-                .isEqualTo(new DeviceSpec.ImageFile(Path.of("/tmp/a,b.img"), ImageCache.HOST, 64L << 20));
+                .isEqualTo(new DeviceSpec.ImageFile(Path.of("/tmp/a,b.img"), ImageCache.HOST, 64L << 20, false));
         assertThat(DeviceSpec.parse("file:/tmp/a.img,cache=host,size=64m"))
-                .isEqualTo(new DeviceSpec.ImageFile(Path.of("/tmp/a.img"), ImageCache.HOST, 64L << 20));
+                .isEqualTo(new DeviceSpec.ImageFile(Path.of("/tmp/a.img"), ImageCache.HOST, 64L << 20, false));
         assertThat(DeviceSpec.parse("file:/tmp/a.img,size=10000").capacityFor(1L << 20, 4096))
                 .as("rounded up to whole blocks, whatever the files need").isEqualTo(12288);
         assertThat(DeviceSpec.parse("file:/tmp/a.img").capacityFor(1L << 20, 4096))
@@ -60,13 +60,49 @@ class ImageCacheTest {
         assertThatThrownBy(() -> DeviceSpec.parse("file:/tmp/a.img,sise=1g"))
                 .isInstanceOf(UsageException.class)
                 .hasMessage("bad --device 'file:/tmp/a.img,sise=1g': no option sise= for an image file"
-                        + " (have cache= and size=)");
+                        + " (have cache=, size= and prealloc=)");
         assertThatThrownBy(() -> DeviceSpec.parse("file:/tmp/a.img,size=1g,size=2g"))
                 .isInstanceOf(UsageException.class)
                 .hasMessage("bad --device 'file:/tmp/a.img,size=1g,size=2g': size= given twice");
         assertThatThrownBy(() -> DeviceSpec.parse("file:/tmp/a.img,size=-5"))
                 .isInstanceOf(UsageException.class)
                 .hasMessageStartingWith("bad device size in 'file:/tmp/a.img,size=-5'");
+    }
+
+    @Test
+    void preallocFullWritesZeroesOverTheWholeImageBeforeItIsFormatted() throws Exception {
+        assertThat(DeviceSpec.parse("file:/tmp/a.img,prealloc=full,size=64m"))
+                .isEqualTo(new DeviceSpec.ImageFile(Path.of("/tmp/a.img"), ImageCache.NONE, 64L << 20, true));
+        assertThat(DeviceSpec.parse("file:/tmp/a.img,prealloc=off"))
+                .isEqualTo(new DeviceSpec.ImageFile(Path.of("/tmp/a.img"), ImageCache.NONE));
+        assertThatThrownBy(() -> DeviceSpec.parse("file:/tmp/a.img,prealloc=metadata"))
+                .isInstanceOf(UsageException.class)
+                .hasMessage("bad --device 'file:/tmp/a.img,prealloc=metadata': prealloc=metadata (have prealloc=off"
+                        + " and prealloc=full)");
+        assertThatThrownBy(() -> DeviceSpec.parse("file:/tmp/a.img,prealloc=full,prealloc=off"))
+                .isInstanceOf(UsageException.class).hasMessageEndingWith("prealloc= given twice");
+
+        Path image = dir.resolve("full.img");
+        long capacity = (20L << 20) + 8192;   // not a whole number of chunks
+        byte[] junk = new byte[(int) capacity];
+        java.util.Arrays.fill(junk, (byte) 0x5a);
+        Files.write(image, junk);
+        var spec = (DeviceSpec.ImageFile) DeviceSpec.parse("file:" + image + ",prealloc=full");
+        try (FileBlockDevice device = spec.open(capacity, 4096, notice -> { })) {
+            assertThat(device.stats().bytesWritten()).isEqualTo(capacity);
+        }
+        assertThat(Files.readAllBytes(image)).isEqualTo(new byte[(int) capacity]);
+        assertThat(spec.describe(capacity)).isEqualTo("file:" + image + " (20MiB, prealloc=full)");
+
+        Path sparse = dir.resolve("sparse.img");
+        var fresh = (DeviceSpec.ImageFile) DeviceSpec.parse("file:" + sparse + ",prealloc=full");
+        fresh.open(capacity, 4096, notice -> { }).close();
+        Process stat = new ProcessBuilder("stat", "-c", "%b %B", sparse.toString()).start();
+        String[] blocks = new String(stat.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                .strip().split(" ");
+        assertThat(stat.waitFor()).isZero();
+        assertThat(Long.parseLong(blocks[0]) * Long.parseLong(blocks[1])).as("allocated on the host, no holes")
+                .isGreaterThanOrEqualTo(capacity);
     }
 
     @Test

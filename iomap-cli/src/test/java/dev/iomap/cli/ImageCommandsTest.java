@@ -40,6 +40,37 @@ class ImageCommandsTest {
     }
 
     @Test
+    void mkfsPreallocateLeavesNoHoleInTheImageAndAFilesystemThatChecksClean() throws Exception {
+        Path sparse = dir.resolve("sparse.img");
+        Path full = dir.resolve("full.img");
+        Path zoned = dir.resolve("zoned.img");
+        assertThat(Cli.run("mkfs", "--size=16m", sparse.toString()).status()).isZero();
+        Cli mkfs = Cli.run("mkfs", "--size=16m", "--preallocate", full.toString());
+        assertThat(mkfs.status()).as(mkfs.err()).isZero();
+        Cli mkfsZoned = Cli.run("mkfs", "--adapter=zonefs-like", "--size=8m", "--preallocate", "-o",
+                "zone-size=1m,conventional=2,capacity=768k,max-open=2", zoned.toString());
+        assertThat(mkfsZoned.status()).as(mkfsZoned.err()).isZero();
+
+        assertThat(allocatedBytes(sparse)).as("without --preallocate the image stays sparse").isLessThan(16L << 20);
+        assertThat(allocatedBytes(full)).isGreaterThanOrEqualTo(16L << 20);
+        assertThat(allocatedBytes(zoned)).isGreaterThanOrEqualTo(Files.size(zoned));
+        for (Path image : new Path[] {full, zoned}) {
+            Cli fsck = Cli.run("fsck", image.toString());
+            assertThat(fsck.status()).as(fsck.out() + fsck.err()).isZero();
+            assertThat(fsck.out()).contains(": clean (");
+        }
+    }
+
+    /** Bytes the host filesystem has allocated to {@code file} ({@code stat -c '%b %B'}). */
+    private static long allocatedBytes(Path file) throws IOException, InterruptedException {
+        Process stat = new ProcessBuilder("stat", "-c", "%b %B", file.toString()).start();
+        String[] fields = new String(stat.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                .strip().split(" ");
+        assertThat(stat.waitFor()).isZero();
+        return Long.parseLong(fields[0]) * Long.parseLong(fields[1]);
+    }
+
+    @Test
     void fsckListsProblemsAndExitsWithOne() throws IOException {
         Path image = dir.resolve("broken.img");
         assertThat(Cli.run("mkfs", "--adapter=snapfs", "--size=1m", image.toString()).status()).isZero();

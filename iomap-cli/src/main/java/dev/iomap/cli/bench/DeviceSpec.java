@@ -2,6 +2,7 @@ package dev.iomap.cli.bench;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.cli.ImageCache;
+import dev.iomap.cli.Preallocation;
 import dev.iomap.cli.Units;
 import dev.iomap.cli.UsageException;
 import dev.iomap.devices.FileBlockDevice;
@@ -15,11 +16,14 @@ import java.util.regex.Pattern;
 
 /**
  * The device a benchmark formats: {@code ram}, {@code ram:SIZE} or
- * {@code file:PATH[,cache=MODE][,size=SIZE]} ({@link ImageCache}: {@code none}, the default, opens the
- * image with {@code O_DIRECT}, falling back to buffered I/O with a one-line notice where the host
- * refuses it; {@code host} opens it buffered, through the host's page cache). A path may contain commas;
- * a trailing {@code ,word=value} is an option, and one other than {@code cache} and {@code size} is
- * refused rather than taken as part of the file name. Without a size
+ * {@code file:PATH[,cache=MODE][,size=SIZE][,prealloc=MODE]} ({@link ImageCache}: {@code none}, the
+ * default, opens the image with {@code O_DIRECT}, falling back to buffered I/O with a one-line notice
+ * where the host refuses it; {@code host} opens it buffered, through the host's page cache;
+ * {@code prealloc=full} writes zeroes over the whole image before it is formatted, as
+ * {@code qemu-img}'s {@code preallocation=full} does, so that the host holds every block of it written
+ * and the bench's writes are overwrites there, {@code off} is the default). A path may contain commas;
+ * a trailing {@code ,word=value} is an option, and one other than {@code cache}, {@code size} and
+ * {@code prealloc} is refused rather than taken as part of the file name. Without a size
  * the device is sized for the job: twice the bytes of its files plus 64 MiB (a RAM device only
  * allocates what is written; a file grows sparsely). The device's logical block size is the
  * filesystem's block size (adapters such as xfs-like require them to be equal).
@@ -28,7 +32,7 @@ public sealed interface DeviceSpec {
 
     /**
      * @param text {@code ram}, {@code ram:SIZE}, {@code file:PATH}, optionally followed by
-     *     {@code ,cache=MODE} and {@code ,size=SIZE} in either order
+     *     {@code ,cache=MODE}, {@code ,size=SIZE} and {@code ,prealloc=MODE} in any order
      * @return the spec
      * @throws UsageException if the text is none of those
      */
@@ -43,8 +47,10 @@ public sealed interface DeviceSpec {
             String path = text.substring(5);
             ImageCache cache = ImageCache.NONE;
             long size = 0;
+            boolean preallocate = false;
             boolean sawCache = false;
             boolean sawSize = false;
+            boolean sawPrealloc = false;
             while (true) {
                 Matcher option = TRAILING_OPTION.matcher(path);
                 if (!option.matches()) {
@@ -58,20 +64,28 @@ public sealed interface DeviceSpec {
                 } else if (key.equals("size") && !sawSize) {
                     size = parseSize(text, value);
                     sawSize = true;
-                } else if (key.equals("cache") || key.equals("size")) {
+                } else if (key.equals("prealloc") && !sawPrealloc) {
+                    preallocate = switch (value) {
+                        case "full" -> true;
+                        case "off" -> false;
+                        default -> throw new UsageException("bad --device '" + text + "': prealloc=" + value
+                                + " (have prealloc=off and prealloc=full)");
+                    };
+                    sawPrealloc = true;
+                } else if (key.equals("cache") || key.equals("size") || key.equals("prealloc")) {
                     throw new UsageException("bad --device '" + text + "': " + key + "= given twice");
                 } else {
                     throw new UsageException("bad --device '" + text + "': no option " + key
-                            + "= for an image file (have cache= and size=)");
+                            + "= for an image file (have cache=, size= and prealloc=)");
                 }
                 path = option.group(1);
             }
             if (!path.isEmpty()) {
-                return new ImageFile(Path.of(path), cache, size);
+                return new ImageFile(Path.of(path), cache, size, preallocate);
             }
         }
         throw new UsageException("bad --device '" + text
-                + "': use ram, ram:SIZE (e.g. ram:2g) or file:PATH[,cache=host][,size=SIZE]");
+                + "': use ram, ram:SIZE (e.g. ram:2g) or file:PATH[,cache=host][,size=SIZE][,prealloc=full]");
     }
 
     /**
@@ -171,17 +185,19 @@ public sealed interface DeviceSpec {
      * @param cache whether it is opened with {@code O_DIRECT} ({@link ImageCache#NONE}) or through the
      *     host's page cache
      * @param size the device's capacity in bytes, or 0 for the automatic size
+     * @param preallocate whether zeroes are written over the whole image when it is opened, before it is
+     *     formatted ({@code prealloc=full})
      */
-    record ImageFile(Path path, ImageCache cache, long size) implements DeviceSpec {
+    record ImageFile(Path path, ImageCache cache, long size, boolean preallocate) implements DeviceSpec {
 
         /**
-         * An image of the automatic size.
+         * An image of the automatic size, not preallocated.
          *
          * @param path the image file
          * @param cache how it is opened
          */
         public ImageFile(Path path, ImageCache cache) {
-            this(path, cache, 0);
+            this(path, cache, 0, false);
         }
 
         @Override
@@ -190,16 +206,26 @@ public sealed interface DeviceSpec {
             return (bytes + blockSize - 1) / blockSize * blockSize;
         }
 
+        /** Opens the image; with {@link #preallocate}, writes zeroes over all of it and flushes them first. */
         @Override
         public FileBlockDevice open(long capacity, int blockSize, Consumer<String> warnings) throws IOException {
-            return cache.open(path, blockSize, direct -> FileBlockDevice.open(path, blockSize, capacity, direct),
-                    warnings);
+            FileBlockDevice device = cache.open(path, blockSize,
+                    direct -> FileBlockDevice.open(path, blockSize, capacity, direct), warnings);
+            if (preallocate) {
+                try {
+                    Preallocation.writeZeroes(device, capacity);
+                } catch (IOException | RuntimeException e) {
+                    device.close();
+                    throw e;
+                }
+            }
+            return device;
         }
 
         @Override
         public String describe(long capacity) {
             return "file:" + path + " (" + (capacity >> 20) + "MiB" + (cache == ImageCache.HOST ? ", cache=host" : "")
-                    + ")";
+                    + (preallocate ? ", prealloc=full" : "") + ")";
         }
     }
 }
