@@ -40,6 +40,10 @@
 #                     0 measures a cold JVM. The kernel needs none
 #   --only LIST       comma list of workload names (default: all; see WORKLOADS below)
 #   --no-fuse         leave out the FUSE runs
+#   --prealloc MODE   off (default): the images of ours and FUSE are sparse; full: zeroes are written
+#                     over each image before it is formatted (`,prealloc=full` for ours, `mkfs
+#                     --preallocate` for FUSE), so that the host holds it written and O_DIRECT writes
+#                     are overwrites there, as on a disk. Costs each image's size on disk while it runs
 #   --ours-device-opts OPTS   appended to --device file:IMAGE, e.g. ,cache=host
 #   --ours-args "ARGS"        more `iomap bench` options, e.g. "--set maxIoendBytes=4m"
 #   --fuse-args "ARGS"        more `iomap mount` options, e.g. "--kernel-cache -o writeback_cache"
@@ -64,6 +68,7 @@ fuse=1
 ours_device_opts=""
 ours_args=""
 fuse_args=""
+prealloc=off
 out=""
 WORKLOADS="overwrite-1k seqwrite-128k randwrite-4k seqread-1m-cold seqread-1m-warm randread-4k-cold"
 WORKLOADS+=" randread-4k-warm randrw-70-30-fdatasync32 randwrite-4k-nj1 randwrite-4k-nj2 randwrite-4k-nj4"
@@ -84,6 +89,7 @@ while [[ $# -gt 0 ]]; do
         --ours-device-opts) ours_device_opts=$2; shift 2 ;;
         --ours-args) ours_args=$2; shift 2 ;;
         --fuse-args) fuse_args=$2; shift 2 ;;
+        --prealloc) prealloc=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         -h|--help) usage 0 ;;
         *) echo "vs-kernel: unknown option $1" >&2; usage 2 >&2 ;;
@@ -95,6 +101,11 @@ if [[ -n "$only" ]]; then
     done
     WORKLOADS=${only//,/ }
 fi
+case "$prealloc" in
+    off) ours_prealloc=""; mkfs_prealloc="" ;;
+    full) ours_prealloc=",prealloc=full"; mkfs_prealloc="--preallocate" ;;
+    *) echo "vs-kernel: --prealloc is off or full, not $prealloc" >&2; exit 2 ;;
+esac
 command -v fio >/dev/null || { echo "vs-kernel: fio is missing (apt-get install -y fio)" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "vs-kernel: python3 is missing" >&2; exit 1; }
 [[ -f iomap-cli/target/iomap.jar ]] || { echo "vs-kernel: build first: mvn -q package -DskipTests" >&2; exit 1; }
@@ -213,7 +224,7 @@ run_ours() { # WORKLOAD ROUND
     rm -f "$img"
     drop_caches
     # shellcheck disable=SC2086 # ours_args is a list of options
-    bin/iomap bench --progress=never --warmup "$warmup" --device "file:$img$ours_device_opts" $ours_args \
+    bin/iomap bench --progress=never --warmup "$warmup" --device "file:$img$ours_prealloc$ours_device_opts" $ours_args \
         --output-format=json --output "$json" "$work/jobs/$1.fio"
     rm -f "$img"
     record "$1" "$2" ours "$json"
@@ -253,7 +264,8 @@ warm_fuse() { # JOB: run it --warmup times in a directory of the mount of its ow
 run_fuse() { # WORKLOAD ROUND
     local job="$work/jobs/$1.fio" json="$work/json/$1.$2.fuse.json" img="$work/fuse.img"
     rm -f "$img"
-    bin/iomap mkfs --size "$image_size" "$img" >/dev/null
+    # shellcheck disable=SC2086 # mkfs_prealloc is empty or one option
+    bin/iomap mkfs $mkfs_prealloc --size "$image_size" "$img" >/dev/null
     mount_image "$img"
     if is_cold "$1"; then
         (cd "$mnt" && fio --create_only=1 "$job" >/dev/null)
@@ -275,7 +287,7 @@ bytes() { python3 -c 'import sys; s=sys.argv[1].lower(); m={"k":1<<10,"m":1<<20,
 image_size=$(( 2 * $(bytes "$size") + 8 * 2 * $(bytes "$rw_size") + (512 << 20) ))
 
 echo "# vs-kernel $(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores $(uname -r), $(df -T "$work" | awk 'NR == 2 { print $2 " on " $1 }')," \
-     "size=$size rand-size=$rand_size rw-size=$rw_size runtime=${runtime}s ramp=${ramp}s warmup=$warmup rounds=$rounds; uptime: $(uptime)" > "$work/header.txt"
+     "size=$size rand-size=$rand_size rw-size=$rw_size runtime=${runtime}s ramp=${ramp}s warmup=$warmup rounds=$rounds prealloc=$prealloc; uptime: $(uptime)" > "$work/header.txt"
 echo "  command: bench/vs-kernel.sh $args" >> "$work/header.txt"
 cat "$work/header.txt" >&2
 for w in $WORKLOADS; do
