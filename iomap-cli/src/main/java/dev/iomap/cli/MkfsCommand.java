@@ -107,15 +107,7 @@ final class MkfsCommand implements Callable<Integer> {
     private void format(int blockSize, long capacity, ZoneLayout layout, FormatOptions options, PrintWriter out)
             throws UsageException, IOException {
         long fileBytes = layout == null ? capacity : layout.backingBytes(blockSize);
-        FileBlockDevice file = openEmpty(blockSize, fileBytes);
-        if (preallocate) {
-            try {
-                Preallocation.writeZeroes(file, fileBytes);
-            } catch (IOException | RuntimeException e) {
-                file.close();
-                throw e;
-            }
-        }
+        FileBlockDevice file = Preallocation.zeroedIf(preallocate, openEmpty(blockSize, fileBytes), fileBytes);
         try (BlockDevice device = layout == null ? file : ZonedDevice.create(file, layout)) {
             IomapFileSystems.format(image.adapterOrDefault(), device, options);
             try (IomapFileSystem fs = IomapFileSystems.mount(image.adapterOrDefault(), device,

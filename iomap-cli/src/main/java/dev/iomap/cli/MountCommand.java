@@ -108,7 +108,8 @@ final class MountCommand implements Callable<Integer> {
         // A cluster node's image changes under it (other nodes write): nothing may stay in the kernel's cache.
         FuseMountOptions fuse = FuseMountOptions.defaults().withDirectIo(cluster != null || (!kernelCache && !writebackCache))
                 .withReadCache(cluster == null && !noReadCache).withWritebackCache(cluster == null && writebackCache)
-                .withFuseOptions(fuseOptions).withReadAheadBytes(readAheadBytes());
+                .withFuseOptions(fuseOptions);
+        fuse = withReadAhead(fuse);
         BlockDevice device = cluster == null ? image.openExisting() : image.openShared();
         IomapFileSystem fs;
         try {
@@ -137,12 +138,14 @@ final class MountCommand implements Callable<Integer> {
     }
 
     /**
-     * @return {@code --read-ahead} in bytes, or the default
-     * @throws UsageException if it does not parse, or is not 0 or a multiple of 1 KiB up to 1 GiB
+     * @param fuse the mount's options so far
+     * @return them with {@code --read-ahead}, if given
+     * @throws UsageException if it does not parse, or the options refuse it (not 0 or a multiple of 1 KiB up
+     *     to 1 GiB)
      */
-    private long readAheadBytes() throws UsageException {
+    private FuseMountOptions withReadAhead(FuseMountOptions fuse) throws UsageException {
         if (readAhead == null) {
-            return FuseMountOptions.DEFAULT_READ_AHEAD_BYTES;
+            return fuse;
         }
         long bytes;
         try {
@@ -150,10 +153,11 @@ final class MountCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new UsageException("--read-ahead: " + e.getMessage());
         }
-        if (bytes < 0 || bytes > FuseMountOptions.MAX_READ_AHEAD_BYTES || bytes % 1024 != 0) {
+        try {
+            return fuse.withReadAheadBytes(bytes);
+        } catch (IllegalArgumentException e) {
             throw new UsageException("--read-ahead must be 0 or a multiple of 1k up to 1g, got " + readAhead);
         }
-        return bytes;
     }
 
     /**

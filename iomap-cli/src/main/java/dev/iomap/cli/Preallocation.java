@@ -22,6 +22,28 @@ public final class Preallocation {
     }
 
     /**
+     * {@link #writeZeroes} if asked to, closing the device if that fails.
+     *
+     * @param <D> the device's type
+     * @param device a newly opened device, owned by the caller unless this throws
+     * @param capacity bytes to zero, as for {@link #writeZeroes}
+     * @param preallocate whether to zero them; false returns the device as it is
+     * @return {@code device}
+     * @throws IOException if a write or the flush fails (the device is closed then)
+     */
+    public static <D extends BlockDevice> D zeroedIf(boolean preallocate, D device, long capacity) throws IOException {
+        if (preallocate) {
+            try {
+                writeZeroes(device, capacity);
+            } catch (IOException | RuntimeException e) {
+                device.close();
+                throw e;
+            }
+        }
+        return device;
+    }
+
+    /**
      * Writes zeroes over {@code [0, capacity)} of the device, in chunks, and flushes them. Whatever the
      * device held there is gone.
      *

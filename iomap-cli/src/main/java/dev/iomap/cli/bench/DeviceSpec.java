@@ -209,17 +209,8 @@ public sealed interface DeviceSpec {
         /** Opens the image; with {@link #preallocate}, writes zeroes over all of it and flushes them first. */
         @Override
         public FileBlockDevice open(long capacity, int blockSize, Consumer<String> warnings) throws IOException {
-            FileBlockDevice device = cache.open(path, blockSize,
-                    direct -> FileBlockDevice.open(path, blockSize, capacity, direct), warnings);
-            if (preallocate) {
-                try {
-                    Preallocation.writeZeroes(device, capacity);
-                } catch (IOException | RuntimeException e) {
-                    device.close();
-                    throw e;
-                }
-            }
-            return device;
+            return Preallocation.zeroedIf(preallocate, cache.open(path, blockSize,
+                    direct -> FileBlockDevice.open(path, blockSize, capacity, direct), warnings), capacity);
         }
 
         @Override
