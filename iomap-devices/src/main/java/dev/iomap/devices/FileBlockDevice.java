@@ -60,7 +60,11 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>With direct I/O ({@code O_DIRECT}) the page cache is bypassed. The block size must then be a
  * multiple of the filesystem's I/O alignment (its block size, at least 512). A caller's buffer is
  * used as it is if it is a direct buffer whose address and remaining length are multiples of that
- * alignment; any other buffer is copied through an aligned bounce buffer.
+ * alignment; any other buffer is copied through an aligned bounce buffer. A write of several such
+ * buffers (an ioend of several folios) goes out as one gathering write ({@code pwritev}, through a
+ * descriptor of the device's own; Linux) straight from them, or, where that is not at hand, copied
+ * through the bounce buffer in requests of up to 1 MiB; the system property
+ * {@value #GATHERING_WRITES_PROPERTY}{@code =false} asks for the copy, for measurements.
  *
  * <p>Bad requests (negative, unaligned, overflowing or past the end) get
  * {@link DeviceRangeException}; see {@link DeviceCounters#checkRequest}. Null arguments get
@@ -113,6 +117,11 @@ public final class FileBlockDevice implements BlockDevice {
     static final int BUFFERED_WRITE_THREADS = 2;
     /** Write threads of an {@code O_DIRECT} device: each write waits for the disk. */
     static final int DIRECT_WRITE_THREADS = 4;
+    /**
+     * System property that, set to {@code false}, sends the writes of several buffers through the
+     * bounce buffer instead of one gathering write ({@code VectoredWrites}), for A/B measurements.
+     */
+    static final String GATHERING_WRITES_PROPERTY = "iomap.file.gatheringWrites";
     /** System property that overrides both counts (a positive integer). */
     static final String WRITE_THREADS_PROPERTY = "iomap.file.writeThreads";
 
@@ -334,7 +343,7 @@ public final class FileBlockDevice implements BlockDevice {
                 ? new OpenOption[] {StandardOpenOption.READ}
                 : new OpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE};
         if (!directIo) {
-            IoChannel channel = new IoChannel(path, FileChannel.open(path, access), 0, access);
+            IoChannel channel = new IoChannel(path, FileChannel.open(path, access), 0, null, access);
             return new FileBlockDevice(path, channel, locked, blockSize, capacity, 0);
         }
         int alignment = directIoAlignment(path, blockSize);
@@ -351,7 +360,9 @@ public final class FileBlockDevice implements BlockDevice {
             notSupported.initCause(e);
             throw notSupported;
         }
-        return new FileBlockDevice(path, new IoChannel(path, channel, alignment, options), locked,
+        VectoredWrites vectored = locked.readOnly() || "false".equalsIgnoreCase(
+                System.getProperty(GATHERING_WRITES_PROPERTY)) ? null : VectoredWrites.open(path, alignment);
+        return new FileBlockDevice(path, new IoChannel(path, channel, alignment, vectored, options), locked,
                 blockSize, capacity, alignment);
     }
 
@@ -484,6 +495,16 @@ public final class FileBlockDevice implements BlockDevice {
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** @return whether writes of several aligned buffers go out as gathering direct writes, for tests */
+    boolean gathers() {
+        return channel.gathers();
+    }
+
+    /** @return how many gathering direct writes ({@code pwritev} calls) were made so far, for tests */
+    long gatheringWrites() {
+        return channel.gatheringWrites();
     }
 
     /** @return how many writes ran in their caller's thread ({@link SyncSubmit}) so far */

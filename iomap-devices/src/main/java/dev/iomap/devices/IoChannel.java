@@ -43,6 +43,8 @@ final class IoChannel {
     private final Path path;
     private final OpenOption[] options;
     private final int directIoAlignment;
+    /** Gathering direct writes beside the channel, or null; closed with it. */
+    private final VectoredWrites vectored;
     private final Object reopening = new Object();
     private volatile Open open;
     private volatile boolean closed;
@@ -53,13 +55,16 @@ final class IoChannel {
      * @param path the file
      * @param channel the file, already opened with {@code options}
      * @param directIoAlignment the alignment if opened with {@code O_DIRECT}; 0 if not
+     * @param vectored gathering direct writes to the same file, or null; this channel owns it from now
      * @param options what the channel was opened with, to open it again the same way
      */
-    IoChannel(Path path, FileChannel channel, int directIoAlignment, OpenOption... options) {
+    IoChannel(Path path, FileChannel channel, int directIoAlignment, VectoredWrites vectored,
+            OpenOption... options) {
         this.path = path;
         this.options = options.clone();
+        this.vectored = vectored;
         this.directIoAlignment = directIoAlignment;
-        this.open = new Open(channel, new PositionalIo(channel, directIoAlignment));
+        this.open = new Open(channel, new PositionalIo(channel, directIoAlignment, vectored));
     }
 
     /**
@@ -103,10 +108,20 @@ final class IoChannel {
             }
             if (open == closedOne) {
                 FileChannel channel = FileChannel.open(path, options);
-                open = new Open(channel, new PositionalIo(channel, directIoAlignment));
+                open = new Open(channel, new PositionalIo(channel, directIoAlignment, vectored));
                 reopens++;
             }
         }
+    }
+
+    /** @return whether writes of several buffers can go out as gathering direct writes */
+    boolean gathers() {
+        return vectored != null;
+    }
+
+    /** @return how many gathering direct writes ({@code pwritev} calls) were made; 0 without them */
+    long gatheringWrites() {
+        return vectored == null ? 0 : vectored.calls();
     }
 
     /** @return how many times an interrupt made this open the file again */
@@ -116,11 +131,20 @@ final class IoChannel {
         }
     }
 
-    /** Closes the channel; calls in flight and later fail with {@link ClosedChannelException}. */
+    /**
+     * Closes the channel (calls in flight and later fail with {@link ClosedChannelException}) and the
+     * gathering direct writes, which first wait for their writes in progress.
+     */
     void close() throws IOException {
         synchronized (reopening) {
             closed = true;
-            open.channel().close();
+            try {
+                open.channel().close();
+            } finally {
+                if (vectored != null) {
+                    vectored.close();
+                }
+            }
         }
     }
 }

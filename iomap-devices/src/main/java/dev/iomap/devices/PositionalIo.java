@@ -17,7 +17,9 @@ import java.util.List;
  * one per buffer: with {@code O_DIRECT} every {@code pwrite} is a device request its caller waits for
  * (on this machine's ext4 image, 128 KiB requests, an ioend of large folios written buffer by buffer,
  * moved 294 MiB/s and 1 MiB ones 834 MiB/s), and the JDK has no positional gathering write
- * ({@code pwritev}) while the channel's position is shared. The aligned memory is one
+ * ({@code pwritev}) while the channel's position is shared. Where {@link VectoredWrites} is at hand
+ * (Linux), a write of several buffers the kernel can take as they are goes out through it instead:
+ * one {@code pwritev} straight from the buffers, no copy. The aligned memory is one
  * {@value #BOUNCE_SIZE}-byte buffer per thread, kept for the thread's life.
  *
  * <p>Thread-safe: it makes only positional channel calls and its only state is per thread. Checking the
@@ -34,6 +36,8 @@ final class PositionalIo {
     private final FileChannel channel;
     /** Alignment {@code O_DIRECT} needs of memory, positions and lengths; 0 without it. */
     private final int directIoAlignment;
+    /** Gathering direct writes to the same file, or null; not owned. */
+    private final VectoredWrites vectored;
 
     /**
      * @param channel the file, opened for reading and writing
@@ -41,8 +45,22 @@ final class PositionalIo {
      *     power of two; 0 if it was not
      */
     PositionalIo(FileChannel channel, int directIoAlignment) {
+        this(channel, directIoAlignment, null);
+    }
+
+    /**
+     * @param channel the file, opened for reading and writing
+     * @param directIoAlignment the alignment if the channel was opened with {@code O_DIRECT}, a
+     *     power of two; 0 if it was not
+     * @param vectored gathering direct writes to the same file (only with {@code O_DIRECT}), or null
+     */
+    PositionalIo(FileChannel channel, int directIoAlignment, VectoredWrites vectored) {
+        if (vectored != null && directIoAlignment == 0) {
+            throw new IllegalArgumentException("gathering direct writes need a direct channel");
+        }
         this.channel = channel;
         this.directIoAlignment = directIoAlignment;
+        this.vectored = vectored;
     }
 
     /** Fills {@code dst} from {@code position}, moving its position to its limit. */
@@ -69,8 +87,9 @@ final class PositionalIo {
     /**
      * Writes the remaining bytes of {@code srcs}, one after the other, from {@code position}, moving
      * each one's position to its limit: each buffer as it is without {@code O_DIRECT} (a copy into the
-     * host's page cache per buffer costs nothing more) and for one usable buffer, else through the
-     * bounce buffer, as few requests as it takes.
+     * host's page cache per buffer costs nothing more) and for one usable buffer, else in one
+     * gathering write if every buffer is usable and {@link VectoredWrites} is at hand, else through
+     * the bounce buffer, as few requests as it takes.
      */
     void write(long position, List<ByteBuffer> srcs) throws IOException {
         if (directIoAlignment == 0 || (srcs.size() == 1 && usableAsItIs(srcs.getFirst()))) {
@@ -79,6 +98,12 @@ final class PositionalIo {
                 int bytes = src.remaining();
                 writeFully(next, src);
                 next += bytes;
+            }
+            return;
+        }
+        if (vectored != null && vectored.write(position, srcs)) {
+            for (ByteBuffer src : srcs) {
+                src.position(src.limit());
             }
             return;
         }

@@ -109,10 +109,15 @@ class DirectFileBlockDeviceTest extends BlockDeviceContractTest {
     }
 
     @Test
-    void severalAlignedDirectBuffersGoThroughTheBounceBufferAndRoundTrip() throws Exception {
-        // an ioend of large folios: aligned direct buffers, copied into PositionalIo's bounce buffer to
-        // go out as one request; first less than the bounce buffer, then more (two requests)
+    void severalAlignedDirectBuffersGoOutAsOneGatheringWriteAndRoundTrip() throws Exception {
+        // an ioend of large folios: aligned direct buffers, written straight from them by one pwritev
+        // (VectoredWrites); first less than a bounce buffer, then more
         try (BlockDevice large = open(BLOCK, 8L << 20); Arena arena = Arena.ofShared()) {
+            String os = System.getProperty("os.name") + "/" + System.getProperty("os.arch");
+            Assumptions.assumeTrue(os.equals("Linux/amd64") || os.equals("Linux/aarch64"),
+                    "skipped: gathering direct writes are made on Linux on x86_64 and aarch64 only, not " + os);
+            assertThat(((FileBlockDevice) large).gathers()).as("a writable O_DIRECT device on Linux gathers").isTrue();
+            long gathered = 0;
             for (int[] sizes : new int[][] {{BLOCK, 3 * BLOCK, BLOCK}, {1 << 20, 128 << 10, 4 * BLOCK}}) {
                 int length = java.util.Arrays.stream(sizes).sum();
                 byte[] data = randomBytes(length);
@@ -129,7 +134,26 @@ class DirectFileBlockDeviceTest extends BlockDeviceContractTest {
 
                 assertThat(back.flip()).isEqualTo(ByteBuffer.wrap(data));
                 assertThat(srcs).as("the caller's buffers are left as they were").allSatisfy(src -> assertThat(src.position()).isZero());
+                assertThat(((FileBlockDevice) large).gatheringWrites()).as("one pwritev per write").isEqualTo(++gathered);
             }
+        }
+    }
+
+    @Test
+    void severalBuffersOfWhichOneIsOnTheHeapGoThroughTheBounceBufferAndRoundTrip() throws Exception {
+        try (BlockDevice large = open(BLOCK, 8L << 20); Arena arena = Arena.ofShared()) {
+            byte[] data = randomBytes((1 << 20) + 3 * BLOCK);
+            List<ByteBuffer> srcs = List.of(
+                    arena.allocate(1 << 20, BLOCK).asByteBuffer().put(data, 0, 1 << 20).flip(),
+                    ByteBuffer.wrap(data, 1 << 20, BLOCK),
+                    arena.allocate(2 * BLOCK, BLOCK).asByteBuffer().put(data, (1 << 20) + BLOCK, 2 * BLOCK).flip());
+            await(large.write(BLOCK, srcs, IoPurpose.DATA));
+
+            ByteBuffer back = arena.allocate(data.length, BLOCK).asByteBuffer();
+            large.read(BLOCK, back);
+
+            assertThat(back.flip()).isEqualTo(ByteBuffer.wrap(data));
+            assertThat(((FileBlockDevice) large).gatheringWrites()).as("copied, not gathered").isZero();
         }
     }
 

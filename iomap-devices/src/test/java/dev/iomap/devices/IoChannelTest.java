@@ -30,7 +30,7 @@ class IoChannelTest {
     void open() throws IOException {
         file = dir.resolve("file");
         Files.write(file, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
-        channel = new IoChannel(file, FileChannel.open(file, OPTIONS), 0, OPTIONS);
+        channel = new IoChannel(file, FileChannel.open(file, OPTIONS), 0, null, OPTIONS);
     }
 
     @AfterEach
