@@ -22,8 +22,13 @@ public enum IomapRequest {
     /** A write through a mapped region (page fault on a shared writable mapping); {@code IOMAP_FAULT}. */
     FAULT,
     /**
-     * The caller cannot block; an adapter that would have to wait throws instead
-     * ({@code IOMAP_NOWAIT}). Not sent by the core yet (no non-blocking writes).
+     * The caller must not wait for other threads; an adapter that would have to (for a cluster lock,
+     * say) throws an {@link java.io.IOException} at once instead ({@code IOMAP_NOWAIT}). The core sends
+     * it for readahead, which maps while it holds its folios locked on a pool thread of its own, where
+     * the kernel's readahead runs in the reader's context under the reader's locks: waiting there for a
+     * lock whose release waits for those folios (a cluster lock's demotion invalidating the cache)
+     * would deadlock. The readahead then leaves the folio to be read on demand. Short in-memory locks
+     * may still be taken.
      */
     NOWAIT,
     /** Copy shared blocks to private ones (unshare), reading even whole folios; {@code IOMAP_UNSHARE}. */

@@ -120,6 +120,24 @@ final class ZkLockHandle implements LockHandle {
         obtainThenClearFlag(wanted, deadline);
     }
 
+    @Override
+    public boolean lockIfCached(LockMode wanted) {
+        checkWanted(wanted);
+        state.lock();
+        try {
+            checkUsable();
+            if (demoteWanted || demotingThread != null || obtaining || !mode.covers(wanted)
+                    || manager.fenceForHandles().isFenced()) {
+                return false;
+            }
+            holds++;
+            manager.countCachedHold();
+            return true;
+        } finally {
+            state.unlock();
+        }
+    }
+
     /** The acquire of a new handle: the same as a {@link #lock} that must ask ZooKeeper. */
     void firstObtain(LockMode wanted, ZkDeadline deadline) throws IOException {
         state.lock();

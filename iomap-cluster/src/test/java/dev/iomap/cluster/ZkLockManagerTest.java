@@ -151,6 +151,36 @@ class ZkLockManagerTest {
     }
 
     @Test
+    void lockIfCachedStartsAUseOnlyOnACoveringModeWithNoDemotionPendingAndAsksZooKeeperNothing() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        LockHandle handle = a.acquire(INODE, SH, new Recorder("A", events, 5), WAIT);
+        handle.unlock();
+        long before = a.roundTrips();
+
+        assertThat(handle.lockIfCached(SH)).as("cached SH covers SH").isTrue();
+        assertThat(handle.lockIfCached(EX)).as("SH does not cover EX").isFalse();
+        assertThat(handle.holds()).isEqualTo(1);
+        assertThat(a.roundTrips()).isEqualTo(before);
+        Background<LockHandle> waiter = Background.start("node-B",
+                () -> b.acquire(INODE, EX, new Recorder("B", events, 3), WAIT));
+        ZkTestServer.await("A is asked to demote", () -> {
+            if (handle.lockIfCached(SH)) {
+                handle.unlock();
+                return false;
+            }
+            return true;
+        });
+        assertThat(handle.holds()).as("the refused calls started nothing").isEqualTo(1);
+        handle.unlock();
+        LockHandle granted = waiter.join();
+
+        assertThat(handle.lockIfCached(SH)).as("demoted to UN: nothing cached").isFalse();
+        assertThat(events).containsExactly("A.invalidate SH>UN");
+        granted.unlock();
+    }
+
+    @Test
     void threeNodesOnTheirOwnInodesPayNoRoundTripAfterWarmUp() throws Exception {
         List<ZkLockManager> nodes = List.of(node("A"), node("B"), node("C"));
         List<LockHandle> handles = new ArrayList<>();

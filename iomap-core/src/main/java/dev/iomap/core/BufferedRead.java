@@ -15,6 +15,8 @@ import java.util.Set;
  * extents, new blocks and blocks past EOF are zero-filled in memory; inline data is copied.
  */
 final class BufferedRead {
+    private static final Set<IomapRequest> NO_FLAGS = Set.of();
+    private static final Set<IomapRequest> NOWAIT = Set.of(IomapRequest.NOWAIT);
     private final CachedInode inode;
     private final Readahead readahead;
 
@@ -134,6 +136,22 @@ final class BufferedRead {
      * @param folio a locked folio
      */
     void readFolio(Folio folio) throws IOException {
+        readFolio(folio, NO_FLAGS);
+    }
+
+    /**
+     * As {@link #readFolio(Folio)}, for readahead: the mappings are asked for with
+     * {@link IomapRequest#NOWAIT}, so that an adapter that would wait for a lock fails at once instead
+     * of waiting with the folio locked (see there).
+     *
+     * @param folio a locked folio
+     * @throws IOException also when the adapter would have waited
+     */
+    void readaheadFolio(Folio folio) throws IOException {
+        readFolio(folio, NOWAIT);
+    }
+
+    private void readFolio(Folio folio, Set<IomapRequest> request) throws IOException {
         if (folio.isUptodate()) {
             return;
         }
@@ -148,7 +166,7 @@ final class BufferedRead {
             if (stop < 0) {
                 stop = folio.size();
             }
-            readRange(folio, start, stop - start);
+            readRange(folio, start, stop - start, request);
             offset = stop;
         }
         if (state == null || state.isFullyUptodate()) {
@@ -160,10 +178,10 @@ final class BufferedRead {
      * Fills {@code [offset, offset + length)} of a locked folio through the adapter's mappings (the
      * kernel's {@code iomap_read_folio_iter}, was {@code iomap_readpage_iter}).
      */
-    private void readRange(Folio folio, int offset, int length) throws IOException {
+    private void readRange(Folio folio, int offset, int length, Set<IomapRequest> request) throws IOException {
         long pos = folio.pos() + offset;
         long size = inode.size();
-        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, Set.<IomapRequest>of());
+        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, request);
         try {
             while (iter.next()) {
                 int from = (int) (iter.pos() - folio.pos());

@@ -199,11 +199,12 @@ final class Readahead {
                     inode.stats().readaheadSkipped();
                     return;
                 }
-                inode.reader().readFolio(folio);
+                inode.reader().readaheadFolio(folio);
                 inode.stats().readaheadRead(folio.size());
             } catch (IOException | RuntimeException e) {
                 // Readahead is a hint: the folio stays not uptodate, and the reader that needs it
                 // reads it again and gets the error (the kernel's iomap_read_end_io leaves it so).
+                // So does an adapter that would have waited for a lock (NOWAIT).
                 inode.stats().readaheadSkipped();
             } finally {
                 folio.unlock();

@@ -8,6 +8,7 @@ import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import dev.iomap.spi.WritebackOps;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -28,6 +29,8 @@ final class ExtentTestOps implements IomapOps, WritebackOps {
     private long cookie;
     private boolean publishAtCompletion;
     private Runnable afterNextReport;
+    /** Whether a mapping asked for without waiting fails, as a cluster lock that cannot be had at once. */
+    private boolean refuseNowait;
 
     ExtentTestOps(int blockSize) {
         this.blockSize = blockSize;
@@ -57,16 +60,25 @@ final class ExtentTestOps implements IomapOps, WritebackOps {
         return new TreeMap<>(blocks);
     }
 
+    /** Makes every later {@code begin} with {@link IomapRequest#NOWAIT} fail, as if it would wait. */
+    synchronized void refuseNowait() {
+        refuseNowait = true;
+    }
+
     synchronized void afterNextReport(Runnable hook) {
         afterNextReport = hook;
     }
 
     @Override
-    public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request) {
+    public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request)
+            throws IOException {
         Iomap iomap;
         Runnable hook;
         synchronized (this) {
             requests.add(Set.copyOf(request));
+            if (refuseNowait && request.contains(IomapRequest.NOWAIT)) {
+                throw new IOException("the mapping of " + pos + " would wait for a lock");
+            }
             iomap = lookup(pos, length).withValidityCookie(cookie);
             hook = request.contains(IomapRequest.REPORT) ? afterNextReport : null;
             if (hook != null) {

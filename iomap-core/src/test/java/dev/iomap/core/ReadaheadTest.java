@@ -9,6 +9,7 @@ import dev.iomap.device.IoPurpose;
 import dev.iomap.devices.CountingDevice;
 import dev.iomap.devices.Fault;
 import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -122,6 +123,31 @@ class ReadaheadTest {
         queued.clear();
         assertThat(read(file, 8 * MIB, (int) (8 * MIB))).isEqualTo(pattern(SEED, 8 * MIB, (int) (8 * MIB)));
         assertThat(deviceReads()).as("the reader found every folio read").hasSize(4);
+    }
+
+    @Test
+    void readaheadMapsWithoutWaitingAndWhatWouldWaitIsLeftForTheReaderToRead() throws Exception {
+        // a cluster adapter's readahead must not wait for a glock whose demotion waits for the folios
+        // the readahead holds locked (the gfs2-like deadlock): it asks NOWAIT, and a refusal only skips
+        options = PageCacheOptions.builder().poisonNewFolios(true).maxReadaheadBytes(2 * MIB).build();
+        device.write(0, ByteBuffer.wrap(pattern(SEED, 0, (int) (4 * MIB))), IoPurpose.DATA).join();
+        ExtentTestOps ops = new ExtentTestOps(PAGE);
+        ops.set(0, 4 * MIB / PAGE, IomapType.MAPPED);
+        ops.refuseNowait();
+        OpenFile file = file(4 * MIB, ops, true).open();
+
+        assertThat(read(file, 0, (int) MIB)).isEqualTo(pattern(SEED, 0, (int) MIB));
+        int readersOwn = ops.requests().size();
+        assertThat(queued).isNotEmpty();
+        runQueued();
+
+        assertThat(ops.requests().subList(0, readersOwn)).as("the reader's own mappings wait as usual")
+                .isNotEmpty().noneMatch(r -> r.contains(IomapRequest.NOWAIT));
+        assertThat(ops.requests().subList(readersOwn, ops.requests().size())).as("readahead's")
+                .isNotEmpty().allMatch(r -> r.contains(IomapRequest.NOWAIT));
+        assertThat(deviceReads()).as("the refused readahead read nothing").containsExactly(io(0, MIB));
+        assertThat(read(file, MIB, (int) MIB)).isEqualTo(pattern(SEED, MIB, (int) MIB));
+        assertThat(deviceReads()).as("read on demand").contains(io(MIB, MIB));
     }
 
     @Test

@@ -27,7 +27,9 @@ import java.util.concurrent.CompletableFuture;
  * did not write, stuffed files are mapped {@code INLINE} with the dinode's live buffer, and writeback
  * only looks blocks up (they all exist by then). Holes are reported sized for reads. A direct write is
  * done directly only where it overwrites allocated blocks within EOF; the rest falls back to the page
- * cache ({@link DirectFallbackException}), as GFS2 does.
+ * cache ({@link DirectFallbackException}), as GFS2 does. A mapping asked for with
+ * {@link IomapRequest#NOWAIT} (the core's readahead) takes the inode's glock only if that needs no
+ * waiting, and otherwise fails at once with {@link dev.iomap.spi.lock.LockTimeoutException}.
  */
 final class Gfs2IomapOps implements IomapOps, WritebackOps {
     private final Gfs2LikeMount mount;
@@ -51,7 +53,8 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         if (write) {
             mount.checkLive();
         }
-        boolean locked = mode != null && mount.node.lockInode(inode.ino(), mode);
+        boolean locked = mode != null
+                && mount.node.lockInode(inode.ino(), mode, request.contains(IomapRequest.NOWAIT));
         boolean rgrps = false;
         try {
             if (write) {

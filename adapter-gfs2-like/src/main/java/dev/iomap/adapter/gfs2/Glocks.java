@@ -3,6 +3,7 @@ package dev.iomap.adapter.gfs2;
 import dev.iomap.adapter.support.lock.InodeGlockCallbacks;
 import dev.iomap.spi.lock.DemoteCallbacks;
 import dev.iomap.spi.lock.LockHandle;
+import dev.iomap.spi.lock.LockTimeoutException;
 import dev.iomap.spi.lock.LockManager;
 import dev.iomap.spi.lock.LockMode;
 import dev.iomap.spi.lock.LockName;
@@ -73,6 +74,23 @@ final class Glocks {
      */
     boolean lock(long ino, LockMode mode) throws IOException {
         return lock(LockName.inode(ino), mode, inodeCallbacks);
+    }
+
+    /**
+     * Takes one use of the inode's glock in {@code mode} only if the node holds a covering mode and no
+     * demotion is pending ({@link LockHandle#lockIfCached}): no waiting, no request to the manager,
+     * nobody's callbacks run in this thread.
+     *
+     * @param ino the inode
+     * @param mode SH to read, EX to change
+     * @throws LockTimeoutException if the use would need more; nothing was taken
+     */
+    void lockAtOnce(long ino, LockMode mode) throws LockTimeoutException {
+        LockHandle handle = handles.get(LockName.inode(ino));
+        if (handle == null || !handle.lockIfCached(mode)) {
+            throw new LockTimeoutException("the glock of inode " + ino + " is not held in a mode covering "
+                    + mode + " with no demotion pending, and the caller cannot wait");
+        }
     }
 
     /** Ends one use taken by {@link #lock}; the mode stays cached. */

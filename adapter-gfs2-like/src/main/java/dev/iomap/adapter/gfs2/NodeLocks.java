@@ -259,10 +259,27 @@ final class NodeLocks {
      * @throws IOException if the glock cannot be had
      */
     boolean lockInode(long ino, LockMode mode) throws IOException {
+        return lockInode(ino, mode, false);
+    }
+
+    /**
+     * As {@link #lockInode(long, LockMode)}; with {@code atOnce}, only if this node holds the glock
+     * in a covering mode with no demotion pending ({@link Glocks#lockAtOnce}): a mapping asked for
+     * with {@code IomapRequest.NOWAIT} (the core's readahead, which holds its folios locked while it
+     * maps them, and must neither wait for a demotion that waits for those folios nor run another
+     * node's demotion callbacks).
+     *
+     * @throws dev.iomap.spi.lock.LockTimeoutException with {@code atOnce}, if the use would wait
+     */
+    boolean lockInode(long ino, LockMode mode, boolean atOnce) throws IOException {
         if (heldInodes.get().contains(ino)) {
             return false;
         }
-        mount.glocks.lock(ino, mode);
+        if (atOnce) {
+            mount.glocks.lockAtOnce(ino, mode);
+        } else {
+            mount.glocks.lock(ino, mode);
+        }
         return true;
     }
 

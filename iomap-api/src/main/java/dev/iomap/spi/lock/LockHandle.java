@@ -53,6 +53,26 @@ public interface LockHandle {
     void lock(LockMode mode, Duration timeout) throws IOException;
 
     /**
+     * Starts a use of the lock in at least {@code mode} only if that needs nothing from the manager:
+     * this holder has a mode that {@linkplain LockMode#covers covers} it and no demotion (nor another
+     * request of this holder) is pending. It never waits and never runs anybody's callbacks, so a
+     * thread that holds things a demotion's callbacks wait for (locked folios: readahead) may call
+     * it. A successful call is matched by one {@link #unlock}. The default starts nothing, which is
+     * always allowed: the caller then does without the lock (readahead leaves its folios to readers).
+     *
+     * @param mode the mode the use needs, not {@code UN}
+     * @return whether a use was started
+     * @throws IllegalArgumentException if {@code mode} is {@code UN}
+     * @throws IllegalStateException if the handle was released
+     */
+    default boolean lockIfCached(LockMode mode) {
+        if (mode == LockMode.UN) {
+            throw new IllegalArgumentException("a use needs a mode other than UN");
+        }
+        return false;
+    }
+
+    /**
      * Ends one use. The mode stays (cached) until a demotion or {@link #release}; if a demotion waits
      * for this holder and this was the last use, it proceeds now.
      *

@@ -87,6 +87,24 @@ final class InProcessLockHandle implements LockHandle {
     }
 
     @Override
+    public boolean lockIfCached(LockMode wanted) {
+        checkWanted(wanted);
+        space.mutex.lock();
+        try {
+            checkUsable();
+            if (demoteWanted || demotingThread != null || !mode.covers(wanted)) {
+                return false;
+            }
+            holds++;
+            manager.countCachedHold();
+        } finally {
+            space.mutex.unlock();
+        }
+        manager.noteHeld(name);
+        return true;
+    }
+
+    @Override
     public void unlock() {
         space.mutex.lock();
         try {

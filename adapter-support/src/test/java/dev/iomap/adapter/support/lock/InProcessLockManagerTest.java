@@ -45,6 +45,27 @@ class InProcessLockManagerTest {
     }
 
     @Test
+    void lockIfCachedStartsAUseOnlyOnACoveringModeWithNoDemotionPendingAndRunsNoCallbacks() throws Exception {
+        LockHandle a = nodeA.acquire(INODE, SH, callbacksA, WAIT);
+        a.unlock();
+
+        assertThat(a.lockIfCached(SH)).as("cached SH covers SH").isTrue();
+        assertThat(a.holds()).isEqualTo(1);
+        assertThat(a.lockIfCached(EX)).as("SH does not cover EX; nothing asked of the manager").isFalse();
+        assertThat(a.mode()).isEqualTo(SH);
+        var b = Threads.start("node-B", () -> nodeB.acquire(INODE, EX, callbacksB, WAIT));
+        Threads.awaitBlocked(b.thread());
+        assertThat(a.lockIfCached(SH)).as("a demotion is pending").isFalse();
+        assertThat(a.holds()).isEqualTo(1);
+        a.unlock();
+        LockHandle onB = b.join();
+        assertThat(a.lockIfCached(SH)).as("demoted to UN: nothing cached").isFalse();
+        assertThat(events).containsExactly("A.invalidate SH>UN");
+        assertThatThrownBy(() -> onB.lockIfCached(UN)).isInstanceOf(IllegalArgumentException.class);
+        onB.unlock();
+    }
+
+    @Test
     void anInterruptedRequestFailsWithTheInterruptStatusSet() throws Exception {
         LockHandle a = nodeA.acquire(INODE, EX, callbacksA, WAIT);
         Threads.Running<Boolean> b = Threads.start("node-B", () -> {
