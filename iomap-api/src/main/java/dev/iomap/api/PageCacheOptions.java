@@ -26,7 +26,7 @@ import java.util.Objects;
  * @param writebackInterval how often the flusher wakes to look for expired data
  *     ({@code vm.dirty_writeback_centisecs})
  * @param maxIoendBytes largest ioend writeback builds by merging adjacent dirty runs (the kernel caps
- *     an ioend by {@code iomap_max_bio_size} and {@code IOEND_BATCH_SIZE} folios)
+ *     an ioend at {@code IOEND_BATCH_SIZE}, 4096 folios: 16 MiB of 4 KiB pages); default 16 MiB
  * @param maxReadaheadBytes largest readahead window of an open file read sequentially (the kernel's
  *     {@code read_ahead_kb}, {@code file_ra_state.ra_pages}); the window starts small and grows to
  *     this; 0 turns readahead off (every read miss reads only what the read needs); default 8 MiB
@@ -138,7 +138,7 @@ public record PageCacheOptions(
         private long dirtyLimitBytes = 64 * MIB;
         private Duration dirtyExpire = Duration.ofSeconds(30);
         private Duration writebackInterval = Duration.ofSeconds(5);
-        private long maxIoendBytes = MIB;
+        private long maxIoendBytes = 16 * MIB;
         private long maxReadaheadBytes = 8 * MIB;
         private boolean poisonNewFolios;
 
