@@ -34,7 +34,9 @@ public interface ReadOps {
      * folio memory, valid during the call only; the hook fills all of it and leaves its position at its
      * limit, or throws. It runs with the folio locked, on the reading thread or, for background
      * readahead, on one of the cache's readahead threads (which holds the file's inode lock shared, as
-     * the reader does): it must not read or write this file through the cache.
+     * the reader does, and mapped with {@link IomapRequest#NOWAIT}): it must not read or write this
+     * file through the cache, nor, for readahead, wait for a lock another thread may hold while it
+     * waits for the folio.
      *
      * @param inode the file
      * @param iomap the mapping the blocks are read through
