@@ -20,12 +20,10 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -308,42 +306,14 @@ final class ImageLock implements Closeable {
          * @return the calls, or null where they are not to be used: not Linux, not x86_64 or aarch64
          *     (whose {@code struct flock} and constants this class knows), or native access denied
          */
-        @SuppressWarnings("restricted") // downcalls to libc's open, fcntl and close: what this class is for
         static Libc load() {
-            String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-            String arch = System.getProperty("os.arch", "");
-            if (!os.equals("linux") || !(arch.equals("amd64") || arch.equals("aarch64"))) {
-                LOG.log(System.Logger.Level.DEBUG, "image locks are FileLocks on " + os + "/" + arch);
+            NativeCalls calls = NativeCalls.load("image locks are FileLocks", System.Logger.Level.WARNING);
+            if (calls == null) {
                 return null;
             }
-            try {
-                Linker linker = Linker.nativeLinker();
-                Linker.Option errno = Linker.Option.captureCallState("errno");
-                StructLayout callState = Linker.Option.captureStateLayout();
-                var lookup = linker.defaultLookup();
-                MethodHandle open = linker.downcallHandle(lookup.findOrThrow("open"),
-                        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-                        errno, Linker.Option.firstVariadicArg(2));
-                MethodHandle fcntl = linker.downcallHandle(lookup.findOrThrow("fcntl"),
-                        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS),
-                        errno, Linker.Option.firstVariadicArg(2));
-                MethodHandle close = linker.downcallHandle(lookup.findOrThrow("close"),
-                        FunctionDescriptor.of(JAVA_INT, JAVA_INT), errno);
-                VarHandle errnoHandle = callState.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-                return new Libc(open, fcntl, close, callState, errnoHandle, fileNameCharset());
-            } catch (IllegalCallerException | UnsupportedOperationException | IllegalArgumentException e) {
-                LOG.log(System.Logger.Level.WARNING, "image locks fall back to FileLocks: " + e);
-                return null;
-            }
-        }
-
-        /** @return the charset the JDK turns file names into bytes with ({@code sun.jnu.encoding}) */
-        private static Charset fileNameCharset() {
-            try {
-                return Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
-            } catch (IllegalArgumentException e) {
-                return StandardCharsets.UTF_8;
-            }
+            MethodHandle fcntl = calls.downcall("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS),
+                    Linker.Option.firstVariadicArg(2));
+            return new Libc(calls.open(), fcntl, calls.close(), calls.callState(), calls.errno(), calls.fileNames());
         }
 
         /**

@@ -8,7 +8,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -16,10 +15,8 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -263,46 +260,17 @@ final class VectoredWrites implements Closeable {
             VarHandle errno, int directFlag, Charset fileNames) {
 
         /** @return the calls, or null where they are not to be used (see the class comment) */
-        @SuppressWarnings("restricted") // downcalls to libc's open, pwritev and close: what this class is for
         static Libc load() {
-            String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-            String arch = System.getProperty("os.arch", "");
-            int direct = switch (arch) {
-                case "amd64" -> 0x4000; // O_DIRECT, 040000 on x86_64
-                case "aarch64" -> 0x10000; // 0200000 on arm64
-                default -> 0;
-            };
-            if (!os.equals("linux") || direct == 0) {
-                LOG.log(System.Logger.Level.DEBUG, "no gathering direct writes on " + os + "/" + arch);
+            NativeCalls calls = NativeCalls.load("no gathering direct writes", System.Logger.Level.DEBUG);
+            if (calls == null) {
                 return null;
             }
-            try {
-                Linker linker = Linker.nativeLinker();
-                Linker.Option errno = Linker.Option.captureCallState("errno");
-                StructLayout callState = Linker.Option.captureStateLayout();
-                var lookup = linker.defaultLookup();
-                MethodHandle open = linker.downcallHandle(lookup.findOrThrow("open"),
-                        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-                        errno, Linker.Option.firstVariadicArg(2));
-                MethodHandle pwritev = linker.downcallHandle(lookup.findOrThrow("pwritev"),
-                        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG), errno);
-                MethodHandle close = linker.downcallHandle(lookup.findOrThrow("close"),
-                        FunctionDescriptor.of(JAVA_INT, JAVA_INT), errno);
-                VarHandle errnoHandle = callState.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-                return new Libc(open, pwritev, close, callState, errnoHandle, direct, fileNameCharset());
-            } catch (IllegalCallerException | UnsupportedOperationException | IllegalArgumentException e) {
-                LOG.log(System.Logger.Level.DEBUG, "no gathering direct writes: " + e);
-                return null;
-            }
-        }
-
-        /** @return the charset the JDK turns file names into bytes with ({@code sun.jnu.encoding}) */
-        private static Charset fileNameCharset() {
-            try {
-                return Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
-            } catch (IllegalArgumentException e) {
-                return StandardCharsets.UTF_8;
-            }
+            // O_DIRECT: 040000 on x86_64, 0200000 on arm64 (the only architectures NativeCalls loads on)
+            int direct = System.getProperty("os.arch", "").equals("aarch64") ? 0x10000 : 0x4000;
+            MethodHandle pwritev = calls.downcall("pwritev",
+                    FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+            return new Libc(calls.open(), pwritev, calls.close(), calls.callState(), calls.errno(), direct,
+                    calls.fileNames());
         }
 
         /** @return a new write-only direct descriptor of {@code path}, or -1 if the kernel refused it */
