@@ -55,6 +55,7 @@ public final class CachedInode implements IomapInode {
         this.ops = ops;
         this.writebackOps = writebackOps;
         this.pageCache = new PageCache(cache.options(), blockSize, cache.statsCounters(), cache.folioMemory(),
+                cache.folioLru(),
                 incoming -> cache.reclaim().ifOverBudget(incoming), cache::reclaimForAllocation);
     }
 

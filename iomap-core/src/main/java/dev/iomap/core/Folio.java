@@ -91,6 +91,13 @@ public final class Folio {
     private volatile long dirtiedAtNanos;
     private volatile long lastAccess;
     private volatile boolean removed;
+    /** The neighbours in the cache's {@link FolioLru}; guarded by its lock, as are the next two. */
+    Folio lruPrev;
+    Folio lruNext;
+    /** Whether the folio is on the {@link FolioLru} now (not when reclaim has taken it off). */
+    boolean lruListed;
+    /** {@link #lastAccess} when the folio was last put on the {@link FolioLru}. */
+    long lruStamp;
 
     /**
      * @param poolView the memory pool's view holding {@code block} ({@link FolioMemoryPool#copyView}),
@@ -160,7 +167,7 @@ public final class Folio {
 
     /**
      * @return when the folio was last accessed, on the cache's {@linkplain PageCache#accessClock()
-     *     access clock} (0: never)
+     *     access clock}; when it entered the cache if not since
      */
     long lastAccess() {
         return lastAccess;

@@ -34,6 +34,7 @@ public final class IomapCache implements AutoCloseable {
     private final ConcurrentMap<Long, CachedInode> inodes = new ConcurrentHashMap<>();
     private final ExecutorService completions = Executors.newCachedThreadPool(new CompletionThreads());
     private final FolioMemoryPool folioMemory;
+    private final FolioLru folioLru = new FolioLru();
     private final Reclaim reclaim = new Reclaim(this);
     private final Flusher flusher = new Flusher(this);
     private final ReadaheadPool readahead = new ReadaheadPool();
@@ -246,6 +247,11 @@ public final class IomapCache implements AutoCloseable {
     /** The pool every inode's folios take their memory from. */
     FolioMemoryPool folioMemory() {
         return folioMemory;
+    }
+
+    /** Every inode's folios, in the order reclaim looks at them. */
+    FolioLru folioLru() {
+        return folioLru;
     }
 
     /**

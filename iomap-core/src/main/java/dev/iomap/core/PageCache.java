@@ -29,6 +29,7 @@ public final class PageCache {
      */
     private final ReentrantLock insertLock = new ReentrantLock();
     private final FolioMemoryPool memory;
+    private final FolioLru lru;
     private final LongConsumer beforeAllocate;
     private final Runnable onMemoryExhausted;
     private volatile Consumer<Folio> beforeWritebackUntag = folio -> { };
@@ -45,7 +46,7 @@ public final class PageCache {
      */
     PageCache(PageCacheOptions options, int blockSize, CacheStats stats) {
         this(options, blockSize, stats, new FolioMemoryPool(options.cacheBudgetBytes(), options.pageSize(),
-                options.maxFolioOrder()), bytes -> { }, () -> { });
+                options.maxFolioOrder()), new FolioLru(), bytes -> { }, () -> { });
     }
 
     /**
@@ -53,12 +54,13 @@ public final class PageCache {
      * @param blockSize the filesystem block size: a power of two, at most the page size
      * @param stats where folio creation is counted
      * @param memory where folio memory comes from and goes back to
+     * @param lru the list of folios reclaim looks at, shared by the caches of one memory pool
      * @param beforeAllocate told the size of each new folio before it is allocated (direct reclaim
      *     when the cache is over budget)
      * @param onMemoryExhausted called, without any lock of this cache held, when the pool had no
      *     block even of order 0: reclaim what can be reclaimed before the last-resort allocation
      */
-    PageCache(PageCacheOptions options, int blockSize, CacheStats stats, FolioMemoryPool memory,
+    PageCache(PageCacheOptions options, int blockSize, CacheStats stats, FolioMemoryPool memory, FolioLru lru,
             LongConsumer beforeAllocate, Runnable onMemoryExhausted) {
         if (Integer.bitCount(blockSize) != 1 || blockSize < 512 || blockSize > options.pageSize()) {
             throw new IllegalArgumentException("block size must be a power of two from 512 to the page size "
@@ -69,6 +71,7 @@ public final class PageCache {
         this.blockShift = Integer.numberOfTrailingZeros(blockSize);
         this.stats = stats;
         this.memory = memory;
+        this.lru = lru;
         this.beforeAllocate = beforeAllocate;
         this.onMemoryExhausted = onMemoryExhausted;
     }
@@ -218,6 +221,10 @@ public final class PageCache {
             }
             Folio folio = new Folio(this, index, order, block, memory.copyView(block));
             folios.insert(folio);
+            // Stamped at its allocation, so that the access it was made for (a read or write right
+            // after) is not a second one, which would earn it a second chance in reclaim.
+            folio.touch();
+            lru.add(folio);
             stats.folioCreated(order, folio.size());
             return folio;
         } finally {
@@ -244,6 +251,7 @@ public final class PageCache {
             removed = folios.remove(folio);
             if (removed) {
                 folio.markRemoved();
+                lru.remove(folio);
                 stats.folioRemoved(folio.size());
             }
         } finally {

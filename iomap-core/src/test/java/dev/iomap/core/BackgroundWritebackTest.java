@@ -108,6 +108,71 @@ class BackgroundWritebackTest {
     }
 
     @Test
+    void foliosReadOnceGoInTheOrderTheyCameAndASecondChanceIsSpentOnce() throws Exception {
+        // Budget of four folios: each new folio past it drops one (down to 7/8 of the budget).
+        IomapCache cache = new IomapCache(small().cacheBudgetBytes(4 * K4).build(), device);
+        OpenFile file = cache.openBlockDevice();
+        for (int i = 0; i < 4; i++) {
+            read(file, (long) i * K4, K4);
+        }
+        read(file, 0, K4); // folio 0 earns a second chance
+
+        PageCache pages = file.inode().pageCache();
+        read(file, 4 * K4, K4); // 0 moves to the back, 1 goes
+        assertThat(cachedPages(pages, 8)).containsExactly(0L, 2L, 3L, 4L);
+        read(file, 5 * K4, K4); // 2 goes
+        read(file, 6 * K4, K4); // 3 goes
+        assertThat(cachedPages(pages, 8)).containsExactly(0L, 4L, 5L, 6L);
+        read(file, 7 * K4, K4); // 0 spent its chance: it is the oldest now
+        assertThat(cachedPages(pages, 8)).containsExactly(4L, 5L, 6L, 7L);
+    }
+
+    @Test
+    void droppingTheCleanCacheDropsFoliosReadTwiceToo() throws Exception {
+        IomapCache cache = new IomapCache(small().build(), device);
+        OpenFile file = cache.openBlockDevice();
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < 16; i++) {
+                read(file, (long) i * K4, K4);
+            }
+        }
+
+        cache.dropCleanCache();
+
+        assertThat(file.inode().pageCache().folioCount()).isZero();
+        assertThat(cache.cachedBytes()).isZero();
+    }
+
+    @Test
+    void aShrinkDropsTheOldestEighthAndLeavesTheRestInPlace() throws Exception {
+        // 1,024 clean folios read once; the budget then passes by one folio: down to 7/8 of it.
+        IomapCache cache = new IomapCache(small().cacheBudgetBytes(1024 * K4).maxReadaheadBytes(0).build(), device);
+        OpenFile file = cache.openBlockDevice();
+        for (int i = 0; i < 1024; i++) {
+            read(file, (long) i * K4, K4);
+        }
+        FolioLru lru = cache.folioLru();
+        assertThat(lru.size()).isEqualTo(1024);
+        Folio oldestKept = file.inode().pageCache().lookup(128);
+
+        read(file, 1024L * K4, K4);
+
+        PageCache pages = file.inode().pageCache();
+        assertThat(pages.folioCount()).isEqualTo(1024 - 128 + 1);
+        assertThat(pages.lookup(127)).isNull();
+        assertThat(pages.lookup(128)).isSameAs(oldestKept);
+        // The survivors kept their places: the next one taken is the oldest of them.
+        assertThat(lru.takeOldest()).isSameAs(oldestKept);
+        lru.putBack(oldestKept);
+        assertThat(lru.size()).isEqualTo(1024 - 128 + 1);
+    }
+
+    /** @return the page indices of the folios cached among the first {@code pages} pages */
+    private static java.util.List<Long> cachedPages(PageCache cache, int pages) {
+        return cache.foliosIn(0, pages - 1).stream().map(Folio::index).toList();
+    }
+
+    @Test
     void reclaimNeverDropsDirtyData() throws Exception {
         IomapCache cache = new IomapCache(small().cacheBudgetBytes(8 * K4).dirtyLimitBytes(64L << 20)
                 .dirtyBackgroundBytes(32L << 20).build(), device);
