@@ -53,15 +53,11 @@ public final class Folio {
     private final FolioMemoryPool.FolioMemory block;
     private final MemorySegment memory;
     /**
-     * The whole folio as a buffer, made once so the hot paths copy without allocating; shared, so only
-     * its absolute operations (and {@code slice(int, int)}) are ever used, never its position or limit.
-     */
-    private final ByteBuffer view;
-    /** {@link #view}, read-only, likewise shared. */
-    private final ByteBuffer readOnlyView;
-    /**
-     * What bulk copies go through: the memory pool's view holding this folio (shared by every folio
-     * in it) or else {@link #view}; the folio starts at {@link #copyBase} in it.
+     * What bulk copies go through, made once so the hot paths copy without allocating: the memory
+     * pool's view holding this folio (shared by every folio in it), or else a view of this folio's
+     * own; the folio starts at {@link #copyBase} in it. Shared, so only its absolute operations (and
+     * {@code slice(int, int)}) are ever used, never its position or limit. (A folio keeps no buffer
+     * of its own besides: each was one more object per cached folio for the collector to copy.)
      */
     private final ByteBuffer copyView;
     private final int copyBase;
@@ -110,9 +106,7 @@ public final class Folio {
         this.block = block;
         this.memory = block.segment();
         this.size = (int) memory.byteSize();
-        this.view = memory.asByteBuffer();
-        this.readOnlyView = view.asReadOnlyBuffer();
-        this.copyView = poolView != null ? poolView : view;
+        this.copyView = poolView != null ? poolView : memory.asByteBuffer();
         this.copyBase = poolView != null ? FolioMemoryPool.copyBase(block) : 0;
     }
 
@@ -238,14 +232,15 @@ public final class Folio {
     }
 
     /**
-     * A read-only view of part of the folio: one new object (a slice of a view made once).
+     * A read-only view of part of the folio, for writeback: two new objects (a slice of the copy
+     * view, made read-only).
      *
      * @param offset byte offset inside the folio
      * @param length bytes
      * @return a read-only buffer positioned at 0 with {@code length} bytes remaining
      */
     ByteBuffer readOnlyBuffer(int offset, int length) {
-        return readOnlyView.slice(offset, length);
+        return copyView.slice(copyBase + offset, length).asReadOnlyBuffer();
     }
 
     /** @return the number of blocks in the folio (the kernel's {@code i_blocks_per_folio}) */
