@@ -13,15 +13,21 @@ class FolioLruTest {
                 new FolioMemoryPool.FolioMemory(MemorySegment.ofArray(new byte[0]), 0, -1, null), null);
     }
 
+    /** @return a list with {@code folios} added in this order */
+    private static FolioLru listOf(Folio... folios) {
+        FolioLru lru = new FolioLru();
+        for (Folio folio : folios) {
+            lru.add(folio);
+        }
+        return lru;
+    }
+
     @Test
     void foliosComeOffInTheOrderTheyWentOn() {
-        FolioLru lru = new FolioLru();
         Folio a = folio(0);
         Folio b = folio(1);
         Folio c = folio(2);
-        lru.add(a);
-        lru.add(b);
-        lru.add(c);
+        FolioLru lru = listOf(a, b, c);
 
         assertThat(lru.size()).isEqualTo(3);
         assertThat(lru.takeOldest()).isSameAs(a);
@@ -33,11 +39,8 @@ class FolioLruTest {
 
     @Test
     void removingUnlinksFromTheHeadTheMiddleAndTheTail() {
-        FolioLru lru = new FolioLru();
         Folio[] folios = {folio(0), folio(1), folio(2), folio(3), folio(4)};
-        for (Folio folio : folios) {
-            lru.add(folio);
-        }
+        FolioLru lru = listOf(folios);
 
         lru.remove(folios[0]);
         lru.remove(folios[2]);
@@ -52,11 +55,9 @@ class FolioLruTest {
 
     @Test
     void aFolioPutBackGoesToTheTailWithItsStampRenewed() {
-        FolioLru lru = new FolioLru();
         Folio a = folio(0);
         Folio b = folio(1);
-        lru.add(a);
-        lru.add(b);
+        FolioLru lru = listOf(a, b);
 
         Folio taken = lru.takeOldest();
         assertThat(FolioLru.wasAccessedSinceListed(taken)).isFalse();
@@ -68,11 +69,9 @@ class FolioLruTest {
 
     @Test
     void aFolioRemovedWhileTakenIsNotPutBackAndRemovingItTwiceChangesNothing() {
-        FolioLru lru = new FolioLru();
         Folio a = folio(0);
         Folio b = folio(1);
-        lru.add(a);
-        lru.add(b);
+        FolioLru lru = listOf(a, b);
 
         Folio taken = lru.takeOldest();
         // What PageCache.remove does while reclaim holds the folio.
@@ -87,11 +86,9 @@ class FolioLruTest {
 
     @Test
     void puttingBackAFolioStillListedChangesNothing() {
-        FolioLru lru = new FolioLru();
         Folio a = folio(0);
         Folio b = folio(1);
-        lru.add(a);
-        lru.add(b);
+        FolioLru lru = listOf(a, b);
 
         lru.putBack(a);
 
