@@ -54,7 +54,7 @@ class FolioLruTest {
     }
 
     @Test
-    void aFolioPutBackGoesToTheTailWithItsStampRenewed() {
+    void aFolioPutBackGoesToTheTail() {
         Folio a = folio(0);
         Folio b = folio(1);
         FolioLru lru = listOf(a, b);
