@@ -18,12 +18,13 @@ import org.apache.zookeeper.KeeperException;
  * {@link Fence}, and the {@link ClusterRecovery} that recovers dead nodes' journals.
  *
  * <h2>Timing</h2>
- * The fence trips when Curator reports the connection {@code SUSPENDED} (at most two thirds of the
- * session timeout after the last contact with the server) or {@code LOST}; the server deletes the
- * membership znode only when the session expired (a full session timeout after the last contact);
- * survivors then wait {@code recoveryMargin} more before replaying the dead node's journal. So a node
- * has stopped writing at least a third of the session timeout plus the margin before anybody replays
- * its journal or is granted its glocks (see {@link Fence} for the limits of this argument).
+ * A node writes only under its lease, which ends a fifth of the session timeout before the server can
+ * expire the session (counted from a request the server answered, see {@link Fence}); the server deletes
+ * the membership znode only when the session expired; survivors then wait {@code recoveryMargin} more
+ * before replaying the dead node's journal. So a node has stopped issuing writes at least a fifth of the
+ * session timeout plus the margin before anybody replays its journal or is granted its glocks (see
+ * {@link Fence} for the limits of this argument). The fence trips for good when Curator reports the
+ * session {@code LOST}.
  *
  * <p>Thread-safe. {@link #close} leaves the cluster cleanly: call it after the adapter flushed its
  * journal and released its glocks (closed the {@link ZkLockManager}); it does not close the client.

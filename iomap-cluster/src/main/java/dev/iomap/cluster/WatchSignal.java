@@ -14,12 +14,22 @@ import org.apache.zookeeper.Watcher;
  * queue, on the holders, on the demote requests it made) bumps one counter, so a wait that starts
  * from the count it last saw misses no event, whichever watch of whichever earlier iteration fired.
  * Remembers whether a watched znode's data changed (a holder reporting failed callbacks).
+ *
+ * <p>A wait also ends when the node's lease ends or its fence trips (see {@link Fence}): a request
+ * waiting on other nodes while this node lost ZooKeeper fails then, typed, instead of waiting for its
+ * whole lock timeout for events that cannot come.
  */
 final class WatchSignal implements Watcher {
+    private final Fence fence;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition bumped = lock.newCondition();
     private long events;
     private boolean dataChanged;
+
+    /** @param fence the node's fence: a wait ends with its error once the lease is over or it tripped */
+    WatchSignal(Fence fence) {
+        this.fence = fence;
+    }
 
     @Override
     public void process(WatchedEvent event) {
@@ -60,6 +70,8 @@ final class WatchSignal implements Watcher {
     /**
      * Waits until an event after the {@code seen}th arrives.
      *
+     * @throws LeaseExpiredException if the node's lease ends first
+     * @throws NodeFencedException if the node's fence trips first
      * @throws LockTimeoutException if the deadline passes first
      * @throws InterruptedIOException if interrupted (the interrupt status is set again)
      */
@@ -67,11 +79,13 @@ final class WatchSignal implements Watcher {
         lock.lock();
         try {
             while (events == seen) {
+                fence.check();
                 long remaining = deadline.remainingNanos();
                 if (remaining <= 0) {
                     throw new LockTimeoutException("timed out: " + what);
                 }
-                bumped.awaitNanos(Math.min(remaining, TimeUnit.SECONDS.toNanos(1)));
+                long wait = Math.min(remaining, TimeUnit.SECONDS.toNanos(1));
+                bumped.awaitNanos(Math.max(1, Math.min(wait, fence.leaseRemainingNanos())));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -10,7 +10,11 @@ import org.apache.zookeeper.KeeperException;
  * {@code multi} transaction is one) goes through here, so {@link #roundTrips()} is what a node paid
  * ZooKeeper. ZooKeeper's own errors pass through as {@link KeeperException} for the caller to read;
  * an interrupt becomes {@link InterruptedIOException} with the interrupt status set; anything else
- * becomes an {@link IOException} naming what was attempted.
+ * becomes an {@link IOException} naming what was attempted. With a {@link Fence}, a request that failed
+ * for want of a connection or a session ({@code ConnectionLoss}, {@code OperationTimeout},
+ * {@code SessionExpired}) after the node's lease ended fails with the fence's typed error instead
+ * ({@link LeaseExpiredException} or {@link NodeFencedException}, the ZooKeeper error as its cause): the
+ * retries stopped because the lease is over, and that is what the caller must hear.
  */
 final class ZkCalls {
     /** One synchronous ZooKeeper request. */
@@ -20,12 +24,24 @@ final class ZkCalls {
     }
 
     private final AtomicLong roundTrips = new AtomicLong();
+    private final Fence fence;
+
+    /** Requests with no fence: ZooKeeper's errors as they come. */
+    ZkCalls() {
+        this(null);
+    }
+
+    /** @param fence the node's fence, whose error replaces a connection error once the lease is over */
+    ZkCalls(Fence fence) {
+        this.fence = fence;
+    }
 
     <T> T call(String what, Call<T> call) throws KeeperException, IOException {
         roundTrips.incrementAndGet();
         try {
             return call.run();
         } catch (KeeperException e) {
+            failIfLeaseOver(e);
             throw e;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -45,6 +61,22 @@ final class ZkCalls {
             return call(what, call);
         } catch (KeeperException e) {
             throw new IOException("ZooKeeper request failed: " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void failIfLeaseOver(KeeperException e) throws IOException {
+        boolean connection = switch (e.code()) {
+            case CONNECTIONLOSS, OPERATIONTIMEOUT, SESSIONEXPIRED, SESSIONMOVED -> true;
+            default -> false;
+        };
+        if (fence == null || !connection) {
+            return;
+        }
+        try {
+            fence.check();
+        } catch (IOException over) {
+            over.initCause(e);
+            throw over;
         }
     }
 

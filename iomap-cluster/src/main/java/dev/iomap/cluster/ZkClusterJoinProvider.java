@@ -23,10 +23,12 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * cluster, and joins through a {@link ZkClusterJoin} on it. Listed for {@link java.util.ServiceLoader}.
  *
  * <p>The client: session timeout {@link #SESSION_TIMEOUT} (10 s, the most a server with ZooKeeper's
- * default limits and {@link EmbeddedZooKeeper}'s 500 ms tick grants: 20 ticks), connection timeout
- * {@link #CONNECT_TIMEOUT}, retries {@code ExponentialBackoffRetry(250 ms, 5 times, at most 2 s apart)}
- * for operations cut by a lost connection (the fence trips on the loss anyway, see
- * {@link ClusterMembership}); the recovery margin is {@link #RECOVERY_MARGIN}. Without a node id in the
+ * default limits and {@link EmbeddedZooKeeper}'s 500 ms tick grants: 20 ticks), first connection within
+ * {@link #CONNECT_TIMEOUT}; a request that finds the connection lost waits {@link #REQUEST_CONNECTION_WAIT}
+ * for it and is then retried for as long as the node's lease lasts (the retry policy the {@link Fence}
+ * sets; until the node joined, {@code ExponentialBackoffRetry(250 ms, 5 times, at most 2 s apart)}), so a
+ * short connection loss delays operations and a long one fails them when the lease ends; the recovery
+ * margin is {@link #RECOVERY_MARGIN}. Without a node id in the
  * spec, the node id is this host's name (letters, digits and '-' only, at most 40) and a random suffix of
  * 8 letters and digits, e.g. {@code build-7-k3x9q0ab}: unique per mount, also for two mounts of one host.
  * Thread-safe.
@@ -36,6 +38,11 @@ public final class ZkClusterJoinProvider implements ClusterJoinProvider {
     public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
     /** How long {@link #connect} waits for the first connection. */
     public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * How long a ZooKeeper request that finds the connection lost first waits for it (Curator's connection
+     * timeout) before the lease-bounded retries take over: short, so that the wait ends near the lease's end.
+     */
+    public static final Duration REQUEST_CONNECTION_WAIT = Duration.ofSeconds(1);
     /** How long survivors wait after a node's session expired before replaying its journal. */
     public static final Duration RECOVERY_MARGIN = Duration.ofSeconds(3);
 
@@ -71,7 +78,7 @@ public final class ZkClusterJoinProvider implements ClusterJoinProvider {
         String nodeId = spec.nodeId().orElseGet(ZkClusterJoinProvider::newNodeId);
         CuratorFramework client = CuratorFrameworkFactory.builder().connectString(address)
                 .sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
-                .connectionTimeoutMs((int) CONNECT_TIMEOUT.toMillis())
+                .connectionTimeoutMs((int) REQUEST_CONNECTION_WAIT.toMillis())
                 .retryPolicy(new ExponentialBackoffRetry(250, 5, 2000)).build();
         try {
             client.start();

@@ -348,7 +348,7 @@ final class ZkLockHandle implements LockHandle {
             throw e;
         }
         Set<String> demoteRequests = new LinkedHashSet<>();
-        WatchSignal signal = new WatchSignal();
+        WatchSignal signal = new WatchSignal(manager.fenceForHandles());
         boolean granted = false;
         try {
             while (true) {

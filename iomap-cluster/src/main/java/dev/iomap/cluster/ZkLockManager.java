@@ -66,7 +66,7 @@ public final class ZkLockManager implements LockManager {
     private final ZkPaths paths;
     private final String nodeId;
     private final Fence fence;
-    private final ZkCalls zk = new ZkCalls();
+    private final ZkCalls zk;
     private final AtomicLong nextSeq = new AtomicLong(1);
     private final Map<Long, ZkLockHandle> handles = new ConcurrentHashMap<>();
     private final Set<LockName> knownNames = ConcurrentHashMap.newKeySet();
@@ -104,6 +104,7 @@ public final class ZkLockManager implements LockManager {
         this.paths = new ZkPaths(filesystem);
         this.nodeId = ZkPaths.checkNodeId(nodeId);
         this.fence = Objects.requireNonNull(fence, "fence");
+        this.zk = new ZkCalls(fence);
         this.demoter = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "iomap-glock-demoter-" + nodeId);
             t.setDaemon(true);

@@ -13,8 +13,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -117,19 +120,25 @@ class ClusterMembershipTest {
     }
 
     @Test
-    void aLostConnectionFencesAtSuspendedEvenIfTheSessionSurvives() throws Exception {
+    void aConnectionLostAndRegainedWithinTheSessionFencesNothingAndAnAnswerRenewsTheLease() throws Exception {
         CuratorFramework client = server.client();
         ClusterMembership a = join(client, 2, "A");
         long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+        List<ConnectionState> states = new CopyOnWriteArrayList<>();
+        client.getConnectionStateListenable().addListener((c, state) -> states.add(state));
 
         client.getZookeeperClient().getZooKeeper().getTestable().closeSocket();
 
-        ZkTestServer.await("the fence trips", () -> a.fence().isFenced());
-        // whichever comes first: Curator's SUSPENDED, or check() finding the client disconnected
-        assertThat(a.fence().reason()).containsAnyOf("is SUSPENDED", "is not connected");
-        ZkTestServer.await("the client reconnects", () -> client.getZookeeperClient().isConnected());
+        ZkTestServer.await("Curator reports the connection back", () -> states.contains(ConnectionState.RECONNECTED));
+        long renewals = a.fence().renewals();
+        ZkTestServer.await("an answer renews the lease", () -> a.fence().renewals() > renewals);
+        assertThat(states).containsSubsequence(ConnectionState.SUSPENDED, ConnectionState.RECONNECTED);
         assertThat(client.getZookeeperClient().getZooKeeper().getSessionId()).as("same session").isEqualTo(session);
-        assertThat(a.fence().isFenced()).as("a fence never heals: the mount must be redone").isTrue();
+        assertThat(a.fence().isFenced()).as("SUSPENDED then RECONNECTED in the same session is no fence").isFalse();
+        a.fence().check();
+        long sessionNanos = TimeUnit.MILLISECONDS.toNanos(client.getZookeeperClient().getZooKeeper().getSessionTimeout());
+        assertThat(a.fence().leaseRemainingNanos()).as("the lease ends a fifth of the session before the server may"
+                + " expire it").isPositive().isLessThanOrEqualTo(sessionNanos - sessionNanos / Fence.MARGIN_DIVISOR);
     }
 
     @Test

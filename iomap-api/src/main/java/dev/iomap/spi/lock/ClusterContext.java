@@ -20,11 +20,14 @@ public interface ClusterContext extends AutoCloseable {
     int journal();
 
     /**
-     * The self-fence, checked before the mount writes its journal or its metadata: once the node may
-     * have been declared dead by the others, it must not write to the shared device any more.
+     * The self-fence, checked right before every write the mount issues to the shared device (its
+     * journal, its metadata, its data) and again once the write completed: while the node may be
+     * declared dead by the others, it must not write to the shared device.
      *
      * @throws IOException a {@link dev.iomap.api.FilesystemShutdownException} saying why, once fenced
-     *     (a fence never heals: the mount must be unmounted and mounted again)
+     *     (a fence never heals: the mount must be unmounted and mounted again); or another
+     *     {@link IOException} while the node's lease on its membership is over, which may end (the
+     *     operation fails, the mount goes on)
      */
     void checkWrite() throws IOException;
 
