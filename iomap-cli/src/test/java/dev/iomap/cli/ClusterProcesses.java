@@ -37,8 +37,8 @@ final class ClusterProcesses implements AutoCloseable {
     /** @return whether this machine can run FUSE mounts (a {@code /dev/fuse} and {@code fusermount3}) */
     static boolean fuseAvailable() {
         String path = System.getenv("PATH");
-        return Files.exists(Path.of("/dev/fuse")) && path != null
-                && java.util.Arrays.stream(path.split(":")).anyMatch(d -> Files.isExecutable(Path.of(d, "fusermount3")));
+        return Files.exists(Path.of("/dev/fuse")) && path != null && java.util.Arrays.stream(path.split(":"))
+                .anyMatch(d -> Files.isExecutable(Path.of(d, "fusermount3")));
     }
 
     /** Starts {@code iomap zookeeper} on a free port and waits for its first line. */

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Timeout;
  * {@link OpenFlag#APPEND} writes of two gfs2-like nodes of one RAM device (each with its own page cache,
  * Curator client and ZooKeeper session on a real server, {@link ZkTestServer}) to one file, issue 35
  * item 7: each lands at the end the filesystem knows under the inode glock, after the ones before it,
- * none overwriting another, whatever position the caller passed. Every node is unmounted and every client and the server closed after each test, also when it fails.
+ * none overwriting another, whatever position the caller passed. Every node is unmounted and every
+ * client and the server closed after each test, also when it fails.
  */
 @Timeout(180)
 class Gfs2ZkAppendTest {

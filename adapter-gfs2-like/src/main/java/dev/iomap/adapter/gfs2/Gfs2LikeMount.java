@@ -431,7 +431,6 @@ final class Gfs2LikeMount extends Namespace {
     /** A cluster node holds the inode's iopen glock while the inode is open here ({@link Iopen#opened}). */
     @Override
     public void open(IomapInode inode) throws IOException {
-        checkLive();
         remember(inode);
         iopen.opened(inode.ino());
     }
@@ -445,7 +444,6 @@ final class Gfs2LikeMount extends Namespace {
     /** A cluster node frees the inode if another node unlinked it meanwhile ({@link Iopen#closed}). */
     @Override
     public void release(IomapInode inode) throws IOException {
-        checkLive();
         iopen.closed(inode.ino());
     }
 
@@ -568,7 +566,8 @@ final class Gfs2LikeMount extends Namespace {
     /** @return see {@link MountCounters#of} */
     @Override
     public Map<String, Long> counters() {
-        Map<String, Long> counters = new java.util.LinkedHashMap<>(MountCounters.of(volume.journal.stats(), glocks, tx));
+        Map<String, Long> counters = new java.util.LinkedHashMap<>(
+                MountCounters.of(volume.journal.stats(), glocks, tx));
         if (node.clustered()) {
             counters.putAll(new java.util.TreeMap<>(iopen.counters()));
         }

@@ -44,6 +44,16 @@ final class Glocks {
         }
     };
 
+    /** The answer to a request that waits a bounded time for the other holders ({@link #tryIopenExclusive}). */
+    enum TryAnswer {
+        /** Granted: every other holder let its mode go. */
+        GRANTED,
+        /** A holder's callbacks refused ({@link dev.iomap.spi.lock.DemoteFailedException}). */
+        REFUSED,
+        /** The holders did not answer in time. */
+        NO_ANSWER
+    }
+
     private final LockManager manager;
     private final DemoteCallbacks inodeCallbacks;
     private final DemoteCallbacks rgrpCallbacks;
@@ -122,21 +132,20 @@ final class Glocks {
      *
      * @param ino the inode
      * @param timeout how long the other nodes may take to answer
-     * @return {@link Iopen.Outcome#FREED} if EX was granted (the mode stays cached until
-     *     {@link #dropIopen}; the caller frees the inode), {@link Iopen.Outcome#IN_USE} if a node refused (it
-     *     has the inode open), {@link Iopen.Outcome#NO_ANSWER} if the holders did not answer in time
+     * @return {@code GRANTED} (the mode stays cached until {@link #dropIopen}), {@code REFUSED} if a node
+     *     has the inode open, {@code NO_ANSWER} if the holders did not answer in time
      * @throws IOException if the lock manager failed otherwise (the node was fenced)
      */
-    Iopen.Outcome tryIopenExclusive(long ino, Duration timeout) throws IOException {
+    TryAnswer tryIopenExclusive(long ino, Duration timeout) throws IOException {
         try {
             lock(LockName.iopen(ino), LockMode.EX, iopenCallbacks, timeout);
         } catch (dev.iomap.spi.lock.DemoteFailedException e) {
-            return Iopen.Outcome.IN_USE;
+            return TryAnswer.REFUSED;
         } catch (LockTimeoutException e) {
-            return Iopen.Outcome.NO_ANSWER;
+            return TryAnswer.NO_ANSWER;
         }
         unlock(LockName.iopen(ino));
-        return Iopen.Outcome.FREED;
+        return TryAnswer.GRANTED;
     }
 
     /** Gives up the inode's iopen glock, if this node has a handle of it. */

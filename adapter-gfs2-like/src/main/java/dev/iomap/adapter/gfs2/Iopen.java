@@ -54,7 +54,7 @@ final class Iopen {
     private final AtomicBoolean reclaimDue;
     /** The inodes open on this node. Guarded by {@code this}. */
     private final Set<Long> open = new HashSet<>();
-    /** Open inodes another node was refused to free: this node frees them at their last close. Guarded by {@code this}. */
+    /** Open inodes another node was refused to free (freed at their last close here). Guarded by {@code this}. */
     private final Set<Long> refused = new HashSet<>();
     private final AtomicLong deferred = new AtomicLong();
     private final AtomicLong freed = new AtomicLong();
@@ -186,11 +186,14 @@ final class Iopen {
                     && mount.volume.dinode(ino).nlink == 0)) {
                 return Outcome.GONE;
             }
-            Outcome answer = mount.glocks.tryIopenExclusive(ino, TRY);
-            if (answer == Outcome.FREED) {
-                mount.reap(ino);
-            }
-            return answer;
+            return switch (mount.glocks.tryIopenExclusive(ino, TRY)) {
+                case GRANTED -> {
+                    mount.reap(ino);
+                    yield Outcome.FREED;
+                }
+                case REFUSED -> Outcome.IN_USE;
+                case NO_ANSWER -> Outcome.NO_ANSWER;
+            };
         });
         if (outcome == Outcome.FREED) {
             freed.incrementAndGet();
