@@ -43,7 +43,7 @@ public interface IomapFile extends Closeable {
     /**
      * Writes all remaining bytes of {@code src} at {@code pos}, growing the file if needed.
      *
-     * @param pos file offset, at least 0
+     * @param pos file offset, at least 0; an {@link OpenFlag#APPEND} open writes at the end of the file instead
      * @param src the bytes; its position advances by the bytes written
      * @return bytes written: all of them, or fewer only if reading {@code src} faulted part way (a
      *     mapped buffer whose file was truncated under it): then the bytes before the fault, as far as

@@ -31,5 +31,16 @@ public enum OpenFlag {
      * durable, as if {@link IomapFile#fdatasync()} had followed it (for a direct write: the adapter's
      * commit and a device flush; the data is never cached). A write error is thrown by that write.
      */
-    DSYNC
+    DSYNC,
+    /**
+     * Appends ({@code O_APPEND}): every {@link IomapFile#write} goes to the end of the file, whatever
+     * {@code pos} it is given (as Linux's {@code pwrite} on an {@code O_APPEND} file does). The end is
+     * the size as the filesystem knows it when the write runs, taken under the inode lock (and, on a
+     * cluster node, under the file's glock, after the size other nodes left was read), so appends from
+     * several threads, open files or cluster nodes never overwrite each other: each lands whole after
+     * the ones before it. The write returns the bytes written; the file's size afterwards is at least
+     * where they ended. A {@link #DIRECT} append needs a block-aligned size, else it fails with
+     * {@link InvalidRangeException} (EINVAL), as on Linux.
+     */
+    APPEND
 }

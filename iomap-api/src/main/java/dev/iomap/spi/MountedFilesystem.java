@@ -399,6 +399,36 @@ public interface MountedFilesystem {
     void fsync(IomapInode inode, boolean dataOnly) throws IOException;
 
     /**
+     * The first open file of an inode on this mount is being opened (its open count goes from 0 to 1;
+     * the core's namespace lock is held). Paired with exactly one later {@link #release} or
+     * {@link #evict} of the inode, at its last close here, if this returns normally. A cluster adapter
+     * records here that this node has the inode open, so that no other node frees it while it is
+     * (GFS2 holds the inode's iopen glock shared). This default does nothing.
+     *
+     * @param inode the file
+     * @throws java.nio.file.NoSuchFileException if the inode lost its last name since the path was
+     *     resolved (another node unlinked it); the open fails
+     * @throws IOException on a device or lock error; the open fails
+     */
+    default void open(IomapInode inode) throws IOException {
+    }
+
+    /**
+     * Whether the last close of an inode on this mount should evict it ({@link #evict}) rather than
+     * release it ({@link #release}), although this mount did not unlink it: the kernel's
+     * {@code drop_inode}, which looks at the link count the filesystem keeps up to date. A cluster adapter
+     * answers true for an inode another node unlinked while it was open here. The core evicts the inodes
+     * it unlinked itself without asking. Called under the core's namespace lock; must not wait for other
+     * nodes. This default: false.
+     *
+     * @param inode the file whose last open file here is closing
+     * @return whether it has no name left and is to be evicted
+     */
+    default boolean dropInode(IomapInode inode) {
+        return false;
+    }
+
+    /**
      * The last open file of an inode that still has a name closed: drop what only an open writer
      * needs, such as speculative preallocation past EOF ({@code xfs_release} frees those blocks, so a
      * closed file holds only its data). Called with the inode lock held exclusively. This default does
@@ -439,7 +469,9 @@ public interface MountedFilesystem {
     }
 
     /**
-     * The inode has no name and no open file left: free it and its blocks.
+     * The inode has no name and no open file left on this mount: free it and its blocks (a cluster
+     * adapter frees them only once no other node has the inode open either). An inode another node
+     * unlinked while it was open here comes here too if {@link #dropInode} said so.
      *
      * @param ino the inode
      * @throws IOException on a device error

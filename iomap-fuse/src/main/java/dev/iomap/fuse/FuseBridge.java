@@ -69,6 +69,8 @@ public final class FuseBridge implements FuseOperations {
     static final int O_DIRECT = 040000;
     /** {@code O_DSYNC}; {@code O_SYNC} includes it. */
     static final int O_DSYNC = 010000;
+    /** {@code O_APPEND}. */
+    static final int O_APPEND = 02000;
     /** linux/falloc.h. */
     static final int FALLOC_FL_KEEP_SIZE = 0x01;
     static final int FALLOC_FL_PUNCH_HOLE = 0x02;
@@ -91,6 +93,8 @@ public final class FuseBridge implements FuseOperations {
     private volatile Runnable initHook = () -> { };
     private volatile boolean exactNames;
     private volatile boolean writebackCache;
+    /** Whether the kernel granted its writeback cache at {@link #init}: it then does {@code O_APPEND} itself. */
+    private volatile boolean kernelWritebackCache;
     private volatile boolean readCache;
     private volatile boolean perOpenCaching;
     /** Inodes seen with more than one name since the mount: their cached opens never keep the kernel's cache. */
@@ -294,6 +298,7 @@ public final class FuseBridge implements FuseOperations {
             }
             if (writebackCache && (conn.capable() & FuseConnInfo.FUSE_CAP_WRITEBACK_CACHE) != 0) {
                 want |= FuseConnInfo.FUSE_CAP_WRITEBACK_CACHE;
+                kernelWritebackCache = true;
             }
             conn.setWant(want);
             conn.setMaxWrite(MAX_IO_BYTES);
@@ -373,7 +378,7 @@ public final class FuseBridge implements FuseOperations {
                 }
                 file = openFile(path, fi.getFlags());
             }
-            if (openFlags(fi.getFlags()).contains(OpenFlag.DIRECT) && !file.openFlags().contains(OpenFlag.DIRECT)) {
+            if (!file.openFlags().containsAll(openFlags(fi.getFlags()))) {
                 file.close();
                 file = openFile(checked, fi.getFlags() & ~O_TRUNC);
             }
@@ -393,7 +398,8 @@ public final class FuseBridge implements FuseOperations {
     /**
      * Opens for {@code open(2)} or {@code creat(2)}: {@code O_DIRECT} becomes a direct open
      * ({@link OpenFlag#DIRECT}: block-aligned offsets, lengths and buffers, the page cache bypassed, as
-     * the kernel's {@code iomap_dio_rw}) and {@code O_DSYNC}/{@code O_SYNC} a {@link OpenFlag#DSYNC} one.
+     * the kernel's {@code iomap_dio_rw}), {@code O_DSYNC}/{@code O_SYNC} a {@link OpenFlag#DSYNC} one and
+     * {@code O_APPEND} an {@link OpenFlag#APPEND} one ({@link #openFlags}).
      * An adapter without {@link dev.iomap.api.Capability#DIRECT_IO} refuses {@code O_DIRECT} with
      * EINVAL, as Linux does for a filesystem without direct I/O.
      */
@@ -417,9 +423,21 @@ public final class FuseBridge implements FuseOperations {
         }
     }
 
-    /** @return the {@link OpenFlag}s that {@code open(2)} flags ask for */
-    static Set<OpenFlag> openFlags(int flags) {
+    /**
+     * The {@link OpenFlag}s that {@code open(2)} flags ask for. {@code O_APPEND} becomes
+     * {@link OpenFlag#APPEND}: the kernel sends an append at the end of the file as it cached the size,
+     * which another cluster node's appends (or anything else that changed the image) made stale, so
+     * the file system writes it at the end it knows, under its locks; the kernel invalidates its cached
+     * size after every write, so its next stat and read ask again. Not with the kernel's writeback
+     * cache: the kernel then appends into its own page cache and writes back at fixed offsets through
+     * any open file of the inode, which must not move them (libfuse's passthrough drops
+     * {@code O_APPEND} there too).
+     */
+    Set<OpenFlag> openFlags(int flags) {
         Set<OpenFlag> wanted = EnumSet.noneOf(OpenFlag.class);
+        if ((flags & O_APPEND) != 0 && !kernelWritebackCache) {
+            wanted.add(OpenFlag.APPEND);
+        }
         if ((flags & O_DIRECT) != 0) {
             wanted.add(OpenFlag.DIRECT);
         }

@@ -19,8 +19,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * cache; {@link #force} is fsync or fdatasync.
  *
  * <p>Thread-safe: operations that use the channel's position are serialised; positional reads and
- * writes are not. In append mode each write goes to the size of the file at that moment (not atomic
- * against writers through other channels). {@link #map}, {@link #lock} and {@link #tryLock} throw
+ * writes are not. In append mode the file is open with {@link dev.iomap.api.OpenFlag#APPEND}: each
+ * write goes to the end of the file as the filesystem knows it when the write runs, atomically against
+ * writers through other channels and other cluster nodes. {@link #map}, {@link #lock} and {@link #tryLock} throw
  * {@link UnsupportedOperationException}. Interrupting a thread does not close the channel. After
  * {@link #close()} every operation throws {@link ClosedChannelException}.
  */
@@ -129,9 +130,8 @@ final class IomapFileChannel extends FileChannel {
         ensureWritable();
         positionLock.lock();
         try {
-            long at = flags.append() ? file.size() : position;
-            int n = writeAt(src, at);
-            position = at + n;
+            int n = writeAt(src, position);   // an append-mode file writes at its end, whatever the position
+            position = flags.append() ? file.size() : position + n;
             return n;
         } finally {
             positionLock.unlock();

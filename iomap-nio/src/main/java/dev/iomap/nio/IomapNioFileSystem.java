@@ -380,17 +380,29 @@ final class IomapNioFileSystem extends FileSystem {
         return attributes == null ? iomap.create(name) : iomap.create(name, attributes);
     }
 
+    /**
+     * Opens as {@code flags} say: {@code DIRECT} as a {@link dev.iomap.api.OpenFlag#DIRECT} open,
+     * {@code APPEND} as an {@link dev.iomap.api.OpenFlag#APPEND} one (each write lands at the end the
+     * filesystem knows when it runs, also against other channels and cluster nodes).
+     */
     private IomapFile openFile(String name, OpenFlags flags, NewInodeAttributes created) throws IOException {
-        if (!flags.direct()) {
+        var wanted = java.util.EnumSet.noneOf(dev.iomap.api.OpenFlag.class);
+        if (flags.direct()) {
+            if (!supports(Capability.DIRECT_IO)) {
+                throw new UnsupportedOperationException("open option DIRECT is not supported by "
+                        + iomap.adapterName() + " (it does not declare DIRECT_IO)");
+            }
+            wanted.add(dev.iomap.api.OpenFlag.DIRECT);
+        }
+        if (flags.append()) {
+            wanted.add(dev.iomap.api.OpenFlag.APPEND);
+        }
+        if (wanted.isEmpty()) {
             return openPlain(name, flags, created);
         }
-        if (!supports(Capability.DIRECT_IO)) {
-            throw new UnsupportedOperationException("open option DIRECT is not supported by "
-                    + iomap.adapterName() + " (it does not declare DIRECT_IO)");
-        }
-        // Created (or found) as usual, then opened again for direct I/O.
+        // Created (or found) as usual, then opened again with the flags.
         try (IomapFile _ = openPlain(name, flags, created)) {
-            return iomap.open(name, java.util.EnumSet.of(dev.iomap.api.OpenFlag.DIRECT));
+            return iomap.open(name, wanted);
         }
     }
 

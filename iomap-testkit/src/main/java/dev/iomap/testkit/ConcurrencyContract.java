@@ -7,6 +7,7 @@ import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.IomapFile;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -75,6 +76,48 @@ public abstract class ConcurrencyContract extends AdapterContract {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    void appendsThroughSeveralOpenFilesLandWholeInEachWritersOrder() throws Exception {
+        int records = 40;
+        create("/log");
+        List<IomapFile> files = new ArrayList<>();
+        for (int thread = 0; thread < THREADS; thread++) {
+            files.add(open("/log", java.util.EnumSet.of(dev.iomap.api.OpenFlag.APPEND)));
+        }
+        runConcurrently(THREADS, thread -> {
+            for (int i = 0; i < records; i++) {
+                ByteBuffer src = ByteBuffer.wrap(appendRecord(thread, i));
+                while (src.hasRemaining()) {
+                    files.get(thread).write(0, src);
+                }
+            }
+        });
+        IomapFile log = open("/log");
+        byte[] all = new byte[(int) log.size()];
+        ByteBuffer dst = ByteBuffer.wrap(all);
+        while (dst.hasRemaining() && log.read(dst.position(), dst) > 0) {
+            // until full
+        }
+        List<String> lines = List.of(new String(all, java.nio.charset.StandardCharsets.US_ASCII).split("\n"));
+        assertThat(lines).hasSize(THREADS * records);
+        for (int thread = 0; thread < THREADS; thread++) {
+            String mark = "t" + thread + ":";
+            List<String> wanted = new ArrayList<>();
+            for (int i = 0; i < records; i++) {
+                String record = new String(appendRecord(thread, i), java.nio.charset.StandardCharsets.US_ASCII);
+                wanted.add(record.substring(0, record.length() - 1));
+            }
+            assertThat(lines.stream().filter(line -> line.startsWith(mark)).toList())
+                    .as("thread %d's records, whole and in order", thread).isEqualTo(wanted);
+        }
+    }
+
+    /** @return record {@code i} of {@code thread}: a line of a length that varies, across block boundaries */
+    private byte[] appendRecord(int thread, int i) {
+        String line = "t" + thread + ":" + i + ":" + "x".repeat((thread * 977 + i * 131) % (blockSize() + 50)) + "\n";
+        return line.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     @Test

@@ -33,6 +33,26 @@ public abstract class WriteContract extends AdapterContract {
     }
 
     @Test
+    void appendOpensWriteAtTheEndWhateverPositionTheyAreGiven() throws IOException {
+        IomapFile plain = create("/a");
+        byte[] model = writePattern(plain, 0, blockSize() + 7, 1);
+        IomapFile first = open("/a", java.util.EnumSet.of(dev.iomap.api.OpenFlag.APPEND));
+        IomapFile second = open("/a", java.util.EnumSet.of(dev.iomap.api.OpenFlag.APPEND));
+        assertThat(first.openFlags()).containsExactly(dev.iomap.api.OpenFlag.APPEND);
+        for (int i = 0; i < 12; i++) {
+            IomapFile file = i % 2 == 0 ? first : second;
+            byte[] data = TestData.pattern(10 + i, model.length, 1 + (i * 173) % (2 * blockSize()));
+            ByteBuffer src = ByteBuffer.wrap(data);
+            assertThat(file.write(i % 3 == 0 ? 0 : model.length + 5, src)).as("append %d", i).isEqualTo(data.length);
+            model = apply(model, model.length, data);
+            assertThat(plain.size()).isEqualTo(model.length);
+        }
+        assertContent(plain, model);
+        remountChecked();
+        assertContent(open("/a"), model);
+    }
+
+    @Test
     void overwritesKeepTheBytesAround() throws IOException {
         assumeCapable(Capability.RANDOM_WRITE);
         IomapFile file = create("/a");

@@ -140,10 +140,13 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
             }
             Layout layout = Layout.read(device);
             FencedDevice fenced = new FencedDevice(device, null);
-            ClusterContext context = cluster.join(filesystemId(layout), layout.journals(),
-                    slot -> Mounts.replayJournal(fenced, layout, slot));
+            var reclaimDue = new java.util.concurrent.atomic.AtomicBoolean();
+            ClusterContext context = cluster.join(filesystemId(layout), layout.journals(), slot -> {
+                Mounts.replayJournal(fenced, layout, slot);
+                reclaimDue.set(true);   // the dead node's open unlinked inodes are free to go
+            });
             fenced.arm(context::checkWrite);
-            return Mounts.mountNode(fenced, layout, data.equals("journal"), context);
+            return Mounts.mountNode(fenced, layout, data.equals("journal"), context, reclaimDue);
         }
         int journal;
         try {

@@ -43,15 +43,21 @@ final class Gfs2LikeMount extends Namespace {
     final boolean dataJournal;
     final Glocks glocks;
     final NodeLocks node;
+    final Iopen iopen;
     private final Gfs2IomapOps ops;
     private final Map<Long, IomapInode> inodes = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    Gfs2LikeMount(Volume volume, boolean dataJournal, LockManager locks, ClusterContext cluster) {
+    /**
+     * @param reclaimDue set when unlinked inodes may wait for a cluster node to free them ({@link Iopen})
+     */
+    Gfs2LikeMount(Volume volume, boolean dataJournal, LockManager locks, ClusterContext cluster,
+            java.util.concurrent.atomic.AtomicBoolean reclaimDue) {
         super(volume, new Transactions(volume));
         this.tree = new FileTree(volume);
         this.dataJournal = dataJournal;
         this.node = new NodeLocks(this, cluster);
+        this.iopen = new Iopen(this, reclaimDue);
         this.glocks = new Glocks(locks, new InodeGlockCallbacks(this::cached, ino -> node.flushLog(),
                 ino -> read(() -> {
                     volume.forget(ino);
@@ -71,29 +77,16 @@ final class Gfs2LikeMount extends Namespace {
                         });
                         return 0;
                     }
-                });
+                }, iopen.callbacks());
         if (cluster != null) {
             volume.cluster(glocks::holdsRgrp);
         }
         this.ops = new Gfs2IomapOps(this);
     }
 
-    /** Frees the dinodes left unlinked by a crash (GFS2 reclaims them when it finds them). */
+    /** Frees the dinodes left unlinked by a crash (GFS2 reclaims them when it finds them). Single node. */
     void reclaimUnlinked() throws IOException {
-        java.util.List<Long> unlinked = new java.util.ArrayList<>();
-        tx.meta.lock();
-        try {
-            for (ResourceGroup rg : volume.rgs) {
-                for (long b = rg.dataStart(); b < rg.start + rg.length; b++) {
-                    if (rg.state(b) == ResourceGroup.UNLINKED) {
-                        unlinked.add(b);
-                    }
-                }
-            }
-        } finally {
-            tx.meta.unlock();
-        }
-        for (long ino : unlinked) {
+        for (long ino : read(this::unlinkedDinodes)) {
             freeUnlinkedData(ino);
             tx.makeRoom();
             tx.meta.lock();
@@ -104,6 +97,22 @@ final class Gfs2LikeMount extends Namespace {
             }
         }
         tx.commit();
+    }
+
+    /**
+     * @return the dinodes marked unlinked in the resource groups' bitmaps. Caller holds {@code meta} (and,
+     *     on a cluster node, every resource group's glock)
+     */
+    java.util.List<Long> unlinkedDinodes() {
+        java.util.List<Long> unlinked = new java.util.ArrayList<>();
+        for (ResourceGroup rg : volume.rgs) {
+            for (long b = rg.dataStart(); b < rg.start + rg.length; b++) {
+                if (rg.state(b) == ResourceGroup.UNLINKED) {
+                    unlinked.add(b);
+                }
+            }
+        }
+        return unlinked;
     }
 
     /** Fails if the mount was unmounted. */
@@ -119,6 +128,11 @@ final class Gfs2LikeMount extends Namespace {
     @Override
     <T> T glocked(NodeLocks.Plan plan, Change<T> op) throws IOException {
         return node.glocked(plan, op);
+    }
+
+    @Override
+    void beforeNewInode() throws IOException {
+        iopen.reclaimIfDue();
     }
 
     @Override
@@ -414,16 +428,37 @@ final class Gfs2LikeMount extends Namespace {
         tx.commit();
     }
 
+    /** A cluster node holds the inode's iopen glock while the inode is open here ({@link Iopen#opened}). */
+    @Override
+    public void open(IomapInode inode) throws IOException {
+        remember(inode);
+        iopen.opened(inode.ino());
+    }
+
+    /** @return whether another node unlinked the inode while it was open here ({@link Iopen#unlinkedElsewhere}) */
+    @Override
+    public boolean dropInode(IomapInode inode) {
+        return iopen.unlinkedElsewhere(inode.ino());
+    }
+
+    /** A cluster node frees the inode if another node unlinked it meanwhile ({@link Iopen#closed}). */
+    @Override
+    public void release(IomapInode inode) throws IOException {
+        iopen.closed(inode.ino());
+    }
+
+    /**
+     * Frees the inode and its blocks; a cluster node only if no other node has it open (else the last
+     * of them does, {@link Iopen}), and forgets its glocks either way.
+     */
     @Override
     public void evict(long ino) throws IOException {
         checkLive();
         inodes.remove(ino);
         if (node.clustered()) {
-            node.glocked(NodeLocks.Plan.allocating(ino), () -> {
-                reap(ino);
-                return null;
-            });
+            iopen.evicted(ino);
             glocks.drop(ino);
+            glocks.dropIopen(ino);
             node.forget(ino);
         } else {
             glocks.drop(ino);
@@ -431,8 +466,11 @@ final class Gfs2LikeMount extends Namespace {
         }
     }
 
-    /** Frees an unlinked inode and its blocks, or gives back the reservation of a linked one. */
-    private void reap(long ino) throws IOException {
+    /**
+     * Frees an unlinked inode and its blocks, or gives back the reservation of a linked one. On a cluster
+     * node the caller holds the inode's glock, every resource group's and the inode's iopen glock in EX.
+     */
+    void reap(long ino) throws IOException {
         freeUnlinkedData(ino);
         tx.makeRoom();
         tx.meta.lock();
@@ -484,6 +522,7 @@ final class Gfs2LikeMount extends Namespace {
     public void unmount() throws IOException {
         checkLive();
         sync();
+        iopen.unmounting();
         glocks.close();
         closed = true;
         tx.meta.lock();
@@ -527,6 +566,11 @@ final class Gfs2LikeMount extends Namespace {
     /** @return see {@link MountCounters#of} */
     @Override
     public Map<String, Long> counters() {
-        return MountCounters.of(volume.journal.stats(), glocks, tx);
+        Map<String, Long> counters = new java.util.LinkedHashMap<>(
+                MountCounters.of(volume.journal.stats(), glocks, tx));
+        if (node.clustered()) {
+            counters.putAll(new java.util.TreeMap<>(iopen.counters()));
+        }
+        return counters;
     }
 }

@@ -25,8 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * and invalidates the group's in-memory copy, which is read again from the device at the next lock.
  *
  * <p>Glocks are taken before the transaction gate and the metadata lock (lock order: rename glock,
- * inode glocks, resource-group glocks, transaction, folio), never while holding either: a demotion
- * for another node commits, which needs them. Thread-safe; the resource groups a thread holds are
+ * inode glocks, resource-group glocks, iopen glocks, transaction, folio), never while holding either: a
+ * demotion for another node commits, which needs them. Thread-safe; the resource groups a thread holds are
  * remembered per thread, for the allocator ({@link #holdsRgrp}).
  */
 final class Glocks {
@@ -44,9 +44,20 @@ final class Glocks {
         }
     };
 
+    /** The answer to a request that waits a bounded time for the other holders ({@link #tryIopenExclusive}). */
+    enum TryAnswer {
+        /** Granted: every other holder let its mode go. */
+        GRANTED,
+        /** A holder's callbacks refused ({@link dev.iomap.spi.lock.DemoteFailedException}). */
+        REFUSED,
+        /** The holders did not answer in time. */
+        NO_ANSWER
+    }
+
     private final LockManager manager;
     private final DemoteCallbacks inodeCallbacks;
     private final DemoteCallbacks rgrpCallbacks;
+    private final DemoteCallbacks iopenCallbacks;
     private final Map<LockName, LockHandle> handles = new ConcurrentHashMap<>();
     // Per mount and per thread: a thread running another node's demotion holds that node's locks, not these.
     @SuppressWarnings("ThreadLocalUsage")
@@ -56,11 +67,14 @@ final class Glocks {
      * @param manager this node's lock manager (closed by {@link #close})
      * @param inodeCallbacks what an inode glock's demotion does
      * @param rgrpCallbacks what a resource-group glock's demotion does
+     * @param iopenCallbacks what an iopen glock's demotion does ({@link Iopen#callbacks})
      */
-    Glocks(LockManager manager, DemoteCallbacks inodeCallbacks, DemoteCallbacks rgrpCallbacks) {
+    Glocks(LockManager manager, DemoteCallbacks inodeCallbacks, DemoteCallbacks rgrpCallbacks,
+            DemoteCallbacks iopenCallbacks) {
         this.manager = manager;
         this.inodeCallbacks = inodeCallbacks;
         this.rgrpCallbacks = rgrpCallbacks;
+        this.iopenCallbacks = iopenCallbacks;
     }
 
     /**
@@ -73,7 +87,7 @@ final class Glocks {
      * @throws IOException if the lock cannot be had (timeout, a failed demotion elsewhere)
      */
     boolean lock(long ino, LockMode mode) throws IOException {
-        return lock(LockName.inode(ino), mode, inodeCallbacks);
+        return lock(LockName.inode(ino), mode, inodeCallbacks, TIMEOUT);
     }
 
     /**
@@ -98,9 +112,53 @@ final class Glocks {
         unlock(LockName.inode(ino));
     }
 
+    /**
+     * Has this node hold the inode's iopen glock in at least SH (an open file here), the mode kept
+     * cached with no use in progress: another node's request for EX then runs this node's
+     * {@link Iopen#callbacks}, which refuse while the inode is open here.
+     *
+     * @param ino the inode
+     * @throws IOException if the lock cannot be had (timeout: another node is freeing the inode and
+     *     does not finish)
+     */
+    void holdIopen(long ino) throws IOException {
+        lock(LockName.iopen(ino), LockMode.SH, iopenCallbacks, TIMEOUT);
+        unlock(LockName.iopen(ino));
+    }
+
+    /**
+     * Asks for the inode's iopen glock in EX, waiting at most {@code timeout} (GFS2's try lock with one
+     * callback): granted only if no other node has the inode open, as their callbacks say.
+     *
+     * @param ino the inode
+     * @param timeout how long the other nodes may take to answer
+     * @return {@code GRANTED} (the mode stays cached until {@link #dropIopen}), {@code REFUSED} if a node
+     *     has the inode open, {@code NO_ANSWER} if the holders did not answer in time
+     * @throws IOException if the lock manager failed otherwise (the node was fenced)
+     */
+    TryAnswer tryIopenExclusive(long ino, Duration timeout) throws IOException {
+        try {
+            lock(LockName.iopen(ino), LockMode.EX, iopenCallbacks, timeout);
+        } catch (dev.iomap.spi.lock.DemoteFailedException e) {
+            return TryAnswer.REFUSED;
+        } catch (LockTimeoutException e) {
+            return TryAnswer.NO_ANSWER;
+        }
+        unlock(LockName.iopen(ino));
+        return TryAnswer.GRANTED;
+    }
+
+    /** Gives up the inode's iopen glock, if this node has a handle of it. */
+    void dropIopen(long ino) throws IOException {
+        LockHandle handle = handles.remove(LockName.iopen(ino));
+        if (handle != null) {
+            handle.release();
+        }
+    }
+
     /** Takes one use of the rename glock in EX. */
     void lockRename() throws IOException {
-        lock(LockName.rename(), LockMode.EX, NOTHING);
+        lock(LockName.rename(), LockMode.EX, NOTHING, TIMEOUT);
     }
 
     /** Ends the use taken by {@link #lockRename}. */
@@ -125,7 +183,7 @@ final class Glocks {
         BitSet taken = new BitSet();
         try {
             for (int g = groups.nextSetBit(0); g >= 0; g = groups.nextSetBit(g + 1)) {
-                if (lock(LockName.rgrp(g), LockMode.EX, rgrpCallbacks)) {
+                if (lock(LockName.rgrp(g), LockMode.EX, rgrpCallbacks, TIMEOUT)) {
                     fresh.set(g);
                 }
                 taken.set(g);
@@ -164,19 +222,20 @@ final class Glocks {
         return held == null ? 0 : held.cardinality();
     }
 
-    private boolean lock(LockName name, LockMode mode, DemoteCallbacks callbacks) throws IOException {
+    private boolean lock(LockName name, LockMode mode, DemoteCallbacks callbacks, Duration timeout)
+            throws IOException {
         LockHandle handle = handles.get(name);
         if (handle == null) {
             synchronized (this) {
                 handle = handles.get(name);
                 if (handle == null) {
-                    handles.put(name, manager.acquire(name, mode, callbacks, TIMEOUT));
+                    handles.put(name, manager.acquire(name, mode, callbacks, timeout));
                     return true;
                 }
             }
         }
         boolean fresh = handle.mode() == LockMode.UN;
-        handle.lock(mode, TIMEOUT);
+        handle.lock(mode, timeout);
         return fresh;
     }
 

@@ -32,26 +32,30 @@ final class Mounts {
      */
     static Gfs2LikeMount mount(BlockDevice device, boolean dataJournal, int journalIndex, LockManager locks)
             throws IOException {
-        return mount(device, Layout.read(device), dataJournal, journalIndex, locks, null);
+        return mount(device, Layout.read(device), dataJournal, journalIndex, locks, null,
+                new java.util.concurrent.atomic.AtomicBoolean());
     }
 
     /**
      * Mounts a device as a node of a cluster: this node's journal and lock manager come from
-     * {@code cluster}. Other nodes may have the filesystem mounted, so the image is not checked and
-     * unlinked dinodes are not reclaimed (another node may still have them open); every resource group
+     * {@code cluster}. Other nodes may have the filesystem mounted, so the image is not checked, and
+     * unlinked dinodes are freed only once no node has them open ({@link Iopen}); every resource group
      * and dinode is read under its glock.
      *
      * @param device the shared device, in filesystem blocks
      * @param layout its superblock
      * @param dataJournal whether every regular file's data is journaled
      * @param cluster the cluster this node joined (left at unmount, or here if the mount fails)
+     * @param reclaimDue set when unlinked inodes may wait to be freed (after this node replayed a dead
+     *     node's journal); set here too: the node's first inode allocation looks for them ({@link Iopen})
      * @return the mount
      * @throws IOException if this node's journal cannot be replayed or the device fails
      */
-    static Gfs2LikeMount mountNode(BlockDevice device, Layout layout, boolean dataJournal, ClusterContext cluster)
-            throws IOException {
+    static Gfs2LikeMount mountNode(BlockDevice device, Layout layout, boolean dataJournal, ClusterContext cluster,
+            java.util.concurrent.atomic.AtomicBoolean reclaimDue) throws IOException {
+        reclaimDue.set(true);
         try {
-            return mount(device, layout, dataJournal, cluster.journal(), cluster.lockManager(), cluster);
+            return mount(device, layout, dataJournal, cluster.journal(), cluster.lockManager(), cluster, reclaimDue);
         } catch (IOException | RuntimeException e) {
             try {
                 cluster.lockManager().close();
@@ -80,7 +84,8 @@ final class Mounts {
     }
 
     private static Gfs2LikeMount mount(BlockDevice device, Layout layout, boolean dataJournal, int journalIndex,
-            LockManager locks, ClusterContext cluster) throws IOException {
+            LockManager locks, ClusterContext cluster, java.util.concurrent.atomic.AtomicBoolean reclaimDue)
+            throws IOException {
         if (journalIndex < 0 || journalIndex >= layout.journals()) {
             throw new InvalidRangeException("journal " + journalIndex + " does not exist: the filesystem has "
                     + layout.journals() + " journals");
@@ -92,7 +97,7 @@ final class Mounts {
         if (cluster == null) {
             Fsck.verifyForMount(volume);
         }
-        Gfs2LikeMount mount = new Gfs2LikeMount(volume, dataJournal, locks, cluster);
+        Gfs2LikeMount mount = new Gfs2LikeMount(volume, dataJournal, locks, cluster, reclaimDue);
         mount.node.glocked(NodeLocks.Plan.shared(layout.rootIno()),
                 () -> mount.read(() -> mount.dinodeOf(layout.rootIno(), FileType.DIRECTORY)));
         if (cluster == null) {

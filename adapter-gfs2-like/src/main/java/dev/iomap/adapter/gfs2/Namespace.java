@@ -68,6 +68,9 @@ abstract class Namespace implements MountedFilesystem {
     /** A cluster node takes the glock of an inode it just created, before anyone may find it. */
     abstract void claim(long ino) throws IOException;
 
+    /** Runs before a new inode is allocated, holding no glock: frees unlinked inodes if that is due ({@link Iopen}). */
+    abstract void beforeNewInode() throws IOException;
+
     /** @return the inode {@code name} in {@code dir} names, or -1 (read under the directory's glock) */
     private long entryIno(long dirIno, String name) throws IOException {
         return read(() -> {
@@ -144,6 +147,7 @@ abstract class Namespace implements MountedFilesystem {
 
     @Override
     public long create(long dirIno, String name, FileType type, NewInodeAttributes attributes) throws IOException {
+        beforeNewInode();
         return glocked(NodeLocks.Plan.allocating(dirIno), () -> {
             long ino = change(() -> newInode(dirIno, name, type, attributes, null).ino);
             claim(ino);
@@ -183,6 +187,7 @@ abstract class Namespace implements MountedFilesystem {
 
     @Override
     public long symlink(long dirIno, String name, byte[] target, NewInodeAttributes attributes) throws IOException {
+        beforeNewInode();
         return glocked(NodeLocks.Plan.allocating(dirIno), () -> {
             long ino = change(() -> newInode(dirIno, name, FileType.SYMLINK, attributes, target.clone()).ino);
             claim(ino);
@@ -316,7 +321,10 @@ abstract class Namespace implements MountedFilesystem {
         })));
     }
 
-    /** One name less: at zero the dinode is marked unlinked until evict (or the next mount) frees it. */
+    /**
+     * One name less: at zero the dinode is marked unlinked until evict (or the next mount) frees it; on a
+     * cluster node, once no node has it open ({@link Iopen}).
+     */
     private void dropName(Dinode d, Instant now) {
         d.nlink = d.type == FileType.DIRECTORY ? 0 : d.nlink - 1;
         d.ctime = now;

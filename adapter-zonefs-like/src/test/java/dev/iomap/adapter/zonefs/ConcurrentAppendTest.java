@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.OpenFlag;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.devices.FileBlockDevice;
 import dev.iomap.devices.ZoneLayout;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -88,7 +90,51 @@ class ConcurrentAppendTest {
                 IomapFile file = fs.open("/seq/0")) {
             byte[] content = ZonefsFixture.readAll(file);
             assertThat(content).isEqualTo(expected.toByteArray());
-            assertEachThreadsAppendsInOrder(content);
+            assertEachThreadsAppendsInOrder(content, APPENDS_EACH);
+        }
+    }
+
+    /**
+     * The same without the callers' lock: each thread appends through its own {@link OpenFlag#APPEND}
+     * open at position 0, and the filesystem puts each append at the end under the inode lock.
+     */
+    @Test
+    @Timeout(120)
+    void appendOpensOfFourThreadsLandWholeAndInOrder() throws Exception {
+        int appends = 100;
+        var layout = new ZoneLayout(ZONE, ZONE, 3, 1, 0);
+        try (ZonedDevice device = ZonedDevice.create(FileBlockDevice.open(dir.resolve("zoned.img"), BLOCK,
+                layout.backingBytes(BLOCK), false), layout)) {
+            ZonefsFixture.format(device, BLOCK);
+            try (IomapFileSystem fs = ZonefsFixture.mount(device, ZonefsFixture.cacheOptions(), true);
+                    ExecutorService pool = Executors.newFixedThreadPool(THREADS)) {
+                List<Future<Long>> threads = new ArrayList<>();
+                for (int t = 0; t < THREADS; t++) {
+                    int thread = t;
+                    threads.add(pool.submit(() -> {
+                        long bytes = 0;
+                        Random random = new Random(ZonefsFixture.SEED * 31 + thread);
+                        try (IomapFile file = fs.open("/seq/0", Set.of(OpenFlag.APPEND))) {
+                            for (int i = 0; i < appends; i++) {
+                                byte[] data = tagged(thread, i, 1 + random.nextInt(3));
+                                ZonefsFixture.write(file, 0, data);
+                                bytes += data.length;
+                            }
+                            file.fsync();
+                        }
+                        return bytes;
+                    }));
+                }
+                long total = 0;
+                for (Future<Long> thread : threads) {
+                    total += thread.get(100, TimeUnit.SECONDS);
+                }
+                try (IomapFile file = fs.open("/seq/0")) {
+                    assertThat(file.size()).isEqualTo(total);
+                    assertThat(device.zone(1).writtenBytes()).isEqualTo(total);
+                    assertEachThreadsAppendsInOrder(ZonefsFixture.readAll(file), appends);
+                }
+            }
         }
     }
 
@@ -103,7 +149,7 @@ class ConcurrentAppendTest {
         return data.array();
     }
 
-    private static void assertEachThreadsAppendsInOrder(byte[] content) {
+    private static void assertEachThreadsAppendsInOrder(byte[] content, int appendsEach) {
         ByteBuffer all = ByteBuffer.wrap(content);
         int[] next = new int[THREADS];
         int at = 0;
@@ -118,6 +164,6 @@ class ConcurrentAppendTest {
             next[thread]++;
             at += blocks * BLOCK;
         }
-        assertThat(next).containsOnly(APPENDS_EACH);
+        assertThat(next).containsOnly(appendsEach);
     }
 }

@@ -31,6 +31,14 @@ public record LockName(LockType type, long number) implements Comparable<LockNam
     }
 
     /**
+     * @param ino the inode number, at least 0
+     * @return the name of that inode's iopen glock ({@link LockType#IOPEN})
+     */
+    public static LockName iopen(long ino) {
+        return new LockName(LockType.IOPEN, ino);
+    }
+
+    /**
      * @param index the resource group index, at least 0
      * @return the name of that resource group's glock
      */

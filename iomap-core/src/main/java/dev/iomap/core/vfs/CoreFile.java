@@ -107,25 +107,56 @@ final class CoreFile implements IomapFile {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>An {@link OpenFlag#APPEND} open takes the offset from the size under the exclusive inode lock,
+     * held until the write ended (the kernel's {@code generic_write_checks} under {@code inode_lock}), and
+     * inside the adapter's {@link MountedFilesystem#use}, which on a cluster node holds the file's glock
+     * and has set the size other nodes left.
+     */
     @Override
     public int write(long pos, ByteBuffer src) throws IOException {
         ensureOpen();
         try (MountedFilesystem.FileUse _ = mount().use(inode, true)) {
+            if (src.hasRemaining()) {
+                fs.touch(inode);
+            }
+            if (flags.contains(OpenFlag.APPEND)) {
+                return append(src);
+            }
             // the message is built only when refused: this runs on every write
             if (pos != inode.size() && !fs.capabilities().contains(Capability.RANDOM_WRITE)) {
                 fs.require(Capability.RANDOM_WRITE, "a write at " + pos + " (not at EOF " + inode.size() + ")");
             }
-            if (src.hasRemaining()) {
-                fs.touch(inode);
-            }
-            long start = pos;
-            int written = direct != null ? direct.write(pos, src)
-                    : (int) inode.write(pos, CopySource.of(src), src.remaining());
+            int written = writeAt(pos, src);
             if (written > 0 && flags.contains(OpenFlag.DSYNC)) {
-                dataSync(start, start + written);
+                dataSync(pos, pos + written);
             }
             return written;
         }
+    }
+
+    /**
+     * An {@link OpenFlag#APPEND} write: the offset is the size under the exclusive inode lock, held
+     * until the write ended (the kernel's {@code generic_write_checks} under {@code inode_lock}); the
+     * caller's {@link MountedFilesystem#use} holds the file's glock on a cluster node and has set the
+     * size other nodes left.
+     */
+    private int append(ByteBuffer src) throws IOException {
+        long[] landed = new long[2];
+        inode.withExclusiveLock(() -> {
+            landed[0] = inode.size();
+            landed[1] = writeAt(landed[0], src);
+        });
+        if (landed[1] > 0 && flags.contains(OpenFlag.DSYNC)) {
+            dataSync(landed[0], landed[0] + landed[1]);
+        }
+        return (int) landed[1];
+    }
+
+    private int writeAt(long pos, ByteBuffer src) throws IOException {
+        return direct != null ? direct.write(pos, src) : (int) inode.write(pos, CopySource.of(src), src.remaining());
     }
 
     /**

@@ -541,23 +541,32 @@ final class CoreFileSystem implements IomapFileSystem {
             inode = cache.addInode(ino, mount.blockSize(), info.size(), mount.maxFileSize(), mount.iomapOps(),
                     mount.writebackOps());
         }
+        if (!openCounts.containsKey(ino)) {
+            mount.open(inode);
+        }
         openCounts.merge(ino, 1, Integer::sum);
         return new CoreFile(this, inode, flags);
     }
 
-    /** The last close of a file: evict it if it has no name left. */
+    /**
+     * The last close of a file: evict it if it has no name left, as this mount unlinked it or as the
+     * adapter's {@link MountedFilesystem#dropInode} says (another node of a cluster may have unlinked
+     * it); else let the adapter release it.
+     */
     void released(long ino) throws IOException {
         namespace.lock();
         try {
             if (openCounts.merge(ino, -1, Integer::sum) == 0) {
                 openCounts.remove(ino);
-                if (unlinked.remove(ino) != null) {
-                    if (!closed) {
-                        evict(ino);
-                    }
-                } else if (!closed) {
+                if (closed) {
+                    unlinked.remove(ino);
+                } else if (unlinked.remove(ino) != null) {
+                    evict(ino);
+                } else {
                     CachedInode inode = cache.inode(ino);
-                    if (inode != null) {
+                    if (inode != null && mount.dropInode(inode)) {
+                        evict(ino);
+                    } else if (inode != null) {
                         inode.withExclusiveLock(() -> mount.release(inode));
                     }
                 }
