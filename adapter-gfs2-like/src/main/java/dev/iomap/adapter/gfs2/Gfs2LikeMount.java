@@ -527,6 +527,12 @@ final class Gfs2LikeMount extends Namespace {
     /** @return see {@link MountCounters#of} */
     @Override
     public Map<String, Long> counters() {
-        return MountCounters.of(volume.journal.stats(), glocks, tx);
+        return MountCounters.of(volume.journal.stats(), glocks, tx, node.clusterCounters());
+    }
+
+    /** @return the UUID mkfs wrote, or the one derived for an older image ({@link Layout#filesystemUuid}) */
+    @Override
+    public Optional<java.util.UUID> uuid() throws IOException {
+        return Optional.of(volume.layout.filesystemUuid(volume.device));
     }
 }
