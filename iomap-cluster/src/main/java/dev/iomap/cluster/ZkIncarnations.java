@@ -13,13 +13,15 @@ import org.apache.zookeeper.data.Stat;
 
 /**
  * Incarnations in ZooKeeper ({@link ZkPaths}): {@code incarnations} holds the last number given out,
- * {@code nodes/<node>} (ephemeral, data the number) is the node id's live incarnation, alive exactly
- * as long as that mount's session. An incarnation is <i>live</i> while {@code nodes/<node>} holds its
+ * {@code nodes/<node>} (ephemeral, data the number and a random tag of the claim) is the node id's live
+ * incarnation, alive exactly as long as that mount's session. An incarnation is <i>live</i> while {@code nodes/<node>} holds its
  * number; once not, it never is again (numbers are not reused, and the znode is created with its
  * number in one transaction). A dead incarnation is <i>stale</i> if no journal marker names it either:
  * its journal is clean or recovered, so nothing it holds protects anything.
  */
 final class ZkIncarnations {
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
     private ZkIncarnations() {
     }
 
@@ -27,7 +29,9 @@ final class ZkIncarnations {
      * Claims node id {@code nodeId} for a new incarnation: in one transaction, bumps the counter and
      * creates {@code nodes/<node>} with its number (two round trips; more the first time, or when
      * another node joins at the same moment). Refused, changing nothing, while a live incarnation holds
-     * the id.
+     * the id. A transaction of this call that reached the server although its reply was lost (Curator
+     * retries it after a lost connection, and the retry finds the counter moved) is recognised by the
+     * claim's random tag in the znode.
      *
      * @return the new incarnation
      * @throws NodeIdInUseException if a live incarnation holds the id
@@ -35,6 +39,7 @@ final class ZkIncarnations {
      */
     static Incarnation claim(ZkCalls zk, CuratorFramework client, ZkPaths paths, String nodeId) throws IOException {
         String node = paths.node(nodeId);
+        String tag = Long.toHexString(RANDOM.nextLong());
         while (true) {
             Stat counter = new Stat();
             byte[] last = read(zk, client, paths.incarnations(), counter);
@@ -43,12 +48,13 @@ final class ZkIncarnations {
                 continue;
             }
             long number = Long.parseLong(new String(last, StandardCharsets.UTF_8)) + 1;
-            byte[] data = Long.toString(number).getBytes(StandardCharsets.UTF_8);
+            byte[] counted = Long.toString(number).getBytes(StandardCharsets.UTF_8);
+            byte[] claimed = (number + " " + tag).getBytes(StandardCharsets.UTF_8);
             try {
                 zk.call("claim node id " + nodeId, () -> client.transaction().forOperations(
                         client.transactionOp().setData().withVersion(counter.getVersion())
-                                .forPath(paths.incarnations(), data),
-                        client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(node, data)));
+                                .forPath(paths.incarnations(), counted),
+                        client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(node, claimed)));
                 return new Incarnation(nodeId, number);
             } catch (KeeperException.BadVersionException e) {
                 // another node joined meanwhile: take the next number
@@ -58,9 +64,12 @@ final class ZkIncarnations {
                 Stat held = new Stat();
                 byte[] holder = read(zk, client, node, held);
                 if (holder != null) {
-                    throw new NodeIdInUseException(new Incarnation(nodeId,
-                            Long.parseLong(new String(holder, StandardCharsets.UTF_8))),
-                            Instant.ofEpochMilli(held.getCtime()));
+                    String[] fields = new String(holder, StandardCharsets.UTF_8).split(" ");
+                    Incarnation live = new Incarnation(nodeId, Long.parseLong(fields[0]));
+                    if (fields.length > 1 && fields[1].equals(tag)) {
+                        return live;   // this call's own transaction, whose reply was lost
+                    }
+                    throw new NodeIdInUseException(live, Instant.ofEpochMilli(held.getCtime()));
                 }
                 // its session ended just now: try again
             } catch (KeeperException e) {
@@ -75,8 +84,9 @@ final class ZkIncarnations {
      */
     static boolean isLive(ZkCalls zk, CuratorFramework client, ZkPaths paths, Incarnation incarnation)
             throws IOException {
-        byte[] number = read(zk, client, paths.node(incarnation.nodeId()), new Stat());
-        return number != null && new String(number, StandardCharsets.UTF_8).equals(Long.toString(incarnation.number()));
+        byte[] claim = read(zk, client, paths.node(incarnation.nodeId()), new Stat());
+        return claim != null
+                && new String(claim, StandardCharsets.UTF_8).split(" ")[0].equals(Long.toString(incarnation.number()));
     }
 
     /**

@@ -10,7 +10,7 @@ import java.util.UUID;
  * filesystem's UUID, so two filesystems never share state):
  * <pre>
  *   incarnations                                   persistent, data N: the last incarnation number given out
- *   nodes/&lt;node&gt;                                    ephemeral, data N: node's live incarnation is &lt;node&gt;.N
+ *   nodes/&lt;node&gt;                                    ephemeral, data "N tag": node's live incarnation is &lt;node&gt;.N
  *   locks/&lt;TYPE&gt;-&lt;number&gt;/queue/q-&lt;seq&gt;            ephemeral sequential: requests in arrival order
  *   locks/&lt;TYPE&gt;-&lt;number&gt;/holders/&lt;holder&gt;=&lt;MODE&gt;  persistent: who has the glock in which mode
  *   demote/&lt;incarnation&gt;/&lt;holder&gt;=&lt;MODE&gt;@&lt;q&gt;        ephemeral: "demote holder to MODE", by request q
