@@ -19,6 +19,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * One holder of one glock on one node, in ZooKeeper {@code holders/<node>.<N>.<seq>=<MODE>} (its
@@ -600,10 +601,16 @@ final class ZkLockHandle implements LockHandle {
             }
             try {
                 manager.zk().call("ask " + holder + " to demote", () -> client.create()
-                        .withMode(CreateMode.EPHEMERAL).forPath(request));
+                        .withMode(CreateMode.EPHEMERAL).forPath(request, new byte[0]));
                 manager.countDemoteRequest();
-                manager.zk().call("watch " + request, () -> client.checkExists().usingWatcher(watcher)
-                        .forPath(request));
+                manager.afterAskSeam();
+                Stat watched = manager.zk().call("watch " + request, () -> client.checkExists()
+                        .usingWatcher(watcher).forPath(request));
+                if (watched != null && watched.getVersion() > 0) {
+                    // The holder's callbacks failed and it wrote so before the watch was set: no data
+                    // event will come for it, so read the report now.
+                    checkDemoteFailures(Set.of(request));
+                }
             } catch (KeeperException.NodeExistsException e) {
                 // made by an earlier loop of this request that the set forgot: impossible, but harmless
             } catch (KeeperException.NoNodeException e) {

@@ -98,6 +98,8 @@ public final class ZkLockManager implements LockManager {
     private volatile Runnable beforeChange = () -> { };
     /** Test seam: runs in a granted handle's thread between the grant's transaction and its new mode. */
     private volatile Runnable afterGrant = () -> { };
+    /** Test seam: runs in a requester's thread between creating a demote request and watching it. */
+    private volatile Runnable afterAsk = () -> { };
 
     /**
      * Starts the node's manager: creates its demote directory and sets the persistent watch on it
@@ -387,6 +389,20 @@ public final class ZkLockManager implements LockManager {
     /** Runs the seam set by {@link #afterGrantForTesting(Runnable)}: a granted handle calls it. */
     void afterGrantSeam() {
         afterGrant.run();
+    }
+
+    /**
+     * Sets the seam between a demote request's creation and the requester's watch on it (tests only).
+     *
+     * @param hook what runs there; a no-op to remove it
+     */
+    void afterAskForTesting(Runnable hook) {
+        afterAsk = hook;
+    }
+
+    /** Runs the seam set by {@link #afterAskForTesting(Runnable)}: a requester calls it. */
+    void afterAskSeam() {
+        afterAsk.run();
     }
 
     /**

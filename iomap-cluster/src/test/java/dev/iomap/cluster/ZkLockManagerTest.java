@@ -338,6 +338,61 @@ class ZkLockManagerTest {
         onB.unlock();
     }
 
+    /**
+     * A holder answers a demote request as soon as it appears, so its failure report can be written
+     * before the requester has set its watch on the request: no data event comes for it then, and the
+     * requester waited out its deadline (seen as a flaky failure of the test above on a loaded machine).
+     * The seam holds the requester between creating its request and watching it until the report is
+     * there.
+     */
+    @Test
+    void aFailureReportedBeforeTheRequesterWatchesItsRequestIsNotMissed() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        java.util.concurrent.atomic.AtomicBoolean full = new java.util.concurrent.atomic.AtomicBoolean(true);
+        DemoteCallbacks failing = new DemoteCallbacks() {
+            @Override
+            public void sync(LockName name, LockMode from, LockMode to) throws IOException {
+                if (full.get()) {
+                    throw new IOException("device full");
+                }
+            }
+
+            @Override
+            public long invalidate(LockName name, LockMode from, LockMode to) {
+                return 0;
+            }
+        };
+        a.acquire(INODE, EX, failing, WAIT).unlock();
+        String requests = paths.demoteDir(new Incarnation("A", 1));
+        b.afterAskForTesting(() -> {
+            try {
+                ZkTestServer.await("A reported its failure", () -> reported(requests));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+
+        assertThatThrownBy(() -> b.acquire(INODE, EX, new Recorder("B", events, 0), Duration.ofSeconds(5)))
+                .isInstanceOf(DemoteFailedException.class).hasMessageContaining("device full");
+        full.set(false);
+    }
+
+    /** @return whether a demote request in {@code dir} carries a failure report */
+    private boolean reported(String dir) {
+        try {
+            for (String request : children(dir)) {
+                byte[] data = observer.getData().forPath(dir + "/" + request);
+                if (data.length > 0) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (Exception e) {
+            return false;   // answered and deleted meanwhile: look again
+        }
+    }
+
     private List<String> children(String path) {
         try {
             if (observer == null) {
