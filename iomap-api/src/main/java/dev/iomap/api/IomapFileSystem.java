@@ -351,6 +351,15 @@ public interface IomapFileSystem extends Closeable {
     FsStat statfs() throws IOException;
 
     /**
+     * @return the filesystem's UUID ({@code blkid}'s UUID), or empty if its format has none; this
+     *     default: empty
+     * @throws IOException if the device fails while the adapter derives it (see the adapter)
+     */
+    default java.util.Optional<java.util.UUID> uuid() throws IOException {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * The largest size a regular file can reach, in bytes: a write, truncate or fallocate past it fails
      * with {@link InvalidRangeException} (the kernel's {@code s_maxbytes}; EFBIG). An adapter's mapping
      * model sets it (direct and indirect pointers, an extent format's offset field), and it may be far

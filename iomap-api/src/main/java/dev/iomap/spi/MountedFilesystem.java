@@ -69,6 +69,18 @@ public interface MountedFilesystem {
     long maxFileSize();
 
     /**
+     * The filesystem's UUID, as its superblock records it (or as the adapter derives a stable one for
+     * an image made before it recorded one), for tools ({@code iomap stat}) and for naming the
+     * filesystem to a cluster. This default: none.
+     *
+     * @return the UUID, or empty if the format has none
+     * @throws IOException if the device fails while the adapter derives it
+     */
+    default Optional<java.util.UUID> uuid() throws IOException {
+        return Optional.empty();
+    }
+
+    /**
      * @param ino an inode number
      * @return its attributes
      * @throws IOException if there is no such inode

@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code iomap stat}: mounts an image and prints its geometry, usage and the mount's cache statistics. The image
+ * {@code iomap stat}: mounts an image and prints its UUID (if its format has one), geometry, usage and the mount's
+ * cache statistics. The image
  * is opened read-only under an in-memory overlay, so what the mount writes (its mounted flag, a journal replay)
  * never reaches it, and other read-only commands may run at once.
  */
@@ -73,6 +74,7 @@ final class StatCommand implements Callable<Integer> {
             FsStat stat = fs.statfs();
             long used = stat.totalBlocks() - stat.freeBlocks();
             out.println("image        : " + image.image + " (" + device.capacity() + " bytes)");
+            fs.uuid().ifPresent(uuid -> out.println("uuid         : " + uuid));
             out.println("adapter      : " + fs.adapterName() + " (capabilities: " + fs.capabilities() + ")");
             if (!givenOptions.isEmpty()) {
                 out.println("fs options   : " + FsOptions.format(givenOptions));

@@ -10,12 +10,15 @@ import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 
 /**
- * One mount's membership of a cluster filesystem: the journal slot it claimed (an ephemeral znode
- * {@code members/<slot>} holding its node id, alive as long as its ZooKeeper session), the journal's
- * in-use marker ({@code journals/<slot>}, persistent, deleted by a clean {@link #close}), its
- * {@link Fence}, and the {@link ClusterRecovery} that recovers dead nodes' journals.
+ * One mount's membership of a cluster filesystem: its {@link Incarnation} (the node id claimed with a
+ * new number, {@code nodes/<node>}: refused while a live incarnation holds the id), the journal slot it
+ * claimed (an ephemeral znode {@code members/<slot>} naming the incarnation, alive as long as its
+ * ZooKeeper session), the journal's in-use marker ({@code journals/<slot>}, persistent, naming the
+ * incarnation, deleted by a clean {@link #close}), its {@link Fence}, and the {@link ClusterRecovery}
+ * that recovers dead incarnations' journals.
  *
  * <h2>Timing</h2>
  * A node writes only under its lease, which ends a fifth of the session timeout before the server can
@@ -32,18 +35,21 @@ import org.apache.zookeeper.KeeperException;
 public final class ClusterMembership implements AutoCloseable {
     private final CuratorFramework client;
     private final ZkPaths paths;
-    private final String nodeId;
+    private final Incarnation incarnation;
+    /** The ZooKeeper session that joined: the owner of this incarnation's {@code nodes/<node>}. */
+    private final long session;
     private final int slot;
     private final Fence fence;
     private final ClusterRecovery recovery;
-    private final String recoveredOnJoin;
+    private final Incarnation recoveredOnJoin;
     private boolean closed;
 
-    private ClusterMembership(CuratorFramework client, ZkPaths paths, String nodeId, int slot, Fence fence,
-            ClusterRecovery recovery, String recoveredOnJoin) {
+    private ClusterMembership(CuratorFramework client, ZkPaths paths, Incarnation incarnation, long session, int slot,
+            Fence fence, ClusterRecovery recovery, Incarnation recoveredOnJoin) {
         this.client = client;
         this.paths = paths;
-        this.nodeId = nodeId;
+        this.incarnation = incarnation;
+        this.session = session;
         this.slot = slot;
         this.fence = fence;
         this.recovery = recovery;
@@ -51,9 +57,12 @@ public final class ClusterMembership implements AutoCloseable {
     }
 
     /**
-     * Joins: claims the lowest free journal slot, recovers that journal first if a dead node left it
-     * in use (after {@code recoveryMargin}), marks it in use by this node, and starts watching for
-     * dead members.
+     * Joins: claims the node id for a new incarnation (refused, changing nothing, while a live one holds
+     * it), claims the lowest free journal slot, recovers that journal first if a dead incarnation left it
+     * in use (after {@code recoveryMargin}; this node id's own dead incarnation too), marks it in use by
+     * this incarnation, deletes what stale incarnations left ({@link ClusterRecovery#sweepStale}), and
+     * starts watching for dead members (a journal of this id's dead incarnation on another slot
+     * included).
      *
      * @param client a started Curator client; its session is this node's membership
      * @param filesystem the shared filesystem's uuid
@@ -63,6 +72,7 @@ public final class ClusterMembership implements AutoCloseable {
      * @param recoveryMargin how long to wait after a node's session expired before replaying its
      *     journal: at least the longest write the device may still have in flight
      * @return the membership
+     * @throws NodeIdInUseException if a live incarnation holds the node id: nothing was changed
      * @throws JournalSlotsTakenException if every slot is claimed by a live node (it says which)
      * @throws IOException if ZooKeeper is not reachable within the client's connection timeout, failed,
      *     or the recovery of the claimed slot failed (the claim is given up again)
@@ -87,43 +97,59 @@ public final class ClusterMembership implements AutoCloseable {
             throw new java.io.InterruptedIOException("interrupted while connecting to ZooKeeper");
         }
         Fence fence = Fence.watching(client);
-        byte[] id = nodeId.getBytes(StandardCharsets.UTF_8);
+        long session = sessionId(client);
+        Incarnation self = ZkIncarnations.claim(zk, client, paths, nodeId);
+        byte[] id = self.toString().getBytes(StandardCharsets.UTF_8);
         int claimed = -1;
-        for (int slot = 0; slot < journals && claimed < 0; slot++) {
-            String member = paths.member(slot);
-            try {
-                zk.call("claim journal " + slot, () -> client.create().creatingParentsIfNeeded()
-                        .withMode(CreateMode.EPHEMERAL).forPath(member, id));
-                claimed = slot;
-            } catch (KeeperException.NodeExistsException e) {
-                // taken: try the next
-            } catch (KeeperException e) {
-                throw new IOException("cannot claim journal " + slot + ": " + e.getMessage(), e);
-            }
-        }
-        if (claimed < 0) {
-            throw new JournalSlotsTakenException(journals, owners(zk, client, paths, journals));
-        }
-        ClusterRecovery recovery = new ClusterRecovery(client, paths, nodeId, replay, recoveryMargin, fence);
+        ClusterRecovery recovery = null;
         boolean joined = false;
         try {
-            String recovered = null;
-            if (readOrNull(zk, client, paths.journal(claimed)) != null) {
+            claimed = claimSlot(zk, client, paths, journals, id);
+            recovery = new ClusterRecovery(client, paths, self, replay, recoveryMargin, fence);
+            Incarnation recovered = null;
+            if (ZkIncarnations.marker(zk, client, paths, claimed) != null) {
                 sleep(recoveryMargin);   // its owner's session just expired: let its last writes land
                 recovered = recovery.recoverSlot(claimed);
             }
             String marker = paths.journal(claimed);
             zk.checked("mark journal " + claimed + " in use", () -> client.create().creatingParentsIfNeeded()
                     .forPath(marker, id));
+            recovery.sweepStale();
             recovery.start();
             joined = true;
-            return new ClusterMembership(client, paths, nodeId, claimed, fence, recovery, recovered);
+            return new ClusterMembership(client, paths, self, session, claimed, fence, recovery, recovered);
         } finally {
             if (!joined) {
-                recovery.close();
-                deleteQuietly(zk, client, paths.member(claimed));
+                if (recovery != null) {
+                    recovery.close();
+                }
+                if (claimed >= 0) {
+                    deleteQuietly(zk, client, paths.member(claimed));
+                }
+                deleteOwn(zk, client, paths.node(nodeId), session);
             }
         }
+    }
+
+    /**
+     * @return the lowest journal slot this incarnation could claim ({@code members/<slot>} created)
+     * @throws JournalSlotsTakenException if every slot is claimed
+     */
+    private static int claimSlot(ZkCalls zk, CuratorFramework client, ZkPaths paths, int journals, byte[] id)
+            throws IOException {
+        for (int slot = 0; slot < journals; slot++) {
+            String member = paths.member(slot);
+            try {
+                zk.call("claim journal " + slot, () -> client.create().creatingParentsIfNeeded()
+                        .withMode(CreateMode.EPHEMERAL).forPath(member, id));
+                return slot;
+            } catch (KeeperException.NodeExistsException e) {
+                // taken: try the next
+            } catch (KeeperException e) {
+                throw new IOException("cannot claim journal " + slot + ": " + e.getMessage(), e);
+            }
+        }
+        throw new JournalSlotsTakenException(journals, owners(zk, client, paths, journals));
     }
 
     /** @return the journal slot this mount owns */
@@ -133,7 +159,12 @@ public final class ClusterMembership implements AutoCloseable {
 
     /** @return this mount's node id */
     public String nodeId() {
-        return nodeId;
+        return incarnation.nodeId();
+    }
+
+    /** @return this mount's incarnation: what its holder entries, demote directory and journal marker name */
+    public Incarnation incarnation() {
+        return incarnation;
     }
 
     /** @return the fence the adapter checks before every device write */
@@ -141,8 +172,8 @@ public final class ClusterMembership implements AutoCloseable {
         return fence;
     }
 
-    /** @return the node whose journal this mount recovered when it claimed the slot, or null */
-    public String recoveredOnJoin() {
+    /** @return the dead incarnation whose journal this mount recovered when it claimed the slot, or null */
+    public Incarnation recoveredOnJoin() {
         return recoveredOnJoin;
     }
 
@@ -161,8 +192,8 @@ public final class ClusterMembership implements AutoCloseable {
 
     /**
      * Leaves cleanly: stops recovering others, deletes the journal's in-use marker (the journal is
-     * clean: the adapter flushed it) and then the membership znode, and trips the fence (this mount
-     * writes nothing more). Idempotent.
+     * clean: the adapter flushed it), then the membership znode and the node id's claim, and trips the
+     * fence (this mount writes nothing more). Idempotent.
      *
      * @throws IOException if ZooKeeper failed; the marker may stay, and a survivor then replays the
      *     (clean) journal, which is harmless
@@ -191,6 +222,30 @@ public final class ClusterMembership implements AutoCloseable {
             throw new IOException("cannot unmark journal " + slot + ": " + e.getMessage(), e);
         }
         deleteQuietly(zk, client, paths.member(slot));
+        deleteOwn(zk, client, paths.node(incarnation.nodeId()), session);
+    }
+
+    /**
+     * Deletes an ephemeral znode if {@code session} owns it: after that session expired, Curator goes on
+     * with a new one, and the znode may by then be another incarnation's.
+     */
+    private static void deleteOwn(ZkCalls zk, CuratorFramework client, String path, long session) {
+        try {
+            Stat stat = new Stat();
+            if (ZkIncarnations.read(zk, client, path, stat) != null && stat.getEphemeralOwner() == session) {
+                deleteQuietly(zk, client, path);
+            }
+        } catch (IOException e) {
+            // ephemeral: goes with the session anyway
+        }
+    }
+
+    private static long sessionId(CuratorFramework client) throws IOException {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            throw new IOException("cannot read the ZooKeeper session of " + client + ": " + e, e);
+        }
     }
 
     private static Map<Integer, String> owners(ZkCalls zk, CuratorFramework client, ZkPaths paths, int journals)
@@ -208,7 +263,8 @@ public final class ClusterMembership implements AutoCloseable {
             int slot = Integer.parseInt(name);
             String owner = readOrNull(zk, client, paths.member(slot));
             if (owner != null && slot < journals) {
-                owners.put(slot, owner);
+                Incarnation incarnation = Incarnation.parseOrNull(owner);
+                owners.put(slot, incarnation == null ? owner : incarnation.nodeId());
             }
         }
         return owners;

@@ -3,8 +3,8 @@ package dev.iomap.cluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,27 +18,34 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
 
 /**
- * The survivors' side of a node's death. A journal whose in-use marker ({@code journals/<slot>}) names
- * a node that has no membership znode any more belongs to a dead node (a clean unmount deletes the
- * marker before its membership). For every such journal, after the recovery margin, this node takes
- * the journal's recovery lock (a Curator {@link InterProcessMutex}, lock znodes under
- * {@code recovery/<slot>}), checks again that the journal is still unrecovered, runs the adapter's
- * {@link JournalRecovery}, then deletes every holder znode of the dead node (its glocks: requests that
- * waited for them are granted now) and its demote directory, and last the marker.
+ * The survivors' side of a node's death, by incarnation. A journal whose in-use marker
+ * ({@code journals/<slot>}) names an incarnation that has no membership znode of that slot any more
+ * belongs to a dead incarnation (a clean unmount deletes the marker before its membership). For every
+ * such journal, after the recovery margin, this node takes the journal's recovery lock (a Curator
+ * {@link InterProcessMutex}, lock znodes under {@code recovery/<slot>}), checks again that the journal
+ * is still unrecovered, runs the adapter's {@link JournalRecovery}, then deletes every holder znode of
+ * that incarnation (its glocks: requests that waited for them are granted now; the live incarnation of
+ * the same node id, if any, keeps its own) and its demote directory, and last the marker. It logs one
+ * line and counts the journal, its transactions and the time it took ({@link #counters}).
  *
  * <p>It watches the membership directory (one persistent watch) and looks again at every change.
  * Several survivors may race: the recovery lock and the re-check make one of them recover each journal
- * once. A node that claims the slot of a dead node recovers it itself before using it
- * ({@link #recoverSlot}).
+ * once. A node that claims the slot of a dead incarnation, its own node id's included, recovers it
+ * itself before using it ({@link #recoverSlot}); a journal of this node id's dead incarnation on another
+ * slot is recovered like any other. A node that joins also deletes what stale incarnations left (dead,
+ * no journal to recover, but a demote directory and maybe holder entries: {@link #sweepStale}).
  *
  * <p>Thread-safe; recoveries run on one thread of its own.
  */
 public final class ClusterRecovery implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ClusterRecovery.class.getName());
+
     private final CuratorFramework client;
     private final ZkPaths paths;
-    private final String selfNodeId;
+    private final Incarnation self;
     private final JournalRecovery replay;
     private final Duration margin;
     private final Fence fence;
@@ -47,34 +54,37 @@ public final class ClusterRecovery implements AutoCloseable {
     private final Set<Integer> scheduled = new HashSet<>();
     private final Watcher membersWatcher = event -> scheduleScan();
     private final AtomicLong recovered = new AtomicLong();
+    private final AtomicLong transactions = new AtomicLong();
+    private final AtomicLong nanos = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
+    private final AtomicLong staleSwept = new AtomicLong();
     private volatile boolean watching;
 
     /**
      * @param client this node's started client
      * @param paths the filesystem's znodes
-     * @param selfNodeId this node's id
+     * @param self this mount's incarnation
      * @param replay the adapter's journal replay
      * @param margin how long to wait after a node was found dead before recovering it
      * @param fence this node's fence: a fenced node recovers nobody
      */
-    ClusterRecovery(CuratorFramework client, ZkPaths paths, String selfNodeId, JournalRecovery replay,
+    ClusterRecovery(CuratorFramework client, ZkPaths paths, Incarnation self, JournalRecovery replay,
             Duration margin, Fence fence) {
         this.client = client;
         this.paths = paths;
-        this.selfNodeId = selfNodeId;
+        this.self = Objects.requireNonNull(self, "self");
         this.replay = Objects.requireNonNull(replay, "replay");
         this.margin = Objects.requireNonNull(margin, "margin");
         this.fence = fence;
         this.worker = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "iomap-cluster-recovery-" + selfNodeId);
+            Thread t = new Thread(r, "iomap-cluster-recovery-" + self);
             t.setDaemon(true);
             return t;
         });
         worker.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
-    /** Starts watching the members and looks for dead nodes' journals now. */
+    /** Starts watching the members and looks for dead incarnations' journals now. */
     void start() throws IOException {
         String members = paths.members();
         zk.checked("watch " + members, () -> client.watchers().add().withMode(AddWatchMode.PERSISTENT)
@@ -93,6 +103,23 @@ public final class ClusterRecovery implements AutoCloseable {
         return failures.get();
     }
 
+    /**
+     * @return in this order: {@code recovery.journals} (dead incarnations' journals this node recovered,
+     *     at its join or as a survivor), {@code recovery.transactions} (the transactions their replays
+     *     applied), {@code recovery.millis} (the time those recoveries took, replay to marker deleted),
+     *     {@code recovery.failures} ({@link #failures}), {@code recovery.staleIncarnations} (dead
+     *     incarnations whose leftovers {@link #sweepStale} deleted); a snapshot
+     */
+    public Map<String, Long> counters() {
+        Map<String, Long> counters = new LinkedHashMap<>();
+        counters.put("recovery.journals", recovered.get());
+        counters.put("recovery.transactions", transactions.get());
+        counters.put("recovery.millis", TimeUnit.NANOSECONDS.toMillis(nanos.get()));
+        counters.put("recovery.failures", failures.get());
+        counters.put("recovery.staleIncarnations", staleSwept.get());
+        return counters;
+    }
+
     private void scheduleScan() {
         try {
             worker.execute(this::scan);
@@ -106,15 +133,14 @@ public final class ClusterRecovery implements AutoCloseable {
             return;
         }
         try {
-            Map<Integer, String> markers = children(paths.journals());
-            Map<Integer, String> members = children(paths.members());
-            for (Map.Entry<Integer, String> marker : markers.entrySet()) {
-                int slot = marker.getKey();
-                if (!members.containsKey(slot) && scheduledNew(slot)) {
+            Set<Integer> markers = slots(paths.journals());
+            Set<Integer> members = slots(paths.members());
+            for (int slot : markers) {
+                if (!members.contains(slot) && scheduledNew(slot)) {
                     worker.schedule(() -> recoverLater(slot), margin.toNanos(), TimeUnit.NANOSECONDS);
                 }
             }
-        } catch (IOException | KeeperException e) {
+        } catch (IOException e) {
             failures.incrementAndGet();
         } catch (RejectedExecutionException e) {
             // closed meanwhile
@@ -140,15 +166,16 @@ public final class ClusterRecovery implements AutoCloseable {
     }
 
     /**
-     * Recovers journal {@code slot} if its marker names a node that is not a live member (or this node
-     * claimed the slot): under the slot's recovery lock, replay, release the dead node's glocks, delete
-     * the marker. Does nothing if the journal is clean or a live node owns it.
+     * Recovers journal {@code slot} if its marker names another incarnation than this one and no other
+     * live incarnation is its member (a dead one's; this node claimed the slot, or nobody did): under the
+     * slot's recovery lock, replay, release that incarnation's glocks, delete the marker, log one line.
+     * Does nothing if the journal is clean or another live incarnation owns it.
      *
      * @param slot the journal slot
-     * @return the id of the node whose journal was recovered, or null if there was nothing to do
-     * @throws IOException if the replay or ZooKeeper failed; the dead node's glocks stay held
+     * @return the dead incarnation whose journal was recovered, or null if there was nothing to do
+     * @throws IOException if the replay or ZooKeeper failed; the dead incarnation's glocks stay held
      */
-    String recoverSlot(int slot) throws IOException {
+    Incarnation recoverSlot(int slot) throws IOException {
         fence.check();
         InterProcessMutex mutex = new InterProcessMutex(client, paths.recoveryLock(slot));
         zk.checked("take recovery lock of journal " + slot, () -> {
@@ -156,22 +183,29 @@ public final class ClusterRecovery implements AutoCloseable {
             return null;
         });
         try {
-            String dead = dataOrNull(paths.journal(slot));
-            if (dead == null || dead.equals(selfNodeId)) {
+            Incarnation dead = ZkIncarnations.marker(zk, client, paths, slot);
+            if (dead == null || dead.equals(self)) {
                 return null;
             }
-            String member = dataOrNull(paths.member(slot));
-            if (member != null && !member.equals(selfNodeId)) {
-                return null;   // a live node claimed it and recovers it itself
+            byte[] member = ZkIncarnations.read(zk, client, paths.member(slot), new Stat());
+            if (member != null && !self.toString().equals(new String(member, StandardCharsets.UTF_8))) {
+                return null;   // a live incarnation claimed it and recovers it itself
             }
             fence.check();
-            replay.replay(slot, dead);
-            releaseGlocksOf(dead);
+            long start = System.nanoTime();
+            long replayed = replay.replay(slot, dead);
+            releaseGlocksOf(Set.of(dead), false);
             zk.checked("delete marker of journal " + slot, () -> {
                 client.delete().forPath(paths.journal(slot));
                 return null;
             });
+            long took = System.nanoTime() - start;
             recovered.incrementAndGet();
+            transactions.addAndGet(replayed);
+            nanos.addAndGet(took);
+            LOG.log(System.Logger.Level.INFO, "node " + self + " recovered journal " + slot + " of dead node "
+                    + dead + ": " + replayed + " transactions replayed in " + TimeUnit.NANOSECONDS.toMillis(took)
+                    + " ms");
             return dead;
         } finally {
             zk.checked("release recovery lock of journal " + slot, () -> {
@@ -181,33 +215,68 @@ public final class ClusterRecovery implements AutoCloseable {
         }
     }
 
-    /** Deletes every holder znode of {@code deadNodeId} and its demote directory. */
-    private void releaseGlocksOf(String deadNodeId) throws IOException {
-        List<String> names;
-        try {
-            names = zk.call("list locks", () -> client.getChildren().forPath(paths.locks()));
-        } catch (KeeperException.NoNodeException e) {
-            names = List.of();
-        } catch (KeeperException e) {
-            throw new IOException("cannot list glocks: " + e.getMessage(), e);
-        }
-        for (String name : names) {
-            String holders = paths.locks() + "/" + name + "/holders";
-            List<String> entries;
-            try {
-                entries = zk.call("list " + holders, () -> client.getChildren().forPath(holders));
-            } catch (KeeperException.NoNodeException e) {
-                continue;
-            } catch (KeeperException e) {
-                throw new IOException("cannot list " + holders + ": " + e.getMessage(), e);
+    /**
+     * Deletes what stale incarnations left: dead ones that no journal marker names (their journals are
+     * clean or recovered) but that still have a demote directory, and maybe holder entries (an unmount
+     * whose release failed, a fenced unmount whose journal was recovered before its glocks, ZooKeeper
+     * restarted with its data). Their entries would stand in the way of every request until its glock
+     * timeout, as nobody answers their demote requests. Called by a node that joins, after it recovered
+     * and marked its own slot; demote directories of an older format, which no incarnation names, go
+     * too.
+     *
+     * @throws IOException if ZooKeeper failed
+     */
+    void sweepStale() throws IOException {
+        List<String> directories = childrenOrEmpty(paths.demotes());
+        Set<Incarnation> candidates = new HashSet<>();
+        boolean olderFormat = false;
+        for (String directory : directories) {
+            Incarnation incarnation = Incarnation.parseOrNull(directory);
+            if (incarnation == null) {
+                olderFormat = true;
+                deleteIfThere(paths.demotes() + "/" + directory, true);
+            } else if (!incarnation.equals(self)) {
+                candidates.add(incarnation);
             }
-            for (String entry : entries) {
-                if (ZkPaths.holderNode(ZkPaths.entryHolder(entry)).equals(deadNodeId)) {
+        }
+        if (candidates.isEmpty() && !olderFormat) {
+            return;
+        }
+        Set<Incarnation> marked = ZkIncarnations.inJournals(zk, client, paths);   // before the liveness
+        Set<Incarnation> stale = new HashSet<>();
+        for (Incarnation incarnation : candidates) {
+            if (!marked.contains(incarnation) && !ZkIncarnations.isLive(zk, client, paths, incarnation)) {
+                stale.add(incarnation);
+            }
+        }
+        if (!stale.isEmpty() || olderFormat) {
+            releaseGlocksOf(stale, olderFormat);
+            staleSwept.addAndGet(stale.size());
+        }
+    }
+
+    /**
+     * Deletes every holder znode of the given incarnations (and, with {@code olderFormat}, every one that
+     * names no incarnation), the znodes of every glock that is idle then, and their demote directories.
+     */
+    private void releaseGlocksOf(Set<Incarnation> dead, boolean olderFormat) throws IOException {
+        for (String lock : childrenOrEmpty(paths.locks())) {
+            String holders = paths.locks() + "/" + lock + "/holders";
+            boolean released = false;
+            for (String entry : childrenOrEmpty(holders)) {
+                Incarnation holder = ZkPaths.holderIncarnation(ZkPaths.entryHolder(entry));
+                if (holder == null ? olderFormat : dead.contains(holder)) {
                     deleteIfThere(holders + "/" + entry, false);
+                    released = true;
                 }
             }
+            if (released) {
+                ZkLockNodes.deleteIfIdle(zk, client, paths.locks() + "/" + lock);
+            }
         }
-        deleteIfThere(paths.demoteDir(deadNodeId), true);
+        for (Incarnation incarnation : dead) {
+            deleteIfThere(paths.demoteDir(incarnation), true);
+        }
     }
 
     private void deleteIfThere(String path, boolean withChildren) throws IOException {
@@ -227,32 +296,23 @@ public final class ClusterRecovery implements AutoCloseable {
         }
     }
 
-    private Map<Integer, String> children(String dir) throws IOException, KeeperException {
-        Map<Integer, String> byslot = new HashMap<>();
-        List<String> slots;
+    private List<String> childrenOrEmpty(String dir) throws IOException {
         try {
-            slots = zk.call("list " + dir, () -> client.getChildren().forPath(dir));
+            return zk.call("list " + dir, () -> client.getChildren().forPath(dir));
         } catch (KeeperException.NoNodeException e) {
-            return byslot;
+            return List.of();
+        } catch (KeeperException e) {
+            throw new IOException("cannot list " + dir + ": " + e.getMessage(), e);
         }
-        for (String slot : slots) {
-            String data = dataOrNull(dir + "/" + slot);
-            if (data != null) {
-                byslot.put(Integer.parseInt(slot), data);
-            }
-        }
-        return byslot;
     }
 
-    private String dataOrNull(String path) throws IOException {
-        try {
-            byte[] data = zk.call("read " + path, () -> client.getData().forPath(path));
-            return new String(data, StandardCharsets.UTF_8);
-        } catch (KeeperException.NoNodeException e) {
-            return null;
-        } catch (KeeperException e) {
-            throw new IOException("cannot read " + path + ": " + e.getMessage(), e);
+    /** @return the slots that have a znode under {@code dir} (journals or members) */
+    private Set<Integer> slots(String dir) throws IOException {
+        Set<Integer> slots = new HashSet<>();
+        for (String slot : childrenOrEmpty(dir)) {
+            slots.add(Integer.parseInt(slot));
         }
+        return slots;
     }
 
     /** Stops watching and recovering (a recovery running now finishes first). */

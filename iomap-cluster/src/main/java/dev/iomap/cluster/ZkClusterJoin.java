@@ -35,19 +35,21 @@ public final class ZkClusterJoin implements ClusterJoin {
     }
 
     /**
-     * @param filesystemId the adapter's name for the filesystem; its znode subtree is the name-based
-     *     UUID of it ({@link UUID#nameUUIDFromBytes})
+     * @param filesystemId the adapter's name for the filesystem: its UUID (gfs2-like's, written at mkfs),
+     *     which keys its znode subtree; anything else is keyed by its name-based UUID
+     *     ({@link UUID#nameUUIDFromBytes}), which two filesystems that name themselves alike share
+     * @throws NodeIdInUseException if a live mount holds this node id: nothing was changed
      * @throws JournalSlotsTakenException if every slot is held by a live node
      * @throws IOException if ZooKeeper cannot be reached or a recovery failed
      */
     @Override
     public ClusterContext join(String filesystemId, int journals, JournalReplay recovery) throws IOException {
-        UUID uuid = UUID.nameUUIDFromBytes(filesystemId.getBytes(StandardCharsets.UTF_8));
+        UUID uuid = key(filesystemId);
         ClusterMembership membership = ClusterMembership.join(client, uuid, journals, nodeId,
                 (slot, dead) -> recovery.replay(slot), recoveryMargin);
         ZkLockManager manager;
         try {
-            manager = new ZkLockManager(client, uuid, nodeId, membership.fence());
+            manager = new ZkLockManager(client, uuid, membership.incarnation(), membership.fence());
         } catch (IOException | RuntimeException e) {
             try {
                 membership.close();
@@ -57,6 +59,19 @@ public final class ZkClusterJoin implements ClusterJoin {
             throw e;
         }
         return new Context(membership, manager);
+    }
+
+    /** @return the filesystem's UUID if {@code filesystemId} is one, else its name-based UUID */
+    static UUID key(String filesystemId) {
+        try {
+            UUID uuid = UUID.fromString(filesystemId);
+            if (uuid.toString().equals(filesystemId)) {
+                return uuid;
+            }
+        } catch (IllegalArgumentException e) {
+            // not a UUID: a name
+        }
+        return UUID.nameUUIDFromBytes(filesystemId.getBytes(StandardCharsets.UTF_8));
     }
 
     /** One node's membership and lock manager. */
@@ -79,6 +94,12 @@ public final class ZkClusterJoin implements ClusterJoin {
             return membership.slot();
         }
 
+        /** @return the recovery's counters ({@link ClusterRecovery#counters}) */
+        @Override
+        public java.util.Map<String, Long> counters() {
+            return membership.recovery().counters();
+        }
+
         /** @throws NodeFencedException once the node's session was lost */
         @Override
         public void checkWrite() throws IOException {
@@ -92,7 +113,7 @@ public final class ZkClusterJoin implements ClusterJoin {
 
         @Override
         public String toString() {
-            return "node " + membership.nodeId() + " in journal " + membership.slot();
+            return "node " + membership.incarnation() + " in journal " + membership.slot();
         }
     }
 }

@@ -19,9 +19,11 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
 
 /**
- * One holder of one glock on one node, in ZooKeeper {@code holders/<node>.<seq>=<MODE>}. Local state
+ * One holder of one glock on one node, in ZooKeeper {@code holders/<node>.<N>.<seq>=<MODE>} (its
+ * incarnation {@code <node>.<N>}, its number {@code seq} there). Local state
  * (mode, hold count, flags) is guarded by {@link #state}; a mode change in ZooKeeper (a grant, a
  * demotion, a release) happens under {@link #transition}, so the demoter thread and this handle's
  * own request never change the holder znode at the same time.
@@ -51,7 +53,7 @@ final class ZkLockHandle implements LockHandle {
         this.manager = manager;
         this.name = name;
         this.seq = seq;
-        this.holderId = ZkPaths.holderId(manager.nodeId(), seq);
+        this.holderId = ZkPaths.holderId(manager.incarnation(), seq);
         this.callbacks = callbacks;
     }
 
@@ -223,6 +225,7 @@ final class ZkLockHandle implements LockHandle {
                 manager.countTransition(false, pages);
                 if (!fenced) {
                     manager.deleteQuietly(manager.paths().holders(name) + "/" + ZkPaths.holderEntry(holderId, from));
+                    manager.deleteIfIdle(name);
                 }
             }
             done = true;
@@ -284,7 +287,7 @@ final class ZkLockHandle implements LockHandle {
             from = mode();
             if (from != LockMode.UN && from != target) {
                 long pages = runCallbacks(from, target, true);
-                manager.changeEntry(name, holderId, from, target, requestPath);
+                lowerEntry(from, target, requestPath);
                 manager.countTransition(true, pages);
             } else {
                 newMode = from;
@@ -311,6 +314,30 @@ final class ZkLockHandle implements LockHandle {
         }
     }
 
+    /**
+     * Lowers this holder's entry from {@code from} to {@code target} and deletes the answered request, in
+     * one transaction. If the call fails but the transaction reached ZooKeeper all the same (its reply
+     * was lost: an interrupt cuts short only the wait for it, and Curator's retry after a lost connection
+     * finds the old entry gone), returns as if it succeeded: ZooKeeper records {@code target}, the
+     * requester is granted on that, so the handle must hold {@code target} too, not go on using
+     * {@code from}. Only this handle changes its entry, under {@link #transition}: the old entry's absence
+     * tells that the transaction happened. The check goes to the server after the transaction on the same
+     * session; if it cannot be made, the failure stands (the holder keeps {@code from}, the requester is
+     * told the demotion failed).
+     */
+    private void lowerEntry(LockMode from, LockMode target, String requestPath) throws IOException {
+        try {
+            manager.changeEntry(name, holderId, from, target, requestPath);
+        } catch (IOException | RuntimeException e) {
+            String old = manager.paths().holders(name) + "/" + ZkPaths.holderEntry(holderId, from);
+            boolean[] applied = {false};
+            cleanUp(() -> applied[0] = !manager.exists(old));
+            if (!applied[0]) {
+                throw e;
+            }
+        }
+    }
+
     /** On the demoter thread: no request waits for this handle any more (its requester gave up). */
     void clearDemoteWanted() {
         state.lock();
@@ -331,8 +358,6 @@ final class ZkLockHandle implements LockHandle {
     private void obtain(LockMode wanted, ZkDeadline deadline) throws IOException {
         manager.checkOpen();
         manager.fenceForHandles().check();
-        manager.ensureName(name);
-        CuratorFramework client = manager.client();
         String queueDir = manager.paths().queue(name);
         byte[] data = (holderId + " " + wanted).getBytes(StandardCharsets.UTF_8);
         // A name of this request's own before ZooKeeper's sequence number: an interrupt can cut the
@@ -341,10 +366,10 @@ final class ZkLockHandle implements LockHandle {
         String prefix = "q-" + holderId + "-" + requests + "-";
         String queued;
         try {
-            queued = manager.zk().checked("queue " + this, () -> client.create()
-                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(queueDir + "/" + prefix, data));
+            queued = queue(queueDir + "/" + prefix, data);
         } catch (IOException | RuntimeException e) {
             deleteEntriesStartingWith(queueDir, prefix);
+            deleteIfIdleUnlessHeld();
             throw e;
         }
         Set<String> demoteRequests = new LinkedHashSet<>();
@@ -373,6 +398,49 @@ final class ZkLockHandle implements LockHandle {
                     manager.deleteQuietly(queued);
                     demoteRequests.forEach(manager::deleteQuietly);
                 });
+                deleteIfIdleUnlessHeld();
+            }
+        }
+    }
+
+    /**
+     * Creates this request's queue entry, creating the glock's znodes first if they are not there (its
+     * first use, or they were deleted as idle: {@link ZkLockNodes}); they can vanish again between the
+     * two only if another node used and released the glock meanwhile, so a few tries are plenty.
+     *
+     * @return the entry's path
+     */
+    private String queue(String entryPrefix, byte[] data) throws IOException {
+        CuratorFramework client = manager.client();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return manager.zk().call("queue " + this, () -> client.create()
+                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(entryPrefix, data));
+            } catch (KeeperException.NoNodeException e) {
+                if (attempt == 10) {
+                    throw new IOException(this + ": its glock's znodes vanished " + attempt + " times before it"
+                            + " could queue (other nodes took and released the glock each time); try again", e);
+                }
+                manager.createLockNodes(name);
+            } catch (KeeperException e) {
+                throw new IOException("ZooKeeper request failed: queue " + this + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * After a request that was not granted: the glock's znodes go if this handle holds nothing and nobody
+     * else holds or waits for it.
+     */
+    private void deleteIfIdleUnlessHeld() {
+        if (mode() == LockMode.UN) {
+            boolean interrupted = Thread.interrupted();
+            try {
+                manager.deleteIfIdle(name);
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
     }
@@ -521,21 +589,35 @@ final class ZkLockHandle implements LockHandle {
             LockMode theirs = ZkPaths.entryMode(entry);
             LockMode target = theirs == LockMode.EX && wanted == LockMode.SH ? LockMode.SH : LockMode.UN;
             String holder = ZkPaths.entryHolder(entry);
-            String request = manager.paths().demoteDir(ZkPaths.holderNode(holder)) + "/"
-                    + ZkPaths.demoteRequest(holder, target, tag);
+            Incarnation incarnation = ZkPaths.holderIncarnation(holder);
+            String entryPath = manager.paths().holders(name) + "/" + entry;
+            if (incarnation == null) {
+                manager.deleteIfStale(null, entryPath);   // an older format's entry: nobody can answer it
+                continue;
+            }
+            String request = manager.paths().demoteDir(incarnation) + "/" + ZkPaths.demoteRequest(holder, target, tag);
             if (!demoteRequests.add(request)) {
                 continue;
             }
             try {
                 manager.zk().call("ask " + holder + " to demote", () -> client.create()
-                        .withMode(CreateMode.EPHEMERAL).forPath(request));
+                        .withMode(CreateMode.EPHEMERAL).forPath(request, new byte[0]));
                 manager.countDemoteRequest();
-                manager.zk().call("watch " + request, () -> client.checkExists().usingWatcher(watcher)
-                        .forPath(request));
+                manager.afterAskSeam();
+                Stat watched = manager.zk().call("watch " + request, () -> client.checkExists()
+                        .usingWatcher(watcher).forPath(request));
+                if (watched != null && watched.getVersion() > 0) {
+                    // The holder's callbacks failed and it wrote so before the watch was set: no data
+                    // event will come for it, so read the report now.
+                    checkDemoteFailures(Set.of(request));
+                }
             } catch (KeeperException.NodeExistsException e) {
                 // made by an earlier loop of this request that the set forgot: impossible, but harmless
             } catch (KeeperException.NoNodeException e) {
-                // the holder's node is gone: its glocks go when a survivor recovered its journal
+                // No demote directory: the holder's incarnation ended. If its journal waits for a
+                // recovery, that deletes the entry; if nothing protects it, it is stale: delete it now
+                // (checked once per request: the request stays in the set).
+                manager.deleteIfStale(incarnation, entryPath);
             } catch (KeeperException e) {
                 throw new IOException("cannot ask " + holder + " to demote " + name + ": " + e.getMessage(), e);
             }

@@ -51,6 +51,18 @@ import org.apache.zookeeper.Watcher;
  * demote request's data; the requester, which watches its requests, fails with
  * {@link dev.iomap.spi.lock.DemoteFailedException} carrying that message (a later request asks again).
  *
+ * <h2>Incarnations</h2>
+ * The manager is one {@link Incarnation} of its node: its holder entries and its demote directory are
+ * named by it, so another mount with the same node id (after a crash) never takes them for its own. A
+ * holder entry of a dead incarnation that no journal marker protects is stale (see
+ * {@link ZkIncarnations}): a request that finds no demote directory for a holder in its way checks
+ * that and deletes the entry, instead of waiting for a demotion nobody would answer.
+ *
+ * <h2>The glocks' znodes</h2>
+ * A glock's znodes are created at its use and deleted by the release of its last holder when nobody
+ * waits for it ({@link ZkLockNodes}): ZooKeeper holds the glocks in use, and the manager remembers only
+ * its handles.
+ *
  * <h2>Dead nodes and fencing</h2>
  * Holder znodes are persistent: a node that dies keeps its glocks until a survivor recovered its
  * journal and deleted them ({@link ClusterRecovery}). Once the node's {@link Fence} tripped, this
@@ -64,12 +76,11 @@ import org.apache.zookeeper.Watcher;
 public final class ZkLockManager implements LockManager {
     private final CuratorFramework client;
     private final ZkPaths paths;
-    private final String nodeId;
+    private final Incarnation self;
     private final Fence fence;
     private final ZkCalls zk;
     private final AtomicLong nextSeq = new AtomicLong(1);
     private final Map<Long, ZkLockHandle> handles = new ConcurrentHashMap<>();
-    private final Set<LockName> knownNames = ConcurrentHashMap.newKeySet();
     /** Demote requests answered with a failure (names in the demote directory); demoter thread only. */
     private final Set<String> failedRequests = new HashSet<>();
     private final ExecutorService demoter;
@@ -87,6 +98,8 @@ public final class ZkLockManager implements LockManager {
     private volatile Runnable beforeChange = () -> { };
     /** Test seam: runs in a granted handle's thread between the grant's transaction and its new mode. */
     private volatile Runnable afterGrant = () -> { };
+    /** Test seam: runs in a requester's thread between creating a demote request and watching it. */
+    private volatile Runnable afterAsk = () -> { };
 
     /**
      * Starts the node's manager: creates its demote directory and sets the persistent watch on it
@@ -94,28 +107,28 @@ public final class ZkLockManager implements LockManager {
      *
      * @param client a started Curator client of this node (its session is the node's)
      * @param filesystem the uuid of the shared filesystem: the znode subtree
-     * @param nodeId this node's id, unique in the cluster for this mount (letters, digits, '-', '_')
+     * @param self this mount's incarnation ({@link ClusterMembership#incarnation()}), whose session is
+     *     {@code client}'s; no other manager may have it
      * @param fence the node's fence; checked before every ZooKeeper request and lock use
      * @throws IOException if ZooKeeper could not be reached
-     * @throws IllegalArgumentException if the node id has other characters
      */
-    public ZkLockManager(CuratorFramework client, UUID filesystem, String nodeId, Fence fence) throws IOException {
+    public ZkLockManager(CuratorFramework client, UUID filesystem, Incarnation self, Fence fence) throws IOException {
         this.client = Objects.requireNonNull(client, "client");
         this.paths = new ZkPaths(filesystem);
-        this.nodeId = ZkPaths.checkNodeId(nodeId);
+        this.self = Objects.requireNonNull(self, "self");
         this.fence = Objects.requireNonNull(fence, "fence");
         this.zk = new ZkCalls(fence);
         this.demoter = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "iomap-glock-demoter-" + nodeId);
+            Thread t = new Thread(r, "iomap-glock-demoter-" + self);
             t.setDaemon(true);
             return t;
         });
         this.demoteWatcher = event -> scheduleDemoteScan();
-        String dir = paths.demoteDir(nodeId);
+        String dir = paths.demoteDir(self);
         try {
             zk.call("create " + dir, () -> client.create().creatingParentsIfNeeded().forPath(dir));
         } catch (KeeperException.NodeExistsException e) {
-            // left by an earlier mount with this id: its stale requests are answered by the first scan
+            // a manager of this incarnation that failed to start made it: its requests are answered below
         } catch (KeeperException e) {
             demoter.shutdownNow();
             throw new IOException("cannot create " + dir + ": " + e.getMessage(), e);
@@ -186,7 +199,17 @@ public final class ZkLockManager implements LockManager {
 
     /** @return this node's id */
     public String nodeId() {
-        return nodeId;
+        return self.nodeId();
+    }
+
+    /** @return this mount's incarnation: what its holder entries and demote directory are named by */
+    public Incarnation incarnation() {
+        return self;
+    }
+
+    /** @return the handles this manager has not released (tests: what it remembers stays bounded) */
+    int handleCount() {
+        return handles.size();
     }
 
     /** @return this node's fence */
@@ -218,7 +241,7 @@ public final class ZkLockManager implements LockManager {
         } finally {
             demoter.shutdown();
             if (!fence.isFenced()) {
-                String dir = paths.demoteDir(nodeId);
+                String dir = paths.demoteDir(self);
                 try {
                     zk.call("unwatch " + dir, () -> {
                         client.watchers().remove(demoteWatcher).ofType(Watcher.WatcherType.Any).forPath(dir);
@@ -256,26 +279,41 @@ public final class ZkLockManager implements LockManager {
         return fence;
     }
 
-    /** Creates the name's queue and holders directories once per manager (first use of a name). */
-    void ensureName(LockName name) throws IOException {
-        if (knownNames.contains(name)) {
-            return;
+    /** Creates the glock's znodes: a request found them missing (first use, or deleted as idle). */
+    void createLockNodes(LockName name) throws IOException {
+        ZkLockNodes.create(zk, client, paths, name);
+    }
+
+    /**
+     * Deletes the glock's znodes if nobody holds or waits for it (after this node's last holder of it
+     * went); a failure leaves them, which is harmless.
+     */
+    void deleteIfIdle(LockName name) {
+        try {
+            ZkLockNodes.deleteIfIdle(zk, client, paths.lock(name));
+        } catch (IOException e) {
+            // ZooKeeper away: the next release of the glock, or a recovery, deletes them
         }
-        for (String dir : List.of(paths.queue(name), paths.holders(name))) {
-            try {
-                zk.call("create " + dir, () -> client.create().creatingParentsIfNeeded().forPath(dir));
-            } catch (KeeperException.NodeExistsException e) {
-                // created by another node
-            } catch (KeeperException e) {
-                throw new IOException("cannot create " + dir + ": " + e.getMessage(), e);
-            }
+    }
+
+    /**
+     * A holder in a request's way has no demote directory: deletes its entry if its incarnation is
+     * stale (dead, and no journal marker names it), or names none (an older format). Otherwise its
+     * journal waits for a recovery, which deletes the entry.
+     *
+     * @param holder the holder's incarnation, or null if its entry names none
+     * @param entry the holder entry's path
+     * @throws IOException if ZooKeeper failed
+     */
+    void deleteIfStale(Incarnation holder, String entry) throws IOException {
+        if (holder == null || ZkIncarnations.isStale(zk, client, paths, holder)) {
+            deleteQuietly(entry);
         }
-        knownNames.add(name);
     }
 
     void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("lock manager of node " + nodeId + " is closed");
+            throw new IllegalStateException("lock manager of " + self + " is closed");
         }
     }
 
@@ -355,6 +393,20 @@ public final class ZkLockManager implements LockManager {
     }
 
     /**
+     * Sets the seam between a demote request's creation and the requester's watch on it (tests only).
+     *
+     * @param hook what runs there; a no-op to remove it
+     */
+    void afterAskForTesting(Runnable hook) {
+        afterAsk = hook;
+    }
+
+    /** Runs the seam set by {@link #afterAskForTesting(Runnable)}: a requester calls it. */
+    void afterAskSeam() {
+        afterAsk.run();
+    }
+
+    /**
      * @param path a znode
      * @return whether it exists now
      * @throws IOException if ZooKeeper cannot say
@@ -377,7 +429,7 @@ public final class ZkLockManager implements LockManager {
         if (fence.isFenced()) {
             return;
         }
-        String dir = paths.demoteDir(nodeId);
+        String dir = paths.demoteDir(self);
         List<String> requests;
         try {
             requests = zk.call("list " + dir, () -> client.getChildren().forPath(dir));
@@ -430,6 +482,6 @@ public final class ZkLockManager implements LockManager {
 
     @Override
     public String toString() {
-        return "ZkLockManager[" + nodeId + " on " + paths.root() + "]";
+        return "ZkLockManager[" + self + " on " + paths.root() + "]";
     }
 }

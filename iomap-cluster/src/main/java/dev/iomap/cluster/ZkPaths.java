@@ -6,17 +6,23 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * Where one filesystem's cluster state lives in ZooKeeper, all under {@code /iomap4j/<uuid>}:
+ * Where one filesystem's cluster state lives in ZooKeeper, all under {@code /iomap4j/<uuid>} (the
+ * filesystem's UUID, so two filesystems never share state):
  * <pre>
- *   locks/&lt;TYPE&gt;-&lt;number&gt;/queue/q-&lt;seq&gt;       ephemeral sequential: requests in arrival order
- *   locks/&lt;TYPE&gt;-&lt;number&gt;/holders/&lt;holder&gt;=&lt;MODE&gt; persistent: who has the glock in which mode
- *   demote/&lt;node&gt;/&lt;holder&gt;=&lt;MODE&gt;@&lt;q&gt;            ephemeral: "demote holder to MODE", by request q
- *   members/&lt;slot&gt;                                 ephemeral: the mount that owns journal slot
- *   journals/&lt;slot&gt;                                persistent: the journal is in use by (data) node
+ *   incarnations                                   persistent, data N: the last incarnation number given out
+ *   nodes/&lt;node&gt;                                    ephemeral, data "N tag": node's live incarnation is &lt;node&gt;.N
+ *   locks/&lt;TYPE&gt;-&lt;number&gt;/queue/q-&lt;seq&gt;            ephemeral sequential: requests in arrival order
+ *   locks/&lt;TYPE&gt;-&lt;number&gt;/holders/&lt;holder&gt;=&lt;MODE&gt;  persistent: who has the glock in which mode
+ *   demote/&lt;incarnation&gt;/&lt;holder&gt;=&lt;MODE&gt;@&lt;q&gt;        ephemeral: "demote holder to MODE", by request q
+ *   members/&lt;slot&gt;                                 ephemeral, data incarnation: the mount that owns the slot
+ *   journals/&lt;slot&gt;                                persistent, data incarnation: the journal is in use by it
  *   recovery/&lt;slot&gt;                                lock znodes of the journal's recovery lock
  * </pre>
- * A holder is {@code <node>.<seq>}: the node's id and the handle's number on that node. Holder znodes
- * are persistent on purpose: a dead node's glocks stay held until a survivor recovered its journal.
+ * An incarnation is {@code <node>.<N>} ({@link Incarnation}); a holder is {@code <incarnation>.<seq>}:
+ * the handle's number in that incarnation's lock manager. Holder znodes are persistent on purpose: a
+ * dead incarnation's glocks stay held until a survivor recovered its journal. A glock's three znodes
+ * ({@code locks/<name>}, its {@code queue} and {@code holders}) are created together and deleted
+ * together ({@link ZkLockNodes}), when nobody holds or waits for it.
  */
 final class ZkPaths {
     private final String root;
@@ -46,8 +52,9 @@ final class ZkPaths {
         return lock(name) + "/holders";
     }
 
-    static String holderId(String nodeId, long seq) {
-        return nodeId + "." + seq;
+    /** @return the holder id of handle {@code seq} of {@code incarnation}: {@code <node>.<N>.<seq>} */
+    static String holderId(Incarnation incarnation, long seq) {
+        return incarnation + "." + seq;
     }
 
     static String holderEntry(String holderId, LockMode mode) {
@@ -74,9 +81,13 @@ final class ZkPaths {
         return holderEntry(holderId, target) + "@" + tag;
     }
 
-    /** @return the node id of a holder id */
-    static String holderNode(String holderId) {
-        return holderId.substring(0, holderId.lastIndexOf('.'));
+    /**
+     * @return the incarnation of a holder id, or null if it names none (an entry of an older format,
+     *     {@code <node>.<seq>}: stale, as no mount of this version wrote it)
+     */
+    static Incarnation holderIncarnation(String holderId) {
+        int dot = holderId.lastIndexOf('.');
+        return dot < 0 ? null : Incarnation.parseOrNull(holderId.substring(0, dot));
     }
 
     /** @return the handle number of a holder id (or of a demote request name, before its '=') */
@@ -85,8 +96,26 @@ final class ZkPaths {
         return Long.parseLong(s.substring(s.lastIndexOf('.') + 1));
     }
 
-    String demoteDir(String nodeId) {
-        return root + "/demote/" + nodeId;
+    String incarnations() {
+        return root + "/incarnations";
+    }
+
+    String nodes() {
+        return root + "/nodes";
+    }
+
+    /** @return the ephemeral znode of node {@code nodeId}'s live incarnation */
+    String node(String nodeId) {
+        return nodes() + "/" + nodeId;
+    }
+
+    String demotes() {
+        return root + "/demote";
+    }
+
+    /** @return the directory of the demote requests to {@code incarnation}'s holders */
+    String demoteDir(Incarnation incarnation) {
+        return demotes() + "/" + incarnation;
     }
 
     String members() {

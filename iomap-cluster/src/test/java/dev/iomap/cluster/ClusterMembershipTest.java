@@ -61,7 +61,10 @@ class ClusterMembershipTest {
     }
 
     private JournalRecovery recorder(String survivor) {
-        return (slot, dead) -> events.add("replay " + slot + " " + dead + " by " + survivor);
+        return (slot, dead) -> {
+            events.add("replay " + slot + " " + dead + " by " + survivor);
+            return 0;
+        };
     }
 
     private ClusterMembership join(CuratorFramework client, int journals, String id) throws IOException {
@@ -70,8 +73,8 @@ class ClusterMembershipTest {
         return membership;
     }
 
-    private ZkLockManager manager(CuratorFramework client, String id, Fence fence) throws IOException {
-        ZkLockManager manager = new ZkLockManager(client, filesystem, id, fence);
+    private ZkLockManager manager(CuratorFramework client, ClusterMembership membership) throws IOException {
+        ZkLockManager manager = new ZkLockManager(client, filesystem, membership.incarnation(), membership.fence());
         toClose.add(manager);
         return manager;
     }
@@ -107,7 +110,7 @@ class ClusterMembershipTest {
     void aSessionExpiryFencesTheNodeAndItsLockManager() throws Exception {
         CuratorFramework client = server.client();
         ClusterMembership a = join(client, 2, "A");
-        ZkLockManager manager = manager(client, "A", a.fence());
+        ZkLockManager manager = manager(client, a);
         assertThat(a.fence().isFenced()).isFalse();
 
         client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
@@ -145,10 +148,10 @@ class ClusterMembershipTest {
     void aDeadNodesGlocksAreGrantedOnlyAfterItsJournalWasReplayed() throws Exception {
         CuratorFramework clientA = server.client();
         ClusterMembership a = join(clientA, 3, "A");
-        ZkLockManager nodeA = manager(clientA, "A", a.fence());
+        ZkLockManager nodeA = manager(clientA, a);
         CuratorFramework clientB = server.client();
         ClusterMembership b = join(clientB, 3, "B");
-        ZkLockManager nodeB = manager(clientB, "B", b.fence());
+        ZkLockManager nodeB = manager(clientB, b);
         LockHandle heldByA = nodeA.acquire(INODE, EX, new Recorder("A", events, 1), WAIT);
         Background<LockHandle> waiter = Background.start("node-B", () -> {
             LockHandle granted = nodeB.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
@@ -157,17 +160,17 @@ class ClusterMembershipTest {
         });
         CuratorFramework observer = server.client();
         ZkTestServer.await("B asked A to demote",
-                () -> isAskedToDemote(observer, "A.1=UN@"));
+                () -> isAskedToDemote(observer, "A.1.1=UN@"));
 
         long died = System.nanoTime();
         clientA.close();   // a power cut: no release, no unmount, the session ends now
         LockHandle granted = waiter.join();
 
-        assertThat(events).containsExactly("replay 0 A by B", "B.granted EX");
+        assertThat(events).containsExactly("replay 0 A.1 by B", "B.granted EX");
         assertThat(Duration.ofNanos(System.nanoTime() - died)).isGreaterThanOrEqualTo(MARGIN);
         // the marker goes (and the counter counts) after the glocks: a crash in between replays again
         ZkTestServer.await("the recovery finished", () -> b.recovery().recovered() == 1);
-        assertThat(children(observer, paths.holders(INODE))).containsExactly("B.1=EX");
+        assertThat(children(observer, paths.holders(INODE))).containsExactly("B.2.1=EX");
         assertThat(children(observer, paths.journals())).containsExactly("1");
         assertThat(nodeA.fence().isFenced()).isTrue();
         granted.unlock();
@@ -178,10 +181,10 @@ class ClusterMembershipTest {
     void aNodeWhoseSessionExpiresIsFencedAndRecoveredThoughItsClientLivesOn() throws Exception {
         CuratorFramework clientA = server.client(Duration.ofSeconds(2));
         ClusterMembership a = join(clientA, 3, "A");
-        ZkLockManager nodeA = manager(clientA, "A", a.fence());
+        ZkLockManager nodeA = manager(clientA, a);
         CuratorFramework clientB = server.client();
         ClusterMembership b = join(clientB, 3, "B");
-        ZkLockManager nodeB = manager(clientB, "B", b.fence());
+        ZkLockManager nodeB = manager(clientB, b);
         LockHandle heldByA = nodeA.acquire(INODE, EX, new Recorder("A", events, 1), WAIT);
         Background<LockHandle> waiter = Background.start("node-B", () -> {
             LockHandle granted = nodeB.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
@@ -190,7 +193,7 @@ class ClusterMembershipTest {
         });
         CuratorFramework observer = server.client();
         ZkTestServer.await("B asked A to demote",
-                () -> isAskedToDemote(observer, "A.1=UN@"));
+                () -> isAskedToDemote(observer, "A.1.1=UN@"));
 
         // A partition: A's client sees its session expire and opens a new one; the server expires the
         // old one after its timeout, which deletes A's membership
@@ -198,12 +201,12 @@ class ClusterMembershipTest {
         ZkTestServer.await("A fenced itself", () -> a.fence().isFenced());
         LockHandle granted = waiter.join();
 
-        assertThat(events).containsExactly("replay 0 A by B", "B.granted EX");
+        assertThat(events).containsExactly("replay 0 A.1 by B", "B.granted EX");
         assertThatThrownBy(() -> heldByA.lock(EX, WAIT)).isInstanceOf(NodeFencedException.class);
         assertThatThrownBy(() -> nodeA.acquire(LockName.inode(8), EX, new Recorder("A", events, 0), WAIT))
                 .isInstanceOf(NodeFencedException.class);
         ZkTestServer.await("the recovery finished", () -> b.recovery().recovered() == 1);
-        assertThat(children(observer, paths.holders(INODE))).containsExactly("B.1=EX");
+        assertThat(children(observer, paths.holders(INODE))).containsExactly("B.2.1=EX");
         granted.unlock();
         heldByA.unlock();
     }
@@ -212,19 +215,19 @@ class ClusterMembershipTest {
     void aMountThatClaimsADeadNodesSlotReplaysItsJournalFirst() throws Exception {
         CuratorFramework clientA = server.client();
         ClusterMembership a = join(clientA, 1, "A");
-        ZkLockManager nodeA = manager(clientA, "A", a.fence());
+        ZkLockManager nodeA = manager(clientA, a);
         nodeA.acquire(INODE, EX, new Recorder("A", events, 1), WAIT).unlock();
         clientA.close();
 
         CuratorFramework clientB = server.client();
         ClusterMembership b = join(clientB, 1, "B");
-        ZkLockManager nodeB = manager(clientB, "B", b.fence());
+        ZkLockManager nodeB = manager(clientB, b);
         long before = nodeB.demoteRequestsSent();
         LockHandle granted = nodeB.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
 
         assertThat(b.slot()).isZero();
-        assertThat(b.recoveredOnJoin()).isEqualTo("A");
-        assertThat(events).containsExactly("replay 0 A by B");
+        assertThat(b.recoveredOnJoin()).isEqualTo(new Incarnation("A", 1));
+        assertThat(events).containsExactly("replay 0 A.1 by B");
         assertThat(nodeB.demoteRequestsSent()).as("A's glock was gone before B asked").isEqualTo(before);
         granted.unlock();
     }
@@ -233,7 +236,7 @@ class ClusterMembershipTest {
     void aFailedReplayKeepsTheGlocksAndIsTriedAgain() throws Exception {
         CuratorFramework clientA = server.client();
         ClusterMembership a = join(clientA, 2, "A");
-        ZkLockManager nodeA = manager(clientA, "A", a.fence());
+        ZkLockManager nodeA = manager(clientA, a);
         nodeA.acquire(INODE, EX, new Recorder("A", events, 1), WAIT).unlock();
         AtomicInteger attempts = new AtomicInteger();
         CuratorFramework clientB = server.client();
@@ -243,22 +246,23 @@ class ClusterMembershipTest {
                 throw new IOException("journal block unreadable");
             }
             events.add("replay " + slot + " " + dead);
+            return 0;
         }, MARGIN);
         toClose.add(b);
-        ZkLockManager nodeB = manager(clientB, "B", b.fence());
+        ZkLockManager nodeB = manager(clientB, b);
 
         clientA.close();
         LockHandle granted = nodeB.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
         events.add("B.granted " + granted.mode());
 
-        assertThat(events).containsExactly("replay failed", "replay 0 A", "B.granted EX");
+        assertThat(events).containsExactly("replay failed", "replay 0 A.1", "B.granted EX");
         ZkTestServer.await("the recovery finished", () -> b.recovery().recovered() == 1);
         assertThat(b.recovery().failures()).isEqualTo(1);
         granted.unlock();
     }
 
     private boolean isAskedToDemote(CuratorFramework observer, String prefix) {
-        List<String> requests = children(observer, paths.demoteDir("A"));
+        List<String> requests = children(observer, paths.demoteDir(new Incarnation("A", 1)));
         return requests.size() == 1 && requests.get(0).startsWith(prefix);
     }
 

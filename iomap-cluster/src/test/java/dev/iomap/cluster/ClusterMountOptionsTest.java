@@ -63,7 +63,7 @@ class ClusterMountOptionsTest {
         return fs;
     }
 
-    /** @return the ids of the nodes holding journal slots of the one filesystem on the server, by slot */
+    /** @return the incarnations holding journal slots of the one filesystem on the server, by slot */
     private List<String> members() throws Exception {
         CuratorFramework client = zk.client();
         List<String> filesystems = client.getChildren().forPath("/iomap4j");
@@ -80,7 +80,7 @@ class ClusterMountOptionsTest {
     void twoNodesMountedThroughMountOptionsShareFilesAndLeaveWhenClosed() throws Exception {
         IomapFileSystem a = node("node-a");
         IomapFileSystem b = node("node-b");
-        assertThat(members()).containsExactly("node-a", "node-b");
+        assertThat(members()).containsExactly("node-a.1", "node-b.2");
         byte[] bytes = "written by a, read by b\n".getBytes(StandardCharsets.UTF_8);
         try (IomapFile file = a.create("/shared")) {
             file.write(0, ByteBuffer.wrap(bytes));
@@ -94,7 +94,7 @@ class ClusterMountOptionsTest {
         }
         mounted.remove(a);
         a.close();
-        assertThat(members()).containsExactly("node-b");
+        assertThat(members()).containsExactly("node-b.2");
         mounted.remove(b);
         b.close();
         assertThat(members()).isEmpty();
@@ -106,7 +106,7 @@ class ClusterMountOptionsTest {
         node("node-a");
         node("node-b");
         assertThatThrownBy(() -> node("node-c")).isInstanceOf(JournalSlotsTakenException.class);
-        assertThat(members()).containsExactly("node-a", "node-b");
+        assertThat(members()).containsExactly("node-a.1", "node-b.2");
         assertThat(zk.client().getChildren().forPath("/iomap4j").size()).isEqualTo(1);
     }
 

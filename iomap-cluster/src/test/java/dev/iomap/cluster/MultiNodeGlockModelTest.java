@@ -101,7 +101,8 @@ class MultiNodeGlockModelTest {
             long seed, int ops) throws Exception {
         List<Map<LockName, LockHandle>> handles = new ArrayList<>();
         for (int node = 0; node < NODES; node++) {
-            ZkLockManager manager = new ZkLockManager(server.client(), filesystem, "n" + node, Fence.manual());
+            ZkLockManager manager = new ZkLockManager(server.client(), filesystem, new Incarnation("n" + node, 1),
+                    Fence.manual());
             managers.add(manager);
             Map<LockName, LockHandle> byName = new HashMap<>();
             for (LockName name : NAMES) {

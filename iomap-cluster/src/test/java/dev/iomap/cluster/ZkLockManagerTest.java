@@ -65,7 +65,7 @@ class ZkLockManagerTest {
     }
 
     private ZkLockManager node(String id) throws Exception {
-        ZkLockManager manager = new ZkLockManager(server.client(), filesystem, id, Fence.manual());
+        ZkLockManager manager = new ZkLockManager(server.client(), filesystem, new Incarnation(id, 1), Fence.manual());
         managers.add(manager);
         return manager;
     }
@@ -85,6 +85,9 @@ class ZkLockManagerTest {
     private List<String> holderEntries(LockName name) throws Exception {
         if (observer == null) {
             observer = server.client();
+        }
+        if (observer.checkExists().forPath(paths.holders(name)) == null) {
+            return List.of();   // nobody holds or waits for it: its znodes are gone
         }
         return observer.getChildren().forPath(paths.holders(name)).stream().sorted().toList();
     }
@@ -113,7 +116,7 @@ class ZkLockManagerTest {
         assertThat(granted.mode()).isEqualTo(EX);
         assertThat(a.stats()).isEqualTo(new LockStats(1, 0, 1, 0, 5));
         assertThat(b.stats()).isEqualTo(new LockStats(1, 0, 0, 0, 0));
-        assertThat(holderEntries(INODE)).containsExactly("B.2=EX");
+        assertThat(holderEntries(INODE)).containsExactly("B.1.2=EX");
         granted.unlock();
     }
 
@@ -126,7 +129,7 @@ class ZkLockManagerTest {
 
         assertThat(onA.holds()).isEqualTo(1);
         assertThat(onB.holds()).isEqualTo(1);
-        assertThat(holderEntries(INODE)).containsExactly("A.1=SH", "B.1=SH");
+        assertThat(holderEntries(INODE)).containsExactly("A.1.1=SH", "B.1.1=SH");
         assertThat(events).isEmpty();
         onA.unlock();
         onB.unlock();
@@ -244,7 +247,7 @@ class ZkLockManagerTest {
         assertThat(a.roundTrips()).isEqualTo(before);
         assertThat(onA.mode()).isEqualTo(SH);
         assertThat(a.stats()).isEqualTo(new LockStats(1, 1, 1, 0, 0));
-        assertThat(holderEntries(INODE)).containsExactly("A.1=SH", "B.1=SH");
+        assertThat(holderEntries(INODE)).containsExactly("A.1.1=SH", "B.1.1=SH");
         onA.unlock();
         onB.unlock();
     }
@@ -287,13 +290,13 @@ class ZkLockManagerTest {
                 .isInstanceOf(LockTimeoutException.class).hasMessageContaining("timed out");
 
         assertThat(queued(INODE)).isZero();
-        assertThat(observer.getChildren().forPath(paths.demoteDir("A"))).isEmpty();
+        assertThat(observer.getChildren().forPath(paths.demoteDir(new Incarnation("A", 1)))).isEmpty();
         onA.unlock();
         onA.lock(EX, WAIT);   // the demotion the request wanted is forgotten: served from the cache
         onA.unlock();
         assertThat(events).isEmpty();
         assertThat(b.stats()).isEqualTo(new LockStats(0, 0, 0, 0, 0));
-        assertThat(holderEntries(INODE)).containsExactly("A.1=EX");
+        assertThat(holderEntries(INODE)).containsExactly("A.1.1=EX");
     }
 
     @Test
@@ -322,10 +325,10 @@ class ZkLockManagerTest {
         assertThatThrownBy(() -> b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT))
                 .isInstanceOf(DemoteFailedException.class).hasMessageContaining("device full");
         assertThat(onA.mode()).isEqualTo(EX);
-        assertThat(holderEntries(INODE)).containsExactly("A.1=EX");
+        assertThat(holderEntries(INODE)).containsExactly("A.1.1=EX");
         assertThat(queued(INODE)).isZero();
         ZkTestServer.await("the failed request is deleted",
-                () -> children(paths.demoteDir("A")).isEmpty());
+                () -> children(paths.demoteDir(new Incarnation("A", 1))).isEmpty());
 
         LockHandle onB = b.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
 
@@ -333,6 +336,61 @@ class ZkLockManagerTest {
         assertThat(syncs).hasValue(2);
         assertThat(a.stats()).isEqualTo(new LockStats(1, 0, 1, 0, 2));
         onB.unlock();
+    }
+
+    /**
+     * A holder answers a demote request as soon as it appears, so its failure report can be written
+     * before the requester has set its watch on the request: no data event comes for it then, and the
+     * requester waited out its deadline (seen as a flaky failure of the test above on a loaded machine).
+     * The seam holds the requester between creating its request and watching it until the report is
+     * there.
+     */
+    @Test
+    void aFailureReportedBeforeTheRequesterWatchesItsRequestIsNotMissed() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        java.util.concurrent.atomic.AtomicBoolean full = new java.util.concurrent.atomic.AtomicBoolean(true);
+        DemoteCallbacks failing = new DemoteCallbacks() {
+            @Override
+            public void sync(LockName name, LockMode from, LockMode to) throws IOException {
+                if (full.get()) {
+                    throw new IOException("device full");
+                }
+            }
+
+            @Override
+            public long invalidate(LockName name, LockMode from, LockMode to) {
+                return 0;
+            }
+        };
+        a.acquire(INODE, EX, failing, WAIT).unlock();
+        String requests = paths.demoteDir(new Incarnation("A", 1));
+        b.afterAskForTesting(() -> {
+            try {
+                ZkTestServer.await("A reported its failure", () -> reported(requests));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+
+        assertThatThrownBy(() -> b.acquire(INODE, EX, new Recorder("B", events, 0), Duration.ofSeconds(5)))
+                .isInstanceOf(DemoteFailedException.class).hasMessageContaining("device full");
+        full.set(false);
+    }
+
+    /** @return whether a demote request in {@code dir} carries a failure report */
+    private boolean reported(String dir) {
+        try {
+            for (String request : children(dir)) {
+                byte[] data = observer.getData().forPath(dir + "/" + request);
+                if (data.length > 0) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (Exception e) {
+            return false;   // answered and deleted meanwhile: look again
+        }
     }
 
     private List<String> children(String path) {
@@ -433,7 +491,7 @@ class ZkLockManagerTest {
     void aDemoteRequestArrivingWhileTheGrantIsRecordedIsAnswered() throws Exception {
         ZkLockManager a = node("A");
         ZkLockManager b = node("B");
-        String bRequests = paths.demoteDir("B");
+        String bRequests = paths.demoteDir(new Incarnation("B", 1));
         java.util.concurrent.atomic.AtomicReference<Background<Boolean>> aWaits =
                 new java.util.concurrent.atomic.AtomicReference<>();
         java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -484,7 +542,7 @@ class ZkLockManagerTest {
         assertThat(waiter.join()).as("interrupt status set again").isTrue();
         assertThat(queued(INODE)).isZero();
         assertThat(b.stats().acquisitions()).isZero();
-        assertThat(holderEntries(INODE)).containsExactly("A.1=EX");
+        assertThat(holderEntries(INODE)).containsExactly("A.1.1=EX");
         onA.unlock();
     }
 
@@ -503,7 +561,7 @@ class ZkLockManagerTest {
         assertThat(events.subList(2, events.size())).containsExactly("C.granted EX");
         assertThat(a.stats()).isEqualTo(new LockStats(1, 0, 1, 0, 2));
         assertThat(b.stats()).isEqualTo(new LockStats(1, 0, 1, 0, 4));
-        assertThat(holderEntries(INODE)).containsExactly("C.1=EX");
+        assertThat(holderEntries(INODE)).containsExactly("C.1.1=EX");
         onC.unlock();
     }
 
@@ -518,7 +576,7 @@ class ZkLockManagerTest {
         assertThat(events).containsExactly("A.invalidate SH>UN");
         assertThat(handle.mode()).isEqualTo(DF);
         assertThat(a.stats()).isEqualTo(new LockStats(2, 0, 1, 0, 6));
-        assertThat(holderEntries(INODE)).containsExactly("A.1=DF");
+        assertThat(holderEntries(INODE)).containsExactly("A.1.1=DF");
         handle.unlock();
     }
 

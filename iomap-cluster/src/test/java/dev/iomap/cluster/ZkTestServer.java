@@ -124,6 +124,23 @@ final class ZkTestServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the server, as if its machine went down: its data directory stays, for {@link #restart}.
+     * Clients keep their sessions' state and try to reconnect.
+     */
+    void stop() throws IOException {
+        server.stop();
+    }
+
+    /**
+     * Starts the server stopped by {@link #stop} again on the same port and data directory: it loads its
+     * snapshot and transaction log, so every znode and every session is back (a session not reconnected
+     * expires after its timeout, counted from the restart).
+     */
+    void restart() throws Exception {
+        server.restart();
+    }
+
     /** Polls {@code condition} every 10 ms for up to 20 s. */
     static void await(String what, BooleanSupplier condition) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 
 /**
  * mkfs for gfs2-like: the superblock, {@code journals} empty journals, every resource group's header
@@ -89,7 +90,7 @@ final class Formatter {
      * @throws IOException if an option is invalid or the device fails
      */
     static void format(BlockDevice device, FormatOptions options) throws IOException {
-        Layout layout = plan(device.blockSize(), device.capacity(), options);
+        Layout layout = plan(device.blockSize(), device.capacity(), options).withUuid(UUID.randomUUID());
         for (int j = 0; j < layout.journals(); j++) {
             Journal.format(device, layout.journalStart(j), layout.journalBlocks());
         }

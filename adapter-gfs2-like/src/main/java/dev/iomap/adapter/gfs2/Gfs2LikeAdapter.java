@@ -45,7 +45,8 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
 
     /**
      * Creates an adapter whose mounts are nodes of a cluster sharing one device: each mount joins
-     * through {@code cluster}, which gives it its journal slot and its lock manager (the mount option
+     * through {@code cluster}, naming the filesystem by its UUID ({@link Layout#filesystemUuid}, so two
+     * images formatted alike are two clusters), which gives it its journal slot and its lock manager (the mount option
      * {@code journal=K} is refused: the cluster assigns the slot). Such a mount takes inode glocks for
      * every inode operation, resource-group glocks to allocate and free, the rename glock for renames,
      * reads every dinode, indirect block and resource group from the device after a demotion dropped it,
@@ -141,10 +142,12 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
             Layout layout = Layout.read(device);
             FencedDevice fenced = new FencedDevice(device, null);
             var reclaimDue = new java.util.concurrent.atomic.AtomicBoolean();
-            ClusterContext context = cluster.join(filesystemId(layout), layout.journals(), slot -> {
-                Mounts.replayJournal(fenced, layout, slot);
-                reclaimDue.set(true);   // the dead node's open unlinked inodes are free to go
-            });
+            ClusterContext context = cluster.join(layout.filesystemUuid(device).toString(), layout.journals(),
+                    slot -> {
+                        long replayed = Mounts.replayJournal(fenced, layout, slot);
+                        reclaimDue.set(true);   // the dead node's open unlinked inodes are free to go
+                        return replayed;
+                    });
             fenced.arm(context::checkWrite);
             return Mounts.mountNode(fenced, layout, data.equals("journal"), context, reclaimDue);
         }
@@ -158,15 +161,6 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
         InProcessLockManager locks = lockSpace == null ? new InProcessLockManager()
                 : new InProcessLockManager(lockSpace, "gfs2-like node " + nodes.incrementAndGet(), false);
         return Mounts.mount(device, data.equals("journal"), journal, locks);
-    }
-
-    /**
-     * @param layout a superblock
-     * @return what names the filesystem to its cluster: its label, total blocks and journals (the format
-     *     has no UUID)
-     */
-    static String filesystemId(Layout layout) {
-        return "gfs2-like:" + layout.label() + ":" + layout.totalBlocks() + ":" + layout.journals();
     }
 
     @Override

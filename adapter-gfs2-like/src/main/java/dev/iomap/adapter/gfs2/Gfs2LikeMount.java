@@ -567,10 +567,16 @@ final class Gfs2LikeMount extends Namespace {
     @Override
     public Map<String, Long> counters() {
         Map<String, Long> counters = new java.util.LinkedHashMap<>(
-                MountCounters.of(volume.journal.stats(), glocks, tx));
+                MountCounters.of(volume.journal.stats(), glocks, tx, node.clusterCounters()));
         if (node.clustered()) {
             counters.putAll(new java.util.TreeMap<>(iopen.counters()));
         }
         return counters;
+    }
+
+    /** @return the UUID mkfs wrote, or the one derived for an older image ({@link Layout#filesystemUuid}) */
+    @Override
+    public Optional<java.util.UUID> uuid() throws IOException {
+        return Optional.of(volume.layout.filesystemUuid(volume.device));
     }
 }

@@ -79,15 +79,16 @@ final class Glocks {
 
     /**
      * Takes one use of the inode's glock in {@code mode} (cached if the node already holds a mode
-     * covering it).
+     * covering it). Whether the node's copy of the inode is current is not this method's to say: a
+     * demotion's invalidate callback drops it, and the next read comes from the device (issue 35 item 5:
+     * a "held no mode before" answer computed before the lock was racy, and nobody used it).
      *
      * @param ino the inode
      * @param mode SH to read, EX to change
-     * @return whether this node held no mode before (what it cached of the inode was dropped or never read)
      * @throws IOException if the lock cannot be had (timeout, a failed demotion elsewhere)
      */
-    boolean lock(long ino, LockMode mode) throws IOException {
-        return lock(LockName.inode(ino), mode, inodeCallbacks, TIMEOUT);
+    void lock(long ino, LockMode mode) throws IOException {
+        lock(LockName.inode(ino), mode, inodeCallbacks, TIMEOUT);
     }
 
     /**
@@ -168,24 +169,22 @@ final class Glocks {
 
     /**
      * Takes one use of each resource group's glock in EX, by increasing index, and remembers them as
-     * this thread's (the allocator allocates only there). A thread holds one set at a time.
+     * this thread's (the allocator allocates only there). A thread holds one set at a time. Which copies
+     * are stale is the volume's to know (a demotion's invalidate marks them; {@code refreshRgrps} reads
+     * those again).
      *
      * @param groups the group indexes
-     * @return the groups this node held in no mode before (their in-memory copy must be read again)
      * @throws IllegalStateException if this thread already holds resource groups
      * @throws IOException if a lock cannot be had; none is held then
      */
-    BitSet lockRgrps(BitSet groups) throws IOException {
+    void lockRgrps(BitSet groups) throws IOException {
         if (heldRgrps.get() != null) {
             throw new IllegalStateException("thread already holds resource groups " + heldRgrps.get());
         }
-        BitSet fresh = new BitSet();
         BitSet taken = new BitSet();
         try {
             for (int g = groups.nextSetBit(0); g >= 0; g = groups.nextSetBit(g + 1)) {
-                if (lock(LockName.rgrp(g), LockMode.EX, rgrpCallbacks, TIMEOUT)) {
-                    fresh.set(g);
-                }
+                lock(LockName.rgrp(g), LockMode.EX, rgrpCallbacks, TIMEOUT);
                 taken.set(g);
             }
         } catch (IOException | RuntimeException e) {
@@ -195,7 +194,6 @@ final class Glocks {
             throw e;
         }
         heldRgrps.set(taken);
-        return fresh;
     }
 
     /** Ends the uses taken by {@link #lockRgrps} on this thread, if any. */
@@ -222,7 +220,7 @@ final class Glocks {
         return held == null ? 0 : held.cardinality();
     }
 
-    private boolean lock(LockName name, LockMode mode, DemoteCallbacks callbacks, Duration timeout)
+    private void lock(LockName name, LockMode mode, DemoteCallbacks callbacks, Duration timeout)
             throws IOException {
         LockHandle handle = handles.get(name);
         if (handle == null) {
@@ -230,13 +228,11 @@ final class Glocks {
                 handle = handles.get(name);
                 if (handle == null) {
                     handles.put(name, manager.acquire(name, mode, callbacks, timeout));
-                    return true;
+                    return;
                 }
             }
         }
-        boolean fresh = handle.mode() == LockMode.UN;
         handle.lock(mode, timeout);
-        return fresh;
     }
 
     private void unlock(LockName name) {

@@ -1,5 +1,6 @@
 package dev.iomap.adapter.gfs2;
 
+import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.SuperblockCodec;
 import dev.iomap.api.CorruptFilesystemException;
@@ -8,11 +9,17 @@ import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.UUID;
 
 /**
  * Where everything is on a gfs2-like device, as the superblock records it: block 0 the superblock,
  * then {@code journals} per-node journals of {@code journalBlocks} blocks each, then resource groups
  * of {@code rgBlocks} blocks (the last one may be shorter). Immutable.
+ *
+ * <p>The superblock's payload: block size, total blocks, journals, journal blocks, resource group
+ * blocks, root dinode, the label's length and bytes, then the filesystem's UUID (16 bytes, most
+ * significant half first). Images made before mkfs wrote a UUID end after the label; their
+ * {@link #filesystemUuid} is derived from journal 0's random id.
  *
  * @param blockSize filesystem (and device) block size
  * @param totalBlocks blocks in the filesystem
@@ -21,9 +28,10 @@ import java.nio.ByteOrder;
  * @param rgBlocks blocks of each resource group but the last
  * @param rootIno the root directory's dinode block
  * @param label the label given to mkfs
+ * @param uuid the filesystem's UUID written at mkfs, or null for an image made before mkfs wrote one
  */
 record Layout(int blockSize, long totalBlocks, int journals, long journalBlocks, long rgBlocks, long rootIno,
-        String label) {
+        String label, UUID uuid) {
 
     /** The superblock's codec: magic {@code GFS2LIKE}, version 1. */
     static final SuperblockCodec CODEC = new SuperblockCodec("gfs2-like superblock", "GFS2LIKE", 1);
@@ -33,6 +41,39 @@ record Layout(int blockSize, long totalBlocks, int journals, long journalBlocks,
 
     /** First block of journal 0. */
     static final long JOURNAL_START = 1;
+
+    /** Bytes of the UUID after the label. */
+    static final int UUID_BYTES = 16;
+
+    /** A layout without a UUID (what mkfs plans; {@link #withUuid} adds the one it writes). */
+    Layout(int blockSize, long totalBlocks, int journals, long journalBlocks, long rgBlocks, long rootIno,
+            String label) {
+        this(blockSize, totalBlocks, journals, journalBlocks, rgBlocks, rootIno, label, null);
+    }
+
+    /** @return this layout with {@code uuid} as the filesystem's UUID */
+    Layout withUuid(UUID uuid) {
+        return new Layout(blockSize, totalBlocks, journals, journalBlocks, rgBlocks, rootIno, label, uuid);
+    }
+
+    /**
+     * The filesystem's UUID: the one mkfs wrote, or, for an image made before mkfs wrote one, a UUID
+     * derived from journal 0's id (a random number its mkfs wrote, never changed after): the same at
+     * every mount of the image, different for images formatted alike. A copy of an image has its UUID
+     * either way, as with any filesystem's UUID.
+     *
+     * @param device the filesystem's device
+     * @return the UUID
+     * @throws IOException if journal 0's superblock cannot be read (an image without a UUID only)
+     */
+    UUID filesystemUuid(BlockDevice device) throws IOException {
+        if (uuid != null) {
+            return uuid;
+        }
+        long journalId = Journal.open(device, journalStart(0), journalBlocks).journalId();
+        return UUID.nameUUIDFromBytes(("gfs2-like journal 0 id " + Long.toHexString(journalId))
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
 
     /** Type magic of a resource group header. */
     static final int RGRP_TYPE = MetadataBlock.magic("GRGH");
@@ -141,7 +182,11 @@ record Layout(int blockSize, long totalBlocks, int journals, long journalBlocks,
         payload.putInt(blockSize).putLong(totalBlocks).putInt(journals).putLong(journalBlocks).putLong(rgBlocks)
                 .putLong(rootIno);
         byte[] text = label.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        payload.putInt(text.length).put(text).flip();
+        payload.putInt(text.length).put(text);
+        if (uuid != null) {
+            payload.putLong(uuid.getMostSignificantBits()).putLong(uuid.getLeastSignificantBits());
+        }
+        payload.flip();
         CODEC.write(device, 0, payload);
     }
 
@@ -176,8 +221,9 @@ record Layout(int blockSize, long totalBlocks, int journals, long journalBlocks,
         }
         byte[] text = new byte[labelLength];
         p.get(text);
+        UUID uuid = p.remaining() >= UUID_BYTES ? new UUID(p.getLong(), p.getLong()) : null;
         Layout layout = new Layout(blockSize, total, journals, journalBlocks, rgBlocks, root,
-                new String(text, java.nio.charset.StandardCharsets.UTF_8));
+                new String(text, java.nio.charset.StandardCharsets.UTF_8), uuid);
         String problem = layout.problem(device.capacity() / blockSize);
         if (problem != null) {
             throw new CorruptFilesystemException("gfs2-like superblock: " + problem);

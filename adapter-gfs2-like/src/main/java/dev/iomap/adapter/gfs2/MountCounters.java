@@ -18,14 +18,20 @@ final class MountCounters {
      * another holder), {@code glock.pagesInvalidated}, {@code journal.commits},
      * {@code journal.blocksLogged}, {@code journal.checkpoints}, {@code journal.dataCommits}, then the
      * lock manager's service counters prefixed {@code glock.} (on ZooKeeper: {@code glock.zk.requests},
-     * every request this node sent, one round trip each; {@code glock.zk.demoteRequestsSent}).
+     * every request this node sent, one round trip each; {@code glock.zk.demoteRequestsSent}), then on a
+     * cluster node the cluster's counters prefixed {@code cluster.} (on ZooKeeper:
+     * {@code cluster.recovery.journals}, the dead nodes' journals this node recovered,
+     * {@code cluster.recovery.transactions} replayed for them, {@code cluster.recovery.millis} those
+     * recoveries took, {@code cluster.recovery.failures}, {@code cluster.recovery.staleIncarnations}).
      *
      * @param journal the node's journal counters
      * @param glocks the node's glocks
      * @param tx the node's transactions
+     * @param cluster the cluster's counters of this node ({@code ClusterContext.counters}); none on a
+     *     single node
      * @return the counters, a snapshot
      */
-    static Map<String, Long> of(Journal.Stats journal, Glocks glocks, Transactions tx) {
+    static Map<String, Long> of(Journal.Stats journal, Glocks glocks, Transactions tx, Map<String, Long> cluster) {
         Map<String, Long> counters = new LinkedHashMap<>();
         LockStats locks = glocks.stats();
         counters.put("glock.acquisitions", locks.acquisitions() + locks.cachedHolds());
@@ -38,6 +44,7 @@ final class MountCounters {
         counters.put("journal.checkpoints", journal.checkpoints());
         counters.put("journal.dataCommits", tx.dataCommits());
         glocks.serviceCounters().forEach((name, value) -> counters.put("glock." + name, value));
+        cluster.forEach((name, value) -> counters.put("cluster." + name, value));
         return counters;
     }
 }

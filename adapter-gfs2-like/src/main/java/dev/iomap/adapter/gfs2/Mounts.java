@@ -73,14 +73,15 @@ final class Mounts {
      * @param device the shared device
      * @param layout its superblock
      * @param slot the journal
+     * @return the transactions it replayed
      * @throws IOException if the journal is damaged or the device fails
      */
-    static void replayJournal(BlockDevice device, Layout layout, int slot) throws IOException {
+    static long replayJournal(BlockDevice device, Layout layout, int slot) throws IOException {
         if (slot < 0 || slot >= layout.journals()) {
             throw new InvalidRangeException("journal " + slot + " does not exist: the filesystem has "
                     + layout.journals() + " journals");
         }
-        Journal.open(device, layout.journalStart(slot), layout.journalBlocks()).replay();
+        return Journal.open(device, layout.journalStart(slot), layout.journalBlocks()).replay().transactions();
     }
 
     private static Gfs2LikeMount mount(BlockDevice device, Layout layout, boolean dataJournal, int journalIndex,

@@ -305,7 +305,12 @@ final class NodeLocks {
         sizeStale.remove(ino);
     }
 
-    /** Leaves the cluster (after unmount released the glocks); does nothing on a single node. */
+    /** @return the cluster's counters of this node ({@link ClusterContext#counters}); none on a single node */
+    Map<String, Long> clusterCounters() {
+        return cluster == null ? Map.of() : cluster.counters();
+    }
+
+        /** Leaves the cluster (after unmount released the glocks); does nothing on a single node. */
     void leave() throws IOException {
         if (cluster != null) {
             cluster.close();

@@ -32,6 +32,17 @@ public interface ClusterContext extends AutoCloseable {
     void checkWrite() throws IOException;
 
     /**
+     * The cluster's counters of this node, by name, since it joined: for example the dead nodes'
+     * journals it recovered ({@code recovery.journals}) and the transactions it replayed for them. A
+     * snapshot; the adapter reports them with its own counters. This default: none.
+     *
+     * @return counter name to value, in a stable order
+     */
+    default java.util.Map<String, Long> counters() {
+        return java.util.Map.of();
+    }
+
+    /**
      * Leaves the cluster after the mount released every glock and checkpointed its journal (a clean
      * leave: nobody replays this slot). Idempotent.
      *

@@ -29,8 +29,9 @@ public interface ClusterJoin {
          * journal is marked empty. Running it again (a crash during recovery) is harmless.
          *
          * @param slot the dead node's journal
+         * @return the transactions it replayed (0 for a clean journal), for the recovery's report
          * @throws IOException if the device fails or the journal is damaged; the slot stays to be recovered
          */
-        void replay(int slot) throws IOException;
+        long replay(int slot) throws IOException;
     }
 }

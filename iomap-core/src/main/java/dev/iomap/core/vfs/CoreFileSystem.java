@@ -474,6 +474,12 @@ final class CoreFileSystem implements IomapFileSystem {
     }
 
     @Override
+    public java.util.Optional<java.util.UUID> uuid() throws IOException {
+        ensureOpen();
+        return mount.uuid();
+    }
+
+    @Override
     public long maxFileSize() {
         return mount.maxFileSize();
     }

@@ -75,8 +75,14 @@ class InProcessClusterTest {
     void aKilledNodeIsFencedRecoveredByAnotherNodeThenItsGlocksAreDropped() throws IOException {
         InProcessCluster cluster = new InProcessCluster();
         List<String> calls = new ArrayList<>();
-        ClusterContext a = cluster.join("fs", 3, slot -> calls.add("replay " + slot + " by A"));
-        ClusterContext b = cluster.join("fs", 3, slot -> calls.add("replay " + slot + " by B"));
+        ClusterContext a = cluster.join("fs", 3, slot -> {
+            calls.add("replay " + slot + " by A");
+            return 0;
+        });
+        ClusterContext b = cluster.join("fs", 3, slot -> {
+            calls.add("replay " + slot + " by B");
+            return 0;
+        });
         DemoteCallbacks failing = new DemoteCallbacks() {
             @Override
             public void sync(LockName name, LockMode from, LockMode to) {
