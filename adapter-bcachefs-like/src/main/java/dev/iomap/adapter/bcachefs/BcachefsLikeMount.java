@@ -214,6 +214,7 @@ final class BcachefsLikeMount extends Namespace {
             long want = Math.min(holeEnd - b, maxBlocks);
             volume.reserve.reserve(want);
             BlockRange run = space.allocate(want, -1);
+            reader.forget(run);
             if (run.length() < want) {
                 space.unreserve(want - run.length());
             }

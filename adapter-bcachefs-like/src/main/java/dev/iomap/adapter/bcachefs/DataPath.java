@@ -217,6 +217,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         }
         long taken = state.take(first, want, reserve);
         BlockRange run = space.allocate(taken, -1);
+        reader.forget(run);
         if (run.length() < taken) {
             state.giveBack(first + run.length(), first + taken);
         }
