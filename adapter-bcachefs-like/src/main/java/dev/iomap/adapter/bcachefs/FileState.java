@@ -5,6 +5,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,6 +23,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * bcachefs's {@code ALLOCATED} (overwritten in place, no reservation needed) is not a state here: a
  * {@code nocow} overwrite of an unshared block simply takes none. Writeback turns a reserved block
  * back into {@code UNALLOCATED} when it allocates for it. Thread-safe.
+ *
+ * <p>A write finds out that it has no space before it copies (the kernel's {@code write_begin} rule):
+ * its {@code begin} reserves every block of its mapping. Writeback may then take the reservation of a
+ * block that was dirty already before the write copies into it; while a write mapping is open
+ * ({@link #beginWrite} to {@link #endWrite}), such a {@link #take} bumps {@link #generation}, so the
+ * mapping is stale when the core checks it with the folio locked, and the next {@code begin} reserves
+ * again (or fails with ENOSPC) before anything is copied.
  */
 final class FileState {
     /** Reservation state of one block. */
@@ -42,6 +50,8 @@ final class FileState {
 
     final long ino;
     final AtomicLong generation = new AtomicLong(1);
+    /** Write mappings handed out by {@code begin} and not yet ended. */
+    private final AtomicInteger openWrites = new AtomicInteger();
     final Map<Long, Planned> planned = new ConcurrentHashMap<>();
     final Map<Long, Submitted> submitted = new ConcurrentHashMap<>();
     private final TreeMap<Long, State> states = new TreeMap<>();
@@ -130,20 +140,39 @@ final class FileState {
      */
     synchronized long take(long first, long blocks, DataReserve space) throws NoSpaceException {
         long n = 0;
+        boolean tookReservation = false;
         for (; n < blocks; n++) {
-            if (states.remove(first + n) == null) {
-                try {
-                    space.reserve(1);
-                } catch (NoSpaceException e) {
-                    if (n == 0) {
-                        throw new NoSpaceException("bcachefs-like: block " + first + " of inode " + ino
-                                + " has no reservation and the device is full");
-                    }
-                    break;
+            if (states.remove(first + n) != null) {
+                tookReservation = true;
+                continue;
+            }
+            try {
+                space.reserve(1);
+            } catch (NoSpaceException e) {
+                if (n == 0) {
+                    throw new NoSpaceException("bcachefs-like: block " + first + " of inode " + ino
+                            + " has no reservation and the device is full");
                 }
+                break;
             }
         }
+        if (tookReservation && openWrites.get() > 0) {
+            generation.incrementAndGet();
+        }
         return n;
+    }
+
+    /**
+     * Notes a write mapping about to be handed out; call before reading {@link #generation} for its
+     * cookie, and {@link #endWrite} once for each call.
+     */
+    void beginWrite() {
+        openWrites.incrementAndGet();
+    }
+
+    /** Notes that a write mapping from {@link #beginWrite} ended (or was never handed out). */
+    void endWrite() {
+        openWrites.decrementAndGet();
     }
 
     /** Puts back reservations {@link #take} took that an allocation did not use. */
