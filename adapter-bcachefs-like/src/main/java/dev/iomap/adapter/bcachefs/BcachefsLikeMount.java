@@ -105,7 +105,7 @@ final class BcachefsLikeMount extends Namespace {
     @Override
     public FsStat statfs() throws IOException {
         return locked(() -> {
-            long free = volume.reserve.available();
+            long free = volume.reserve.free();
             return new FsStat(blockSize(), space.totalBlocks(), free, volume.inodeCount() + free, free);
         });
     }
