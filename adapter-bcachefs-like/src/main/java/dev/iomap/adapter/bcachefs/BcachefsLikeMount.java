@@ -89,7 +89,7 @@ final class BcachefsLikeMount extends Namespace {
 
     @Override
     public long maxFileSize() {
-        return 1L << 40;
+        return InodeRecord.MAX_SIZE;
     }
 
     @Override
