@@ -81,6 +81,7 @@ final class Fsck {
                 problems.add(e.getMessage());
             }
         }
+        checkKeyPositions();
         checkCounters();
         for (KeyValue kv : all(Keys.PENDING)) {
             (kv.key().offset() == Keys.PENDING_ORPHAN ? orphans : truncating).add(kv.key().inode());
@@ -95,6 +96,37 @@ final class Fsck {
         checkBlockCounts();
         checkRefs();
         return problems;
+    }
+
+    /**
+     * Keys sit where the format puts them: the config's two keys, inodes and pending keys at their
+     * documented offsets, nothing in btrees the format does not use (a forged offset would hide an
+     * inode from every lookup while a scan still sees it).
+     */
+    private void checkKeyPositions() throws IOException {
+        for (KeyValue kv : all(Keys.CONFIG)) {
+            BKey k = kv.key();
+            if (k.inode() != 0 || (k.offset() != Keys.config().offset() && k.offset() != Keys.nextIno().offset())) {
+                problems.add("config key " + k + " is not one the format defines");
+            }
+        }
+        for (KeyValue kv : all(Keys.INODES)) {
+            if (kv.key().offset() != 0) {
+                problems.add("inode key " + kv.key() + " has offset " + kv.key().offset() + ", not 0");
+            }
+        }
+        for (KeyValue kv : all(Keys.PENDING)) {
+            long what = kv.key().offset();
+            if ((what != Keys.PENDING_ORPHAN && what != Keys.PENDING_TRUNCATE) || kv.value().length != 0) {
+                problems.add("pending key " + kv.key() + " is malformed (" + kv.value().length + " value bytes)");
+            }
+        }
+        BKey last = new BKey(BKey.MAX_BTREE, -1L, -1L);
+        List<KeyValue> unknown = store.scan(new BKey(Keys.PENDING + 1, 0, 0), last, 1);
+        if (!unknown.isEmpty() || store.get(last).isPresent()) {
+            BKey k = unknown.isEmpty() ? last : unknown.getFirst().key();
+            problems.add("key " + k + " is in btree " + k.btree() + ", which the format does not use");
+        }
     }
 
     private void checkCounters() throws IOException {
