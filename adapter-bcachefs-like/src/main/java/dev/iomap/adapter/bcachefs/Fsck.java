@@ -314,7 +314,7 @@ final class Fsck {
                 problems.add("extent of inode " + ino + " at block " + e.start() + " ends at block " + e.end()
                         + ", past the largest file size " + InodeRecord.MAX_SIZE);
             }
-            if ((v.devStart() + v.physBlocks()) * bs > device.capacity()) {
+            if (v.devStart() + v.physBlocks() > device.capacity() / bs) {
                 problems.add("extent of inode " + ino + " at block " + e.start() + " points past the device");
                 continue;
             }

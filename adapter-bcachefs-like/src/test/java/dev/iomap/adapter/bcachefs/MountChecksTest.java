@@ -176,6 +176,47 @@ class MountChecksTest {
         refused(image, "inode " + ino + " has size " + (1L << 62) + ", past the format's largest file size");
     }
 
+    /** Found by the image fuzzer: a pointer whose end overflows was an untyped IllegalArgumentException in fsck. */
+    @Test
+    void anExtentPointerNearTheLargestBlockNumberIsRefused() throws IOException {
+        RamBlockDevice image = populated();
+        NodeBytes.Entry extent = NodeBytes.entries(image).stream()
+                .filter(e -> e.level() == 0 && e.key().btree() == Keys.EXTENTS).findFirst().orElseThrow();
+        NodeBytes.forge(image, extent.block(), extent.valueAt(), NodeBytes.le64(Long.MAX_VALUE));
+        refused(image, "inconsistent extent");
+    }
+
+    /**
+     * Found by the image fuzzer: a superblock copy whose sequence was forged to 2^63 - 1 won over the
+     * other copy, and the next checkpoint's sequence wrapped negative: written over the good copy, losing
+     * to the forged one at the next mount (whose tree does not hold what was written since), or to block
+     * -1. Such a copy is invalid: the mount uses the other one, and every round of writes survives.
+     */
+    @Test
+    void aSuperblockSequenceThatWouldOverflowMakesItsCopyInvalid() throws IOException {
+        RamBlockDevice image = populated();
+        ByteBuffer sb = ByteBuffer.wrap(image.peek(BS, 128)).order(ByteOrder.LITTLE_ENDIAN);
+        sb.putLong(16, Long.MAX_VALUE).putInt(8, 0);
+        sb.putInt(8, dev.iomap.adapter.support.Crc32c.of(sb.array(), 0, 128));
+        image.poke(BS, sb.array(), 0, 128);
+        for (int round = 0; round < 3; round++) {
+            try (IomapFileSystem fs = Images.mount(image)) {
+                for (int earlier = 0; earlier < round; earlier++) {
+                    try (IomapFile f = fs.open("/round-" + earlier)) {
+                        ByteBuffer back = ByteBuffer.allocate(3000);
+                        f.read(0, back);
+                        assertThat(Arrays.equals(back.array(), TestData.pattern(earlier, 0, 3000)))
+                                .as("round %d's file in round %d", earlier, round).isTrue();
+                    }
+                }
+                try (IomapFile f = fs.create("/round-" + round)) {
+                    f.write(0, TestData.buffer(round, 0, 3000));
+                }
+            }
+        }
+        assertThat(Images.ADAPTER.fsck(image).problems()).isEmpty();
+    }
+
     /** @return the leaf entry of {@code name} in directory {@code dir} */
     private static NodeBytes.Entry direntOf(RamBlockDevice image, long dir, String name) throws IOException {
         for (NodeBytes.Entry e : NodeBytes.entries(image)) {
