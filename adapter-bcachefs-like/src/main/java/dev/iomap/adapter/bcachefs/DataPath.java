@@ -65,11 +65,12 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         if (!opensWrite(request)) {
             return map(inode, state, pos, length, request);
         }
-        state.beginWrite();
+        long first = pos / bs;
+        state.beginWrite(first, wantEnd(pos, length));
         try {
             return map(inode, state, pos, length, request);
         } catch (IOException | RuntimeException e) {
-            state.endWrite();
+            state.endWrite(first);
             throw e;
         }
     }
@@ -84,12 +85,17 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         return writing && !request.contains(IomapRequest.REPORT) && !request.contains(IomapRequest.DIRECT);
     }
 
+    /** @return the first block past {@code [pos, pos + length)}, without overflow */
+    private long wantEnd(long pos, long length) {
+        long endByte = length > Long.MAX_VALUE - bs - pos ? Long.MAX_VALUE - bs : pos + length;
+        return Math.ceilDiv(endByte, bs);
+    }
+
     private IomapMapping map(IomapInode inode, FileState state, long pos, long length, Set<IomapRequest> request)
             throws IOException {
         long cookie = state.generation.get();
         long first = pos / bs;
-        long endByte = length > Long.MAX_VALUE - bs - pos ? Long.MAX_VALUE - bs : pos + length;
-        long wantEnd = Math.ceilDiv(endByte, bs);
+        long wantEnd = wantEnd(pos, length);
         boolean writing = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.FAULT)
                 || request.contains(IomapRequest.ZERO) || request.contains(IomapRequest.UNSHARE);
         Optional<Volume.Extent> next = volume.extentAtOrAfter(inode.ino(), first);
@@ -161,7 +167,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
             }
         } finally {
             if (opensWrite(request)) {
-                state.endWrite();
+                state.endWrite(pos / bs);
             }
         }
     }

@@ -61,6 +61,31 @@ class ReservationRaceTest {
         }
     }
 
+    /** Writeback of blocks outside an open write mapping leaves that mapping valid (no needless lookups). */
+    @Test
+    void writebackElsewhereInTheFileLeavesAWriteMappingValid() throws IOException {
+        int bs = 4096;
+        RamBlockDevice device = new RamBlockDevice(bs, 4L << 20);
+        Images.format(device, Map.of());
+        BcachefsLikeMount mount = (BcachefsLikeMount) Images.ADAPTER.mount(device, MountOptions.defaults());
+        try {
+            long ino = mount.create(mount.rootIno(), "f", FileType.REGULAR);
+            Inode inode = new Inode(ino, 8L * bs, bs);
+            DataPath data = (DataPath) mount.iomapOps();
+            Set<IomapRequest> write = Set.of(IomapRequest.WRITE);
+            Iomap first = data.begin(inode, 0, bs, write).iomap();
+            data.putFolio(inode, 0, bs, first);
+            data.end(inode, 0, bs, bs, write, first);
+
+            Iomap later = data.begin(inode, 4L * bs, 2L * bs, write).iomap();
+            data.mapBlocks(inode, 0, bs);
+            assertThat(data.valid(inode, later)).isTrue();
+            data.end(inode, 4L * bs, 2L * bs, 0, write, later);
+        } finally {
+            mount.unmount();
+        }
+    }
+
     /** The core's inode as the data path sees it: a number, a size, a block size. */
     private record Inode(long ino, long size, int blockSize) implements IomapInode {
         @Override
