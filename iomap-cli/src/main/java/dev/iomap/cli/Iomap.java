@@ -41,9 +41,13 @@ public final class Iomap {
     private boolean debug;
 
     /**
+     * Runs a command line and exits with its status. Log records of the process (a mount's failed calls)
+     * are shown one line each on stderr, with stacks only with {@code --debug} ({@link LogLines}).
+     *
      * @param args the command line
      */
     public static void main(String[] args) {
+        LogLines.install(Arrays.asList(args).contains("--debug"));
         System.exit(run(args, System.out, System.err));
     }
 

@@ -4,7 +4,9 @@ package dev.iomap.fuse;
  * How every FUSE operation of this module runs its body: an answer (0, a byte count or an offset), or
  * the negated errno of whatever it threw ({@link ErrnoMapping}). No exception ever leaves, since it
  * would unwind into libfuse's native frames and bring the JVM down. EIO and EUCLEAN are logged, as
- * unexpected failures.
+ * unexpected failures: one warning per failed call, whose message names the operation, the path, the
+ * errno and the first line of what the filesystem said (what is damaged, and where), with the exception
+ * attached for a handler that shows stacks (the command line's, with {@code --debug}).
  */
 final class Calls {
     private static final System.Logger LOG = System.getLogger(FuseBridge.class.getName());
@@ -47,9 +49,23 @@ final class Calls {
         } catch (Throwable t) {
             int errno = ErrnoMapping.errno(t);
             if (errno == LinuxErrno.EIO || errno == LinuxErrno.EUCLEAN) {
-                LOG.log(System.Logger.Level.WARNING, op + " " + path + " failed: " + LinuxErrno.name(errno), t);
+                LOG.log(System.Logger.Level.WARNING, op + " " + path + " failed: " + LinuxErrno.name(errno) + ": "
+                        + firstLine(t), t);
             }
             return -errno;
         }
+    }
+
+    /** @return the first line of the innermost message of {@code t} worth showing, or its class name if none */
+    private static String firstLine(Throwable t) {
+        Throwable shown = t;
+        while (shown.getMessage() == null && shown.getCause() != null && shown.getCause() != shown) {
+            shown = shown.getCause();
+        }
+        String message = shown.getMessage();
+        if (message == null || message.isBlank()) {
+            return shown.getClass().getSimpleName();
+        }
+        return message.strip().lines().findFirst().orElse(message);
     }
 }

@@ -11,6 +11,7 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.OpenFlag;
 import dev.iomap.api.RenameFlag;
@@ -467,9 +468,25 @@ public final class FuseBridge implements FuseOperations {
         });
     }
 
+    /**
+     * A write that runs out of space after some of its bytes were written returns their count, as the
+     * kernel's {@code iomap_file_buffered_write} does (a short write): the program then writes the rest
+     * and gets ENOSPC for it. {@link IomapFile#write} reports the bytes it wrote by the buffer's position.
+     */
     @Override
     public int write(String path, ByteBuffer buf, long size, long offset, FileInfo fi) {
-        return call("write", path, () -> handles.get(fi.getFh()).write(offset, buf));
+        int start = buf.position();
+        return call("write", path, () -> {
+            try {
+                return handles.get(fi.getFh()).write(offset, buf);
+            } catch (NoSpaceException e) {
+                int written = buf.position() - start;
+                if (written > 0) {
+                    return written;
+                }
+                throw e;
+            }
+        });
     }
 
     @Override

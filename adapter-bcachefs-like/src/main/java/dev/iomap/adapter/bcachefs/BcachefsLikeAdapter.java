@@ -2,6 +2,7 @@ package dev.iomap.adapter.bcachefs;
 
 import dev.iomap.adapter.bcachefs.store.KeyStore;
 import dev.iomap.api.Capability;
+import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckOptions;
@@ -137,6 +138,7 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
     @Override
     public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
         options.checkAdapterOptions(NAME, MOUNT_OPTIONS);
+        refuseDamage(device);
         KeyStore store = stores.open(device, false);
         try {
             return BcachefsLikeMount.mount(store, device);
@@ -148,6 +150,27 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
             }
             throw e;
         }
+    }
+
+    /**
+     * Runs fsck's checks (without the scrub of data) before anything is written, as xfs-like's mount
+     * does: the store's tree, allocation and journal, then the filesystem's cross-structure rules
+     * (entries against inodes, a directory tree without cycles, sizes within the format's limit,
+     * extents against the reference counts). A mount of what fsck flags would follow damage: read
+     * zeros from a node copied over another, or write new data over blocks a forged allocation tree
+     * calls free.
+     *
+     * @throws CorruptFilesystemException naming the first problem in one line, and how many more
+     */
+    private void refuseDamage(BlockDevice device) throws IOException {
+        List<String> problems = fsck(device, false).problems();
+        if (problems.isEmpty()) {
+            return;
+        }
+        int more = problems.size() - 1;
+        String first = problems.getFirst().strip().lines().findFirst().orElse("");
+        throw new CorruptFilesystemException(NAME + ": " + first + (more > 0 ? " (and " + more + " more problems)" : "")
+                + "; run fsck");
     }
 
     @Override
@@ -182,8 +205,8 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
         try (KeyStore store = stores.open(device, true)) {
             Fsck fsck = new Fsck(store, device, stores.refCounts(device));
             problems.addAll(fsck.check(scrub));
-            extents = fsck.expectedRefs.size();
-        } catch (dev.iomap.api.CorruptFilesystemException e) {
+            extents = fsck.heldBlocks;
+        } catch (CorruptFilesystemException e) {
             problems.add("the store cannot be opened: " + e.getMessage());
         }
         return new FsckReport(problems, "store tree, inodes, directory entries, extents and reference counts of "

@@ -89,7 +89,7 @@ final class BcachefsLikeMount extends Namespace {
 
     @Override
     public long maxFileSize() {
-        return 1L << 40;
+        return InodeRecord.MAX_SIZE;
     }
 
     @Override
@@ -105,7 +105,7 @@ final class BcachefsLikeMount extends Namespace {
     @Override
     public FsStat statfs() throws IOException {
         return locked(() -> {
-            long free = volume.reserve.available();
+            long free = volume.reserve.free();
             return new FsStat(blockSize(), space.totalBlocks(), free, volume.inodeCount() + free, free);
         });
     }
@@ -214,6 +214,7 @@ final class BcachefsLikeMount extends Namespace {
             long want = Math.min(holeEnd - b, maxBlocks);
             volume.reserve.reserve(want);
             BlockRange run = space.allocate(want, -1);
+            reader.forget(run);
             if (run.length() < want) {
                 space.unreserve(want - run.length());
             }

@@ -62,10 +62,40 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         }
         volume.checkLive();
         FileState state = states.apply(inode.ino());
+        if (!opensWrite(request)) {
+            return map(inode, state, pos, length, request);
+        }
+        long first = pos / bs;
+        state.beginWrite(first, wantEnd(pos, length));
+        try {
+            return map(inode, state, pos, length, request);
+        } catch (IOException | RuntimeException e) {
+            state.endWrite(first);
+            throw e;
+        }
+    }
+
+    /**
+     * @return whether {@code begin} hands out a write mapping that holds reservations, which writeback
+     *     taking one of them makes stale (see {@link FileState})
+     */
+    private static boolean opensWrite(Set<IomapRequest> request) {
+        boolean writing = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.FAULT)
+                || request.contains(IomapRequest.ZERO) || request.contains(IomapRequest.UNSHARE);
+        return writing && !request.contains(IomapRequest.REPORT) && !request.contains(IomapRequest.DIRECT);
+    }
+
+    /** @return the first block past {@code [pos, pos + length)}, without overflow */
+    private long wantEnd(long pos, long length) {
+        long endByte = length > Long.MAX_VALUE - bs - pos ? Long.MAX_VALUE - bs : pos + length;
+        return Math.ceilDiv(endByte, bs);
+    }
+
+    private IomapMapping map(IomapInode inode, FileState state, long pos, long length, Set<IomapRequest> request)
+            throws IOException {
         long cookie = state.generation.get();
         long first = pos / bs;
-        long endByte = length > Long.MAX_VALUE - bs - pos ? Long.MAX_VALUE - bs : pos + length;
-        long wantEnd = Math.ceilDiv(endByte, bs);
+        long wantEnd = wantEnd(pos, length);
         boolean writing = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.FAULT)
                 || request.contains(IomapRequest.ZERO) || request.contains(IomapRequest.UNSHARE);
         Optional<Volume.Extent> next = volume.extentAtOrAfter(inode.ino(), first);
@@ -128,11 +158,17 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         if (request.contains(IomapRequest.REPORT) || request.isEmpty()) {
             return;
         }
-        long reach = Math.max(length, iomap.end() - pos);
-        if (written < reach) {
-            FileState state = states.apply(inode.ino());
-            inode.releaseDelalloc(pos, reach, written,
-                    (file, offset, bytes) -> state.release(offset / bs, Math.ceilDiv(offset + bytes, bs), reserve));
+        FileState state = states.apply(inode.ino());
+        try {
+            long reach = Math.max(length, iomap.end() - pos);
+            if (written < reach) {
+                inode.releaseDelalloc(pos, reach, written,
+                        (file, offset, bytes) -> state.release(offset / bs, Math.ceilDiv(offset + bytes, bs), reserve));
+            }
+        } finally {
+            if (opensWrite(request)) {
+                state.endWrite(pos / bs);
+            }
         }
     }
 
@@ -152,9 +188,10 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
     }
 
     /**
-     * Marks the copied blocks dirty in the reservation state, and reserves a block whose reservation
-     * writeback took between {@code begin} and this copy (the folio is locked now, so writeback cannot
-     * take it again before the block is dirty).
+     * Marks the copied blocks dirty in the reservation state. Each holds its reservation: {@code begin}
+     * took it, and writeback taking it before the copy made the mapping stale ({@link FileState}), so
+     * the core looked the range up again, reserving before it copied. A block found without one anyway
+     * is reserved now, as the last resort; only that can fail the write after its copy.
      */
     @Override
     public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap) throws IOException {
@@ -217,6 +254,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         }
         long taken = state.take(first, want, reserve);
         BlockRange run = space.allocate(taken, -1);
+        reader.forget(run);
         if (run.length() < taken) {
             state.giveBack(first + run.length(), first + taken);
         }

@@ -35,9 +35,17 @@ final class DataReserve {
         this.reclaim = reclaim;
     }
 
-    /** @return blocks a write may still reserve */
+    /** @return blocks a write may still reserve without a journal flush */
     long available() {
         return Math.max(0, space.available() - margin);
+    }
+
+    /**
+     * @return blocks a write may reserve, counting those that committed transactions freed: what
+     *     {@link #reserve} gets after the journal flush it does when short (statfs's free space)
+     */
+    long free() {
+        return Math.max(0, space.available() + space.pendingFree() - margin);
     }
 
     /**

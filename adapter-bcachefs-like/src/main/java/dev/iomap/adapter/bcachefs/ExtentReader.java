@@ -1,5 +1,6 @@
 package dev.iomap.adapter.bcachefs;
 
+import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,6 +14,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code bch2_read_extent} with {@code crc} checks); an extent with neither is read block by block.
  * A small LRU of verified extents, keyed by where the data lies and its checksum, keeps the read
  * amplification bounded when the core reads one folio of a large extent at a time. Thread-safe.
+ *
+ * <p>Blocks are reused: once an extent is freed, a new extent may land on its blocks with the same
+ * length and checksum (with {@code checksum=none} every compressed extent's checksum is 0). bcachefs
+ * tells the two apart by the bucket generation in each pointer; this format has none, so the
+ * allocator's callers {@link #forget} the blocks they hand out before anything is written into them,
+ * and a read that was in flight across such a {@code forget} does not keep what it read (an
+ * allocation epoch, taken before the read and compared after).
  */
 final class ExtentReader {
     /** Extents kept verified in memory. */
@@ -34,6 +42,8 @@ final class ExtentReader {
     final AtomicLong checksumErrors = new AtomicLong();
     final AtomicLong extentReads = new AtomicLong();
     final AtomicLong cacheHits = new AtomicLong();
+    /** Bumped by every {@link #forget}, under the cache's lock: a read that saw it change keeps nothing. */
+    private long epoch;
 
     ExtentReader(BlockDevice device, int blockSize) {
         this.device = device;
@@ -68,12 +78,14 @@ final class ExtentReader {
     byte[] verified(Volume.Extent e) throws IOException {
         ExtentValue v = e.value();
         CacheKey key = new CacheKey(v.devStart(), v.physBlocks(), v.storedBytes(), v.compression(), v.checksum());
+        long readEpoch;
         synchronized (verified) {
             byte[] hit = verified.get(key);
             if (hit != null) {
                 cacheHits.incrementAndGet();
                 return hit;
             }
+            readEpoch = epoch;
         }
         byte[] data;
         try {
@@ -84,9 +96,25 @@ final class ExtentReader {
         }
         extentReads.incrementAndGet();
         synchronized (verified) {
-            verified.put(key, data);
+            if (epoch == readEpoch) {
+                verified.put(key, data);
+            }
         }
         return data;
+    }
+
+    /**
+     * Drops every cached extent stored in any of {@code blocks}: called when the allocator hands the
+     * blocks out for new data, before anything is written there. A read in flight meanwhile is not
+     * cached when it ends.
+     *
+     * @param blocks device blocks that are about to hold new data
+     */
+    void forget(BlockRange blocks) {
+        synchronized (verified) {
+            epoch++;
+            verified.keySet().removeIf(k -> k.devStart() < blocks.end() && blocks.start() < k.devStart() + k.physBlocks());
+        }
     }
 
     /**

@@ -64,7 +64,8 @@ record ExtentValue(long devStart, int physBlocks, int storedBytes, int offset, i
         b.getShort();
         ExtentValue e = new ExtentValue(devStart, phys, stored, offset, logical, uncompressed, checksumType,
                 compression, b.getLong());
-        boolean bad = e.devStart < 0 || e.physBlocks <= 0 || e.storedBytes <= 0
+        boolean bad = e.devStart < 0 || e.physBlocks <= 0 || e.devStart > Long.MAX_VALUE - e.physBlocks
+                || e.storedBytes <= 0
                 || e.storedBytes > (long) e.physBlocks * blockSize || e.offset < 0 || e.logicalBlocks <= 0
                 || (long) e.offset + e.logicalBlocks > e.uncompressedBlocks
                 || e.checksumType < Codecs.CSUM_NONE || e.checksumType > Codecs.CSUM_XXHASH64

@@ -1,7 +1,9 @@
 package dev.iomap.adapter.bcachefs;
 
 import dev.iomap.api.NoSpaceException;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,6 +24,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * bcachefs's {@code ALLOCATED} (overwritten in place, no reservation needed) is not a state here: a
  * {@code nocow} overwrite of an unshared block simply takes none. Writeback turns a reserved block
  * back into {@code UNALLOCATED} when it allocates for it. Thread-safe.
+ *
+ * <p>A write finds out that it has no space before it copies (the kernel's {@code write_begin} rule):
+ * its {@code begin} reserves every block of its mapping. Writeback may then take the reservation of a
+ * block that was dirty already before the write copies into it; a {@link #take} of a block inside a
+ * write mapping that is open ({@link #beginWrite} to {@link #endWrite}) bumps {@link #generation}, so
+ * the mapping is stale when the core checks it with the folio locked, and the next {@code begin}
+ * reserves again (or fails with ENOSPC) before anything is copied. Writeback elsewhere in the file
+ * leaves the mapping alone.
  */
 final class FileState {
     /** Reservation state of one block. */
@@ -42,6 +52,8 @@ final class FileState {
 
     final long ino;
     final AtomicLong generation = new AtomicLong(1);
+    /** The block ranges {@code [first, end)} of write mappings being handed out or in use, by first block. */
+    private final TreeMap<Long, List<Long>> openWrites = new TreeMap<>();
     final Map<Long, Planned> planned = new ConcurrentHashMap<>();
     final Map<Long, Submitted> submitted = new ConcurrentHashMap<>();
     private final TreeMap<Long, State> states = new TreeMap<>();
@@ -130,20 +142,58 @@ final class FileState {
      */
     synchronized long take(long first, long blocks, DataReserve space) throws NoSpaceException {
         long n = 0;
+        boolean tookReservation = false;
         for (; n < blocks; n++) {
-            if (states.remove(first + n) == null) {
-                try {
-                    space.reserve(1);
-                } catch (NoSpaceException e) {
-                    if (n == 0) {
-                        throw new NoSpaceException("bcachefs-like: block " + first + " of inode " + ino
-                                + " has no reservation and the device is full");
-                    }
-                    break;
+            if (states.remove(first + n) != null) {
+                tookReservation = true;
+                continue;
+            }
+            try {
+                space.reserve(1);
+            } catch (NoSpaceException e) {
+                if (n == 0) {
+                    throw new NoSpaceException("bcachefs-like: block " + first + " of inode " + ino
+                            + " has no reservation and the device is full");
+                }
+                break;
+            }
+        }
+        if (tookReservation && inOpenWrite(first, first + n)) {
+            generation.incrementAndGet();
+        }
+        return n;
+    }
+
+    /** @return whether a block of {@code [first, end)} lies in an open write mapping (caller holds the lock) */
+    private boolean inOpenWrite(long first, long end) {
+        for (Map.Entry<Long, List<Long>> open : openWrites.headMap(end).entrySet()) {
+            for (long openEnd : open.getValue()) {
+                if (openEnd > first) {
+                    return true;
                 }
             }
         }
-        return n;
+        return false;
+    }
+
+    /**
+     * Notes a write mapping about to be handed out within {@code [first, end)}; call before reading
+     * {@link #generation} for its cookie, and {@link #endWrite} with the same first block once after.
+     */
+    synchronized void beginWrite(long first, long end) {
+        openWrites.computeIfAbsent(first, k -> new ArrayList<>()).add(end);
+    }
+
+    /** Notes that a write mapping from {@link #beginWrite} at {@code first} ended (or was never handed out). */
+    synchronized void endWrite(long first) {
+        List<Long> ends = openWrites.get(first);
+        if (ends == null) {
+            return;
+        }
+        ends.removeFirst();
+        if (ends.isEmpty()) {
+            openWrites.remove(first);
+        }
     }
 
     /** Puts back reservations {@link #take} took that an allocation did not use. */

@@ -4,6 +4,7 @@ import dev.iomap.adapter.bcachefs.store.BKey;
 import dev.iomap.adapter.bcachefs.store.KeyStore;
 import dev.iomap.adapter.bcachefs.store.KeyValue;
 import dev.iomap.adapter.bcachefs.store.RefRun;
+import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.FileType;
 import dev.iomap.device.BlockDevice;
@@ -31,8 +32,10 @@ final class Fsck {
     private final Set<Long> orphans = new HashSet<>();
     private final Set<Long> truncating = new HashSet<>();
     private final Map<Long, Long> liveBlocks = new HashMap<>();
-    /** Expected reference count of every block some extent key holds. */
-    final Map<Long, Integer> expectedRefs = new HashMap<>();
+    /** The physical range of every extent key: each holds one reference on each of its blocks. */
+    private final List<BlockRange> held = new ArrayList<>();
+    /** Distinct data blocks some extent key holds (known after the checks ran). */
+    long heldBlocks;
 
     private final List<RefRun> refRuns;
 
@@ -78,6 +81,7 @@ final class Fsck {
                 problems.add(e.getMessage());
             }
         }
+        checkKeyPositions();
         checkCounters();
         for (KeyValue kv : all(Keys.PENDING)) {
             (kv.key().offset() == Keys.PENDING_ORPHAN ? orphans : truncating).add(kv.key().inode());
@@ -92,6 +96,37 @@ final class Fsck {
         checkBlockCounts();
         checkRefs();
         return problems;
+    }
+
+    /**
+     * Keys sit where the format puts them: the config's two keys, inodes and pending keys at their
+     * documented offsets, nothing in btrees the format does not use (a forged offset would hide an
+     * inode from every lookup while a scan still sees it).
+     */
+    private void checkKeyPositions() throws IOException {
+        for (KeyValue kv : all(Keys.CONFIG)) {
+            BKey k = kv.key();
+            if (k.inode() != 0 || (k.offset() != Keys.config().offset() && k.offset() != Keys.nextIno().offset())) {
+                problems.add("config key " + k + " is not one the format defines");
+            }
+        }
+        for (KeyValue kv : all(Keys.INODES)) {
+            if (kv.key().offset() != 0) {
+                problems.add("inode key " + kv.key() + " has offset " + kv.key().offset() + ", not 0");
+            }
+        }
+        for (KeyValue kv : all(Keys.PENDING)) {
+            long what = kv.key().offset();
+            if ((what != Keys.PENDING_ORPHAN && what != Keys.PENDING_TRUNCATE) || kv.value().length != 0) {
+                problems.add("pending key " + kv.key() + " is malformed (" + kv.value().length + " value bytes)");
+            }
+        }
+        BKey last = new BKey(BKey.MAX_BTREE, -1L, -1L);
+        List<KeyValue> unknown = store.scan(new BKey(Keys.PENDING + 1, 0, 0), last, 1);
+        if (!unknown.isEmpty() || store.get(last).isPresent()) {
+            BKey k = unknown.isEmpty() ? last : unknown.getFirst().key();
+            problems.add("key " + k + " is in btree " + k.btree() + ", which the format does not use");
+        }
     }
 
     private void checkCounters() throws IOException {
@@ -162,6 +197,7 @@ final class Fsck {
                 problems.add("inode " + r.ino + " has no name and is not a pending orphan");
             }
         }
+        checkTree(names, parentOf);
         for (long ino : orphans) {
             if (!inodes.containsKey(ino)) {
                 problems.add("pending orphan " + ino + " has no inode");
@@ -170,6 +206,39 @@ final class Fsck {
         for (long ino : truncating) {
             if (!inodes.containsKey(ino)) {
                 problems.add("pending truncate of " + ino + " has no inode");
+            }
+        }
+    }
+
+    /**
+     * The directories form a tree under the root: no entry names the root, and the chain of parents
+     * (the directory holding each one's entry) of every directory reaches the root, so a walk of the
+     * namespace never loops.
+     *
+     * @param names names per inode
+     * @param parentOf the directory holding each directory's (last seen) entry
+     */
+    private void checkTree(Map<Long, Integer> names, Map<Long, Long> parentOf) {
+        int rootNames = names.getOrDefault(Keys.ROOT_INO, 0);
+        if (rootNames > 0) {
+            problems.add("the root directory (inode " + Keys.ROOT_INO + ") is the target of "
+                    + (rootNames == 1 ? "a directory entry" : rootNames + " directory entries") + ": a cycle");
+        }
+        Set<Long> reachable = new HashSet<>(Set.of(Keys.ROOT_INO));
+        Set<Long> unreachable = new HashSet<>();
+        for (long dir : parentOf.keySet()) {
+            List<Long> walked = new ArrayList<>();
+            Set<Long> seen = new HashSet<>();
+            Long at = dir;
+            while (at != null && !reachable.contains(at) && !unreachable.contains(at) && seen.add(at)) {
+                walked.add(at);
+                at = parentOf.get(at);
+            }
+            boolean reaches = at != null && reachable.contains(at);
+            (reaches ? reachable : unreachable).addAll(walked);
+            if (!reaches && at != null && seen.contains(at)) {
+                problems.add("directory " + dir + " is not reachable from the root: its chain of parents loops at"
+                        + " directory " + at);
             }
         }
     }
@@ -241,13 +310,15 @@ final class Fsck {
                 liveBlocks.merge(ino, e.value().liveBlocks(), Long::sum);
             }
             ExtentValue v = e.value();
-            if ((v.devStart() + v.physBlocks()) * bs > device.capacity()) {
+            if (e.end() > InodeRecord.MAX_SIZE / bs) {
+                problems.add("extent of inode " + ino + " at block " + e.start() + " ends at block " + e.end()
+                        + ", past the largest file size " + InodeRecord.MAX_SIZE);
+            }
+            if (v.devStart() + v.physBlocks() > device.capacity() / bs) {
                 problems.add("extent of inode " + ino + " at block " + e.start() + " points past the device");
                 continue;
             }
-            for (long b = v.devStart(); b < v.devStart() + v.physBlocks(); b++) {
-                expectedRefs.merge(b, 1, Integer::sum);
-            }
+            held.add(v.physical());
             if (scrub && !v.narrowable()) {
                 try {
                     ExtentReader.load(device, bs, e);
@@ -268,33 +339,47 @@ final class Fsck {
         }
     }
 
+    /**
+     * Compares the reference counts with the extent keys, run by run: every block's count must equal
+     * the number of keys whose physical extent covers it, and no block may have a count no key explains
+     * (a leak). Memory and time grow with the number of keys and runs, not of blocks.
+     */
     private void checkRefs() {
-        Map<Long, Integer> actual = new TreeMap<>();
+        TreeMap<Long, Integer> expected = new TreeMap<>();
+        for (BlockRange range : held) {
+            expected.merge(range.start(), 1, Integer::sum);
+            expected.merge(range.end(), -1, Integer::sum);
+        }
+        TreeMap<Long, Integer> actual = new TreeMap<>();
         for (RefRun run : refRuns) {
-            for (long b = run.blocks().start(); b < run.blocks().end(); b++) {
-                actual.put(b, run.count());
-            }
+            actual.merge(run.blocks().start(), run.count(), Integer::sum);
+            actual.merge(run.blocks().end(), -run.count(), Integer::sum);
         }
-        for (Map.Entry<Long, Integer> e : new TreeMap<>(expectedRefs).entrySet()) {
-            int count = actual.getOrDefault(e.getKey(), 0);
-            if (count != e.getValue()) {
-                problems.add("data block " + e.getKey() + " is held by " + e.getValue() + " extent keys, its reference"
-                        + " count is " + count);
-            }
-        }
+        java.util.TreeSet<Long> cuts = new java.util.TreeSet<>(expected.keySet());
+        cuts.addAll(actual.keySet());
+        int want = 0;
+        int have = 0;
         long leakStart = -1;
         long leakEnd = -1;
-        for (long b : actual.keySet()) {
-            if (expectedRefs.containsKey(b)) {
-                continue;
+        Long from = cuts.isEmpty() ? null : cuts.first();
+        for (Long to = from == null ? null : cuts.higher(from); to != null; from = to, to = cuts.higher(to)) {
+            want += expected.getOrDefault(from, 0);
+            have += actual.getOrDefault(from, 0);
+            if (want > 0) {
+                heldBlocks += to - from;
             }
-            if (b == leakEnd) {
-                leakEnd++;
-                continue;
+            if (want > 0 && want != have) {
+                problems.add((to - from == 1 ? "data block " + from : "data blocks " + from + ".." + (to - 1))
+                        + " held by " + want + " extent keys " + (to - from == 1 ? "has" : "have")
+                        + " reference count " + have);
             }
-            reportLeak(leakStart, leakEnd);
-            leakStart = b;
-            leakEnd = b + 1;
+            if (want == 0 && have > 0) {
+                if (from != leakEnd) {
+                    reportLeak(leakStart, leakEnd);
+                    leakStart = from;
+                }
+                leakEnd = to;
+            }
         }
         reportLeak(leakStart, leakEnd);
     }

@@ -15,6 +15,8 @@ import java.time.Instant;
 final class InodeRecord {
     /** Encoded size. */
     static final int BYTES = 84;
+    /** The largest size of any inode, the format's limit (1 TiB): a larger one is damage. */
+    static final long MAX_SIZE = 1L << 40;
 
     final long ino;
     FileType type;
@@ -80,6 +82,10 @@ final class InodeRecord {
         r.size = b.getLong();
         if (r.nlink < 0 || r.size < 0) {
             throw new CorruptFilesystemException("inode " + ino + " has link count " + r.nlink + " and size " + r.size);
+        }
+        if (r.size > MAX_SIZE) {
+            throw new CorruptFilesystemException("inode " + ino + " has size " + r.size
+                    + ", past the format's largest file size " + MAX_SIZE);
         }
         r.atime = instant(b.getLong());
         r.mtime = instant(b.getLong());

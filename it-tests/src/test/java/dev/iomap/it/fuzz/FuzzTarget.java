@@ -116,6 +116,34 @@ abstract class FuzzTarget {
         return List.of();
     }
 
+    /**
+     * @param image the pristine image
+     * @param tree its files, with the inode numbers their entries give
+     * @return the file blocks each image block holds, as the format's own mapping of data says (an
+     *     adapter whose data cannot be recognised by content: compressed, or zeroes it allocated), empty
+     *     where content is enough (the default); a block listed here is not looked up by content
+     * @throws IOException if the image cannot be read
+     */
+    java.util.Map<Long, List<ImageMap.Owner>> extentOwners(RamBlockDevice image, FileTree tree) throws IOException {
+        return java.util.Map.of();
+    }
+
+    /**
+     * @return whether the adapter checksums file data, so that a damaged data block fails the read of
+     *     the file owning it (a one-line typed error) instead of changing its bytes
+     */
+    boolean checksumsData() {
+        return false;
+    }
+
+    /**
+     * @return whether the adapter's mount runs fsck's checks, so that a mutant fsck flags must be refused
+     *     at mount (not only read back intact)
+     */
+    boolean mountRefusesWhatFsckFlags() {
+        return false;
+    }
+
     /** @return whether the image says it was cleanly unmounted */
     CleanFlag cleanFlag(RamBlockDevice image) throws IOException {
         return CleanFlag.NONE;

@@ -13,7 +13,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Issue 12's image fuzzer: damaged images of every adapter are refused with one line, or mount and
  * read back the data they held, and a write workload on them never damages another file.
  *
- * <p><b>Images.</b> Each adapter is formatted on several geometries ({@link ImageFuzzer#targets}),
+ * <p><b>Images.</b> Each adapter is formatted on several geometries ({@link ImageFuzzer#targets}; for
+ * bcachefs-like: crc32c, checksum=none with 8 KiB extents, zstd with xxhash64),
  * populated deterministically (files of many sizes, directories, a sparse, a fallocated, a
  * fragmented and a reflinked file where the adapter has them; a file per zone of each type on
  * zonefs-like), unmounted, and read back: every path and every byte is recorded. One xfs-like image
@@ -37,7 +38,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       and every file read back exactly;</li>
  *   <li>{@link Outcome#SAME_DATA}: fsck found nothing and every file read back exactly;</li>
  *   <li>{@link Outcome#DATA_CHANGED_IN_FLIPPED_FILE_ONLY}: only the content of a file owning a damaged
- *       data block differs, and only inside that block (no adapter here checksums data);</li>
+ *       data block differs, and only inside that block (for a checksummed or compressed extent of
+ *       bcachefs-like, inside that extent);</li>
+ *   <li>{@link Outcome#CHECKSUM_FAILED_IN_FLIPPED_FILE_ONLY}: an adapter that checksums data
+ *       (bcachefs-like) fails the read of a file owning a damaged data block with a one-line typed
+ *       error, and every other file reads back exactly;</li>
  *   <li>{@link Outcome#CHANGED_IN_FORGED_FILE_ONLY}: a forged field of one regular file's own
  *       metadata that every structural rule still allows (its size, an extent's file offset or
  *       unwritten flag, a valid name byte, its zone's write pointer or condition) changes that file
@@ -46,7 +51,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       (IllegalStateException, an index out of bounds, a NullPointerException...), one without a
  *       message or with more than one line, no verdict within the time limit (a hang), a path missing,
  *       added or changed in type or size, content differing outside the damaged block's owners and
- *       range, a mount refusing what fsck passes (reports nothing at all about).</li>
+ *       range, a mount refusing what fsck passes (reports nothing at all about), and for an adapter
+ *       whose mount runs fsck's checks (bcachefs-like), a mount accepting what fsck flags.</li>
  * </ul>
  *
  * <p><b>Workload.</b> Every mutant that mounts then runs a small write workload (append, overwrite,

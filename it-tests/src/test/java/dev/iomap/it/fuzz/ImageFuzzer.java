@@ -50,7 +50,12 @@ record ImageFuzzer(long seed, int mutants, String targetFilter, MutationKind kin
                 new Gfs2LikeTarget("b512-rg2048", 512, 2L << 20, Map.of("rgblocks", "2048"), new Geometry(512, 4096, 0),
                         false, false),
                 new Gfs2LikeTarget("b4k-crashed", 4096, 4L << 20, Map.of("journalblocks", "256"),
-                        new Geometry(4096, 4096, 0), true, true));
+                        new Geometry(4096, 4096, 0), true, true),
+                new BcachefsLikeTarget("b4k-crc32c", 4096, 4L << 20, Map.of(), new Geometry(4096, 4096, 0)),
+                new BcachefsLikeTarget("b1k-none-ext8k", 1024, 2L << 20, Map.of("checksum", "none", "extentmax", "8192"),
+                        Geometry.largeFolios(1024, 65536)),
+                new BcachefsLikeTarget("b1k-zstd-xxhash", 1024, 2L << 20, Map.of("checksum", "xxhash64",
+                        "compression", "zstd"), new Geometry(1024, 4096, 2)));
     }
 
     /**

@@ -13,10 +13,11 @@ import java.util.TreeMap;
 
 /**
  * What each block of a pristine image holds: a metadata structure (from the adapter's documented
- * format), data of one or more files (found by content: the images' files hold {@code TestData}
- * patterns, unique per file and offset and never zero, so a block whose bytes equal a file block,
- * zero-padded past EOF, is that block; a reflinked block matches every file that shares it), or
- * nothing known (free space, unwritten extents, stale journal space).
+ * format), data of one or more files (from the format's own mapping where the target gives it, else
+ * found by content: the images' files hold {@code TestData} patterns, unique per file and offset and
+ * never zero, so a block whose bytes equal a file block, zero-padded past EOF, is that block; a
+ * reflinked block matches every file that shares it), or nothing known (free space, unwritten
+ * extents, stale journal space).
  */
 final class ImageMap {
 
@@ -61,11 +62,12 @@ final class ImageMap {
         int blockSize = target.blockSize();
         ImageMap map = new ImageMap(blockSize, image.capacity() / blockSize, target.structures(image));
         Map<Long, List<Candidate>> candidates = candidates(tree, blockSize);
+        Map<Long, List<Owner>> mapped = target.extentOwners(image, tree);
         for (long block = 0; block < map.blocks; block++) {
             if (map.structureOfBlock.containsKey(block)) {
                 continue;
             }
-            List<Owner> placed = target.layoutOwners(block);
+            List<Owner> placed = mapped.containsKey(block) ? mapped.get(block) : target.layoutOwners(block);
             if (!placed.isEmpty()) {
                 map.owners.put(block, placed);
                 continue;

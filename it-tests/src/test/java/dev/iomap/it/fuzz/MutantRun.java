@@ -69,6 +69,8 @@ final class MutantRun {
     /** The regular file whose own metadata field was forged, or null. */
     private final String forgedFile;
     private boolean changedInMutatedFile;
+    /** Whether a file owning a damaged data block failed its read (an adapter that checksums data). */
+    private boolean checksumFailedInMutatedFile;
     /** What the files held before the damage: the pristine tree, or the previous one if rolled back. */
     private FileTree original;
     private boolean changedInForgedFile;
@@ -121,6 +123,11 @@ final class MutantRun {
             release(device);
             return refused(before, "mount", message);
         }
+        if (target.mountRefusesWhatFsckFlags() && !before.clean()) {
+            closeAfterViolation(fs);
+            release(device);
+            throw new Violation("fsck flags the mutant (" + before.first() + ") yet mount accepted it");
+        }
         FileTree tree = read(fs, "the mounted mutant");
         String damage = compare(base.tree(), tree, path -> false);
         boolean rolledBack = false;
@@ -133,6 +140,7 @@ final class MutantRun {
         }
         Outcome outcome = rolledBack ? Outcome.ROLLED_BACK_LAST_TRANSACTION
                 : changedInForgedFile ? Outcome.CHANGED_IN_FORGED_FILE_ONLY
+                : checksumFailedInMutatedFile ? Outcome.CHECKSUM_FAILED_IN_FLIPPED_FILE_ONLY
                 : changedInMutatedFile ? Outcome.DATA_CHANGED_IN_FLIPPED_FILE_ONLY
                 : before.clean() ? Outcome.SAME_DATA : Outcome.REFUSED_BY_FSCK;
         String stopped = runWorkload(fs);
@@ -296,7 +304,8 @@ final class MutantRun {
 
     /**
      * Compares two trees; a difference is allowed only in the content of a file owning a mutated data
-     * block, inside that block.
+     * block, inside that block (for an adapter that checksums data, also a read of that file that fails
+     * with a one-line typed error).
      *
      * @return null if they agree (up to allowed differences), else the first difference
      */
@@ -318,6 +327,13 @@ final class MutantRun {
             }
             if (found == null) {
                 return path + " (" + want + ") is missing";
+            }
+            if (found.error() != null && !want.isDirectory() && target.checksumsData()
+                    && mutatedRanges.containsKey(path)) {
+                // A damaged data block of a checksummed extent fails the read of its file (one line, checked
+                // when the tree was read).
+                checksumFailedInMutatedFile = true;
+                continue;
             }
             if (want.type() != found.type() || want.size() != found.size()) {
                 return path + ": expected a " + want + ", found a " + found;

@@ -27,6 +27,13 @@ enum Outcome {
      * the previous transaction left it.
      */
     ROLLED_BACK_LAST_TRANSACTION,
+    /**
+     * Adapters that checksum data only: it mounted, and the file(s) owning the damaged data block fail
+     * their read with a one-line typed error (the extent's checksum, or data that does not decompress)
+     * or read differently only inside the extent holding that block; every other file reads back
+     * exactly.
+     */
+    CHECKSUM_FAILED_IN_FLIPPED_FILE_ONLY,
     /** A rule was broken; the verdict says which. */
     VIOLATION
 }

@@ -25,12 +25,13 @@ final class OutcomeTable {
     /** @return the table, one row per adapter and kind and one total per adapter */
     String render() {
         StringBuilder out = new StringBuilder();
-        String format = "%-12s %-18s %9s %9s %9s %10s %10s %10s %9s | %9s %9s%n";
+        String format = "%-13s %-18s %9s %9s %9s %10s %10s %10s %10s %9s | %9s %9s%n";
         out.append(String.format(format, "adapter", "mutation", "REFUSED_", "REFUSED_", "SAME_", "DATA_CHANGED",
-                "CHANGED_IN", "ROLLED_", "VIOLATION", "workload", "workload"));
+                "CHANGED_IN", "ROLLED_", "CHECKSUM_", "VIOLATION", "workload", "workload"));
         out.append(String.format(format, "", "", "AT_MOUNT", "BY_FSCK", "DATA", "_IN_FLIPPED", "_FORGED",
-                "BACK_LAST", "", "completed", "stopped"));
-        out.append(String.format(format, "", "", "", "", "", "_FILE_ONLY", "_FILE_ONLY", "_TRANSACT.", "", "", ""));
+                "BACK_LAST", "FAILED_IN", "", "completed", "stopped"));
+        out.append(String.format(format, "", "", "", "", "", "_FILE_ONLY", "_FILE_ONLY", "_TRANSACT.",
+                "_FLIPPED", "", "", ""));
         int[] all = new int[COLUMNS];
         for (Map.Entry<String, Map<MutationKind, int[]>> adapter : counts.entrySet()) {
             int[] total = new int[COLUMNS];

@@ -25,7 +25,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Thread-safe: one {@link ReentrantLock} guards the state. A journal write and its device flush run
  * without the lock (commits and reads go on meanwhile; a second flush waits for the first and then
  * writes what is left); a checkpoint holds the lock throughout. After a failed journal or checkpoint
- * write the store refuses updates ({@link FilesystemShutdownException}); reads go on.
+ * write, or a transaction whose reference changes the counts contradict, the store refuses updates
+ * ({@link FilesystemShutdownException}) and writes nothing more; reads go on.
  */
 public final class BtreeStore implements KeyStore {
     /** Leaves kept loaded after a checkpoint: beyond this many, clean leaves are unloaded. */
@@ -121,7 +122,7 @@ public final class BtreeStore implements KeyStore {
         tree = new Tree(this::readNode, blockSize, root);
         transactions = new Transactions(tree, refs, sb.dataStart(), sb.totalBlocks());
         Set<Long> nodeBlocks = new HashSet<>();
-        collectNodeBlocks(root, nodeBlocks);
+        collectNodeBlocks(root, KeyRange.ALL, nodeBlocks);
         List<KeyValue> alloc = new ArrayList<>();
         tree.scan(RefCounts.key(0), new BKey(1, 0, 0), Integer.MAX_VALUE, alloc);
         for (KeyValue kv : alloc) {
@@ -153,8 +154,11 @@ public final class BtreeStore implements KeyStore {
         }
     }
 
-    /** Loads every internal node below {@code node}, collecting all node blocks; a block seen twice is corrupt. */
-    private void collectNodeBlocks(Node node, Set<Long> blocks) throws IOException {
+    /**
+     * Loads every internal node below {@code node} (which may hold {@code range}), collecting all node
+     * blocks; a block seen twice, or a node with keys outside the range its parent gives it, is corrupt.
+     */
+    private void collectNodeBlocks(Node node, KeyRange range, Set<Long> blocks) throws IOException {
         if (!blocks.add(node.block)) {
             throw new CorruptFilesystemException("B-tree node block " + node.block + " is referenced twice");
         }
@@ -163,7 +167,7 @@ public final class BtreeStore implements KeyStore {
         }
         for (int i = 0; i < node.size(); i++) {
             if (node.level > 1) {
-                collectNodeBlocks(tree.child(node, i), blocks);
+                collectNodeBlocks(tree.child(node, i, range), range.child(node, i), blocks);
             } else if (!blocks.add(node.childBlocks.get(i))) {
                 throw new CorruptFilesystemException("B-tree node block " + node.childBlocks.get(i)
                         + " is referenced twice");
@@ -236,7 +240,7 @@ public final class BtreeStore implements KeyStore {
             long seq = lastSeq + 1;
             byte[] entry = JournalCodec.encodeEntry(sb.nonce(), seq, ops);
             checkNodeHeadroom(ops);
-            transactions.prepare(ops, space);
+            prepare(ops);
             pending.add(entry);
             pendingBytes += entry.length;
             transactions.apply(ops, seq, space);
@@ -244,6 +248,28 @@ public final class BtreeStore implements KeyStore {
             return seq;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Checks a transaction against the reference counts and loads the nodes it touches. A reference
+     * change that the counts contradict (a count dropping below 0: a key held blocks the allocation tree
+     * calls free; a reference added to free blocks; blocks outside the data region) means the allocation
+     * tree and the extent keys disagree: writing on would put new data over blocks a file still holds,
+     * so the store shuts down (bcachefs goes emergency read-only) and nothing more is written. Caller
+     * holds the lock.
+     *
+     * @throws FilesystemShutdownException on such a conflict (nothing applied)
+     */
+    private void prepare(List<Op> ops) throws IOException {
+        try {
+            transactions.prepare(ops, space);
+        } catch (CorruptFilesystemException e) {
+            failure = e;
+            throw shutdown();
+        } catch (IllegalArgumentException e) {
+            failure = new CorruptFilesystemException(e.getMessage());
+            throw shutdown();
         }
     }
 
@@ -533,7 +559,10 @@ public final class BtreeStore implements KeyStore {
     }
 
     private FilesystemShutdownException shutdown() {
-        var e = new FilesystemShutdownException("the store failed writing and refuses updates: " + failure.getMessage());
+        String why = failure instanceof CorruptFilesystemException ? "found the allocation tree inconsistent"
+                : "failed writing";
+        var e = new FilesystemShutdownException("the store " + why + " and refuses updates (unmount and run fsck): "
+                + failure.getMessage());
         e.initCause(failure);
         return e;
     }

@@ -60,6 +60,15 @@ public interface DataSpace {
     /** @return blocks that can still be reserved */
     long available();
 
+    /**
+     * Blocks whose reference count fell to 0 in committed transactions that are not durable yet: free
+     * space already (bcachefs accounts it at commit), allocatable once a journal flush or checkpoint
+     * makes those transactions durable, so that a crash cannot replay a tree pointing at reused blocks.
+     *
+     * @return such blocks, not counted in {@link #available()}
+     */
+    long pendingFree();
+
     /** @return blocks that are reserved and not yet allocated */
     long reserved();
 

@@ -25,6 +25,7 @@ final class StoreSpace implements DataSpace {
     private final long nodeReserve;
     private final boolean readOnly;
     private final ArrayDeque<PendingFree> pendingFree = new ArrayDeque<>();
+    private long pendingFreeBlocks;
     private long reserved;
 
     /**
@@ -72,12 +73,14 @@ final class StoreSpace implements DataSpace {
     /** Blocks whose count fell to 0 in transaction {@code seq}: free once it is durable. */
     void deferFree(long seq, BlockRange blocks) {
         pendingFree.add(new PendingFree(seq, blocks));
+        pendingFreeBlocks += blocks.length();
     }
 
     /** Frees the pending blocks of transactions up to {@code durableSeq} (caller holds the lock). */
     void releaseDurable(long durableSeq) throws IOException {
         while (!pendingFree.isEmpty() && pendingFree.peek().seq() <= durableSeq) {
             BlockRange blocks = pendingFree.poll().blocks();
+            pendingFreeBlocks -= blocks.length();
             for (BlockRange zero : refs.zeroIn(blocks)) {
                 allocator.free(zero.start(), zero.length());
             }
@@ -191,6 +194,16 @@ final class StoreSpace implements DataSpace {
 
     private long availableLocked() {
         return readOnly ? 0 : Math.max(0, allocator.freeBlocks() - reserved - nodeReserve);
+    }
+
+    @Override
+    public long pendingFree() {
+        lock.lock();
+        try {
+            return pendingFreeBlocks;
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override

@@ -36,6 +36,12 @@ record Superblock(long sequence, int blockSize, long totalBlocks, long journalSt
     static final int VERSION = 1;
     /** Bytes used of the superblock's block. */
     static final int BYTES = 128;
+    /**
+     * The largest checkpoint or transaction sequence a valid copy holds: far more than a device lives
+     * through, and low enough that the next one cannot overflow (a forged sequence near 2^63 would wrap
+     * the next checkpoint's negative, and its copy number with it).
+     */
+    static final long MAX_SEQUENCE = 1L << 62;
     /** Blocks before the journal: the two copies. */
     static final long COPIES = 2;
 
@@ -102,7 +108,12 @@ record Superblock(long sequence, int blockSize, long totalBlocks, long journalSt
             throw new CorruptFilesystemException(where + ": geometry " + sb.blockSize + " x " + sb.totalBlocks
                     + " does not match the device's " + deviceBlockSize + " x " + deviceBlocks);
         }
-        if (sb.journalStart != COPIES || sb.journalBlocks < 1 || sb.dataStart() >= sb.totalBlocks
+        if (sb.sequence < 1 || sb.sequence > MAX_SEQUENCE || sb.checkpointSeq < 0 || sb.checkpointSeq > MAX_SEQUENCE) {
+            throw new CorruptFilesystemException(where + ": sequence " + sb.sequence + " or checkpoint seq "
+                    + sb.checkpointSeq + " out of range (1 to " + MAX_SEQUENCE + ")");
+        }
+        if (sb.journalStart != COPIES || sb.journalBlocks < 1 || sb.journalBlocks >= sb.totalBlocks
+                || sb.dataStart() >= sb.totalBlocks
                 || sb.rootBlock < sb.dataStart() || sb.rootBlock >= sb.totalBlocks
                 || sb.rootLevel < 0 || sb.rootLevel > 64
                 || sb.journalTail < sb.journalStart || sb.journalTail >= sb.dataStart()) {

@@ -1,5 +1,6 @@
 package dev.iomap.adapter.bcachefs.store;
 
+import dev.iomap.api.CorruptFilesystemException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,38 +90,54 @@ final class Tree {
         orphanedBlocks.clear();
     }
 
-    /** @return child {@code i} of {@code node}, loading it */
-    Node child(Node node, int i) throws IOException {
+    /**
+     * @param node an internal node
+     * @param i a child index
+     * @param range the keys {@code node} may hold
+     * @return child {@code i} of {@code node}, loading it: a child read from the device is checked against
+     *     the range {@code node} gives it
+     * @throws CorruptFilesystemException if the child fails its own checks or holds a key outside its range
+     */
+    Node child(Node node, int i, KeyRange range) throws IOException {
         Node child = node.children.get(i);
         if (child == null) {
             child = reader.read(node.childBlocks.get(i), node.level - 1);
+            range.child(node, i).check(child);
             node.children.set(i, child);
         }
         return child;
     }
 
     byte[] get(BKey key) throws IOException {
+        Node leaf = leafOf(key);
+        int i = leaf.search(key);
+        return i >= 0 ? leaf.values.get(i) : null;
+    }
+
+    /** @return the leaf whose range holds {@code key}, loading the path to it */
+    private Node leafOf(BKey key) throws IOException {
         Node node = root;
+        KeyRange range = KeyRange.ALL;
         while (!node.isLeaf()) {
-            node = child(node, node.childIndex(key));
+            int i = node.childIndex(key);
+            Node child = child(node, i, range);
+            range = range.child(node, i);
+            node = child;
         }
-        int i = node.search(key);
-        return i >= 0 ? node.values.get(i) : null;
+        return node;
     }
 
     /** Loads the path to {@code key}'s leaf, so that a change to it cannot fail on I/O. */
     void loadPath(BKey key) throws IOException {
-        Node node = root;
-        while (!node.isLeaf()) {
-            node = child(node, node.childIndex(key));
-        }
+        leafOf(key);
     }
 
     void scan(BKey from, BKey to, int limit, List<KeyValue> out) throws IOException {
-        scan(root, from, to, limit, out);
+        scan(root, KeyRange.ALL, from, to, limit, out);
     }
 
-    private void scan(Node node, BKey from, BKey to, int limit, List<KeyValue> out) throws IOException {
+    private void scan(Node node, KeyRange range, BKey from, BKey to, int limit, List<KeyValue> out)
+            throws IOException {
         if (node.isLeaf()) {
             int i = node.search(from);
             for (i = i >= 0 ? i : -i - 1; i < node.size() && out.size() < limit; i++) {
@@ -136,7 +153,7 @@ final class Tree {
             if (i > 0 && node.keys.get(i).compareTo(to) >= 0) {
                 return;
             }
-            scan(child(node, i), from, to, limit, out);
+            scan(child(node, i, range), range.child(node, i), from, to, limit, out);
         }
     }
 
@@ -180,11 +197,14 @@ final class Tree {
     /** @return the leaf for {@code key}; {@code path} gets the nodes root first, {@code slots} the child index taken in each */
     private Node descend(BKey key, List<Node> path, List<Integer> slots) throws IOException {
         Node node = root;
+        KeyRange range = KeyRange.ALL;
         path.add(node);
         while (!node.isLeaf()) {
             int i = node.childIndex(key);
             slots.add(i);
-            node = child(node, i);
+            Node child = child(node, i, range);
+            range = range.child(node, i);
+            node = child;
             path.add(node);
         }
         return node;

@@ -88,6 +88,36 @@ class StoreCorruptionTest {
         assertTrue(problems.getFirst().contains("block " + sb.rootBlock()), problems.getFirst());
     }
 
+    /**
+     * Issue 36 items 1 and 2: a parent's key raised above the first key of its child (bytes changed, the
+     * checksum recomputed) makes lookups of the keys below it go to the wrong child and find nothing; the
+     * read path checks every node it loads against the range its parent gives it and refuses the child.
+     */
+    @Test
+    void aChildHoldingKeysOutsideTheRangeItsParentGivesIsRefusedOnTheReadPath() throws IOException {
+        RamBlockDevice device = populated();
+        Node parent = root(device);
+        while (parent.level > 1) {
+            long child = parent.childBlocks.getFirst();
+            parent = Node.decode(BlockIo.read(device, child, 1), child, parent.level - 1);
+        }
+        assertTrue(parent.size() >= 3, "a bottom internal node with three leaves");
+        long leafBlock = parent.childBlocks.get(1);
+        Node leaf = Node.decode(BlockIo.read(device, leafBlock, 1), leafBlock, 0);
+        long checkpoint = BlockIo.read(device, parent.block, 1).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(16);
+        parent.keys.set(1, leaf.keys.get(1));
+        BlockIo.write(device, parent.block, List.of(parent.encode(1024, checkpoint)), dev.iomap.device.IoPurpose.METADATA);
+        try (BtreeStore store = BtreeStore.open(device, true)) {
+            CorruptFilesystemException e = assertThrows(CorruptFilesystemException.class,
+                    () -> store.get(leaf.keys.get(1)));
+            assertEquals("B-tree node at block " + leafBlock + ": key 0 " + leaf.keys.getFirst() + " is outside the range ["
+                    + leaf.keys.get(1) + ", " + parent.keys.get(2) + ") its parent gives it", e.getMessage());
+            assertThrows(CorruptFilesystemException.class,
+                    () -> store.scan(StoreBasicsTest.ALL_FROM, StoreBasicsTest.ALL_TO, Integer.MAX_VALUE));
+        }
+        assertTrue(StoreCheck.check(device).stream().anyMatch(p -> p.contains("outside the node's range")));
+    }
+
     @Test
     void twoBadSuperblocksFailOpenAndProbe() throws IOException {
         RamBlockDevice device = populated();
