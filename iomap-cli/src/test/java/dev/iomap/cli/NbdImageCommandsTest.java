@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The image commands on an NBD export ({@code nbd://127.0.0.1:PORT/EXPORT}) of a real nbd-server that
  * the test starts on a free port and stops after it, also when it fails: mkfs, fsck, stat, bench
  * {@code --device}, and two cluster nodes mounting one export with FUSE (in their own processes, with
- * {@code iomap zookeeper} in a third). Every mount and process is stopped after the test.
+ * {@code iomap zookeeper --ensemble}, three servers, in a third, and the ensemble's connect string). Every
+ * mount and process is stopped after the test.
  */
 @Timeout(240)
 class NbdImageCommandsTest {
@@ -110,9 +111,9 @@ class NbdImageCommandsTest {
     }
 
     /**
-     * Two gfs2-like cluster nodes, each {@code iomap mount --cluster} of one NBD export in its own process:
-     * what one writes and fsyncs through its mount point, the other reads; the export checks clean after
-     * both unmounted.
+     * Two gfs2-like cluster nodes, each {@code iomap mount --cluster zk=H:P,H:P,H:P} (the connect string of
+     * an {@code iomap zookeeper --ensemble}) of one NBD export in its own process: what one writes and fsyncs
+     * through its mount point, the other reads; the export checks clean after both unmounted.
      */
     @Test
     void twoClusterNodesMountOneNbdExportWithFuse() throws Exception {
@@ -121,12 +122,13 @@ class NbdImageCommandsTest {
         String shared = address(startServer("shared"), "shared");
         Cli mkfs = Cli.run("mkfs", "--adapter=gfs2-like", "-o", "journals=2", shared);
         assertThat(mkfs.status()).as(mkfs.err()).isZero();
-        int port = freePort();
-        Process zookeeper = start(dir.resolve("zookeeper.err"), "zookeeper", "--port", Integer.toString(port),
-                "--data", dir.resolve("zk").toString());
+        int port = freeEnsemblePort();
+        Process zookeeper = start(dir.resolve("zookeeper.err"), "zookeeper", "--ensemble", "--port",
+                Integer.toString(port), "--data", dir.resolve("zk").toString());
         var zkOut = new BufferedReader(new InputStreamReader(zookeeper.getInputStream(), StandardCharsets.UTF_8));
-        assertThat(zkOut.readLine()).startsWith("zookeeper serving on 127.0.0.1:" + port);
-        String cluster = "zk=127.0.0.1:" + port;
+        String connect = "127.0.0.1:" + port + ",127.0.0.1:" + (port + 1) + ",127.0.0.1:" + (port + 2);
+        assertThat(zkOut.readLine()).startsWith("zookeeper ensemble serving on " + connect);
+        String cluster = "zk=" + connect;
 
         Path one = mountNode(shared, cluster, "node-1");
         Path two = mountNode(shared, cluster, "node-2");
@@ -222,9 +224,25 @@ class NbdImageCommandsTest {
         return path != null && Arrays.stream(path.split(":")).anyMatch(d -> Files.isExecutable(Path.of(d, tool)));
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    /** @return P such that P..P+2, P+707..P+709 and P+1707..P+1709 were free a moment ago */
+    private static int freeEnsemblePort() throws IOException {
+        var random = new java.util.Random();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int first = 20000 + random.nextInt(40000);
+            List<ServerSocket> sockets = new ArrayList<>();
+            try {
+                for (int offset : new int[] {0, 1, 2, 707, 708, 709, 1707, 1708, 1709}) {
+                    sockets.add(new ServerSocket(first + offset, 1, java.net.InetAddress.getLoopbackAddress()));
+                }
+                return first;
+            } catch (IOException taken) {
+                // one of them is in use: try another range
+            } finally {
+                for (ServerSocket socket : sockets) {
+                    socket.close();
+                }
+            }
         }
+        throw new IOException("found no free range of ports for a ZooKeeper ensemble");
     }
 }
