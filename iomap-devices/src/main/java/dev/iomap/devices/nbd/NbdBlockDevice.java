@@ -17,13 +17,10 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A block device on an export of an NBD server, over one TCP connection of ours (no kernel module):
@@ -311,7 +308,7 @@ public final class NbdBlockDevice implements BlockDevice {
                     List.of(), false)));
         }
         for (NbdRequest piece : pieces) {
-            dst.put(await(piece.done, piece));
+            dst.put(NbdPieces.await(piece, export));
         }
         counters.countRead(length);
     }
@@ -350,9 +347,9 @@ public final class NbdBlockDevice implements BlockDevice {
             for (long at = 0; at < length; at += pieceBytes) {
                 int bytes = (int) Math.min(pieceBytes, length - at);
                 pieces.add(submit(new NbdRequest(NBD_CMD_WRITE, writeFlags(), offset + at, bytes,
-                        slice(data, at, bytes), false)));
+                        NbdPieces.slice(data, at, bytes), false)));
             }
-            return allDone(pieces);
+            return NbdPieces.allDone(pieces);
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -372,7 +369,7 @@ public final class NbdBlockDevice implements BlockDevice {
         ensureOpen();
         if (logging) {
             NbdRequest request = submit(new NbdRequest(NBD_CMD_FLUSH, 0, 0, 0, List.of(), false));
-            await(request.done, request);
+            NbdPieces.await(request, export);
         }
         counters.countFlush();
     }
@@ -405,9 +402,7 @@ public final class NbdBlockDevice implements BlockDevice {
                     : new NbdRequest(NBD_CMD_WRITE, writeFlags(), offset + at, bytes,
                             List.of(zero.duplicate().limit(bytes)), false)));
         }
-        for (NbdRequest piece : pieces) {
-            await(piece.done, piece);
-        }
+        NbdPieces.awaitAll(pieces, export);
         counters.countDiscard(length);
     }
 
@@ -433,9 +428,7 @@ public final class NbdBlockDevice implements BlockDevice {
                 int bytes = (int) Math.min(pieceBytes, length - at);
                 pieces.add(submit(new NbdRequest(NBD_CMD_TRIM, writeFlags(), offset + at, bytes, List.of(), false)));
             }
-            for (NbdRequest piece : pieces) {
-                await(piece.done, piece);
-            }
+            NbdPieces.awaitAll(pieces, export);
         }
         counters.countDiscard(length);
     }
@@ -473,7 +466,7 @@ public final class NbdBlockDevice implements BlockDevice {
             drain();
             if (logging) {
                 NbdRequest flush = submitInternal(new NbdRequest(NBD_CMD_FLUSH, 0, 0, 0, List.of(), true));
-                await(flush.done, flush);
+                NbdPieces.await(flush, export);
             }
         } catch (IOException e) {
             failure = new DeviceIoException("final flush of " + export + " failed: " + e.getMessage(), 0, capacity, e);
@@ -660,7 +653,11 @@ public final class NbdBlockDevice implements BlockDevice {
             try {
                 fresh = NbdConnection.open(export, timer, threads);
                 checkSameExport(fresh.session());
-                replay(fresh);
+                List<ReplayLog.Entry> unflushed;
+                synchronized (lock) {
+                    unflushed = log.entries();
+                }
+                ReplayLog.replay(unflushed, fresh, export);
                 if (resume(fresh)) {
                     return;
                 }
@@ -686,47 +683,6 @@ public final class NbdBlockDevice implements BlockDevice {
             throw new NbdNegotiationException(export + ": after reconnecting, the export is not the one this device"
                     + " was opened on (" + fresh.exportSize() + " bytes" + (fresh.readOnly() ? ", read-only" : "")
                     + ", requests of " + fresh.minimumBlockSize() + " to " + fresh.maximumPayload() + " bytes)");
-        }
-    }
-
-    /**
-     * Sends the replay log again on a new connection, waiting for each batch: a batch holds no two
-     * writes that overlap, so the server cannot reorder an older one over a newer one.
-     */
-    private void replay(NbdConnection fresh) throws IOException {
-        List<ReplayLog.Entry> entries;
-        synchronized (lock) {
-            entries = log.entries();
-        }
-        List<ReplayLog.Entry> batch = new ArrayList<>();
-        for (ReplayLog.Entry entry : entries) {
-            if (batch.size() == 256 || batch.stream().anyMatch(entry::overlaps)) {
-                replayBatch(fresh, batch);
-                batch.clear();
-            }
-            batch.add(entry);
-        }
-        replayBatch(fresh, batch);
-    }
-
-    private void replayBatch(NbdConnection fresh, List<ReplayLog.Entry> batch) throws IOException {
-        List<CompletableFuture<NbdReply>> replies = new ArrayList<>();
-        for (ReplayLog.Entry entry : batch) {
-            replies.add(fresh.send(entry.request()));
-        }
-        for (int i = 0; i < replies.size(); i++) {
-            NbdReply reply;
-            try {
-                reply = replies.get(i).get(export.options().replyTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException e) {
-                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-            } catch (TimeoutException | InterruptedException e) {
-                throw new IOException(export + ": no answer to a replayed write within the reply timeout", e);
-            }
-            if (reply.error() != 0) {
-                throw new IOException(export + ": the server answered a replayed write with "
-                        + errorName(reply.error()));
-            }
         }
     }
 
@@ -814,71 +770,6 @@ public final class NbdBlockDevice implements BlockDevice {
         if (failure != null) {
             connectionFailed(live, failure);
         }
-    }
-
-    /** Waits for a request's answer uninterruptibly, keeping the interrupt. */
-    private byte[] await(CompletableFuture<byte[]> done, NbdRequest request) throws IOException {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return done.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    Throwable cause = e.getCause();
-                    if (cause instanceof IOException io) {
-                        throw io;
-                    }
-                    if (cause instanceof RuntimeException runtime) {
-                        throw runtime;
-                    }
-                    throw new DeviceIoException(request + " of " + export + " failed: " + cause, request.offset,
-                            request.length, cause);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** @return a future completing when every piece did, or exceptionally with the first piece's failure */
-    private static CompletableFuture<Void> allDone(List<NbdRequest> pieces) {
-        var all = new CompletableFuture<Void>();
-        if (pieces.isEmpty()) {
-            all.complete(null);
-            return all;
-        }
-        var left = new AtomicInteger(pieces.size());
-        for (NbdRequest piece : pieces) {
-            piece.done.whenComplete((data, error) -> {
-                if (error != null) {
-                    all.completeExceptionally(error);
-                } else if (left.decrementAndGet() == 0) {
-                    all.complete(null);
-                }
-            });
-        }
-        return all;
-    }
-
-    /** @return the bytes {@code [from, from + length)} of the buffers laid one after the other */
-    private static List<ByteBuffer> slice(List<ByteBuffer> data, long from, int length) {
-        List<ByteBuffer> slices = new ArrayList<>();
-        long start = 0;
-        long end = from + length;
-        for (ByteBuffer buffer : data) {
-            long bufferEnd = start + buffer.remaining();
-            if (bufferEnd > from && start < end) {
-                int skip = (int) Math.max(0, from - start);
-                int take = (int) (Math.min(bufferEnd, end) - Math.max(start, from));
-                slices.add(buffer.slice(buffer.position() + skip, take));
-            }
-            start = bufferEnd;
-        }
-        return slices;
     }
 
     private void ensureOpen() throws IOException {
