@@ -63,7 +63,9 @@ import java.util.concurrent.TimeUnit;
  * acknowledged that a flush would still have to make durable, or nothing can be). When the window
  * passes, every waiting request fails with {@link NbdConnectionLostException} (EIO), and so does
  * every later one: nothing the server did not acknowledge is reported done, nothing not flushed is
- * reported durable; writes acknowledged but never flushed may be lost as by a power cut.
+ * reported durable; writes acknowledged but never flushed may be lost as by a power cut. (A device
+ * that had nothing at stake, no request waiting and no write awaiting a flush, is not lost: it stays
+ * unconnected, and its next request starts a new window.)
  *
  * <p>Bad requests get {@link dev.iomap.device.DeviceRangeException} (see
  * {@link DeviceCounters#checkRequest}); an error the server returns for a request is a
@@ -192,7 +194,7 @@ public final class NbdBlockDevice implements BlockDevice {
                 Thread.ofPlatform().name("iomap-nbd-timer").daemon().factory());
         NbdConnection first = null;
         try {
-            first = NbdConnection.open(export, timer, factory);
+            first = NbdConnection.open(export, timer, factory, export.options().connectTimeout().toMillis());
             NbdSession agreed = first.session();
             checkFits(export, agreed, blockSize, capacity);
             long usable = capacity > 0 ? capacity : agreed.exportSize() / blockSize * blockSize;
@@ -524,6 +526,9 @@ public final class NbdBlockDevice implements BlockDevice {
             pending.add(request);
             if (connection != null) {
                 send(connection, request);
+            } else if (!reconnecting) {
+                // idle when the last window passed, with nothing at stake: a request starts a new window
+                startReconnect(new IOException(export + ": not connected"));
             }
             return request;
         }
@@ -627,11 +632,15 @@ public final class NbdBlockDevice implements BlockDevice {
                 return;
             }
             connection = null;
-            if (reconnecting) {
-                return;
+            if (!reconnecting) {
+                startReconnect(cause);
             }
-            reconnecting = true;
         }
+    }
+
+    /** Starts the thread that connects again, within a window from now; under {@link #lock}. */
+    private void startReconnect(IOException cause) {
+        reconnecting = true;
         long deadline = System.nanoTime() + export.options().reconnectWindow().toNanos();
         Thread reconnect = threads.newThread(() -> reconnect(deadline, cause));
         reconnect.setName("iomap-nbd-reconnect-" + export.host() + ":" + export.port());
@@ -651,7 +660,9 @@ public final class NbdBlockDevice implements BlockDevice {
             }
             NbdConnection fresh = null;
             try {
-                fresh = NbdConnection.open(export, timer, threads);
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                fresh = NbdConnection.open(export, timer, threads,
+                        Math.clamp(left, 1, export.options().connectTimeout().toMillis()));
                 checkSameExport(fresh.session());
                 List<ReplayLog.Entry> unflushed;
                 synchronized (lock) {
@@ -705,11 +716,18 @@ public final class NbdBlockDevice implements BlockDevice {
         }
     }
 
-    /** The window passed (or the device closed while reconnecting): everything waiting fails. */
+    /**
+     * The window passed (or the device closed while reconnecting): everything waiting fails, and the
+     * device is lost for good, unless nothing was at stake (no request waited and no acknowledged write
+     * awaited a flush): then it stays unconnected, and the next request starts a new window.
+     */
     private void giveUp(IOException cause) {
         List<NbdRequest> waiting;
         synchronized (lock) {
             reconnecting = false;
+            if (pending.isEmpty() && log.size() == 0 && !closed) {
+                return;
+            }
             if (!closed) {
                 lost = "the connection to " + export + " was lost and not made again within "
                         + export.options().reconnectWindow().toMillis() + " ms (last error: " + cause.getMessage() + ")";

@@ -64,11 +64,12 @@ final class NbdConnection {
     }
 
     /**
-     * Connects and negotiates, each attempt bounded by {@link NbdOptions#connectTimeout()}.
+     * Connects and negotiates, within a time limit.
      *
      * @param export the export
      * @param timer runs the timeout
      * @param threads makes the connection's two threads
+     * @param timeoutMillis how long connecting and negotiating may take
      * @return the connection, in the transmission phase
      * @throws ConnectException if the server cannot be reached
      * @throws SocketTimeoutException if connecting and negotiating took too long
@@ -76,9 +77,8 @@ final class NbdConnection {
      * @throws NbdNegotiationException if the server refuses the export
      * @throws IOException if the connection fails during the handshake
      */
-    static NbdConnection open(NbdExport export, ScheduledExecutorService timer, ThreadFactory threads)
-            throws IOException {
-        long timeoutMillis = export.options().connectTimeout().toMillis();
+    static NbdConnection open(NbdExport export, ScheduledExecutorService timer, ThreadFactory threads,
+            long timeoutMillis) throws IOException {
         SocketChannel channel = SocketChannel.open();
         AtomicBoolean timedOut = new AtomicBoolean();
         ScheduledFuture<?> guard = timer.schedule(() -> {

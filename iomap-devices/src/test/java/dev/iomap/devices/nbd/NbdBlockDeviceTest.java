@@ -307,6 +307,33 @@ class NbdBlockDeviceTest {
         }
     }
 
+    /**
+     * The server is away for longer than the window while nothing is at stake on one device (its writes
+     * flushed) and an acknowledged, unflushed write is on another: the first connects again for its next
+     * request; the second is lost for good, since that write may be gone.
+     */
+    @Test
+    void afterTheWindowOnlyADeviceWithNothingAtStakeConnectsAgain() throws Exception {
+        NbdOptions options = NbdOptions.DEFAULTS.withReconnectWindow(Duration.ofMillis(300));
+        try (var server = FakeNbdServer.start(1 << 20, 1 << 20, true);
+                var idle = NbdBlockDevice.open(server.export(options), BLOCK)) {
+            var atStake = NbdBlockDevice.open(server.export(options), BLOCK);
+            byte[] data = randomBytes(BLOCK);
+            idle.write(0, ByteBuffer.wrap(data), IoPurpose.DATA).get(10, TimeUnit.SECONDS);
+            idle.flush();
+            atStake.write(BLOCK, ByteBuffer.wrap(randomBytes(BLOCK)), IoPurpose.DATA).get(10, TimeUnit.SECONDS);
+
+            server.crash();
+            Thread.sleep(1500);
+            server.restart();
+
+            assertThat(read(idle, 0, BLOCK)).isEqualTo(data);
+            assertThat(idle.reconnects()).isEqualTo(1);
+            assertThatThrownBy(() -> read(atStake, 0, BLOCK)).isInstanceOf(NbdConnectionLostException.class);
+            assertThatThrownBy(atStake::close).isInstanceOf(DeviceIoException.class);
+        }
+    }
+
     @Test
     void theReplayLogStaysWithinItsLimitByFlushingOnItsOwn() throws Exception {
         NbdOptions options = NbdOptions.DEFAULTS.withReplayLimitBytes(1 << 20);
