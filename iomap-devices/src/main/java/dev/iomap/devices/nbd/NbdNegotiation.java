@@ -151,11 +151,8 @@ final class NbdNegotiation {
     private void sendOption(int option, ByteBuffer data) throws IOException {
         ByteBuffer header = ByteBuffer.allocate(16).putLong(IHAVEOPT).putInt(option).putInt(data.remaining());
         write(header);
-        if (data.hasRemaining()) {
+        while (data.hasRemaining()) {
             channel.write(data);
-            while (data.hasRemaining()) {
-                channel.write(data);
-            }
         }
     }
 

@@ -49,6 +49,9 @@ final class FakeNbdServer implements AutoCloseable {
     private volatile boolean silent;
     private final AtomicInteger shutdownReplies = new AtomicInteger();
     private volatile CountDownLatch flushArrived = new CountDownLatch(1);
+    /** Replies held back until this many are held, then sent newest first; 0: replies go at once. */
+    private volatile int holdReplies;
+    private final List<Object[]> heldReplies = new ArrayList<>();
     private int connectionCount;
 
     private FakeNbdServer(int size, int maxPayload, boolean writeZeroes, boolean tlsRequired) throws IOException {
@@ -111,6 +114,14 @@ final class FakeNbdServer implements AutoCloseable {
     CountDownLatch nextFlush() {
         flushArrived = new CountDownLatch(1);
         return flushArrived;
+    }
+
+    /**
+     * @param count hold replies back until {@code count} requests are answered, then send the answers
+     *     newest first: a client that waits for each reply before it sends the next request never gets one
+     */
+    void holdRepliesUntil(int count) {
+        holdReplies = count;
     }
 
     /** @param value whether it stops answering requests (the connection stays open) */
@@ -270,7 +281,19 @@ final class FakeNbdServer implements AutoCloseable {
                     continue; // never answered: crash() drops it
                 }
             }
-            reply(out, handle, 0, apply(type, flags, offset, length, data));
+            byte[] answer = apply(type, flags, offset, length, data);
+            if (holdReplies == 0) {
+                reply(out, handle, 0, answer);
+                continue;
+            }
+            heldReplies.add(new Object[] {handle, answer});
+            if (heldReplies.size() == holdReplies) {
+                holdReplies = 0;
+                for (Object[] held : heldReplies.reversed()) {
+                    reply(out, (long) held[0], 0, (byte[]) held[1]);
+                }
+                heldReplies.clear();
+            }
         }
     }
 

@@ -20,6 +20,9 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -134,6 +137,43 @@ class NbdBlockDeviceTest {
             CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
 
             assertThat(read(device, 0, data.length)).isEqualTo(data);
+            assertThat(device.reconnects()).isZero();
+        }
+    }
+
+    /**
+     * The server answers nothing until eight requests are in, then answers them newest first: only a
+     * client with all eight in flight at once on its one connection, matching answers by handle, gets
+     * every one, each with its own data.
+     */
+    @Test
+    void requestsAreInFlightTogetherAndAnswersAreMatchedByHandle() throws Exception {
+        try (var server = FakeNbdServer.start(1 << 20, 1 << 20, true);
+                var device = NbdBlockDevice.open(server.export(NbdOptions.DEFAULTS), BLOCK)) {
+            byte[] data = randomBytes(8 * BLOCK);
+            server.holdRepliesUntil(8);
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (int block = 0; block < 8; block++) {
+                writes.add(device.write((long) block * BLOCK, ByteBuffer.wrap(data, block * BLOCK, BLOCK),
+                        IoPurpose.DATA));
+            }
+            CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+
+            server.holdRepliesUntil(8);
+            ExecutorService readers = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<byte[]>> reads = new ArrayList<>();
+                for (int block = 0; block < 8; block++) {
+                    long offset = (long) block * BLOCK;
+                    reads.add(readers.submit(() -> read(device, offset, BLOCK)));
+                }
+                for (int block = 0; block < 8; block++) {
+                    assertThat(reads.get(block).get(10, TimeUnit.SECONDS))
+                            .isEqualTo(Arrays.copyOfRange(data, block * BLOCK, (block + 1) * BLOCK));
+                }
+            } finally {
+                readers.shutdownNow();
+            }
             assertThat(device.reconnects()).isZero();
         }
     }
