@@ -54,8 +54,9 @@ import java.util.Set;
  * {@code env} map are listed in {@link FileSystemEnv}. One open file system per image at a time.
  *
  * <p>The image may be an NBD export, {@code iomap:ADAPTER:nbd://HOST[:PORT]/EXPORT}: it is opened as an
- * {@link NbdBlockDevice} with the {@code blockSize} of {@code env}, and must already hold the adapter's
- * filesystem ({@code iomap mkfs ... nbd://...}); {@code create} does not apply to it.
+ * {@link NbdBlockDevice} with the {@code deviceBlockSize} of {@code env}, and must already hold the
+ * adapter's filesystem ({@code iomap mkfs ... nbd://...}): an export always exists, so, as for an existing
+ * image file, {@code create} never formats it.
  *
  * <p>Supported: {@code Files} operations on regular files and directories, {@link FileChannel}s
  * (read, write, position, size, truncate, force), directory streams and the "basic" attribute view
