@@ -158,6 +158,8 @@ final class BenchCommand implements Callable<Integer> {
             format = imageOptions(image).formatOfImageOrGiven();
             imageZones = MkfsCommand.existingZones(image, format.blockSize());
             base = settings();
+        } else if (base.device() instanceof DeviceSpec.Nbd nbd && !force) {
+            MkfsCommand.refuseFormatted(nbd.export());
         }
         if (warmup < 0) {
             throw new UsageException("--warmup must be at least 0, got " + warmup);

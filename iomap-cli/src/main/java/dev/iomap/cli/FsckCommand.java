@@ -46,10 +46,10 @@ final class FsckCommand implements Callable<Integer> {
         String format = image.adapter() + image.probedBlockSize().stream()
                 .mapToObj(blockSize -> ", " + blockSize + "-byte blocks").findFirst().orElse("");
         if (report.isClean()) {
-            out.println(image.image + ": clean (" + format + "; checked " + report.checked() + ")");
+            out.println(image.name() + ": clean (" + format + "; checked " + report.checked() + ")");
             return 0;
         }
-        out.println(image.image + ": " + report.problems().size() + " problem" + (report.problems().size() == 1 ? "" : "s")
+        out.println(image.name() + ": " + report.problems().size() + " problem" + (report.problems().size() == 1 ? "" : "s")
                 + " (" + format + "; checked " + report.checked() + "):");
         report.problems().forEach(problem -> out.println("  " + problem));
         return 1;

@@ -1,10 +1,13 @@
 package dev.iomap.cli;
 
 import dev.iomap.api.IomapFileSystems;
+import dev.iomap.api.NotSupportedException;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.devices.FileBlockDevice;
 import dev.iomap.devices.OverlayDevice;
 import dev.iomap.devices.ZonedDevice;
+import dev.iomap.devices.nbd.NbdBlockDevice;
+import dev.iomap.devices.nbd.NbdExport;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.spi.ProbedFormat;
 import java.io.IOException;
@@ -17,6 +20,7 @@ import java.util.OptionalInt;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -38,6 +42,11 @@ import picocli.CommandLine.Spec;
  * alone; fsck read-only and stat read-only under an in-memory overlay, sharing the image with other
  * read-only commands. An image holding an emulated zoned device ({@link ZonedDevice}) is opened as
  * one, over the file device, so that a zoned adapter sees its zones; it is probed through it too.
+ *
+ * <p>IMAGE may also be an NBD export, {@code nbd://HOST[:PORT]/EXPORT} ({@link NbdExport}): it is then
+ * opened as an {@link NbdBlockDevice} (as large as the export; {@code --cache} does not apply), probed
+ * the same way, and shared with whoever else the server lets connect (an NBD server has no image lock:
+ * the filesystem's own rules, or a cluster's glocks, keep writers apart).
  */
 final class ImageOptions {
 
@@ -55,8 +64,35 @@ final class ImageOptions {
                     + " mkfs: " + DEFAULT_ADAPTER + ")")
     String adapter;
 
-    @Parameters(index = "0", paramLabel = "IMAGE", description = "the image file")
+    /** The image file; null when {@link #nbd} is given instead. */
     Path image;
+
+    /** The NBD export given as IMAGE; null for an image file. */
+    NbdExport nbd;
+
+    /**
+     * @param spec IMAGE as given: a file, or an {@code nbd://} address
+     * @throws TypeConversionException if an {@code nbd://} address does not parse, or is one this client
+     *     cannot use ({@code nbds://})
+     */
+    @Parameters(index = "0", paramLabel = "IMAGE",
+            description = "the image file, or an NBD export: nbd://HOST[:PORT]/EXPORT[?retry=SECONDS&fua=on]")
+    void image(String spec) {
+        if (!NbdExport.isNbd(spec)) {
+            image = Path.of(spec);
+            return;
+        }
+        try {
+            nbd = NbdExport.parse(spec);
+        } catch (IllegalArgumentException | NotSupportedException e) {
+            throw new TypeConversionException(e.getMessage());
+        }
+    }
+
+    /** @return IMAGE for messages: the file, or the NBD export's address */
+    String name() {
+        return nbd != null ? nbd.toString() : String.valueOf(image);
+    }
 
     @Option(names = "--block-size", paramLabel = "SIZE",
             description = "the filesystem's block size, 512 to 64k (default: what the image's superblock"
@@ -128,6 +164,9 @@ final class ImageOptions {
      */
     BlockDevice openExisting() throws UsageException, IOException {
         int bytes = checkExisting();
+        if (nbd != null) {
+            return zonedIfZoned(NbdBlockDevice.open(nbd, bytes));
+        }
         return zonedIfZoned(cacheMode().open(image, bytes, direct -> FileBlockDevice.open(image, bytes, direct),
                 warnings()));
     }
@@ -141,6 +180,9 @@ final class ImageOptions {
     BlockDevice openShared() throws UsageException, IOException {
         clusterNode = true;
         int bytes = checkExisting();
+        if (nbd != null) {
+            return NbdBlockDevice.open(nbd, bytes);
+        }
         return FileBlockDevice.openShared(image, bytes, true);
     }
 
@@ -151,7 +193,7 @@ final class ImageOptions {
      */
     BlockDevice openReadOnly() throws UsageException, IOException {
         int bytes = checkExisting();
-        return zonedIfZoned(openReadOnlyFile(bytes));
+        return zonedIfZoned(openReadOnlyDevice(bytes));
     }
 
     /**
@@ -162,7 +204,7 @@ final class ImageOptions {
      */
     BlockDevice openReadOnlyForMount() throws UsageException, IOException {
         int bytes = checkExisting();
-        return zonedIfZoned(new OverlayDevice(openReadOnlyFile(bytes)));
+        return zonedIfZoned(new OverlayDevice(openReadOnlyDevice(bytes)));
     }
 
     /**
@@ -173,7 +215,10 @@ final class ImageOptions {
         return ImageCache.parse(cache);
     }
 
-    private FileBlockDevice openReadOnlyFile(int bytes) throws UsageException, IOException {
+    private BlockDevice openReadOnlyDevice(int bytes) throws UsageException, IOException {
+        if (nbd != null) {
+            return NbdBlockDevice.openReadOnly(nbd, bytes);
+        }
         return cacheMode().open(image, bytes, direct -> FileBlockDevice.openReadOnly(image, bytes, direct),
                 warnings());
     }
@@ -226,19 +271,31 @@ final class ImageOptions {
     }
 
     /**
-     * Checks that the image is an existing regular file, probes it, and settles {@link #opened}.
+     * Checks that the image is an existing regular file (or an NBD export), probes it, and settles
+     * {@link #opened}.
      *
      * @return the block size to open it with
      */
     private int checkExisting() throws UsageException, IOException {
         int given = blockSizeBytes();
+        if (nbd != null) {
+            return settle(probe(nbd), given);
+        }
         if (!Files.exists(image)) {
             throw new NoSuchFileException(image.toString());
         }
         if (!Files.isRegularFile(image)) {
             throw new UsageException(image + " is not a regular file");
         }
-        Probe probe = probe(image, clusterNode);
+        return settle(probe(image, clusterNode), given);
+    }
+
+    /**
+     * Settles {@link #opened} from what probing found.
+     *
+     * @return the block size to open the image with
+     */
+    private int settle(Probe probe, int given) throws UsageException {
         opened = format(probe, given);
         probedBlockSize = probe.found().stream().filter(found -> found.adapter().equals(opened.adapter()))
                 .mapToInt(ProbedFormat::blockSize).findFirst().orElse(ProbedFormat.UNKNOWN_BLOCK_SIZE);
@@ -271,7 +328,7 @@ final class ImageOptions {
         boolean checked = probe.found().stream().anyMatch(probed -> probed.adapter().equals(format.adapter())
                 && probed.blockSize() != ProbedFormat.UNKNOWN_BLOCK_SIZE);
         if (!checked && blockSize != null && given != probe.zonedBlockSize()) {
-            throw new UsageException(image + " holds an emulated zoned device with " + probe.zonedBlockSize()
+            throw new UsageException(name() + " holds an emulated zoned device with " + probe.zonedBlockSize()
                     + "-byte blocks, not " + given + " (--block-size)");
         }
         return new ProbedFormat(format.adapter(), probe.zonedBlockSize());
@@ -284,11 +341,11 @@ final class ImageOptions {
      */
     private ProbedFormat adapterFormat(List<ProbedFormat> found, int given) throws UsageException {
         if (adapter == null && found.isEmpty()) {
-            throw new UsageException(image + " holds no filesystem that an adapter recognises (adapters: "
+            throw new UsageException(name() + " holds no filesystem that an adapter recognises (adapters: "
                     + String.join(", ", IomapFileSystems.adapters()) + "): give --adapter");
         }
         if (adapter == null && found.size() > 1) {
-            throw new UsageException(image + " looks like a " + names(found) + " filesystem: give --adapter");
+            throw new UsageException(name() + " looks like a " + names(found) + " filesystem: give --adapter");
         }
         if (found.isEmpty()) {
             return new ProbedFormat(adapter, given);
@@ -296,14 +353,14 @@ final class ImageOptions {
         ProbedFormat format = found.getFirst();
         if (adapter != null) {
             format = found.stream().filter(probed -> probed.adapter().equals(adapter)).findFirst()
-                    .orElseThrow(() -> new UsageException(image + " holds a " + names(found)
+                    .orElseThrow(() -> new UsageException(name() + " holds a " + names(found)
                             + " filesystem, not " + adapter + " (--adapter)"));
         }
         if (format.blockSize() == ProbedFormat.UNKNOWN_BLOCK_SIZE) {
             return new ProbedFormat(format.adapter(), given);
         }
         if (blockSize != null && format.blockSize() != given) {
-            throw new UsageException(image + " holds a " + format.adapter() + " filesystem with "
+            throw new UsageException(name() + " holds a " + format.adapter() + " filesystem with "
                     + format.blockSize() + "-byte blocks, not " + given + " (--block-size)");
         }
         return format;
@@ -331,6 +388,21 @@ final class ImageOptions {
         }
         try (FileBlockDevice probed = clusterNode ? FileBlockDevice.openShared(image, PROBE_BLOCK_SIZE, false)
                 : FileBlockDevice.openReadOnly(image, PROBE_BLOCK_SIZE, false)) {
+            if (!ZonedDevice.holdsZones(probed)) {
+                return new Probe(Adapters.probeFormats(probed), 0);
+            }
+            try (ZonedDevice zoned = ZonedDevice.probe(probed).orElseThrow()) {
+                return new Probe(Adapters.probeFormats(zoned), zoned.blockSize());
+            }
+        }
+    }
+
+    /**
+     * Probes an NBD export as {@link #probe(Path, boolean)} probes a file: read-only, through
+     * {@link #PROBE_BLOCK_SIZE}-byte blocks.
+     */
+    private static Probe probe(NbdExport export) throws IOException {
+        try (NbdBlockDevice probed = NbdBlockDevice.openReadOnly(export, PROBE_BLOCK_SIZE)) {
             if (!ZonedDevice.holdsZones(probed)) {
                 return new Probe(Adapters.probeFormats(probed), 0);
             }

@@ -12,6 +12,8 @@ import dev.iomap.cli.bench.ZoneOptions;
 import dev.iomap.devices.FileBlockDevice;
 import dev.iomap.devices.ZoneLayout;
 import dev.iomap.devices.ZonedDevice;
+import dev.iomap.devices.nbd.NbdBlockDevice;
+import dev.iomap.devices.nbd.NbdExport;
 import dev.iomap.spi.FilesystemAdapter;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -27,7 +29,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code iomap mkfs}: formats an image file with an adapter's empty filesystem. */
+/**
+ * {@code iomap mkfs}: formats an image file, or an NBD export ({@code nbd://HOST:PORT/EXPORT}, as large as
+ * the export unless {@code --size} says less), with an adapter's empty filesystem.
+ */
 @Command(name = "mkfs", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Formats an image file (created, or resized to --size) with an adapter's empty filesystem.")
 final class MkfsCommand implements Callable<Integer> {
@@ -86,7 +91,7 @@ final class MkfsCommand implements Callable<Integer> {
             throw new UsageException(image.adapterOrDefault() + ": " + e.getMessage());
         }
         PrintWriter out = spec.commandLine().getOut();
-        boolean created = !Files.exists(image.image);
+        boolean created = image.nbd == null && !Files.exists(image.image);
         try {
             format(blockSize, capacity, layout, options, out);
         } catch (Exception | Error e) {
@@ -107,13 +112,14 @@ final class MkfsCommand implements Callable<Integer> {
     private void format(int blockSize, long capacity, ZoneLayout layout, FormatOptions options, PrintWriter out)
             throws UsageException, IOException {
         long fileBytes = layout == null ? capacity : layout.backingBytes(blockSize);
-        FileBlockDevice file = Preallocation.zeroedIf(preallocate, openEmpty(blockSize, fileBytes), fileBytes);
+        BlockDevice file = image.nbd != null ? openNbd(blockSize, fileBytes)
+                : Preallocation.zeroedIf(preallocate, openEmpty(blockSize, fileBytes), fileBytes);
         try (BlockDevice device = layout == null ? file : ZonedDevice.create(file, layout)) {
             IomapFileSystems.format(image.adapterOrDefault(), device, options);
             try (IomapFileSystem fs = IomapFileSystems.mount(image.adapterOrDefault(), device,
                     MountOptions.of(PageCacheOptions.builder().pageSize(Math.max(4096, blockSize)).build()))) {
                 FsStat stat = fs.statfs();
-                out.println(image.image + ": " + image.adapterOrDefault() + " filesystem, " + capacity + " bytes, block size "
+                out.println(image.name() + ": " + image.adapterOrDefault() + " filesystem, " + capacity + " bytes, block size "
                         + stat.blockSize() + ", " + stat.totalBlocks() + " blocks (" + stat.freeBlocks() + " free)"
                         + (label.isEmpty() ? "" : ", label '" + label + "'")
                         + (layout == null ? "" : ", on a zoned device of " + ZoneOptions.describe(layout)));
@@ -143,7 +149,7 @@ final class MkfsCommand implements Callable<Integer> {
         if (zones.given()) {
             return zones.layout(capacity(blockSize), blockSize);
         }
-        ZoneLayout existing = existingZones(image.image, blockSize);
+        ZoneLayout existing = image.nbd != null ? null : existingZones(image.image, blockSize);
         if (existing == null) {
             throw new UsageException(name + " needs a zoned device: give -o zone-size=SIZE[,conventional=N,"
                     + "capacity=SIZE,max-open=N] (with --size, the zoned device's size)");
@@ -176,9 +182,9 @@ final class MkfsCommand implements Callable<Integer> {
         }
     }
 
-    /** @return the capacity: --size, or the existing file's size, in whole blocks */
+    /** @return the capacity: --size, or the existing file's (or NBD export's) size, in whole blocks */
     private long capacity(int blockSize) throws UsageException, IOException {
-        if (Files.exists(image.image) && !Files.isRegularFile(image.image)) {
+        if (image.nbd == null && Files.exists(image.image) && !Files.isRegularFile(image.image)) {
             throw new UsageException(image.image + " is not a regular file");
         }
         long bytes;
@@ -188,6 +194,10 @@ final class MkfsCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new UsageException("bad --size '" + size + "': " + e.getMessage());
             }
+        } else if (image.nbd != null) {
+            try (NbdBlockDevice export = NbdBlockDevice.openReadOnly(image.nbd, PROBE_BLOCK_SIZE)) {
+                bytes = export.capacity();
+            }
         } else if (Files.isRegularFile(image.image)) {
             bytes = Files.size(image.image);
         } else {
@@ -195,7 +205,8 @@ final class MkfsCommand implements Callable<Integer> {
         }
         bytes -= bytes % blockSize;
         if (bytes <= 0) {
-            throw new UsageException("the size " + (size != null ? size : Files.size(image.image) + " bytes")
+            throw new UsageException("the size " + (size != null ? size
+                    : image.nbd != null ? "of " + image.name() : Files.size(image.image) + " bytes")
                     + " is smaller than one block of " + blockSize + " bytes");
         }
         return bytes;
@@ -219,7 +230,21 @@ final class MkfsCommand implements Callable<Integer> {
         }
     }
 
-    private static void refuseFormatted(Path image, FileBlockDevice probed) throws UsageException, IOException {
+    /**
+     * Refuses an NBD export that holds a filesystem (or an emulated zoned device); bench calls it before it
+     * formats one.
+     *
+     * @param export the export
+     * @throws UsageException if it holds a filesystem
+     * @throws IOException if it cannot be read
+     */
+    static void refuseFormatted(NbdExport export) throws UsageException, IOException {
+        try (NbdBlockDevice probed = NbdBlockDevice.openReadOnly(export, PROBE_BLOCK_SIZE)) {
+            refuseFormatted(export, probed);
+        }
+    }
+
+    private static void refuseFormatted(Object image, BlockDevice probed) throws UsageException, IOException {
         List<String> found = Adapters.probe(probed);
         if (!found.isEmpty()) {
             throw new UsageException(image + " already holds a " + String.join(" or ", found)
@@ -238,7 +263,7 @@ final class MkfsCommand implements Callable<Integer> {
      * @return what the zoned device {@code probed} holds, for the message: the filesystems found on it,
      *     or its zones
      */
-    private static String zonedContents(FileBlockDevice probed) throws IOException {
+    private static String zonedContents(BlockDevice probed) throws IOException {
         try (ZonedDevice zoned = ZonedDevice.probe(probed).orElseThrow()) {
             List<String> found = Adapters.probe(zoned);
             return found.isEmpty()
@@ -248,6 +273,27 @@ final class MkfsCommand implements Callable<Integer> {
         } catch (CorruptFilesystemException e) {
             return "an emulated zoned device whose zones cannot be read (" + e.getMessage() + ")";
         }
+    }
+
+    /**
+     * Opens the NBD export for writing, as a device of {@code capacity} bytes, after refusing it (unless
+     * --force) if it holds a filesystem; an export cannot be preallocated from here.
+     */
+    private BlockDevice openNbd(int blockSize, long capacity) throws UsageException, IOException {
+        if (preallocate) {
+            throw new UsageException("--preallocate is for image files: the NBD server decides how " + image.name()
+                    + " holds its blocks");
+        }
+        refuseFormattedExport();
+        return NbdBlockDevice.open(image.nbd, blockSize, capacity);
+    }
+
+    /** Refuses the NBD export if it holds a filesystem or a zoned device, unless --force. */
+    private void refuseFormattedExport() throws UsageException, IOException {
+        if (force) {
+            return;
+        }
+        refuseFormatted(image.nbd);
     }
 
     /**

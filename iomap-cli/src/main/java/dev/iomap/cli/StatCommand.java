@@ -73,7 +73,7 @@ final class StatCommand implements Callable<Integer> {
         try (IomapFileSystem fs = IomapFileSystems.mount(image.adapter(), device, options)) {
             FsStat stat = fs.statfs();
             long used = stat.totalBlocks() - stat.freeBlocks();
-            out.println("image        : " + image.image + " (" + device.capacity() + " bytes)");
+            out.println("image        : " + image.name() + " (" + device.capacity() + " bytes)");
             fs.uuid().ifPresent(uuid -> out.println("uuid         : " + uuid));
             out.println("adapter      : " + fs.adapterName() + " (capabilities: " + fs.capabilities() + ")");
             if (!givenOptions.isEmpty()) {

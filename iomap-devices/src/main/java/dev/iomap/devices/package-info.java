@@ -12,6 +12,8 @@
  *       writes, to mount a read-only image without changing it;</li>
  *   <li>{@link dev.iomap.devices.ZonedDevice}: zoned storage emulated over any device, in a
  *       {@link dev.iomap.devices.ZoneLayout};</li>
+ *   <li>{@link dev.iomap.devices.nbd.NbdBlockDevice}: an export of an NBD server
+ *       ({@code nbd://HOST:PORT/EXPORT}), shared with whoever else the server lets connect;</li>
  *   <li>for tests: {@link dev.iomap.devices.PowerCutDevice} (remembers what was not flushed and loses
  *       it as a {@link dev.iomap.devices.CutMode} says, at an exact write or flush),
  *       {@link dev.iomap.devices.FaultInjectingDevice} (I/O errors and torn writes by

@@ -1,6 +1,8 @@
 package dev.iomap.nio;
 
 import dev.iomap.api.FileNames;
+import dev.iomap.api.NotSupportedException;
+import dev.iomap.devices.nbd.NbdExport;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -18,21 +20,27 @@ import java.util.HexFormat;
  * {@code %XX} is one byte, any other character its UTF-8 bytes (in the path inside, a character
  * given in {@link FileNames}' form is the byte string it stands for).
  *
+ * <p>The image may be an NBD export instead of a file: {@code iomap:ADAPTER:nbd://HOST:PORT/EXPORT},
+ * the export's address as {@link NbdExport} reads it (percent-encoded or not).
+ *
  * @param adapter the adapter's name
- * @param image the image file, absolute and normalized
+ * @param image the image file, absolute and normalized; null for an NBD export
+ * @param nbd the NBD export; null for an image file
  * @param inside the absolute path inside the file system, in {@link FileNames}' form, or null for
  *     the file system itself
  */
-record ImageUri(String adapter, Path image, String inside) {
+record ImageUri(String adapter, Path image, NbdExport nbd, String inside) {
     static final String SCHEME = "iomap";
-    private static final String FORM = "iomap:ADAPTER:/absolute/path/to/image[!/path/inside]";
+    private static final String FORM = "iomap:ADAPTER:/absolute/path/to/image[!/path/inside]"
+            + " or iomap:ADAPTER:nbd://HOST[:PORT]/EXPORT[!/path/inside]";
 
     /**
      * @param uri a URI of the {@value #SCHEME} scheme
      * @return its parts
      * @throws IllegalArgumentException if it is not of the form {@value #FORM}, or has a bad
      *     percent-escape ({@link dev.iomap.api.UnrepresentableNameException} if the path inside
-     *     stands for no byte string)
+     *     stands for no byte string), or an NBD address that is bad or one this client cannot use
+     *     ({@code nbds://}, {@code nbd+unix://})
      */
     static ImageUri parse(URI uri) {
         if (!SCHEME.equalsIgnoreCase(uri.getScheme()) || !uri.isOpaque()) {
@@ -48,15 +56,27 @@ record ImageUri(String adapter, Path image, String inside) {
         String image = new String(unquote(bang < 0 ? rest : rest.substring(0, bang), uri),
                 StandardCharsets.UTF_8);
         String inside = bang < 0 ? null : FileNames.decode(unquote(rest.substring(bang + 1), uri));
-        if (!image.startsWith("/")) {
-            throw new IllegalArgumentException("the image path in " + uri + " is not absolute; expected " + FORM);
-        }
         if (inside != null && !inside.startsWith("/")) {
             throw new IllegalArgumentException("the path after '!' in " + uri + " is not absolute; expected "
                     + FORM);
         }
-        return new ImageUri(new String(unquote(spec.substring(0, colon), uri), StandardCharsets.UTF_8),
-                Path.of(image).normalize(), inside);
+        String adapter = new String(unquote(spec.substring(0, colon), uri), StandardCharsets.UTF_8);
+        if (NbdExport.isNbd(image)) {
+            try {
+                return new ImageUri(adapter, null, NbdExport.parse(image), inside);
+            } catch (NotSupportedException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
+        }
+        if (!image.startsWith("/")) {
+            throw new IllegalArgumentException("the image path in " + uri + " is not absolute; expected " + FORM);
+        }
+        return new ImageUri(adapter, Path.of(image).normalize(), null, inside);
+    }
+
+    /** @return the image file's path, or the NBD export's address: what names the image */
+    String location() {
+        return nbd != null ? nbd.toString() : image.toString();
     }
 
     /** @return the URI of the file system (without a path inside) */
@@ -72,7 +92,7 @@ record ImageUri(String adapter, Path image, String inside) {
         StringBuilder spec = new StringBuilder(SCHEME).append(':');
         quote(adapter.getBytes(StandardCharsets.UTF_8), spec);
         spec.append(':');
-        quote(image.toString().getBytes(StandardCharsets.UTF_8), spec);
+        quote(location().getBytes(StandardCharsets.UTF_8), spec);
         if (path != null) {
             spec.append('!');
             quote(FileNames.encode(path), spec);

@@ -20,7 +20,7 @@ final class IomapFileStore extends FileStore {
 
     @Override
     public String name() {
-        return fs.imageUri().image().toString();
+        return fs.imageUri().location();
     }
 
     @Override

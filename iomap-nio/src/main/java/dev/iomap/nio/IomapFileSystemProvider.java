@@ -6,6 +6,7 @@ import dev.iomap.api.IomapFileSystems;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.devices.FileBlockDevice;
 import dev.iomap.devices.ZonedDevice;
+import dev.iomap.devices.nbd.NbdBlockDevice;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.channels.FileChannel;
@@ -52,6 +53,11 @@ import java.util.Set;
  * {@link IomapFileSystems#mount}; {@link FileSystem#close()} unmounts it cleanly. The options of the
  * {@code env} map are listed in {@link FileSystemEnv}. One open file system per image at a time.
  *
+ * <p>The image may be an NBD export, {@code iomap:ADAPTER:nbd://HOST[:PORT]/EXPORT}: it is opened as an
+ * {@link NbdBlockDevice} with the {@code deviceBlockSize} of {@code env}, and must already hold the
+ * adapter's filesystem ({@code iomap mkfs ... nbd://...}): an export always exists, so, as for an existing
+ * image file, {@code create} never formats it.
+ *
  * <p>Supported: {@code Files} operations on regular files and directories, {@link FileChannel}s
  * (read, write, position, size, truncate, force), directory streams and the "basic" attribute view
  * (the file key is the inode number). As the adapter declares them
@@ -75,7 +81,8 @@ import java.util.Set;
  * <p>Thread-safe.
  */
 public final class IomapFileSystemProvider extends FileSystemProvider {
-    private final Map<Path, IomapNioFileSystem> open = new HashMap<>();
+    /** Open file systems by {@link ImageUri#location()}. */
+    private final Map<String, IomapNioFileSystem> open = new HashMap<>();
 
     /** Found by {@link java.util.ServiceLoader} as an installed provider. */
     public IomapFileSystemProvider() {
@@ -100,16 +107,20 @@ public final class IomapFileSystemProvider extends FileSystemProvider {
         ImageUri image = ImageUri.parse(uri);
         FileSystemEnv settings = FileSystemEnv.parse(env);
         synchronized (open) {
-            if (open.containsKey(image.image())) {
+            if (open.containsKey(image.location())) {
                 throw new FileSystemAlreadyExistsException(image.fileSystemUri().toString());
             }
             IomapNioFileSystem fs = mount(image, settings);
-            open.put(image.image(), fs);
+            open.put(image.location(), fs);
             return fs;
         }
     }
 
     private IomapNioFileSystem mount(ImageUri image, FileSystemEnv settings) throws IOException {
+        if (image.nbd() != null) {
+            return mount(image, settings, zonedIfZoned(NbdBlockDevice.open(image.nbd(), settings.deviceBlockSize())),
+                    false);
+        }
         Path file = image.image();
         boolean format = !Files.exists(file);
         if (format && !settings.create()) {
@@ -119,6 +130,12 @@ public final class IomapFileSystemProvider extends FileSystemProvider {
         BlockDevice device = format
                 ? FileBlockDevice.open(file, settings.deviceBlockSize(), settings.size(), settings.directIo())
                 : zonedIfZoned(FileBlockDevice.open(file, settings.deviceBlockSize(), settings.directIo()));
+        return mount(image, settings, device, format);
+    }
+
+    /** Formats {@code device} if asked, mounts it, and closes it if that fails. */
+    private IomapNioFileSystem mount(ImageUri image, FileSystemEnv settings, BlockDevice device, boolean format)
+            throws IOException {
         try {
             if (format) {
                 IomapFileSystems.format(image.adapter(), device, settings.format());
@@ -142,7 +159,7 @@ public final class IomapFileSystemProvider extends FileSystemProvider {
      *
      * @return {@code device}, or the zoned device it holds over it; on failure {@code device} is closed
      */
-    private static BlockDevice zonedIfZoned(FileBlockDevice device) throws IOException {
+    private static BlockDevice zonedIfZoned(BlockDevice device) throws IOException {
         try {
             return ZonedDevice.holdsZones(device) ? ZonedDevice.open(device) : device;
         } catch (IOException | RuntimeException e) {
@@ -152,7 +169,7 @@ public final class IomapFileSystemProvider extends FileSystemProvider {
         }
     }
 
-    void forget(Path image) {
+    void forget(String image) {
         synchronized (open) {
             open.remove(image);
         }
@@ -162,7 +179,7 @@ public final class IomapFileSystemProvider extends FileSystemProvider {
     public FileSystem getFileSystem(URI uri) {
         ImageUri image = ImageUri.parse(uri);
         synchronized (open) {
-            IomapNioFileSystem fs = open.get(image.image());
+            IomapNioFileSystem fs = open.get(image.location());
             if (fs == null) {
                 throw new FileSystemNotFoundException(image.fileSystemUri() + " is not open");
             }

@@ -97,7 +97,7 @@ final class IomapNioFileSystem extends FileSystem {
             }
             open = false;
         }
-        provider.forget(uri.image());
+        provider.forget(uri.location());
         IOException failure = null;
         for (IomapFileChannel channel : List.copyOf(channels)) {
             try {

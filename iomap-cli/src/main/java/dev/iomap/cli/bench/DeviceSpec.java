@@ -1,5 +1,6 @@
 package dev.iomap.cli.bench;
 
+import dev.iomap.api.NotSupportedException;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.cli.ImageCache;
 import dev.iomap.cli.Preallocation;
@@ -7,6 +8,8 @@ import dev.iomap.cli.Units;
 import dev.iomap.cli.UsageException;
 import dev.iomap.devices.FileBlockDevice;
 import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.devices.nbd.NbdBlockDevice;
+import dev.iomap.devices.nbd.NbdExport;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -26,7 +29,9 @@ import java.util.regex.Pattern;
  * {@code prealloc} is refused rather than taken as part of the file name. Without a size
  * the device is sized for the job: twice the bytes of its files plus 64 MiB (a RAM device only
  * allocates what is written; a file grows sparsely). The device's logical block size is the
- * filesystem's block size (adapters such as xfs-like require them to be equal).
+ * filesystem's block size (adapters such as xfs-like require them to be equal). {@code nbd://HOST[:PORT]/EXPORT}
+ * ({@link NbdExport}) benchmarks on an NBD export, of which the device uses the automatic size (the export must
+ * be at least that large).
  */
 public sealed interface DeviceSpec {
 
@@ -37,6 +42,13 @@ public sealed interface DeviceSpec {
      * @throws UsageException if the text is none of those
      */
     static DeviceSpec parse(String text) throws UsageException {
+        if (NbdExport.isNbd(text)) {
+            try {
+                return new Nbd(NbdExport.parse(text));
+            } catch (IllegalArgumentException | NotSupportedException e) {
+                throw new UsageException("bad --device '" + text + "': " + e.getMessage());
+            }
+        }
         if (text.equals("ram")) {
             return new Ram(0);
         }
@@ -84,8 +96,8 @@ public sealed interface DeviceSpec {
                 return new ImageFile(Path.of(path), cache, size, preallocate);
             }
         }
-        throw new UsageException("bad --device '" + text
-                + "': use ram, ram:SIZE (e.g. ram:2g) or file:PATH[,cache=host][,size=SIZE][,prealloc=full]");
+        throw new UsageException("bad --device '" + text + "': use ram, ram:SIZE (e.g. ram:2g),"
+                + " file:PATH[,cache=host][,size=SIZE][,prealloc=full] or nbd://HOST[:PORT]/EXPORT");
     }
 
     /**
@@ -177,6 +189,31 @@ public sealed interface DeviceSpec {
         @Override
         public String describe(long capacity) {
             return "ram:" + (capacity >> 20) + "MiB";
+        }
+    }
+
+    /**
+     * An NBD export: the device uses its first bytes, the automatic size (so the export must be at least
+     * that large); the export is formatted over, and left as the run leaves it.
+     *
+     * @param export the export
+     */
+    record Nbd(NbdExport export) implements DeviceSpec {
+
+        @Override
+        public long capacityFor(long fileBytes, int blockSize) {
+            long bytes = automaticCapacity(fileBytes);
+            return (bytes + blockSize - 1) / blockSize * blockSize;
+        }
+
+        @Override
+        public NbdBlockDevice open(long capacity, int blockSize, Consumer<String> warnings) throws IOException {
+            return NbdBlockDevice.open(export, blockSize, capacity);
+        }
+
+        @Override
+        public String describe(long capacity) {
+            return export + " (" + (capacity >> 20) + "MiB)";
         }
     }
 

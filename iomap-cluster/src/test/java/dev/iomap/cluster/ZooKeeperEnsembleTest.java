@@ -1,0 +1,133 @@
+package dev.iomap.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three ZooKeeper servers in this JVM on 127.0.0.1, three ports each: one serves clients the whole
+ * ensemble's data, the loss of one changes nothing for a client, the loss of two stops it until one
+ * comes back, and nothing written before is lost. The ensemble is closed after each test.
+ */
+@Timeout(180)
+class ZooKeeperEnsembleTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aClientKeepsItsDataAcrossTheLossOfOneServerAndWaitsOutTheLossOfTwo() throws Exception {
+        try (ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.start(dir, freeServers());
+                CuratorFramework client = client(ensemble.connectString())) {
+            assertThat(ensemble.servers()).extracting(EnsembleServer::id).containsExactly(1, 2, 3);
+            assertThat(List.of(ensemble.role(1), ensemble.role(2), ensemble.role(3)))
+                    .containsExactlyInAnyOrder("leading", "following", "following");
+            client.create().forPath("/before", bytes("before"));
+
+            int leader = leader(ensemble);
+            ensemble.stop(leader);
+            client.create().forPath("/one-down", bytes("one down"));
+            assertThat(client.getData().forPath("/before")).isEqualTo(bytes("before"));
+
+            int other = ensemble.servers().stream().mapToInt(EnsembleServer::id)
+                    .filter(id -> id != leader).findFirst().orElseThrow();
+            ensemble.stop(other);
+            assertThatThrownBy(() -> client.create().forPath("/no-quorum", bytes("lost")))
+                    .as("no write without a quorum").isInstanceOf(KeeperException.class);
+
+            ensemble.restart(other);
+            ensemble.awaitQuorum(ZooKeeperEnsemble.START_TIMEOUT);
+            assertThat(client.blockUntilConnected(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(client.getData().forPath("/before")).isEqualTo(bytes("before"));
+            assertThat(client.getData().forPath("/one-down")).isEqualTo(bytes("one down"));
+            assertThat(client.checkExists().forPath("/no-quorum")).isNull();
+        }
+    }
+
+    @Test
+    void aMemberStartedAloneServesOnlyWithAMajority() throws Exception {
+        List<EnsembleServer> servers = freeServers();
+        try (EmbeddedZooKeeper one = EmbeddedZooKeeper.startMember(dir.resolve("one"), 1, servers)) {
+            assertThat(one.connectString()).isEqualTo(servers.get(0).clientAddress());
+            try (EmbeddedZooKeeper two = EmbeddedZooKeeper.startMember(dir.resolve("two"), 2, servers);
+                    CuratorFramework client = client(EnsembleServer.connectString(servers))) {
+                assertThat(two.connectString()).isEqualTo(servers.get(1).clientAddress());
+                client.create().forPath("/two-of-three", bytes("quorum"));
+                assertThat(client.getData().forPath("/two-of-three")).isEqualTo(bytes("quorum"));
+            }
+        }
+    }
+
+    @Test
+    void serversAreWrittenAndParsedAsIdHostAndThreePorts() {
+        List<EnsembleServer> servers = EnsembleServer.onLoopback(2181);
+        assertThat(servers).extracting(EnsembleServer::toString).containsExactly(
+                "1=127.0.0.1:2181:2888:3888", "2=127.0.0.1:2182:2889:3889", "3=127.0.0.1:2183:2890:3890");
+        assertThat(EnsembleServer.parseList(String.join(",", servers.stream().map(Object::toString).toList())))
+                .isEqualTo(servers);
+        assertThat(EnsembleServer.connectString(servers)).isEqualTo("127.0.0.1:2181,127.0.0.1:2182,127.0.0.1:2183");
+        assertThatThrownBy(() -> EnsembleServer.parseList("1=h:1:2")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("is not ID=HOST:CLIENT:QUORUM:ELECTION");
+        assertThatThrownBy(() -> EnsembleServer.parseList("1=h:1:2:3,1=g:4:5:6"))
+                .hasMessage("server id 1 is given twice");
+        assertThatThrownBy(() -> EnsembleServer.parseList("1=h:1:1:3"))
+                .hasMessageContaining("needs three different ports");
+    }
+
+    /** @return the leader's id */
+    static int leader(ZooKeeperEnsemble ensemble) {
+        return ensemble.servers().stream().mapToInt(EnsembleServer::id)
+                .filter(id -> ensemble.role(id).equals("leading")).findFirst().orElseThrow();
+    }
+
+    /** @return three servers on 127.0.0.1, on nine ports free a moment ago */
+    static List<EnsembleServer> freeServers() throws IOException {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < 9; i++) {
+                sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+            }
+            List<EnsembleServer> servers = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                servers.add(new EnsembleServer(i + 1, "127.0.0.1", sockets.get(3 * i).getLocalPort(),
+                        sockets.get(3 * i + 1).getLocalPort(), sockets.get(3 * i + 2).getLocalPort()));
+            }
+            return servers;
+        } finally {
+            for (ServerSocket socket : sockets) {
+                socket.close();
+            }
+        }
+    }
+
+    private static CuratorFramework client(String connectString) throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString)
+                .sessionTimeoutMs((int) Duration.ofSeconds(10).toMillis()).connectionTimeoutMs(3000)
+                .retryPolicy(new RetryOneTime(500)).build();
+        client.start();
+        if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) {
+            client.close();
+            throw new IllegalStateException("no connection to " + connectString);
+        }
+        return client;
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
