@@ -121,9 +121,10 @@ public final class IomapMount implements AutoCloseable {
         var replyFlags = new ReplyFlags(cache.directIo());
         Arena upcalls = Arena.ofShared();
         MemorySegment session;
+        boolean flagsInstalled;
         try {
             session = newSession(libfuse, new LowLevelOps(libfuse, bridge, owner), arguments(fs, options), upcalls);
-            mountSession(libfuse, session, real, replyFlags, upcalls);
+            flagsInstalled = mountSession(libfuse, session, real, replyFlags, upcalls);
         } catch (IOException | RuntimeException e) {
             upcalls.close();
             throw new IOException("mounting " + fs.adapterName() + " on " + real + " failed: " + e.getMessage(), e);
@@ -132,8 +133,22 @@ public final class IomapMount implements AutoCloseable {
         var loopEnded = new CountDownLatch(1);
         Thread loop = Thread.ofPlatform().name("iomap-fuse-loop").daemon().start(() -> runLoop(libfuse, session,
                 loopEnded));
+        if (flagsInstalled) {
+            awaitInit(replyFlags, real);
+        }
         return new IomapMount(fs, device, real, libfuse, session, bridge, replyFlags, upcalls, loop, loopEnded,
                 cache.directIo() && !cache.readCache() ? -1 : setReadAhead(real, options.readAheadBytes()));
+    }
+
+    /** Waits (up to {@link #LOOP_EXIT}) for the INIT reply, so that the mount is fully up when mount returns. */
+    private static void awaitInit(ReplyFlags replyFlags, Path mountPoint) {
+        try {
+            if (!replyFlags.awaitInit(LOOP_EXIT)) {
+                LOG.log(System.Logger.Level.WARNING, "the kernel has not sent FUSE_INIT to " + mountPoint + " yet");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static Libfuse load(Path library) throws IOException {
@@ -177,8 +192,12 @@ public final class IomapMount implements AutoCloseable {
         return session;
     }
 
-    /** {@code fuse_session_mount}, then the reply flags' custom I/O; the session is destroyed if either fails. */
-    private static void mountSession(Libfuse libfuse, MemorySegment session, Path mountPoint, ReplyFlags replyFlags,
+    /**
+     * {@code fuse_session_mount}, then the reply flags' custom I/O; the session is destroyed if mounting fails.
+     *
+     * @return whether the reply flags are installed
+     */
+    private static boolean mountSession(Libfuse libfuse, MemorySegment session, Path mountPoint, ReplyFlags replyFlags,
             Arena arena) throws IOException {
         try {
             int result = (int) libfuse.sessionMount.invokeExact(session, arena.allocateFrom(mountPoint.toString()));
@@ -193,9 +212,11 @@ public final class IomapMount implements AutoCloseable {
         }
         try {
             replyFlags.install(libfuse, session, arena);
+            return true;
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.WARNING, "cannot set the reply flags libfuse 3.14 lacks (set-user-ID is"
                     + " not cleared by non-root writes, shared mmap of direct-I/O files is ENODEV)", t);
+            return false;
         }
     }
 

@@ -672,8 +672,8 @@ final class LowLevelOps {
             }
             bridge.ioctl(nodeid, command, buffer.asByteBuffer());
             long answer = InodeOperations.ioctlAnswers(command) ? Math.min(bytes, outSize) : 0;
-            int ignored = (int) libfuse.replyIoctl.invokeExact(req, 0, answer == 0 ? MemorySegment.NULL : buffer,
-                    answer);
+            MemorySegment answered = answer == 0 ? MemorySegment.NULL : buffer;
+            int ignored = (int) libfuse.replyIoctl.invokeExact(req, 0, answered, answer);
         } catch (Throwable t) {
             error(req, "ioctl", nodeid, t);
         }

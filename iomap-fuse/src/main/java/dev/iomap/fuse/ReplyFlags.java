@@ -55,6 +55,7 @@ final class ReplyFlags {
     private final MemorySegment libcRead;
     private final boolean allowMmap;
     private volatile boolean initPatched;
+    private final java.util.concurrent.CountDownLatch initWritten = new java.util.concurrent.CountDownLatch(1);
 
     /** @param allowMmap whether the INIT reply asks for shared mappings of direct-I/O files */
     @SuppressWarnings("restricted") // libc's writev and read, with their C signatures
@@ -110,6 +111,17 @@ final class ReplyFlags {
         pending.openFlags = 0;
     }
 
+    /**
+     * Waits until the INIT reply has been written (the kernel then sends the requests it held back).
+     *
+     * @param timeout how long to wait at most
+     * @return whether it has been written
+     * @throws InterruptedException if interrupted while waiting
+     */
+    boolean awaitInit(java.time.Duration timeout) throws InterruptedException {
+        return initWritten.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
     /** @return whether the INIT reply went out with this class's flags */
     boolean initPatched() {
         return initPatched;
@@ -150,6 +162,9 @@ final class ReplyFlags {
             LOG.log(System.Logger.Level.ERROR, "writing a FUSE reply failed", t);
             return -1;
         } finally {
+            if (pending.init) {
+                initWritten.countDown();
+            }
             pending.init = false;
             pending.openFlags = 0;
         }
