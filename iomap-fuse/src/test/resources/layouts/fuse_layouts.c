@@ -46,6 +46,7 @@ int main(void) {
 	{ struct fuse_file_info fi = {0}; fi.flush = 1; printf("fuse_file_info.flush_bit %u\n", file_info_bits(fi)); }
 	{ struct fuse_file_info fi = {0}; fi.nonseekable = 1; printf("fuse_file_info.nonseekable_bit %u\n", file_info_bits(fi)); }
 	{ struct fuse_file_info fi = {0}; fi.cache_readdir = 1; printf("fuse_file_info.cache_readdir_bit %u\n", file_info_bits(fi)); }
+	{ struct fuse_file_info fi = {0}; fi.noflush = 1; printf("fuse_file_info.noflush_bit %u\n", file_info_bits(fi)); }
 
 	SIZE(fuse_conn_info);
 	OFFSET(fuse_conn_info, proto_major); OFFSET(fuse_conn_info, proto_minor); OFFSET(fuse_conn_info, max_write);

@@ -116,6 +116,8 @@ public final class FuseBridge {
     private final InodeOperations inodes;
     private final CacheMode cache;
     private final int oDirect;
+    /** Handles of opens for writing of files with capabilities: the first write removes them. */
+    private final Set<Long> capabilityHolders = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile LongConsumer attributesChanged = nodeid -> { };
 
     /**
@@ -294,9 +296,7 @@ public final class FuseBridge {
     Attributes setattr(long nodeid, SetAttributes change, long fh) throws IOException {
         if (change.size() != null) {
             truncate(nodeid, change.size(), fh);
-            if (change.killPrivileges()) {
-                onPath(nodeid, inodes::killPrivileges);
-            }
+            afterTruncate(nodeid, change.killPrivileges());
         }
         if (change.changesAttributes()) {
             onPath(nodeid, path -> {
@@ -305,6 +305,24 @@ public final class FuseBridge {
             });
         }
         return getattr(nodeid, fh);
+    }
+
+    /**
+     * What a truncate removes: the file's capabilities, and with {@code killPrivileges} its set-user-ID and
+     * set-group-ID bits; nothing for an unlinked file (nobody can exec it by name).
+     */
+    private void afterTruncate(long nodeid, boolean killPrivileges) throws IOException {
+        try {
+            onPath(nodeid, path -> {
+                inodes.killCapabilities(path);
+                if (killPrivileges) {
+                    inodes.killPrivileges(path);
+                }
+                return null;
+            });
+        } catch (NoSuchFileException unlinked) {
+            // its mode and capabilities die with it
+        }
     }
 
     private void truncate(long nodeid, long size, long fh) throws IOException {
@@ -501,7 +519,11 @@ public final class FuseBridge {
             if ((flags & O_TRUNC) != 0 && caller.uid() != 0 && inodes.killPrivileges(path)) {
                 attributesChanged.accept(nodeid);
             }
-            return opened(nodeid, file, flags);
+            Opened opened = opened(nodeid, file, flags);
+            if ((flags & O_ACCMODE) != O_RDONLY && inodes.hasCapabilities(path)) {
+                capabilityHolders.add(opened.fh());
+            }
+            return opened;
         });
     }
 
@@ -623,7 +645,8 @@ public final class FuseBridge {
      * write. With {@code killPrivileges} (the kernel's {@code FUSE_WRITE_KILL_SUIDGID}: the writer lacks
      * {@code CAP_FSETID}, see {@link KernelAbi#killsPrivileges}) set-user-ID, and set-group-ID where
      * group execute is set, are cleared first, as Linux's {@code file_remove_privs}; the kernel is told to
-     * drop the attributes it cached.
+     * drop the attributes it cached. The first write through an open of a file with capabilities
+     * ({@code security.capability}, looked for at open) removes them, whoever writes.
      *
      * @param fh an open file
      * @param offset where
@@ -636,6 +659,12 @@ public final class FuseBridge {
         FileHandles.Handle handle = handles.handle(fh);
         if (killPrivileges && hasPrivileges(handle.file())) {
             killPrivileges(handle.nodeid());
+        }
+        if (!capabilityHolders.isEmpty() && capabilityHolders.remove(fh)) {
+            onPath(handle.nodeid(), path -> {
+                inodes.killCapabilities(path);
+                return null;
+            });
         }
         return handle.file().write(offset, buf);
     }
@@ -674,6 +703,7 @@ public final class FuseBridge {
      */
     void release(long fh) throws IOException {
         FileHandles.Handle handle = handles.remove(fh);
+        capabilityHolders.remove(fh);
         if (handle != null) {
             nodes.closed(handle.nodeid(), handle.file());
             handle.file().close();

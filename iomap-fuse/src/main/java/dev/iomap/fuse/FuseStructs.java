@@ -69,7 +69,7 @@ final class FuseStructs {
     /**
      * {@code struct fuse_file_info} (fuse_common.h): {@code flags}, then one 32-bit word of bit-fields
      * ({@code bits} here: {@code writepage} is bit 0, {@code direct_io} 1, {@code keep_cache} 2,
-     * {@code flush} 3, {@code nonseekable} 4, {@code flock_release} 5, {@code cache_readdir} 6, as GCC
+     * {@code flush} 3, {@code nonseekable} 4, {@code flock_release} 5, {@code cache_readdir} 6, {@code noflush} 7, as GCC
      * allocates bit-fields from the least significant bit on little-endian targets), 32 bits of padding,
      * {@code fh}, {@code lock_owner}, {@code poll_events}.
      */
@@ -145,6 +145,7 @@ final class FuseStructs {
     static final int FI_DIRECT_IO = 1 << 1;
     static final int FI_KEEP_CACHE = 1 << 2;
     static final int FI_CACHE_READDIR = 1 << 6;
+    static final int FI_NOFLUSH = 1 << 7;
 
     private FuseStructs() {
     }

@@ -252,8 +252,11 @@ final class InodeOperations {
         if (change.mtime() != null) {
             attributes = attributes.withMtime(change.mtime() == SetAttributes.NOW ? now : change.mtime());
         }
-        if ((change.uid() != null || change.gid() != null) && change.mode() == null) {
-            attributes = killedPrivileges(path, attributes);
+        if (change.uid() != null || change.gid() != null) {
+            killCapabilities(path);
+            if (change.mode() == null) {
+                attributes = killedPrivileges(path, attributes);
+            }
         }
         if (!attributes.isEmpty()) {
             fs.setAttributes(path, attributes);
@@ -306,6 +309,46 @@ final class InodeOperations {
         }
         fs.setAttributes(path, AttributeChange.none().withMode(mode));
         return true;
+    }
+
+    /** The extended attribute of file capabilities, which a write, truncate or chown removes. */
+    static final String SECURITY_CAPABILITY = "security.capability";
+
+    /**
+     * @param path a file
+     * @return whether it has file capabilities ({@value #SECURITY_CAPABILITY}); false where the file system
+     *     keeps no extended attributes
+     * @throws IOException as the file system
+     */
+    boolean hasCapabilities(String path) throws IOException {
+        if (!has(Capability.XATTRS)) {
+            return false;
+        }
+        try {
+            fs.getXattr(path, SECURITY_CAPABILITY);
+            return true;
+        } catch (dev.iomap.api.NoSuchAttributeException absent) {
+            return false;
+        }
+    }
+
+    /**
+     * Removes a file's capabilities ({@value #SECURITY_CAPABILITY}), as Linux's {@code file_remove_privs}
+     * and {@code chown_common} do whoever writes, truncates or chowns it (the file system's job with
+     * {@code FUSE_HANDLE_KILLPRIV_V2}); nothing where it has none.
+     *
+     * @param path the file
+     * @throws IOException as the file system
+     */
+    void killCapabilities(String path) throws IOException {
+        if (!has(Capability.XATTRS)) {
+            return;
+        }
+        try {
+            fs.removeXattr(path, SECURITY_CAPABILITY);
+        } catch (dev.iomap.api.NoSuchAttributeException absent) {
+            // nothing to remove
+        }
     }
 
     /**

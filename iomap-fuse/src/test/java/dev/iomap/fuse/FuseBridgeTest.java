@@ -230,6 +230,33 @@ class FuseBridgeTest {
         assertThat(read(fh, 0, 2).getBytes(UTF_8)).containsExactly(1, 2);
     }
 
+    /** File capabilities go with any write, truncate or chown (FUSE_HANDLE_KILLPRIV_V2: the file system's job). */
+    @Test
+    void aWriteATruncateAndAChownRemoveFileCapabilities() throws Exception {
+        FuseBridge.Created created = create(ROOT, "cap", 0755);
+        long nodeid = created.entry().nodeid();
+        bridge.release(created.opened().fh());
+        byte[] capability = {1, 0, 0, 2, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        bridge.setxattr(nodeid, InodeOperations.SECURITY_CAPABILITY, capability, 0);
+        FuseBridge.Opened reader = bridge.open(nodeid, 0, ROOT_USER);
+        bridge.read(reader.fh(), 0, ByteBuffer.allocate(1));
+        assertThat(bridge.getxattr(nodeid, InodeOperations.SECURITY_CAPABILITY)).as("a read keeps them")
+                .isEqualTo(capability);
+        FuseBridge.Opened writer = bridge.open(nodeid, O_RDWR, ROOT_USER);
+        bridge.write(writer.fh(), 0, ByteBuffer.wrap(new byte[] {1}), false);
+        assertThat(errno(() -> bridge.getxattr(nodeid, InodeOperations.SECURITY_CAPABILITY)))
+                .as("root's write too").isEqualTo(-LinuxErrno.ENODATA);
+
+        bridge.setxattr(nodeid, InodeOperations.SECURITY_CAPABILITY, capability, 0);
+        bridge.setattr(nodeid, new SetAttributes(null, null, null, 0L, null, null, false), 0);
+        assertThat(errno(() -> bridge.getxattr(nodeid, InodeOperations.SECURITY_CAPABILITY)))
+                .isEqualTo(-LinuxErrno.ENODATA);
+        bridge.setxattr(nodeid, InodeOperations.SECURITY_CAPABILITY, capability, 0);
+        bridge.setattr(nodeid, new SetAttributes(null, 0, null, null, null, null, false), 0);
+        assertThat(errno(() -> bridge.getxattr(nodeid, InodeOperations.SECURITY_CAPABILITY)))
+                .isEqualTo(-LinuxErrno.ENODATA);
+    }
+
     @Test
     void setGroupIdWithoutGroupExecuteIsMandatoryLockingAndStays() throws Exception {
         FuseBridge.Created created = create(ROOT, "sgid", 02644);

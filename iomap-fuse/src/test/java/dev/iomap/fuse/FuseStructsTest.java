@@ -85,6 +85,7 @@ class FuseStructsTest {
         assertThat(c.get("fuse_file_info.direct_io_bit")).isEqualTo(FuseStructs.FI_DIRECT_IO);
         assertThat(c.get("fuse_file_info.keep_cache_bit")).isEqualTo(FuseStructs.FI_KEEP_CACHE);
         assertThat(c.get("fuse_file_info.cache_readdir_bit")).isEqualTo(FuseStructs.FI_CACHE_READDIR);
+        assertThat(c.get("fuse_file_info.noflush_bit")).isEqualTo(FuseStructs.FI_NOFLUSH);
     }
 
     @Test
