@@ -21,6 +21,7 @@ final class Directories {
     }
 
     private final ConcurrentHashMap<Long, Listing> open = new ConcurrentHashMap<>();
+    private final java.util.Set<Long> read = ConcurrentHashMap.newKeySet();
     private final AtomicLong next = new AtomicLong(1);
 
     long add(long nodeid, List<DirEntry> entries) {
@@ -37,7 +38,29 @@ final class Directories {
         return listing;
     }
 
+    /**
+     * @param handle a directory handle
+     * @return whether this is the first read of its listing (true once per handle)
+     */
+    boolean firstRead(long handle) {
+        return read.add(handle);
+    }
+
+    /**
+     * @param handle a directory handle
+     * @param entries its new listing
+     * @return the new listing
+     * @throws ClosedChannelException for an unknown handle
+     */
+    Listing replace(long handle, List<DirEntry> entries) throws ClosedChannelException {
+        Listing now = get(handle);
+        Listing fresh = new Listing(now.nodeid(), List.copyOf(entries));
+        open.put(handle, fresh);
+        return fresh;
+    }
+
     void remove(long handle) {
         open.remove(handle);
+        read.remove(handle);
     }
 }

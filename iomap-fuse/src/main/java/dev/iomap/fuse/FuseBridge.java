@@ -727,7 +727,8 @@ public final class FuseBridge {
     }
 
     /**
-     * opendir: lists the directory once; readdir and readdirplus page through that listing.
+     * opendir: lists the directory; readdir and readdirplus page through that listing, and list it again
+     * when they start over from offset 0 ({@code rewinddir}).
      *
      * @param nodeid a directory
      * @return its handle
@@ -746,6 +747,21 @@ public final class FuseBridge {
      */
     Directories.Listing listing(long dh) throws IOException {
         return directories.get(dh);
+    }
+
+    /**
+     * @param dh a directory handle
+     * @param offset where readdir starts: 0 lists the directory again, unless nothing has read the
+     *     listing opendir took
+     * @return the listing to page through
+     * @throws IOException EBADF for an unknown handle, or as the file system
+     */
+    Directories.Listing listing(long dh, long offset) throws IOException {
+        Directories.Listing listing = directories.get(dh);
+        if (offset != 0 || directories.firstRead(dh)) {
+            return listing;
+        }
+        return directories.replace(dh, onPath(listing.nodeid(), fs::readdir));
     }
 
     /**

@@ -65,6 +65,7 @@ final class Libfuse {
     private final Optional<MethodHandle> loopCfgSetCloneFd;
     private final Optional<MethodHandle> loopCfgSetIdleThreads;
     private final Optional<MethodHandle> loopCfgSetMaxThreads;
+    private final Optional<MethodHandle> loopCfgDestroy;
     private final MethodHandle loopMt32;
 
     private Libfuse(SymbolLookup library) {
@@ -103,6 +104,7 @@ final class Libfuse {
                 FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
         loopCfgSetMaxThreads = optional("fuse_loop_cfg_set_max_threads",
                 FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+        loopCfgDestroy = optional("fuse_loop_cfg_destroy", FunctionDescriptor.ofVoid(ADDRESS));
         loopMt32 = bind("fuse_session_loop_mt_32", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     }
 
@@ -151,7 +153,13 @@ final class Libfuse {
             loopCfgSetCloneFd.get().invokeExact(config, 1);
             loopCfgSetIdleThreads.get().invokeExact(config, MAX_IDLE_THREADS);
             loopCfgSetMaxThreads.get().invokeExact(config, MAX_THREADS);
-            return (int) loopMt312.get().invokeExact(session, config);
+            try {
+                return (int) loopMt312.get().invokeExact(session, config);
+            } finally {
+                if (loopCfgDestroy.isPresent()) {
+                    loopCfgDestroy.get().invokeExact(config);
+                }
+            }
         }
         MemorySegment config = arena.allocate(FuseStructs.LOOP_CONFIG_V1);
         config.set(JAVA_INT, FuseStructs.offset(FuseStructs.LOOP_CONFIG_V1, "clone_fd"), 1);

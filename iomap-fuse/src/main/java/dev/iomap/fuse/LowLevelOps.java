@@ -526,7 +526,7 @@ final class LowLevelOps {
      */
     private void readdir(MemorySegment req, long nodeid, long size, long offset, MemorySegment fi, boolean plus) {
         try (Arena arena = Arena.ofConfined()) {
-            Directories.Listing listing = bridge.listing(fh(fi));
+            Directories.Listing listing = bridge.listing(fh(fi), offset);
             List<DirEntry> entries = listing.entries();
             Scratch scratch = SCRATCH.get();
             MemorySegment buffer = scratch.buffer(size);

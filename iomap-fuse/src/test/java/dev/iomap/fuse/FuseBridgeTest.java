@@ -198,6 +198,19 @@ class FuseBridgeTest {
         assertThat(bridge.lookup(ROOT, latin1).nodeid()).isNotEqualTo(bridge.lookup(ROOT, other).nodeid());
     }
 
+    /** A listing is taken once at opendir and again when readdir starts over (rewinddir). */
+    @Test
+    void readdirFromOffsetZeroAgainListsAgain() throws Exception {
+        create(ROOT, "a", 0644);
+        long dh = bridge.opendir(ROOT);
+        assertThat(bridge.listing(dh, 0).entries()).extracting(DirEntry::name).containsExactly("a");
+        create(ROOT, "b", 0644);
+        assertThat(bridge.listing(dh, 3).entries()).extracting(DirEntry::name).containsExactly("a");
+        assertThat(bridge.listing(dh, 0).entries()).extracting(DirEntry::name).containsExactly("a", "b");
+        bridge.releasedir(dh);
+        assertThat(errno(() -> bridge.listing(dh, 0))).isEqualTo(-LinuxErrno.EBADF);
+    }
+
     /** readdirplus counts a lookup only for what went into the reply. */
     @Test
     void describeCountsNothingAndHandedOutCountsOneLookup() throws Exception {
