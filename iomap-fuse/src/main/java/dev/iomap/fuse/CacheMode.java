@@ -24,8 +24,13 @@ package dev.iomap.fuse;
  * @param mode the data mode
  * @param readCache with {@link Mode#DIRECT}: whether read-only opens use the kernel's page cache
  * @param sharedImage whether other nodes change the image (nothing stays cached in the kernel)
+ * @param attributeTimeout seconds the kernel may trust attributes: 0 for a shared image, else
+ *     {@link #TIMEOUT_SECONDS} unless {@code -o attr_timeout=} says otherwise
+ * @param entryTimeout seconds the kernel may trust a name's inode: {@link #TIMEOUT_SECONDS} unless
+ *     {@code -o entry_timeout=} says otherwise
  */
-public record CacheMode(Mode mode, boolean readCache, boolean sharedImage) {
+public record CacheMode(Mode mode, boolean readCache, boolean sharedImage, double attributeTimeout,
+        double entryTimeout) {
 
     /** The data modes. */
     public enum Mode {
@@ -47,13 +52,18 @@ public record CacheMode(Mode mode, boolean readCache, boolean sharedImage) {
      * @return the mode those options ask for
      */
     public static CacheMode of(FuseMountOptions options, boolean kernelDropsCacheOnDirectWrite) {
+        HighLevelOptions asked = HighLevelOptions.of(options.fuseOptions());
+        double entry = asked.entryTimeout() != null ? asked.entryTimeout() : TIMEOUT_SECONDS;
         if (options.sharedImage()) {
-            return new CacheMode(Mode.DIRECT, false, true);
+            return new CacheMode(Mode.DIRECT, false, true, 0, entry);
         }
+        double attributes = asked.attributeTimeout() != null ? asked.attributeTimeout() : TIMEOUT_SECONDS;
         if (!options.directIo()) {
-            return new CacheMode(options.writebackCache() ? Mode.WRITEBACK : Mode.KERNEL, true, false);
+            boolean writeback = options.writebackCache() || asked.writebackCache();
+            return new CacheMode(writeback ? Mode.WRITEBACK : Mode.KERNEL, true, false, attributes, entry);
         }
-        return new CacheMode(Mode.DIRECT, options.readCache() && kernelDropsCacheOnDirectWrite, false);
+        boolean readCache = options.readCache() && kernelDropsCacheOnDirectWrite && !asked.directIo();
+        return new CacheMode(Mode.DIRECT, readCache, false, attributes, entry);
     }
 
     /**
@@ -84,16 +94,6 @@ public record CacheMode(Mode mode, boolean readCache, boolean sharedImage) {
     /** @return whether any open may use the kernel's page cache (so its automatic invalidation is turned off) */
     boolean anyCached() {
         return mode != Mode.DIRECT || readCache;
-    }
-
-    /** @return seconds the kernel may trust attributes: 0 for a shared image, else {@link #TIMEOUT_SECONDS} */
-    double attributeTimeout() {
-        return sharedImage ? 0 : TIMEOUT_SECONDS;
-    }
-
-    /** @return seconds the kernel may trust a name's inode ({@link #TIMEOUT_SECONDS}) */
-    double entryTimeout() {
-        return TIMEOUT_SECONDS;
     }
 
     /** @return whether the kernel is asked for its writeback cache */

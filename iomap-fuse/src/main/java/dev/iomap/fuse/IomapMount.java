@@ -116,7 +116,12 @@ public final class IomapMount implements AutoCloseable {
         }
         Libfuse libfuse = load(options.findLibrary());
         var owner = new InodeOperations.Caller(Owner.UID, Owner.GID);
-        CacheMode cache = CacheMode.of(options, kernelAtLeast(System.getProperty("os.version"), 6, 6));
+        CacheMode cache;
+        try {
+            cache = CacheMode.of(options, kernelAtLeast(System.getProperty("os.version"), 6, 6));
+        } catch (IllegalArgumentException e) {
+            throw new IOException("mounting on " + real + ": " + e.getMessage(), e);
+        }
         var bridge = new FuseBridge(fs, owner, cache);
         var replyFlags = new ReplyFlags(cache.directIo());
         Arena upcalls = Arena.ofShared();
@@ -269,17 +274,18 @@ public final class IomapMount implements AutoCloseable {
      * fsname, subtype, {@code default_permissions} where the file system keeps POSIX attributes (the
      * kernel then checks every access against the mode, owner and group {@code getattr} reports, as
      * for a local filesystem; without them it checks nothing and only the mounting user, or everyone
-     * with {@code allow_other}, gets in), then {@link FuseMountOptions#fuseOptions()}.
+     * with {@code allow_other}, gets in), then {@link FuseMountOptions#fuseOptions()} but for the high-level
+     * API's options ({@link HighLevelOptions}, which become the mount's {@link CacheMode}).
      */
     static List<String> arguments(IomapFileSystem fs, FuseMountOptions options) {
         List<String> args = new ArrayList<>();
         args.add("-ofsname=iomap:" + fs.adapterName());
         args.add("-osubtype=iomap");
-        if (fs.capabilities().contains(Capability.POSIX_ATTRIBUTES)
-                && !options.fuseOptions().contains("default_permissions")) {
+        List<String> libfuse = HighLevelOptions.of(options.fuseOptions()).libfuse();
+        if (fs.capabilities().contains(Capability.POSIX_ATTRIBUTES) && !libfuse.contains("default_permissions")) {
             args.add("-odefault_permissions");
         }
-        for (String option : options.fuseOptions()) {
+        for (String option : libfuse) {
             args.add("-o" + option);
         }
         return args;
