@@ -1,9 +1,8 @@
 package dev.iomap.fuse;
 
 /**
- * The Linux errno values the bridge returns (asm-generic/errno-base.h and errno.h; the same on every
- * Linux architecture jfuse supports). jfuse's {@code Errno} has no ENOSPC, EFBIG, EILSEQ, EUCLEAN, ERANGE, E2BIG, ELOOP or ENODATA, so the
- * bridge uses these; a unit test checks they agree with jfuse's where both have one.
+ * The Linux errno values the bridge returns (asm-generic/errno-base.h and errno.h; the same on amd64 and
+ * aarch64, the architectures the binding knows).
  */
 public final class LinuxErrno {
     /** Operation not permitted. */
