@@ -1,12 +1,10 @@
 package dev.iomap.fuse;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 
-import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -14,7 +12,6 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.util.List;
 
 /**
  * libfuse's {@code struct fuse_lowlevel_ops}: one upcall stub per operation the mount answers, each of
@@ -30,40 +27,21 @@ import java.util.List;
  * locks, bmap, poll, write_buf (the data is copied into iomap4j's page cache either way: splice would not
  * save that copy, see docs/design-notes.md).
  *
- * <p>Each worker thread keeps its own native scratch memory for replies ({@link Scratch}). Thread-safe.
+ * <p>Each worker thread keeps its own native scratch memory for replies ({@link ReplyMemory}). Thread-safe.
  */
 final class LowLevelOps {
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
-    /** {@code d_ino} of {@code ..}, which the mount does not look up: libfuse's {@code FUSE_UNKNOWN_INO}. */
-    private static final long UNKNOWN_INO = 0xffffffffL;
     /** libfuse's {@code FUSE_CAP_*} bits the mount changes in {@code want} (fuse_common.h). */
     static final int CAP_AUTO_INVAL_DATA = 1 << 12;
     static final int CAP_WRITEBACK_CACHE = 1 << 16;
     static final int CAP_HANDLE_KILLPRIV = 1 << 20;
-    private static final int S_IFDIR = 0040000;
 
     private final Libfuse libfuse;
     private final FuseBridge bridge;
     private final CacheMode cache;
     private final InodeOperations.Caller owner;
+    private final DirectoryReplies directories;
 
-    /** Per-thread native memory for the structs and buffers of replies. */
-    private static final class Scratch {
-        final Arena arena = Arena.ofAuto();
-        final MemorySegment entry = arena.allocate(FuseStructs.ENTRY_PARAM);
-        final MemorySegment stat = arena.allocate(FuseStructs.STAT);
-        final MemorySegment statvfs = arena.allocate(FuseStructs.STATVFS);
-        MemorySegment buffer = arena.allocate(64 * 1024, 4096);
-
-        MemorySegment buffer(long size) {
-            if (buffer.byteSize() < size) {
-                buffer = Arena.ofAuto().allocate(Math.max(size, buffer.byteSize() * 2), 4096);
-            }
-            return buffer.asSlice(0, size);
-        }
-    }
-
-    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     /**
      * @param libfuse the library
@@ -75,6 +53,7 @@ final class LowLevelOps {
         this.bridge = bridge;
         this.cache = bridge.cache();
         this.owner = owner;
+        this.directories = new DirectoryReplies(libfuse, bridge);
     }
 
     /**
@@ -194,17 +173,12 @@ final class LowLevelOps {
     }
 
     private void fillEntry(MemorySegment e, FuseBridge.Entry entry) {
-        e.fill((byte) 0);
-        e.set(JAVA_LONG, FuseStructs.ENTRY_INO, entry.nodeid());
-        e.set(JAVA_LONG, FuseStructs.ENTRY_GENERATION, Integer.toUnsignedLong(entry.generation()));
-        FuseStructs.fillStat(e.asSlice(FuseStructs.ENTRY_ATTR, FuseStructs.STAT.byteSize()), entry.attributes());
-        e.set(JAVA_DOUBLE, FuseStructs.ENTRY_ATTR_TIMEOUT, cache.attributeTimeout());
-        e.set(JAVA_DOUBLE, FuseStructs.ENTRY_ENTRY_TIMEOUT, cache.entryTimeout());
+        ReplyMemory.fillEntry(e, entry, cache);
     }
 
     /** Replies with an entry; if the kernel did not take it (an interrupted request), its lookup is given back. */
     private void replyEntry(MemorySegment req, FuseBridge.Entry entry) throws Throwable {
-        MemorySegment e = SCRATCH.get().entry;
+        MemorySegment e = ReplyMemory.current().entry;
         fillEntry(e, entry);
         if ((int) libfuse.replyEntry.invokeExact(req, e) == -LinuxErrno.ENOENT) {
             bridge.forget(entry.nodeid(), 1);
@@ -212,7 +186,7 @@ final class LowLevelOps {
     }
 
     private void replyAttr(MemorySegment req, Attributes attributes) throws Throwable {
-        MemorySegment stat = SCRATCH.get().stat;
+        MemorySegment stat = ReplyMemory.current().stat;
         stat.fill((byte) 0);
         FuseStructs.fillStat(stat, attributes);
         int ignored = (int) libfuse.replyAttr.invokeExact(req, stat, cache.attributeTimeout());
@@ -424,7 +398,7 @@ final class LowLevelOps {
             FuseBridge.Created created = bridge.create(parent, name(name), mode, info.get(JAVA_INT, FuseStructs.FI_FLAGS),
                     caller(req));
             setOpenFlags(info, created.opened());
-            MemorySegment e = SCRATCH.get().entry;
+            MemorySegment e = ReplyMemory.current().entry;
             fillEntry(e, created.entry());
             if ((int) libfuse.replyCreate.invokeExact(req, e, info) == -LinuxErrno.ENOENT) {
                 bridge.release(created.opened().fh());
@@ -439,7 +413,7 @@ final class LowLevelOps {
 
     void read(MemorySegment req, long nodeid, long size, long offset, MemorySegment fi) {
         try {
-            MemorySegment buffer = SCRATCH.get().buffer(size);
+            MemorySegment buffer = ReplyMemory.current().buffer(size);
             int n = bridge.read(fh(fi), offset, buffer.asByteBuffer());
             int ignored = (int) libfuse.replyBuf.invokeExact(req, buffer, (long) n);
         } catch (Throwable t) {
@@ -518,77 +492,19 @@ final class LowLevelOps {
         readdir(req, nodeid, size, offset, fi, true);
     }
 
-    /**
-     * readdir and readdirplus: entries from {@code offset} on ({@code .}, {@code ..}, then the listing
-     * taken at opendir; entry {@code i} has offset {@code i + 1}) while they fit in {@code size} bytes.
-     * readdirplus gives each entry but {@code .} and {@code ..} as a lookup would (counted once in the
-     * reply); one gone since the listing goes without its inode.
-     */
+    /** readdir and readdirplus: see {@link DirectoryReplies}. */
     private void readdir(MemorySegment req, long nodeid, long size, long offset, MemorySegment fi, boolean plus) {
-        try (Arena arena = Arena.ofConfined()) {
-            Directories.Listing listing = bridge.listing(fh(fi), offset);
-            List<DirEntry> entries = listing.entries();
-            Scratch scratch = SCRATCH.get();
-            MemorySegment buffer = scratch.buffer(size);
-            long used = 0;
-            for (long index = Math.max(offset, 0); index < entries.size() + 2L; index++) {
-                long added = addEntry(req, arena, scratch, buffer.asSlice(used), listing.nodeid(), index, entries,
-                        plus);
-                if (added < 0) {
-                    break;
-                }
-                used += added;
-            }
-            int ignored = (int) libfuse.replyBuf.invokeExact(req, buffer, used);
+        try {
+            directories.reply(req, bridge.listing(fh(fi), offset), size, offset, plus);
         } catch (Throwable t) {
             error(req, plus ? "readdirplus" : "readdir", nodeid, t);
         }
     }
 
-    /** @return bytes added, or -1 if entry {@code index} did not fit */
-    private long addEntry(MemorySegment req, Arena arena, Scratch scratch, MemorySegment room, long directory,
-            long index, List<DirEntry> entries, boolean plus) throws Throwable {
-        String name;
-        byte[] bytes;
-        FuseBridge.Entry entry = null;
-        MemorySegment e = scratch.entry;
-        e.fill((byte) 0);
-        MemorySegment stat = e.asSlice(FuseStructs.ENTRY_ATTR, FuseStructs.STAT.byteSize());
-        if (index < 2) {
-            name = index == 0 ? "." : "..";
-            bytes = name.getBytes(ISO_8859_1);
-            stat.set(JAVA_LONG, FuseStructs.STAT_INO, index == 0 ? bridge.nodes().ino(directory) : UNKNOWN_INO);
-            stat.set(JAVA_INT, FuseStructs.STAT_MODE, S_IFDIR);
-        } else {
-            DirEntry listed = entries.get((int) (index - 2));
-            name = listed.name();
-            bytes = FileNames.encode(name);
-            entry = plus ? bridge.describe(directory, listed) : null;
-            if (entry != null) {
-                fillEntry(e, entry);
-            } else {
-                stat.set(JAVA_LONG, FuseStructs.STAT_INO, listed.ino());
-                stat.set(JAVA_INT, FuseStructs.STAT_MODE, listed.type().modeBits());
-            }
-        }
-        MemorySegment cName = arena.allocate(bytes.length + 1L);
-        cName.copyFrom(MemorySegment.ofArray(bytes));
-        long needed = plus
-                ? (long) libfuse.addDirentryPlus.invokeExact(req, room, room.byteSize(), cName, e, index + 1)
-                : (long) libfuse.addDirentry.invokeExact(req, room, room.byteSize(), cName, stat, index + 1);
-        if (needed > room.byteSize()) {
-            return -1;
-        }
-        if (entry != null) {
-            bridge.handedOut(directory, name, entry);
-        }
-        return needed;
-    }
-
     void statfs(MemorySegment req, long nodeid) {
         try {
             FuseBridge.Statfs stat = bridge.statfs();
-            MemorySegment vfs = SCRATCH.get().statvfs;
+            MemorySegment vfs = ReplyMemory.current().statvfs;
             vfs.fill((byte) 0);
             var layout = FuseStructs.STATVFS;
             vfs.set(JAVA_LONG, FuseStructs.offset(layout, "f_bsize"), stat.blockSize());
@@ -643,7 +559,7 @@ final class LowLevelOps {
             replyErr(req, LinuxErrno.ERANGE);
             return;
         }
-        MemorySegment buffer = SCRATCH.get().buffer(Math.max(1, value.length));
+        MemorySegment buffer = ReplyMemory.current().buffer(Math.max(1, value.length));
         buffer.copyFrom(MemorySegment.ofArray(value));
         int ignored = (int) libfuse.replyBuf.invokeExact(req, buffer, (long) value.length);
     }
@@ -667,7 +583,7 @@ final class LowLevelOps {
             MemorySegment inBuf, long inSize, long outSize) {
         try {
             int bytes = InodeOperations.ioctlBytes(command);
-            MemorySegment buffer = SCRATCH.get().buffer(Math.max(bytes, 1)).asSlice(0, bytes);
+            MemorySegment buffer = ReplyMemory.current().buffer(Math.max(bytes, 1)).asSlice(0, bytes);
             buffer.fill((byte) 0);
             if (!InodeOperations.ioctlAnswers(command) && bytes > 0) {
                 if (inSize < bytes || inBuf.equals(MemorySegment.NULL)) {
