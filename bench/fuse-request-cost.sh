@@ -36,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 label=${label:-$(basename "$jar")}
+jar=$(realpath "$jar")
 java="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
 iomap() { "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" "$@"; }
 mkdir -p "$dir"
@@ -97,7 +98,7 @@ for rw in randread randwrite; do
         (cd "$mnt" && fio --output-format=json --output="$dir/$rw.$round.json" "$dir/$rw.fio")
         results+=("$rw fuse $(percentiles "$dir/$rw.$round.json" "$rw")")
         (cd "$dir" && iomap bench --progress=never --warmup 1 --device ram:512m --output-format=json --output "$dir/$rw.$round.ours.json" \
-            "$dir/$rw.fio" >/dev/null 2>&1) || true
+            "$dir/$rw.fio" >/dev/null 2>"$dir/bench.log") || { echo "iomap bench failed:" >&2; cat "$dir/bench.log" >&2; }
         if [[ -s "$dir/$rw.$round.ours.json" ]]; then
             results+=("$rw ours $(percentiles "$dir/$rw.$round.ours.json" "$rw")")
         fi
