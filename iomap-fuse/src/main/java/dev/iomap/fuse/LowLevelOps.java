@@ -235,11 +235,34 @@ final class LowLevelOps {
         ReplyFlags.expectInit();
     }
 
+    /**
+     * {@code lookup}: the entry, or where there is no such name a negative entry (node id 0) that the
+     * kernel keeps for the entry timeout, so that asking again for a missing name (a build's include
+     * path, a shell's command search) costs no request; every name is created through this mount, which
+     * the kernel sees. A shared image answers ENOENT instead (other nodes create names).
+     */
     void lookup(MemorySegment req, long parent, MemorySegment name) {
         try {
             replyEntry(req, bridge.lookup(parent, name(name)));
+        } catch (java.nio.file.NoSuchFileException missing) {
+            if (cache.sharedImage()) {
+                replyErr(req, LinuxErrno.ENOENT);
+                return;
+            }
+            replyNegative(req);
         } catch (Throwable t) {
             error(req, "lookup", parent, t);
+        }
+    }
+
+    private void replyNegative(MemorySegment req) {
+        MemorySegment e = ReplyMemory.current().entry;
+        e.fill((byte) 0);
+        e.set(java.lang.foreign.ValueLayout.JAVA_DOUBLE, FuseStructs.ENTRY_ENTRY_TIMEOUT, cache.entryTimeout());
+        try {
+            int ignored = (int) libfuse.replyEntry.invokeExact(req, e);
+        } catch (Throwable t) {
+            // the request is answered or gone
         }
     }
 

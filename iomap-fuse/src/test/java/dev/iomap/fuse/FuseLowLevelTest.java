@@ -70,6 +70,17 @@ class FuseLowLevelTest {
         mount.unmount();
     }
 
+    /** A missing name is cached as missing (a negative entry), and every change through the mount shows at once. */
+    @Test
+    void aMissingNameIsSeenAsCreatedRemovedAndRenamedAtOnce() throws Exception {
+        mount(FuseMountOptions.defaults());
+        String out = mount.sh("test -e x || echo missing; test -e x || echo still; echo a > x; cat x; rm x; "
+                + "test -e x || echo gone; mkdir x; test -d x && echo dir; mv x y; test -e x || echo moved; "
+                + "test -d y && echo there");
+        assertThat(out).isEqualTo("missing\nstill\na\ngone\ndir\nmoved\nthere\n");
+        mount.unmount();
+    }
+
     /** Before: a direct-I/O write by a user without CAP_FSETID left set-user-ID on the file. */
     @Test
     void aWriteByAnotherUserClearsSetUserId() throws Exception {
