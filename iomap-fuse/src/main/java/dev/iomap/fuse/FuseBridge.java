@@ -272,7 +272,7 @@ public final class FuseBridge {
 
     private FileStat stat(long nodeid) throws IOException {
         try {
-            return onPath(nodeid, inodes::lstat);
+            return onPath(nodeid, path -> current(nodeid, inodes.lstat(path)));
         } catch (NoSuchFileException e) {
             IomapFile open = nodes.openFile(nodeid);
             if (open == null) {
@@ -280,6 +280,20 @@ public final class FuseBridge {
             }
             return open.stat();
         }
+    }
+
+    /**
+     * @param nodeid the node a path was built for
+     * @param stat what the path names now
+     * @return {@code stat}, if it is the node's inode
+     * @throws ErrnoException ESTALE if the name now names another inode (another node of a shared image
+     *     replaced it; the kernel then looks the path up again)
+     */
+    private FileStat current(long nodeid, FileStat stat) throws ErrnoException {
+        if (nodes.nodeid(stat.ino()) != nodeid) {
+            throw new ErrnoException(LinuxErrno.ESTALE, "node " + nodeid + ": its name now names inode " + stat.ino());
+        }
+        return stat;
     }
 
     /**
@@ -515,7 +529,13 @@ public final class FuseBridge {
      */
     Opened open(long nodeid, int flags, InodeOperations.Caller caller) throws IOException {
         return onPath(nodeid, path -> {
-            IomapFile file = openFile(path, flags);
+            IomapFile file = openFile(path, flags & ~O_TRUNC);
+            if (nodes.nodeid(file.ino()) != nodeid) {
+                file.close();
+                throw new ErrnoException(LinuxErrno.ESTALE, "open of node " + nodeid + ": its name now names inode "
+                        + file.ino());
+            }
+            truncateOnOpen(file, flags);
             if ((flags & O_TRUNC) != 0 && caller.uid() != 0 && inodes.killPrivileges(path)) {
                 attributesChanged.accept(nodeid);
             }
@@ -590,11 +610,16 @@ public final class FuseBridge {
             throw new NotSupportedException("open " + path + " with " + wanted + ": " + e.getMessage(),
                     NotSupportedException.Refusal.INVALID_ARGUMENT);
         }
+        truncateOnOpen(file, flags);
+        return file;
+    }
+
+    /** {@code O_TRUNC}: empties the file just opened (closed if that fails). */
+    private static void truncateOnOpen(IomapFile file, int flags) throws IOException {
         try {
             if ((flags & O_TRUNC) != 0 && file.size() > 0) {
                 file.truncate(0);
             }
-            return file;
         } catch (IOException | RuntimeException e) {
             file.close();
             throw e;

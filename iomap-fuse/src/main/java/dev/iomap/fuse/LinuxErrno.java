@@ -57,6 +57,8 @@ public final class LinuxErrno {
     public static final int EILSEQ = 84;
     /** Operation not supported (ENOTSUP is the same number on Linux). */
     public static final int EOPNOTSUPP = 95;
+    /** Stale file handle: a node id whose name now names another inode (the kernel looks the path up again). */
+    public static final int ESTALE = 116;
     /** Structure needs cleaning: XFS's and ext4's EFSCORRUPTED. */
     public static final int EUCLEAN = 117;
 
@@ -96,6 +98,7 @@ public final class LinuxErrno {
             case EOPNOTSUPP -> "EOPNOTSUPP";
             case ENOTTY -> "ENOTTY";
             case EUCLEAN -> "EUCLEAN";
+            case ESTALE -> "ESTALE";
             default -> "errno " + errno;
         };
     }

@@ -142,6 +142,20 @@ class FuseBridgeTest {
         assertThat(errno(() -> bridge.getattr(nodeid, 0))).isEqualTo(-LinuxErrno.ENOENT);
     }
 
+    /** A name another node replaced (the image changed behind the kernel) is ESTALE: the kernel looks again. */
+    @Test
+    void aNodeWhoseNameNowNamesAnotherInodeIsStale() throws Exception {
+        FuseBridge.Created a = create(ROOT, "a", 0644);
+        bridge.release(a.opened().fh());
+        bridge.release(create(ROOT, "b", 0644).opened().fh());
+        fs.rename("/b", "/a");
+
+        long nodeid = a.entry().nodeid();
+        assertThat(errno(() -> bridge.getattr(nodeid, 0))).isEqualTo(-LinuxErrno.ESTALE);
+        assertThat(errno(() -> bridge.open(nodeid, O_RDWR | FuseBridge.O_TRUNC, USER))).isEqualTo(-LinuxErrno.ESTALE);
+        assertThat(bridge.lookup(ROOT, "a").nodeid()).isNotEqualTo(nodeid);
+    }
+
     /** Paths are built from names: renaming a directory moves every path below it. */
     @Test
     void renamingADirectoryMovesThePathsOfWhatIsInIt() throws Exception {
