@@ -59,6 +59,7 @@ import java.util.concurrent.ExecutionException;
  * <table>
  * <caption>exception to errno</caption>
  * <tr><th>exception</th><th>errno</th></tr>
+ * <tr><td>{@link ErrnoException} (an errno the bridge chose itself)</td><td>its errno</td></tr>
  * <tr><td>{@link NoSuchFileException}</td><td>ENOENT</td></tr>
  * <tr><td>{@link FileAlreadyExistsException}</td><td>EEXIST</td></tr>
  * <tr><td>{@link DirectoryNotEmptyException}</td><td>ENOTEMPTY</td></tr>
@@ -110,6 +111,7 @@ public final class ErrnoMapping {
     public static int errno(Throwable error) {
         Throwable cause = unwrap(error);
         return switch (cause) {
+            case ErrnoException e -> e.errno();
             case NoSuchFileException e -> ENOENT;
             case FileAlreadyExistsException e -> EEXIST;
             case DirectoryNotEmptyException e -> ENOTEMPTY;
