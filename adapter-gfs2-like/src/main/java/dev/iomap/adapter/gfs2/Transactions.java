@@ -243,9 +243,9 @@ final class Transactions {
             return;
         }
         List<Long> data = new ArrayList<>();
-        for (Long b : volume.dirty.keySet()) {
-            if (volume.jdataImages.containsKey(b)) {
-                data.add(b);
+        for (Map.Entry<Long, Supplier<ByteBuffer>> e : volume.dirty.entrySet()) {
+            if (e.getValue() instanceof Volume.DataImage) {
+                data.add(e.getKey());
             }
         }
         long chunk = Math.max(1, max / 2);
@@ -268,9 +268,12 @@ final class Transactions {
 
     /**
      * Journals the bytes of a jdata ioend before its home write (gfs2 writes the log first): every block
-     * whose bytes are not what the journal already holds committed is logged, in a transaction of its
-     * own committed now, and leaves the running transaction. Runs under {@code meta}, as commits do, so
-     * the newest image always commits last.
+     * whose bytes are not what the journal already holds committed ({@link Journal#latest}) is logged, in
+     * a transaction of its own committed now, and leaves the running transaction. A block the journal
+     * holds no image of (never logged, or checkpointed since) is logged too: what this adapter keeps of
+     * journaled data is the running transaction and the journal's overlay, both bounded by the log, never
+     * a copy of every journaled block. Runs under {@code meta}, as commits do, so the newest image always
+     * commits last.
      *
      * @param blocks device block numbers
      * @param bytes each block's bytes
@@ -283,10 +286,7 @@ final class Transactions {
             Journal.Transaction tx = volume.journal.begin();
             try {
                 for (int i = 0; i < blocks.length; i++) {
-                    byte[] known = volume.jdataImages.get(blocks[i]);
-                    boolean committed = known != null && !volume.dirty.containsKey(blocks[i])
-                            && java.util.Arrays.equals(known, bytes[i]);
-                    if (!committed) {
+                    if (!committed(blocks[i], bytes[i])) {
                         tx.log(blocks[i], ByteBuffer.wrap(bytes[i]));
                     }
                 }
@@ -299,13 +299,20 @@ final class Transactions {
             } finally {
                 tx.close();
             }
-            for (int i = 0; i < blocks.length; i++) {
-                volume.jdataImages.put(blocks[i], bytes[i]);
-                volume.dirty.remove(blocks[i]);
+            for (long block : blocks) {
+                volume.dirty.remove(block);
             }
         } finally {
             meta.unlock();
         }
+    }
+
+    /** @return whether {@code bytes} are the committed image of {@code block} and no newer one is pending */
+    private boolean committed(long block, byte[] bytes) {
+        if (volume.dirty.containsKey(block)) {
+            return false;
+        }
+        return volume.journal.latest(block).map(image -> image.equals(ByteBuffer.wrap(bytes))).orElse(false);
     }
 
     /** @return transactions committed by jdata writeback */

@@ -38,8 +38,6 @@ final class Volume {
     final Map<Long, IomapInode> ordered = new LinkedHashMap<>();
     /** File blocks allocated by the running transaction, per inode: {@code [start, end)} ranges. */
     final Map<Long, List<long[]>> newBlocks = new HashMap<>();
-    /** Journaled data: the newest bytes of each jdata block, logged at the next commit if dirty. */
-    final Map<Long, byte[]> jdataImages = new HashMap<>();
     /** Per-inode multi-block reservations: {@code ino -> [next, end)}. */
     private final Map<Long, long[]> reservations = new HashMap<>();
     /** Cluster nodes: groups whose copy must be read again before use. */
@@ -176,18 +174,31 @@ final class Volume {
         dirtyBitmap(rg, block);
         dirty.remove(block);
         indirects.remove(block);
-        jdataImages.remove(block);
     }
 
     /**
-     * Adds the newest bytes of a journaled data block to the running transaction.
+     * Adds the newest bytes of a journaled data block to the running transaction. The volume keeps them
+     * only until that transaction commits (or the block is logged at writeback or freed first), so
+     * journaled data held in memory is bounded by the transaction, as jbd2's buffers are.
      *
      * @param block the device block
      * @param bytes one block, owned by the volume from now on
      */
     void logData(long block, byte[] bytes) {
-        jdataImages.put(block, bytes);
-        dirty.put(block, () -> java.nio.ByteBuffer.wrap(jdataImages.get(block)));
+        dirty.put(block, new DataImage(bytes));
+    }
+
+    /**
+     * The newest bytes of a journaled data block in the running transaction: what {@link #dirty} holds for
+     * such a block, so a commit can tell data from metadata.
+     *
+     * @param bytes one block
+     */
+    record DataImage(byte[] bytes) implements Supplier<ByteBuffer> {
+        @Override
+        public ByteBuffer get() {
+            return ByteBuffer.wrap(bytes);
+        }
     }
 
     /**
