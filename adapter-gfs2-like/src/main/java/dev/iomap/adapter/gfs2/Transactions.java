@@ -31,9 +31,14 @@ import java.util.function.Supplier;
  * data blocks of the running transaction still outgrow the log, a commit first logs them in data-only
  * transactions of their own (as {@link #journalData} does at writeback) before the metadata.
  *
- * <p>Failure policy: a commit that fails before it writes to the journal (writing back ordered data,
- * the device flush that makes it durable) changes nothing: the running transaction stays as it was,
- * the error goes to the caller (an fsync fails), and the next commit tries again. A failure that
+ * <p>Failure policy: a failed write-back of ordered data does not fail the commit, as in GFS2 (whose
+ * {@code gfs2_ordered_wait} leaves the error in the mapping) and jbd2 (which warns and commits unless
+ * mounted {@code data_err=abort}): the error is recorded on that file's mapping and reported by its
+ * next fsync (once per open file), the blocks the failed write allocated in the running transaction are
+ * freed again ({@link Gfs2IomapOps#ioendCompleted}, so the committed file reads zeroes there, never a
+ * former owner's bytes), and the transaction commits. A commit whose device flush fails (before it
+ * writes to the journal) changes nothing: the running transaction stays as it was, the error goes to
+ * the caller (an fsync fails), and the next commit tries again. A failure that
  * aborts the journal (a journal write; see {@link Journal}) shuts the mount down, as jbd2's abort
  * does: every later {@link #makeRoom}, {@link #commit} and write of the mount throws
  * {@link FilesystemShutdownException} naming the first failure, so nothing is written on top of a
@@ -154,7 +159,8 @@ final class Transactions {
 
     /**
      * Commits the running transaction (or shuts the mount down if that fails: see the class comment):
-     * writes back and waits the data of every ordered inode, then
+     * writes back and waits the data of every ordered inode (a failed write-back is that file's error,
+     * for its next fsync, and does not stop the commit), then
      * flushes the device (so the ordered data is durable before the commit record can be), logs the
      * newest image of every dirty block and commits (one journal flush). A freed block with a
      * logged image (metadata, or journaled data) is revoked in the same commit, so neither replay nor
@@ -163,8 +169,7 @@ final class Transactions {
      *
      * @throws FilesystemShutdownException if this or an earlier commit aborted the journal (the cause is
      *     attached)
-     * @throws IOException if writing back ordered data or flushing the device failed (nothing was
-     *     committed; the next commit retries)
+     * @throws IOException if flushing the device failed (nothing was committed; the next commit retries)
      */
     void commit() throws IOException {
         commitLock.lock();
@@ -194,6 +199,8 @@ final class Transactions {
             meta.unlock();
         }
         for (IomapInode inode : inodes) {
+            // Records a failed write in the inode's mapping (for its fsync) and frees the blocks it
+            // allocated here: the commit goes ahead without that data.
             inode.writeAndWait(0, Long.MAX_VALUE);
         }
         meta.lock();
