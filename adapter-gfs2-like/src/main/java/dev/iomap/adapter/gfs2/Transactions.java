@@ -68,21 +68,27 @@ final class Transactions {
 
     /**
      * Reserves room in the running transaction for {@code want} more blocks, committing first when it
-     * would not fit (jbd2's {@code start_this_handle}). Release with {@link #release}. Call holding
-     * neither the gate nor {@code meta}.
+     * would not fit (jbd2's {@code start_this_handle}), or when the blocks the running transaction
+     * freed are needed for the operation's allocations ({@link Volume#needsFreedBlocks}: they are
+     * reusable only once it commits). Release with {@link #release}. Call holding neither the gate nor
+     * {@code meta}.
      *
-     * @param want blocks the operation may log
+     * @param want blocks the operation may log (and about as many it may allocate)
      * @throws IOException if a commit fails
      */
     void makeRoom(long want) throws IOException {
         checkHealthy();
+        boolean committedForSpace = false;
         while (true) {
             meta.lock();
             try {
-                if (volume.dirty.size() + reserved + want <= limit || (volume.dirty.isEmpty() && reserved == 0)) {
+                boolean fits = volume.dirty.size() + reserved + want <= limit
+                        || (volume.dirty.isEmpty() && reserved == 0);
+                if (fits && (committedForSpace || !volume.needsFreedBlocks(want))) {
                     reserved += want;
                     return;
                 }
+                committedForSpace = fits;
             } finally {
                 meta.unlock();
             }
