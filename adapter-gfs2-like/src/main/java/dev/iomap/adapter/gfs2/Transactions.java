@@ -282,7 +282,8 @@ final class Transactions {
     /**
      * Journals the bytes of a jdata ioend before its home write (gfs2 writes the log first): every block
      * whose bytes are not what the journal already holds committed ({@link Journal#latest}) is logged, in
-     * a transaction of its own committed now, and leaves the running transaction. A block the journal
+     * transactions of their own (as many as the log needs: an ioend may be larger than the log) committed
+     * now, and leaves the running transaction. A block the journal
      * holds no image of (never logged, or checkpointed since) is logged too: what this adapter keeps of
      * journaled data is the running transaction and the journal's overlay, both bounded by the log, never
      * a copy of every journaled block. Runs under {@code meta}, as commits do, so the newest image always
@@ -296,17 +297,20 @@ final class Transactions {
         checkHealthy();
         meta.lock();
         try {
+            long max = volume.journal.maxTransactionBlocks();
             Journal.Transaction tx = volume.journal.begin();
             try {
                 for (int i = 0; i < blocks.length; i++) {
-                    if (!committed(blocks[i], bytes[i])) {
-                        tx.log(blocks[i], ByteBuffer.wrap(bytes[i]));
+                    if (committed(blocks[i], bytes[i])) {
+                        continue;
                     }
+                    if (tx.blocks() == max) {
+                        commitData(tx);
+                        tx = volume.journal.begin();
+                    }
+                    tx.log(blocks[i], ByteBuffer.wrap(bytes[i]));
                 }
-                if (tx.blocks() > 0) {
-                    tx.commit();
-                    dataCommits.incrementAndGet();
-                }
+                commitData(tx);
             } catch (IOException | RuntimeException e) {
                 throw failed(e);
             } finally {
@@ -317,6 +321,14 @@ final class Transactions {
             }
         } finally {
             meta.unlock();
+        }
+    }
+
+    /** Commits a transaction of journaled data blocks, if it logged any. */
+    private void commitData(Journal.Transaction tx) throws IOException {
+        if (tx.blocks() > 0) {
+            tx.commit();
+            dataCommits.incrementAndGet();
         }
     }
 
