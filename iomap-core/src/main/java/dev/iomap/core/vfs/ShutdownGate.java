@@ -52,14 +52,13 @@ final class ShutdownGate implements BlockDevice {
     }
 
     /**
-     * @throws FilesystemShutdownException a new one, caused by the shutdown's, if the mount was shut down
+     * @throws FilesystemShutdownException a new one with the shutdown's message, if the mount was shut
+     *     down (without its cause: the first one, which {@link #shutDown} returned, carries that)
      */
     void check() throws FilesystemShutdownException {
         FilesystemShutdownException first = shutdown;
         if (first != null) {
-            FilesystemShutdownException e = new FilesystemShutdownException(first.getMessage());
-            e.initCause(first.getCause());
-            throw e;
+            throw new FilesystemShutdownException(first.getMessage());
         }
     }
 
