@@ -33,28 +33,51 @@ public record StoreFormat(long journalBlocks) {
      *     most {@link #MAX_DEFAULT_JOURNAL_BLOCKS} blocks
      */
     public static StoreFormat defaults(BlockDevice device) {
-        long blocks = device.capacity() / device.blockSize();
+        return defaults(device.blockSize(), device.capacity());
+    }
+
+    /**
+     * @param blockSize the device's block size
+     * @param capacity the device's size in bytes
+     * @return the default for a device of that geometry (see {@link #defaults(BlockDevice)})
+     */
+    public static StoreFormat defaults(int blockSize, long capacity) {
+        long blocks = capacity / blockSize;
         return new StoreFormat(Math.clamp(blocks / 64, MIN_JOURNAL_BLOCKS, MAX_DEFAULT_JOURNAL_BLOCKS));
     }
 
     /**
-     * Writes an empty store with this geometry (see {@link BtreeStore#format}).
+     * Checks, without a device, that {@link BtreeStore#format} accepts this geometry on a device of
+     * {@code blockSize}-byte blocks and {@code capacity} bytes: the checks it makes before it writes.
+     *
+     * @param blockSize the device's block size
+     * @param capacity the device's size in bytes
+     * @throws IllegalArgumentException if the blocks are smaller than 1 KiB, or the device has no room
+     *     for the superblocks, the journal and 64 blocks after it
+     */
+    public void check(int blockSize, long capacity) {
+        long total = capacity / blockSize;
+        if (blockSize < 1024) {
+            throw new IllegalArgumentException("B-tree nodes need blocks of at least 1024 bytes, the device has "
+                    + blockSize);
+        }
+        if (Superblock.COPIES + journalBlocks + 64 > total) {
+            throw new IllegalArgumentException("device of " + total + " blocks is too small for a journal of "
+                    + journalBlocks + " blocks");
+        }
+    }
+
+    /**
+     * Writes an empty store with this geometry (see {@link BtreeStore#format}), after {@link #check}.
      *
      * @param device the device
      * @throws IOException if the device fails
      */
     void write(BlockDevice device) throws IOException {
         int blockSize = device.blockSize();
+        check(blockSize, device.capacity());
         long total = device.capacity() / blockSize;
         long dataStart = Superblock.COPIES + journalBlocks;
-        if (blockSize < 1024) {
-            throw new IllegalArgumentException("B-tree nodes need blocks of at least 1024 bytes, the device has "
-                    + blockSize);
-        }
-        if (dataStart + 64 > total) {
-            throw new IllegalArgumentException("device of " + total + " blocks is too small for a journal of "
-                    + journalBlocks + " blocks");
-        }
         long nonce = ThreadLocalRandom.current().nextLong();
         Node root = new Node(0);
         root.block = dataStart;
