@@ -68,6 +68,23 @@ public record StoreFormat(long journalBlocks) {
     }
 
     /**
+     * Writes zeroes over the whole journal ring (an empty ring: replay stops at its first block). All of
+     * it, not only the first block: on an image file the ring is then held by the host, so a journal
+     * write never needs room the host may not have (a full host filesystem would otherwise fail a
+     * commit, and the store with it, while the image has space).
+     */
+    private void writeEmptyRing(BlockDevice device) throws IOException {
+        int blockSize = device.blockSize();
+        int chunkBlocks = Math.max(1, (1 << 20) / blockSize);
+        ByteBuffer zeroes = ByteBuffer.allocate(chunkBlocks * blockSize);
+        for (long done = 0; done < journalBlocks; done += chunkBlocks) {
+            int blocks = (int) Math.min(chunkBlocks, journalBlocks - done);
+            BlockIo.write(device, Superblock.COPIES + done, zeroes.duplicate().limit(blocks * blockSize),
+                    IoPurpose.METADATA);
+        }
+    }
+
+    /**
      * Writes an empty store with this geometry (see {@link BtreeStore#format}), after {@link #check}.
      *
      * @param device the device
@@ -84,7 +101,7 @@ public record StoreFormat(long journalBlocks) {
         Superblock first = new Superblock(1, blockSize, total, Superblock.COPIES, journalBlocks, nonce,
                 dataStart, 0, 0, Superblock.COPIES, total - dataStart - 1, 1);
         BlockIo.write(device, dataStart, root.encode(blockSize, 1), IoPurpose.METADATA);
-        BlockIo.write(device, Superblock.COPIES, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
+        writeEmptyRing(device);
         BlockIo.write(device, 1, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
         BlockIo.write(device, 0, first.encode(), IoPurpose.METADATA);
         device.flush();
