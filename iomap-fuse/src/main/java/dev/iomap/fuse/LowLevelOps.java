@@ -33,6 +33,8 @@ final class LowLevelOps {
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
     /** libfuse's {@code FUSE_CAP_*} bits the mount changes in {@code want} (fuse_common.h). */
     static final int CAP_AUTO_INVAL_DATA = 1 << 12;
+    static final int CAP_READDIRPLUS = 1 << 13;
+    static final int CAP_READDIRPLUS_AUTO = 1 << 14;
     static final int CAP_WRITEBACK_CACHE = 1 << 16;
     static final int CAP_HANDLE_KILLPRIV = 1 << 20;
 
@@ -220,8 +222,12 @@ final class LowLevelOps {
      * ({@code max_write}, {@code max_readahead}; libfuse then asks for {@code max_pages} to match), turns
      * off {@code FUSE_CAP_HANDLE_KILLPRIV} (its successor, {@code FUSE_HANDLE_KILLPRIV_V2}, goes into the
      * reply: {@link ReplyFlags}), turns off {@code FUSE_CAP_AUTO_INVAL_DATA} where opens may cache (with it
-     * the kernel asks getattr before every cached read; nothing but this mount changes the files), and asks
-     * for the writeback cache in {@link CacheMode.Mode#WRITEBACK}.
+     * the kernel asks getattr before every cached read; nothing but this mount changes the files), turns
+     * off {@code FUSE_CAP_READDIRPLUS_AUTO} so that every page of a listing comes with its entries'
+     * attributes (with it the kernel uses readdirplus for the first page only, unless lookups happened
+     * between two pages, and {@code find -ls}, {@code ls -l} or {@code rsync} of a large directory then
+     * sent one LOOKUP per entry: 5,000 lookups for 5,000 files), and asks for the writeback cache in
+     * {@link CacheMode.Mode#WRITEBACK}.
      */
     @SuppressWarnings("restricted") // libfuse's struct fuse_conn_info
     void init(MemorySegment userdata, MemorySegment conn) {
@@ -231,6 +237,9 @@ final class LowLevelOps {
         int want = info.get(JAVA_INT, wantAt) & ~CAP_HANDLE_KILLPRIV;
         if (cache.anyCached()) {
             want &= ~CAP_AUTO_INVAL_DATA;
+        }
+        if ((want & CAP_READDIRPLUS) != 0) {
+            want &= ~CAP_READDIRPLUS_AUTO;
         }
         if (cache.writebackCache() && (capable & CAP_WRITEBACK_CACHE) != 0) {
             want |= CAP_WRITEBACK_CACHE;
