@@ -171,7 +171,12 @@ export TEST_FS_MOUNT_OPTS="-o $(fuse_options "$config")"
 EOF
             ;;
     esac
+    # df -l -t TYPE: xfstests runs df over every mount to find its devices, and a FUSE mount that does not
+    # answer (another user's, paused) would hang it; only local mounts of the config's type are asked.
+    local types="-t fuseblk.iomap -t fuse.iomap"
+    [[ "$adapter" == ext4 || "$adapter" == xfs ]] && types="-t $adapter"
     cat >>"$dir/local.config" <<EOF
+export DF_PROG="$(type -P df) -T -P -l $types"
 export TEST_DEV=$test_loop
 export TEST_DIR=$dir/mnt/test
 export SCRATCH_DEV=$scratch_loop

@@ -18,10 +18,11 @@ import java.util.List;
  *   <li>{@code noatime}: never; {@code nodiratime}: never for directories (files as the mode says).
  * </ul>
  *
- * <p>Reads served from the kernel's page cache (read-only opens of a cached mount, {@link CacheMode}) never
- * reach the mount and update nothing; under {@code relatime} the first read after a change is not one of
- * them (a change through the mount drops the kernel's cached pages), so only {@code strictatime}'s repeated
- * reads of a cached file are missed.
+ * <p>Reads served from the kernel's page cache never reach the mount and update nothing; under
+ * {@code relatime} the first read after a change is not one of them (a change through the mount drops the
+ * kernel's cached pages). So a {@code strictatime} mount makes read-only opens direct I/O too
+ * ({@link IomapMount}); with {@code --kernel-cache} or {@code --writeback-cache}, repeated reads of cached
+ * pages still leave the access time as it was.
  *
  * @param mode the mount's atime mode
  * @param noDirectoryAtime whether directory listings never update it ({@code nodiratime})

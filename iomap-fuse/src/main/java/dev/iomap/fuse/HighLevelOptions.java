@@ -28,12 +28,12 @@ record HighLevelOptions(List<String> libfuse, Double attributeTimeout, Double en
             "noauto_cache", "negative_timeout", "ac_attr_timeout", "remember", "noforget", "nopath", "intr",
             "intr_signal");
     /**
-     * Atime options libfuse does not take ({@code noatime} and {@code nodiratime} it passes to the kernel):
+     * Atime options libfuse does not take ({@code noatime} it passes to the kernel):
      * the mount applies them itself ({@link AtimePolicy}), as the kernel leaves a FUSE file's access time to
      * its file system.
      */
     private static final Set<String> ATIME = Set.of("atime", "relatime", "norelatime", "strictatime",
-            "nostrictatime", "diratime", "lazytime", "nolazytime");
+            "nostrictatime", "diratime", "nodiratime", "lazytime", "nolazytime");
 
     /**
      * @param options {@code -o} options as given, each possibly a comma list

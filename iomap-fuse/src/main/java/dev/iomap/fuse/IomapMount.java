@@ -114,6 +114,10 @@ public final class IomapMount implements AutoCloseable {
         }
         Libfuse libfuse = load(options.findLibrary());
         var owner = new InodeOperations.Caller(Owner.UID, Owner.GID);
+        if (options.atime().mode() == AtimePolicy.Mode.STRICT) {
+            // a read the kernel's page cache serves never reaches the mount, which could not update atime
+            options = options.withReadCache(false);
+        }
         CacheMode cache;
         try {
             cache = CacheMode.of(options, kernelAtLeast(System.getProperty("os.version"), 6, 6));
