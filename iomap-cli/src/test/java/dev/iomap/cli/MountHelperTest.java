@@ -27,11 +27,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * written. The helper runs {@code bin/iomap} of this checkout on the test class path
  * ({@code IOMAP_CLASSPATH}). Remounts: {@code -Dmount.remounts=N} (default 3; issue 38 asks 100 once).
  * Every mount still mounted is lazily unmounted after the test and every process it left is stopped.
+ * Each command is bounded ({@link #WAIT_SECONDS}), so the loop has no timeout of its own (100 rounds take
+ * about 10 minutes on a loaded machine).
  */
-@Timeout(600)
 class MountHelperTest {
     private static final long WAIT_SECONDS = 60;
     private static final int REMOUNTS = Integer.getInteger("mount.remounts", 3);
+    private static final boolean MOUNT_ENVIRONMENT = true;
 
     @TempDir
     Path dir;
@@ -56,6 +58,7 @@ class MountHelperTest {
     }
 
     @ParameterizedTest
+    @Timeout(300)
     @ValueSource(strings = {"xfs-like", "gfs2-like", "bcachefs-like"})
     void theHelperMountsEachAdapterAsMountWouldAndReturnsOnceMounted(String adapter) throws Exception {
         assumeTrue(ClusterProcesses.fuseAvailable(), "no /dev/fuse or fusermount3");
@@ -93,6 +96,7 @@ class MountHelperTest {
     }
 
     @Test
+    @Timeout(300)
     void theHelperMountsAClusterNode() throws Exception {
         assumeTrue(ClusterProcesses.fuseAvailable(), "no /dev/fuse or fusermount3");
         try (ClusterProcesses cluster = new ClusterProcesses(dir)) {
@@ -111,6 +115,40 @@ class MountHelperTest {
             unmount(mountPoint);
             awaitFsckClean(image);
         }
+    }
+
+    /**
+     * {@code -o blkdev} as mount(8) runs the helper, without PATH: fuseblk over a loop device the mount
+     * attaches (losetup), the loop device as the source; {@code umount} returns only once the image is
+     * clean and let go of, and the loop device goes with the mount.
+     */
+    @Test
+    @Timeout(300)
+    void aBlkdevMountThroughTheHelperIsCleanWhenUmountReturns() throws Exception {
+        assumeTrue(ClusterProcesses.fuseAvailable(), "no /dev/fuse or fusermount3");
+        assumeTrue("root".equals(System.getProperty("user.name")) && Files.isExecutable(Path.of("/usr/sbin/losetup")),
+                "a loop device needs root and losetup");
+        Path image = image("xfs-like");
+        Path mountPoint = mountPoint("mnt");
+        Path helper = installHelper();
+
+        run(List.of(helper.toString(), image.toString(), mountPoint.toString(), "-o",
+                "adapter=xfs-like,blkdev,log=" + dir.resolve("log")), MOUNT_ENVIRONMENT);
+
+        String line = mountInfo(mountPoint);
+        assertThat(line).as("mounted as fuseblk over a loop device").contains(" - fuseblk.iomap /dev/loop");
+        String loop = line.substring(line.indexOf(" - fuseblk.iomap ") + " - fuseblk.iomap ".length()).split(" ")[0];
+        Files.writeString(mountPoint.resolve("f"), "over " + loop);
+        unmount(mountPoint);
+        Cli fsck = Cli.run("fsck", image.toString());
+        assertThat(fsck.status()).as("fsck right after umount: " + fsck.out() + fsck.err()).isZero();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (Files.exists(Path.of("/sys/block", Path.of(loop).getFileName().toString(), "loop"))
+                && System.nanoTime() < end) {
+            Thread.sleep(50);
+        }
+        assertThat(Path.of("/sys/block", Path.of(loop).getFileName().toString(), "loop")).as(loop + " detached")
+                .doesNotExist();
     }
 
     private Path image(String adapter) throws IOException {
@@ -160,9 +198,21 @@ class MountHelperTest {
     }
 
     private void run(List<String> command) throws Exception {
+        run(command, false);
+    }
+
+    /**
+     * Runs a command to its end, which must be status 0.
+     *
+     * @param mountEnvironment whether without PATH, as mount(8) runs its helpers
+     */
+    private void run(List<String> command, boolean mountEnvironment) throws Exception {
         Path out = dir.resolve("command.out");
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
         Map<String, String> env = builder.environment();
+        if (mountEnvironment) {
+            env.remove("PATH");
+        }
         env.put("IOMAP_CLASSPATH", System.getProperty("java.class.path"));
         env.put("IOMAP_JAVA_HOME", Path.of(System.getProperty("java.home")).toString());
         Process process = builder.start();
