@@ -295,8 +295,9 @@ public final class FuseBridge {
      *
      * @param nodeid a node
      * @param fh an open handle of it, or 0 for none
-     * @return its attributes: the open file's, else its path's, else (an unlinked inode) any open file's
-     * @throws IOException ENOENT for a node that has neither a name nor an open file
+     * @return its attributes: the open file's, else its path's, else (an unlinked inode) any open file's,
+     *     else (a removed directory) an open handle's, with no links ({@link Directories#removed})
+     * @throws IOException ENOENT for a node that has neither a name nor an open file or directory
      */
     Attributes getattr(long nodeid, long fh) throws IOException {
         IomapFile open = fh == 0 ? null : handles.find(fh);
@@ -311,10 +312,14 @@ public final class FuseBridge {
             return onPath(nodeid, path -> current(nodeid, inodes.lstat(path)));
         } catch (NoSuchFileException e) {
             IomapFile open = nodes.openFile(nodeid);
-            if (open == null) {
+            if (open != null) {
+                return open.stat();
+            }
+            FileStat directory = directories.removed(nodeid);
+            if (directory == null) {
                 throw e;
             }
-            return open.stat();
+            return directory;
         }
     }
 
@@ -855,8 +860,9 @@ public final class FuseBridge {
      * @throws IOException ENOTDIR, or as the file system
      */
     long opendir(long nodeid) throws IOException {
+        FileStat opened = stat(nodeid);
         List<DirEntry> entries = onPath(nodeid, fs::readdir);
-        return directories.add(nodeid, entries);
+        return directories.add(nodeid, entries, opened);
     }
 
     /**
