@@ -79,7 +79,7 @@ final class MountCommand implements Callable<Integer> {
 
     @Option(names = "--busy-timeout", paramLabel = "SECONDS", defaultValue = "60",
             description = "how long to wait for the image while another process still holds it (a mount just"
-                    + " unmounted writing back; default: ${DEFAULT-VALUE})")
+                    + " unmounted writing back; 0 refuses at once; default: ${DEFAULT-VALUE})")
     private long busyTimeoutSeconds = 60;
 
     @Option(names = "--blkdev", description = "mount as fuseblk over a loop device attached to the image (root"
@@ -269,7 +269,8 @@ final class MountCommand implements Callable<Integer> {
      * returns before the file system has heard of it).
      *
      * @param shared whether for a cluster node
-     * @throws DeviceBusyException if it is still held when the time is up, saying so
+     * @throws DeviceBusyException if it is still held when the time is up (the holder's refusal, and how long
+     *     it waited), or at once with {@code --busy-timeout 0}
      */
     private BlockDevice openWaiting(boolean shared) throws IOException, UsageException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(busyTimeoutSeconds);
@@ -278,11 +279,13 @@ final class MountCommand implements Callable<Integer> {
             try {
                 return shared ? image.openShared() : image.openExisting();
             } catch (DeviceBusyException busy) {
+                if (busyTimeoutSeconds <= 0) {
+                    throw busy;
+                }
                 if (System.nanoTime() - deadline >= 0) {
-                    throw new DeviceBusyException(image.name() + " is still held by another process after "
-                            + busyTimeoutSeconds + " s (" + busy.getMessage() + "): is it mounted elsewhere"
-                            + " (findmnt -S " + image.name() + ") or in use by mkfs or fsck? Give --busy-timeout"
-                            + " SECONDS to wait longer", busy);
+                    throw new DeviceBusyException(busy.getMessage() + " (waited " + busyTimeoutSeconds + " s for it"
+                            + " to be let go of: is it mounted elsewhere, findmnt -S " + image.name() + ", or in use"
+                            + " by mkfs or fsck? --busy-timeout SECONDS waits longer)", busy);
                 }
                 if (!said) {
                     spec.commandLine().getErr().println("iomap: " + image.name() + " is busy; waiting up to "

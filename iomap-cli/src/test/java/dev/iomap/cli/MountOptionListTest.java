@@ -55,6 +55,30 @@ class MountOptionListTest {
         assertThat(MountOptionList.FUSE).contains("allow_other", "ro", "noatime", "relatime", "strictatime");
     }
 
+    /**
+     * A mount of an image another device holds waits for it (a mount just unmounted, still closing), says
+     * so, and gives up after --busy-timeout with the holder's refusal first; -o busy_timeout=0 refuses at
+     * once.
+     */
+    @Test
+    void aHeldImageIsWaitedForUpToTheBusyTimeoutThenRefused() throws Exception {
+        Path image = dir.resolve("held.img");
+        assertThat(Cli.run("mkfs", "--size=16m", image.toString()).status()).isZero();
+        Path mountPoint = Files.createDirectory(dir.resolve("mnt"));
+        try (var holder = dev.iomap.devices.FileBlockDevice.open(image, 512, false)) {
+            assertThat(holder.readOnly()).isFalse();
+            Cli waited = Cli.run("mount", "-f", "-o", "busy_timeout=1", image.toString(), mountPoint.toString());
+            Cli atOnce = Cli.run("mount", "-f", "-o", "busy_timeout=0", image.toString(), mountPoint.toString());
+
+            assertThat(waited.status()).isNotZero();
+            assertThat(waited.err()).startsWith("iomap: " + image + " is busy; waiting up to 1 s for its previous"
+                    + " holder to finish\niomap: " + image + " is in use: ")
+                    .contains("(waited 1 s for it to be let go of: is it mounted elsewhere, findmnt -S " + image);
+            assertThat(atOnce.status()).isNotZero();
+            assertThat(atOnce.err()).startsWith("iomap: " + image + " is in use: ").doesNotContain("waiting");
+        }
+    }
+
     @Test
     void anOwnOptionGivenWronglyIsRefusedBeforeTheImageIsOpened() throws Exception {
         Path mountPoint = Files.createDirectory(dir.resolve("mnt"));
