@@ -43,15 +43,17 @@ final class LowLevelOps {
     private final CacheMode cache;
     private final InodeOperations.Caller owner;
     private final DirectoryReplies directories;
-
+    private final Runnable destroyed;
 
     /**
      * @param libfuse the library
      * @param bridge where the operations go
      * @param owner the mounting user, the caller where libfuse gives no context
+     * @param destroyed run by the {@code destroy} upcall (before libfuse answers {@code FUSE_DESTROY})
      */
-    LowLevelOps(Libfuse libfuse, FuseBridge bridge, InodeOperations.Caller owner) {
+    LowLevelOps(Libfuse libfuse, FuseBridge bridge, InodeOperations.Caller owner, Runnable destroyed) {
         this.libfuse = libfuse;
+        this.destroyed = destroyed;
         this.bridge = bridge;
         this.cache = bridge.cache();
         this.owner = owner;
@@ -69,6 +71,7 @@ final class LowLevelOps {
     MemorySegment operations(Arena arena) throws ReflectiveOperationException {
         MemorySegment ops = arena.allocate(FuseStructs.LOWLEVEL_OPS);
         bind(ops, arena, "init", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
+        bind(ops, arena, "destroy", FunctionDescriptor.ofVoid(ADDRESS));
         bind(ops, arena, "lookup", FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, ADDRESS));
         bind(ops, arena, "forget", FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, JAVA_LONG));
         bind(ops, arena, "getattr", FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, ADDRESS));
@@ -249,6 +252,19 @@ final class LowLevelOps {
         info.set(JAVA_INT, FuseStructs.offset(FuseStructs.CONN_INFO, "max_write"), FuseBridge.MAX_IO_BYTES);
         info.set(JAVA_INT, FuseStructs.offset(FuseStructs.CONN_INFO, "max_readahead"), FuseBridge.MAX_IO_BYTES);
         ReplyFlags.expectInit();
+    }
+
+    /**
+     * {@code destroy(void *userdata)}: the kernel unmounts ({@code FUSE_DESTROY}, sent to {@code fuseblk}
+     * mounts, which {@code umount} waits for) or the session is destroyed; closes the file system and its
+     * device before libfuse answers.
+     */
+    void destroy(MemorySegment userdata) {
+        try {
+            destroyed.run();
+        } catch (Throwable t) {
+            System.getLogger(LowLevelOps.class.getName()).log(System.Logger.Level.ERROR, "destroy failed", t);
+        }
     }
 
     /**
