@@ -32,7 +32,7 @@ class FuseInitTest {
                 conn.set(JAVA_INT, FuseStructs.offset(FuseStructs.CONN_INFO, "capable"), offered);
                 conn.set(JAVA_INT, FuseStructs.offset(FuseStructs.CONN_INFO, "want"), offered);
 
-                new LowLevelOps(null, bridge, FuseBridgeTest.ROOT_USER).init(MemorySegment.NULL, conn);
+                new LowLevelOps(null, bridge, FuseBridgeTest.ROOT_USER, () -> { }).init(MemorySegment.NULL, conn);
 
                 int want = conn.get(JAVA_INT, FuseStructs.offset(FuseStructs.CONN_INFO, "want"));
                 assertThat(want & LowLevelOps.CAP_READDIRPLUS).as("readdirplus").isNotZero();
