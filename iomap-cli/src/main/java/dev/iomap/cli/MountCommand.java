@@ -7,6 +7,8 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.cli.observe.MountObservation;
+import dev.iomap.cli.observe.MountRuntime;
 import dev.iomap.fuse.FuseMountOptions;
 import dev.iomap.fuse.IomapMount;
 import java.io.IOException;
@@ -96,7 +98,13 @@ final class MountCommand implements Callable<Integer> {
                     + " and a random suffix)")
     private String nodeId;
 
+    @Option(names = "--metrics", paramLabel = "127.0.0.1:PORT", description = "serve the mount's counters in"
+            + " Prometheus' text format at http://127.0.0.1:PORT/metrics (a loopback address only; PORT 0 picks one,"
+            + " printed on stderr)")
+    private String metrics;
+
     @Override
+    @SuppressWarnings("try") // the observation is open while the mount runs, and closed after it
     public Integer call() throws Exception {
         ClusterSpec cluster = clusterSpec();
         Map<String, String> adapterOptions = FsOptions.parse(fsOptions);
@@ -126,7 +134,7 @@ final class MountCommand implements Callable<Integer> {
             device.close();
             throw e;
         }
-        try {
+        try (MountObservation observation = observe(fs)) {
             // Blocks until unmounted; from here the mount owns fs and device and closes both.
             return IomapMount.mountForeground(fs, device, mountPoint, fuse);
         } catch (IOException e) {
@@ -135,6 +143,20 @@ final class MountCommand implements Callable<Integer> {
                 throw e;
             }
         }
+    }
+
+    /**
+     * Starts what lets {@code iomap trace}, {@code iomap top}, JMX and (with {@code --metrics}) Prometheus
+     * see inside this mount (an {@link IOException} if that fails: the caller unmounts).
+     */
+    private MountObservation observe(IomapFileSystem fs) throws IOException {
+        MountObservation observation = MountObservation.start(fs, mountPoint, metrics, MountRuntime.forCurrentUser());
+        if (observation.metricsPort() >= 0) {
+            spec.commandLine().getErr().println("iomap: metrics at http://"
+                    + metrics.substring(0, metrics.lastIndexOf(':') + 1) + observation.metricsPort() + "/metrics");
+            spec.commandLine().getErr().flush();
+        }
+        return observation;
     }
 
     /**
