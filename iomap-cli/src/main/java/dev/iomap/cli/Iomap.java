@@ -31,7 +31,7 @@ import picocli.CommandLine.ScopeType;
         description = "The Linux iomap buffered-I/O layer in Java: benchmark, format, check and inspect "
                 + "filesystems of the iomap4j adapters.",
         subcommands = {BenchCommand.class, MkfsCommand.class, FsckCommand.class, StatCommand.class, FiemapCommand.class, MountCommand.class,
-                TraceCommand.class, TopCommand.class,
+                TraceCommand.class, TopCommand.class, ReportCommand.class,
                 ZookeeperCommand.class, ClusterBenchCommand.class, AdaptersCommand.class, CommandLine.HelpCommand.class})
 public final class Iomap {
 
