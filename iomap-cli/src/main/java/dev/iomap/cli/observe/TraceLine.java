@@ -41,16 +41,25 @@ public final class TraceLine {
         double seconds = Duration.between(since, event.getStartTime()).toNanos() / 1e9;
         line.append(String.format(Locale.ROOT, "%16s-%-7d [000] %12.6f: %s:", task, tid, seconds,
                 event.getEventType().getLabel()));
-        // JFR lists a subclass's own fields (the folio's order) before the inherited ones: print them last,
-        // after the tracepoint class's fields, as the kernel prints its own.
+        // JFR lists a subclass's own fields before the inherited ones: put the glock's identity first and
+        // the folio's order last, as the kernel's TP_printk does.
         List<ValueDescriptor> fields = new ArrayList<>(event.getFields());
         fields.removeIf(field -> HEADER.contains(field.getName()));
-        fields.sort(Comparator.comparing(field -> "order".equals(field.getName())));
+        fields.sort(Comparator.comparingInt(TraceLine::place));
         for (ValueDescriptor field : fields) {
             String label = field.getLabel() != null ? field.getLabel() : field.getName();
             line.append(' ').append(label).append(' ').append(value(event, field, label));
         }
         return line.toString();
+    }
+
+    /** @return 0 for the fields that say which glock, 2 for a folio's order, 1 for the rest */
+    private static int place(ValueDescriptor field) {
+        return switch (field.getName()) {
+            case "node", "glType", "glNumber" -> 0;
+            case "order" -> 2;
+            default -> 1;
+        };
     }
 
     private static String value(RecordedEvent event, ValueDescriptor field, String label) {

@@ -111,6 +111,27 @@ class MountObservationTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the observation serves while the test writes
+    void aGfs2LikeMountTracesItsGlocksWithTheGlockFirstAsTheKernelPrintsIt() throws Exception {
+        RamBlockDevice gfs2Device = new RamBlockDevice(4096, 64L << 20);
+        IomapFileSystems.format("gfs2-like", gfs2Device, FormatOptions.blockSize(4096));
+        Path gfs2Mount = Files.createDirectory(dir.resolve("gfs2"));
+        try (gfs2Device; IomapFileSystem gfs2 = IomapFileSystems.mount("gfs2-like", gfs2Device, MountOptions.defaults());
+                MountObservation watched = MountObservation.start(gfs2, gfs2Mount, null, runtime);
+                ObservationClient client = ObservationClient.connect(runtime, gfs2Mount)) {
+            client.requestTrace("gfs2:gfs2_promote", -1);
+            assertThat(client.readLine()).isEqualTo("# tracing gfs2:gfs2_promote");
+            Future<String> line = reader.submit(client::readLine);
+            try (IomapFile file = gfs2.create("/g")) {
+                file.write(0, ByteBuffer.allocate(100));
+            }
+
+            assertThat(line.get(30, TimeUnit.SECONDS)).matches(".*: gfs2_promote: node \\S+ gltype [A-Z]+ glnum \\d+"
+                    + " state (SH|EX) wait \\d+\\.\\d{3}ms");
+        }
+    }
+
+    @Test
     void anUnknownEventIsRefusedWithTheListOfEvents() throws Exception {
         try (ObservationClient client = ObservationClient.connect(runtime, mountPoint)) {
             client.requestTrace("nosuch_*", -1);
@@ -181,8 +202,10 @@ class MountObservationTest {
         Path socket = runtime.socket(mountPoint);
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        // reads what the server says on connecting, to the end (it refuses before any request)
         String script = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\n"
-                + "s.sendall(b'top\\n')\nprint(s.recv(4096).decode().strip())\n";
+                + "data=b''\nwhile True:\n    chunk=s.recv(4096)\n    if not chunk: break\n    data+=chunk\n"
+                + "print(data.decode().strip())\n";
         Process nobody = new ProcessBuilder("runuser", "-u", "nobody", "--", "/usr/bin/python3", "-c", script,
                 socket.toString()).redirectErrorStream(true).start();
         String answer = new String(nobody.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
