@@ -12,7 +12,9 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -32,7 +34,13 @@ public final class IomapCache implements AutoCloseable {
     private final BlockDevice device;
     private final CacheStats stats = new CacheStats();
     private final ConcurrentMap<Long, CachedInode> inodes = new ConcurrentHashMap<>();
-    private final ExecutorService completions = Executors.newCachedThreadPool(new CompletionThreads(this::uncaught));
+    /**
+     * The most threads that run ioend completion work at once for one cache: the kernel's completion
+     * workqueues are bounded too ({@code max_active}). Completion work may block on metadata I/O, so
+     * there are more threads than CPUs, but never one per ioend: a burst of completions queues.
+     */
+    static final int COMPLETION_THREADS = Math.max(4, Runtime.getRuntime().availableProcessors());
+    private final ExecutorService completions = completionPool(this::uncaught);
     private final FolioMemoryPool folioMemory;
     private final FolioLru folioLru = new FolioLru();
     private final Reclaim reclaim = new Reclaim(this);
@@ -384,6 +392,18 @@ public final class IomapCache implements AutoCloseable {
         inodes.clear();
         completions.shutdown();
         folioMemory.close();
+    }
+
+    /**
+     * At most {@link #COMPLETION_THREADS} threads, started as work arrives and gone after a minute idle
+     * (an idle mount holds none); work beyond them waits in an unbounded queue, whose length is bounded
+     * by the ioends in flight, themselves bounded by the dirty limit.
+     */
+    private static ThreadPoolExecutor completionPool(Thread.UncaughtExceptionHandler uncaught) {
+        var pool = new ThreadPoolExecutor(COMPLETION_THREADS, COMPLETION_THREADS, 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), new CompletionThreads(uncaught));
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     /** Daemon threads named {@code iomap-ioend-N}, like the kernel's ioend completion workqueue. */

@@ -29,6 +29,7 @@ import dev.iomap.api.FileNames;
 import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.ReadOnlyDeviceException;
 import dev.iomap.device.DeviceIoException;
+import dev.iomap.device.DeviceNoSpaceException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoDataException;
 import dev.iomap.api.NoSpaceException;
@@ -73,7 +74,9 @@ import java.util.concurrent.ExecutionException;
  *     {@link XattrLimitException.Kind#VALUE}</td><td>ERANGE / E2BIG</td></tr>
  * <tr><td>other {@link FileSystemException}</td><td>by its reason, which is the C library's message
  *     for the errno ("Is a directory" is EISDIR, as the JDK itself words it); EIO otherwise</td></tr>
- * <tr><td>{@link NoSpaceException}</td><td>ENOSPC</td></tr>
+ * <tr><td>{@link NoSpaceException}; {@link DeviceNoSpaceException} (the host filesystem under the image is
+ *     full); a {@link WritebackException} caused by either</td><td>ENOSPC (as the kernel's loop device
+ *     reports {@code BLK_STS_NOSPC}, and fsync then returns the errno writeback recorded)</td></tr>
  * <tr><td>{@link dev.iomap.api.BadAddressException} (the caller's buffer faulted)</td><td>EFAULT</td></tr>
  * <tr><td>{@link DeviceBusyException} (an image another user holds)</td><td>EBUSY</td></tr>
  * <tr><td>{@link NotSupportedException}, {@link UnsupportedOperationException}</td><td>EOPNOTSUPP; a
@@ -123,6 +126,8 @@ public final class ErrnoMapping {
             case NotLinkException e -> EINVAL;
             case FileSystemException e -> byReason(e.getReason());
             case NoSpaceException e -> ENOSPC;
+            case DeviceNoSpaceException e -> ENOSPC;
+            case WritebackException e when isNoSpace(e.getCause()) -> ENOSPC;
             case dev.iomap.api.BadAddressException e -> LinuxErrno.EFAULT;
             case XattrLimitException e -> e.kind() == XattrLimitException.Kind.NAME ? ERANGE : E2BIG;
             case DeviceBusyException e -> EBUSY;
@@ -143,6 +148,12 @@ public final class ErrnoMapping {
             case OutOfMemoryError e -> ENOMEM;
             default -> EIO;
         };
+    }
+
+    /** @return whether {@code cause} (unwrapped) says there was no space: the filesystem's or the host's */
+    private static boolean isNoSpace(Throwable cause) {
+        Throwable unwrapped = cause == null ? null : unwrap(cause);
+        return unwrapped instanceof NoSpaceException || unwrapped instanceof DeviceNoSpaceException;
     }
 
     private static Throwable unwrap(Throwable error) {

@@ -187,6 +187,20 @@ public final class FuseBridge {
         handles.releaseAll();
     }
 
+    /**
+     * Names a node for a log line: its path where it has one, else its node id.
+     *
+     * @param nodeid a node id from the kernel
+     * @return the node's path, or {@code "node N"} if it has no name left or is not known
+     */
+    String describe(long nodeid) {
+        try {
+            return onPath(nodeid, path -> path);
+        } catch (IOException | RuntimeException e) {
+            return "node " + nodeid;
+        }
+    }
+
     @FunctionalInterface
     private interface PathBody<T> {
         T run(String path) throws IOException;

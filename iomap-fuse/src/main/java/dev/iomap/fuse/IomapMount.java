@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import dev.iomap.api.Capability;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceNoSpaceException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -472,8 +473,23 @@ public final class IomapMount implements AutoCloseable {
             System.err.println("iomap: unmounted " + mountPoint + "; the image is clean");
         } catch (IOException e) {
             System.err.println("iomap: " + e.getMessage());
-            e.printStackTrace(System.err);
+            if (!hostFull(e)) {
+                e.printStackTrace(System.err);
+            }
         }
+    }
+
+    /**
+     * @return whether {@code failure} came from the host filesystem under the image being full: the
+     *     message says all there is to know (free space on the host), so no stack trace follows it
+     */
+    private static boolean hostFull(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof DeviceNoSpaceException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @FunctionalInterface

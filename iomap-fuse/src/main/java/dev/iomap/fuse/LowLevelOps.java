@@ -160,8 +160,14 @@ final class LowLevelOps {
         }
     }
 
-    private void error(MemorySegment req, String op, Object what, Throwable failure) {
-        replyErr(req, Calls.errno(op, what, failure));
+    /** Answers a failed request; the log names the node by its path ({@link FuseBridge#describe}). */
+    private void error(MemorySegment req, String op, long nodeid, Throwable failure) {
+        replyErr(req, Calls.errno(op, new Object() {
+            @Override
+            public String toString() {
+                return bridge.describe(nodeid);   // only when the failure is logged
+            }
+        }, failure));
     }
 
     private void replyErr(MemorySegment req, int errno) {
