@@ -8,6 +8,8 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.cli.observe.MountObservation;
+import dev.iomap.cli.observe.MountRuntime;
 import dev.iomap.fuse.FuseMountOptions;
 import dev.iomap.fuse.IomapMount;
 import java.io.IOException;
@@ -140,7 +142,13 @@ final class MountCommand implements Callable<Integer> {
                     + " and a random suffix)")
     private String nodeId;
 
+    @Option(names = "--metrics", paramLabel = "127.0.0.1:PORT", description = "serve the mount's counters in"
+            + " Prometheus' text format at http://127.0.0.1:PORT/metrics (a loopback address only; PORT 0 picks one,"
+            + " printed on stderr)")
+    private String metrics;
+
     @Override
+    @SuppressWarnings("try") // the observation is open while the mount runs, and closed after it
     public Integer call() throws Exception {
         applyOptionLists();
         ClusterSpec cluster = clusterSpec();
@@ -179,11 +187,13 @@ final class MountCommand implements Callable<Integer> {
         }
         fuse = loop != null ? fuse.withBlockDevice(loop) : fuse.withSource(source());
         IomapMount mount;
+        MountObservation observation = null;
         try {
+            observation = observe(fs);
             mount = IomapMount.mount(fs, device, mountPoint, fuse);
         } catch (IOException e) {
             // Mounting failed, so nothing was closed yet.
-            try (device; fs) {
+            try (device; fs; MountObservation _ = observation) {
                 if (attached) {
                     LoopDevice.detach(loop);
                 }
@@ -195,7 +205,9 @@ final class MountCommand implements Callable<Integer> {
         }
         detachIfLaunched(mount);
         // Blocks until unmounted; from here the mount owns fs and device and closes both.
-        return mount.serveUntilUnmounted();
+        try (MountObservation _ = observation) {
+            return mount.serveUntilUnmounted();
+        }
     }
 
     /** The loop device an fuseblk mount attaches when --blkdev is given with an image file. */
@@ -362,6 +374,20 @@ final class MountCommand implements Callable<Integer> {
         } else {
             option.setValue(item.value());
         }
+    }
+
+    /**
+     * Starts what lets {@code iomap trace}, {@code iomap top}, JMX and (with {@code --metrics}) Prometheus
+     * see inside this mount (an {@link IOException} if that fails: the caller unmounts).
+     */
+    private MountObservation observe(IomapFileSystem fs) throws IOException {
+        MountObservation observation = MountObservation.start(fs, mountPoint, metrics, MountRuntime.forCurrentUser());
+        if (observation.metricsPort() >= 0) {
+            spec.commandLine().getErr().println("iomap: metrics at http://"
+                    + metrics.substring(0, metrics.lastIndexOf(':') + 1) + observation.metricsPort() + "/metrics");
+            spec.commandLine().getErr().flush();
+        }
+        return observation;
     }
 
     /**

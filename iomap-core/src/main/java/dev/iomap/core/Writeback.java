@@ -1,5 +1,7 @@
 package dev.iomap.core;
 
+import dev.iomap.core.trace.AddToIoendEvent;
+import dev.iomap.core.trace.WritebackFolioEvent;
 import dev.iomap.device.SyncSubmit;
 import dev.iomap.spi.Iomap;
 import dev.iomap.api.IomapException;
@@ -138,6 +140,7 @@ final class Writeback {
         // dirty and uptodate as a whole, and is written as one run.
         FolioState state = folio.state();
         folio.clearDirtyAndStartWriteback();
+        WritebackFolioEvent.emit(inode, folio.pos(), folio.size(), folio.order());
         try {
             writeRuns(folio, state, end);
         } catch (IOException | RuntimeException e) {
@@ -202,6 +205,7 @@ final class Writeback {
                 ioend = new Ioend(iomap, pos);
             }
             ioend.append(folio, (int) (pos - folio.pos()), (int) chunk);
+            AddToIoendEvent.emit(inode, pos, chunk, iomap);
             pos += chunk;
         }
     }
