@@ -10,6 +10,8 @@ import java.util.Map;
  * @param properties adapter-specific settings (e.g. {@code "agcount" -> "4"}); unknown keys are an error
  */
 public record FormatOptions(int blockSize, String label, Map<String, String> properties) {
+    /** The longest label, in bytes of UTF-8. */
+    public static final int MAX_LABEL_BYTES = 32;
 
     /** Validates and copies. */
     public FormatOptions {
@@ -17,6 +19,10 @@ public record FormatOptions(int blockSize, String label, Map<String, String> pro
             throw new IllegalArgumentException("blockSize must be a power of two from 512 to 65536, got " + blockSize);
         }
         label = label == null ? "" : label;
+        if (label.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_LABEL_BYTES) {
+            throw new IllegalArgumentException("the label '" + label + "' is longer than " + MAX_LABEL_BYTES
+                    + " bytes of UTF-8");
+        }
         properties = properties == null ? Map.of() : Map.copyOf(properties);
     }
 

@@ -128,6 +128,24 @@ public interface ZonedBlockDevice extends BlockDevice {
     void resetZone(long zoneStart) throws IOException;
 
     /**
+     * Empties every sequential zone at once, as {@link #resetZone} does one (the kernel's
+     * {@code REQ_OP_ZONE_RESET_ALL}, ZBC's reset with the ALL bit): conventional zones, and read-only
+     * and offline ones, are left as they are. Waits for the writes accepted before the call. Durable
+     * when it returns. The default resets the zones one by one; a device that can record them all in
+     * one step overrides it.
+     *
+     * @throws IOException on a device error
+     */
+    default void resetAllZones() throws IOException {
+        for (Zone zone : zones()) {
+            if (zone.isSequential() && zone.condition() != ZoneCondition.READ_ONLY
+                    && zone.condition() != ZoneCondition.OFFLINE) {
+                resetZone(zone.start());
+            }
+        }
+    }
+
+    /**
      * Opens a sequential zone explicitly: it holds an open-zone resource until closed, finished or
      * reset. Opening an open zone makes it explicitly open.
      *

@@ -8,7 +8,9 @@ import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.Zone;
 import java.io.IOException;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -69,6 +71,22 @@ public interface FilesystemAdapter {
      * @throws IOException as {@link #format} would for the options or the size
      */
     default void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
+    }
+
+    /**
+     * Checks, without touching any device, that {@link #format} would accept these options on a zoned
+     * device reporting {@code zones}: what {@code mkfs} calls, before it makes an emulated zoned device,
+     * with the zone report that device will give (every sequential zone empty). An adapter that needs
+     * to know the zones (zonefs-like) overrides it; the default checks as
+     * {@link #checkFormat(int, long, FormatOptions)} does for a device of the zones' total size.
+     *
+     * @param deviceBlockSize the device's block size
+     * @param zones the device's zone report, in order from offset 0
+     * @param options block size, label, adapter properties
+     * @throws IOException as {@link #format} would for the options or the zones
+     */
+    default void checkFormat(int deviceBlockSize, List<Zone> zones, FormatOptions options) throws IOException {
+        checkFormat(deviceBlockSize, zones.isEmpty() ? 0 : zones.getLast().end(), options);
     }
 
     /**

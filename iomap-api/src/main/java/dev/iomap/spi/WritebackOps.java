@@ -38,7 +38,10 @@ public interface WritebackOps {
     /**
      * One ioend finished (successfully or not): a filesystem's ioend completion, such as the
      * kernel's {@code xfs_end_ioend}. Runs on a completion thread, before the folios it covers end
-     * writeback.
+     * writeback. The completion threads of a mount are few (a bounded pool, like the kernel's
+     * completion workqueue), so this may do metadata I/O and take the adapter's locks, but must never
+     * wait for the writeback of other folios ({@link IomapInode#writeAndWait}): that writeback's own
+     * completion may be queued behind it.
      *
      * @param inode the file
      * @param completion what was written and whether it failed

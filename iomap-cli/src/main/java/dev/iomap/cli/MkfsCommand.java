@@ -86,7 +86,11 @@ final class MkfsCommand implements Callable<Integer> {
         ZoneLayout layout = layout(adapter, zones, blockSize);
         long capacity = layout == null ? capacity(blockSize) : layout.zonedBytes();
         try {
-            adapter.checkFormat(blockSize, capacity, options);
+            if (layout == null) {
+                adapter.checkFormat(blockSize, capacity, options);
+            } else {
+                adapter.checkFormat(blockSize, layout.zones(), options);
+            }
         } catch (IllegalArgumentException e) {
             throw new UsageException(image.adapterOrDefault() + ": " + e.getMessage());
         }

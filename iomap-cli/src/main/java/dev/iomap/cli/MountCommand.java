@@ -108,7 +108,7 @@ final class MountCommand implements Callable<Integer> {
         // A cluster node's image changes under it (other nodes write): nothing may stay in the kernel's cache.
         FuseMountOptions fuse = FuseMountOptions.defaults().withDirectIo(cluster != null || (!kernelCache && !writebackCache))
                 .withReadCache(cluster == null && !noReadCache).withWritebackCache(cluster == null && writebackCache)
-                .withFuseOptions(fuseOptions);
+                .withSharedImage(cluster != null).withFuseOptions(fuseOptions);
         fuse = withReadAhead(fuse);
         BlockDevice device = cluster == null ? image.openExisting() : image.openShared();
         IomapFileSystem fs;

@@ -1,5 +1,6 @@
 package dev.iomap.cli;
 
+import dev.iomap.devices.LoopbackPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -61,7 +62,7 @@ class ClusterMountProcessesTest {
     void aWriteAndFsyncOnOneNodeIsReadOnTheOtherBothWaysAndTheImageIsCleanAfter() throws Exception {
         assumeTrue(Files.exists(Path.of("/dev/fuse")), "FUSE end-to-end test skipped: /dev/fuse is absent");
         assumeTrue(onPath("fusermount3"), "FUSE end-to-end test skipped: fusermount3 is not installed");
-        int port = freePort();
+        int port = LoopbackPorts.reserve();
         Process zookeeper = start(dir.resolve("zookeeper.err"), "zookeeper", "--port", Integer.toString(port),
                 "--data", dir.resolve("zk").toString());
         var zkOut = new BufferedReader(new InputStreamReader(zookeeper.getInputStream(), StandardCharsets.UTF_8));
@@ -189,9 +190,4 @@ class ClusterMountProcessesTest {
         return path != null && java.util.Arrays.stream(path.split(":")).anyMatch(d -> Files.isExecutable(Path.of(d, tool)));
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 }

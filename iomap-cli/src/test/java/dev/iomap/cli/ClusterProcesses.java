@@ -1,5 +1,6 @@
 package dev.iomap.cli;
 
+import dev.iomap.devices.LoopbackPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedReader;
@@ -43,7 +44,7 @@ final class ClusterProcesses implements AutoCloseable {
 
     /** Starts {@code iomap zookeeper} on a free port and waits for its first line. */
     void startZooKeeper() throws IOException {
-        int port = freePort();
+        int port = LoopbackPorts.reserve();
         Process zookeeper = start(dir.resolve("zookeeper.err"), "zookeeper", "--port", Integer.toString(port),
                 "--data", dir.resolve("zk").toString());
         var out = new BufferedReader(new InputStreamReader(zookeeper.getInputStream(), StandardCharsets.UTF_8));
@@ -149,9 +150,4 @@ final class ClusterProcesses implements AutoCloseable {
         return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().anyMatch(line -> line.contains(target));
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 }

@@ -1,5 +1,6 @@
 package dev.iomap.cluster;
 
+import dev.iomap.devices.LoopbackPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,7 +24,7 @@ class EmbeddedZooKeeperTest {
 
     @Test
     void servesAClientOnLoopbackAndStopsCleanly(@TempDir Path dir) throws Exception {
-        int port = freePort();
+        int port = LoopbackPorts.reserve();
         try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir, port)) {
             assertThat(zookeeper.connectString()).isEqualTo("127.0.0.1:" + port);
             try (CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper.connectString(),
@@ -49,9 +50,4 @@ class EmbeddedZooKeeperTest {
                 .hasMessage("client port 0 is not 1 to 65535");
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 }

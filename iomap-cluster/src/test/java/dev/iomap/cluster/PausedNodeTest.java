@@ -1,5 +1,6 @@
 package dev.iomap.cluster;
 
+import dev.iomap.devices.LoopbackPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.adapter.gfs2.Gfs2LikeAdapter;
@@ -74,7 +75,7 @@ class PausedNodeTest {
             new Gfs2LikeAdapter().format(device, new FormatOptions(LoopingNodeMain.BLOCK, "pause" + run,
                     Map.of("journals", "3")));
         }
-        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zk-" + run), freePort())) {
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zk-" + run), LoopbackPorts.reserve())) {
             List<String> lines = new CopyOnWriteArrayList<>();
             Process a = startNode(image, zk.connectString(), "a", lines);
             awaitLine(lines, 0, "fsync 2"::equals, a);   // A fsyncs round after round
@@ -189,9 +190,4 @@ class PausedNodeTest {
         assertThat(kill.exitValue()).as("kill -" + name).isZero();
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 }

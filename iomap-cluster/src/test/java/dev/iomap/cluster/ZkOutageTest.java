@@ -1,5 +1,6 @@
 package dev.iomap.cluster;
 
+import dev.iomap.devices.LoopbackPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -44,7 +45,7 @@ class ZkOutageTest {
     void anOutageShorterThanTheLeaseFencesNobodyAndOperationsGoOnAfter() throws Exception {
         RamBlockDevice device = formatted();
         Path data = dir.resolve("zk");
-        int port = freePort();
+        int port = LoopbackPorts.reserve();
         EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(data, port);
         try {
             IomapFileSystem a = mount(device, zk, "a");
@@ -80,7 +81,7 @@ class ZkOutageTest {
             throws Exception {
         RamBlockDevice device = formatted();
         Path data = dir.resolve("zk");
-        int port = freePort();
+        int port = LoopbackPorts.reserve();
         EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(data, port);
         try {
             IomapFileSystem a = mount(device, zk, "a");
@@ -201,9 +202,4 @@ class ZkOutageTest {
         return Gfs2ZkFenceTest.pattern(seed, SIZE);
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 }

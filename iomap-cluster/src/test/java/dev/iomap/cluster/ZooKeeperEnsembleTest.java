@@ -1,5 +1,6 @@
 package dev.iomap.cluster;
 
+import dev.iomap.devices.LoopbackPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -95,24 +96,22 @@ class ZooKeeperEnsembleTest {
                 .filter(id -> ensemble.role(id).equals("leading")).findFirst().orElseThrow();
     }
 
-    /** @return three servers on 127.0.0.1, on nine ports free a moment ago */
+    /**
+     * @return three servers on 127.0.0.1, on nine different ports free a moment ago, below the ephemeral
+     *     range so that a server stopped by a test can bind its ports again ({@link LoopbackPorts})
+     */
     static List<EnsembleServer> freeServers() throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < 9; i++) {
-                sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-            }
-            List<EnsembleServer> servers = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                servers.add(new EnsembleServer(i + 1, "127.0.0.1", sockets.get(3 * i).getLocalPort(),
-                        sockets.get(3 * i + 1).getLocalPort(), sockets.get(3 * i + 2).getLocalPort()));
-            }
-            return servers;
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
-            }
+        var ports = new java.util.LinkedHashSet<Integer>();
+        while (ports.size() < 9) {
+            ports.add(LoopbackPorts.reserve());
         }
+        List<Integer> list = new ArrayList<>(ports);
+        List<EnsembleServer> servers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            servers.add(new EnsembleServer(i + 1, "127.0.0.1", list.get(3 * i), list.get(3 * i + 1),
+                    list.get(3 * i + 2)));
+        }
+        return servers;
     }
 
     private static CuratorFramework client(String connectString) throws InterruptedException {

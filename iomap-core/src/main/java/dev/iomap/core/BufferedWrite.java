@@ -39,6 +39,8 @@ final class BufferedWrite {
     /** Whether {@link #reusableIter} is in use (a nested write, should one happen, gets its own). */
     private boolean iterating;
     private boolean sourceFailed;
+    /** Bytes the last copy copied that write_end then refused (a short copy into a folio not uptodate). */
+    private int refusedCopy;
     /** A fault that escaped the source's copy (one that does not count how far it got). */
     private Throwable escapedFault;
 
@@ -175,15 +177,25 @@ final class BufferedWrite {
      * Only an application write ({@code appWrite}) moves EOF and counts as bytes the application
      * wrote; zeroing and unsharing rewrite what is there.
      *
+     * <p>A short copy that write_end refused (the folio was not uptodate) is written again at once
+     * over just the bytes it copied, as the kernel's {@code iomap_write_iter} does ({@code bytes =
+     * copied; goto retry}): write_begin then reads or zeroes the block where the copy stopped, which
+     * has become a partial edge block, so the retry is accepted and the write returns exactly the bytes
+     * before the fault. The source faulted right after them, so the write stops there.
+     *
      * @return bytes accepted under this mapping
      */
     private long writeIter(IomapIter iter, CopySource src, boolean appWrite) throws IOException {
         long maxFolioSize = inode.pageCache().options().maxFolioSize();
         long done = 0;
+        long retry = 0;
         try {
             while (iter.length() > 0) {
                 long pos = iter.pos();
                 long bytes = Math.min(iter.length(), maxFolioSize - (pos & (maxFolioSize - 1)));
+                if (retry > 0) {
+                    bytes = Math.min(bytes, retry);
+                }
                 Folio folio = writeBegin(iter, pos, bytes);
                 if (folio == null) {
                     iter.markStale();
@@ -203,9 +215,20 @@ final class BufferedWrite {
                 } finally {
                     folio.unlock();
                 }
+                if (accepted == 0 && refusedCopy > 0) {
+                    retry = refusedCopy;
+                    continue;
+                }
                 if (accepted < length) {
                     sourceFailed = true;
                     break;
+                }
+                if (retry > 0) {
+                    retry -= accepted;
+                    if (retry == 0) {
+                        sourceFailed = true;
+                        break;
+                    }
                 }
                 inode.balanceDirty();
             }
@@ -227,11 +250,13 @@ final class BufferedWrite {
     private int copyIntoFolio(IomapIter iter, Folio folio, long pos, int offset, int length, CopySource src,
             boolean appWrite) throws IOException {
         int accepted;
+        refusedCopy = 0;
         try {
             int copied = copy(src, folio, offset, length);
             accepted = writeEnd(folio, offset, length, copied, iter.iomap());
             if (accepted < copied) {
                 src.revert(copied - accepted);
+                refusedCopy = copied - accepted;
             }
         } catch (IOException | RuntimeException e) {
             putNothing(pos, iter.iomap(), e);
@@ -402,7 +427,7 @@ final class BufferedWrite {
      * Marks the copied range uptodate and dirty (the kernel's {@code __iomap_write_end}, through
      * {@code iomap_set_range_uptodate} and {@code iomap_set_range_dirty}). A short copy
      * into a folio that is not uptodate counts as nothing: the blocks it half filled would otherwise be
-     * uptodate with bytes never written. Through an {@code INLINE} mapping the copied bytes go into
+     * uptodate with bytes never written ({@link #writeIter} then writes again just the bytes copied). Through an {@code INLINE} mapping the copied bytes go into
      * the adapter's inline buffer instead and the folio stays clean (the kernel's
      * {@code iomap_write_end_inline}): writeback has nothing to map there.
      *

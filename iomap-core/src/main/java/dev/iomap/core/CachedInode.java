@@ -586,6 +586,11 @@ public final class CachedInode implements IomapInode {
         return cache.completionExecutor();
     }
 
+    /** Reports an {@link OutOfMemoryError} of this inode's writeback to the cache ({@link IomapCache#onOutOfMemory}). */
+    void outOfMemory(OutOfMemoryError error) {
+        cache.outOfMemory(error);
+    }
+
     BufferedRead reader() {
         return reader;
     }

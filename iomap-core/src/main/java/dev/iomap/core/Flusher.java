@@ -104,6 +104,12 @@ final class Flusher implements Runnable {
                 // I/O errors are recorded on the inodes; anything else is a bug, logged and survived.
                 System.getLogger(Flusher.class.getName()).log(System.Logger.Level.ERROR,
                         "background writeback failed", e);
+            } catch (OutOfMemoryError e) {
+                // The flusher ends; writers no longer wait for it but write back themselves.
+                stopping = true;
+                signalProgress();
+                cache.outOfMemory(e);
+                return;
             }
             signalProgress();
         }

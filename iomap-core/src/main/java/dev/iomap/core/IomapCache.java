@@ -12,7 +12,9 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -32,12 +34,20 @@ public final class IomapCache implements AutoCloseable {
     private final BlockDevice device;
     private final CacheStats stats = new CacheStats();
     private final ConcurrentMap<Long, CachedInode> inodes = new ConcurrentHashMap<>();
-    private final ExecutorService completions = Executors.newCachedThreadPool(new CompletionThreads());
+    /**
+     * The most threads that run ioend completion work at once for one cache: the kernel's completion
+     * workqueues are bounded too ({@code max_active}). Completion work may block on metadata I/O, so
+     * there are more threads than CPUs, but never one per ioend: a burst of completions queues.
+     */
+    static final int COMPLETION_THREADS = Math.max(4, Runtime.getRuntime().availableProcessors());
+    private final ExecutorService completions = completionPool(this::uncaught);
     private final FolioMemoryPool folioMemory;
     private final FolioLru folioLru = new FolioLru();
     private final Reclaim reclaim = new Reclaim(this);
     private final Flusher flusher = new Flusher(this);
-    private final ReadaheadPool readahead = new ReadaheadPool();
+    private final ReadaheadPool readahead = new ReadaheadPool(this::uncaught);
+    /** Told of an {@link OutOfMemoryError} of background work; see {@link #onOutOfMemory}. */
+    private volatile java.util.function.Consumer<OutOfMemoryError> outOfMemory = e -> { };
     /** The longest a throttled writer sleeps before it re-checks (the kernel's {@code MAX_PAUSE} is 200 ms). */
     private static final java.time.Duration THROTTLE_PAUSE = java.time.Duration.ofMillis(10);
 
@@ -62,6 +72,32 @@ public final class IomapCache implements AutoCloseable {
                 flusher.wakeThrottled();
             }
         });
+    }
+
+    /**
+     * Sets what an {@link OutOfMemoryError} in background work of this cache does: in the flusher, an
+     * ioend's submission or completion, background readahead. That work stops (the folios of an ioend
+     * end their writeback with the error, which fsync reports) and {@code handler} is told, in the
+     * thread that met the error; the VFS layer shuts the mount down. Without a handler the error is only
+     * recorded that way.
+     *
+     * @param handler what to do, called once per error met; must not throw
+     */
+    public void onOutOfMemory(java.util.function.Consumer<OutOfMemoryError> handler) {
+        outOfMemory = Objects.requireNonNull(handler, "handler");
+    }
+
+    /** Reports an {@link OutOfMemoryError} of background work to the {@link #onOutOfMemory} handler. */
+    void outOfMemory(OutOfMemoryError error) {
+        outOfMemory.accept(error);
+    }
+
+    /** What a thread of this cache does with an error nothing caught: reports an out of memory, then dies as usual. */
+    private void uncaught(Thread thread, Throwable error) {
+        if (error instanceof OutOfMemoryError oom) {
+            outOfMemory(oom);
+        }
+        thread.getThreadGroup().uncaughtException(thread, error);
     }
 
     /** @return the options */
@@ -353,14 +389,32 @@ public final class IomapCache implements AutoCloseable {
         folioMemory.close();
     }
 
+    /**
+     * At most {@link #COMPLETION_THREADS} threads, started as work arrives and gone after a minute idle
+     * (an idle mount holds none); work beyond them waits in an unbounded queue, whose length is bounded
+     * by the ioends in flight, themselves bounded by the dirty limit.
+     */
+    private static ThreadPoolExecutor completionPool(Thread.UncaughtExceptionHandler uncaught) {
+        var pool = new ThreadPoolExecutor(COMPLETION_THREADS, COMPLETION_THREADS, 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), new CompletionThreads(uncaught));
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
     /** Daemon threads named {@code iomap-ioend-N}, like the kernel's ioend completion workqueue. */
     private static final class CompletionThreads implements java.util.concurrent.ThreadFactory {
         private final AtomicInteger count = new AtomicInteger();
+        private final Thread.UncaughtExceptionHandler uncaught;
+
+        CompletionThreads(Thread.UncaughtExceptionHandler uncaught) {
+            this.uncaught = uncaught;
+        }
 
         @Override
         public Thread newThread(Runnable task) {
             Thread thread = new Thread(task, "iomap-ioend-" + count.incrementAndGet());
             thread.setDaemon(true);
+            thread.setUncaughtExceptionHandler(uncaught);
             return thread;
         }
     }

@@ -23,15 +23,18 @@ final class ReadaheadPool {
         void abandon();
     }
 
-    private final ThreadPoolExecutor threads = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(), Thread.ofPlatform().name("iomap-readahead-", 1).daemon().factory());
+    private final ThreadPoolExecutor threads;
     private final Object quiet = new Object();
-    private volatile Executor executor = threads;
+    private volatile Executor executor;
     private volatile boolean closed;
     private int pending;
 
-    ReadaheadPool() {
+    /** @param uncaught what its threads do with an error nothing caught */
+    ReadaheadPool(Thread.UncaughtExceptionHandler uncaught) {
+        threads = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                Thread.ofPlatform().name("iomap-readahead-", 1).daemon().uncaughtExceptionHandler(uncaught).factory());
         threads.allowCoreThreadTimeOut(true);
+        executor = threads;
     }
 
     /**

@@ -254,6 +254,9 @@ final class Writeback {
             }
         } catch (IOException | RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
+        } catch (OutOfMemoryError e) {
+            write = CompletableFuture.failedFuture(e);
+            inode.outOfMemory(e);
         }
         boolean completedHere = write.isDone();
         write.whenComplete((ignored, failure) -> {
@@ -286,11 +289,14 @@ final class Writeback {
         IOException error = failure == null ? null : asIoException(failure);
         try {
             inode.writebackOps().ioendCompleted(inode, done.completion(error));
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | OutOfMemoryError e) {
             if (error == null) {
                 error = asIoException(e);
             } else {
                 error.addSuppressed(e);
+            }
+            if (e instanceof OutOfMemoryError oom) {
+                inode.outOfMemory(oom);
             }
         } finally {
             if (error != null) {

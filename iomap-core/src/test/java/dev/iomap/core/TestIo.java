@@ -32,15 +32,25 @@ final class TestIo {
 
     /**
      * A source over {@code bytes} that faults after {@code limit} bytes in total, however many copies
-     * they take: every later copy comes back short.
+     * they take: every later copy comes back short. Bytes {@linkplain CopySource#revert given back} are
+     * offered again, as by a user buffer whose {@code iov_iter} is reverted.
      */
     static CopySource shortSource(byte[] bytes, int limit) {
-        int[] consumed = {0};
-        return (MemorySegment dst, long dstOffset, int length) -> {
-            int n = Math.max(0, Math.min(length, limit - consumed[0]));
-            MemorySegment.copy(MemorySegment.ofArray(bytes), consumed[0], dst, dstOffset, n);
-            consumed[0] += n;
-            return n;
+        return new CopySource() {
+            private int consumed;
+
+            @Override
+            public int copyTo(MemorySegment dst, long dstOffset, int length) {
+                int n = Math.max(0, Math.min(length, limit - consumed));
+                MemorySegment.copy(MemorySegment.ofArray(bytes), consumed, dst, dstOffset, n);
+                consumed += n;
+                return n;
+            }
+
+            @Override
+            public void revert(int bytesBack) {
+                consumed -= bytesBack;
+            }
         };
     }
 }

@@ -3,6 +3,7 @@ package dev.iomap.devices;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.DeviceIoException;
+import dev.iomap.device.DeviceNoSpaceException;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.device.DeviceRangeException;
 import dev.iomap.device.IoPurpose;
@@ -69,7 +70,9 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Bad requests (negative, unaligned, overflowing or past the end) get
  * {@link DeviceRangeException}; see {@link DeviceCounters#checkRequest}. Null arguments get
  * {@link NullPointerException} (for a write: as the future's exception). I/O errors are
- * {@link DeviceIoException}s naming the range and the file.
+ * {@link DeviceIoException}s naming the range and the file; a write or flush the host refuses because
+ * its filesystem is full (ENOSPC) is a {@link DeviceNoSpaceException}, and the first of a run of them
+ * is logged in one line (a write that succeeds ends the run).
  *
  * <p><b>Exclusive images.</b> A device opened for writing ({@link #open}) holds the whole backing
  * file under an exclusive lock, a read-only device ({@link #openReadOnly}) under a shared one, from
@@ -95,6 +98,7 @@ import java.util.concurrent.atomic.LongAdder;
  * {@link #stats()} still answer.
  */
 public final class FileBlockDevice implements BlockDevice {
+    private static final System.Logger LOG = System.getLogger(FileBlockDevice.class.getName());
     /** Bytes of zeroes a discard writes at a time, unless a block is larger. */
     private static final int ZEROES_SIZE = 1 << 16;
 
@@ -137,6 +141,11 @@ public final class FileBlockDevice implements BlockDevice {
     private final LongAdder inlineWrites = new LongAdder();
     /** Concurrent flushes share a sync (group commit). */
     private final FlushBatch flushes = new FlushBatch();
+    /**
+     * Whether the last write or flush failed because the host filesystem is full: the first such
+     * failure of an episode is logged, in one line; a write that succeeds ends the episode.
+     */
+    private final AtomicBoolean hostFull = new AtomicBoolean();
 
     /**
      * @param directIoAlignment what {@code O_DIRECT} needs of memory, positions and lengths, if the
@@ -655,6 +664,9 @@ public final class FileBlockDevice implements BlockDevice {
                 io.write(offset, data.stream().map(ByteBuffer::duplicate).toList());
                 return null;
             });
+            if (hostFull.get()) {
+                hostFull.set(false);
+            }
             done.complete(null);
         } catch (IOException e) {
             done.completeExceptionally(ioError("write to", offset, length, e));
@@ -712,11 +724,31 @@ public final class FileBlockDevice implements BlockDevice {
         return new IOException(this + " is closed", cause);
     }
 
-    /** Wraps an I/O error; one caused by {@link #close()} racing the operation says so instead. */
+    /**
+     * Wraps an I/O error; one caused by {@link #close()} racing the operation says so instead, and one
+     * because the host filesystem is full is a {@link DeviceNoSpaceException}.
+     */
     private IOException ioError(String operation, long offset, long length, IOException e) {
         if (e instanceof ClosedChannelException && closed.get()) {
             return closedException(e);
         }
+        if (isHostNoSpace(e)) {
+            if (hostFull.compareAndSet(false, true)) {
+                LOG.log(System.Logger.Level.WARNING, path + ": the host filesystem holding the image is full;"
+                        + " writes to the image fail with ENOSPC until it has space again");
+            }
+            return new DeviceNoSpaceException(operation + " " + path + " failed: the host filesystem holding it"
+                    + " is full (" + e.getMessage() + ")", offset, length, e);
+        }
         return new DeviceIoException(operation + " " + path + " failed: " + e, offset, length, e);
+    }
+
+    /**
+     * @return whether {@code e} is the host's ENOSPC: the JDK words it with the C library's message,
+     *     {@link VectoredWrites} with the errno's name
+     */
+    static boolean isHostNoSpace(IOException e) {
+        String message = e.getMessage();
+        return message != null && (message.contains("No space left on device") || message.contains("(ENOSPC"));
     }
 }

@@ -1,5 +1,11 @@
 package dev.iomap.devices;
 
+import dev.iomap.device.Zone;
+import dev.iomap.device.ZoneCondition;
+import dev.iomap.device.ZoneType;
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The zones a {@link ZonedDevice} emulates: {@code zoneCount} zones of {@code zoneSize} bytes back to
  * back from offset 0, the first {@code conventionalZones} of them conventional and the rest
@@ -48,6 +54,24 @@ public record ZoneLayout(long zoneSize, long zoneCapacity, int zoneCount, int co
      */
     public long backingBytes(int blockSize) {
         return ZoneStateTable.dataStart(zoneCount, blockSize) + zonedBytes();
+    }
+
+    /**
+     * @return the zone report of a zoned device {@link ZonedDevice#create made} with this layout, before
+     *     anything is written to it: conventional zones, then empty sequential zones (what {@code mkfs}
+     *     checks a format against before it makes the device)
+     */
+    public List<Zone> zones() {
+        List<Zone> zones = new ArrayList<>(zoneCount);
+        for (int i = 0; i < zoneCount; i++) {
+            long start = i * zoneSize;
+            zones.add(isSequential(i)
+                    ? new Zone(start, zoneSize, zoneCapacity, ZoneType.SEQUENTIAL_WRITE_REQUIRED, ZoneCondition.EMPTY,
+                            start)
+                    : new Zone(start, zoneSize, zoneSize, ZoneType.CONVENTIONAL, ZoneCondition.NOT_WRITE_POINTER,
+                            Zone.NO_WRITE_POINTER));
+        }
+        return List.copyOf(zones);
     }
 
     /**

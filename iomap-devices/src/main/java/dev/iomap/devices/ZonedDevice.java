@@ -447,7 +447,10 @@ public final class ZonedDevice implements ZonedBlockDevice {
     }
 
     /**
-     * Empties a sequential zone after the writes accepted before it complete; durable on return.
+     * Empties a sequential zone after the writes accepted before it complete; durable on return. Only
+     * the zone state changes: the old bytes stay on the backing device, past the write pointer, where
+     * reads return zeroes, until writes at the write pointer replace them ({@link #finishZone} zeroes
+     * what it makes readable), so a reset costs the same whatever the zone's size.
      *
      * @throws DeviceRangeException if {@code zoneStart} is not the start of a zone
      * @throws ZoneViolationException if the zone is conventional, read-only or offline
@@ -457,15 +460,46 @@ public final class ZonedDevice implements ZonedBlockDevice {
     public void resetZone(long zoneStart) throws IOException {
         EmulatedZone zone = quiesce(zoneStart, "reset");
         synchronized (lock) {
-            openZones.release(zone);
-            zone.generation++;
-            zone.writePointer = zone.start;
-            zone.completed = zone.start;
-            zone.condition = ZoneCondition.EMPTY;
+            empty(zone);
         }
         persist();
-        // After the state: a cut in between leaves stale bytes past the write pointer, which read as zeroes.
-        backing.discard(dataStart + zone.start, zone.capacityEnd - zone.start);
+    }
+
+    /**
+     * Empties every sequential zone that is neither read-only nor offline, after the writes accepted
+     * before it complete, and records them all in one zone state write: durable on return, and as
+     * cheap for a million zones as for one.
+     *
+     * @throws IOException if the device is closed or read-only, or the backing device fails
+     */
+    @Override
+    public void resetAllZones() throws IOException {
+        ensureOpen();
+        ensureWritable("reset");
+        List<CompletableFuture<Void>> pending = new ArrayList<>();
+        synchronized (lock) {
+            for (EmulatedZone zone : zones) {
+                pending.add(zone.tail);
+            }
+        }
+        pending.forEach(CompletableFuture::join);
+        synchronized (lock) {
+            for (EmulatedZone zone : zones) {
+                if (zone.sequential && !zone.hasFailed()) {
+                    empty(zone);
+                }
+            }
+        }
+        persist();
+    }
+
+    /** A reset's change of a zone's state; the caller holds {@link #lock}. */
+    private void empty(EmulatedZone zone) {
+        openZones.release(zone);
+        zone.generation++;
+        zone.writePointer = zone.start;
+        zone.completed = zone.start;
+        zone.condition = ZoneCondition.EMPTY;
     }
 
     /**

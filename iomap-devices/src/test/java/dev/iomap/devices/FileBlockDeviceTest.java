@@ -32,6 +32,22 @@ class FileBlockDeviceTest extends BlockDeviceContractTest {
         return FileBlockDevice.open(dir.resolve("device"), blockSize, capacity, false);
     }
 
+    /**
+     * The host's ENOSPC, however it is worded (the JDK's C library message, or the gathering writer's errno
+     * name), is told apart from other I/O errors: it becomes a {@code DeviceNoSpaceException} (HostFullTest
+     * in iomap-cli fills a real tmpfs).
+     */
+    @Test
+    void theHostsEnospcIsToldApartFromOtherErrors() {
+        assertThat(FileBlockDevice.isHostNoSpace(new IOException("No space left on device"))).isTrue();
+        assertThat(FileBlockDevice.isHostNoSpace(new IOException("pwritev of 4096 bytes at 0 to /x failed: "
+                + VectoredWrites.describe(28)))).isTrue();
+        assertThat(FileBlockDevice.isHostNoSpace(new IOException("Input/output error"))).isFalse();
+        assertThat(FileBlockDevice.isHostNoSpace(new IOException("pwritev failed: " + VectoredWrites.describe(5))))
+                .isFalse();
+        assertThat(FileBlockDevice.isHostNoSpace(new IOException((String) null))).isFalse();
+    }
+
     @Test
     void createsTheFileAtItsCapacity() throws IOException {
         assertThat(Files.size(dir.resolve("device"))).isEqualTo(CAPACITY);

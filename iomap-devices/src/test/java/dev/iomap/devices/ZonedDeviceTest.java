@@ -74,6 +74,12 @@ class ZonedDeviceTest {
         assertThatThrownBy(() -> device.zone(8)).isInstanceOf(DeviceRangeException.class);
     }
 
+    /** What {@code mkfs} checks a format against before it makes the device is what the device reports. */
+    @Test
+    void theLayoutsZoneReportIsThatOfAFreshDevice() throws IOException {
+        assertThat(LAYOUT.zones()).isEqualTo(device.zones());
+    }
+
     @Test
     void writesAtTheWritePointerAdvanceItAndOpenTheZone() throws Exception {
         byte[] data = randomBytes(3 * BLOCK);
@@ -199,6 +205,62 @@ class ZonedDeviceTest {
         assertThat(read(zone(6) + BLOCK, (int) CAPACITY - BLOCK)).containsOnly(0);
         assertThat(((ZoneViolationException) failureOf(device.write(finished.writePointer() - BLOCK,
                 ByteBuffer.allocate(BLOCK), IoPurpose.DATA))).reason()).isEqualTo(Reason.ZONE_FULL);
+    }
+
+    /**
+     * A reset records the empty zone and writes nothing over it (issue 36, item 8: zonefs-like's mkfs
+     * wrote zeroes over every zone): the old bytes stay on the backing device, past the write pointer,
+     * where they read as zeroes, also after the device is opened again; a finish then zeroes what it
+     * makes readable.
+     */
+    @Test
+    void aResetRecordsTheEmptyZoneWithoutWritingOverIt() throws Exception {
+        RamBlockDevice ram = new RamBlockDevice(BLOCK, LAYOUT.backingBytes(BLOCK));
+        CountingDevice backing = new CountingDevice(ram);
+        byte[] old = randomBytes(4 * BLOCK);
+        try (ZonedDevice zoned = ZonedDevice.create(backing, LAYOUT)) {
+            await(zoned.write(zone(6), ByteBuffer.wrap(old), IoPurpose.DATA));
+            zoned.flush();
+            DeviceStats before = backing.stats();
+
+            zoned.resetZone(zone(6));
+
+            DeviceStats reset = backing.stats().minus(before);
+            assertThat(reset.discardedBytes()).as("bytes discarded by the reset").isZero();
+            assertThat(reset.dataBytesWritten()).as("data bytes written by the reset").isZero();
+            long dataStart = LAYOUT.backingBytes(BLOCK) - LAYOUT.zonedBytes();
+            assertThat(ram.peek(dataStart + zone(6), 4 * BLOCK)).as("the old bytes, still on the backing device")
+                    .isEqualTo(old);
+            assertThat(readFrom(zoned, zone(6), 4 * BLOCK)).containsOnly(0);
+        }
+        try (ZonedDevice reopened = ZonedDevice.open(ram.copy())) {
+            assertThat(reopened.zone(6).condition()).isEqualTo(ZoneCondition.EMPTY);
+            assertThat(readFrom(reopened, zone(6), 4 * BLOCK)).containsOnly(0);
+            reopened.finishZone(zone(6));
+            assertThat(readFrom(reopened, zone(6), (int) CAPACITY)).as("a finished zone never written").containsOnly(0);
+        }
+    }
+
+    /** One reset of every sequential zone, in one zone state write; failed zones are left as they are. */
+    @Test
+    void resetAllZonesEmptiesEverySequentialZoneInOneStateWrite() throws Exception {
+        for (int i = 2; i < 6; i++) {
+            await(device.write(zone(i), ByteBuffer.wrap(randomBytes(2 * BLOCK)), IoPurpose.DATA));
+            device.closeZone(zone(i));
+        }
+        device.finishZone(zone(6));
+        device.failZone(zone(7), ZoneCondition.READ_ONLY);
+        await(device.write(zone(0), ByteBuffer.wrap(randomBytes(BLOCK)), IoPurpose.DATA));
+        byte[] conventional = read(zone(0), BLOCK);
+
+        device.resetAllZones();
+
+        for (int i = 2; i < 7; i++) {
+            assertThat(device.zone(i).condition()).as("zone %d", i).isEqualTo(ZoneCondition.EMPTY);
+            assertThat(read(zone(i), (int) CAPACITY)).as("zone %d", i).containsOnly(0);
+        }
+        assertThat(device.zone(7).condition()).isEqualTo(ZoneCondition.READ_ONLY);
+        assertThat(read(zone(0), BLOCK)).as("a conventional zone keeps its data").isEqualTo(conventional);
     }
 
     @Test
@@ -331,6 +393,12 @@ class ZonedDeviceTest {
         byte[] bytes = new byte[length];
         random.nextBytes(bytes);
         return bytes;
+    }
+
+    private static byte[] readFrom(ZonedDevice zoned, long offset, int length) throws IOException {
+        ByteBuffer dst = ByteBuffer.allocate(length);
+        zoned.read(offset, dst);
+        return dst.array();
     }
 
     private byte[] read(long offset, int length) throws IOException {

@@ -47,13 +47,27 @@ final class Calls {
         try {
             return body.run();
         } catch (Throwable t) {
-            int errno = ErrnoMapping.errno(t);
-            if (errno == LinuxErrno.EIO || errno == LinuxErrno.EUCLEAN) {
-                LOG.log(System.Logger.Level.WARNING, op + " " + path + " failed: " + LinuxErrno.name(errno) + ": "
-                        + firstLine(t), t);
-            }
-            return -errno;
+            return -errno(op, path, t);
         }
+    }
+
+    /**
+     * The errno of a failed operation ({@link ErrnoMapping}); EIO and EUCLEAN are logged, as unexpected
+     * failures: one line naming the operation, what it acted on and the failure's own first line (the
+     * stack goes with the record; the command line's log handler prints it only with {@code --debug}).
+     *
+     * @param op the operation's name, for the log
+     * @param what what it acted on (a path, a node id), for the log
+     * @param failure what it threw
+     * @return the positive errno to answer
+     */
+    static int errno(String op, Object what, Throwable failure) {
+        int errno = ErrnoMapping.errno(failure);
+        if (errno == LinuxErrno.EIO || errno == LinuxErrno.EUCLEAN) {
+            LOG.log(System.Logger.Level.WARNING, op + " " + what + " failed: " + LinuxErrno.name(errno) + ": "
+                    + firstLine(failure), failure);
+        }
+        return errno;
     }
 
     /** @return the first line of the innermost message of {@code t} worth showing, or its class name if none */

@@ -29,6 +29,7 @@ import dev.iomap.api.FileNames;
 import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.ReadOnlyDeviceException;
 import dev.iomap.device.DeviceIoException;
+import dev.iomap.device.DeviceNoSpaceException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoDataException;
 import dev.iomap.api.NoSpaceException;
@@ -59,6 +60,7 @@ import java.util.concurrent.ExecutionException;
  * <table>
  * <caption>exception to errno</caption>
  * <tr><th>exception</th><th>errno</th></tr>
+ * <tr><td>{@link ErrnoException} (an errno the bridge chose itself)</td><td>its errno</td></tr>
  * <tr><td>{@link NoSuchFileException}</td><td>ENOENT</td></tr>
  * <tr><td>{@link FileAlreadyExistsException}</td><td>EEXIST</td></tr>
  * <tr><td>{@link DirectoryNotEmptyException}</td><td>ENOTEMPTY</td></tr>
@@ -72,7 +74,9 @@ import java.util.concurrent.ExecutionException;
  *     {@link XattrLimitException.Kind#VALUE}</td><td>ERANGE / E2BIG</td></tr>
  * <tr><td>other {@link FileSystemException}</td><td>by its reason, which is the C library's message
  *     for the errno ("Is a directory" is EISDIR, as the JDK itself words it); EIO otherwise</td></tr>
- * <tr><td>{@link NoSpaceException}</td><td>ENOSPC</td></tr>
+ * <tr><td>{@link NoSpaceException}; {@link DeviceNoSpaceException} (the host filesystem under the image is
+ *     full); a {@link WritebackException} caused by either</td><td>ENOSPC (as the kernel's loop device
+ *     reports {@code BLK_STS_NOSPC}, and fsync then returns the errno writeback recorded)</td></tr>
  * <tr><td>{@link dev.iomap.api.BadAddressException} (the caller's buffer faulted)</td><td>EFAULT</td></tr>
  * <tr><td>{@link DeviceBusyException} (an image another user holds)</td><td>EBUSY</td></tr>
  * <tr><td>{@link NotSupportedException}, {@link UnsupportedOperationException}</td><td>EOPNOTSUPP; a
@@ -110,6 +114,7 @@ public final class ErrnoMapping {
     public static int errno(Throwable error) {
         Throwable cause = unwrap(error);
         return switch (cause) {
+            case ErrnoException e -> e.errno();
             case NoSuchFileException e -> ENOENT;
             case FileAlreadyExistsException e -> EEXIST;
             case DirectoryNotEmptyException e -> ENOTEMPTY;
@@ -121,6 +126,8 @@ public final class ErrnoMapping {
             case NotLinkException e -> EINVAL;
             case FileSystemException e -> byReason(e.getReason());
             case NoSpaceException e -> ENOSPC;
+            case DeviceNoSpaceException e -> ENOSPC;
+            case WritebackException e when isNoSpace(e.getCause()) -> ENOSPC;
             case dev.iomap.api.BadAddressException e -> LinuxErrno.EFAULT;
             case XattrLimitException e -> e.kind() == XattrLimitException.Kind.NAME ? ERANGE : E2BIG;
             case DeviceBusyException e -> EBUSY;
@@ -141,6 +148,12 @@ public final class ErrnoMapping {
             case OutOfMemoryError e -> ENOMEM;
             default -> EIO;
         };
+    }
+
+    /** @return whether {@code cause} (unwrapped) says there was no space: the filesystem's or the host's */
+    private static boolean isNoSpace(Throwable cause) {
+        Throwable unwrapped = cause == null ? null : unwrap(cause);
+        return unwrapped instanceof NoSpaceException || unwrapped instanceof DeviceNoSpaceException;
     }
 
     private static Throwable unwrap(Throwable error) {

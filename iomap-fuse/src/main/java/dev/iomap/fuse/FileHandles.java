@@ -8,16 +8,30 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The files the kernel has open: FUSE file handles (never 0, never reused) to {@link IomapFile}s.
- * Thread-safe.
+ * The files the kernel has open: FUSE file handles (never 0, never reused) to {@link IomapFile}s and the
+ * node each was opened through. Thread-safe.
  */
 final class FileHandles {
-    private final ConcurrentHashMap<Long, IomapFile> open = new ConcurrentHashMap<>();
+    /**
+     * An open file.
+     *
+     * @param nodeid the node it was opened through
+     * @param file the file
+     */
+    record Handle(long nodeid, IomapFile file) {
+    }
+
+    private final ConcurrentHashMap<Long, Handle> open = new ConcurrentHashMap<>();
     private final AtomicLong next = new AtomicLong(1);
 
-    long add(IomapFile file) {
+    /**
+     * @param nodeid the node the file was opened through
+     * @param file the open file
+     * @return its new handle
+     */
+    long add(long nodeid, IomapFile file) {
         long handle = next.getAndIncrement();
-        open.put(handle, file);
+        open.put(handle, new Handle(nodeid, file));
         return handle;
     }
 
@@ -27,24 +41,36 @@ final class FileHandles {
      * @throws ClosedChannelException if the handle is unknown or released (EBADF)
      */
     IomapFile get(long handle) throws ClosedChannelException {
-        IomapFile file = open.get(handle);
-        if (file == null) {
+        return handle(handle).file();
+    }
+
+    /**
+     * @param handle a handle given by {@link #add}
+     * @return it with its node
+     * @throws ClosedChannelException if the handle is unknown or released (EBADF)
+     */
+    Handle handle(long handle) throws ClosedChannelException {
+        Handle found = open.get(handle);
+        if (found == null) {
             throw new ClosedChannelException();
         }
-        return file;
+        return found;
     }
 
     /** @return the file of the handle, or null if it is not open */
     IomapFile find(long handle) {
-        return open.get(handle);
+        Handle found = open.get(handle);
+        return found == null ? null : found.file();
     }
 
-    /** Forgets the handle and closes its file; an unknown handle is ignored. */
-    void release(long handle) throws IOException {
-        IomapFile file = open.remove(handle);
-        if (file != null) {
-            file.close();
-        }
+    /**
+     * Forgets the handle (its file is the caller's to close).
+     *
+     * @param handle a handle
+     * @return what it named, or null for an unknown handle
+     */
+    Handle remove(long handle) {
+        return open.remove(handle);
     }
 
     /** @return how many handles are open */
@@ -56,8 +82,12 @@ final class FileHandles {
     void releaseAll() throws IOException {
         IOException failure = null;
         for (Long handle : List.copyOf(open.keySet())) {
+            Handle removed = open.remove(handle);
+            if (removed == null) {
+                continue;
+            }
             try {
-                release(handle);
+                removed.file().close();
             } catch (IOException e) {
                 failure = failure == null ? e : failure;
             }

@@ -1,12 +1,9 @@
 package dev.iomap.fuse;
 
-import static dev.iomap.fuse.Calls.call;
-import static dev.iomap.fuse.Calls.callForLong;
-
-import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileNames;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapFile;
@@ -15,63 +12,45 @@ import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.OpenFlag;
 import dev.iomap.api.RenameFlag;
-import dev.iomap.api.UnrepresentableNameException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
-import org.cryptomator.jfuse.api.DirFiller;
-import org.cryptomator.jfuse.api.Errno;
-import org.cryptomator.jfuse.api.FileInfo;
-import org.cryptomator.jfuse.api.FuseConfig;
-import org.cryptomator.jfuse.api.FuseConnInfo;
-import org.cryptomator.jfuse.api.FuseOperations;
-import org.cryptomator.jfuse.api.Stat;
-import org.cryptomator.jfuse.api.Statvfs;
-import org.cryptomator.jfuse.api.TimeSpec;
+import java.util.concurrent.locks.Lock;
+import java.util.function.LongConsumer;
 
 /**
- * jfuse's {@link FuseOperations} over an {@link IomapFileSystem}: the paths libfuse passes are the
- * file system's paths; a FUSE file handle names an open {@link IomapFile} ({@link FileHandles}).
+ * The operations of libfuse's low-level API over an {@link IomapFileSystem}, by node id ({@link Nodes}:
+ * a node id is the file system's inode number) and file handle ({@link FileHandles}). {@link LowLevelOps}
+ * decodes libfuse's arguments, calls these, and turns what they return into libfuse's replies and what
+ * they throw into an errno ({@link ErrnoMapping}); nothing here touches native memory, so every operation
+ * can be called from a test.
  *
- * <p>File names are byte strings. A path is in {@link FileNames}' form once {@link RawPathBinding} has
- * bound the path-taking operations ({@link #useExactNames}): the kernel's bytes, decoded one-to-one,
- * and readdir's names go back as the bytes they stand for. Until then (or if binding failed) paths are
- * jfuse's own decoding, UTF-8 with each malformed byte turned into U+FFFD, so that distinct names
- * could collide: the bridge then refuses any path holding U+FFFD with EILSEQ, and leaves out of
- * readdir any name that is not UTF-8 (jfuse would list it with {@code '?'}s, a name that is not its
- * own). Every name in a path is at most {@value FileNames#MAX_NAME_BYTES} bytes (ENAMETOOLONG).
+ * <p>File names are byte strings, in {@link FileNames}' form end to end: the kernel's bytes decoded
+ * one-to-one, and readdir's names go back as the bytes they stand for. Every name is at most
+ * {@value FileNames#MAX_NAME_BYTES} bytes (ENAMETOOLONG).
  *
- * <p>Every operation returns 0 (or a byte count) or a negated errno from {@link ErrnoMapping}; no
- * exception ever leaves an operation, since it would unwind into libfuse's native frames and bring
- * the JVM down. Unexpected failures are logged.
- *
- * <p>Only what jfuse may bind is declared in {@link #supportedOperations()} (declaring an operation
- * jfuse then calls with nothing behind it crashed the JVM). {@link RawPathBinding} binds the rest
- * itself: symlink, readlink, link, chmod, chown, the extended-attribute operations
- * ({@link InodeOperations}: with names and values as bytes, size probing and the kernel's errno),
- * {@link #fallocate}, {@link #copyFileRange} and {@link #lseek}; without that binding they are
- * absent (ENOSYS). Not implemented, so the kernel answers ENOSYS or its default: opendir/releasedir
- * (libfuse's defaults suffice), access (with {@code default_permissions} the kernel checks), mknod,
- * locks.
- *
- * <p>Attributes: see {@link InodeOperations} (the stored mode, owner, times with nanoseconds where the
- * file system declares {@link Capability#POSIX_ATTRIBUTES}; today's fixed ones otherwise).
+ * <p>A hard link is one inode: {@link #lookup} of any of its names gives the same node id, so the
+ * kernel keeps one inode, one link count and one page cache for it. {@link #unlink} of an open file
+ * removes the name at once (the file system keeps the inode until the last {@link #release}); no hidden
+ * rename is needed.
  *
  * <p>Thread-safe: libfuse calls from several threads at once.
  */
-public final class FuseBridge implements FuseOperations {
-    private static final System.Logger LOG = System.getLogger(FuseBridge.class.getName());
-    /** fcntl.h open flags (the same on every Linux architecture jfuse supports). */
+public final class FuseBridge {
+    /** fcntl.h open flags (the same on x86-64 and AArch64). */
+    static final int O_ACCMODE = 03;
+    static final int O_RDONLY = 0;
     static final int O_EXCL = 0200;
     static final int O_TRUNC = 01000;
-    /** {@code O_DIRECT} as the kernel passes it to FUSE on x86-64 (the open flags are the architecture's). */
+    static final int O_APPEND = 02000;
+    /** {@code O_DIRECT} as the kernel passes it to FUSE on x86-64 (AArch64: 0200000, see {@link #oDirect}). */
     static final int O_DIRECT = 040000;
     /** {@code O_DSYNC}; {@code O_SYNC} includes it. */
     static final int O_DSYNC = 010000;
-    /** {@code O_APPEND}. */
-    static final int O_APPEND = 02000;
     /** linux/falloc.h. */
     static final int FALLOC_FL_KEEP_SIZE = 0x01;
     static final int FALLOC_FL_PUNCH_HOLE = 0x02;
@@ -84,84 +63,118 @@ public final class FuseBridge implements FuseOperations {
     /** linux/fs.h renameat2 flags. */
     static final int RENAME_NOREPLACE = 1;
     static final int RENAME_EXCHANGE = 2;
-
-    private final IomapFileSystem fs;
-    private final Errno errno;
-    private final boolean directIo;
-    private final FileHandles handles = new FileHandles();
-    private final InodeOperations inodes;
-    private volatile boolean kernelDirectIo;
-    private volatile Runnable initHook = () -> { };
-    private volatile boolean exactNames;
-    private volatile boolean writebackCache;
-    /** Whether the kernel granted its writeback cache at {@link #init}: it then does {@code O_APPEND} itself. */
-    private volatile boolean kernelWritebackCache;
-    private volatile boolean readCache;
-    private volatile boolean perOpenCaching;
-    /** Inodes seen with more than one name since the mount: their cached opens never keep the kernel's cache. */
-    private final Set<Long> linkedInodes = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** sys/stat.h file type bits. */
+    static final int S_IFMT = 0170000;
+    static final int S_IFREG = 0100000;
 
     /** Largest write and readahead the kernel is asked to send in one request: 1 MiB (libfuse's own limit). */
     static final int MAX_IO_BYTES = 1 << 20;
 
     /**
-     * @param fs the mounted file system; the bridge never closes it
-     * @param errno jfuse's errno values of this platform ({@code FuseBuilder.errno()})
-     * @param uid the mounting user: the owner every file is reported with where the file system keeps no
-     *     POSIX attributes, and the owner of new files until the caller is known ({@code fuse_get_context})
-     * @param gid the mounting user's group, likewise
-     * @param directIo whether to have every open bypass the kernel page cache (set at {@link #init})
+     * An inode handed to the kernel.
+     *
+     * @param nodeid its node id
+     * @param generation its generation
+     * @param attributes what the kernel is told of it
      */
-    public FuseBridge(IomapFileSystem fs, Errno errno, int uid, int gid, boolean directIo) {
-        this.fs = fs;
-        this.errno = errno;
-        this.directIo = directIo;
-        this.inodes = new InodeOperations(fs, this::checkNames, handles, new InodeOperations.Caller(uid, gid));
+    record Entry(long nodeid, int generation, Attributes attributes) {
     }
 
-    /** @return the inode operations, for {@link RawPathBinding} and the mount */
+    /**
+     * An open file handed to the kernel.
+     *
+     * @param fh its handle
+     * @param directIo whether this open bypasses the kernel's page cache ({@code FOPEN_DIRECT_IO})
+     * @param keepCache whether the kernel keeps what it cached of the file before ({@code FOPEN_KEEP_CACHE})
+     */
+    record Opened(long fh, boolean directIo, boolean keepCache) {
+    }
+
+    /**
+     * What create answers: the new inode and its open file.
+     *
+     * @param entry the inode
+     * @param opened the open file
+     */
+    record Created(Entry entry, Opened opened) {
+    }
+
+    /**
+     * What statfs answers.
+     *
+     * @param blockSize bytes per block
+     * @param blocks blocks in all
+     * @param freeBlocks blocks free
+     * @param files inodes in all
+     * @param freeFiles inodes free
+     */
+    record Statfs(long blockSize, long blocks, long freeBlocks, long files, long freeFiles) {
+    }
+
+    private final IomapFileSystem fs;
+    private final Nodes nodes;
+    private final FileHandles handles = new FileHandles();
+    private final Directories directories = new Directories();
+    private final InodeOperations inodes;
+    private final CacheMode cache;
+    private final int oDirect;
+    /** Whether the kernel granted its writeback cache at INIT: it then does {@code O_APPEND} itself. */
+    private volatile boolean kernelWritebackCache;
+    /** Handles of opens for writing of files with capabilities: the first write removes them. */
+    private final Set<Long> capabilityHolders = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile LongConsumer attributesChanged = nodeid -> { };
+
+    /**
+     * @param fs the mounted file system; the bridge never closes it
+     * @param owner the mounting user: the owner every file is reported with where the file system keeps no
+     *     POSIX attributes
+     * @param cache how the kernel's caches are used
+     * @throws IOException if the root cannot be stat'ed
+     */
+    public FuseBridge(IomapFileSystem fs, InodeOperations.Caller owner, CacheMode cache) throws IOException {
+        this.fs = fs;
+        this.cache = cache;
+        this.oDirect = oDirect(System.getProperty("os.arch"));
+        FileStat root = fs.stat("/");
+        this.nodes = new Nodes(root.ino());
+        this.inodes = new InodeOperations(fs, owner, fs.statfs().blockSize());
+    }
+
+    /**
+     * @param arch {@code os.arch}
+     * @return {@code O_DIRECT} of that architecture as the kernel passes open flags (asm-generic's
+     *     0200000 on AArch64, 040000 on x86-64)
+     */
+    static int oDirect(String arch) {
+        return FuseStructs.AARCH64.equals(arch) ? 0200000 : O_DIRECT;
+    }
+
+    /** @return the node table */
+    Nodes nodes() {
+        return nodes;
+    }
+
+    /** @return the attribute and extended-attribute operations */
     InodeOperations inodes() {
         return inodes;
     }
 
-    @Override
-    public Errno errno() {
-        return errno;
-    }
-
-    @Override
-    public Set<Operation> supportedOperations() {
-        return EnumSet.of(Operation.INIT, Operation.DESTROY, Operation.GET_ATTR, Operation.READ_DIR,
-                Operation.MKDIR, Operation.CREATE, Operation.OPEN, Operation.READ, Operation.WRITE,
-                Operation.TRUNCATE, Operation.UNLINK, Operation.RMDIR, Operation.RENAME, Operation.STATFS,
-                Operation.FLUSH, Operation.RELEASE, Operation.FSYNC, Operation.UTIMENS);
-    }
-
-    /**
-     * @return whether, after init, every open that may write bypasses the kernel page cache: libfuse's
-     *     {@code direct_io} for every open, or per open with {@link #readCache}
-     */
-    public boolean kernelDirectIo() {
-        return kernelDirectIo;
-    }
-
-    /**
-     * Says that every path from now on is the kernel's bytes in {@link FileNames}' form and that
-     * readdir's filler takes such names ({@link RawPathBinding}): a U+FFFD in a path is then that
-     * character, not jfuse's stand-in for a byte it could not decode. Call before mounting.
-     */
-    void useExactNames() {
-        exactNames = true;
-    }
-
-    /** @return whether paths are the kernel's bytes ({@link #useExactNames}), not jfuse's lossy decoding */
-    public boolean exactNames() {
-        return exactNames;
+    /** @return how the kernel's caches are used */
+    public CacheMode cache() {
+        return cache;
     }
 
     /** @return how many files the kernel has open */
     public int openFiles() {
         return handles.size();
+    }
+
+    /**
+     * @param hook told the node id of an inode whose attributes changed without the kernel knowing (a
+     *     write that cleared set-user-ID), so that it drops what it cached ({@code notify_inval_inode})
+     */
+    void onAttributesChanged(LongConsumer hook) {
+        this.attributesChanged = hook;
     }
 
     /**
@@ -175,232 +188,434 @@ public final class FuseBridge implements FuseOperations {
     }
 
     /**
-     * @param hook run at the end of {@link #init}, on libfuse's thread, before the INIT reply is written
-     *     ({@link DirectIoMmap}); must not throw
-     */
-    void onInit(Runnable hook) {
-        this.initHook = hook;
-    }
-
-    /**
-     * Asks the kernel, at {@link #init}, for its writeback cache ({@code FUSE_CAP_WRITEBACK_CACHE}):
-     * with the kernel's page cache in use (no {@code direct_io}), writes are then gathered there and
-     * sent in large requests when the kernel writes back, instead of each {@code write()} going through
-     * at once. Ignored where the kernel cannot.
+     * Names a node for a log line: its path where it has one, else its node id.
      *
-     * @param on whether to ask for it
+     * @param nodeid a node id from the kernel
+     * @return the node's path, or {@code "node N"} if it has no name left or is not known
      */
-    public void writebackCache(boolean on) {
-        this.writebackCache = on;
-    }
-
-    /**
-     * Lets read-only opens of a direct-I/O mount use the kernel's page cache (set before mounting; see
-     * {@link OpenCaching#bypasses}): read-only opens of a file with one name are then served from the
-     * kernel's page cache, while every open that may write stays direct I/O. Takes effect only with
-     * {@link RawPathBinding} bound ({@link #exactNames}), which sets the choice in each open's reply;
-     * without it every open is direct I/O, as with {@code false}.
-     *
-     * @param on whether read-only opens may use the kernel's page cache
-     */
-    public void readCache(boolean on) {
-        this.readCache = on;
-    }
-
-    /**
-     * @return whether each open's caching is chosen by {@link OpenCaching#bypasses} (known after
-     *     {@link #init}): the mount uses the kernel's page cache ({@code directIo} false) or lets read-only
-     *     opens use it ({@link #readCache}), and {@link RawPathBinding} is bound to set it in open's reply
-     */
-    boolean perOpenCaching() {
-        return perOpenCaching;
-    }
-
-    /**
-     * @param fh the handle open or create just gave
-     * @param flags the open flags
-     * @return whether this open must bypass the kernel's page cache ({@link OpenCaching#bypasses}); true
-     *     for an unknown handle or a file whose link count cannot be read. A file with more than one name
-     *     is remembered ({@link #keepsKernelCache}).
-     */
-    boolean bypassesKernelCache(long fh, int flags) {
-        IomapFile file = handles.find(fh);
-        if (file == null) {
-            return true;
-        }
-        int links;
+    String describe(long nodeid) {
         try {
-            links = file.stat().linkCount();
+            return onPath(nodeid, path -> path);
         } catch (IOException | RuntimeException e) {
-            return true;
+            return "node " + nodeid;
         }
-        if (links > 1) {
-            linkedInodes.add(file.ino());
+    }
+
+    @FunctionalInterface
+    private interface PathBody<T> {
+        T run(String path) throws IOException;
+    }
+
+    /** Runs {@code body} on the node's path with the namespace read lock held (see {@link Nodes}). */
+    private <T> T onPath(long nodeid, PathBody<T> body) throws IOException {
+        return locked(nodes.namespace().readLock(), () -> body.run(nodes.path(nodeid)));
+    }
+
+    @FunctionalInterface
+    private interface Body<T> {
+        T run() throws IOException;
+    }
+
+    private static <T> T locked(Lock lock, Body<T> body) throws IOException {
+        lock.lock();
+        try {
+            return body.run();
+        } finally {
+            lock.unlock();
         }
-        return OpenCaching.bypasses(flags, links, directIo);
     }
 
     /**
-     * @param fh an open file's handle
-     * @return whether a cached open of it may keep what the kernel cached before ({@code keep_cache}):
-     *     the file has had one name all the time it was mounted, as far as opens and {@link #linked} saw
+     * @param name a name from the kernel
+     * @return it, checked ({@link FileNames#check}: at most 255 bytes, ENAMETOOLONG)
      */
-    boolean keepsKernelCache(long fh) {
-        IomapFile file = handles.find(fh);
-        return file != null && !linkedInodes.contains(file.ino());
+    private static String checked(String name) {
+        FileNames.check(name);
+        return name;
+    }
+
+    private Entry entry(FileStat stat) {
+        return new Entry(nodes.nodeid(stat.ino()), inodes.generation(stat), inodes.attributes(stat));
+    }
+
+    /** Hands {@code path}'s inode to the kernel under {@code name}: one lookup counted. Namespace lock held. */
+    private Entry handOut(String path, Nodes.Name name) throws IOException {
+        Entry entry = entry(inodes.lstat(path));
+        nodes.lookedUp(entry.nodeid(), entry.generation(), name);
+        return entry;
     }
 
     /**
-     * Remembers that the file a new hard link names has more than one name ({@link #keepsKernelCache}).
+     * lookup: the inode of {@code name} in {@code parent}, one lookup counted.
      *
-     * @param link the new link's path
+     * @param parent the directory's node id
+     * @param name a name in it
+     * @return the inode
+     * @throws IOException ENOENT if there is no such name
      */
-    void linked(String link) {
+    Entry lookup(long parent, String name) throws IOException {
+        Nodes.Name at = new Nodes.Name(parent, checked(name));
+        return onPath(parent, directory -> handOut(join(directory, name), at));
+    }
+
+    private static String join(String directory, String name) {
+        return directory.equals("/") ? "/" + name : directory + "/" + name;
+    }
+
+    /**
+     * forget and batch_forget.
+     *
+     * @param nodeid a node
+     * @param count lookups the kernel gives back
+     */
+    void forget(long nodeid, long count) {
+        nodes.forget(nodeid, count);
+    }
+
+    /**
+     * getattr.
+     *
+     * @param nodeid a node
+     * @param fh an open handle of it, or 0 for none
+     * @return its attributes: the open file's, else its path's, else (an unlinked inode) any open file's
+     * @throws IOException ENOENT for a node that has neither a name nor an open file
+     */
+    Attributes getattr(long nodeid, long fh) throws IOException {
+        IomapFile open = fh == 0 ? null : handles.find(fh);
+        if (open != null) {
+            return inodes.attributes(open.stat());
+        }
+        return inodes.attributes(stat(nodeid));
+    }
+
+    private FileStat stat(long nodeid) throws IOException {
         try {
-            linkedInodes.add(fs.lstat(checkNames(link)).ino());
-        } catch (IOException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "link " + link + ": cannot read its inode number; cached opens"
-                    + " of other files keep the kernel's cache as before", e);
+            return onPath(nodeid, path -> current(nodeid, inodes.lstat(path)));
+        } catch (NoSuchFileException e) {
+            IomapFile open = nodes.openFile(nodeid);
+            if (open == null) {
+                throw e;
+            }
+            return open.stat();
         }
     }
 
     /**
-     * Turns on {@code direct_io} ({@link DirectIoConfig}) if asked to, and {@code use_ino} (the kernel
-     * shows the file system's inode numbers, which getattr and readdir fill in); turns off
-     * {@code FUSE_CAP_HANDLE_KILLPRIV} (which libfuse 3 asks for by default), so the kernel clears
-     * set-user-ID and set-group-ID on chown and truncate itself, sending the new mode with the change,
-     * as it does for its local filesystems; asks for requests of up to {@link #MAX_IO_BYTES} (max_write
-     * and max_readahead) and, if {@link #writebackCache} asked for it and the kernel can, for the kernel's
-     * writeback cache; then runs the {@link #onInit} hook.
-     *
-     * <p>Where opens may use the kernel's page cache ({@link #perOpenCaching}, or no {@code direct_io}),
-     * {@code FUSE_CAP_AUTO_INVAL_DATA} is turned off: with it the kernel asks getattr before every
-     * cached read (attributes are not cached at all where the file system has hard links) to see whether
-     * someone else changed the file. Nobody else does: every change reaches the file system through this
-     * mount, and the kernel drops or updates its pages itself for each (write, truncate, fallocate,
-     * copy_file_range, and direct writes, see {@link OpenCaching}). Cluster mounts, whose image
-     * other nodes change, are direct I/O throughout.
+     * @param nodeid the node a path was built for
+     * @param stat what the path names now
+     * @return {@code stat}, if it is the node's inode
+     * @throws ErrnoException ESTALE if the name now names another inode (another node of a shared image
+     *     replaced it; the kernel then looks the path up again)
      */
-    @Override
-    public void init(FuseConnInfo conn, FuseConfig config) {
-        try {
-            perOpenCaching = exactNames && (readCache || !directIo);
-            if (directIo && !perOpenCaching) {
-                DirectIoConfig.enable(config);
-            }
-            DirectIoConfig.useIno(config);
-            if (fs.capabilities().contains(Capability.HARD_LINKS)) {
-                DirectIoConfig.noAttributeCache(config);
-            }
-            // The kernel, not the file system, clears set-user-ID and set-group-ID on chown and truncate.
-            int want = conn.want() & ~FuseConnInfo.FUSE_CAP_HANDLE_KILLPRIV;
-            if (perOpenCaching || !directIo) {
-                want &= ~FuseConnInfo.FUSE_CAP_AUTO_INVAL_DATA;
-            }
-            if (writebackCache && (conn.capable() & FuseConnInfo.FUSE_CAP_WRITEBACK_CACHE) != 0) {
-                want |= FuseConnInfo.FUSE_CAP_WRITEBACK_CACHE;
-                kernelWritebackCache = true;
-            }
-            conn.setWant(want);
-            conn.setMaxWrite(MAX_IO_BYTES);
-            conn.setMaxReadahead(MAX_IO_BYTES);
-            kernelDirectIo = perOpenCaching ? directIo : config.directIo() != 0;
-        } catch (Throwable t) {
-            LOG.log(System.Logger.Level.WARNING, "init: cannot read the FUSE configuration", t);
+    private FileStat current(long nodeid, FileStat stat) throws ErrnoException {
+        if (nodes.nodeid(stat.ino()) != nodeid) {
+            throw new ErrnoException(LinuxErrno.ESTALE, "node " + nodeid + ": its name now names inode " + stat.ino());
         }
+        return stat;
+    }
+
+    /**
+     * setattr: truncate (through the open file if given), then chmod, chown and times; with
+     * {@code killPrivileges} (the truncating process lacks {@code CAP_FSETID}) set-user-ID and
+     * set-group-ID are cleared as Linux clears them.
+     *
+     * @param nodeid a node
+     * @param change what to change
+     * @param fh an open handle of it, or 0
+     * @return the attributes afterwards
+     * @throws IOException as the file system
+     */
+    Attributes setattr(long nodeid, SetAttributes change, long fh) throws IOException {
+        if (change.size() != null) {
+            truncate(nodeid, change.size(), fh);
+            afterTruncate(nodeid, change.killPrivileges());
+        }
+        if (change.changesAttributes()) {
+            onPath(nodeid, path -> {
+                inodes.setAttributes(path, change);
+                return null;
+            });
+        }
+        return getattr(nodeid, fh);
+    }
+
+    /**
+     * What a truncate removes: the file's capabilities, and with {@code killPrivileges} its set-user-ID and
+     * set-group-ID bits; nothing for an unlinked file (nobody can exec it by name).
+     */
+    private void afterTruncate(long nodeid, boolean killPrivileges) throws IOException {
         try {
-            initHook.run();
-        } catch (Throwable t) {
-            LOG.log(System.Logger.Level.WARNING, "init: the mount's hook failed", t);
+            onPath(nodeid, path -> {
+                inodes.killCapabilities(path);
+                if (killPrivileges) {
+                    inodes.killPrivileges(path);
+                }
+                return null;
+            });
+        } catch (NoSuchFileException unlinked) {
+            // its mode and capabilities die with it
         }
     }
 
-    @Override
-    public void destroy() {
-        // The mount closes the file system after the FUSE loop ends; nothing to do here.
-    }
-
-    @Override
-    public int getattr(String path, Stat stat, FileInfo fi) {
-        return call("getattr", path, () -> {
-            inodes.fill(stat, inodes.lstat(path, fi));
-            return 0;
+    private void truncate(long nodeid, long size, long fh) throws IOException {
+        IomapFile open = fh == 0 ? null : handles.find(fh);
+        if (open == null) {
+            open = nodes.openFile(nodeid);
+        }
+        if (open != null) {
+            open.truncate(size);
+            return;
+        }
+        onPath(nodeid, path -> {
+            try (IomapFile file = fs.open(path)) {
+                file.truncate(size);
+            }
+            return null;
         });
     }
 
-    @Override
-    public int readdir(String path, DirFiller filler, long offset, FileInfo fi, int flags) {
-        return call("readdir", path, () -> {
-            var entries = fs.readdir(checkNames(path));
-            filler.fill(".");
-            filler.fill("..");
-            for (DirEntry entry : entries) {
-                if (!exactNames && !isUtf8(entry.name())) {
-                    continue;
-                }
-                int mode = InodeOperations.defaultMode(entry.type());
-                long ino = entry.ino();
-                if (filler.fill(entry.name(), stat -> {
-                    stat.setMode(mode);
-                    StatBlocks.setIno(stat, ino);
-                }, 0, 0) != 0) {
-                    throw new IOException("readdir " + path + ": the kernel's buffer is full");
-                }
-            }
-            return 0;
+    /**
+     * readlink.
+     *
+     * @param nodeid a symbolic link
+     * @return its target's bytes
+     * @throws IOException EINVAL if it is not a symbolic link
+     */
+    byte[] readlink(long nodeid) throws IOException {
+        return onPath(nodeid, inodes::readlink);
+    }
+
+    /**
+     * mknod: regular files only (created empty, as {@code mknod(2)} with {@code S_IFREG} does); anything
+     * else is EPERM, as Linux answers for a filesystem without device nodes, FIFOs or sockets.
+     *
+     * @param parent the directory
+     * @param name the new name
+     * @param mode type and permission bits
+     * @param caller who creates it
+     * @return the new inode
+     * @throws IOException EPERM, EEXIST, or as the file system
+     */
+    Entry mknod(long parent, String name, int mode, InodeOperations.Caller caller) throws IOException {
+        if ((mode & S_IFMT) != S_IFREG && (mode & S_IFMT) != 0) {
+            throw new ErrnoException(LinuxErrno.EPERM, "mknod " + name + ": only regular files can be made here");
+        }
+        Nodes.Name at = new Nodes.Name(parent, checked(name));
+        return onPath(parent, directory -> {
+            String path = join(directory, name);
+            IomapFile file = inodes.posix() ? fs.create(path, inodes.newInode(directory, mode, FileType.REGULAR, caller))
+                    : fs.create(path);
+            file.close();
+            return handOut(path, at);
         });
     }
 
-    /** mkdir(2): with POSIX attributes, {@code mode} (umask already applied) and the caller as owner. */
-    @Override
-    public int mkdir(String path, int mode) {
-        return call("mkdir", path, () -> {
-            String checked = checkNames(path);
+    /**
+     * mkdir(2): with POSIX attributes, {@code mode} (umask already applied) and the caller as owner.
+     *
+     * @param parent the directory
+     * @param name the new name
+     * @param mode permission bits
+     * @param caller who creates it
+     * @return the new directory
+     * @throws IOException EEXIST, or as the file system
+     */
+    Entry mkdir(long parent, String name, int mode, InodeOperations.Caller caller) throws IOException {
+        Nodes.Name at = new Nodes.Name(parent, checked(name));
+        return onPath(parent, directory -> {
+            String path = join(directory, name);
             if (inodes.posix()) {
-                fs.mkdir(checked, inodes.newInode(checked, mode, FileType.DIRECTORY));
+                fs.mkdir(path, inodes.newInode(directory, mode, FileType.DIRECTORY, caller));
             } else {
-                fs.mkdir(checked);
+                fs.mkdir(path);
             }
-            return 0;
+            return handOut(path, at);
         });
     }
 
-    @Override
-    public int create(String path, int mode, FileInfo fi) {
-        return call("create", path, () -> {
+    /**
+     * symlink(2).
+     *
+     * @param target what the link points at
+     * @param parent the directory
+     * @param name the new name
+     * @param caller its owner
+     * @return the new link
+     * @throws IOException EPERM without symbolic links, EEXIST, or as the file system
+     */
+    Entry symlink(String target, long parent, String name, InodeOperations.Caller caller) throws IOException {
+        Nodes.Name at = new Nodes.Name(parent, checked(name));
+        return onPath(parent, directory -> {
+            String path = join(directory, name);
+            inodes.symlink(directory, path, target, caller);
+            return handOut(path, at);
+        });
+    }
+
+    /**
+     * link(2): another name of the same inode (the same node id, one more lookup counted).
+     *
+     * @param nodeid the file
+     * @param parent the new name's directory
+     * @param name the new name
+     * @return the inode, with its new link count
+     * @throws IOException EPERM without hard links, EEXIST, ENOENT for an unlinked file
+     */
+    Entry link(long nodeid, long parent, String name) throws IOException {
+        Nodes.Name at = new Nodes.Name(parent, checked(name));
+        return locked(nodes.namespace().readLock(), () -> {
+            String path = nodes.path(parent, name);
+            inodes.link(nodes.path(nodeid), path);
+            return handOut(path, at);
+        });
+    }
+
+    /**
+     * unlink(2). An open file stays readable and writable through its handles until released.
+     *
+     * @param parent the directory
+     * @param name the name
+     * @throws IOException ENOENT, EISDIR, or as the file system
+     */
+    void unlink(long parent, String name) throws IOException {
+        Nodes.Name at = new Nodes.Name(parent, checked(name));
+        locked(nodes.namespace().writeLock(), () -> {
+            fs.unlink(nodes.path(parent, name));
+            nodes.removed(at);
+            return null;
+        });
+    }
+
+    /**
+     * rmdir(2).
+     *
+     * @param parent the directory
+     * @param name the name of an empty directory in it
+     * @throws IOException ENOENT, ENOTDIR, ENOTEMPTY
+     */
+    void rmdir(long parent, String name) throws IOException {
+        Nodes.Name at = new Nodes.Name(parent, checked(name));
+        locked(nodes.namespace().writeLock(), () -> {
+            fs.rmdir(nodes.path(parent, name));
+            nodes.removed(at);
+            return null;
+        });
+    }
+
+    /**
+     * renameat2: RENAME_NOREPLACE and RENAME_EXCHANGE become {@link RenameFlag}s (decided atomically
+     * by the file system); any other bit, or both, is EINVAL; an adapter without exchange gives
+     * EOPNOTSUPP.
+     *
+     * @param parent the old name's directory
+     * @param name the old name
+     * @param newParent the new name's directory
+     * @param newName the new name
+     * @param flags renameat2's flags
+     * @throws IOException as the file system
+     */
+    void rename(long parent, String name, long newParent, String newName, int flags) throws IOException {
+        if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE)) != 0 || flags == (RENAME_NOREPLACE | RENAME_EXCHANGE)) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "rename " + name + ": flags " + flags);
+        }
+        EnumSet<RenameFlag> renameFlags = EnumSet.noneOf(RenameFlag.class);
+        if ((flags & RENAME_NOREPLACE) != 0) {
+            renameFlags.add(RenameFlag.NOREPLACE);
+        }
+        if ((flags & RENAME_EXCHANGE) != 0) {
+            renameFlags.add(RenameFlag.EXCHANGE);
+        }
+        Nodes.Name from = new Nodes.Name(parent, checked(name));
+        Nodes.Name to = new Nodes.Name(newParent, checked(newName));
+        locked(nodes.namespace().writeLock(), () -> {
+            fs.rename(nodes.path(parent, name), nodes.path(newParent, newName), renameFlags);
+            nodes.renamed(from, to, renameFlags.contains(RenameFlag.EXCHANGE));
+            return null;
+        });
+    }
+
+    /**
+     * open(2) of an existing file.
+     *
+     * @param nodeid the file
+     * @param flags the open flags ({@code O_TRUNC} empties it; {@code O_DIRECT} and {@code O_DSYNC} as in
+     *     {@link #openFlags})
+     * @param caller who opens it: a truncating caller other than root clears set-user-ID (libfuse 3.14 does
+     *     not pass the kernel's {@code FUSE_OPEN_KILL_SUIDGID}; root stands for {@code CAP_FSETID})
+     * @return the open file and how the kernel caches it ({@link CacheMode#bypasses})
+     * @throws IOException as the file system
+     */
+    Opened open(long nodeid, int flags, InodeOperations.Caller caller) throws IOException {
+        return onPath(nodeid, path -> {
+            IomapFile file = openFile(path, flags & ~O_TRUNC);
+            if (nodes.nodeid(file.ino()) != nodeid) {
+                file.close();
+                throw new ErrnoException(LinuxErrno.ESTALE, "open of node " + nodeid + ": its name now names inode "
+                        + file.ino());
+            }
+            truncateOnOpen(file, flags);
+            if ((flags & O_TRUNC) != 0 && caller.uid() != 0 && inodes.killPrivileges(path)) {
+                attributesChanged.accept(nodeid);
+            }
+            Opened opened = opened(nodeid, file, flags);
+            if ((flags & O_ACCMODE) != O_RDONLY && inodes.hasCapabilities(path)) {
+                capabilityHolders.add(opened.fh());
+            }
+            return opened;
+        });
+    }
+
+    private Opened opened(long nodeid, IomapFile file, int flags) {
+        long fh = handles.add(nodeid, file);
+        nodes.opened(nodeid, file);
+        boolean direct = cache.bypasses(flags, oDirect);
+        return new Opened(fh, direct, !direct && cache.keepsKernelCache());
+    }
+
+    /**
+     * create: a new regular file, opened, in one request. An existing name (a race with another creator)
+     * is opened instead unless {@code O_EXCL} (EEXIST).
+     *
+     * @param parent the directory
+     * @param name the new name
+     * @param mode permission bits
+     * @param flags the open flags
+     * @param caller who creates it
+     * @return the new inode and its open file
+     * @throws IOException as the file system
+     */
+    Created create(long parent, String name, int mode, int flags, InodeOperations.Caller caller) throws IOException {
+        Nodes.Name at = new Nodes.Name(parent, checked(name));
+        return onPath(parent, directory -> {
+            String path = join(directory, name);
             IomapFile file;
-            String checked = checkNames(path);
             try {
-                file = inodes.posix() ? fs.create(checked, inodes.newInode(checked, mode, FileType.REGULAR))
-                        : fs.create(checked);
+                file = inodes.posix() ? fs.create(path, inodes.newInode(directory, mode, FileType.REGULAR, caller))
+                        : fs.create(path);
             } catch (FileAlreadyExistsException e) {
-                if ((fi.getFlags() & O_EXCL) != 0) {
+                if ((flags & O_EXCL) != 0) {
                     throw e;
                 }
-                file = openFile(path, fi.getFlags());
+                file = openFile(path, flags);
             }
-            if (!file.openFlags().containsAll(openFlags(fi.getFlags()))) {
+            if (!file.openFlags().containsAll(openFlags(flags))) {
                 file.close();
-                file = openFile(checked, fi.getFlags() & ~O_TRUNC);
+                file = openFile(path, flags & ~O_TRUNC);
             }
-            fi.setFh(handles.add(file));
-            return 0;
-        });
-    }
-
-    @Override
-    public int open(String path, FileInfo fi) {
-        return call("open", path, () -> {
-            fi.setFh(handles.add(openFile(checkNames(path), fi.getFlags())));
-            return 0;
+            try {
+                Entry entry = handOut(path, at);
+                return new Created(entry, opened(entry.nodeid(), file, flags));
+            } catch (IOException | RuntimeException e) {
+                file.close();
+                throw e;
+            }
         });
     }
 
     /**
      * Opens for {@code open(2)} or {@code creat(2)}: {@code O_DIRECT} becomes a direct open
      * ({@link OpenFlag#DIRECT}: block-aligned offsets, lengths and buffers, the page cache bypassed, as
-     * the kernel's {@code iomap_dio_rw}), {@code O_DSYNC}/{@code O_SYNC} a {@link OpenFlag#DSYNC} one and
-     * {@code O_APPEND} an {@link OpenFlag#APPEND} one ({@link #openFlags}).
+     * the kernel's {@code iomap_dio_rw}) and {@code O_DSYNC}/{@code O_SYNC} a {@link OpenFlag#DSYNC} one.
      * An adapter without {@link dev.iomap.api.Capability#DIRECT_IO} refuses {@code O_DIRECT} with
      * EINVAL, as Linux does for a filesystem without direct I/O.
      */
@@ -413,11 +628,16 @@ public final class FuseBridge implements FuseOperations {
             throw new NotSupportedException("open " + path + " with " + wanted + ": " + e.getMessage(),
                     NotSupportedException.Refusal.INVALID_ARGUMENT);
         }
+        truncateOnOpen(file, flags);
+        return file;
+    }
+
+    /** {@code O_TRUNC}: empties the file just opened (closed if that fails). */
+    private static void truncateOnOpen(IomapFile file, int flags) throws IOException {
         try {
             if ((flags & O_TRUNC) != 0 && file.size() > 0) {
                 file.truncate(0);
             }
-            return file;
         } catch (IOException | RuntimeException e) {
             file.close();
             throw e;
@@ -433,13 +653,16 @@ public final class FuseBridge implements FuseOperations {
      * cache: the kernel then appends into its own page cache and writes back at fixed offsets through
      * any open file of the inode, which must not move them (libfuse's passthrough drops
      * {@code O_APPEND} there too).
+     *
+     * @param flags {@code open(2)} flags as the kernel passes them on this architecture
+     * @return the {@link OpenFlag}s they ask for
      */
     Set<OpenFlag> openFlags(int flags) {
         Set<OpenFlag> wanted = EnumSet.noneOf(OpenFlag.class);
         if ((flags & O_APPEND) != 0 && !kernelWritebackCache) {
             wanted.add(OpenFlag.APPEND);
         }
-        if ((flags & O_DIRECT) != 0) {
+        if ((flags & oDirect) != 0) {
             wanted.add(OpenFlag.DIRECT);
         }
         if ((flags & O_DSYNC) != 0) {
@@ -448,271 +671,371 @@ public final class FuseBridge implements FuseOperations {
         return wanted;
     }
 
-    @Override
-    public int read(String path, ByteBuffer buf, long size, long offset, FileInfo fi) {
-        return call("read", path, () -> {
-            IomapFile file = handles.get(fi.getFh());
-            if (file.openFlags().contains(OpenFlag.DIRECT)) {
-                int n = file.read(offset, buf);   // a short direct read is EOF: the next offset may be unaligned
-                return Math.max(n, 0);
-            }
-            int total = 0;
-            while (buf.hasRemaining()) {
-                int n = file.read(offset + total, buf);
-                if (n <= 0) {
-                    break;
-                }
-                total += n;
-            }
-            return total;
-        });
-    }
-
     /**
-     * A write that runs out of space after some of its bytes were written returns their count, as the
-     * kernel's {@code iomap_file_buffered_write} does (a short write): the program then writes the rest
-     * and gets ENOSPC for it. {@link IomapFile#write} reports the bytes it wrote by the buffer's position.
-     */
-    @Override
-    public int write(String path, ByteBuffer buf, long size, long offset, FileInfo fi) {
-        int start = buf.position();
-        return call("write", path, () -> {
-            try {
-                return handles.get(fi.getFh()).write(offset, buf);
-            } catch (NoSpaceException e) {
-                int written = buf.position() - start;
-                if (written > 0) {
-                    return written;
-                }
-                throw e;
-            }
-        });
-    }
-
-    @Override
-    public int truncate(String path, long size, FileInfo fi) {
-        return call("truncate", path, () -> {
-            IomapFile open = fi == null ? null : handles.find(fi.getFh());
-            if (open != null) {
-                open.truncate(size);
-                return 0;
-            }
-            try (IomapFile file = fs.open(checkNames(path))) {
-                file.truncate(size);
-            }
-            return 0;
-        });
-    }
-
-    @Override
-    public int unlink(String path) {
-        return call("unlink", path, () -> {
-            fs.unlink(checkNames(path));
-            return 0;
-        });
-    }
-
-    @Override
-    public int rmdir(String path) {
-        return call("rmdir", path, () -> {
-            fs.rmdir(checkNames(path));
-            return 0;
-        });
-    }
-
-    /**
-     * renameat2: RENAME_NOREPLACE and RENAME_EXCHANGE become {@link RenameFlag}s (decided atomically
-     * by the file system); any other bit, or both, is EINVAL; an adapter without exchange gives
-     * EOPNOTSUPP.
-     */
-    @Override
-    public int rename(String oldPath, String newPath, int flags) {
-        return call("rename", oldPath, () -> {
-            if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE)) != 0
-                    || flags == (RENAME_NOREPLACE | RENAME_EXCHANGE)) {
-                return -LinuxErrno.EINVAL;
-            }
-            EnumSet<RenameFlag> renameFlags = EnumSet.noneOf(RenameFlag.class);
-            if ((flags & RENAME_NOREPLACE) != 0) {
-                renameFlags.add(RenameFlag.NOREPLACE);
-            }
-            if ((flags & RENAME_EXCHANGE) != 0) {
-                renameFlags.add(RenameFlag.EXCHANGE);
-            }
-            fs.rename(checkNames(oldPath), checkNames(newPath), renameFlags);
-            return 0;
-        });
-    }
-
-    @Override
-    public int statfs(String path, Statvfs statvfs) {
-        return call("statfs", path, () -> {
-            FsStat stat = fs.statfs();
-            statvfs.setBsize(stat.blockSize());
-            statvfs.setFrsize(stat.blockSize());
-            statvfs.setBlocks(stat.totalBlocks());
-            statvfs.setBfree(stat.freeBlocks());
-            statvfs.setBavail(stat.freeBlocks());
-            statvfs.setNameMax(FileNames.MAX_NAME_BYTES);
-            StatvfsInodes.set(statvfs, stat.totalInodes(), stat.freeInodes());
-            return 0;
-        });
-    }
-
-    /** close(2) of one descriptor: nothing to make durable (as in local filesystems), only a check. */
-    @Override
-    public int flush(String path, FileInfo fi) {
-        return call("flush", path, () -> {
-            handles.get(fi.getFh());
-            return 0;
-        });
-    }
-
-    @Override
-    public int release(String path, FileInfo fi) {
-        return call("release", path, () -> {
-            handles.release(fi.getFh());
-            return 0;
-        });
-    }
-
-    @Override
-    public int fsync(String path, int datasync, FileInfo fi) {
-        return call("fsync", path, () -> {
-            IomapFile file = handles.get(fi.getFh());
-            if (datasync != 0) {
-                file.fdatasync();
-            } else {
-                file.fsync();
-            }
-            return 0;
-        });
-    }
-
-    /** See {@link InodeOperations#utimens}: now, omit or explicit nanosecond times (now/omit only without POSIX attributes). */
-    @Override
-    public int utimens(String path, TimeSpec atime, TimeSpec mtime, FileInfo fi) {
-        return inodes.utimens(path, atime, mtime, fi);
-    }
-
-    /**
-     * copy_file_range(2) between two open files, which {@link RawPathBinding} binds (jfuse has no such
-     * operation): see {@link RangeCopy}.
+     * read.
      *
-     * @param pathIn the source's path (not used: the handle names the file)
-     * @param fiIn the open source (EBADF if null or not open)
+     * @param fh an open file
+     * @param offset where
+     * @param buf where the bytes go (its remaining bytes are the size asked for)
+     * @return bytes read: fewer only at EOF (a direct open's one read, whose short count is EOF)
+     * @throws IOException EBADF for an unknown handle, or as the file system
+     */
+    int read(long fh, long offset, ByteBuffer buf) throws IOException {
+        IomapFile file = handles.get(fh);
+        if (file.openFlags().contains(OpenFlag.DIRECT)) {
+            return Math.max(file.read(offset, buf), 0);
+        }
+        int total = 0;
+        while (buf.hasRemaining()) {
+            int n = file.read(offset + total, buf);
+            if (n <= 0) {
+                break;
+            }
+            total += n;
+        }
+        return total;
+    }
+
+    /**
+     * write. With {@code killPrivileges} (the kernel's {@code FUSE_WRITE_KILL_SUIDGID}: the writer lacks
+     * {@code CAP_FSETID}, see {@link KernelAbi#killsPrivileges}) set-user-ID, and set-group-ID where
+     * group execute is set, are cleared first, as Linux's {@code file_remove_privs}; the kernel is told to
+     * drop the attributes it cached. The first write through an open of a file with capabilities
+     * ({@code security.capability}, looked for at open) removes them, whoever writes.
+     *
+     * @param fh an open file
+     * @param offset where
+     * @param buf the bytes
+     * @param killPrivileges whether the write clears set-user-ID and set-group-ID
+     * @return bytes written: fewer than asked when the file system ran out of space after writing some
+     *     (a short write, as the kernel's {@code iomap_file_buffered_write}; the program then writes the
+     *     rest and gets ENOSPC for it)
+     * @throws IOException EBADF for an unknown handle, or as the file system
+     */
+    int write(long fh, long offset, ByteBuffer buf, boolean killPrivileges) throws IOException {
+        FileHandles.Handle handle = handles.handle(fh);
+        if (killPrivileges && hasPrivileges(handle.file())) {
+            killPrivileges(handle.nodeid());
+        }
+        if (!capabilityHolders.isEmpty() && capabilityHolders.remove(fh)) {
+            onPath(handle.nodeid(), path -> {
+                inodes.killCapabilities(path);
+                return null;
+            });
+        }
+        int start = buf.position();
+        try {
+            return handle.file().write(offset, buf);
+        } catch (NoSpaceException e) {
+            int written = buf.position() - start;   // IomapFile.write reports what it wrote by the position
+            if (written > 0) {
+                return written;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Records whether the kernel granted its writeback cache (INIT): {@link #openFlags} then leaves
+     * {@code O_APPEND} to the kernel.
+     *
+     * @param granted whether {@code FUSE_CAP_WRITEBACK_CACHE} is in the connection's wants
+     */
+    void kernelWritebackCache(boolean granted) {
+        kernelWritebackCache = granted;
+    }
+
+    private static boolean hasPrivileges(IomapFile file) throws IOException {
+        return (file.stat().mode() & (InodeOperations.S_ISUID | InodeOperations.S_ISGID)) != 0;
+    }
+
+    private void killPrivileges(long nodeid) throws IOException {
+        boolean changed;
+        try {
+            changed = onPath(nodeid, inodes::killPrivileges);
+        } catch (NoSuchFileException unlinked) {
+            return; // nobody can exec an unlinked file by name, and its mode dies with it
+        }
+        if (changed) {
+            attributesChanged.accept(nodeid);
+        }
+    }
+
+    /**
+     * flush: close(2) of one descriptor; nothing to make durable (as in local filesystems), only a check.
+     *
+     * @param fh an open file
+     * @throws IOException EBADF for an unknown handle
+     */
+    void flush(long fh) throws IOException {
+        handles.get(fh);
+    }
+
+    /**
+     * release: the last descriptor of an open closed; an unlinked file's last release frees it.
+     *
+     * @param fh an open file (unknown handles are ignored)
+     * @throws IOException as closing the file
+     */
+    void release(long fh) throws IOException {
+        FileHandles.Handle handle = handles.remove(fh);
+        capabilityHolders.remove(fh);
+        if (handle != null) {
+            nodes.closed(handle.nodeid(), handle.file());
+            handle.file().close();
+        }
+    }
+
+    /**
+     * fsync and fdatasync.
+     *
+     * @param fh an open file
+     * @param datasync whether only the data (and what reading it back needs)
+     * @throws IOException a writeback error, or as the file system
+     */
+    void fsync(long fh, boolean datasync) throws IOException {
+        IomapFile file = handles.get(fh);
+        if (datasync) {
+            file.fdatasync();
+        } else {
+            file.fsync();
+        }
+    }
+
+    /**
+     * opendir: lists the directory; readdir and readdirplus page through that listing, and list it again
+     * when they start over from offset 0 ({@code rewinddir}).
+     *
+     * @param nodeid a directory
+     * @return its handle
+     * @throws IOException ENOTDIR, or as the file system
+     */
+    long opendir(long nodeid) throws IOException {
+        List<DirEntry> entries = onPath(nodeid, fs::readdir);
+        return directories.add(nodeid, entries);
+    }
+
+    /**
+     * @param dh a directory handle
+     * @return its listing: {@code .} and {@code ..} are not in it (entry {@code i} of a readdir is
+     *     {@code .}, {@code ..}, then this list's, at offset {@code i + 1})
+     * @throws IOException EBADF for an unknown handle
+     */
+    Directories.Listing listing(long dh) throws IOException {
+        return directories.get(dh);
+    }
+
+    /**
+     * @param dh a directory handle
+     * @param offset where readdir starts: 0 lists the directory again, unless nothing has read the
+     *     listing opendir took
+     * @return the listing to page through
+     * @throws IOException EBADF for an unknown handle, or as the file system
+     */
+    Directories.Listing listing(long dh, long offset) throws IOException {
+        Directories.Listing listing = directories.get(dh);
+        if (offset != 0 || directories.firstRead(dh)) {
+            return listing;
+        }
+        return directories.replace(dh, onPath(listing.nodeid(), fs::readdir));
+    }
+
+    /**
+     * What readdirplus says of one entry, without counting a lookup ({@link #handedOut} counts it once
+     * the entry is in the reply).
+     *
+     * @param parent the directory
+     * @param entry an entry of its listing
+     * @return the inode, or null where it is gone since the listing (then the entry goes without one)
+     */
+    Entry describe(long parent, DirEntry entry) {
+        try {
+            return onPath(parent, directory -> entry(inodes.lstat(join(directory, entry.name()))));
+        } catch (IOException | RuntimeException gone) {
+            return null;
+        }
+    }
+
+    /**
+     * Counts the lookup of an entry readdirplus put in its reply.
+     *
+     * @param parent the directory
+     * @param name the entry's name
+     * @param entry what {@link #describe} said of it
+     */
+    void handedOut(long parent, String name, Entry entry) {
+        nodes.lookedUp(entry.nodeid(), entry.generation(), new Nodes.Name(parent, name));
+    }
+
+    /** @param dh a directory handle to forget */
+    void releasedir(long dh) {
+        directories.remove(dh);
+    }
+
+    /**
+     * statfs.
+     *
+     * @return space and inode counts
+     * @throws IOException on a device error
+     */
+    Statfs statfs() throws IOException {
+        FsStat stat = fs.statfs();
+        return new Statfs(stat.blockSize(), stat.totalBlocks(), stat.freeBlocks(), stat.totalInodes(),
+                stat.freeInodes());
+    }
+
+    /**
+     * getxattr.
+     *
+     * @param nodeid the file
+     * @param name the attribute
+     * @return its value
+     * @throws IOException ENODATA, ENOSYS without extended attributes
+     */
+    byte[] getxattr(long nodeid, String name) throws IOException {
+        return onPath(nodeid, path -> inodes.getxattr(path, name));
+    }
+
+    /**
+     * listxattr.
+     *
+     * @param nodeid the file
+     * @return the names, each NUL-terminated
+     * @throws IOException ENOSYS without extended attributes
+     */
+    byte[] listxattr(long nodeid) throws IOException {
+        return onPath(nodeid, inodes::listxattr);
+    }
+
+    /**
+     * setxattr.
+     *
+     * @param nodeid the file
+     * @param name the attribute
+     * @param value its value
+     * @param flags {@code XATTR_CREATE}, {@code XATTR_REPLACE} or 0
+     * @throws IOException see {@link InodeOperations#setxattr}
+     */
+    void setxattr(long nodeid, String name, byte[] value, int flags) throws IOException {
+        onPath(nodeid, path -> {
+            inodes.setxattr(path, name, value, flags);
+            return null;
+        });
+    }
+
+    /**
+     * removexattr.
+     *
+     * @param nodeid the file
+     * @param name the attribute
+     * @throws IOException ENODATA, ENOSYS without extended attributes
+     */
+    void removexattr(long nodeid, String name) throws IOException {
+        onPath(nodeid, path -> {
+            inodes.removexattr(path, name);
+            return null;
+        });
+    }
+
+    /**
+     * ioctl: the inode flags' commands ({@link InodeOperations#ioctl}).
+     *
+     * @param nodeid the file or directory
+     * @param command the command
+     * @param data its buffer
+     * @throws IOException ENOTTY for other commands, or as the file system
+     */
+    void ioctl(long nodeid, int command, ByteBuffer data) throws IOException {
+        onPath(nodeid, path -> {
+            inodes.ioctl(path, command, data);
+            return null;
+        });
+    }
+
+    /**
+     * copy_file_range(2) between two open files: see {@link RangeCopy}.
+     *
+     * @param fhIn the source
      * @param offsetIn where to read from
-     * @param pathOut the destination's path (not used)
-     * @param fiOut the open destination
+     * @param fhOut the destination
      * @param offsetOut where to write to
      * @param size bytes asked for
      * @param flags must be 0 (EINVAL otherwise, as the kernel)
-     * @return bytes copied (fewer at the source's EOF, 0 at or past it), or a negated errno
+     * @return bytes copied (fewer at the source's EOF, 0 at or past it)
+     * @throws IOException EBADF, EINVAL, or as the file system
      */
-    public long copyFileRange(String pathIn, FileInfo fiIn, long offsetIn, String pathOut, FileInfo fiOut,
-            long offsetOut, long size, int flags) {
-        return callForLong("copy_file_range", pathIn, () -> {
-            if (fiIn == null || fiOut == null) {
-                return -LinuxErrno.EBADF;
-            }
-            if (flags != 0) {
-                return -LinuxErrno.EINVAL;
-            }
-            return RangeCopy.copy(fs, handles.get(fiIn.getFh()), offsetIn, handles.get(fiOut.getFh()), offsetOut,
-                    size);
-        });
+    long copyFileRange(long fhIn, long offsetIn, long fhOut, long offsetOut, long size, int flags)
+            throws IOException {
+        if (flags != 0) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "copy_file_range: flags " + flags);
+        }
+        long copied = RangeCopy.copy(fs, handles.get(fhIn), offsetIn, handles.get(fhOut), offsetOut, size);
+        if (copied < 0) {
+            throw new ErrnoException((int) -copied, "copy_file_range");
+        }
+        return copied;
     }
 
     /**
      * fallocate(2) of an open file: mode 0 allocates, {@code PUNCH_HOLE} (only with {@code KEEP_SIZE},
      * as the kernel requires) punches, {@code ZERO_RANGE} zeroes, {@code UNSHARE_RANGE} unshares; any
      * other mode is EOPNOTSUPP.
+     *
+     * @param fh an open file
+     * @param mode fallocate's mode
+     * @param offset first byte
+     * @param length bytes
+     * @throws IOException EINVAL, EOPNOTSUPP, or as the file system
      */
-    @Override
-    public int fallocate(String path, int mode, long offset, long length, FileInfo fi) {
-        return call("fallocate", path, () -> {
-            if (offset < 0 || length <= 0) {
-                return -LinuxErrno.EINVAL;
+    void fallocate(long fh, int mode, long offset, long length) throws IOException {
+        if (offset < 0 || length <= 0) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "fallocate at " + offset + " of " + length + " bytes");
+        }
+        IomapFile file = handles.get(fh);
+        boolean keepSize = (mode & FALLOC_FL_KEEP_SIZE) != 0;
+        FallocateMode what = switch (mode & ~FALLOC_FL_KEEP_SIZE) {
+            case 0 -> FallocateMode.ALLOCATE;
+            case FALLOC_FL_PUNCH_HOLE -> keepSize ? FallocateMode.PUNCH_HOLE : null;
+            case FALLOC_FL_ZERO_RANGE -> FallocateMode.ZERO_RANGE;
+            case FALLOC_FL_UNSHARE_RANGE -> {
+                file.unshare(offset, length);
+                yield FallocateMode.ALLOCATE;
             }
-            IomapFile file = handles.get(fi.getFh());
-            boolean keepSize = (mode & FALLOC_FL_KEEP_SIZE) != 0;
-            FallocateMode what;
-            switch (mode & ~FALLOC_FL_KEEP_SIZE) {
-                case 0 -> what = FallocateMode.ALLOCATE;
-                case FALLOC_FL_PUNCH_HOLE -> {
-                    if (!keepSize) {
-                        return -LinuxErrno.EOPNOTSUPP;
-                    }
-                    what = FallocateMode.PUNCH_HOLE;
-                }
-                case FALLOC_FL_ZERO_RANGE -> what = FallocateMode.ZERO_RANGE;
-                case FALLOC_FL_UNSHARE_RANGE -> {
-                    file.unshare(offset, length);
-                    return 0;
-                }
-                default -> {
-                    return -LinuxErrno.EOPNOTSUPP;
-                }
-            }
+            default -> null;
+        };
+        if (what == null) {
+            throw new ErrnoException(LinuxErrno.EOPNOTSUPP, "fallocate mode " + Integer.toHexString(mode));
+        }
+        if ((mode & ~FALLOC_FL_KEEP_SIZE) != FALLOC_FL_UNSHARE_RANGE) {
             file.fallocate(what, offset, length, keepSize);
-            return 0;
-        });
+        }
     }
 
     /**
-     * lseek(2) of an open file, which {@link RawPathBinding} binds (jfuse 0.7.3 has no such operation).
-     * The kernel sends only {@code SEEK_DATA} and {@code SEEK_HOLE} (fs/fuse/file.c,
-     * {@code fuse_file_llseek}); they go to {@link IomapFile#seekData} and {@link IomapFile#seekHole}
-     * (ENXIO at or past EOF, and for {@code SEEK_DATA} in a hole that runs to EOF). {@code SEEK_SET}
-     * answers {@code offset} (EINVAL if negative); any other {@code whence}, {@code SEEK_CUR} and
-     * {@code SEEK_END} included, is EINVAL: the current position and the size are the kernel's.
+     * lseek(2) of an open file. The kernel sends only {@code SEEK_DATA} and {@code SEEK_HOLE}
+     * (fs/fuse/file.c, {@code fuse_file_llseek}); they go to {@link IomapFile#seekData} and
+     * {@link IomapFile#seekHole} (ENXIO at or past EOF, and for {@code SEEK_DATA} in a hole that runs to
+     * EOF). {@code SEEK_SET} answers {@code offset} (EINVAL if negative); any other {@code whence} is
+     * EINVAL: the current position and the size are the kernel's.
      *
-     * @param path the file's path (not used: the handle names the file)
+     * @param fh an open file
      * @param offset where to start
      * @param whence {@code SEEK_SET}, {@code SEEK_DATA} or {@code SEEK_HOLE}
-     * @param fi the open file (EBADF if null or not open)
-     * @return the offset found, or a negated errno
+     * @return the offset found
+     * @throws IOException EBADF, EINVAL, ENXIO
      */
-    public long lseek(String path, long offset, int whence, FileInfo fi) {
-        return callForLong("lseek", path, () -> {
-            if (fi == null) {
-                return -LinuxErrno.EBADF;
+    long lseek(long fh, long offset, int whence) throws IOException {
+        IomapFile file = handles.get(fh);
+        return switch (whence) {
+            case SEEK_SET -> {
+                if (offset < 0) {
+                    throw new ErrnoException(LinuxErrno.EINVAL, "lseek to " + offset);
+                }
+                yield offset;
             }
-            IomapFile file = handles.get(fi.getFh());
-            return switch (whence) {
-                case SEEK_SET -> offset < 0 ? -LinuxErrno.EINVAL : offset;
-                case SEEK_DATA -> file.seekData(offset);
-                case SEEK_HOLE -> file.seekHole(offset);
-                default -> -LinuxErrno.EINVAL;
-            };
-        });
-    }
-
-    /**
-     * @return {@code path}, each of whose names is a valid name ({@link FileNames#check})
-     * @throws UnrepresentableNameException (EILSEQ) for a name that stands for no byte string, or
-     *     holding U+FFFD while names are jfuse's lossy decoding
-     * @throws java.nio.file.InvalidPathException "name longer than 255 bytes" (ENAMETOOLONG)
-     */
-    String checkNames(String path) {
-        if (!exactNames && path.indexOf('\uFFFD') >= 0) {
-            throw new UnrepresentableNameException(path, "a byte that is not UTF-8 reached the bridge as U+FFFD"
-                    + " (jfuse's decoding: raw names are not bound), refused so that two names never become one");
-        }
-        int start = 0;
-        while (start < path.length()) {
-            int end = path.indexOf('/', start);
-            end = end < 0 ? path.length() : end;
-            if (end > start) {
-                FileNames.check(path.substring(start, end));
-            }
-            start = end + 1;
-        }
-        return path;
-    }
-
-    /** @return whether {@code name} is plain UTF-8 (no escaped byte, so jfuse's filler encodes it exactly) */
-    private static boolean isUtf8(String name) {
-        return name.codePoints().noneMatch(c -> c >= Character.MIN_SURROGATE && c <= Character.MAX_SURROGATE);
+            case SEEK_DATA -> file.seekData(offset);
+            case SEEK_HOLE -> file.seekHole(offset);
+            default -> throw new ErrnoException(LinuxErrno.EINVAL, "lseek whence " + whence);
+        };
     }
 }

@@ -8,21 +8,21 @@ import java.util.Objects;
 /**
  * How to mount.
  *
- * @param directIo whether every open bypasses the kernel's page cache (libfuse's
- *     {@code fuse_config.direct_io}, which sets {@code direct_io} in the {@code fuse_file_info} of each
- *     open and create; see {@link DirectIoConfig}), so the data path is iomap4j's page cache, not the
- *     kernel's; on by default. A shared writable {@code mmap} of such a file needs Linux 6.6 or later
- *     ({@link IomapMount#sharedMmapAllowed()}, {@link DirectIoMmap}); on an older kernel it fails with
+ * @param directIo whether every open that may write bypasses the kernel's page cache
+ *     ({@code FOPEN_DIRECT_IO} in the reply to each open and create; {@link CacheMode}), so the data path
+ *     is iomap4j's page cache, not the kernel's; on by default. A shared writable {@code mmap} of such a
+ *     file needs Linux 6.6 or later ({@link IomapMount#sharedMmapAllowed()}, {@link ReplyFlags}); on an
+ *     older kernel it fails with
  *     ENODEV (a private mapping works); without direct I/O files are mapped through the kernel's page
  *     cache
- * @param readCache with {@code directIo}: whether read-only opens of files with one name use the kernel's
- *     page cache all the same ({@link OpenCaching}), so that repeated and sequential reads are served by
+ * @param readCache with {@code directIo}: whether read-only opens use the kernel's
+ *     page cache all the same ({@link CacheMode}), so that repeated and sequential reads are served by
  *     the kernel (Linux 6.6 or later, where a direct write drops the cached pages it covers; on an older
  *     kernel the mount ignores it); every open that may write stays direct I/O; on by default. Off: every
  *     open is direct I/O (the behaviour before issue 19), for images that something else changes too
  * @param writebackCache whether to ask the kernel for its writeback cache ({@code FUSE_CAP_WRITEBACK_CACHE}:
  *     writes gathered in the kernel's page cache and sent in large requests at its writeback; see
- *     {@link FuseBridge#writebackCache}); it has no effect with {@code directIo}, so it is off by default
+ *     {@link CacheMode.Mode#WRITEBACK}); it has no effect with {@code directIo}, so it is off by default
  * @param fuseOptions more {@code -o} options for libfuse (e.g. {@code "allow_other"})
  * @param libraryPath libfuse3's shared object, or null to look in the usual places
  *     ({@link #findLibrary()})
@@ -32,9 +32,11 @@ import java.util.Objects;
  *     ({@link KernelReadahead}), which needs root; where it cannot, the kernel's window stays (a
  *     warning says so, unless it is the default window refused to a user who is not root). Default
  *     {@link #DEFAULT_READ_AHEAD_BYTES}
+ * @param sharedImage whether other nodes change the image (a cluster node): every open is direct I/O,
+ *     whatever the other options say, and the kernel caches no attributes ({@link CacheMode})
  */
 public record FuseMountOptions(boolean directIo, boolean readCache, boolean writebackCache, List<String> fuseOptions,
-        Path libraryPath, long readAheadBytes) {
+        Path libraryPath, long readAheadBytes, boolean sharedImage) {
 
     /**
      * The default kernel readahead window: 1 MiB, the largest request the mount asks for
@@ -76,7 +78,7 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      *     found in the usual places, a kernel readahead window of {@link #DEFAULT_READ_AHEAD_BYTES}
      */
     public static FuseMountOptions defaults() {
-        return new FuseMountOptions(true, true, false, List.of(), null, DEFAULT_READ_AHEAD_BYTES);
+        return new FuseMountOptions(true, true, false, List.of(), null, DEFAULT_READ_AHEAD_BYTES, false);
     }
 
     /**
@@ -84,7 +86,7 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that setting
      */
     public FuseMountOptions withReadCache(boolean value) {
-        return new FuseMountOptions(directIo, value, writebackCache, fuseOptions, libraryPath, readAheadBytes);
+        return new FuseMountOptions(directIo, value, writebackCache, fuseOptions, libraryPath, readAheadBytes, sharedImage);
     }
 
     /**
@@ -92,7 +94,7 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that setting
      */
     public FuseMountOptions withDirectIo(boolean value) {
-        return new FuseMountOptions(value, readCache, writebackCache, fuseOptions, libraryPath, readAheadBytes);
+        return new FuseMountOptions(value, readCache, writebackCache, fuseOptions, libraryPath, readAheadBytes, sharedImage);
     }
 
     /**
@@ -100,7 +102,7 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that setting
      */
     public FuseMountOptions withWritebackCache(boolean value) {
-        return new FuseMountOptions(directIo, readCache, value, fuseOptions, libraryPath, readAheadBytes);
+        return new FuseMountOptions(directIo, readCache, value, fuseOptions, libraryPath, readAheadBytes, sharedImage);
     }
 
     /**
@@ -108,7 +110,7 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with those
      */
     public FuseMountOptions withFuseOptions(List<String> options) {
-        return new FuseMountOptions(directIo, readCache, writebackCache, options, libraryPath, readAheadBytes);
+        return new FuseMountOptions(directIo, readCache, writebackCache, options, libraryPath, readAheadBytes, sharedImage);
     }
 
     /**
@@ -116,7 +118,7 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that library
      */
     public FuseMountOptions withLibraryPath(Path path) {
-        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, path, readAheadBytes);
+        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, path, readAheadBytes, sharedImage);
     }
 
     /**
@@ -125,7 +127,15 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @throws IllegalArgumentException as the record's constructor
      */
     public FuseMountOptions withReadAheadBytes(long bytes) {
-        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, libraryPath, bytes);
+        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, libraryPath, bytes, sharedImage);
+    }
+
+    /**
+     * @param value whether other nodes change the image (a cluster node)
+     * @return these options with that setting
+     */
+    public FuseMountOptions withSharedImage(boolean value) {
+        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, libraryPath, readAheadBytes, value);
     }
 
     /** @return the library to load: the one given, else the first of the usual places that exists, else null */

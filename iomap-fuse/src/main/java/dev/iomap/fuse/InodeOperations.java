@@ -6,7 +6,6 @@ import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
-import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NotSupportedException;
@@ -19,16 +18,11 @@ import java.nio.file.FileAlreadyExistsException;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Set;
-import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
-import org.cryptomator.jfuse.api.FileInfo;
-import org.cryptomator.jfuse.api.Stat;
-import org.cryptomator.jfuse.api.TimeSpec;
 
 /**
- * The inode side of {@link FuseBridge}: what {@code getattr} reports, the attributes a new inode gets,
- * and symlink, readlink, link, chmod, chown, utimens, the extended-attribute operations and the inode
- * flags' ioctls ({@code lsattr}, {@code chattr}), each with
+ * The inode side of {@link FuseBridge}, on paths the bridge has resolved: what {@code getattr} reports,
+ * the attributes a new inode gets, and readlink, chmod/chown/utimens ({@code setattr}), the
+ * extended-attribute operations and the inode flags' ioctls ({@code lsattr}, {@code chattr}), each with
  * the kernel's semantics (and errno) for the same system call on a local filesystem.
  *
  * <p>Where the file system declares {@link Capability#POSIX_ATTRIBUTES}, {@code getattr} reports the
@@ -39,20 +33,21 @@ import org.cryptomator.jfuse.api.TimeSpec;
  * with the type's default mode, the mounting user as owner, its modification time as all three times
  * and a directory with one link ("unknown", so no tool counts subdirectories from it).
  *
- * <p>What the file system cannot do is answered as Linux answers it for a local filesystem without it:
- * symlink without {@link Capability#SYMLINKS}, link without {@link Capability#HARD_LINKS}, chmod and
- * chown without POSIX attributes are EPERM (as {@code vfs_symlink}, {@code vfs_link} and vfat); the
- * extended-attribute operations without {@link Capability#XATTRS} are ENOSYS, which the kernel turns
- * into EOPNOTSUPP for the caller and remembers, so it stops asking (no upcall per {@code ls -l} or per
- * write's {@code security.capability} check).
- *
- * <p>Every method returns 0 (or a byte count) or a negated errno; none throws. Thread-safe.
+ * <p>What the file system cannot do is answered as Linux answers it for a local filesystem without it
+ * ({@link ErrnoException}): symlink without {@link Capability#SYMLINKS}, link without
+ * {@link Capability#HARD_LINKS}, chmod and chown without POSIX attributes are EPERM (as
+ * {@code vfs_symlink}, {@code vfs_link} and vfat); the extended-attribute operations without
+ * {@link Capability#XATTRS} are ENOSYS, which the kernel turns into EOPNOTSUPP for the caller and
+ * remembers, so it stops asking. Every other failure is the file system's exception, for
+ * {@link ErrnoMapping}. Thread-safe.
  */
 final class InodeOperations {
     /** setxattr(2) flags (linux/xattr.h). */
     static final int XATTR_CREATE = 1;
     static final int XATTR_REPLACE = 2;
-    private static final int S_ISGID = 02000;
+    static final int S_ISUID = 04000;
+    static final int S_ISGID = 02000;
+    static final int S_IXGRP = 00010;
     /** {@code FS_IOC_GETFLAGS}, {@code _IOR('f', 1, long)} as a 64-bit process and FUSE number it. */
     static final int FS_IOC_GETFLAGS = 0x80086601;
     /** {@code FS_IOC_SETFLAGS}, {@code _IOW('f', 2, long)}. */
@@ -65,7 +60,7 @@ final class InodeOperations {
     static final int FSXATTR_BYTES = 28;
 
     /**
-     * Who made the current request.
+     * Who made the current request ({@code fuse_req_ctx}).
      *
      * @param uid the calling process's file-system user id
      * @param gid its file-system group id
@@ -76,31 +71,20 @@ final class InodeOperations {
     private final IomapFileSystem fs;
     private final boolean posix;
     private final Set<Capability> capabilities;
-    private final UnaryOperator<String> names;
-    private final FileHandles handles;
     private final Caller owner;
-    private volatile Supplier<Caller> callers;
+    private final int blockSize;
 
     /**
      * @param fs the file system
-     * @param names checks a path's names and returns it ({@link FuseBridge}'s rules)
-     * @param handles the open files
-     * @param owner the mounting user: the owner shown without POSIX attributes, and the caller until
-     *     {@link #useCallers} says otherwise
+     * @param owner the mounting user: the owner shown without POSIX attributes
+     * @param blockSize the preferred I/O size reported ({@code st_blksize})
      */
-    InodeOperations(IomapFileSystem fs, UnaryOperator<String> names, FileHandles handles, Caller owner) {
+    InodeOperations(IomapFileSystem fs, Caller owner, int blockSize) {
         this.fs = fs;
         this.capabilities = Set.copyOf(fs.capabilities());
         this.posix = capabilities.contains(Capability.POSIX_ATTRIBUTES);
-        this.names = names;
-        this.handles = handles;
         this.owner = owner;
-        this.callers = () -> owner;
-    }
-
-    /** @param source who made the current request (libfuse's {@code fuse_get_context}); null answers mean the owner */
-    void useCallers(Supplier<Caller> source) {
-        this.callers = source;
+        this.blockSize = blockSize;
     }
 
     /** @return whether the file system keeps POSIX attributes (and the kernel may check permissions from them) */
@@ -108,10 +92,12 @@ final class InodeOperations {
         return posix;
     }
 
-    /** @return who made the current request: {@link #useCallers}' answer, or the mounting user */
-    Caller caller() {
-        Caller caller = callers.get();
-        return caller == null ? owner : caller;
+    /**
+     * @param capability a capability
+     * @return whether the file system declares it
+     */
+    boolean has(Capability capability) {
+        return capabilities.contains(capability);
     }
 
     /**
@@ -123,66 +109,65 @@ final class InodeOperations {
     }
 
     /**
-     * @param path a path whose names are checked
-     * @param fi the open file, or null
-     * @return the open file's stat, else the name's own ({@code lstat}; {@code stat} where the file
-     *     system has no {@code lstat})
+     * @param path a resolved path
+     * @return the name's own stat ({@code lstat}; {@code stat} where the file system has no {@code lstat})
      * @throws IOException as {@code lstat}
      */
-    FileStat lstat(String path, FileInfo fi) throws IOException {
-        IomapFile open = fi == null ? null : handles.find(fi.getFh());
-        if (open != null) {
-            return open.stat();
-        }
-        String checked = names.apply(path);
+    FileStat lstat(String path) throws IOException {
         try {
-            return fs.lstat(checked);
+            return fs.lstat(path);
         } catch (NotSupportedException e) {
-            return fs.stat(checked);
+            return fs.stat(path);
         }
-    }
-
-    /** Fills jfuse's {@code struct stat} from the file system's stat (btime is not in Linux's {@code struct stat}). */
-    void fill(Stat stat, FileStat file) {
-        StatBlocks.setIno(stat, file.ino());
-        stat.setSize(file.size());
-        StatBlocks.set(stat, file.allocatedBytes());
-        if (posix) {
-            stat.setMode(file.posixMode());
-            stat.setNLink((short) Math.min(file.linkCount(), Short.MAX_VALUE));
-            stat.setUid(file.uid());
-            stat.setGid(file.gid());
-            stat.aTime().set(file.atime());
-            stat.mTime().set(file.mtime());
-            stat.cTime().set(file.ctime());
-            return;
-        }
-        stat.setMode(defaultMode(file.type()));
-        stat.setNLink((short) (file.isDirectory() ? 1 : Math.min(file.linkCount(), Short.MAX_VALUE)));
-        stat.setUid(owner.uid());
-        stat.setGid(owner.gid());
-        Instant modified = Instant.ofEpochMilli(file.modifiedMillis());
-        stat.mTime().set(modified);
-        stat.cTime().set(modified);
-        stat.aTime().set(modified);
     }
 
     /**
-     * @param path the new inode's path (names checked)
+     * @param file the file system's stat
+     * @return what the kernel is shown ({@code btime} is not in Linux's {@code struct stat})
+     */
+    Attributes attributes(FileStat file) {
+        if (posix) {
+            return new Attributes(file.ino(), file.posixMode(), file.linkCount(), file.uid(), file.gid(),
+                    file.size(), file.allocatedBytes(), blockSize, file.atime(), file.mtime(), file.ctime());
+        }
+        Instant modified = Instant.ofEpochMilli(file.modifiedMillis());
+        int links = file.isDirectory() ? 1 : file.linkCount();
+        return new Attributes(file.ino(), defaultMode(file.type()), links, owner.uid(), owner.gid(), file.size(),
+                file.allocatedBytes(), blockSize, modified, modified, modified);
+    }
+
+    /**
+     * The generation the kernel is given with a node id: the inode's birth time folded into 32 bits
+     * where the file system keeps one ({@link Capability#POSIX_ATTRIBUTES}), so that an inode number the
+     * file system reuses for a new file comes with a new generation and the kernel drops what it knew of
+     * the old one (fs/fuse {@code fuse_stale_inode}); 0 otherwise (the kernel keeps 32 bits).
+     *
+     * @param file the inode's stat
+     * @return its generation
+     */
+    int generation(FileStat file) {
+        if (!posix) {
+            return 0;
+        }
+        Instant born = file.btime();
+        return Long.hashCode(born.getEpochSecond() * 1_000_000_000L + born.getNano()) & Integer.MAX_VALUE;
+    }
+
+    /**
+     * @param parent the parent directory's path
      * @param mode the mode the kernel passed (umask applied; type bits are dropped)
      * @param type what is created
+     * @param caller who creates it
      * @return its attributes: the caller's uid, and its gid unless the parent has set-group-ID (then the
      *     parent's gid, and a new directory inherits the bit)
      * @throws IOException if the parent cannot be stat'ed
      */
-    NewInodeAttributes newInode(String path, int mode, FileType type) throws IOException {
-        Caller caller = caller();
+    NewInodeAttributes newInode(String parent, int mode, FileType type, Caller caller) throws IOException {
         int bits = mode & NewInodeAttributes.MODE_MASK;
         int gid = caller.gid();
-        int slash = path.lastIndexOf('/');
-        FileStat parent = fs.lstat(slash <= 0 ? "/" : path.substring(0, slash));
-        if ((parent.mode() & S_ISGID) != 0) {
-            gid = parent.gid();
+        FileStat directory = fs.lstat(parent);
+        if ((directory.mode() & S_ISGID) != 0) {
+            gid = directory.gid();
             if (type == FileType.DIRECTORY) {
                 bits |= S_ISGID;
             }
@@ -190,143 +175,256 @@ final class InodeOperations {
         return new NewInodeAttributes(bits, caller.uid(), gid);
     }
 
-    /** symlink(2): {@code link} pointing at {@code target}, owned by the caller. */
-    int symlink(String target, String link) {
-        return Calls.call("symlink", link, () -> {
-            if (!capabilities.contains(Capability.SYMLINKS)) {
-                return -LinuxErrno.EPERM;
-            }
-            String path = names.apply(link);
-            fs.createSymbolicLink(path, target, newInode(path, 0777, FileType.SYMLINK));
-            return 0;
-        });
-    }
-
     /**
-     * readlink as libfuse expects it: the target's bytes, NUL-terminated, cut to fit {@code size}
-     * bytes (the NUL included); 0 on success.
+     * symlink(2).
      *
-     * @param path the link
-     * @param buf where the target goes (its remaining bytes are the room, at most {@code size})
-     * @param size the room libfuse gave, NUL included
-     * @return 0 or a negated errno (EINVAL if {@code path} is not a symbolic link)
+     * @param parent the new link's directory (resolved)
+     * @param path the new link's path
+     * @param target what it points at, in {@link FileNames}' form
+     * @param caller its owner
+     * @throws IOException EPERM without {@link Capability#SYMLINKS}, or as the file system
      */
-    int readlink(String path, ByteBuffer buf, long size) {
-        return Calls.call("readlink", path, () -> {
-            byte[] target = FileNames.encode(fs.readSymbolicLink(names.apply(path)));
-            int room = (int) Math.min(Math.min(size, buf.remaining()), Integer.MAX_VALUE);
-            if (room <= 0) {
-                return -LinuxErrno.EINVAL;
-            }
-            int n = Math.min(target.length, room - 1);
-            buf.put(target, 0, n).put((byte) 0);
-            return 0;
-        });
-    }
-
-    /** link(2): {@code link} as another name of {@code existing}. */
-    int link(String existing, String link) {
-        return Calls.call("link", link, () -> {
-            if (!capabilities.contains(Capability.HARD_LINKS)) {
-                return -LinuxErrno.EPERM;
-            }
-            fs.createLink(names.apply(link), names.apply(existing));
-            return 0;
-        });
-    }
-
-    /** chmod(2): the permission bits of {@code mode} (type bits dropped). */
-    int chmod(String path, int mode) {
-        return Calls.call("chmod", path, () -> {
-            if (!posix) {
-                return -LinuxErrno.EPERM;
-            }
-            fs.setAttributes(names.apply(path), AttributeChange.none().withMode(mode & NewInodeAttributes.MODE_MASK));
-            return 0;
-        });
-    }
-
-    /** chown(2): -1 (all ones, {@code (uid_t) -1}) leaves the owner or group as it is. */
-    int chown(String path, int uid, int gid) {
-        return Calls.call("chown", path, () -> {
-            if (!posix) {
-                return -LinuxErrno.EPERM;
-            }
-            AttributeChange change = AttributeChange.none();
-            if (uid != -1) {
-                change = change.withUid(uid);
-            }
-            if (gid != -1) {
-                change = change.withGid(gid);
-            }
-            if (!change.isEmpty()) {
-                fs.setAttributes(names.apply(path), change);
-            }
-            return 0;
-        });
+    void symlink(String parent, String path, String target, Caller caller) throws IOException {
+        if (!has(Capability.SYMLINKS)) {
+            throw new ErrnoException(LinuxErrno.EPERM, "symlink " + path + ": the file system has no symbolic links");
+        }
+        fs.createSymbolicLink(path, target, newInode(parent, 0777, FileType.SYMLINK, caller));
     }
 
     /**
-     * utimensat(2): each time is "now" ({@code UTIME_NOW}, or both for a null array), left as it is
-     * ({@code UTIME_OMIT}) or explicit with nanoseconds. Without POSIX attributes only "now" and
-     * "leave" are accepted (the file system keeps its own modification time; explicit times get
-     * EOPNOTSUPP).
+     * @param path a symbolic link
+     * @return its target's bytes
+     * @throws IOException EINVAL if it is not a symbolic link
      */
-    int utimens(String path, TimeSpec atime, TimeSpec mtime, FileInfo fi) {
-        return Calls.call("utimens", path, () -> {
-            if (!posix) {
-                if (!nowOrOmit(atime) || !nowOrOmit(mtime)) {
-                    return -LinuxErrno.EOPNOTSUPP;
-                }
-                lstat(path, fi);
-                return 0;
-            }
-            Instant now = Instant.now();
-            AttributeChange change = AttributeChange.none();
-            if (atime == null || !atime.isUtimeOmit()) {
-                change = change.withAtime(atime == null || atime.isUtimeNow() ? now : atime.get());
-            }
-            if (mtime == null || !mtime.isUtimeOmit()) {
-                change = change.withMtime(mtime == null || mtime.isUtimeNow() ? now : mtime.get());
-            }
-            if (!change.isEmpty()) {
-                fs.setAttributes(names.apply(path), change);
-            }
-            return 0;
-        });
-    }
-
-    private static boolean nowOrOmit(TimeSpec time) {
-        return time == null || time.isUtimeNow() || time.isUtimeOmit();
+    byte[] readlink(String path) throws IOException {
+        return FileNames.encode(fs.readSymbolicLink(path));
     }
 
     /**
-     * getxattr(2): with no room ({@code value} has nothing remaining) the value's size; else the value
-     * and its size, or ERANGE if it does not fit; ENODATA if absent.
+     * link(2).
+     *
+     * @param existing the file
+     * @param link the new name
+     * @throws IOException EPERM without {@link Capability#HARD_LINKS}, or as the file system
      */
-    int getxattr(String path, String name, ByteBuffer value) {
-        return Calls.call("getxattr", path, () -> {
-            if (!capabilities.contains(Capability.XATTRS)) {
-                return -LinuxErrno.ENOSYS;
-            }
-            byte[] bytes = fs.getXattr(names.apply(path), name);
-            return fit(bytes, value);
-        });
+    void link(String existing, String link) throws IOException {
+        if (!has(Capability.HARD_LINKS)) {
+            throw new ErrnoException(LinuxErrno.EPERM, "link " + link + ": the file system has no hard links");
+        }
+        fs.createLink(link, existing);
     }
 
-    /** listxattr(2): the names, each NUL-terminated; size probing and ERANGE as {@link #getxattr}. */
-    int listxattr(String path, ByteBuffer list) {
-        return Calls.call("listxattr", path, () -> {
-            if (!capabilities.contains(Capability.XATTRS)) {
-                return -LinuxErrno.ENOSYS;
+    /**
+     * The attribute part of {@code setattr}: chmod, chown, utimens, each as Linux does it.
+     *
+     * @param path the inode
+     * @param change mode, owner, group and times to set ({@link SetAttributes})
+     * @throws IOException EPERM for chmod or chown without POSIX attributes; EOPNOTSUPP for an explicit
+     *     time without them (only "now" is possible: the file system keeps its own modification time)
+     */
+    void setAttributes(String path, SetAttributes change) throws IOException {
+        if (!posix) {
+            if (change.mode() != null || change.uid() != null || change.gid() != null) {
+                throw new ErrnoException(LinuxErrno.EPERM, "chmod or chown " + path
+                        + ": the file system keeps no owner or mode");
             }
-            var names0 = new ByteArrayOutputStream();
-            for (String name : fs.listXattrs(names.apply(path))) {
-                names0.writeBytes(FileNames.encode(name));
-                names0.write(0);
+            if ((change.atime() != null && change.atime() != SetAttributes.NOW)
+                    || (change.mtime() != null && change.mtime() != SetAttributes.NOW)) {
+                throw new ErrnoException(LinuxErrno.EOPNOTSUPP, "utimens " + path
+                        + ": the file system keeps its own modification time");
             }
-            return fit(names0.toByteArray(), list);
-        });
+            return;
+        }
+        AttributeChange attributes = AttributeChange.none();
+        Instant now = Instant.now();
+        if (change.mode() != null) {
+            attributes = attributes.withMode(change.mode() & NewInodeAttributes.MODE_MASK);
+        }
+        if (change.uid() != null) {
+            attributes = attributes.withUid(change.uid());
+        }
+        if (change.gid() != null) {
+            attributes = attributes.withGid(change.gid());
+        }
+        if (change.atime() != null) {
+            attributes = attributes.withAtime(change.atime() == SetAttributes.NOW ? now : change.atime());
+        }
+        if (change.mtime() != null) {
+            attributes = attributes.withMtime(change.mtime() == SetAttributes.NOW ? now : change.mtime());
+        }
+        if (change.uid() != null || change.gid() != null) {
+            killCapabilities(path);
+            if (change.mode() == null) {
+                attributes = killedPrivileges(path, attributes);
+            }
+        }
+        if (!attributes.isEmpty()) {
+            fs.setAttributes(path, attributes);
+        }
+    }
+
+    /**
+     * A chown clears set-user-ID, and set-group-ID where group execute is set, of anything but a
+     * directory: the file system's job with {@code FUSE_HANDLE_KILLPRIV_V2} (Linux's
+     * {@code chown_common}).
+     */
+    private AttributeChange killedPrivileges(String path, AttributeChange change) throws IOException {
+        FileStat now = lstat(path);
+        int mode = privilegesKilled(now);
+        return mode == now.mode() ? change : change.withMode(mode);
+    }
+
+    /**
+     * @param file a file's stat
+     * @return its permission bits without set-user-ID, and without set-group-ID where group execute is
+     *     set (what a write, truncate or chown by an unprivileged process leaves); a directory's as they are
+     */
+    static int privilegesKilled(FileStat file) {
+        if (file.isDirectory()) {
+            return file.mode();
+        }
+        int mode = file.mode() & ~S_ISUID;
+        if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) {
+            mode &= ~S_ISGID;
+        }
+        return mode;
+    }
+
+    /**
+     * Clears set-user-ID and set-group-ID (where group execute is set) of a file, as a write, truncate or
+     * open with {@code O_TRUNC} by an unprivileged process does.
+     *
+     * @param path the file
+     * @return whether the mode changed
+     * @throws IOException as the file system
+     */
+    boolean killPrivileges(String path) throws IOException {
+        if (!posix) {
+            return false;
+        }
+        FileStat file = lstat(path);
+        int mode = privilegesKilled(file);
+        if (mode == file.mode()) {
+            return false;
+        }
+        fs.setAttributes(path, AttributeChange.none().withMode(mode));
+        return true;
+    }
+
+    /** The extended attribute of file capabilities, which a write, truncate or chown removes. */
+    static final String SECURITY_CAPABILITY = "security.capability";
+
+    /**
+     * @param path a file
+     * @return whether it has file capabilities ({@value #SECURITY_CAPABILITY}); false where the file system
+     *     keeps no extended attributes
+     * @throws IOException as the file system
+     */
+    boolean hasCapabilities(String path) throws IOException {
+        if (!has(Capability.XATTRS)) {
+            return false;
+        }
+        try {
+            fs.getXattr(path, SECURITY_CAPABILITY);
+            return true;
+        } catch (dev.iomap.api.NoSuchAttributeException absent) {
+            return false;
+        }
+    }
+
+    /**
+     * Removes a file's capabilities ({@value #SECURITY_CAPABILITY}), as Linux's {@code file_remove_privs}
+     * and {@code chown_common} do whoever writes, truncates or chowns it (the file system's job with
+     * {@code FUSE_HANDLE_KILLPRIV_V2}); nothing where it has none.
+     *
+     * @param path the file
+     * @throws IOException as the file system
+     */
+    void killCapabilities(String path) throws IOException {
+        if (!has(Capability.XATTRS)) {
+            return;
+        }
+        try {
+            fs.removeXattr(path, SECURITY_CAPABILITY);
+        } catch (dev.iomap.api.NoSuchAttributeException absent) {
+            // nothing to remove
+        }
+    }
+
+    /**
+     * getxattr(2).
+     *
+     * @param path the file
+     * @param name the attribute
+     * @return its value
+     * @throws IOException ENOSYS without {@link Capability#XATTRS}; ENODATA if absent
+     */
+    byte[] getxattr(String path, String name) throws IOException {
+        checkXattrs(path);
+        return fs.getXattr(path, name);
+    }
+
+    /**
+     * listxattr(2).
+     *
+     * @param path the file
+     * @return the names, each NUL-terminated
+     * @throws IOException ENOSYS without {@link Capability#XATTRS}
+     */
+    byte[] listxattr(String path) throws IOException {
+        checkXattrs(path);
+        var names = new ByteArrayOutputStream();
+        for (String name : fs.listXattrs(path)) {
+            names.writeBytes(FileNames.encode(name));
+            names.write(0);
+        }
+        return names.toByteArray();
+    }
+
+    /**
+     * setxattr(2): flags 0 creates or replaces, {@code XATTR_CREATE} only creates (EEXIST),
+     * {@code XATTR_REPLACE} only replaces (ENODATA); both at once fail either way, as on ext4; any
+     * other bit is EINVAL.
+     *
+     * @param path the file
+     * @param name the attribute
+     * @param value its new value
+     * @param flags setxattr's flags
+     * @throws IOException ENOSYS without {@link Capability#XATTRS}, or as above
+     */
+    void setxattr(String path, String name, byte[] value, int flags) throws IOException {
+        checkXattrs(path);
+        if ((flags & ~(XATTR_CREATE | XATTR_REPLACE)) != 0) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "setxattr " + path + ": flags " + flags);
+        }
+        if (flags == (XATTR_CREATE | XATTR_REPLACE)) {
+            fs.getXattr(path, name);
+            throw new FileAlreadyExistsException(path, null, "extended attribute '" + name + "' exists");
+        }
+        XattrMode mode = switch (flags) {
+            case XATTR_CREATE -> XattrMode.CREATE;
+            case XATTR_REPLACE -> XattrMode.REPLACE;
+            default -> XattrMode.ANY;
+        };
+        fs.setXattr(path, name, value, mode);
+    }
+
+    /**
+     * removexattr(2).
+     *
+     * @param path the file
+     * @param name the attribute
+     * @throws IOException ENOSYS without {@link Capability#XATTRS}; ENODATA if absent
+     */
+    void removexattr(String path, String name) throws IOException {
+        checkXattrs(path);
+        fs.removeXattr(path, name);
+    }
+
+    private void checkXattrs(String path) throws ErrnoException {
+        if (!has(Capability.XATTRS)) {
+            throw new ErrnoException(LinuxErrno.ENOSYS, path + ": the file system has no extended attributes");
+        }
     }
 
     /**
@@ -340,46 +438,43 @@ final class InodeOperations {
      *
      * @param path the file
      * @param command the ioctl command, as the kernel passes it (64-bit numbering)
-     * @param data the command's buffer in libfuse's memory, {@link #ioctlBytes} long
-     * @return 0 or a negated errno
+     * @param data the command's buffer, {@link #ioctlBytes} long: read for a set, written for a get
+     * @throws IOException ENOTTY for another command, EINVAL for a short buffer, or as the file system
      */
-    int ioctl(String path, int command, ByteBuffer data) {
+    void ioctl(String path, int command, ByteBuffer data) throws IOException {
         if (command != FS_IOC_GETFLAGS && command != FS_IOC_SETFLAGS && command != FS_IOC_FSGETXATTR) {
-            return -LinuxErrno.ENOTTY;
+            throw new ErrnoException(LinuxErrno.ENOTTY, "ioctl " + Integer.toHexString(command) + " on " + path);
         }
-        return Calls.call("ioctl", path, () -> {
-            if (data.capacity() < ioctlBytes(command)) {
-                return -LinuxErrno.EINVAL;
+        if (data.capacity() < ioctlBytes(command)) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "ioctl " + Integer.toHexString(command) + ": short buffer");
+        }
+        ByteBuffer word = data.duplicate().order(ByteOrder.nativeOrder());
+        if (command == FS_IOC_FSGETXATTR) {
+            fs.getFileFlags(path);
+            word.put(new byte[FSXATTR_BYTES]);
+            return;
+        }
+        if (command == FS_IOC_GETFLAGS) {
+            int bits = 0;
+            for (FileFlag flag : fs.getFileFlags(path)) {
+                bits |= flag.linuxBit();
             }
-            ByteBuffer word = data.duplicate().order(ByteOrder.nativeOrder());
-            String name = names.apply(path);
-            if (command == FS_IOC_FSGETXATTR) {
-                fs.getFileFlags(name);
-                word.put(new byte[FSXATTR_BYTES]);
-                return 0;
+            word.putInt(0, bits);
+            return;
+        }
+        int bits = word.getInt(0);
+        Set<FileFlag> flags = EnumSet.noneOf(FileFlag.class);
+        for (FileFlag flag : FileFlag.values()) {
+            if ((bits & flag.linuxBit()) != 0) {
+                flags.add(flag);
+                bits &= ~flag.linuxBit();
             }
-            if (command == FS_IOC_GETFLAGS) {
-                int bits = 0;
-                for (FileFlag flag : fs.getFileFlags(name)) {
-                    bits |= flag.linuxBit();
-                }
-                word.putInt(0, bits);
-                return 0;
-            }
-            int bits = word.getInt(0);
-            Set<FileFlag> flags = EnumSet.noneOf(FileFlag.class);
-            for (FileFlag flag : FileFlag.values()) {
-                if ((bits & flag.linuxBit()) != 0) {
-                    flags.add(flag);
-                    bits &= ~flag.linuxBit();
-                }
-            }
-            if (bits != 0) {
-                return -LinuxErrno.EOPNOTSUPP;
-            }
-            fs.setFileFlags(name, flags);
-            return 0;
-        });
+        }
+        if (bits != 0) {
+            throw new ErrnoException(LinuxErrno.EOPNOTSUPP, "chattr " + path + ": flag bits " + Integer.toHexString(bits)
+                    + " have no counterpart here");
+        }
+        fs.setFileFlags(path, flags);
     }
 
     /**
@@ -396,55 +491,11 @@ final class InodeOperations {
         };
     }
 
-    private static int fit(byte[] bytes, ByteBuffer room) {
-        if (!room.hasRemaining()) {
-            return bytes.length;
-        }
-        if (bytes.length > room.remaining()) {
-            return -LinuxErrno.ERANGE;
-        }
-        room.put(bytes);
-        return bytes.length;
-    }
-
     /**
-     * setxattr(2): flags 0 creates or replaces, {@code XATTR_CREATE} only creates (EEXIST),
-     * {@code XATTR_REPLACE} only replaces (ENODATA); both at once fail either way, as on ext4; any
-     * other bit is EINVAL.
+     * @param command an ioctl command
+     * @return whether {@link #ioctl} writes its buffer (the get commands) rather than reads it
      */
-    int setxattr(String path, String name, ByteBuffer value, int flags) {
-        return Calls.call("setxattr", path, () -> {
-            if (!capabilities.contains(Capability.XATTRS)) {
-                return -LinuxErrno.ENOSYS;
-            }
-            if ((flags & ~(XATTR_CREATE | XATTR_REPLACE)) != 0) {
-                return -LinuxErrno.EINVAL;
-            }
-            String checked = names.apply(path);
-            byte[] bytes = new byte[value.remaining()];
-            value.get(bytes);
-            if (flags == (XATTR_CREATE | XATTR_REPLACE)) {
-                fs.getXattr(checked, name);
-                throw new FileAlreadyExistsException(checked, null, "extended attribute '" + name + "' exists");
-            }
-            XattrMode mode = switch (flags) {
-                case XATTR_CREATE -> XattrMode.CREATE;
-                case XATTR_REPLACE -> XattrMode.REPLACE;
-                default -> XattrMode.ANY;
-            };
-            fs.setXattr(checked, name, bytes, mode);
-            return 0;
-        });
-    }
-
-    /** removexattr(2): ENODATA if absent. */
-    int removexattr(String path, String name) {
-        return Calls.call("removexattr", path, () -> {
-            if (!capabilities.contains(Capability.XATTRS)) {
-                return -LinuxErrno.ENOSYS;
-            }
-            fs.removeXattr(names.apply(path), name);
-            return 0;
-        });
+    static boolean ioctlAnswers(int command) {
+        return command == FS_IOC_GETFLAGS || command == FS_IOC_FSGETXATTR;
     }
 }

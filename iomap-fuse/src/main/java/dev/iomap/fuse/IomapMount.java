@@ -1,10 +1,15 @@
 package dev.iomap.fuse;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
 import dev.iomap.api.Capability;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceNoSpaceException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -15,15 +20,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.cryptomator.jfuse.api.Fuse;
-import org.cryptomator.jfuse.api.FuseBuilder;
-import org.cryptomator.jfuse.api.FuseMountFailedException;
 
 /**
- * An {@link IomapFileSystem} mounted with FUSE (jfuse over libfuse3) on a directory.
+ * An {@link IomapFileSystem} mounted with FUSE on a directory, through libfuse 3's low-level API bound
+ * with the foreign-function API ({@link Libfuse}, {@link LowLevelOps}): node ids are the file system's
+ * inode numbers ({@link Nodes}), requests are served by several worker threads, each with its own
+ * {@code /dev/fuse} descriptor ({@code fuse_session_loop_mt} with {@code clone_fd}).
  *
  * <p>The mount owns the file system (and, if given, its device): {@link #close()} unmounts if the
  * kernel mount is still there, waits for libfuse's loop to end, closes the files the kernel left
@@ -31,37 +35,56 @@ import org.cryptomator.jfuse.api.FuseMountFailedException;
  * An unmount from outside ({@code fusermount3 -u}, {@code umount}) ends the mount too:
  * {@link #awaitUnmounted()} returns, and {@link #close()} then finishes the job.
  *
- * <p>Needs libfuse3, {@code /dev/fuse}, and {@code --enable-native-access=ALL-UNNAMED}. Thread-safe.
+ * <p>Needs libfuse3 (3.14 or later for the reply flags of {@link ReplyFlags}; 3.2 or later to mount),
+ * {@code /dev/fuse}, Linux on amd64 or aarch64 ({@link FuseStructs}), and
+ * {@code --enable-native-access=ALL-UNNAMED}. Thread-safe.
  */
 public final class IomapMount implements AutoCloseable {
     private static final Duration POLL = Duration.ofMillis(100);
+    /** How long {@link #close()} waits for the loop after unmounting, then again after aborting the connection. */
+    static final Duration LOOP_EXIT = Duration.ofSeconds(10);
     private static final System.Logger LOG = System.getLogger(IomapMount.class.getName());
 
     private final IomapFileSystem fs;
     private final BlockDevice device;
     private final Path mountPoint;
-    private final Fuse fuse;
+    private final Libfuse libfuse;
+    private final MemorySegment session;
     private final FuseBridge bridge;
+    private final ReplyFlags replyFlags;
     private final Arena upcalls;
-    private final boolean fallocateBound;
-    private final DirectIoMmap sharedMmap;
+    private final Thread loop;
+    private final String connection;
     private final long kernelReadAheadBytes;
+    private final CountDownLatch loopEnded;
     private final CountDownLatch closed = new CountDownLatch(1);
     private boolean closing;
     private boolean reported;
     private IOException closeFailure;
 
-    private IomapMount(IomapFileSystem fs, BlockDevice device, Path mountPoint, Fuse fuse, FuseBridge bridge,
-            Arena upcalls, boolean fallocateBound, DirectIoMmap sharedMmap, long kernelReadAheadBytes) {
+    private IomapMount(IomapFileSystem fs, BlockDevice device, Path mountPoint, Libfuse libfuse, MemorySegment session,
+            FuseBridge bridge, ReplyFlags replyFlags, Arena upcalls, Thread loop, CountDownLatch loopEnded,
+            long kernelReadAheadBytes) {
         this.fs = fs;
         this.device = device;
         this.mountPoint = mountPoint;
-        this.fuse = fuse;
+        this.libfuse = libfuse;
+        this.session = session;
         this.bridge = bridge;
+        this.replyFlags = replyFlags;
         this.upcalls = upcalls;
-        this.fallocateBound = fallocateBound;
-        this.sharedMmap = sharedMmap;
+        this.loop = loop;
+        this.loopEnded = loopEnded;
+        this.connection = MountTable.fuseDevice(readMountTable(), mountPoint.toString()).orElse(null);
         this.kernelReadAheadBytes = kernelReadAheadBytes;
+    }
+
+    private static List<String> readMountTable() {
+        try {
+            return MountTable.read();
+        } catch (IOException e) {
+            return List.of();
+        }
     }
 
     /**
@@ -73,7 +96,8 @@ public final class IomapMount implements AutoCloseable {
      * @param options how to mount
      * @return the mount
      * @throws IOException if the mount point is not a directory or is already a FUSE mount point,
-     *     libfuse3 cannot be loaded, or mounting fails; nothing has been closed then
+     *     libfuse3 cannot be loaded, the architecture is not one the binding knows, or mounting fails;
+     *     nothing has been closed then
      */
     @SuppressWarnings("MustBeClosedChecker") // the upcall arena lives as long as the mount, which closes it
     public static IomapMount mount(IomapFileSystem fs, BlockDevice device, Path mountPoint,
@@ -86,41 +110,142 @@ public final class IomapMount implements AutoCloseable {
             throw new FileSystemException(real.toString(), null, "already a FUSE mount point; unmount it first"
                     + " (fusermount3 -u " + real + ")");
         }
-        FuseBuilder builder = Fuse.builder();
-        Path library = options.findLibrary();
-        if (library != null) {
-            builder.setLibraryPath(library.toString());
-        }
-        var bridge = new FuseBridge(fs, builder.errno(), Owner.UID, Owner.GID, options.directIo());
-        bridge.writebackCache(options.writebackCache());
-        bridge.readCache(options.readCache() && kernelAtLeast(System.getProperty("os.version"), 6, 6));
-        Fuse fuse;
         try {
-            fuse = builder.build(bridge);
-        } catch (UnsatisfiedLinkError e) {
-            throw new IOException("cannot load libfuse3 (" + (library != null ? library : "fuse3 on java.library.path")
-                    + "): install fuse3, or give its path; " + e.getMessage(), e);
+            FuseStructs.check(System.getProperty("os.arch"));
+        } catch (UnsupportedOperationException e) {
+            throw new IOException(e.getMessage(), e);
         }
+        Libfuse libfuse = load(options.findLibrary());
+        var owner = new InodeOperations.Caller(Owner.UID, Owner.GID);
+        CacheMode cache;
+        try {
+            cache = CacheMode.of(options, kernelAtLeast(System.getProperty("os.version"), 6, 6));
+        } catch (IllegalArgumentException e) {
+            throw new IOException("mounting on " + real + ": " + e.getMessage(), e);
+        }
+        var bridge = new FuseBridge(fs, owner, cache);
+        var replyFlags = new ReplyFlags(cache.directIo());
         Arena upcalls = Arena.ofShared();
-        boolean fallocate = RawPathBinding.bind(fuse, bridge, upcalls);
-        DirectIoMmap sharedMmap = null;
-        var context = FuseContext.find(library);
-        if (context.isPresent()) {
-            bridge.inodes().useCallers(context.get()::caller);
-            if (options.directIo()) {
-                sharedMmap = new DirectIoMmap(context.get(), upcalls);
-                bridge.onInit(sharedMmap::install);
-            }
-        }
+        MemorySegment session;
+        boolean flagsInstalled;
         try {
-            fuse.mount("iomap", real, arguments(fs, options).toArray(String[]::new));
-        } catch (FuseMountFailedException | RuntimeException e) {
-            closeQuietly(fuse);
+            session = newSession(libfuse, new LowLevelOps(libfuse, bridge, owner), arguments(fs, options), upcalls);
+            flagsInstalled = mountSession(libfuse, session, real, replyFlags, upcalls);
+        } catch (IOException | RuntimeException e) {
             upcalls.close();
             throw new IOException("mounting " + fs.adapterName() + " on " + real + " failed: " + e.getMessage(), e);
         }
-        return new IomapMount(fs, device, real, fuse, bridge, upcalls, fallocate, sharedMmap,
-                options.directIo() && !options.readCache() ? -1 : setReadAhead(real, options.readAheadBytes()));
+        bridge.onAttributesChanged(nodeid -> invalidateAttributes(libfuse, session, nodeid));
+        var loopEnded = new CountDownLatch(1);
+        Thread loop = Thread.ofPlatform().name("iomap-fuse-loop").daemon().start(() -> runLoop(libfuse, session,
+                loopEnded));
+        if (flagsInstalled) {
+            awaitInit(replyFlags, real);
+        }
+        return new IomapMount(fs, device, real, libfuse, session, bridge, replyFlags, upcalls, loop, loopEnded,
+                cache.directIo() && !cache.readCache() ? -1 : setReadAhead(real, options.readAheadBytes()));
+    }
+
+    /** Waits (up to {@link #LOOP_EXIT}) for the INIT reply, so that the mount is fully up when mount returns. */
+    private static void awaitInit(ReplyFlags replyFlags, Path mountPoint) {
+        try {
+            if (!replyFlags.awaitInit(LOOP_EXIT)) {
+                LOG.log(System.Logger.Level.WARNING, "the kernel has not sent FUSE_INIT to " + mountPoint + " yet");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Libfuse load(Path library) throws IOException {
+        try {
+            return Libfuse.load(library);
+        } catch (IllegalArgumentException | IllegalStateException | UnsatisfiedLinkError e) {
+            throw new IOException("cannot load libfuse3 (" + (library != null ? library : "libfuse3.so.3")
+                    + "): install fuse3, or give its path; " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code fuse_session_new} with libfuse's command line ({@link #arguments}). */
+    private static MemorySegment newSession(Libfuse libfuse, LowLevelOps ops, List<String> arguments, Arena arena)
+            throws IOException {
+        MemorySegment operations;
+        try {
+            operations = ops.operations(arena);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("binding the FUSE operations failed", e);
+        }
+        List<String> argv = new ArrayList<>();
+        argv.add("iomap");
+        argv.addAll(arguments);
+        MemorySegment vector = arena.allocate(ADDRESS, argv.size() + 1L);
+        for (int i = 0; i < argv.size(); i++) {
+            vector.setAtIndex(ADDRESS, i, arena.allocateFrom(argv.get(i)));
+        }
+        MemorySegment args = arena.allocate(FuseStructs.ARGS);
+        args.set(JAVA_INT, FuseStructs.offset(FuseStructs.ARGS, "argc"), argv.size());
+        args.set(ADDRESS, FuseStructs.offset(FuseStructs.ARGS, "argv"), vector);
+        MemorySegment session;
+        try {
+            session = (MemorySegment) libfuse.sessionNew.invokeExact(args, operations,
+                    FuseStructs.LOWLEVEL_OPS.byteSize(), MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw new IOException("fuse_session_new failed", t);
+        }
+        if (session.equals(MemorySegment.NULL)) {
+            throw new IOException("fuse_session_new refused the options " + arguments + " (libfuse said why above)");
+        }
+        return session;
+    }
+
+    /**
+     * {@code fuse_session_mount}, then the reply flags' custom I/O; the session is destroyed if mounting fails.
+     *
+     * @return whether the reply flags are installed
+     */
+    private static boolean mountSession(Libfuse libfuse, MemorySegment session, Path mountPoint, ReplyFlags replyFlags,
+            Arena arena) throws IOException {
+        try {
+            int result = (int) libfuse.sessionMount.invokeExact(session, arena.allocateFrom(mountPoint.toString()));
+            if (result != 0) {
+                libfuse.sessionDestroy.invokeExact(session);
+                throw new IOException("fuse_session_mount failed (is /dev/fuse there, and fusermount3?)");
+            }
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IOException("fuse_session_mount failed", t);
+        }
+        try {
+            replyFlags.install(libfuse, session, arena);
+            return true;
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.WARNING, "cannot set the reply flags libfuse 3.14 lacks (set-user-ID is"
+                    + " not cleared by non-root writes, shared mmap of direct-I/O files is ENODEV)", t);
+            return false;
+        }
+    }
+
+    private static void runLoop(Libfuse libfuse, MemorySegment session, CountDownLatch ended) {
+        try {
+            int result = libfuse.loop(session, Arena.global());
+            if (result != 0) {
+                LOG.log(System.Logger.Level.WARNING, "the FUSE loop ended with errno " + -result);
+            }
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.ERROR, "the FUSE loop failed", t);
+        } finally {
+            ended.countDown();
+        }
+    }
+
+    /** {@code fuse_lowlevel_notify_inval_inode(se, ino, -1, 0)}: the kernel drops the inode's cached attributes. */
+    private static void invalidateAttributes(Libfuse libfuse, MemorySegment session, long nodeid) {
+        try {
+            int ignored = (int) libfuse.notifyInvalInode.invokeExact(session, nodeid, -1L, 0L);
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.DEBUG, "notify_inval_inode " + nodeid + " failed", t);
+        }
     }
 
     /**
@@ -146,21 +271,22 @@ public final class IomapMount implements AutoCloseable {
     }
 
     /**
-     * libfuse's command line after the program name (jfuse adds {@code -f} and the mount point):
+     * libfuse's command line after the program name ({@code fuse_session_new}'s options):
      * fsname, subtype, {@code default_permissions} where the file system keeps POSIX attributes (the
      * kernel then checks every access against the mode, owner and group {@code getattr} reports, as
      * for a local filesystem; without them it checks nothing and only the mounting user, or everyone
-     * with {@code allow_other}, gets in), then {@link FuseMountOptions#fuseOptions()}.
+     * with {@code allow_other}, gets in), then {@link FuseMountOptions#fuseOptions()} but for the high-level
+     * API's options ({@link HighLevelOptions}, which become the mount's {@link CacheMode}).
      */
     static List<String> arguments(IomapFileSystem fs, FuseMountOptions options) {
         List<String> args = new ArrayList<>();
         args.add("-ofsname=iomap:" + fs.adapterName());
         args.add("-osubtype=iomap");
-        if (fs.capabilities().contains(Capability.POSIX_ATTRIBUTES)
-                && !options.fuseOptions().contains("default_permissions")) {
+        List<String> libfuse = HighLevelOptions.of(options.fuseOptions()).libfuse();
+        if (fs.capabilities().contains(Capability.POSIX_ATTRIBUTES) && !libfuse.contains("default_permissions")) {
             args.add("-odefault_permissions");
         }
-        for (String option : options.fuseOptions()) {
+        for (String option : libfuse) {
             args.add("-o" + option);
         }
         return args;
@@ -204,13 +330,14 @@ public final class IomapMount implements AutoCloseable {
     }
 
     private static String cachingNote(IomapMount mount) {
-        FuseBridge bridge = mount.bridge();
+        CacheMode cache = mount.bridge().cache();
         String readAhead = mount.kernelReadAheadBytes() > 0
                 ? "; kernel readahead " + mount.kernelReadAheadBytes() / 1024 + " KiB" : "";
-        if (!bridge.kernelDirectIo()) {
-            return " (kernel page cache" + readAhead + ")";
-        }
-        return bridge.perOpenCaching() ? " (direct I/O; read-only opens cached" + readAhead + ")" : " (direct I/O)";
+        return switch (cache.mode()) {
+            case KERNEL -> " (kernel page cache" + readAhead + ")";
+            case WRITEBACK -> " (kernel writeback cache" + readAhead + ")";
+            case DIRECT -> cache.readCache() ? " (direct I/O; read-only opens cached" + readAhead + ")" : " (direct I/O)";
+        };
     }
 
     /**
@@ -276,21 +403,13 @@ public final class IomapMount implements AutoCloseable {
     }
 
     /**
-     * @return whether fallocate(2) reaches the file system and names are the kernel's bytes
-     *     ({@link RawPathBinding}; also {@code bridge().exactNames()})
-     */
-    public boolean fallocateBound() {
-        return fallocateBound;
-    }
-
-    /**
      * @return whether the mount asked the kernel to allow shared writable {@code mmap} of its
-     *     direct-I/O files ({@code FUSE_DIRECT_IO_ALLOW_MMAP}, {@link DirectIoMmap}); false on a mount
+     *     direct-I/O files ({@code FUSE_DIRECT_IO_ALLOW_MMAP}, {@link ReplyFlags}); false on a mount
      *     without direct I/O (where the kernel page cache allows it anyway) or where the request could
      *     not be made (shared mappings then fail with ENODEV)
      */
     public boolean sharedMmapAllowed() {
-        return sharedMmap != null && sharedMmap.asked();
+        return replyFlags.mmapAllowed();
     }
 
     /** @return whether the kernel mount is there (false after an unmount from outside or {@link #close()}) */
@@ -324,14 +443,7 @@ public final class IomapMount implements AutoCloseable {
         }
         closing = true;
         var failures = new ArrayList<Exception>();
-        try {
-            fuse.close();
-        } catch (TimeoutException e) {
-            failures.add(new IOException("the FUSE loop on " + mountPoint + " did not stop", e));
-        } catch (RuntimeException e) {
-            failures.add(e);
-        }
-        upcalls.close();
+        run(failures, this::stopLoop);
         run(failures, bridge::releaseAll);
         run(failures, fs::close);
         if (device != null) {
@@ -361,8 +473,23 @@ public final class IomapMount implements AutoCloseable {
             System.err.println("iomap: unmounted " + mountPoint + "; the image is clean");
         } catch (IOException e) {
             System.err.println("iomap: " + e.getMessage());
-            e.printStackTrace(System.err);
+            if (!hostFull(e)) {
+                e.printStackTrace(System.err);
+            }
         }
+    }
+
+    /**
+     * @return whether {@code failure} came from the host filesystem under the image being full: the
+     *     message says all there is to know (free space on the host), so no stack trace follows it
+     */
+    private static boolean hostFull(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof DeviceNoSpaceException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @FunctionalInterface
@@ -378,11 +505,42 @@ public final class IomapMount implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(Fuse fuse) {
+    /**
+     * Unmounts (lazily, as {@code fuse_session_unmount} does; nothing if the kernel mount is gone already)
+     * and waits for the loop; if it still runs after {@link #LOOP_EXIT} (a lazy unmount whose files are
+     * still open), aborts the connection ({@code /sys/fs/fuse/connections/N/abort}) and waits again; then
+     * destroys the session. The upcall arena is closed only once the loop has ended.
+     */
+    private void stopLoop() throws Exception {
         try {
-            fuse.close();
-        } catch (TimeoutException | RuntimeException ignored) {
-            // mounting already failed; that is the error worth reporting
+            libfuse.sessionUnmount.invokeExact(session);
+        } catch (Throwable t) {
+            throw new IOException("fuse_session_unmount failed", t);
+        }
+        if (!loopEnded.await(LOOP_EXIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            abortConnection();
+            if (!loopEnded.await(LOOP_EXIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IOException("the FUSE loop on " + mountPoint + " did not stop");
+            }
+        }
+        loop.join();
+        try {
+            libfuse.sessionDestroy.invokeExact(session);
+        } catch (Throwable t) {
+            throw new IOException("fuse_session_destroy failed", t);
+        }
+        upcalls.close();
+    }
+
+    private void abortConnection() {
+        if (connection == null) {
+            return;
+        }
+        String minor = connection.substring(connection.indexOf(':') + 1);
+        try {
+            Files.writeString(Path.of("/sys/fs/fuse/connections", minor, "abort"), "1");
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot abort the FUSE connection of " + mountPoint, e);
         }
     }
 

@@ -1,9 +1,8 @@
 package dev.iomap.fuse;
 
 /**
- * The Linux errno values the bridge returns (asm-generic/errno-base.h and errno.h; the same on every
- * Linux architecture jfuse supports). jfuse's {@code Errno} has no ENOSPC, EFBIG, EILSEQ, EUCLEAN, ERANGE, E2BIG, ELOOP or ENODATA, so the
- * bridge uses these; a unit test checks they agree with jfuse's where both have one.
+ * The Linux errno values the bridge returns (asm-generic/errno-base.h and errno.h; the same on amd64 and
+ * aarch64, the architectures the binding knows).
  */
 public final class LinuxErrno {
     /** Operation not permitted. */
@@ -58,6 +57,8 @@ public final class LinuxErrno {
     public static final int EILSEQ = 84;
     /** Operation not supported (ENOTSUP is the same number on Linux). */
     public static final int EOPNOTSUPP = 95;
+    /** Stale file handle: a node id whose name now names another inode (the kernel looks the path up again). */
+    public static final int ESTALE = 116;
     /** Structure needs cleaning: XFS's and ext4's EFSCORRUPTED. */
     public static final int EUCLEAN = 117;
 
@@ -97,6 +98,7 @@ public final class LinuxErrno {
             case EOPNOTSUPP -> "EOPNOTSUPP";
             case ENOTTY -> "ENOTTY";
             case EUCLEAN -> "EUCLEAN";
+            case ESTALE -> "ESTALE";
             default -> "errno " + errno;
         };
     }

@@ -1,19 +1,9 @@
 package dev.iomap.fuse;
 
-import static java.nio.charset.StandardCharsets.ISO_8859_1;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.ArgumentMatchers.anyInt;
-import static org.mockito.ArgumentMatchers.anyLong;
-import static org.mockito.ArgumentMatchers.eq;
-import static org.mockito.Mockito.RETURNS_DEEP_STUBS;
-import static org.mockito.Mockito.mock;
-import static org.mockito.Mockito.verify;
-import static org.mockito.Mockito.when;
 
-import dev.iomap.api.CorruptFilesystemException;
-import dev.iomap.api.FileNames;
+import dev.iomap.api.DirEntry;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
@@ -22,31 +12,33 @@ import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.cryptomator.jfuse.api.DirFiller;
-import org.cryptomator.jfuse.api.FileInfo;
-import org.cryptomator.jfuse.api.FuseBuilder;
-import org.cryptomator.jfuse.api.FuseOperations.Operation;
-import org.cryptomator.jfuse.api.Stat;
-import org.cryptomator.jfuse.api.Statvfs;
-import org.cryptomator.jfuse.api.TimeSpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The bridge's operations called directly (no kernel), over snapfs on a RAM device. */
+/** The bridge's low-level operations called directly (no kernel), over snapfs on a RAM device. */
 class FuseBridgeTest {
+    static final long ROOT = Nodes.ROOT;
+    static final int O_RDWR = 2;
+    static final InodeOperations.Caller ROOT_USER = new InodeOperations.Caller(0, 0);
+    static final InodeOperations.Caller USER = new InodeOperations.Caller(4321, 765);
+    static final CacheMode DEFAULT = CacheMode.of(FuseMountOptions.defaults(), true);
+
     RamBlockDevice device;
     IomapFileSystem fs;
     FuseBridge bridge;
+    final List<Long> invalidated = new ArrayList<>();
 
     @BeforeEach
     void mount() throws IOException {
         device = new RamBlockDevice(512, 4L << 20);
         IomapFileSystems.format(SnapAdapter.NAME, device, FormatOptions.blockSize(4096));
         fs = IomapFileSystems.mount(SnapAdapter.NAME, device, MountOptions.defaults());
-        bridge = new FuseBridge(fs, FuseBuilder.getSupported().errno(), 1000, 100, true);
+        bridge = new FuseBridge(fs, new InodeOperations.Caller(1000, 100), DEFAULT);
+        bridge.onAttributesChanged(invalidated::add);
     }
 
     @AfterEach
@@ -56,475 +48,380 @@ class FuseBridgeTest {
         device.close();
     }
 
-    /** A FileInfo as libfuse would pass it: flags in, handle out. */
-    static final class Info implements FileInfo {
-        long fh;
-        final int flags;
+    @FunctionalInterface
+    interface Call {
+        void run() throws Exception;
+    }
 
-        Info(int flags) {
-            this.flags = flags;
-        }
-
-        @Override
-        public long getFh() {
-            return fh;
-        }
-
-        @Override
-        public void setFh(long fh) {
-            this.fh = fh;
-        }
-
-        @Override
-        public int getFlags() {
-            return flags;
-        }
-
-        @Override
-        public java.util.Set<java.nio.file.StandardOpenOption> getOpenFlags() {
-            return java.util.Set.of();
-        }
-
-        @Override
-        public long getLockOwner() {
+    /** @return 0, or the negated errno of what {@code call} threw ({@link ErrnoMapping}) */
+    static int errno(Call call) {
+        try {
+            call.run();
             return 0;
+        } catch (Exception e) {
+            return -ErrnoMapping.errno(e);
         }
     }
 
-    private Info create(String path) {
-        Info info = new Info(0);
-        assertThat(bridge.create(path, 0644, info)).isZero();
-        return info;
+    private FuseBridge.Created create(long parent, String name, int mode) throws IOException {
+        return bridge.create(parent, name, mode, O_RDWR, USER);
     }
 
-    private int write(String path, Info info, long offset, String text) {
-        ByteBuffer buf = ByteBuffer.wrap(text.getBytes(UTF_8));
-        return bridge.write(path, buf, buf.remaining(), offset, info);
+    private int write(long fh, long offset, String text) throws IOException {
+        return bridge.write(fh, offset, ByteBuffer.wrap(text.getBytes(UTF_8)), false);
     }
 
-    private String read(String path, Info info, long offset, int size) {
+    private String read(long fh, long offset, int size) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(size);
-        int n = bridge.read(path, buf, size, offset, info);
-        assertThat(n).isNotNegative();
+        int n = bridge.read(fh, offset, buf);
         return new String(buf.array(), 0, n, UTF_8);
     }
 
     @Test
-    void declaresOnlyWhatItImplements() {
-        assertThat(bridge.supportedOperations()).doesNotContain(Operation.OPEN_DIR, Operation.RELEASE_DIR,
-                Operation.ACCESS, Operation.CHMOD, Operation.CHOWN, Operation.SYMLINK, Operation.READLINK,
-                Operation.GET_XATTR, Operation.SET_XATTR, Operation.LIST_XATTR, Operation.REMOVE_XATTR);
-        assertThat(bridge.supportedOperations()).contains(Operation.GET_ATTR, Operation.READ_DIR, Operation.MKDIR,
-                Operation.CREATE, Operation.OPEN, Operation.READ, Operation.WRITE, Operation.TRUNCATE,
-                Operation.UNLINK, Operation.RMDIR, Operation.RENAME, Operation.STATFS, Operation.FSYNC,
-                Operation.FLUSH, Operation.RELEASE);
-    }
-
-    @Test
-    void createWriteReadFsyncRelease() {
-        Info info = create("/f");
-        assertThat(info.fh).isPositive();
-        assertThat(write("/f", info, 0, "hello, fuse")).isEqualTo(11);
-        assertThat(read("/f", info, 7, 100)).isEqualTo("fuse");
-        assertThat(read("/f", info, 11, 100)).isEmpty();
-        assertThat(bridge.fsync("/f", 1, info)).isZero();
-        assertThat(bridge.fsync("/f", 0, info)).isZero();
-        assertThat(bridge.flush("/f", info)).isZero();
+    void createWriteReadFsyncRelease() throws Exception {
+        FuseBridge.Created created = create(ROOT, "f", 0644);
+        long fh = created.opened().fh();
+        assertThat(created.entry().nodeid()).isEqualTo(bridge.nodes().nodeid(fs.lstat("/f").ino()));
+        assertThat(created.entry().attributes().ino()).isEqualTo(fs.lstat("/f").ino());
+        assertThat(created.entry().attributes().uid()).isEqualTo(USER.uid());
+        assertThat(created.entry().attributes().mode()).isEqualTo(0100644);
+        assertThat(bridge.nodes().lookups(created.entry().nodeid())).isOne();
+        assertThat(write(fh, 0, "hello, fuse")).isEqualTo(11);
+        assertThat(read(fh, 7, 100)).isEqualTo("fuse");
+        assertThat(read(fh, 11, 100)).isEmpty();
+        bridge.fsync(fh, true);
+        bridge.fsync(fh, false);
+        bridge.flush(fh);
         assertThat(bridge.openFiles()).isEqualTo(1);
-        assertThat(bridge.release("/f", info)).isZero();
+        bridge.release(fh);
         assertThat(bridge.openFiles()).isZero();
-        assertThat(bridge.read("/f", ByteBuffer.allocate(1), 1, 0, info)).isEqualTo(-LinuxErrno.EBADF);
+        assertThat(errno(() -> bridge.read(fh, 0, ByteBuffer.allocate(1)))).isEqualTo(-LinuxErrno.EBADF);
 
-        Info again = new Info(0);
-        assertThat(bridge.open("/f", again)).isZero();
-        assertThat(read("/f", again, 0, 5)).isEqualTo("hello");
-        Info truncating = new Info(FuseBridge.O_TRUNC);
-        assertThat(bridge.open("/f", truncating)).isZero();
-        assertThat(read("/f", again, 0, 5)).isEmpty();
+        FuseBridge.Opened again = bridge.open(created.entry().nodeid(), 0, USER);
+        assertThat(read(again.fh(), 0, 5)).isEqualTo("hello");
+    }
+
+    /** A hard link is one inode: every name gives the same node id, and each reply counts one lookup. */
+    @Test
+    void aHardLinkIsOneNodeAndForgetDropsItsLookups() throws Exception {
+        FuseBridge.Created created = create(ROOT, "a", 0644);
+        long nodeid = created.entry().nodeid();
+        bridge.release(created.opened().fh());
+        FuseBridge.Entry linked = bridge.link(nodeid, ROOT, "b");
+        FuseBridge.Entry looked = bridge.lookup(ROOT, "b");
+
+        assertThat(linked.nodeid()).isEqualTo(nodeid);
+        assertThat(looked.nodeid()).isEqualTo(nodeid);
+        assertThat(looked.attributes().linkCount()).isEqualTo(2);
+        assertThat(bridge.nodes().lookups(nodeid)).isEqualTo(3);
+
+        bridge.unlink(ROOT, "a");
+        assertThat(bridge.getattr(nodeid, 0).linkCount()).as("reached through its other name").isOne();
+        bridge.forget(nodeid, 3);
+        assertThat(bridge.nodes().lookups(nodeid)).isZero();
+        assertThat(bridge.nodes().size()).as("only the root is left").isOne();
+    }
+
+    /** unlink of an open file needs no hidden rename: the name goes, the open file stays usable. */
+    @Test
+    void anUnlinkedOpenFileStaysReadableAndGetattrAnswersFromIt() throws Exception {
+        FuseBridge.Created created = create(ROOT, "open", 0644);
+        long fh = created.opened().fh();
+        long nodeid = created.entry().nodeid();
+        write(fh, 0, "still here");
+
+        bridge.unlink(ROOT, "open");
+
+        assertThat(bridge.listing(bridge.opendir(ROOT)).entries()).extracting(DirEntry::name).isEmpty();
+        assertThat(bridge.getattr(nodeid, 0).linkCount()).isZero();
+        assertThat(bridge.getattr(nodeid, 0).size()).isEqualTo(10);
+        assertThat(read(fh, 0, 100)).isEqualTo("still here");
+        assertThat(errno(() -> bridge.lookup(ROOT, "open"))).isEqualTo(-LinuxErrno.ENOENT);
+        bridge.release(fh);
+        bridge.forget(nodeid, 1);
+        assertThat(errno(() -> bridge.getattr(nodeid, 0))).isEqualTo(-LinuxErrno.ENOENT);
+    }
+
+    /** A name another node replaced (the image changed behind the kernel) is ESTALE: the kernel looks again. */
+    @Test
+    void aNodeWhoseNameNowNamesAnotherInodeIsStale() throws Exception {
+        FuseBridge.Created a = create(ROOT, "a", 0644);
+        bridge.release(a.opened().fh());
+        bridge.release(create(ROOT, "b", 0644).opened().fh());
+        fs.rename("/b", "/a");
+
+        long nodeid = a.entry().nodeid();
+        assertThat(errno(() -> bridge.getattr(nodeid, 0))).isEqualTo(-LinuxErrno.ESTALE);
+        assertThat(errno(() -> bridge.open(nodeid, O_RDWR | FuseBridge.O_TRUNC, USER))).isEqualTo(-LinuxErrno.ESTALE);
+        assertThat(bridge.lookup(ROOT, "a").nodeid()).isNotEqualTo(nodeid);
+    }
+
+    /** Paths are built from names: renaming a directory moves every path below it. */
+    @Test
+    void renamingADirectoryMovesThePathsOfWhatIsInIt() throws Exception {
+        FuseBridge.Entry dir = bridge.mkdir(ROOT, "d", 0755, USER);
+        FuseBridge.Created file = create(dir.nodeid(), "f", 0600);
+        write(file.opened().fh(), 0, "x");
+
+        bridge.rename(ROOT, "d", ROOT, "e", 0);
+
+        assertThat(bridge.getattr(file.entry().nodeid(), 0).size()).isOne();
+        assertThat(bridge.lookup(dir.nodeid(), "f").nodeid()).isEqualTo(file.entry().nodeid());
+        assertThat(fs.lstat("/e/f").ino()).isEqualTo(file.entry().attributes().ino());
+        assertThat(errno(() -> bridge.lookup(ROOT, "d"))).isEqualTo(-LinuxErrno.ENOENT);
     }
 
     @Test
-    void initLeavesKillingSetUserIdToTheKernelAndRunsTheMountsHook() {
-        var conn = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
-        when(conn.want()).thenReturn(org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_HANDLE_KILLPRIV
-                | org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_ASYNC_READ);
-        boolean[] hookRan = {false};
-        bridge.onInit(() -> hookRan[0] = true);
-        bridge.init(conn, mock(org.cryptomator.jfuse.api.FuseConfig.class));
-        verify(conn).setWant(org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_ASYNC_READ);
-        verify(conn).setMaxWrite(1 << 20);
-        verify(conn).setMaxReadahead(1 << 20);
-        assertThat(hookRan[0]).isTrue();
+    void renameReplacesUnlessNoReplaceAndExchanges() throws Exception {
+        long a = create(ROOT, "a", 0644).entry().nodeid();
+        long b = create(ROOT, "b", 0644).entry().nodeid();
+        assertThat(errno(() -> bridge.rename(ROOT, "a", ROOT, "b", FuseBridge.RENAME_NOREPLACE)))
+                .isEqualTo(-LinuxErrno.EEXIST);
+        bridge.rename(ROOT, "a", ROOT, "b", FuseBridge.RENAME_EXCHANGE);
+        assertThat(bridge.lookup(ROOT, "a").nodeid()).isEqualTo(b);
+        assertThat(bridge.lookup(ROOT, "b").nodeid()).isEqualTo(a);
+        bridge.rename(ROOT, "a", ROOT, "b", 0);
+        assertThat(bridge.lookup(ROOT, "b").nodeid()).isEqualTo(b);
+        assertThat(errno(() -> bridge.rename(ROOT, "b", ROOT, "c", 3))).isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(errno(() -> bridge.rename(ROOT, "b", ROOT, "c", 4))).isEqualTo(-LinuxErrno.EINVAL);
     }
 
     @Test
-    void initAsksForTheWritebackCacheOnlyWhenToldAndTheKernelCan() {
-        int wbc = org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_WRITEBACK_CACHE;
-        int async = org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_ASYNC_READ;
-        var notAsked = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
-        when(notAsked.want()).thenReturn(async);
-        when(notAsked.capable()).thenReturn(async | wbc);
-        bridge.init(notAsked, mock(org.cryptomator.jfuse.api.FuseConfig.class));
-        verify(notAsked).setWant(async);
+    void namespaceMistakesGetTheKernelsErrno() throws Exception {
+        bridge.mkdir(ROOT, "d", 0755, USER);
+        long d = bridge.lookup(ROOT, "d").nodeid();
+        create(d, "f", 0644);
+        assertThat(errno(() -> bridge.lookup(ROOT, "missing"))).isEqualTo(-LinuxErrno.ENOENT);
+        assertThat(errno(() -> bridge.mkdir(ROOT, "d", 0755, USER))).isEqualTo(-LinuxErrno.EEXIST);
+        assertThat(errno(() -> bridge.rmdir(ROOT, "d"))).isEqualTo(-LinuxErrno.ENOTEMPTY);
+        assertThat(errno(() -> bridge.unlink(ROOT, "d"))).isEqualTo(-LinuxErrno.EISDIR);
+        assertThat(errno(() -> bridge.lookup(ROOT, "x".repeat(256)))).isEqualTo(-LinuxErrno.ENAMETOOLONG);
+        assertThat(errno(() -> bridge.mknod(ROOT, "fifo", 0010644, USER))).isEqualTo(-LinuxErrno.EPERM);
+        assertThat(bridge.mknod(ROOT, "plain", 0100600, USER).attributes().mode()).isEqualTo(0100600);
+    }
 
-        bridge.writebackCache(true);
-        var capable = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
-        when(capable.want()).thenReturn(async);
-        when(capable.capable()).thenReturn(async | wbc);
-        bridge.init(capable, mock(org.cryptomator.jfuse.api.FuseConfig.class));
-        verify(capable).setWant(async | wbc);
+    /** Names are bytes: one that is not UTF-8 goes in and comes back as the same bytes. */
+    @Test
+    void namesThatAreNotUtf8AreKeptByteForByte() throws Exception {
+        String latin1 = dev.iomap.api.FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xe9});
+        String other = dev.iomap.api.FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xe8});
+        create(ROOT, latin1, 0644);
+        create(ROOT, other, 0644);
+        assertThat(bridge.listing(bridge.opendir(ROOT)).entries()).extracting(DirEntry::name)
+                .containsExactlyInAnyOrder(latin1, other);
+        assertThat(bridge.lookup(ROOT, latin1).nodeid()).isNotEqualTo(bridge.lookup(ROOT, other).nodeid());
+    }
 
-        var incapable = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
-        when(incapable.want()).thenReturn(async);
-        when(incapable.capable()).thenReturn(async);
-        bridge.init(incapable, mock(org.cryptomator.jfuse.api.FuseConfig.class));
-        verify(incapable).setWant(async);
+    /** A listing is taken once at opendir and again when readdir starts over (rewinddir). */
+    @Test
+    void readdirFromOffsetZeroAgainListsAgain() throws Exception {
+        create(ROOT, "a", 0644);
+        long dh = bridge.opendir(ROOT);
+        assertThat(bridge.listing(dh, 0).entries()).extracting(DirEntry::name).containsExactly("a");
+        create(ROOT, "b", 0644);
+        assertThat(bridge.listing(dh, 3).entries()).extracting(DirEntry::name).containsExactly("a");
+        assertThat(bridge.listing(dh, 0).entries()).extracting(DirEntry::name).containsExactly("a", "b");
+        bridge.releasedir(dh);
+        assertThat(errno(() -> bridge.listing(dh, 0))).isEqualTo(-LinuxErrno.EBADF);
+    }
+
+    /** readdirplus counts a lookup only for what went into the reply. */
+    @Test
+    void describeCountsNothingAndHandedOutCountsOneLookup() throws Exception {
+        FuseBridge.Created created = create(ROOT, "f", 0644);
+        bridge.forget(created.entry().nodeid(), 1);
+        DirEntry listed = bridge.listing(bridge.opendir(ROOT)).entries().getFirst();
+        FuseBridge.Entry entry = bridge.describe(ROOT, listed);
+        assertThat(entry.nodeid()).isEqualTo(created.entry().nodeid());
+        assertThat(bridge.nodes().lookups(entry.nodeid())).isZero();
+        bridge.handedOut(ROOT, listed.name(), entry);
+        assertThat(bridge.nodes().lookups(entry.nodeid())).isOne();
+        assertThat(bridge.describe(ROOT, new DirEntry("gone", 99, dev.iomap.api.FileType.REGULAR))).isNull();
+    }
+
+    /** FUSE_WRITE_KILL_SUIDGID: set-user-ID goes, and set-group-ID with group execute; the kernel is told. */
+    @Test
+    void aWriteTheKernelMarksClearsSetUserIdAndTellsTheKernel() throws Exception {
+        FuseBridge.Created created = create(ROOT, "suid", 06755);
+        long fh = created.opened().fh();
+        long nodeid = created.entry().nodeid();
+        assertThat(fs.lstat("/suid").mode()).isEqualTo(06755);
+
+        bridge.write(fh, 0, ByteBuffer.wrap(new byte[] {1}), false);
+        assertThat(fs.lstat("/suid").mode()).as("a privileged writer keeps the bits").isEqualTo(06755);
+        assertThat(invalidated).isEmpty();
+
+        bridge.write(fh, 1, ByteBuffer.wrap(new byte[] {2}), true);
+        assertThat(fs.lstat("/suid").mode()).isEqualTo(0755);
+        assertThat(invalidated).containsExactly(nodeid);
+        assertThat(read(fh, 0, 2).getBytes(UTF_8)).containsExactly(1, 2);
+    }
+
+    /** File capabilities go with any write, truncate or chown (FUSE_HANDLE_KILLPRIV_V2: the file system's job). */
+    @Test
+    void aWriteATruncateAndAChownRemoveFileCapabilities() throws Exception {
+        FuseBridge.Created created = create(ROOT, "cap", 0755);
+        long nodeid = created.entry().nodeid();
+        bridge.release(created.opened().fh());
+        byte[] capability = {1, 0, 0, 2, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        bridge.setxattr(nodeid, InodeOperations.SECURITY_CAPABILITY, capability, 0);
+        FuseBridge.Opened reader = bridge.open(nodeid, 0, ROOT_USER);
+        bridge.read(reader.fh(), 0, ByteBuffer.allocate(1));
+        assertThat(bridge.getxattr(nodeid, InodeOperations.SECURITY_CAPABILITY)).as("a read keeps them")
+                .isEqualTo(capability);
+        FuseBridge.Opened writer = bridge.open(nodeid, O_RDWR, ROOT_USER);
+        bridge.write(writer.fh(), 0, ByteBuffer.wrap(new byte[] {1}), false);
+        assertThat(errno(() -> bridge.getxattr(nodeid, InodeOperations.SECURITY_CAPABILITY)))
+                .as("root's write too").isEqualTo(-LinuxErrno.ENODATA);
+
+        bridge.setxattr(nodeid, InodeOperations.SECURITY_CAPABILITY, capability, 0);
+        bridge.setattr(nodeid, new SetAttributes(null, null, null, 0L, null, null, false), 0);
+        assertThat(errno(() -> bridge.getxattr(nodeid, InodeOperations.SECURITY_CAPABILITY)))
+                .isEqualTo(-LinuxErrno.ENODATA);
+        bridge.setxattr(nodeid, InodeOperations.SECURITY_CAPABILITY, capability, 0);
+        bridge.setattr(nodeid, new SetAttributes(null, 0, null, null, null, null, false), 0);
+        assertThat(errno(() -> bridge.getxattr(nodeid, InodeOperations.SECURITY_CAPABILITY)))
+                .isEqualTo(-LinuxErrno.ENODATA);
     }
 
     @Test
-    void mountOptionsCarryTheWritebackCache() {
-        FuseMountOptions options = FuseMountOptions.defaults();
-        assertThat(options.writebackCache()).isFalse();
-        assertThat(options.directIo()).isTrue();
-        FuseMountOptions kernel = options.withDirectIo(false).withWritebackCache(true)
-                .withFuseOptions(java.util.List.of("allow_other"));
-        assertThat(kernel).isEqualTo(new FuseMountOptions(false, true, true, java.util.List.of("allow_other"), null,
-                FuseMountOptions.DEFAULT_READ_AHEAD_BYTES));
-        assertThat(options.readCache()).isTrue();
-        assertThat(options.withReadCache(false)).isEqualTo(new FuseMountOptions(true, false, false, java.util.List.of(),
-                null, FuseMountOptions.DEFAULT_READ_AHEAD_BYTES));
+    void setGroupIdWithoutGroupExecuteIsMandatoryLockingAndStays() throws Exception {
+        FuseBridge.Created created = create(ROOT, "sgid", 02644);
+        bridge.write(created.opened().fh(), 0, ByteBuffer.wrap(new byte[] {1}), true);
+        assertThat(fs.lstat("/sgid").mode()).isEqualTo(02644);
+    }
+
+    /** With FUSE_HANDLE_KILLPRIV_V2 a chown clears set-user-ID itself, and a marked truncate too. */
+    @Test
+    void chownAndAMarkedTruncateClearSetUserId() throws Exception {
+        long nodeid = create(ROOT, "c", 04755).entry().nodeid();
+        bridge.setattr(nodeid, new SetAttributes(null, 77, null, null, null, null, false), 0);
+        assertThat(fs.lstat("/c").mode()).isEqualTo(0755);
+        assertThat(fs.lstat("/c").uid()).isEqualTo(77);
+
+        bridge.setattr(nodeid, new SetAttributes(04755, null, null, null, null, null, false), 0);
+        bridge.setattr(nodeid, new SetAttributes(null, null, null, 0L, null, null, false), 0);
+        assertThat(fs.lstat("/c").mode()).as("an unmarked truncate").isEqualTo(04755);
+        Attributes after = bridge.setattr(nodeid, new SetAttributes(null, null, null, 0L, null, null, true), 0);
+        assertThat(after.mode()).isEqualTo(0100755);
     }
 
     @Test
-    void initTurnsOffAutoInvalDataOnlyWhereOpensMayCache() {
-        int inval = org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_AUTO_INVAL_DATA;
-        int async = org.cryptomator.jfuse.api.FuseConnInfo.FUSE_CAP_ASYNC_READ;
-        var direct = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
-        when(direct.want()).thenReturn(async | inval);
-        bridge.readCache(true);
-        bridge.init(direct, mock(org.cryptomator.jfuse.api.FuseConfig.class));
-        verify(direct).setWant(async | inval);
-        assertThat(bridge.perOpenCaching()).as("not bound: libfuse's direct_io for every open").isFalse();
+    void setattrTruncatesSetsModesAndTimes() throws Exception {
+        FuseBridge.Created created = create(ROOT, "t", 0644);
+        long fh = created.opened().fh();
+        long nodeid = created.entry().nodeid();
+        write(fh, 0, "0123456789");
+        bridge.setattr(nodeid, new SetAttributes(null, null, null, 4L, null, null, false), 0);
+        assertThat(read(fh, 0, 100)).isEqualTo("0123");
+        bridge.setattr(nodeid, new SetAttributes(null, null, null, 6L, null, null, false), fh);
+        assertThat(read(fh, 0, 100)).isEqualTo("0123\0\0");
 
-        bridge.useExactNames();
-        var perOpen = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
-        when(perOpen.want()).thenReturn(async | inval);
-        bridge.init(perOpen, mock(org.cryptomator.jfuse.api.FuseConfig.class));
-        verify(perOpen).setWant(async);
-        assertThat(bridge.perOpenCaching()).isTrue();
-        assertThat(bridge.kernelDirectIo()).as("writes are still direct").isTrue();
-
-        var kernel = new FuseBridge(fs, FuseBuilder.getSupported().errno(), 1000, 100, false);
-        var cached = mock(org.cryptomator.jfuse.api.FuseConnInfo.class);
-        when(cached.want()).thenReturn(async | inval);
-        kernel.init(cached, mock(org.cryptomator.jfuse.api.FuseConfig.class));
-        verify(cached).setWant(async);
-        assertThat(kernel.kernelDirectIo()).isFalse();
+        Instant explicit = Instant.parse("2001-02-03T04:05:06.123456789Z");
+        Attributes set = bridge.setattr(nodeid, new SetAttributes(0600, null, null, null, explicit, null, false), 0);
+        assertThat(set.mode()).isEqualTo(0100600);
+        assertThat(set.atime()).isEqualTo(explicit);
+        Instant before = Instant.now().minusSeconds(1);
+        set = bridge.setattr(nodeid, new SetAttributes(null, null, null, null, null, SetAttributes.NOW, false), 0);
+        assertThat(set.mtime()).isAfter(before);
+        assertThat(set.atime()).isEqualTo(explicit);
     }
 
     @Test
-    void readOnlyOpensOfFilesWithOneNameMayCacheAndEverythingElseBypasses() throws Exception {
-        Info file = create("/c");
-        write("/c", file, 0, "x");
-        int rdonly = 0;
-        int wronly = 01;
-        int rdwr = 02;
-        for (int flags : new int[] {rdonly, wronly, rdwr}) {
-            Info open = new Info(flags);
-            assertThat(bridge.open("/c", open)).isZero();
-            assertThat(bridge.bypassesKernelCache(open.getFh(), flags)).as("flags %o", flags).isEqualTo(flags != rdonly);
-        }
-        assertThat(bridge.bypassesKernelCache(999_999, rdonly)).as("unknown handle").isTrue();
-
-        var kernel = new FuseBridge(fs, FuseBuilder.getSupported().errno(), 1000, 100, false);
-        Info writable = new Info(rdwr);
-        assertThat(kernel.open("/c", writable)).isZero();
-        assertThat(kernel.bypassesKernelCache(writable.getFh(), rdwr)).as("a kernel-cache mount caches writes").isFalse();
-    }
-
-    @Test
-    void aFileWithTwoNamesAlwaysBypassesTheKernelCache() {
-        assertThat(OpenCaching.bypasses(0, 2, true)).isTrue();
-        assertThat(OpenCaching.bypasses(0, 2, false)).isTrue();
-        assertThat(OpenCaching.bypasses(0, 1, true)).isFalse();
-        assertThat(OpenCaching.bypasses(FuseBridge.O_DIRECT, 1, true)).as("O_DIRECT on a direct-I/O mount").isTrue();
-        assertThat(OpenCaching.bypasses(FuseBridge.O_DIRECT, 1, false)).as("the kernel's own O_DIRECT").isFalse();
-        assertThat(OpenCaching.bypasses(02, 1, false)).as("a kernel-cache mount caches writes").isFalse();
-        assertThat(OpenCaching.bypasses(02, 1, true)).isTrue();
-    }
-
-    @Test
-    void aFileLinkedSinceTheMountNeverKeepsTheKernelCache() {
-        Info c = create("/c");
-        Info d = create("/d");
-        assertThat(bridge.keepsKernelCache(c.getFh())).isTrue();
-        bridge.linked("/c");
-        assertThat(bridge.keepsKernelCache(c.getFh())).isFalse();
-        assertThat(bridge.keepsKernelCache(d.getFh())).isTrue();
-        assertThat(bridge.keepsKernelCache(999_999)).as("unknown handle").isFalse();
-    }
-
-    @Test
-    void setChangesOnlyDirectIoAndKeepCacheOfFuseFileInfo() {
-        try (var arena = java.lang.foreign.Arena.ofConfined()) {
-            var fi = arena.allocate(64);
-            fi.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, 0x8001);
-            fi.set(java.lang.foreign.ValueLayout.JAVA_INT, 4, 0b1001);
-            OpenCaching.set(fi, true, false);
-            assertThat(fi.get(java.lang.foreign.ValueLayout.JAVA_INT, 4)).isEqualTo(0b1011);
-            OpenCaching.set(fi, false, true);
-            assertThat(fi.get(java.lang.foreign.ValueLayout.JAVA_INT, 4)).isEqualTo(0b1101);
-            OpenCaching.set(fi, false, false);
-            assertThat(fi.get(java.lang.foreign.ValueLayout.JAVA_INT, 4)).isEqualTo(0b1001);
-            assertThat(fi.get(java.lang.foreign.ValueLayout.JAVA_INT, 0)).as("flags untouched").isEqualTo(0x8001);
-        }
-    }
-
-    @Test
-    void copyFileRangeCopiesBetweenOpenFilesAndRefusesFlagsAndUnknownHandles() {
-        Info in = create("/in");
-        write("/in", in, 0, "0123456789");
-        Info out = create("/out");
-        assertThat(bridge.copyFileRange("/in", in, 2, "/out", out, 1, 100, 0)).as("cut at EOF").isEqualTo(8);
-        assertThat(read("/out", out, 0, 100)).isEqualTo("\u000023456789");
-        assertThat(bridge.copyFileRange("/in", in, 10, "/out", out, 0, 5, 0)).as("at EOF").isZero();
-        assertThat(bridge.copyFileRange("/in", in, 0, "/out", out, 0, 5, 1)).isEqualTo(-LinuxErrno.EINVAL);
-        assertThat(bridge.copyFileRange("/in", null, 0, "/out", out, 0, 5, 0)).isEqualTo(-LinuxErrno.EBADF);
-        assertThat(bridge.copyFileRange("/in", new Info(0), 0, "/out", out, 0, 5, 0)).isEqualTo(-LinuxErrno.EBADF);
-    }
-
-    @Test
-    void getattrFillsTheStatFromTheFileSystem() {
-        Info info = create("/f");
-        write("/f", info, 0, "12345");
-        Stat stat = mock(Stat.class, RETURNS_DEEP_STUBS);
-        assertThat(bridge.getattr("/f", stat, null)).isZero();
-        verify(stat).setMode(Stat.S_IFREG | 0644);
-        verify(stat).setSize(5);
-        verify(stat).setNLink((short) 1);
-        verify(stat).setUid(1000);
-        verify(stat).setGid(100);
-        verify(stat.mTime()).set(any());
-
-        Stat dir = mock(Stat.class, RETURNS_DEEP_STUBS);
-        assertThat(bridge.getattr("/", dir, null)).isZero();
-        verify(dir).setMode(Stat.S_IFDIR | 0755);
-
-        assertThat(bridge.unlink("/f")).isZero();
-        Stat unlinked = mock(Stat.class, RETURNS_DEEP_STUBS);
-        assertThat(bridge.getattr("/f", unlinked, info)).as("fstat of an open, unlinked file").isZero();
-        verify(unlinked).setNLink((short) 0);
-        assertThat(bridge.getattr("/f", mock(Stat.class, RETURNS_DEEP_STUBS), null)).isEqualTo(-LinuxErrno.ENOENT);
-    }
-
-    @Test
-    void readdirListsDotDotDotAndEntriesWithTheirTypes() throws IOException {
-        assertThat(bridge.mkdir("/d", 0755)).isZero();
-        create("/d/b");
-        assertThat(bridge.mkdir("/d/a", 0755)).isZero();
-        DirFiller filler = mock(DirFiller.class);
-        List<String> names = new ArrayList<>();
-        when(filler.fill(any(), any(), anyLong(), anyInt())).thenAnswer(call -> {
-            names.add(call.getArgument(0));
-            return 0;
-        });
-        org.mockito.Mockito.doAnswer(call -> names.add(call.getArgument(0))).when(filler).fill(any(String.class));
-        assertThat(bridge.readdir("/d", filler, 0, null, 0)).isZero();
-        assertThat(names).containsExactly(".", "..", "a", "b");
-        assertThat(bridge.readdir("/d/b", filler, 0, null, 0)).isEqualTo(-LinuxErrno.ENOTDIR);
-        assertThat(bridge.readdir("/missing", filler, 0, null, 0)).isEqualTo(-LinuxErrno.ENOENT);
-    }
-
-    /**
-     * The fallback when {@link RawPathBinding} could not bind: paths are jfuse's lossy decoding, so a
-     * U+FFFD may stand for any byte that is not UTF-8.
-     */
-    @Test
-    void withJfusesLossyNamesAReplacementCharacterIsRefusedAndNamesThatAreNotUtf8AreNotListed() throws IOException {
-        assertThat(bridge.exactNames()).isFalse();
-        assertThat(bridge.create("/caf\uFFFD.txt", 0644, new Info(0))).isEqualTo(-LinuxErrno.EILSEQ);
-        assertThat(bridge.mkdir("/d\uFFFD", 0755)).isEqualTo(-LinuxErrno.EILSEQ);
-        assertThat(bridge.getattr("/caf\uFFFD.txt", mock(Stat.class, RETURNS_DEEP_STUBS), null))
-                .isEqualTo(-LinuxErrno.EILSEQ);
-        fs.create(FileNames.decode("/caf\u00e9.txt".getBytes(ISO_8859_1))).close();
-        create("/plain");
-        assertThat(readdirNames("/")).containsExactly(".", "..", "plain");
-
-        bridge.useExactNames();
-        assertThat(bridge.exactNames()).isTrue();
-        create("/caf\uFFFD.txt");
-        assertThat(readdirNames("/")).containsExactly(".", "..", "caf\uDCE9.txt", "caf\uFFFD.txt", "plain");
-    }
-
-    private List<String> readdirNames(String path) throws IOException {
-        DirFiller filler = mock(DirFiller.class);
-        List<String> names = new ArrayList<>();
-        when(filler.fill(any(), any(), anyLong(), anyInt())).thenAnswer(call -> {
-            names.add(call.getArgument(0));
-            return 0;
-        });
-        org.mockito.Mockito.doAnswer(call -> names.add(call.getArgument(0))).when(filler).fill(any(String.class));
-        assertThat(bridge.readdir(path, filler, 0, null, 0)).isZero();
-        return names;
-    }
-
-    @Test
-    void namespaceMistakesGetTheKernelsErrno() {
-        assertThat(bridge.mkdir("/d", 0755)).isZero();
-        assertThat(bridge.mkdir("/d", 0755)).isEqualTo(-LinuxErrno.EEXIST);
-        create("/d/f");
-        assertThat(bridge.rmdir("/d")).isEqualTo(-LinuxErrno.ENOTEMPTY);
-        assertThat(bridge.rmdir("/d/f")).isEqualTo(-LinuxErrno.ENOTDIR);
-        assertThat(bridge.unlink("/d")).isEqualTo(-LinuxErrno.EISDIR);
-        assertThat(bridge.unlink("/nope")).isEqualTo(-LinuxErrno.ENOENT);
-        assertThat(bridge.mkdir("/nope/x", 0755)).isEqualTo(-LinuxErrno.ENOENT);
-        assertThat(bridge.open("/d", new Info(0))).isEqualTo(-LinuxErrno.EISDIR);
-        assertThat(bridge.open("/nope", new Info(0))).isEqualTo(-LinuxErrno.ENOENT);
-        assertThat(bridge.create("/d/f", 0644, new Info(FuseBridge.O_EXCL))).isEqualTo(-LinuxErrno.EEXIST);
-        assertThat(bridge.create("/d/f", 0644, new Info(0))).as("O_CREAT without O_EXCL opens").isZero();
-        assertThat(bridge.mkdir("/" + "n".repeat(256), 0755)).isEqualTo(-LinuxErrno.ENAMETOOLONG);
-        assertThat(bridge.mkdir("/" + "é".repeat(128), 0755)).as("256 bytes of UTF-8").isEqualTo(-LinuxErrno.ENAMETOOLONG);
-        assertThat(bridge.mkdir("/" + "n".repeat(255), 0755)).isZero();
-    }
-
-    @Test
-    void renameReplacesUnlessNoReplaceAndExchanges() {
-        create("/a");
-        create("/b");
-        Stat stat = mock(Stat.class, RETURNS_DEEP_STUBS);
-        assertThat(bridge.rename("/a", "/b", FuseBridge.RENAME_NOREPLACE)).isEqualTo(-LinuxErrno.EEXIST);
-        assertThat(bridge.rename("/a", "/b", FuseBridge.RENAME_NOREPLACE | FuseBridge.RENAME_EXCHANGE))
-                .as("both flags").isEqualTo(-LinuxErrno.EINVAL);
-        assertThat(bridge.rename("/a", "/b", 4)).as("RENAME_WHITEOUT").isEqualTo(-LinuxErrno.EINVAL);
-        assertThat(bridge.rename("/a", "/missing", FuseBridge.RENAME_EXCHANGE)).isEqualTo(-LinuxErrno.ENOENT);
-        assertThat(bridge.rename("/a", "/b", FuseBridge.RENAME_EXCHANGE)).isZero();
-        assertThat(bridge.getattr("/a", stat, null)).isZero();
-        assertThat(bridge.getattr("/b", stat, null)).isZero();
-        assertThat(bridge.rename("/a", "/n", FuseBridge.RENAME_NOREPLACE)).isZero();
-        assertThat(bridge.rename("/n", "/a", 0)).isZero();
-        assertThat(bridge.rename("/a", "/b", 0)).isZero();
-        assertThat(bridge.getattr("/a", mock(Stat.class, RETURNS_DEEP_STUBS), null)).isEqualTo(-LinuxErrno.ENOENT);
-        assertThat(bridge.rename("/a", "/c", 0)).isEqualTo(-LinuxErrno.ENOENT);
-        assertThat(bridge.mkdir("/d", 0755)).isZero();
-        create("/d/x");
-        assertThat(bridge.mkdir("/e", 0755)).isZero();
-        assertThat(bridge.rename("/e", "/d", 0)).isEqualTo(-LinuxErrno.ENOTEMPTY);
-    }
-
-    @Test
-    void truncateByPathOrHandleAndStatfs() {
-        Info info = create("/t");
-        write("/t", info, 0, "0123456789");
-        assertThat(bridge.truncate("/t", 4, null)).isZero();
-        assertThat(read("/t", info, 0, 100)).isEqualTo("0123");
-        assertThat(bridge.truncate("/t", 6, info)).isZero();
-        assertThat(read("/t", info, 0, 100)).isEqualTo("0123\0\0");
-        assertThat(bridge.truncate("/missing", 0, null)).isEqualTo(-LinuxErrno.ENOENT);
-
-        Statvfs statvfs = mock(Statvfs.class);
-        assertThat(bridge.statfs("/", statvfs)).isZero();
-        verify(statvfs).setBsize(4096);
-        verify(statvfs).setNameMax(255);
-        verify(statvfs).setBlocks(org.mockito.ArgumentMatchers.longThat(blocks -> blocks > 0));
-    }
-
-    /** Issue 12: df -i showed 0 inodes, as jfuse's Statvfs cannot set f_files and f_ffree. */
-    @Test
-    void statfsFillsTheInodeCounts() throws Exception {
-        create("/one");
-        Class<?> impl = Class.forName("org.cryptomator.jfuse.linux.amd64.StatvfsImpl");
-        Class<?> layout = Class.forName("org.cryptomator.jfuse.linux.amd64.extr.fuse3.statvfs");
-        long size = ((java.lang.foreign.MemoryLayout) layout.getMethod("layout").invoke(null)).byteSize();
-        try (var arena = java.lang.foreign.Arena.ofConfined()) {
-            var segment = arena.allocate(size);
-            var constructor = impl.getDeclaredConstructor(java.lang.foreign.MemorySegment.class);
-            constructor.setAccessible(true);
-            Statvfs statvfs = (Statvfs) constructor.newInstance(segment);
-
-            assertThat(bridge.statfs("/", statvfs)).isZero();
-
-            var stat = fs.statfs();
-            assertThat(stat.totalInodes()).isPositive();
-            long files = (long) layout.getMethod("f_files", java.lang.foreign.MemorySegment.class).invoke(null, segment);
-            long free = (long) layout.getMethod("f_ffree", java.lang.foreign.MemorySegment.class).invoke(null, segment);
-            long available = (long) layout.getMethod("f_favail", java.lang.foreign.MemorySegment.class)
-                    .invoke(null, segment);
-            assertThat(files).isEqualTo(stat.totalInodes());
-            assertThat(free).isEqualTo(stat.freeInodes()).isEqualTo(available);
-        }
-    }
-
-    @Test
-    void fallocateModes() {
-        Info info = create("/f");
-        write("/f", info, 0, "x".repeat(3 * 4096));
+    void fallocateSeekCopyAndStatfs() throws Exception {
+        long fh = create(ROOT, "f", 0644).opened().fh();
+        write(fh, 0, "x".repeat(3 * 4096));
         int keep = FuseBridge.FALLOC_FL_KEEP_SIZE;
-        assertThat(bridge.fallocate("/f", 0, 0, 8 * 4096, info)).isZero();
-        assertThat(read("/f", info, 0, 10 * 4096)).hasSize(8 * 4096);
-        assertThat(bridge.fallocate("/f", FuseBridge.FALLOC_FL_PUNCH_HOLE | keep, 4096, 4096, info)).isZero();
-        assertThat(read("/f", info, 4096, 4096)).isEqualTo("\0".repeat(4096));
-        assertThat(read("/f", info, 2 * 4096, 1)).isEqualTo("x");
-        assertThat(bridge.fallocate("/f", FuseBridge.FALLOC_FL_ZERO_RANGE, 0, 10, info)).isZero();
-        assertThat(read("/f", info, 0, 11)).isEqualTo("\0".repeat(10) + "x");
-        assertThat(bridge.fallocate("/f", FuseBridge.FALLOC_FL_PUNCH_HOLE, 0, 4096, info))
+        bridge.fallocate(fh, FuseBridge.FALLOC_FL_PUNCH_HOLE | keep, 4096, 4096);
+        assertThat(read(fh, 4096, 4096)).isEqualTo("\0".repeat(4096));
+        assertThat(errno(() -> bridge.fallocate(fh, FuseBridge.FALLOC_FL_PUNCH_HOLE, 0, 4096)))
                 .as("punch without KEEP_SIZE").isEqualTo(-LinuxErrno.EOPNOTSUPP);
-        assertThat(bridge.fallocate("/f", 0x08, 0, 4096, info)).as("COLLAPSE_RANGE").isEqualTo(-LinuxErrno.EOPNOTSUPP);
-        assertThat(bridge.fallocate("/f", FuseBridge.FALLOC_FL_UNSHARE_RANGE, 0, 4096, info))
-                .as("unshare without copy-on-write").isEqualTo(-LinuxErrno.EOPNOTSUPP);
-        assertThat(bridge.fallocate("/f", 0, -1, 4096, info)).isEqualTo(-LinuxErrno.EINVAL);
-        assertThat(bridge.fallocate("/f", 0, 0, 0, info)).isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(errno(() -> bridge.fallocate(fh, 0x08, 0, 4096))).isEqualTo(-LinuxErrno.EOPNOTSUPP);
+        assertThat(errno(() -> bridge.fallocate(fh, 0, -1, 4096))).isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(bridge.lseek(fh, 5, FuseBridge.SEEK_SET)).isEqualTo(5);
+        assertThat(errno(() -> bridge.lseek(fh, 0, 1))).isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(errno(() -> bridge.lseek(fh, 1 << 20, FuseBridge.SEEK_DATA))).isEqualTo(-LinuxErrno.ENXIO);
+
+        long out = create(ROOT, "g", 0644).opened().fh();
+        assertThat(bridge.copyFileRange(fh, 0, out, 0, 10, 0)).isEqualTo(10);
+        assertThat(read(out, 0, 100)).isEqualTo("x".repeat(10));
+        assertThat(errno(() -> bridge.copyFileRange(fh, 0, out, 0, 10, 1))).isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(errno(() -> bridge.copyFileRange(fh, 0, 999, 0, 10, 0))).isEqualTo(-LinuxErrno.EBADF);
+
+        FuseBridge.Statfs statfs = bridge.statfs();
+        assertThat(statfs.blockSize()).isEqualTo(4096);
+        assertThat(statfs.files()).isEqualTo(fs.statfs().totalInodes()).isPositive();
+        assertThat(statfs.freeFiles()).isEqualTo(fs.statfs().freeInodes());
     }
 
     @Test
-    void noSpaceIsEnospc() {
-        Info info = create("/big");
+    void noSpaceIsEnospc() throws Exception {
+        long fh = create(ROOT, "big", 0644).opened().fh();
         ByteBuffer chunk = ByteBuffer.allocate(1 << 20);
         int result = 0;
-        for (int i = 0; i < 8 && result >= 0; i++) {
-            result = bridge.write("/big", chunk.clear(), chunk.capacity(), (long) i << 20, info);
+        for (int i = 0; i < 8 && result == 0; i++) {
+            long offset = (long) i << 20;
+            result = errno(() -> bridge.write(fh, offset, chunk.clear(), false));
         }
         assertThat(result).isEqualTo(-LinuxErrno.ENOSPC);
     }
 
-    /** snapfs keeps POSIX attributes: explicit times are kept to the nanosecond, omitted ones left alone. */
+    /** Which opens bypass the kernel's page cache, in each cache mode. */
     @Test
-    void utimensSetsNowLeavesOmittedTimesAndKeepsExplicitOnes() throws IOException {
-        create("/f");
-        java.time.Instant created = fs.lstat("/f").mtime();
-        java.time.Instant explicitTime = java.time.Instant.parse("2001-02-03T04:05:06.123456789Z");
-        TimeSpec now = mock(TimeSpec.class);
-        when(now.isUtimeNow()).thenReturn(true);
-        TimeSpec omit = mock(TimeSpec.class);
-        when(omit.isUtimeOmit()).thenReturn(true);
-        TimeSpec explicit = mock(TimeSpec.class);
-        when(explicit.get()).thenReturn(explicitTime);
+    void cacheModesChooseDirectIoPerOpen() throws Exception {
+        int oDirect = FuseBridge.O_DIRECT;
+        assertThat(DEFAULT.bypasses(0, oDirect)).as("read-only").isFalse();
+        assertThat(DEFAULT.bypasses(O_RDWR, oDirect)).isTrue();
+        assertThat(DEFAULT.bypasses(1, oDirect)).as("write-only").isTrue();
+        assertThat(DEFAULT.bypasses(oDirect, oDirect)).as("O_DIRECT").isTrue();
+        CacheMode noReadCache = CacheMode.of(FuseMountOptions.defaults().withReadCache(false), true);
+        assertThat(noReadCache.bypasses(0, oDirect)).isTrue();
+        CacheMode oldKernel = CacheMode.of(FuseMountOptions.defaults(), false);
+        assertThat(oldKernel.bypasses(0, oDirect)).as("before Linux 6.6").isTrue();
+        CacheMode kernel = CacheMode.of(FuseMountOptions.defaults().withDirectIo(false), true);
+        assertThat(kernel.mode()).isEqualTo(CacheMode.Mode.KERNEL);
+        assertThat(kernel.bypasses(O_RDWR, oDirect)).isFalse();
+        CacheMode writeback = CacheMode.of(FuseMountOptions.defaults().withDirectIo(false).withWritebackCache(true),
+                true);
+        assertThat(writeback.writebackCache()).isTrue();
+        CacheMode shared = CacheMode.of(FuseMountOptions.defaults().withDirectIo(false).withSharedImage(true), true);
+        assertThat(shared.mode()).isEqualTo(CacheMode.Mode.DIRECT);
+        assertThat(shared.bypasses(0, oDirect)).isTrue();
+        assertThat(shared.attributeTimeout()).isZero();
+        assertThat(DEFAULT.attributeTimeout()).isEqualTo(1.0);
 
-        assertThat(bridge.utimens("/f", explicit, omit, null)).isZero();
-        assertThat(fs.lstat("/f").atime()).isEqualTo(explicitTime);
-        assertThat(fs.lstat("/f").mtime()).isEqualTo(created);
+        FuseBridge.Created created = create(ROOT, "f", 0644);
+        assertThat(created.opened().directIo()).isTrue();
+        FuseBridge.Opened reader = bridge.open(created.entry().nodeid(), 0, USER);
+        assertThat(reader.directIo()).isFalse();
+        assertThat(reader.keepCache()).isTrue();
+    }
 
-        assertThat(bridge.utimens("/f", omit, explicit, null)).isZero();
-        assertThat(fs.lstat("/f").mtime()).isEqualTo(explicitTime);
-        assertThat(fs.lstat("/f").atime()).isEqualTo(explicitTime);
-
-        java.time.Instant beforeNow = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
-        assertThat(bridge.utimens("/f", now, omit, null)).isZero();
-        assertThat(fs.lstat("/f").atime()).isAfterOrEqualTo(beforeNow);
-        assertThat(fs.lstat("/f").mtime()).isEqualTo(explicitTime);
-        assertThat(bridge.utimens("/missing", now, now, null)).isEqualTo(-LinuxErrno.ENOENT);
+    /** An open with O_TRUNC by a caller other than root clears set-user-ID (no CAP_FSETID assumed). */
+    @Test
+    void aTruncatingOpenByAUserClearsSetUserId() throws Exception {
+        FuseBridge.Created created = create(ROOT, "s", 04755);
+        bridge.release(created.opened().fh());
+        bridge.open(created.entry().nodeid(), O_RDWR | FuseBridge.O_TRUNC, ROOT_USER);
+        assertThat(fs.lstat("/s").mode()).isEqualTo(04755);
+        bridge.open(created.entry().nodeid(), O_RDWR | FuseBridge.O_TRUNC, USER);
+        assertThat(fs.lstat("/s").mode()).isEqualTo(0755);
     }
 
     @Test
-    void anExceptionNeverEscapesIntoLibfuse() throws IOException {
-        IomapFileSystem broken = mock(IomapFileSystem.class);
-        when(broken.lstat(any())).thenThrow(new IllegalStateException("a bug"));
-        when(broken.readdir(any())).thenThrow(new StackOverflowError());
-        when(broken.statfs()).thenThrow(new CorruptFilesystemException("bad checksum"));
-        var brokenBridge = new FuseBridge(broken, FuseBuilder.getSupported().errno(), 0, 0, false);
-        assertThat(brokenBridge.getattr("/x", mock(Stat.class), null)).isEqualTo(-LinuxErrno.EIO);
-        assertThat(brokenBridge.readdir("/", mock(DirFiller.class), 0, null, 0)).isEqualTo(-LinuxErrno.EIO);
-        assertThat(brokenBridge.statfs("/", mock(Statvfs.class))).isEqualTo(-LinuxErrno.EUCLEAN);
-        assertThat(brokenBridge.write("/x", ByteBuffer.allocate(1), 1, 0, null)).isEqualTo(-LinuxErrno.EIO);
-        verify(broken).lstat(eq("/x"));
+    void xattrsAndSymlinks() throws Exception {
+        long nodeid = create(ROOT, "f", 0644).entry().nodeid();
+        bridge.setxattr(nodeid, "user.k", "v".getBytes(UTF_8), 0);
+        assertThat(bridge.getxattr(nodeid, "user.k")).containsExactly('v');
+        assertThat(bridge.listxattr(nodeid)).containsExactly("user.k\0".getBytes(UTF_8));
+        assertThat(errno(() -> bridge.setxattr(nodeid, "user.k", new byte[0], InodeOperations.XATTR_CREATE)))
+                .isEqualTo(-LinuxErrno.EEXIST);
+        bridge.removexattr(nodeid, "user.k");
+        assertThat(errno(() -> bridge.getxattr(nodeid, "user.k"))).isEqualTo(-LinuxErrno.ENODATA);
+
+        FuseBridge.Entry link = bridge.symlink("f", ROOT, "l", USER);
+        assertThat(link.attributes().mode()).isEqualTo(0120777);
+        assertThat(bridge.readlink(link.nodeid())).containsExactly("f".getBytes(UTF_8));
+        assertThat(errno(() -> bridge.readlink(nodeid))).isEqualTo(-LinuxErrno.EINVAL);
     }
 }

@@ -116,7 +116,7 @@ class FuseMmapTest {
                 throw e;
             }
             try (direct) {
-                assertThat(direct.bridge().kernelDirectIo()).isEqualTo(directIo);
+                assertThat(direct.bridge().cache().directIo()).isEqualTo(directIo);
                 assertThat(direct.sharedMmapAllowed()).as("direct I/O " + directIo).isEqualTo(directIo);
                 assertThat(MountedImage.run(mountPoint, List.of("bash", "-c", MMAP_WRITE + "m" + directIo))
                         .stdout()).as("the kernel page cache maps it either way").isEqualTo("ok\n");

@@ -28,7 +28,10 @@ class FuseRawNamesTest {
     private static final String CAF_E9 = "caf\u00e9.txt";
     /** {@code caf\xe8.txt}: Latin-1 è, not valid UTF-8. */
     private static final String CAF_E8 = "caf\u00e8.txt";
-    /** {@code caf\xef\xbf\xbd.txt}: a real U+FFFD in UTF-8, what jfuse turned both names above into. */
+    /**
+     * {@code caf\xef\xbf\xbd.txt}: a real U+FFFD in UTF-8, what jfuse 0.7.3 (the binding before issue 37)
+     * turned both names above into.
+     */
     private static final String CAF_FFFD = "caf\u00ef\u00bf\u00bd.txt";
 
     @TempDir

@@ -12,7 +12,6 @@ import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import org.cryptomator.jfuse.api.FuseBuilder;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,17 +38,18 @@ class FuseShortWriteTest {
                     fill.truncate((fill.size() / BS - 4) * BS);
                 }
             }
-            FuseBridge bridge = new FuseBridge(fs, FuseBuilder.getSupported().errno(), 1000, 100, true);
+            FuseBridge bridge = new FuseBridge(fs, FuseBridgeTest.USER, FuseBridgeTest.DEFAULT);
             try {
-                FuseBridgeTest.Info info = new FuseBridgeTest.Info(0);
-                assertThat(bridge.create("/f", 0644, info)).isZero();
+                long fh = bridge.create(FuseBridgeTest.ROOT, "f", 0644, FuseBridgeTest.O_RDWR, FuseBridgeTest.USER)
+                        .opened().fh();
                 byte[] bytes = new byte[16 * BS];
                 Arrays.fill(bytes, (byte) 7);
                 ByteBuffer src = ByteBuffer.wrap(bytes);
-                assertThat(bridge.write("/f", src, bytes.length, 0, info)).as("the short write's count").isEqualTo(4 * BS);
+                assertThat(bridge.write(fh, 0, src, false)).as("the short write's count").isEqualTo(4 * BS);
                 assertThat(fs.stat("/f").size()).isEqualTo(4 * BS);
                 ByteBuffer rest = ByteBuffer.wrap(bytes, 4 * BS, 12 * BS).slice();
-                assertThat(bridge.write("/f", rest, rest.remaining(), 4 * BS, info)).isEqualTo(-LinuxErrno.ENOSPC);
+                assertThat(FuseBridgeTest.errno(() -> bridge.write(fh, 4 * BS, rest, false)))
+                        .isEqualTo(-LinuxErrno.ENOSPC);
                 assertThat(fs.stat("/f").size()).isEqualTo(4 * BS);
             } finally {
                 bridge.releaseAll();

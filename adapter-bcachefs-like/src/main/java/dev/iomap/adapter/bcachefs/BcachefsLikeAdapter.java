@@ -119,7 +119,7 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
 
     @Override
     public void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
-        plan(deviceBlockSize, options);
+        stores.checkFormat(deviceBlockSize, capacity, plan(deviceBlockSize, options));
     }
 
     /** @return whether the device carries the store's superblock magic */

@@ -21,14 +21,27 @@ final class BtreeStoreAccess implements StoreAccess {
 
     @Override
     public KeyStore format(BlockDevice device, Config config) throws IOException {
-        StoreFormat format = config.journalBlocks() > 0 ? new StoreFormat(config.journalBlocks())
-                : StoreFormat.defaults(device);
         try {
-            BtreeStore.format(device, format);
+            BtreeStore.format(device, storeFormat(device.blockSize(), device.capacity(), config));
         } catch (IllegalArgumentException e) {
             throw new InvalidRangeException("bcachefs-like: " + e.getMessage());
         }
         return BtreeStore.open(device, false);
+    }
+
+    @Override
+    public void checkFormat(int blockSize, long capacity, Config config) throws IOException {
+        try {
+            storeFormat(blockSize, capacity, config).check(blockSize, capacity);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRangeException("bcachefs-like: " + e.getMessage());
+        }
+    }
+
+    /** The store's geometry: the journal size {@code config} gives, or the default for the device. */
+    private static StoreFormat storeFormat(int blockSize, long capacity, Config config) {
+        return config.journalBlocks() > 0 ? new StoreFormat(config.journalBlocks())
+                : StoreFormat.defaults(blockSize, capacity);
     }
 
     @Override

@@ -23,6 +23,17 @@ interface StoreAccess {
     KeyStore format(BlockDevice device, Config config) throws IOException;
 
     /**
+     * Checks, without a device, that {@link #format} accepts {@code config} on a device of this
+     * geometry: every check it makes before it writes.
+     *
+     * @param blockSize the device's block size
+     * @param capacity the device's size in bytes
+     * @param config the filesystem's format options
+     * @throws IOException if the device is too small for the store ({@link dev.iomap.api.InvalidRangeException})
+     */
+    void checkFormat(int blockSize, long capacity, Config config) throws IOException;
+
+    /**
      * Opens a store (replaying its journal unless read-only).
      *
      * @param device the device

@@ -33,6 +33,27 @@ class FormatOptionsTest {
                 .hasMessage("bcachefs-like: the device's block size 1024 is not the filesystem's 4096");
     }
 
+    /**
+     * Issue 36, item 7: what the store refuses (a device too small for its journal, a journal under 64
+     * blocks, blocks under 1 KiB) is refused by checkFormat, without a device, so that mkfs refuses it
+     * before it touches the image.
+     */
+    @Test
+    void checkFormatRefusesWhatTheStoreRefusesWithoutADevice() {
+        assertThatThrownBy(() -> Images.ADAPTER.checkFormat(4096, 100 << 10, options(Map.of())))
+                .isInstanceOf(InvalidRangeException.class)
+                .hasMessage("bcachefs-like: device of 25 blocks is too small for a journal of 64 blocks");
+        assertThatThrownBy(() -> Images.ADAPTER.checkFormat(4096, 16 << 20, options(Map.of("journalblocks", "10"))))
+                .isInstanceOf(InvalidRangeException.class)
+                .hasMessage("bcachefs-like: a journal needs at least 64 blocks, got 10");
+        assertThatThrownBy(() -> Images.ADAPTER.checkFormat(4096, 16 << 20,
+                options(Map.of("journalblocks", "100000")))).isInstanceOf(InvalidRangeException.class)
+                .hasMessage("bcachefs-like: device of 4096 blocks is too small for a journal of 100000 blocks");
+        assertThatThrownBy(() -> Images.ADAPTER.checkFormat(512, 16 << 20, new FormatOptions(512, "", Map.of())))
+                .isInstanceOf(InvalidRangeException.class)
+                .hasMessage("bcachefs-like: B-tree nodes need blocks of at least 1024 bytes, the device has 512");
+    }
+
     @Test
     void theConfigRoundTripsAndProbeReportsTheBlockSize() throws Exception {
         Config config = Config.parse(options(Map.of("checksum", "xxhash64", "compression", "zstd",

@@ -9,10 +9,14 @@ import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * gfs2-like's fsck: checks every invariant of an image without changing it. The journals are replayed
@@ -26,8 +30,11 @@ import java.util.Map;
  *
  * <p>Mount runs the same checks ({@link #verifyForMount}) after replaying its journal. One pass: each
  * metadata block is read once (nothing is cached: only the directories waiting to be walked are kept),
- * block owners are kept in one {@code long} per block of each resource group, the work is linear in
- * the metadata and the blocks.
+ * the work is linear in the metadata and the blocks, and the memory in the blocks used: one bit per
+ * block up to the last one used in each resource group (a group's header and bitmap blocks are its own
+ * and need none), so that an empty filesystem of a terabyte is checked in a small heap. Which file
+ * owned a block first is not kept; only if a block was claimed twice, or is used but free in its
+ * bitmap, does a second walk of the same metadata name its first owner for the message.
  */
 final class Fsck {
     private static final int MAX_PROBLEMS = 100;
@@ -46,8 +53,18 @@ final class Fsck {
     private final List<String> problems = new ArrayList<>();
     private int dropped;
     private Volume volume;
-    /** Per resource group, per block: the owner code, 0 for none. */
-    private long[][] owners;
+    /** Per resource group, the data blocks claimed (bit {@code block - start}); null until the first. */
+    private BitSet[] claimed;
+    /** Dinodes claimed that could not be read, reported once: later names of them are skipped. */
+    private final Set<Long> unreadable = new HashSet<>();
+    /** Unlinked dinodes checked, in order, for the second walk. */
+    private final List<Long> unlinkedChecked = new ArrayList<>();
+    /** Blocks claimed a second time, with the second owner's code; at most {@link #MAX_PROBLEMS}. */
+    private final Map<Long, Long> claimedTwice = new LinkedHashMap<>();
+    /** Blocks claimed but free in their bitmap; at most {@link #MAX_PROBLEMS}. */
+    private final List<Long> usedButFree = new ArrayList<>();
+    /** The second walk: the first owner of each block of {@link #claimedTwice} and {@link #usedButFree}; null in the first. */
+    private Map<Long, Long> firstOwners;
 
     private Fsck() {
     }
@@ -84,6 +101,9 @@ final class Fsck {
     }
 
     private void add(String problem) {
+        if (firstOwners != null) {
+            return; // the second walk only names owners; it found its problems in the first
+        }
         if (problems.size() < MAX_PROBLEMS) {
             problems.add(problem);
         } else {
@@ -136,39 +156,73 @@ final class Fsck {
     /** Checks everything after the resource groups loaded; returns the dinodes reached. */
     private int checkVolume(Volume v) {
         volume = v;
-        owners = new long[v.rgs.length][];
-        for (ResourceGroup rg : v.rgs) {
-            owners[rg.index] = new long[(int) rg.length];
-            for (long b = rg.start; b < rg.dataStart(); b++) {
-                claim(b, RGRP, rg.index);
-            }
-        }
+        claimed = new BitSet[v.rgs.length];
         int dinodes = walkNamespace(v.layout.rootIno());
         for (ResourceGroup rg : v.rgs) {
             for (long b = rg.dataStart(); b < rg.start + rg.length; b++) {
-                if (rg.state(b) == ResourceGroup.UNLINKED && owner(b) == 0) {
+                if (rg.state(b) == ResourceGroup.UNLINKED && !isClaimed(b)) {
+                    unlinkedChecked.add(b);
                     checkDinode(b, true);
                 }
             }
         }
         checkBitmaps(v.rgs);
+        if (!claimedTwice.isEmpty() || !usedButFree.isEmpty()) {
+            nameFirstOwners(v.layout.rootIno());
+        }
         return dinodes;
     }
 
-    private long owner(long block) {
+    /**
+     * Walks the same metadata again in the same order, reporting nothing, to learn who claimed each
+     * contested block first, then reports the blocks claimed twice and the used blocks marked free.
+     */
+    private void nameFirstOwners(long root) {
+        firstOwners = new HashMap<>();
+        claimedTwice.keySet().forEach(b -> firstOwners.put(b, 0L));
+        usedButFree.forEach(b -> firstOwners.put(b, 0L));
+        unreadable.clear();
+        walkNamespace(root);
+        unlinkedChecked.forEach(b -> checkDinode(b, true));
+        Map<Long, Long> first = firstOwners;
+        firstOwners = null;
+        claimedTwice.forEach((b, second) -> add("block " + b + " is used twice: by " + describe(first.get(b))
+                + " and by " + describe(second)));
+        usedButFree.forEach(b -> add("block " + b + " is free in its bitmap but used by " + describe(first.get(b))));
+    }
+
+    /** @return whether {@code block} (inside the resource groups) has an owner: its group, or a claim */
+    private boolean isClaimed(long block) {
         ResourceGroup rg = volume.rg(block);
-        return owners[rg.index][(int) (block - rg.start)];
+        if (block < rg.dataStart()) {
+            return true;
+        }
+        BitSet bits = claimed[rg.index];
+        return bits != null && bits.get((int) (block - rg.start));
     }
 
     /** Records the owner of a block inside the resource groups; a second owner is a problem. */
     private void claim(long block, int kind, long id) {
+        if (firstOwners != null) {
+            firstOwners.replace(block, 0L, code(kind, id));
+            return;
+        }
         ResourceGroup rg = volume.rg(block);
+        if (block < rg.dataStart()) {
+            add("block " + block + " is used twice: by " + describe(code(RGRP, rg.index)) + " and by "
+                    + describe(code(kind, id)));
+            return;
+        }
         int i = (int) (block - rg.start);
-        long earlier = owners[rg.index][i];
-        if (earlier != 0) {
-            add("block " + block + " is used twice: by " + describe(earlier) + " and by " + describe(code(kind, id)));
+        if (claimed[rg.index] == null) {
+            claimed[rg.index] = new BitSet();
+        }
+        if (!claimed[rg.index].get(i)) {
+            claimed[rg.index].set(i);
+        } else if (claimedTwice.size() < MAX_PROBLEMS) {
+            claimedTwice.putIfAbsent(block, code(kind, id));
         } else {
-            owners[rg.index][i] = code(kind, id);
+            dropped++;
         }
     }
 
@@ -228,7 +282,7 @@ final class Fsck {
                         continue;
                     }
                     if (!inRgrps(ino, "directory " + dirIno + " entry '" + name + "'")
-                            || owner(ino) == code(DINODE, ino)) {
+                            || unreadable.contains(ino)) {
                         continue; // outside, or an unreadable dinode reported when first reached
                     }
                     Dinode d = checkDinode(ino, false);
@@ -278,6 +332,7 @@ final class Fsck {
             d = volume.readDinode(ino);
         } catch (IOException e) {
             add("inode " + ino + ": " + e.getMessage());
+            unreadable.add(ino);
             return null;
         }
         int capacity = volume.layout.stuffedCapacity();
@@ -353,12 +408,18 @@ final class Fsck {
         for (ResourceGroup rg : rgs) {
             for (long b = rg.start; b < rg.start + rg.length; b++) {
                 int state = rg.state(b);
-                long owner = owners[rg.index][(int) (b - rg.start)];
-                if (state == ResourceGroup.FREE && owner != 0) {
-                    add("block " + b + " is free in its bitmap but used by " + describe(owner));
-                } else if (state == ResourceGroup.USED && owner == 0) {
+                boolean owned = isClaimed(b);
+                if (state == ResourceGroup.FREE && owned && b < rg.dataStart()) {
+                    add("block " + b + " is free in its bitmap but used by " + describe(code(RGRP, rg.index)));
+                } else if (state == ResourceGroup.FREE && owned) {
+                    if (usedButFree.size() < MAX_PROBLEMS) {
+                        usedButFree.add(b);
+                    } else {
+                        dropped++;
+                    }
+                } else if (state == ResourceGroup.USED && !owned) {
                     add("block " + b + " is marked used but nothing owns it (a leak)");
-                } else if (state >= ResourceGroup.UNLINKED && owner == 0) {
+                } else if (state >= ResourceGroup.UNLINKED && !owned) {
                     add("block " + b + " is marked as a dinode but no directory or unlinked list reaches it");
                 }
             }

@@ -141,14 +141,17 @@ final class ResourceGroup {
      *
      * @param from where to start looking
      * @param want the most blocks wanted
+     * @param takeReserved whether blocks held by reservations count as available (the owners' next
+     *     allocation then finds them used and moves on, as {@code gfs2_alloc_blocks} searches again
+     *     ignoring reservations when it finds nothing else)
      * @return {@code [start, end)} of the run packed as {@code start} and length, or null if none
      */
-    long[] findRun(long from, long want) {
+    long[] findRun(long from, long want, boolean takeReserved) {
         long end = start + length;
         for (long b = Math.max(from, dataStart()); b < end; b++) {
-            if (available(b)) {
+            if (takeReserved ? usable(b) : available(b)) {
                 long e = b + 1;
-                while (e < end && e - b < want && available(e)) {
+                while (e < end && e - b < want && (takeReserved ? usable(e) : available(e))) {
                     e++;
                 }
                 return new long[] {b, e - b};

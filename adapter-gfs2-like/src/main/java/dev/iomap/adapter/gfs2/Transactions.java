@@ -31,9 +31,14 @@ import java.util.function.Supplier;
  * data blocks of the running transaction still outgrow the log, a commit first logs them in data-only
  * transactions of their own (as {@link #journalData} does at writeback) before the metadata.
  *
- * <p>Failure policy: a commit that fails before it writes to the journal (writing back ordered data,
- * the device flush that makes it durable) changes nothing: the running transaction stays as it was,
- * the error goes to the caller (an fsync fails), and the next commit tries again. A failure that
+ * <p>Failure policy: a failed write-back of ordered data does not fail the commit, as in GFS2 (whose
+ * {@code gfs2_ordered_wait} leaves the error in the mapping) and jbd2 (which warns and commits unless
+ * mounted {@code data_err=abort}): the error is recorded on that file's mapping and reported by its
+ * next fsync (once per open file), the blocks the failed write allocated in the running transaction are
+ * freed again ({@link Gfs2IomapOps#ioendCompleted}, so the committed file reads zeroes there, never a
+ * former owner's bytes), and the transaction commits. A commit whose device flush fails (before it
+ * writes to the journal) changes nothing: the running transaction stays as it was, the error goes to
+ * the caller (an fsync fails), and the next commit tries again. A failure that
  * aborts the journal (a journal write; see {@link Journal}) shuts the mount down, as jbd2's abort
  * does: every later {@link #makeRoom}, {@link #commit} and write of the mount throws
  * {@link FilesystemShutdownException} naming the first failure, so nothing is written on top of a
@@ -63,21 +68,27 @@ final class Transactions {
 
     /**
      * Reserves room in the running transaction for {@code want} more blocks, committing first when it
-     * would not fit (jbd2's {@code start_this_handle}). Release with {@link #release}. Call holding
-     * neither the gate nor {@code meta}.
+     * would not fit (jbd2's {@code start_this_handle}), or when the blocks the running transaction
+     * freed are needed for the operation's allocations ({@link Volume#needsFreedBlocks}: they are
+     * reusable only once it commits). Release with {@link #release}. Call holding neither the gate nor
+     * {@code meta}.
      *
-     * @param want blocks the operation may log
+     * @param want blocks the operation may log (and about as many it may allocate)
      * @throws IOException if a commit fails
      */
     void makeRoom(long want) throws IOException {
         checkHealthy();
+        boolean committedForSpace = false;
         while (true) {
             meta.lock();
             try {
-                if (volume.dirty.size() + reserved + want <= limit || (volume.dirty.isEmpty() && reserved == 0)) {
+                boolean fits = volume.dirty.size() + reserved + want <= limit
+                        || (volume.dirty.isEmpty() && reserved == 0);
+                if (fits && (committedForSpace || !volume.needsFreedBlocks(want))) {
                     reserved += want;
                     return;
                 }
+                committedForSpace = fits;
             } finally {
                 meta.unlock();
             }
@@ -154,7 +165,8 @@ final class Transactions {
 
     /**
      * Commits the running transaction (or shuts the mount down if that fails: see the class comment):
-     * writes back and waits the data of every ordered inode, then
+     * writes back and waits the data of every ordered inode (a failed write-back is that file's error,
+     * for its next fsync, and does not stop the commit), then
      * flushes the device (so the ordered data is durable before the commit record can be), logs the
      * newest image of every dirty block and commits (one journal flush). A freed block with a
      * logged image (metadata, or journaled data) is revoked in the same commit, so neither replay nor
@@ -163,8 +175,7 @@ final class Transactions {
      *
      * @throws FilesystemShutdownException if this or an earlier commit aborted the journal (the cause is
      *     attached)
-     * @throws IOException if writing back ordered data or flushing the device failed (nothing was
-     *     committed; the next commit retries)
+     * @throws IOException if flushing the device failed (nothing was committed; the next commit retries)
      */
     void commit() throws IOException {
         commitLock.lock();
@@ -194,6 +205,8 @@ final class Transactions {
             meta.unlock();
         }
         for (IomapInode inode : inodes) {
+            // Records a failed write in the inode's mapping (for its fsync) and frees the blocks it
+            // allocated here: the commit goes ahead without that data.
             inode.writeAndWait(0, Long.MAX_VALUE);
         }
         meta.lock();
@@ -243,9 +256,9 @@ final class Transactions {
             return;
         }
         List<Long> data = new ArrayList<>();
-        for (Long b : volume.dirty.keySet()) {
-            if (volume.jdataImages.containsKey(b)) {
-                data.add(b);
+        for (Map.Entry<Long, Supplier<ByteBuffer>> e : volume.dirty.entrySet()) {
+            if (e.getValue() instanceof Volume.DataImage) {
+                data.add(e.getKey());
             }
         }
         long chunk = Math.max(1, max / 2);
@@ -268,9 +281,13 @@ final class Transactions {
 
     /**
      * Journals the bytes of a jdata ioend before its home write (gfs2 writes the log first): every block
-     * whose bytes are not what the journal already holds committed is logged, in a transaction of its
-     * own committed now, and leaves the running transaction. Runs under {@code meta}, as commits do, so
-     * the newest image always commits last.
+     * whose bytes are not what the journal already holds committed ({@link Journal#latest}) is logged, in
+     * transactions of their own (as many as the log needs: an ioend may be larger than the log) committed
+     * now, and leaves the running transaction. A block the journal
+     * holds no image of (never logged, or checkpointed since) is logged too: what this adapter keeps of
+     * journaled data is the running transaction and the journal's overlay, both bounded by the log, never
+     * a copy of every journaled block. Runs under {@code meta}, as commits do, so the newest image always
+     * commits last.
      *
      * @param blocks device block numbers
      * @param bytes each block's bytes
@@ -280,32 +297,47 @@ final class Transactions {
         checkHealthy();
         meta.lock();
         try {
+            long max = volume.journal.maxTransactionBlocks();
             Journal.Transaction tx = volume.journal.begin();
             try {
                 for (int i = 0; i < blocks.length; i++) {
-                    byte[] known = volume.jdataImages.get(blocks[i]);
-                    boolean committed = known != null && !volume.dirty.containsKey(blocks[i])
-                            && java.util.Arrays.equals(known, bytes[i]);
-                    if (!committed) {
-                        tx.log(blocks[i], ByteBuffer.wrap(bytes[i]));
+                    if (committed(blocks[i], bytes[i])) {
+                        continue;
                     }
+                    if (tx.blocks() == max) {
+                        commitData(tx);
+                        tx = volume.journal.begin();
+                    }
+                    tx.log(blocks[i], ByteBuffer.wrap(bytes[i]));
                 }
-                if (tx.blocks() > 0) {
-                    tx.commit();
-                    dataCommits.incrementAndGet();
-                }
+                commitData(tx);
             } catch (IOException | RuntimeException e) {
                 throw failed(e);
             } finally {
                 tx.close();
             }
-            for (int i = 0; i < blocks.length; i++) {
-                volume.jdataImages.put(blocks[i], bytes[i]);
-                volume.dirty.remove(blocks[i]);
+            for (long block : blocks) {
+                volume.dirty.remove(block);
             }
         } finally {
             meta.unlock();
         }
+    }
+
+    /** Commits a transaction of journaled data blocks, if it logged any. */
+    private void commitData(Journal.Transaction tx) throws IOException {
+        if (tx.blocks() > 0) {
+            tx.commit();
+            dataCommits.incrementAndGet();
+        }
+    }
+
+    /** @return whether {@code bytes} are the committed image of {@code block} and no newer one is pending */
+    private boolean committed(long block, byte[] bytes) {
+        if (volume.dirty.containsKey(block)) {
+            return false;
+        }
+        return volume.journal.latest(block).map(image -> image.equals(ByteBuffer.wrap(bytes))).orElse(false);
     }
 
     /** @return transactions committed by jdata writeback */

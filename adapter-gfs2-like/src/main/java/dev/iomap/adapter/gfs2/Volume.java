@@ -38,14 +38,14 @@ final class Volume {
     final Map<Long, IomapInode> ordered = new LinkedHashMap<>();
     /** File blocks allocated by the running transaction, per inode: {@code [start, end)} ranges. */
     final Map<Long, List<long[]>> newBlocks = new HashMap<>();
-    /** Journaled data: the newest bytes of each jdata block, logged at the next commit if dirty. */
-    final Map<Long, byte[]> jdataImages = new HashMap<>();
     /** Per-inode multi-block reservations: {@code ino -> [next, end)}. */
     private final Map<Long, long[]> reservations = new HashMap<>();
     /** Cluster nodes: groups whose copy must be read again before use. */
     private final boolean[] stale;
     /** Cluster nodes: whether the calling thread holds a group's glock; null on a single node. */
     private IntPredicate held;
+    /** Blocks freed by the running transaction, not reusable before it commits. */
+    private long pendingFrees;
 
     Volume(BlockDevice device, Layout layout, Journal journal, ResourceGroup[] rgs) {
         this.device = device;
@@ -173,21 +173,35 @@ final class Volume {
     void free(long block) {
         ResourceGroup rg = changing(block);
         rg.freePending(block);
+        pendingFrees++;
         dirtyBitmap(rg, block);
         dirty.remove(block);
         indirects.remove(block);
-        jdataImages.remove(block);
     }
 
     /**
-     * Adds the newest bytes of a journaled data block to the running transaction.
+     * Adds the newest bytes of a journaled data block to the running transaction. The volume keeps them
+     * only until that transaction commits (or the block is logged at writeback or freed first), so
+     * journaled data held in memory is bounded by the transaction, as jbd2's buffers are.
      *
      * @param block the device block
      * @param bytes one block, owned by the volume from now on
      */
     void logData(long block, byte[] bytes) {
-        jdataImages.put(block, bytes);
-        dirty.put(block, () -> java.nio.ByteBuffer.wrap(jdataImages.get(block)));
+        dirty.put(block, new DataImage(bytes));
+    }
+
+    /**
+     * The newest bytes of a journaled data block in the running transaction: what {@link #dirty} holds for
+     * such a block, so a commit can tell data from metadata.
+     *
+     * @param bytes one block
+     */
+    record DataImage(byte[] bytes) implements Supplier<ByteBuffer> {
+        @Override
+        public ByteBuffer get() {
+            return ByteBuffer.wrap(bytes);
+        }
     }
 
     /**
@@ -253,7 +267,24 @@ final class Volume {
         }
     }
 
+    /**
+     * Finds a run for a new allocation: in the blocks no reservation holds, else, when only reserved
+     * blocks are left, in those too (a reservation is a hint for its owner's next writes, not an
+     * allocation: {@code gfs2_alloc_blocks} searches again ignoring it rather than fail).
+     */
     private long[] search(long near, long want) throws NoSpaceException {
+        long[] run = search(near, want, false);
+        if (run == null && !reservations.isEmpty()) {
+            run = search(near, want, true);
+        }
+        if (run == null) {
+            throw new NoSpaceException("no free block left in " + rgs.length + " resource groups"
+                    + (pendingFrees > 0 ? " until the running transaction commits the " + pendingFrees + " it freed" : ""));
+        }
+        return run;
+    }
+
+    private long[] search(long near, long want, boolean takeReserved) {
         int first = near >= layout.rgStart() && near < layout.totalBlocks() ? layout.rgOf(near) : 0;
         long[] best = null;
         for (int k = 0; k < rgs.length; k++) {
@@ -262,9 +293,9 @@ final class Volume {
                 continue;
             }
             ResourceGroup rg = rgs[g];
-            long[] run = rg.findRun(k == 0 ? near : rg.dataStart(), want);
+            long[] run = rg.findRun(k == 0 ? near : rg.dataStart(), want, takeReserved);
             if (run == null && k == 0) {
-                run = rg.findRun(rg.dataStart(), want);
+                run = rg.findRun(rg.dataStart(), want, takeReserved);
             }
             if (run != null && run[1] == want) {
                 return run;
@@ -272,9 +303,6 @@ final class Volume {
             if (run != null && (best == null || run[1] > best[1])) {
                 best = run;
             }
-        }
-        if (best == null) {
-            throw new NoSpaceException("no free block left in " + rgs.length + " resource groups");
         }
         return best;
     }
@@ -293,7 +321,7 @@ final class Volume {
         long found = 0;
         long from = rg.dataStart();
         while (found < blocks) {
-            long[] run = rg.findRun(from, blocks - found);
+            long[] run = rg.findRun(from, blocks - found, false);
             if (run == null) {
                 return false;
             }
@@ -301,6 +329,19 @@ final class Volume {
             from = run[0] + run[1];
         }
         return true;
+    }
+
+    /**
+     * Whether an operation that may allocate {@code want} blocks should commit the running transaction
+     * first: it freed blocks, which are reusable only once it commits, and without them fewer than
+     * {@code want} are free (GFS2's {@code gfs2_inplace_reserve} flushes the log for the same reason
+     * before it gives up).
+     *
+     * @param want blocks the operation may allocate
+     * @return whether committing would make room that is not there now
+     */
+    boolean needsFreedBlocks(long want) {
+        return pendingFrees > 0 && freeBlocks() - pendingFrees < want;
     }
 
     /** @return free blocks on the device (held by reservations included, freed by the running transaction not) */
@@ -565,6 +606,7 @@ final class Volume {
         for (ResourceGroup rg : rgs) {
             rg.releasePending();
         }
+        pendingFrees = 0;
     }
 
     /**

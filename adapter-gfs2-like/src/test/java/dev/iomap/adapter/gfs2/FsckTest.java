@@ -58,4 +58,56 @@ class FsckTest {
         assertThat(adapter.fsck(device).problems())
                 .containsExactly("block " + leaked + " is marked used but nothing owns it (a leak)");
     }
+
+    /** Gives a new empty file one data block of its own; returns the block. Caller holds {@code meta}. */
+    private static long oneBlock(Gfs2LikeMount mount, long ino) throws IOException {
+        Dinode d = mount.volume.dinode(ino);
+        mount.unstuff(d, 0);
+        d.size = BLOCK;
+        return mount.tree.allocate(d, 0, 1).address();
+    }
+
+    @Test
+    void aBlockTwoFilesPointAtIsNamedWithBothOwners() throws IOException {
+        adapter.format(device, FormatOptions.blockSize(BLOCK));
+        Gfs2LikeMount mount = mount();
+        long f = mount.create(mount.rootIno(), "f", FileType.REGULAR);
+        long g = mount.create(mount.rootIno(), "g", FileType.REGULAR);
+        long shared;
+        mount.tx.meta.lock();
+        try {
+            shared = oneBlock(mount, f);
+            Dinode d = mount.volume.dinode(g);
+            mount.unstuff(d, 0);
+            d.size = BLOCK;
+            d.pointers[0] = shared;
+            d.blocks = 1;
+            mount.volume.dirtyDinode(d);
+        } finally {
+            mount.tx.meta.unlock();
+        }
+        mount.unmount();
+
+        assertThat(adapter.fsck(device).problems())
+                .containsExactly("block " + shared + " is used twice: by data of " + f + " and by data of " + g);
+    }
+
+    @Test
+    void aUsedBlockMarkedFreeIsNamedWithItsOwner() throws IOException {
+        adapter.format(device, FormatOptions.blockSize(BLOCK));
+        Gfs2LikeMount mount = mount();
+        long f = mount.create(mount.rootIno(), "f", FileType.REGULAR);
+        long block;
+        mount.tx.meta.lock();
+        try {
+            block = oneBlock(mount, f);
+            mount.volume.setState(block, ResourceGroup.FREE);
+        } finally {
+            mount.tx.meta.unlock();
+        }
+        mount.unmount();
+
+        assertThat(adapter.fsck(device).problems())
+                .containsExactly("block " + block + " is free in its bitmap but used by data of " + f);
+    }
 }

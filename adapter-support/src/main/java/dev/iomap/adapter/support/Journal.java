@@ -2,6 +2,7 @@ package dev.iomap.adapter.support;
 
 import dev.iomap.adapter.support.JournalFormat.Superblock;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceNoSpaceException;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapException;
@@ -79,6 +80,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #checkpoint()} at unmount so the log is empty. An I/O error during a commit or checkpoint
  * <em>aborts</em> the journal (as jbd2 does): every later commit or checkpoint fails with an
  * {@link IomapException} naming the first error, and the filesystem must be remounted, which replays.
+ * Except a write refused because the device's host has no room ({@link DeviceNoSpaceException}: the
+ * host filesystem under an image file is full): that commit or checkpoint fails with it and changes
+ * nothing the journal goes by (head, tail, sequence numbers, the overlay), as if never tried. What it
+ * wrote in the free part of the log is a torn transaction, ignored as after a power cut, and the home
+ * blocks it wrote hold images the log still has; so the next commit or checkpoint, once the host has
+ * room, simply does it again, and nothing committed before is lost.
  *
  * <p><b>Thread-safety.</b> All methods of {@code Journal} are thread-safe. Commits, checkpoints and
  * replay are serialised by one lock held across their device I/O; reads ({@link #readBlock},
@@ -612,7 +619,7 @@ public final class Journal {
                 log.append(headPosition, nextSequence, images, revokes);
                 device.flush();
             } catch (IOException e) {
-                throw abort(e);
+                throw abortUnlessNoSpace(e);
             }
             // Images first: a reader (without the lock) never sees the home block of a block this
             // transaction revoked and logged again.
@@ -646,7 +653,7 @@ public final class Journal {
             log.writeSuperblock(headPosition, nextSequence);
             device.flush();
         } catch (IOException e) {
-            throw abort(e);
+            throw abortUnlessNoSpace(e);
         }
         checkpoints++;
         blocksCheckpointed += overlay.size();
@@ -662,6 +669,15 @@ public final class Journal {
      */
     public synchronized java.util.Optional<IOException> abortCause() {
         return java.util.Optional.ofNullable(abortCause);
+    }
+
+    /**
+     * Aborts for a commit's or checkpoint's device error, unless the device's host had no room for a
+     * write: the caller has changed nothing yet, and it may work once there is room (see the class
+     * comment).
+     */
+    private IOException abortUnlessNoSpace(IOException cause) {
+        return cause instanceof DeviceNoSpaceException ? cause : abort(cause);
     }
 
     private IOException abort(IOException cause) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceIoException;
+import dev.iomap.device.DeviceNoSpaceException;
 import dev.iomap.device.DeviceRangeException;
 import dev.iomap.devices.CutMode;
 import dev.iomap.devices.Fault;
@@ -159,6 +160,67 @@ class JournalTest {
                 .hasCauseInstanceOf(DeviceIoException.class);
         assertThatThrownBy(journal::checkpoint).isInstanceOf(IomapException.class);
         assertThat(Journal.open(device, START, LENGTH).replay().transactions()).isZero();
+    }
+
+    /**
+     * Issue 36, item 12: a host filesystem that fills under an image refuses writes part way
+     * ({@link DeviceNoSpaceException}). A commit or checkpoint it fails changes nothing and does not abort
+     * the journal: the same work succeeds once the host has room, and a power cut after it replays every
+     * committed transaction, never the refused one.
+     */
+    @Test
+    void aWriteRefusedForLackOfHostSpaceFailsTheCommitOrCheckpointWithoutAborting() throws Exception {
+        HostThatFills host = new HostThatFills(device);
+        Journal.format(host, START, LENGTH, ID);
+        Journal journal = Journal.open(host, START, LENGTH);
+        journal.replay();
+        commit(journal, Map.of(10L, fill(1)));
+
+        host.full = true;
+        assertThatThrownBy(() -> commit(journal, Map.of(10L, fill(2), 11L, fill(3))))
+                .isInstanceOf(DeviceNoSpaceException.class);
+        assertThat(journal.abortCause()).isEmpty();
+        assertThat(bytes(journal.readBlock(10))).as("the refused transaction is not visible").isEqualTo(fill(1));
+        host.full = false;
+        commit(journal, Map.of(11L, fill(4)));
+        commit(journal, Map.of(12L, fill(5)));
+
+        host.full = true;
+        assertThatThrownBy(journal::checkpoint).isInstanceOf(DeviceNoSpaceException.class);
+        assertThat(journal.abortCause()).isEmpty();
+        assertThat(bytes(journal.readBlock(12))).as("still in the overlay").isEqualTo(fill(5));
+        host.full = false;
+        journal.checkpoint();
+        commit(journal, Map.of(13L, fill(6)));
+
+        power.restart(CutMode.LOSE_UNFLUSHED, null);
+        Journal.open(device, START, LENGTH).replay();
+        assertThat(block(power, 10)).isEqualTo(fill(1));
+        assertThat(block(power, 11)).isEqualTo(fill(4));
+        assertThat(block(power, 12)).isEqualTo(fill(5));
+        assertThat(block(power, 13)).isEqualTo(fill(6));
+    }
+
+    /** While {@link #full}, writes only the first block of each write and fails it as a full host does. */
+    private static final class HostThatFills extends dev.iomap.devices.ForwardingBlockDevice {
+        volatile boolean full;
+
+        HostThatFills(BlockDevice delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Void> write(long offset, java.util.List<ByteBuffer> srcs,
+                dev.iomap.device.IoPurpose purpose) {
+            if (!full) {
+                return delegate.write(offset, srcs, purpose);
+            }
+            ByteBuffer first = srcs.getFirst().duplicate();
+            first.limit(first.position() + blockSize());
+            delegate.write(offset, java.util.List.of(first), purpose).join();
+            return java.util.concurrent.CompletableFuture.failedFuture(new DeviceNoSpaceException(
+                    "write: the host filesystem is full", offset, blockSize(), null));
+        }
     }
 
     /**

@@ -13,6 +13,7 @@ import dev.iomap.spi.ProbedFormat;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.device.Zone;
+import dev.iomap.device.ZoneCondition;
 import dev.iomap.device.ZonedBlockDevice;
 import java.io.IOException;
 import java.util.EnumSet;
@@ -83,8 +84,10 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
     }
 
     /**
-     * Resets every sequential zone, discards every conventional zone (so conventional files start as
-     * zeroes) and writes the superblock at the start of zone 0, which is then finished if sequential.
+     * Resets every sequential zone (one reset of them all: the device records them empty, it writes
+     * nothing over them), discards every conventional zone (so conventional files start as zeroes) and
+     * writes the superblock at the start of zone 0, which is then finished if sequential. Every check
+     * runs before the device is touched.
      *
      * @throws NotSupportedException if the device is not zoned
      * @throws InvalidRangeException if the block size does not fit the device or its zones, there is
@@ -93,16 +96,12 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
     @Override
     public void format(BlockDevice device, FormatOptions options) throws IOException {
         ZonedBlockDevice zoned = zoned(device);
-        if (!options.properties().isEmpty()) {
-            throw new InvalidRangeException(NAME + " takes no format properties; got " + options.properties().keySet());
-        }
         List<Zone> zones = zoned.zones();
-        checkGeometry(zoned, zones, options.blockSize());
+        checkFormat(zoned.blockSize(), zones, options);
+        zoned.resetAllZones();
         int conventional = 0;
         for (Zone zone : zones) {
-            if (zone.isSequential()) {
-                zoned.resetZone(zone.start());
-            } else {
+            if (!zone.isSequential()) {
                 zoned.discard(zone.start(), zone.capacity());
                 conventional++;
             }
@@ -121,13 +120,26 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
     /**
      * {@inheritDoc}
      *
-     * <p>Checks the properties (there are none); the zones are known only with the device.
+     * <p>Checks the properties (there are none); the zones are checked by
+     * {@link #checkFormat(int, List, FormatOptions)}.
      */
     @Override
     public void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
         if (!options.properties().isEmpty()) {
             throw new InvalidRangeException(NAME + " takes no format properties; got " + options.properties().keySet());
         }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Everything {@link #format} checks: no properties, a block size no smaller than the device's, at
+     * least two zones (the superblock's and one file's), every zone a whole number of blocks.
+     */
+    @Override
+    public void checkFormat(int deviceBlockSize, List<Zone> zones, FormatOptions options) throws IOException {
+        checkFormat(deviceBlockSize, zones.isEmpty() ? 0 : zones.getLast().end(), options);
+        checkGeometry(deviceBlockSize, zones, options.blockSize());
     }
 
     /** @return whether the device is zoned and zone 0 starts with the zonefs-like superblock magic */
@@ -148,11 +160,11 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
         return Superblock.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
     }
 
-    private static void checkGeometry(ZonedBlockDevice device, List<Zone> zones, int blockSize)
+    private static void checkGeometry(int deviceBlockSize, List<Zone> zones, int blockSize)
             throws InvalidRangeException {
-        if (blockSize < device.blockSize()) {
+        if (blockSize < deviceBlockSize) {
             throw new InvalidRangeException(NAME + ": block size " + blockSize + " is smaller than the device's "
-                    + device.blockSize());
+                    + deviceBlockSize);
         }
         if (zones.size() < 2) {
             throw new InvalidRangeException(NAME + " needs at least two zones (the superblock's and one file's);"
@@ -162,6 +174,10 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
             if (zone.start() % blockSize != 0 || zone.capacity() % blockSize != 0) {
                 throw new InvalidRangeException(NAME + ": zone at " + zone.start() + " of capacity "
                         + zone.capacity() + " is not a whole number of " + blockSize + "-byte blocks");
+            }
+            if (zone.condition() == ZoneCondition.READ_ONLY || zone.condition() == ZoneCondition.OFFLINE) {
+                throw new InvalidRangeException(NAME + ": zone at " + zone.start() + " is " + zone.condition()
+                        + ": every zone must be writable to format");
             }
         }
     }

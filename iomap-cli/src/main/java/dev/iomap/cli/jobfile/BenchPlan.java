@@ -37,7 +37,11 @@ public record BenchPlan(List<JobSpec> jobs, Map<String, String> globalOptions, L
         return jobs.stream().mapToInt(JobSpec::numjobs).sum();
     }
 
-    /** @return bytes of all distinct files the jobs create */
+    /**
+     * @return bytes of all distinct files the jobs create
+     * @throws ArithmeticException if they add up to more than {@link Long#MAX_VALUE} ({@link JobResolver}
+     *     refuses such jobs)
+     */
     public long fileBytes() {
         Map<String, Long> sizes = new LinkedHashMap<>();
         for (JobSpec job : jobs) {
@@ -47,6 +51,6 @@ public record BenchPlan(List<JobSpec> jobs, Map<String, String> globalOptions, L
                 }
             }
         }
-        return sizes.values().stream().mapToLong(Long::longValue).sum();
+        return sizes.values().stream().mapToLong(Long::longValue).reduce(0, Math::addExact);
     }
 }

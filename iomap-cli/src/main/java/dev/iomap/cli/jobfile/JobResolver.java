@@ -26,6 +26,12 @@ public final class JobResolver {
     /** fio's default random seed. */
     static final long DEFAULT_SEED = 0xb1899bedL;
     private static final int DEFAULT_BLOCK_SIZE = 4096;
+    /**
+     * The longest {@code runtime} and {@code ramp_time}: 100 years. A job's deadline is the start plus
+     * both on the nanosecond clock, whose differences hold 292 years; each alone within 100 keeps the
+     * sum within it.
+     */
+    static final Duration MAX_TIME = Duration.ofDays(36_500);
     private static final Set<String> SYNC_ENGINES = Set.of("psync", "sync");
 
     /**
@@ -64,7 +70,22 @@ public final class JobResolver {
                 throw new JobFileException("job file " + file.path() + " defines no job: add a [name] section");
             }
         }
-        return new BenchPlan(jobs, globalOptions, notes);
+        BenchPlan plan = new BenchPlan(jobs, globalOptions, notes);
+        checkFileBytes(plan);
+        return plan;
+    }
+
+    /**
+     * Refuses jobs whose files add up to more bytes than a long holds (numjobs × nrfiles × filesize
+     * over 8 EiB), which no device holds either: the sum would otherwise wrap.
+     */
+    private static void checkFileBytes(BenchPlan plan) throws JobFileException {
+        try {
+            plan.fileBytes();
+        } catch (ArithmeticException e) {
+            throw new JobFileException("the jobs' files add up to more than " + Long.MAX_VALUE
+                    + " bytes (8 EiB): lower size/filesize, nrfiles or numjobs");
+        }
     }
 
     private static JobSpec job(Section section, Settings settings, int group, List<String> notes)
@@ -128,7 +149,14 @@ public final class JobResolver {
         }
         long size = settings.size(FioOption.SIZE, 0);
         long fileSize = fileSizeSetting != null ? settings.size(FioOption.FILESIZE, 0) : size / nrfiles;
-        long ioSize = settings.size(FioOption.IO_SIZE, sizeSetting != null ? size : fileSize * nrfiles);
+        long filesBytes;
+        try {
+            filesBytes = Math.multiplyExact(fileSize, nrfiles);
+        } catch (ArithmeticException e) {
+            throw new JobFileException("filesize " + fileSizeSetting.value() + " at " + fileSizeSetting.location()
+                    + " times " + nrfiles + " files is more than " + Long.MAX_VALUE + " bytes (8 EiB)");
+        }
+        long ioSize = settings.size(FioOption.IO_SIZE, sizeSetting != null ? size : filesBytes);
         int largestBlock = Math.max(io.rw().reads() ? io.readBlockSize() : 0,
                 io.rw().writes() ? io.writeBlockSize() : 0);
         OptionSetting limiting = fileSizeSetting != null ? fileSizeSetting : sizeSetting;
@@ -211,11 +239,16 @@ public final class JobResolver {
             if (s == null) {
                 return fallback;
             }
+            Duration time;
             try {
-                return Units.parseTime(s.value());
+                time = Units.parseTime(s.value());
             } catch (IllegalArgumentException e) {
                 throw bad(s, "time", e.getMessage());
             }
+            if (time.compareTo(MAX_TIME) > 0) {
+                throw bad(s, "time", "more than " + s.key() + "'s limit of " + MAX_TIME.toDays() + "d (100 years)");
+            }
+            return time;
         }
 
         boolean bool(FioOption option, boolean fallback) throws JobFileException {

@@ -54,7 +54,7 @@ final class CoreFile implements IomapFile {
         return inode;
     }
 
-    void ensureOpen() throws ClosedChannelException {
+    void ensureOpen() throws IOException {
         fs.ensureOpen();
         if (closed.get()) {
             throw new ClosedChannelException();
@@ -80,6 +80,8 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
             return direct != null ? direct.read(pos, dst) : handle.read(pos, dst);
+        } catch (OutOfMemoryError e) {
+            throw fs.shutDown(e);
         }
     }
 
@@ -88,6 +90,8 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
             return inode.seekData(offset);
+        } catch (OutOfMemoryError e) {
+            throw fs.shutDown(e);
         }
     }
 
@@ -96,6 +100,8 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
             return inode.seekHole(offset);
+        } catch (OutOfMemoryError e) {
+            throw fs.shutDown(e);
         }
     }
 
@@ -104,6 +110,8 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
             return inode.fiemap(offset, length, sync);
+        } catch (OutOfMemoryError e) {
+            throw fs.shutDown(e);
         }
     }
 
@@ -134,6 +142,8 @@ final class CoreFile implements IomapFile {
                 dataSync(pos, pos + written);
             }
             return written;
+        } catch (OutOfMemoryError e) {
+            throw fs.shutDown(e);
         }
     }
 
@@ -183,6 +193,8 @@ final class CoreFile implements IomapFile {
                 mount().checkSetSize(inode, size);
                 inode.truncate(size, () -> mount().setSize(inode, size));
             });
+        } catch (OutOfMemoryError e) {
+            throw fs.shutDown(e);
         }
     }
 
@@ -215,6 +227,8 @@ final class CoreFile implements IomapFile {
                     inode.truncate(end, offset, () -> mount().setSize(inode, end));
                 }
             });
+        } catch (OutOfMemoryError e) {
+            throw fs.shutDown(e);
         }
     }
 
@@ -266,8 +280,12 @@ final class CoreFile implements IomapFile {
 
     private void sync(boolean dataOnly) throws IOException {
         ensureOpen();
-        inode.writeAndWait(0, Long.MAX_VALUE);
-        mount().fsync(inode, dataOnly);
+        try {
+            inode.writeAndWait(0, Long.MAX_VALUE);
+            mount().fsync(inode, dataOnly);
+        } catch (OutOfMemoryError e) {
+            throw fs.shutDown(e);
+        }
         fs.cache().device().flush();
         handle.checkWritebackError();
     }

@@ -1,6 +1,5 @@
 package dev.iomap.core.vfs;
 
-import dev.iomap.device.BlockDevice;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
@@ -8,6 +7,7 @@ import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
+import dev.iomap.api.FilesystemShutdownException;
 import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.api.FsStat;
 import dev.iomap.spi.InodeInfo;
@@ -52,6 +52,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * inode left with no name is evicted when its last open file closes.
  *
  * <p>Paths resolve through symbolic links as {@link IomapFileSystem} says, with {@link PathWalk}.
+ *
+ * <p>An {@link OutOfMemoryError} in any thread of the mount (a caller inside an operation, the
+ * flusher, an ioend completion, background readahead) shuts the mount down ({@link #shutDown}): the
+ * operation and every later one fail with {@link FilesystemShutdownException} (EIO), the device takes
+ * no more writes ({@link ShutdownGate}), and {@link #close()} writes nothing, so the image is left as a
+ * crash would leave it, for the adapter's journal replay or fsck at the next mount. Half of a change
+ * the error interrupted never reaches the device through a later commit.
  */
 final class CoreFileSystem implements IomapFileSystem {
     private final FilesystemAdapter adapter;
@@ -62,21 +69,24 @@ final class CoreFileSystem implements IomapFileSystem {
     private final Map<Long, Integer> openCounts = new HashMap<>();
     private final Map<Long, Boolean> unlinked = new HashMap<>();
     private volatile boolean closed;
+    private final ShutdownGate gate;
     /** Closed last by {@link #close()}, after the unmount: a cluster mount's connection; null if none. */
     private final java.io.Closeable afterUnmount;
 
-    CoreFileSystem(FilesystemAdapter adapter, MountedFilesystem mount, BlockDevice device, MountOptions options) {
+    CoreFileSystem(FilesystemAdapter adapter, MountedFilesystem mount, ShutdownGate device, MountOptions options) {
         this(adapter, mount, device, options, null);
     }
 
     /** @param afterUnmount closed by {@link #close()} after the adapter unmounted (and the cache closed); may be null */
-    CoreFileSystem(FilesystemAdapter adapter, MountedFilesystem mount, BlockDevice device, MountOptions options,
+    CoreFileSystem(FilesystemAdapter adapter, MountedFilesystem mount, ShutdownGate device, MountOptions options,
             java.io.Closeable afterUnmount) {
         this.afterUnmount = afterUnmount;
+        this.gate = device;
         this.adapter = adapter;
         this.mount = mount;
         this.capabilities = Capability.withImplied(adapter.capabilities());
         this.cache = new IomapCache(options.pageCache(), device);
+        cache.onOutOfMemory(this::shutDown);
         if (options.backgroundWriteback()) {
             cache.startBackgroundWriteback();
         }
@@ -107,10 +117,33 @@ final class CoreFileSystem implements IomapFileSystem {
         }
     }
 
-    void ensureOpen() {
+    /**
+     * @throws ClosedFileSystemException if the filesystem was closed
+     * @throws FilesystemShutdownException if it was shut down
+     */
+    void ensureOpen() throws FilesystemShutdownException {
         if (closed) {
             throw new ClosedFileSystemException();
         }
+        gate.check();
+    }
+
+    /**
+     * Shuts the mount down after an {@link OutOfMemoryError} in one of its threads (see the class
+     * comment); the first call logs one line, later ones only return the shutdown's exception.
+     *
+     * @param error the error
+     * @return what the operation that met the error throws instead
+     */
+    FilesystemShutdownException shutDown(OutOfMemoryError error) {
+        boolean first = !gate.isShutDown();
+        FilesystemShutdownException e = gate.shutDown(adapter.name() + " mount shut down: out of memory in thread "
+                + Thread.currentThread().getName() + " (" + error.getMessage() + "); nothing more is written:"
+                + " unmount, and the next mount recovers the image (give Java more memory, -Xmx)", error);
+        if (first) {
+            System.getLogger(CoreFileSystem.class.getName()).log(System.Logger.Level.ERROR, e.getMessage());
+        }
+        return e;
     }
 
     @Override
@@ -487,13 +520,19 @@ final class CoreFileSystem implements IomapFileSystem {
     @Override
     public void sync() throws IOException {
         ensureOpen();
-        cache.syncAll();
-        mount.sync();
+        try {
+            cache.syncAll();
+            mount.sync();
+        } catch (OutOfMemoryError e) {
+            throw shutDown(e);
+        }
     }
 
     @Override
     public long dropCleanCache() {
-        ensureOpen();
+        if (closed) {
+            throw new ClosedFileSystemException();
+        }
         return cache.dropCleanCache();
     }
 
@@ -513,13 +552,16 @@ final class CoreFileSystem implements IomapFileSystem {
             // so the flusher and the readahead threads stop first; then the final sync; then the
             // adapter's unmount. Unmounting
             // releases the mount whatever happens: a failed final sync (a dead device) is reported,
-            // but must not leave the cache running.
+            // but must not leave the cache running. A shut-down mount writes nothing more.
             closed = true;
             try {
                 cache.stopBackgroundWriteback();
                 cache.stopReadahead();
+                gate.check();
                 cache.syncAll();
                 mount.unmount();
+            } catch (OutOfMemoryError e) {
+                throw shutDown(e);
             } finally {
                 try {
                     cache.close();
@@ -564,7 +606,7 @@ final class CoreFileSystem implements IomapFileSystem {
         try {
             if (openCounts.merge(ino, -1, Integer::sum) == 0) {
                 openCounts.remove(ino);
-                if (closed) {
+                if (closed || gate.isShutDown()) {
                     unlinked.remove(ino);
                 } else if (unlinked.remove(ino) != null) {
                     evict(ino);
@@ -646,6 +688,8 @@ final class CoreFileSystem implements IomapFileSystem {
         try {
             ensureOpen();
             return action.run();
+        } catch (OutOfMemoryError e) {
+            throw shutDown(e);
         } finally {
             namespace.unlock();
         }

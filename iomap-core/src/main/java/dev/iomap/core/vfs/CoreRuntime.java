@@ -68,7 +68,9 @@ public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime, Ad
      * {@link MountOptions#cluster()} set, the mount is a cluster node: the adapter's
      * {@link FilesystemAdapter#clusterNode} (refused first, before any connection, by an adapter without
      * one) is mounted, joining through a connection of the scheme's {@link ClusterJoinProvider}; the
-     * connection is closed after the unmount, or at once if the mount fails.
+     * connection is closed after the unmount, or at once if the mount fails. The adapter and the cache
+     * get the device through the mount's {@link ShutdownGate}, which stops every write after a forced
+     * shutdown.
      *
      * @param adapter the adapter
      * @param device the device
@@ -80,15 +82,16 @@ public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime, Ad
      */
     public static IomapFileSystem mount(FilesystemAdapter adapter, BlockDevice device, MountOptions options)
             throws IOException {
+        ShutdownGate gate = new ShutdownGate(device);
         if (options.cluster().isEmpty()) {
-            return new CoreFileSystem(adapter, adapter.mount(device, options), device, options);
+            return new CoreFileSystem(adapter, adapter.mount(gate, options), gate, options);
         }
         ClusterSpec spec = options.cluster().get();
         ConnectingJoin join = new ConnectingJoin(spec);
         FilesystemAdapter node = adapter.clusterNode(join);
         ClusterJoinProvider.forScheme(spec.scheme());   // an unknown scheme is refused before the adapter reads
         try {
-            return new CoreFileSystem(node, node.mount(device, options), device, options, join);
+            return new CoreFileSystem(node, node.mount(gate, options), gate, options, join);
         } catch (IOException | RuntimeException | Error e) {
             try {
                 join.close();

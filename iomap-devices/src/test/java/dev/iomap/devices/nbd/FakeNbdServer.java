@@ -61,7 +61,8 @@ final class FakeNbdServer implements AutoCloseable {
         this.tlsRequired = tlsRequired;
         this.current = new byte[size];
         this.durable = new byte[size];
-        this.listener = listen(0);
+        // Below the ephemeral range: after crash(), no outgoing connection can take the port from restart().
+        this.listener = listen(dev.iomap.devices.LoopbackPorts.reserve());
         this.port = listener.getLocalPort();
         acceptIn(listener);
     }

@@ -1,5 +1,6 @@
 package dev.iomap.devices.nbd;
 
+import dev.iomap.devices.LoopbackPorts;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
@@ -91,7 +92,7 @@ public final class LocalNbdServer implements AutoCloseable {
         }
         IOException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
-            var server = new LocalNbdServer(kind, dir, exports, freePort());
+            var server = new LocalNbdServer(kind, dir, exports, LoopbackPorts.reserve());
             try {
                 server.launch();
                 return server;
@@ -257,11 +258,6 @@ public final class LocalNbdServer implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 
     private static void sleep(long millis) throws IOException {
         try {

@@ -101,10 +101,7 @@ class NbdBlockDeviceTest {
 
     @Test
     void aServerThatIsNotThereIsAConnectException() throws Exception {
-        int port;
-        try (var socket = new java.net.ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        int port = dev.iomap.devices.LoopbackPorts.reserve();
         assertThatThrownBy(() -> NbdBlockDevice.open(NbdExport.of("127.0.0.1", port, "x"), BLOCK))
                 .isInstanceOf(java.net.ConnectException.class)
                 .hasMessageContaining("cannot connect");

@@ -33,35 +33,75 @@ public record StoreFormat(long journalBlocks) {
      *     most {@link #MAX_DEFAULT_JOURNAL_BLOCKS} blocks
      */
     public static StoreFormat defaults(BlockDevice device) {
-        long blocks = device.capacity() / device.blockSize();
+        return defaults(device.blockSize(), device.capacity());
+    }
+
+    /**
+     * @param blockSize the device's block size
+     * @param capacity the device's size in bytes
+     * @return the default for a device of that geometry (see {@link #defaults(BlockDevice)})
+     */
+    public static StoreFormat defaults(int blockSize, long capacity) {
+        long blocks = capacity / blockSize;
         return new StoreFormat(Math.clamp(blocks / 64, MIN_JOURNAL_BLOCKS, MAX_DEFAULT_JOURNAL_BLOCKS));
     }
 
     /**
-     * Writes an empty store with this geometry (see {@link BtreeStore#format}).
+     * Checks, without a device, that {@link BtreeStore#format} accepts this geometry on a device of
+     * {@code blockSize}-byte blocks and {@code capacity} bytes: the checks it makes before it writes.
+     *
+     * @param blockSize the device's block size
+     * @param capacity the device's size in bytes
+     * @throws IllegalArgumentException if the blocks are smaller than 1 KiB, or the device has no room
+     *     for the superblocks, the journal and 64 blocks after it
+     */
+    public void check(int blockSize, long capacity) {
+        long total = capacity / blockSize;
+        if (blockSize < 1024) {
+            throw new IllegalArgumentException("B-tree nodes need blocks of at least 1024 bytes, the device has "
+                    + blockSize);
+        }
+        if (Superblock.COPIES + journalBlocks + 64 > total) {
+            throw new IllegalArgumentException("device of " + total + " blocks is too small for a journal of "
+                    + journalBlocks + " blocks");
+        }
+    }
+
+    /**
+     * Writes zeroes over the whole journal ring (an empty ring: replay stops at its first block). All of
+     * it, not only the first block: on an image file the ring is then held by the host, so a journal
+     * write never needs room the host may not have (a full host filesystem would otherwise fail a
+     * commit, and the store with it, while the image has space).
+     */
+    private void writeEmptyRing(BlockDevice device) throws IOException {
+        int blockSize = device.blockSize();
+        int chunkBlocks = Math.max(1, (1 << 20) / blockSize);
+        ByteBuffer zeroes = ByteBuffer.allocate(chunkBlocks * blockSize);
+        for (long done = 0; done < journalBlocks; done += chunkBlocks) {
+            int blocks = (int) Math.min(chunkBlocks, journalBlocks - done);
+            BlockIo.write(device, Superblock.COPIES + done, zeroes.duplicate().limit(blocks * blockSize),
+                    IoPurpose.METADATA);
+        }
+    }
+
+    /**
+     * Writes an empty store with this geometry (see {@link BtreeStore#format}), after {@link #check}.
      *
      * @param device the device
      * @throws IOException if the device fails
      */
     void write(BlockDevice device) throws IOException {
         int blockSize = device.blockSize();
+        check(blockSize, device.capacity());
         long total = device.capacity() / blockSize;
         long dataStart = Superblock.COPIES + journalBlocks;
-        if (blockSize < 1024) {
-            throw new IllegalArgumentException("B-tree nodes need blocks of at least 1024 bytes, the device has "
-                    + blockSize);
-        }
-        if (dataStart + 64 > total) {
-            throw new IllegalArgumentException("device of " + total + " blocks is too small for a journal of "
-                    + journalBlocks + " blocks");
-        }
         long nonce = ThreadLocalRandom.current().nextLong();
         Node root = new Node(0);
         root.block = dataStart;
         Superblock first = new Superblock(1, blockSize, total, Superblock.COPIES, journalBlocks, nonce,
                 dataStart, 0, 0, Superblock.COPIES, total - dataStart - 1, 1);
         BlockIo.write(device, dataStart, root.encode(blockSize, 1), IoPurpose.METADATA);
-        BlockIo.write(device, Superblock.COPIES, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
+        writeEmptyRing(device);
         BlockIo.write(device, 1, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
         BlockIo.write(device, 0, first.encode(), IoPurpose.METADATA);
         device.flush();
