@@ -35,10 +35,13 @@ fi
 exec 9>> "$work/fence.lock"
 flock 9
 
-# The pids of nbd-server processes with a connection from $address (any state but listening).
+# The pids of nbd-server processes with a connection from $address (any state but listening), never the
+# listening server itself (it holds an accepted socket for a moment before its child takes it over). No
+# match is no output and success (under pipefail, grep's "nothing found" would end the agent with 1).
 serving() {
-  nsenter --net="/run/netns/$ns_storage" ss -Htnp state all "( sport = :$nbd_port )" dst "$address" 2>/dev/null \
-    | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u
+  local listener; listener=$(cat "$work/nbd.pid" 2>/dev/null || true)
+  { nsenter --net="/run/netns/$ns_storage" ss -Htnp state all "( sport = :$nbd_port )" dst "$address" 2>/dev/null \
+    | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u | grep -vx "${listener:-none}"; } || true
 }
 
 case $action in

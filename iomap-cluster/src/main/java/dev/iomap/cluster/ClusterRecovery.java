@@ -167,6 +167,9 @@ public final class ClusterRecovery implements AutoCloseable {
             recoverSlot(slot);
         } catch (IOException e) {
             failures.incrementAndGet();
+            // retried at the next scan; said once per attempt, as a failed fence keeps the journal unreplayed
+            LOG.log(System.Logger.Level.WARNING, "node " + self + " could not recover journal " + slot
+                    + " (retried after the margin): " + e.getMessage());
             scheduleScan();
         }
     }
