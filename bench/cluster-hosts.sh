@@ -22,7 +22,7 @@
 # mvn -q install -DskipTests, then mvn -q -pl bench/testbed package -DskipTests):
 #   bench/cluster-hosts.sh up [--delay-us N]   hosts, networks, nbd-server, ZooKeeper, mkfs, three mounts
 #   bench/cluster-hosts.sh test [SCENARIO...]  the fault scenarios (default: all), one verdict line each
-#   bench/cluster-hosts.sh bench               the numbers of item 6 at 0.2 ms and 1 ms (bench/results.txt)
+#   bench/cluster-hosts.sh bench [US...]       the numbers of item 6 at each delay (default 200 us; bench/results.txt)
 #   bench/cluster-hosts.sh all [--delay-us N]  up, test, down; down also on failure or interruption (trap)
 #   bench/cluster-hosts.sh down                removes every namespace, bridge, mount, process, file; idempotent
 #   bench/cluster-hosts.sh delay US            each host delays what it sends by US microseconds (0: off)
@@ -348,7 +348,7 @@ cmd_fault() {
     kill-zk) kill_zk "$arg" ;;
     start-zk) start_zk "$arg"; await_zk "$arg" ;;
     zk-mode) zk_mode "$arg" ;;
-    zk-leader) for zk in "${zks[@]}"; do [[ $(zk_mode "$zk" 2>/dev/null) == leader ]] && echo "$zk"; done ;;
+    zk-leader) for zk in "${zks[@]}"; do if [[ $(zk_mode "$zk" 2>/dev/null || true) == leader ]]; then echo "$zk"; fi; done ;;
     kill-nbd) kill_nbd ;;
     start-nbd) start_nbd ;;
     fresh) fresh ;;
@@ -373,9 +373,25 @@ cmd_test() {
   driver dev.iomap.testbed.Scenarios "$@"
 }
 
+# Item 6's numbers at each delay: the driver's measurements through the nodes' mounts, then the kernel-side
+# baseline, fio's nbd engine writing the same amount from n1's host over the same link (over the
+# filesystem: every node is unmounted first, and a fresh filesystem mounted after). $IOMAP_BENCH_SEQ_MIB
+# (default 1024) is the sequential write's size, $IOMAP_BENCH_SECONDS (default 5) each measurement's time.
 cmd_bench() {
   [[ -d $work/pids ]] || die "not up (bench/cluster-hosts.sh up first)"
-  driver dev.iomap.testbed.Bench "$@"
+  command -v fio > /dev/null || die "needs fio (with the nbd engine) for the baseline"
+  local seq_mib=${IOMAP_BENCH_SEQ_MIB:-1024} seconds=${IOMAP_BENCH_SECONDS:-5}
+  for us in "${@:-200}" ; do
+    set_delay "$us"
+    driver -Dtestbed.bench.seqMiB="$seq_mib" -Dtestbed.bench.seconds="$seconds" dev.iomap.testbed.Bench "${us}us"
+    for node in "${nodes[@]}"; do unmount_node "$node"; done
+    local bw
+    bw=$(in_ns n1 fio --name=seq --ioengine=nbd --uri="$(image)" --rw=write --bs=1m --iodepth=8 \
+      --size="${seq_mib}m" --end_fsync=1 2>&1 | awk '/WRITE: bw=/ { print $2, $3 }') || true
+    echo "delay ${us}us: kernel side: fio nbd engine, sequential write of $seq_mib MiB (1 MiB, iodepth 8, one fsync) ${bw:-failed}"
+    fresh
+  done
+  set_delay 0
 }
 
 # up, test, down in one: `down` runs on any exit (a failure, Ctrl-C, a kill by TERM).

@@ -161,11 +161,12 @@ public final class Scenarios {
 
     String run(String name) {
         Path dir = bed.dir().resolve("runs").resolve(name);
+        Run run = null;
         try {
             Files.createDirectories(dir);
             bed.must("fresh");
             Files.writeString(bed.dir().resolve("fence.log"), "");
-            Run run = new Run(name, dir);
+            run = new Run(name, dir);
             Workload.prepare(bed, "n1");
             run.load.start();
             Thread.sleep(4000);
@@ -193,6 +194,10 @@ public final class Scenarios {
                     + dir.resolve("problems.txt") + "); " + summary;
         } catch (Exception e) {
             return "FAIL " + name + ": the scenario broke: " + e;
+        } finally {
+            if (run != null) {
+                run.load.stop(20);   // a scenario that broke must not leave its load writing into the next one
+            }
         }
     }
 
