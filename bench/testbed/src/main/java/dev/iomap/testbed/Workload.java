@@ -114,19 +114,22 @@ public final class Workload {
         String seen = value;
         Result result = Result.OK;
         String error = "";
+        long[] durable = {-1};
         try {
             Path file = bed.mount(node).resolve(key);
             switch (kind) {
-                case "write" -> writeRegister(file, value);
+                case "write" -> writeRegister(file, value, () -> durable[0] = history.now());
                 case "read" -> seen = readRegister(file);
-                default -> append(file, value);
+                default -> append(file, value, () -> durable[0] = history.now());
             }
         } catch (IOException | RuntimeException e) {
             result = Result.FAIL;
             error = e.toString();
             seen = value == null ? "" : value;
         }
-        long complete = history.now();
+        // a write completes when its fsync returned: what comes after (close, a FUSE flush and release that
+        // may queue behind requests blocked on glocks) writes no data; a failed close still fails it
+        long complete = durable[0] >= 0 ? durable[0] : history.now();
         inFlight.remove(node);
         if (!(stopped && result == Result.FAIL && kind.equals("read"))) {
             history.add(new Op(id, node, kind, key, seen, invoke, complete, result, error));
@@ -134,7 +137,12 @@ public final class Workload {
         return result == Result.OK;
     }
 
-    static void writeRegister(Path file, String value) throws IOException {
+    /**
+     * Overwrites register file {@code file} with {@code value} and fsyncs it.
+     *
+     * @param fsynced called right after the fsync returned
+     */
+    static void writeRegister(Path file, String value, Runnable fsynced) throws IOException {
         byte[] unit = String.format("W|%-29s\n", value + "|").replace(' ', '-').getBytes(StandardCharsets.US_ASCII);
         ByteBuffer bytes = ByteBuffer.allocate(VALUE_BYTES);
         while (bytes.hasRemaining()) {
@@ -146,6 +154,7 @@ public final class Workload {
                 ch.write(bytes, bytes.position());
             }
             ch.force(true);
+            fsynced.run();
         }
     }
 
@@ -176,13 +185,14 @@ public final class Workload {
         return body.substring(0, body.indexOf('|'));
     }
 
-    private static void append(Path file, String value) throws IOException {
+    private static void append(Path file, String value, Runnable fsynced) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
             ByteBuffer bytes = ByteBuffer.wrap(HistoryChecker.record(value));
             while (bytes.hasRemaining()) {
                 ch.write(bytes);
             }
             ch.force(true);
+            fsynced.run();
         }
     }
 

@@ -140,7 +140,7 @@ class HistoryCheckerTest {
     void aRegisterValueDecodesWholeOrTorn() throws IOException {
         Path file = dir.resolve("r");
         Files.createFile(file);
-        Workload.writeRegister(file, "n2:17");
+        Workload.writeRegister(file, "n2:17", () -> { });
         byte[] bytes = Files.readAllBytes(file);
 
         assertThat(Workload.decode(bytes)).isEqualTo("n2:17");
