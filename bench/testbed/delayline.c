@@ -5,8 +5,8 @@
  * program reads; it holds each frame for the delay and sends it out of the interface through a packet
  * socket with PACKET_QDISC_BYPASS, which skips the egress hook (no loop). One process per namespace,
  * one thread, any number of DEV:TAP pairs; frames keep their order. As netem on every host's interface,
- * a round trip between two hosts gets twice the delay (plus this program's wake-up latency, which
- * bench/cluster-hosts.sh measures and reports).
+ * a round trip between two hosts gets twice the delay, plus this program's wake-up latency (not
+ * measured by the bed: this machine has no ping; ppoll with a 1 ns timer slack keeps it small).
  *
  * Usage: delayline DELAY_MICROSECONDS DEV:TAP [DEV:TAP...]   (prints "ready" once it runs)
  */
