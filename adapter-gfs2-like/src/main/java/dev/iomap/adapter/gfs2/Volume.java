@@ -308,30 +308,6 @@ final class Volume {
     }
 
     /**
-     * @param g a resource group
-     * @param blocks how many blocks an operation may allocate
-     * @return whether group {@code g} has at least {@code blocks} available blocks (free, in no reservation,
-     *     not freed by the running transaction), so that the operation can allocate them all there
-     */
-    boolean hasRoom(int g, long blocks) {
-        ResourceGroup rg = rgs[g];
-        if (rg.free() < blocks) {
-            return false;
-        }
-        long found = 0;
-        long from = rg.dataStart();
-        while (found < blocks) {
-            long[] run = rg.findRun(from, blocks - found, false);
-            if (run == null) {
-                return false;
-            }
-            found += run[1];
-            from = run[0] + run[1];
-        }
-        return true;
-    }
-
-    /**
      * Whether an operation that may allocate {@code want} blocks should commit the running transaction
      * first: it freed blocks, which are reusable only once it commits, and without them fewer than
      * {@code want} are free (GFS2's {@code gfs2_inplace_reserve} flushes the log for the same reason
