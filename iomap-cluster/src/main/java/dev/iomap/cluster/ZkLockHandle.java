@@ -119,33 +119,10 @@ final class ZkLockHandle implements LockHandle {
                 return;
             }
             obtaining = true;
-            if (!wanted.covers(mode)) {
-                awaitUsesEnd(wanted, deadline);
-            }
         } finally {
             state.unlock();
         }
         obtainThenClearFlag(wanted, deadline);
-    }
-
-    /**
-     * Before a change of mode that does not cover the uses in progress (SH to DF drops the cache a reader
-     * in SH relies on; DF to SH lets a node cache what a DF use writes around the cache): waits for them
-     * to end, as GFS2 changes a glock's state only with no holder granted. New uses wait meanwhile
-     * ({@link #obtaining} is set). Caller holds {@link #state}; on failure clears the flag again.
-     */
-    private void awaitUsesEnd(LockMode wanted, ZkDeadline deadline) throws IOException {
-        try {
-            while (holds > 0) {
-                deadline.await(changed, this + " waiting for its uses in " + mode + " to end before it changes to "
-                        + wanted);
-            }
-            checkUsable();
-        } catch (IOException | RuntimeException e) {
-            obtaining = false;
-            changed.signalAll();
-            throw e;
-        }
     }
 
     @Override

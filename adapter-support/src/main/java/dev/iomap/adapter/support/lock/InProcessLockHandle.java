@@ -252,14 +252,12 @@ final class InProcessLockHandle implements LockHandle {
     /**
      * @return the holder whose mode must change before {@code wanted} can be granted to this one, or
      *     null: another holder with an incompatible mode, or this one if going from its mode to
-     *     {@code wanted} would need its cache dropped ({@code SH} to {@code DF}) or would not cover its
-     *     uses in progress ({@code DF} to {@code SH}: they wait to end, as GFS2 changes a glock's state
-     *     only with no holder granted)
+     *     {@code wanted} would need its cache dropped ({@code SH} to {@code DF})
      */
     private InProcessLockHandle inTheWay(InProcessLockSpace.Resource resource, LockMode wanted) {
         for (InProcessLockHandle holder : resource.holders) {
             if (holder == this) {
-                if ((mode.allowsCaching() && !wanted.allowsCaching()) || (holds > 0 && !wanted.covers(mode))) {
+                if (mode.allowsCaching() && !wanted.allowsCaching()) {
                     return this;
                 }
             } else if (!holder.mode.compatibleWith(wanted)) {
