@@ -13,7 +13,7 @@
 # Workloads: the seeds' three jobs (examples/seed-*.fio: overwrite-1k, seqwrite-128k,
 # randwrite-4k), 1 MiB sequential read cold and warm, 4 KiB random read cold and warm, a 70/30 4 KiB
 # random read/write mix with an fdatasync every 32 writes, and the random-write seed with numjobs 1,
-# 2 and 4. Cold: for the kernel and FUSE the files are laid out first (fio --create_only=1), the
+# 2, 4 and 8. Cold: for the kernel and FUSE the files are laid out first (fio --create_only=1), the
 # host's caches are dropped (sync; echo 3 > /proc/sys/vm/drop_caches; needs root) and, for FUSE, the
 # image is mounted afresh; for ours the bench drops its clean cache after laying out (fio's
 # invalidate=1), the same as a fresh mount. Warm: pre_read=1 (the files are read in first).
@@ -74,7 +74,7 @@ prealloc=off
 out=""
 report=""
 WORKLOADS="overwrite-1k seqwrite-128k randwrite-4k seqread-1m-cold seqread-1m-warm randread-4k-cold"
-WORKLOADS+=" randread-4k-warm randrw-70-30-fdatasync32 randwrite-4k-nj1 randwrite-4k-nj2 randwrite-4k-nj4"
+WORKLOADS+=" randread-4k-warm randrw-70-30-fdatasync32 randwrite-4k-nj1 randwrite-4k-nj2 randwrite-4k-nj4 randwrite-4k-nj8"
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
 while [[ $# -gt 0 ]]; do
