@@ -1,5 +1,6 @@
 package dev.iomap.testkit.fsx;
 
+import dev.iomap.api.Capability;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFile;
@@ -29,6 +30,7 @@ final class FsxSession implements AutoCloseable {
     private final FileModel model = new FileModel();
     private final List<Op> ops = new ArrayList<>();
     private final List<long[]> touched = new ArrayList<>();
+    private final boolean dense;
     private IomapFileSystem fs;
     private IomapFile file;
 
@@ -40,6 +42,7 @@ final class FsxSession implements AutoCloseable {
         this.header = header;
         this.logName = logName;
         this.target = target;
+        this.dense = fixture.has(Capability.DENSE_FILES);
         this.device = fixture.newFormattedDevice();
         this.fs = fixture.mount(device);
         this.file = target.create() ? fs.create(target.path()) : fs.open(target.path());
@@ -244,12 +247,17 @@ final class FsxSession implements AutoCloseable {
             throw failure(what + ": found data at " + actual + ", expected in [" + offset + ", "
                     + (known >= 0 ? known : size - 1) + "]" + (known >= 0 ? writtenBy(known) : ""), null);
         }
+        if (dense && actual != offset) {
+            throw failure(what + ": " + (actual < 0 ? "ENXIO" : "found data at " + actual) + ", expected " + offset
+                    + " (DENSE_FILES: every offset below EOF is data)", null);
+        }
     }
 
     /**
      * Seek hole may report data as a hole's start no earlier than the data ends: it lands at or after
      * the offset, at most at EOF, never inside a block the model knows holds data (so exactly at EOF
-     * where data runs to EOF). At or past EOF it finds nothing.
+     * where data runs to EOF). At or past EOF it finds nothing. With {@link Capability#DENSE_FILES} both
+     * seeks are exact: seek data lands on the offset, seek hole on EOF.
      */
     private void checkSeekHole(long offset) throws IOException {
         long size = model.size();
@@ -268,6 +276,10 @@ final class FsxSession implements AutoCloseable {
         if (actual < size && model.isDataBlock(actual, blockSize())) {
             throw failure(what + ": found a hole at " + actual + ", inside a block that holds data"
                     + writtenBy(actual), null);
+        }
+        if (dense && actual != size) {
+            throw failure(what + ": found a hole at " + actual + ", expected EOF " + size
+                    + " (DENSE_FILES: no holes below EOF)" + writtenBy(actual), null);
         }
     }
 
