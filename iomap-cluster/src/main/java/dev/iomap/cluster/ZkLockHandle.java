@@ -493,13 +493,28 @@ final class ZkLockHandle implements LockHandle {
         }
     }
 
-    /** @return whether an earlier request is still queued (then {@code watcher} fires when it leaves) */
+    /**
+     * @return whether an earlier request is still queued (then {@code watcher} fires when it leaves).
+     *     Entries of this handle's other than {@code queued} are deleted first: this handle has one
+     *     request at a time ({@link #obtaining}), so they are left over, by a create that reached the
+     *     server although its reply was lost (Curator's retry after a connection loss then made
+     *     {@code queued}), or by an earlier request whose cleanup could not reach ZooKeeper. Nobody waits
+     *     on them, and they live as long as the session: a request behind one would wait for ever.
+     */
     private boolean waitingBehind(String queueDir, String queued, Watcher watcher) throws IOException {
         CuratorFramework client = manager.client();
         List<String> queue = new ArrayList<>(manager.zk().checked("list " + queueDir,
                 () -> client.getChildren().forPath(queueDir)));
-        queue.sort(Comparator.comparing(entry -> entry.substring(entry.length() - 10)));
         String mine = queued.substring(queued.lastIndexOf('/') + 1);
+        String ownPrefix = "q-" + holderId + "-";
+        for (var entries = queue.iterator(); entries.hasNext(); ) {
+            String entry = entries.next();
+            if (!entry.equals(mine) && entry.startsWith(ownPrefix)) {
+                deleteLeftOver(queueDir + "/" + entry);
+                entries.remove();
+            }
+        }
+        queue.sort(Comparator.comparing(entry -> entry.substring(entry.length() - 10)));
         int at = queue.indexOf(mine);
         if (at < 0) {
             throw new IOException(this + ": its queue entry " + queued + " vanished (session lost?)");
@@ -511,6 +526,18 @@ final class ZkLockHandle implements LockHandle {
         Object stat = manager.zk().checked("watch " + before,
                 () -> client.checkExists().usingWatcher(watcher).forPath(before));
         return stat != null;
+    }
+
+    /** Deletes a left-over queue entry of this handle's; one already gone is fine. */
+    private void deleteLeftOver(String path) throws IOException {
+        try {
+            manager.zk().call("delete left-over " + path, () -> manager.client().delete().forPath(path));
+        } catch (KeeperException.NoNodeException e) {
+            // deleted meanwhile: what was wanted
+        } catch (KeeperException e) {
+            throw new IOException("cannot delete " + this + "'s left-over queue entry " + path + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     /**
