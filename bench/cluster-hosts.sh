@@ -201,7 +201,7 @@ mount_node() {
   mkdir -p "$mnt"
   if grep -qs " $mnt " /proc/mounts; then return 0; fi
   local lines; lines=$(cat "$work/logs/$node.err" 2>/dev/null | wc -l)
-  spawn_in_ns "$node" "$iomap" mount --adapter gfs2-like --cluster "$(cluster_spec)" --node-id "$node" \
+  spawn_in_ns "$node" "$iomap" mount -f --adapter gfs2-like --cluster "$(cluster_spec)" --node-id "$node" \
     "$(image)" "$mnt" >> "$work/logs/$node.out" 2>> "$work/logs/$node.err" < /dev/null
   local pid=$!
   echo "$pid" > "$(pidfile "$node")"
@@ -337,7 +337,7 @@ cmd_fault() {
       # at most 60 s (a refused one ends at once), then unmounted
       mkdir -p "$4"
       local rc=0
-      in_ns "$arg" timeout 60 "$iomap" mount --adapter gfs2-like --cluster "$(cluster_spec)" --node-id "$3" \
+      in_ns "$arg" timeout 60 "$iomap" mount -f --adapter gfs2-like --cluster "$(cluster_spec)" --node-id "$3" \
         "$(image)" "$4" < /dev/null || rc=$?
       if grep -qs " $4 " /proc/mounts; then fusermount3 -u -z "$4" 2>/dev/null || true; fi
       return "$rc" ;;

@@ -49,7 +49,7 @@ await_mount() {
 # Mounts node $1 (a, b or c) on $work/$1 in the background; its pid is in $node_pid.
 mount_node() {
   mkdir -p "$work/$1"
-  "$iomap" mount --adapter gfs2-like --cluster "zk=127.0.0.1:$port" --node-id "$1" "$work/img" "$work/$1" \
+  "$iomap" mount -f --adapter gfs2-like --cluster "zk=127.0.0.1:$port" --node-id "$1" "$work/img" "$work/$1" \
     2> "$work/$1.err" &
   node_pid=$!
   pids+=("$node_pid")

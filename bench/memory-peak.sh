@@ -106,7 +106,7 @@ run_fuse() {
     local image_mib=$((size_mib + size_mib / 2 + 512))
     mkdir -p "$mnt"
     "$iomap" mkfs --adapter xfs-like --size "${image_mib}m" "$image" >/dev/null
-    "$iomap" mount --adapter xfs-like "${set_opts[@]}" "$image" "$mnt" >"$log" 2>&1 &
+    "$iomap" mount -f --adapter xfs-like "${set_opts[@]}" "$image" "$mnt" >"$log" 2>&1 &
     mount_pid=$!
     for _ in $(seq 1 300); do
         mountpoint -q "$mnt" && break

@@ -107,7 +107,7 @@ step() {
 write_through_fuse() {
     local size="$1" image="$2" mnt="$tmp/mnt" log="$tmp/mount.log" timing="$tmp/time.txt"
     mkdir -p "$mnt"
-    /usr/bin/time -v -o "$timing" "$iomap" mount "$image" "$mnt" >"$log" 2>&1 &
+    /usr/bin/time -v -o "$timing" "$iomap" mount -f "$image" "$mnt" >"$log" 2>&1 &
     mount_pid=$!
     for _ in $(seq 1 600); do
         mountpoint -q "$mnt" && break

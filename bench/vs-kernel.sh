@@ -236,7 +236,7 @@ run_ours() { # WORKLOAD ROUND
 
 mount_image() { # IMAGE
     # shellcheck disable=SC2086 # fuse_args is a list of options
-    bin/iomap mount "$1" "$mnt" $fuse_args 2>>"$work/mount.log" &
+    bin/iomap mount -f "$1" "$mnt" $fuse_args 2>>"$work/mount.log" &
     mount_pid=$!
     for _ in $(seq 1 300); do
         if grep -q " $mnt fuse" /proc/mounts; then
