@@ -45,13 +45,17 @@ final class Transactions {
         if (refOps.isEmpty()) {
             return;
         }
+        for (Op.AddRefs add : refOps) {
+            // Checked before any range is built: a replayed entry's start and length are the device's
+            // bytes, and their sum may overflow.
+            if (add.start() < dataStart || add.length() < 1 || add.length() > totalBlocks - add.start()) {
+                throw new CorruptFilesystemException("reference change on blocks [" + add.start() + ", +"
+                        + add.length() + ") outside the data region [" + dataStart + ", " + totalBlocks + ")");
+            }
+        }
         RefCounts trial = refs.copyTouching(refOps);
         for (Op.AddRefs add : refOps) {
             BlockRange range = new BlockRange(add.start(), add.length());
-            if (range.start() < dataStart || range.end() > totalBlocks) {
-                throw new CorruptFilesystemException("reference change on blocks " + range
-                        + " outside the data region");
-            }
             if (space != null && add.delta() > 0) {
                 for (BlockRange zero : trial.zeroIn(range)) {
                     if (space.anyFree(zero)) {
