@@ -55,4 +55,18 @@ class JournalDamageTest {
         appendEntry(device, List.of(new Op.AddRefs(sb.totalBlocks() - 1, 2, 1)));
         assertRefused(device, "outside the data region");
     }
+
+    @Test
+    void aJournaledPutIntoTheAllocationTreeIsCorruptionAtMountNotAfterTheNextCheckpoint() throws IOException {
+        RamBlockDevice device = StoreBasicsTest.formatted(1024, 2L << 20);
+        appendEntry(device, List.of(new Op.Put(new BKey(RefCounts.BTREE, 3, 0), new byte[] {1, 2, 3})));
+        assertRefused(device, "journal op on BKey[btree=0, inode=3, offset=0]");
+    }
+
+    @Test
+    void aJournaledDeleteFromTheAllocationTreeIsCorruption() throws IOException {
+        RamBlockDevice device = StoreBasicsTest.formatted(1024, 2L << 20);
+        appendEntry(device, List.of(new Op.Delete(new BKey(RefCounts.BTREE, 3, 0))));
+        assertRefused(device, "journal op on BKey[btree=0, inode=3, offset=0]");
+    }
 }
