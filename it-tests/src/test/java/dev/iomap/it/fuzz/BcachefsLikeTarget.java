@@ -3,6 +3,7 @@ package dev.iomap.it.fuzz;
 import dev.iomap.adapter.support.Crc32c;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.FormatOptions;
+import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.XattrMode;
@@ -28,6 +29,16 @@ import java.util.Map;
  * leaf's value by btree (allocation run, config, inode, directory entry, extent); an inode's fields and
  * its extents' are that file's own.
  *
+ * <p>A journal batch is one structure of all its blocks: its header's fields and, for each of its first
+ * entries, the entry's header fields and those of its first ops (type, key or block run, value length or delta),
+ * every entry's CRC32C and then the header's recomputed after a forgery, so that only replay's
+ * structural checks can catch it. On a cleanly unmounted image every batch is stale (replay starts after
+ * them); the crash image ({@code b1k-crashed}) is taken mounted after a sync, right after a checkpoint
+ * was forced with attribute updates (which the fuzzer's file tree does not see), and then one file
+ * block overwritten (an extent key and two reference changes, written back as one transaction): its
+ * live batches are that last transaction ({@link #lastTransactionBlocks}), whose damage may roll the
+ * mount back to the file's old byte.
+ *
  * <p>Every data extent is checksummed (crc32c or xxhash64) unless the format says {@code checksum=none}:
  * a damaged data block then fails the read of its whole extent, and so of its file, with a one-line
  * error, instead of changing bytes ({@link Outcome#CHECKSUM_FAILED_IN_FLIPPED_FILE_ONLY}). Compressed
@@ -46,7 +57,16 @@ final class BcachefsLikeTarget extends FuzzTarget {
     private static final int CONFIG = 1;
     private static final int INODES = 2;
     private static final int DIRENTS = 3;
+    private static final int XATTRS = 4;
     private static final int EXTENTS = 6;
+    private static final int BATCH_HEADER = 32;
+    private static final int ENTRY_HEADER = 28;
+    /** Journal entries whose fields are listed, per batch. */
+    private static final int MAX_JOURNAL_ENTRIES = 16;
+    /** Ops whose fields are listed, per journal entry. */
+    private static final int MAX_OPS = 16;
+    /** The one-block file whose first byte a crash image's last transaction overwrites (a new extent). */
+    private static final String LAST_FILE = "/one";
     /** Fields listed per node, at most (as xfs-like's records). */
     private static final int MAX_ENTRIES = 64;
 
@@ -59,12 +79,31 @@ final class BcachefsLikeTarget extends FuzzTarget {
     /** A node: CRC32C of bytes 8 to the block's end, at 4. */
     private static final Framing NODE_FRAMING = bytes -> ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN)
             .putInt(4, Crc32c.of(bytes, 8, bytes.length - 8));
-    /** A journal batch header: CRC32C of bytes 8..31, at 4. */
-    private static final Framing BATCH_FRAMING = bytes -> ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN)
-            .putInt(4, Crc32c.of(bytes, 8, 24));
+    /**
+     * A journal batch (all its blocks): each entry's CRC32C of its bytes 8..length-1 at 4, walking the
+     * entries by their length fields inside the header's entry bytes, then the header's CRC32C of bytes
+     * 8..31 at 4.
+     */
+    private static final Framing BATCH_FRAMING = bytes -> {
+        ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        long end = Math.min(bytes.length, BATCH_HEADER + Math.max(0L, buffer.getInt(24) & 0xffffffffL));
+        int at = BATCH_HEADER;
+        while (at + ENTRY_HEADER <= end) {
+            int length = buffer.getInt(at);
+            if (length < ENTRY_HEADER || length > end - at) {
+                break;
+            }
+            buffer.putInt(at + 4, Crc32c.of(bytes, at + 8, length - 8));
+            at += length;
+        }
+        buffer.putInt(4, Crc32c.of(bytes, 8, 24));
+    };
 
     private final long capacity;
     private final Map<String, String> properties;
+    private final boolean crashImage;
+    /** The image {@link #newImage} made last: a crash image's populate watches its superblocks. */
+    private RamBlockDevice building;
 
     /**
      * @param label the geometry's short name
@@ -72,17 +111,54 @@ final class BcachefsLikeTarget extends FuzzTarget {
      * @param capacity the image's bytes
      * @param properties format properties ({@code checksum}, {@code compression}, {@code extentmax}...)
      * @param mountGeometry the page-cache geometry of every mount
+     * @param crashImage whether the image is taken mounted, its last transaction live in the journal
      */
     BcachefsLikeTarget(String label, int blockSize, long capacity, Map<String, String> properties,
-            Geometry mountGeometry) {
+            Geometry mountGeometry, boolean crashImage) {
         super("bcachefs-like", label, blockSize, mountGeometry);
         this.capacity = capacity;
         this.properties = Map.copyOf(properties);
+        this.crashImage = crashImage;
     }
 
     @Override
     RamBlockDevice newImage() {
-        return new RamBlockDevice(blockSize(), capacity);
+        building = new RamBlockDevice(blockSize(), capacity);
+        return building;
+    }
+
+    @Override
+    boolean crashImage() {
+        return crashImage;
+    }
+
+    /**
+     * The blocks of every live batch (first sequence after the newer superblock's checkpoint): the
+     * overwrite and at most the attribute update before it, which no file shows.
+     */
+    @Override
+    java.util.Set<Long> lastTransactionBlocks(RamBlockDevice image, ImageMap map) throws IOException {
+        if (!crashImage) {
+            return java.util.Set.of();
+        }
+        long checkpointSeq = newestSuperblock(image).getLong(80);
+        java.util.Set<Long> blocks = new java.util.TreeSet<>();
+        for (Structure structure : map.structures()) {
+            if (structure.type().equals("journal batch")) {
+                ByteBuffer header = ByteBuffer.wrap(image.peek(structure.offset(), BATCH_HEADER))
+                        .order(ByteOrder.LITTLE_ENDIAN);
+                if (header.getLong(16) > checkpointSeq) {
+                    long first = structure.offset() / blockSize();
+                    for (long block = first; block < first + structure.length() / blockSize(); block++) {
+                        blocks.add(block);
+                    }
+                }
+            }
+        }
+        if (blocks.isEmpty()) {
+            throw new IllegalStateException(this + ": the crash image's journal holds no live batch");
+        }
+        return blocks;
     }
 
     @Override
@@ -113,6 +189,20 @@ final class BcachefsLikeTarget extends FuzzTarget {
         fs.setAttributes("/d1/mid", AttributeChange.none().withMode(04755).withUid(7).withGid(8)
                 .withAtime(Instant.ofEpochSecond(-1_000_000_000L, 999_999_999)).withMtime(Instant.ofEpochSecond(1)));
         fs.sync();
+        if (crashImage) {
+            long sequence = newestSuperblock(building).getLong(16);
+            for (int i = 0; newestSuperblock(building).getLong(16) == sequence; i++) {
+                if (i == 10_000) {
+                    throw new IllegalStateException(this + ": no checkpoint after " + i + " attribute updates");
+                }
+                fs.setXattr("/one", "user.filler", ("update " + i).getBytes(StandardCharsets.US_ASCII), XattrMode.ANY);
+                fs.sync();
+            }
+            try (IomapFile file = fs.open(LAST_FILE)) {
+                file.write(0, ByteBuffer.wrap(new byte[] {'X'}));
+            }
+            fs.sync();
+        }
     }
 
     @Override
@@ -130,7 +220,7 @@ final class BcachefsLikeTarget extends FuzzTarget {
                 continue;
             }
             structures.add(new Structure("superblock", (long) copy * blockSize(), SUPERBLOCK, SUPERBLOCK_FRAMING,
-                    superblockFields()));
+                    superblockFields(crashImage)));
             if (newest == null || sb.getLong(16) > newest.getLong(16)) {
                 newest = sb;
             }
@@ -140,26 +230,87 @@ final class BcachefsLikeTarget extends FuzzTarget {
         for (long block = journalStart; block < journalEnd; block++) {
             ByteBuffer bytes = block(image, block);
             boolean header = bytes.getInt(0) == BATCH_MAGIC && bytes.getInt(4) == Crc32c.of(bytes, 8, 24);
-            structures.add(header
-                    ? new Structure("journal batch", block * blockSize(), blockSize(), BATCH_FRAMING, batchFields())
-                    : new Structure("journal log", block * blockSize(), blockSize(), Framing.NONE, List.of()));
+            int blocks = header ? bytes.getInt(28) : 0;
+            if (blocks >= 1 && blocks <= journalEnd - block) {
+                ByteBuffer batch = ByteBuffer.wrap(image.peek(block * blockSize(), blocks * blockSize()))
+                        .order(ByteOrder.LITTLE_ENDIAN);
+                structures.add(new Structure("journal batch", block * blockSize(), blocks * blockSize(),
+                        BATCH_FRAMING, batchFields(batch)));
+                block += blocks - 1;
+            } else {
+                structures.add(new Structure("journal log", block * blockSize(), blockSize(), Framing.NONE, List.of()));
+            }
         }
         Map<Long, Long> regularFiles = regularFiles(image, newest);
         walk(image, newest.getLong(64), newest.getInt(72), regularFiles, structures);
         return structures;
     }
 
-    private static List<Field> superblockFields() {
-        return List.of(Field.le("version", 12, 4), Field.le("sequence", 16, 8), Field.le("block size", 24, 4),
-                Field.le("device blocks", 32, 8), Field.le("first journal block", 40, 8),
-                Field.le("journal blocks", 48, 8), Field.le("nonce", 56, 8), Field.le("root node block", 64, 8),
-                Field.le("root level", 72, 4), Field.le("checkpoint seq", 80, 8), Field.le("journal tail", 88, 8),
-                Field.le("free blocks", 96, 8), Field.le("node blocks", 104, 8));
+    /**
+     * The superblock's documented fields. A crash image's leave out the three that locate replay (nonce,
+     * checkpoint seq, journal tail): the format has nothing to check them against, so a forged one with
+     * its CRC recomputed makes replay find no live batch and drop the committed transactions silently
+     * (adapter-bcachefs-like's README, known limits). A cleanly unmounted image has no live batch, so
+     * there they are forged like the others.
+     */
+    private static List<Field> superblockFields(boolean crashImage) {
+        List<Field> fields = new ArrayList<>(List.of(Field.le("version", 12, 4), Field.le("sequence", 16, 8),
+                Field.le("block size", 24, 4), Field.le("device blocks", 32, 8), Field.le("first journal block", 40, 8),
+                Field.le("journal blocks", 48, 8), Field.le("root node block", 64, 8), Field.le("root level", 72, 4),
+                Field.le("free blocks", 96, 8), Field.le("node blocks", 104, 8)));
+        if (!crashImage) {
+            fields.addAll(List.of(Field.le("nonce", 56, 8), Field.le("checkpoint seq", 80, 8),
+                    Field.le("journal tail", 88, 8)));
+        }
+        return fields;
     }
 
-    private static List<Field> batchFields() {
-        return List.of(Field.le("nonce", 8, 8), Field.le("first sequence", 16, 8), Field.le("entry bytes", 24, 4),
-                Field.le("blocks", 28, 4));
+    /** The header's fields and those of the first entries: header, first ops. */
+    private static List<Field> batchFields(ByteBuffer batch) {
+        List<Field> fields = new ArrayList<>(List.of(Field.le("nonce", 8, 8), Field.le("first sequence", 16, 8),
+                Field.le("entry bytes", 24, 4), Field.le("blocks", 28, 4)));
+        long end = Math.min(batch.capacity(), BATCH_HEADER + (batch.getInt(24) & 0xffffffffL));
+        int at = BATCH_HEADER;
+        for (int i = 0; i < MAX_JOURNAL_ENTRIES && at + ENTRY_HEADER <= end; i++) {
+            int length = batch.getInt(at);
+            if (length < ENTRY_HEADER || length > end - at) {
+                break;
+            }
+            String name = "journal entry " + i;
+            fields.addAll(List.of(Field.le(name + " length", at, 4), Field.le(name + " nonce", at + 8, 8),
+                    Field.le(name + " sequence", at + 16, 8), Field.le(name + " op count", at + 24, 4)));
+            int op = at + ENTRY_HEADER;
+            int ops = batch.getInt(at + 24);
+            for (int k = 0; k < Math.min(ops, MAX_OPS) && op < at + length; k++) {
+                String prefix = name + " op " + k;
+                fields.add(Field.le(prefix + " type", op, 1));
+                int type = batch.get(op);
+                List<Field> opFields = switch (type) {
+                    case 1, 2 -> List.of(Field.le(prefix + " btree", op + 1, 1), Field.le(prefix + " inode", op + 2, 8),
+                            Field.le(prefix + " offset", op + 10, 8));
+                    case 3 -> List.of(Field.le(prefix + " first block", op + 1, 8),
+                            Field.le(prefix + " block count", op + 9, 8), Field.le(prefix + " delta", op + 17, 4));
+                    default -> List.<Field>of();
+                };
+                for (Field field : opFields) {
+                    if (field.fits(at + length)) {
+                        fields.add(field);
+                    }
+                }
+                if (type == 1 && op + 20 <= at + length) {
+                    fields.add(Field.le(prefix + " value length", op + 18, 2));
+                    op += 20 + (batch.getShort(op + 18) & 0xffff);
+                } else if (type == 2) {
+                    op += 18;
+                } else if (type == 3) {
+                    op += 21;
+                } else {
+                    break;
+                }
+            }
+            at += length;
+        }
+        return fields;
     }
 
     /** Adds every node reachable from {@code block} (children after their parent). */
@@ -228,6 +379,10 @@ final class BcachefsLikeTarget extends FuzzTarget {
                     Field.le(name + " logical blocks", at + 20, 4), Field.le(name + " uncompressed blocks", at + 24, 4),
                     Field.le(name + " checksum type", at + 28, 1), Field.le(name + " compression", at + 29, 1),
                     Field.le(name + " checksum", at + 32, 8));
+            case XATTRS -> node.getLong(at - KEY - 2 + 9) == 0
+                    ? List.of(Field.le(name + " attribute count", at, 4), Field.le(name + " first name length", at + 4, 1),
+                            Field.le(name + " first value length", at + 5, 4))
+                    : List.of(Field.le(name + " first chunk byte", at, 1));
             default -> length > 0 ? List.of(Field.le(name + " first value byte", at, 1)) : List.<Field>of();
         };
         boolean own = (btree == INODES || btree == EXTENTS) && regularFiles.containsKey(inode);

@@ -14,11 +14,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * read back the data they held, and a write workload on them never damages another file.
  *
  * <p><b>Images.</b> Each adapter is formatted on several geometries ({@link ImageFuzzer#targets}; for
- * bcachefs-like: crc32c, checksum=none with 8 KiB extents, zstd with xxhash64),
+ * bcachefs-like: crc32c, checksum=none with 8 KiB extents, zstd with xxhash64, and a crash image),
  * populated deterministically (files of many sizes, directories, a sparse, a fallocated, a
  * fragmented and a reflinked file where the adapter has them; a file per zone of each type on
- * zonefs-like), unmounted, and read back: every path and every byte is recorded. One xfs-like image
- * and one gfs2-like image (whose last transaction revokes journaled-data blocks: {@link Gfs2LikeTarget})
+ * zonefs-like), unmounted, and read back: every path and every byte is recorded. One xfs-like image,
+ * one gfs2-like image (whose last transaction revokes journaled-data blocks: {@link Gfs2LikeTarget})
+ * and one bcachefs-like image (whose last transaction, an overwrite, follows a checkpoint: {@link BcachefsLikeTarget})
  * are crash images instead, taken mounted after a sync, so that their mutants damage live journal
  * transactions; a crash image's "original" is what a mount reads after replaying them, and fsck's
  * report that it was not cleanly unmounted counts as nothing found.

@@ -51,11 +51,12 @@ record ImageFuzzer(long seed, int mutants, String targetFilter, MutationKind kin
                         false, false),
                 new Gfs2LikeTarget("b4k-crashed", 4096, 4L << 20, Map.of("journalblocks", "256"),
                         new Geometry(4096, 4096, 0), true, true),
-                new BcachefsLikeTarget("b4k-crc32c", 4096, 4L << 20, Map.of(), new Geometry(4096, 4096, 0)),
+                new BcachefsLikeTarget("b4k-crc32c", 4096, 4L << 20, Map.of(), new Geometry(4096, 4096, 0), false),
                 new BcachefsLikeTarget("b1k-none-ext8k", 1024, 2L << 20, Map.of("checksum", "none", "extentmax", "8192"),
-                        Geometry.largeFolios(1024, 65536)),
+                        Geometry.largeFolios(1024, 65536), false),
                 new BcachefsLikeTarget("b1k-zstd-xxhash", 1024, 2L << 20, Map.of("checksum", "xxhash64",
-                        "compression", "zstd"), new Geometry(1024, 4096, 2)));
+                        "compression", "zstd"), new Geometry(1024, 4096, 2), false),
+                new BcachefsLikeTarget("b1k-crashed", 1024, 2L << 20, Map.of(), new Geometry(1024, 4096, 0), true));
     }
 
     /**

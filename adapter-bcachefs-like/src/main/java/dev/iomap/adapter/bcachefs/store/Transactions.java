@@ -29,7 +29,7 @@ final class Transactions {
      *
      * @param space the live data space (to refuse references to free blocks), null during replay
      * @throws CorruptFilesystemException if a reference change leaves the data region or drops a count
-     *     below 0 (nothing is applied then)
+     *     below 0, or a put or delete names a key of btree 0 (nothing is applied then)
      * @throws IllegalArgumentException if a reference is added to free blocks
      * @throws IOException if a node cannot be read
      */
@@ -37,21 +37,25 @@ final class Transactions {
         List<Op.AddRefs> refOps = new ArrayList<>();
         for (Op op : ops) {
             switch (op) {
-                case Op.Put put -> tree.loadPath(put.key());
-                case Op.Delete delete -> tree.loadPath(delete.key());
+                case Op.Put put -> tree.loadPath(storeKeyFree(put.key()));
+                case Op.Delete delete -> tree.loadPath(storeKeyFree(delete.key()));
                 case Op.AddRefs add -> refOps.add(add);
             }
         }
         if (refOps.isEmpty()) {
             return;
         }
+        for (Op.AddRefs add : refOps) {
+            // Checked before any range is built: a replayed entry's start and length are the device's
+            // bytes, and their sum may overflow.
+            if (add.start() < dataStart || add.length() < 1 || add.length() > totalBlocks - add.start()) {
+                throw new CorruptFilesystemException("reference change on blocks [" + add.start() + ", +"
+                        + add.length() + ") outside the data region [" + dataStart + ", " + totalBlocks + ")");
+            }
+        }
         RefCounts trial = refs.copyTouching(refOps);
         for (Op.AddRefs add : refOps) {
             BlockRange range = new BlockRange(add.start(), add.length());
-            if (range.start() < dataStart || range.end() > totalBlocks) {
-                throw new CorruptFilesystemException("reference change on blocks " + range
-                        + " outside the data region");
-            }
             if (space != null && add.delta() > 0) {
                 for (BlockRange zero : trial.zeroIn(range)) {
                     if (space.anyFree(zero)) {
@@ -64,6 +68,21 @@ final class Transactions {
                 tree.loadPath(treeOp instanceof Op.Put p ? p.key() : ((Op.Delete) treeOp).key());
             }
         }
+    }
+
+    /**
+     * Btree 0's keys follow from the reference counts and change only through reference-change ops
+     * ({@link StoreUpdate} refuses the rest), so a put or delete of one comes from a damaged journal entry.
+     *
+     * @return {@code key}
+     * @throws CorruptFilesystemException if {@code key} is in btree 0
+     */
+    private static BKey storeKeyFree(BKey key) throws CorruptFilesystemException {
+        if (key.btree() == RefCounts.BTREE) {
+            throw new CorruptFilesystemException("journal op on " + key
+                    + ": btree 0 is the store's allocation tree, changed only by reference changes");
+        }
+        return key;
     }
 
     /**
