@@ -209,9 +209,8 @@ final class BufferedWrite {
                     accepted = copyIntoFolio(iter, folio, pos, offset, length, src, appWrite);
                     done += accepted;
                     // The kernel raises i_size before put_folio; the bytes count even if it fails.
-                    WriteOps writeOps = inode.writeOps();
-                    writeOps.putFolio(inode, pos, accepted, iter.iomap(),
-                            TAKES_BLOCKS.get(writeOps.getClass()) ? blocksView(folio, offset, accepted) : EMPTY);
+                    int kept = accepted;
+                    inode.writeOps().putFolio(inode, pos, kept, iter.iomap(), () -> blocksView(folio, offset, kept));
                 } finally {
                     folio.unlock();
                 }
@@ -270,24 +269,6 @@ final class BufferedWrite {
     }
 
     /**
-     * Whether a {@link WriteOps} class overrides the {@code putFolio} that takes the folio's bytes; the
-     * view is made only for those (a slice per write is a measurable share of a 1 KiB cached overwrite,
-     * and only a journaling adapter reads it). One that does not override it gets an empty buffer, which
-     * its inherited method never passes on.
-     */
-    private static final ClassValue<Boolean> TAKES_BLOCKS = new ClassValue<>() {
-        @Override
-        protected Boolean computeValue(Class<?> type) {
-            try {
-                return type.getMethod("putFolio", IomapInode.class, long.class, int.class, Iomap.class,
-                        ByteBuffer.class).getDeclaringClass() != WriteOps.class;
-            } catch (NoSuchMethodException e) {
-                throw new IllegalStateException("WriteOps has no putFolio with the folio's bytes", e);
-            }
-        }
-    };
-
-    /**
      * The copy from the caller's source (the kernel's {@code copy_folio_from_iter_atomic}). A faulting
      * memory access that escapes the source (the JVM's {@link InternalError} for it, and no other error)
      * counts as nothing copied, like the kernel's short copy: the write then stops there and ends the
@@ -326,7 +307,7 @@ final class BufferedWrite {
      */
     private void putNothing(long pos, Iomap iomap, Exception failure) throws IOException {
         try {
-            inode.writeOps().putFolio(inode, pos, 0, iomap, EMPTY);
+            inode.writeOps().putFolio(inode, pos, 0, iomap, () -> EMPTY);
         } catch (IOException | RuntimeException e) {
             if (failure == null) {
                 throw e;
@@ -350,7 +331,7 @@ final class BufferedWrite {
         Folio folio = null;
         try {
             folio = cache.grabLocked(pos >>> cache.pageShift(), order);
-            if (inode.ops().valid(inode, iter.iomap())) {
+            if (hooks.valid(inode, iter.iomap())) {
                 int from = (int) (pos - folio.pos());
                 int to = (int) Math.min(folio.size(), from + length);
                 prepareBlocks(iter, folio, from, to);
