@@ -13,7 +13,7 @@
 # Workloads: the seeds' three jobs (examples/seed-*.fio: overwrite-1k, seqwrite-128k,
 # randwrite-4k), 1 MiB sequential read cold and warm, 4 KiB random read cold and warm, a 70/30 4 KiB
 # random read/write mix with an fdatasync every 32 writes, and the random-write seed with numjobs 1,
-# 2 and 4. Cold: for the kernel and FUSE the files are laid out first (fio --create_only=1), the
+# 2, 4 and 8. Cold: for the kernel and FUSE the files are laid out first (fio --create_only=1), the
 # host's caches are dropped (sync; echo 3 > /proc/sys/vm/drop_caches; needs root) and, for FUSE, the
 # image is mounted afresh; for ours the bench drops its clean cache after laying out (fio's
 # invalidate=1), the same as a fresh mount. Warm: pre_read=1 (the files are read in first).
@@ -48,6 +48,8 @@
 #   --ours-args "ARGS"        more `iomap bench` options, e.g. "--set maxIoendBytes=4m"
 #   --fuse-args "ARGS"        more `iomap mount` options, e.g. "--kernel-cache -o writeback_cache"
 #   --out FILE        also write the table (and the raw per-run lines) to FILE
+#   --report FILE     also write an HTML report with charts to FILE: the ratios to the kernel as a bar
+#                     chart, bandwidth and latency p50/p99 per workload, the table (one file, opens offline)
 # A quick run (the defaults) takes a few minutes. Images are sparse; every file, image and mount is
 # removed and unmounted at the end, also on failure or Ctrl-C.
 set -euo pipefail
@@ -70,8 +72,9 @@ ours_args=""
 fuse_args=""
 prealloc=off
 out=""
+report=""
 WORKLOADS="overwrite-1k seqwrite-128k randwrite-4k seqread-1m-cold seqread-1m-warm randread-4k-cold"
-WORKLOADS+=" randread-4k-warm randrw-70-30-fdatasync32 randwrite-4k-nj1 randwrite-4k-nj2 randwrite-4k-nj4"
+WORKLOADS+=" randread-4k-warm randrw-70-30-fdatasync32 randwrite-4k-nj1 randwrite-4k-nj2 randwrite-4k-nj4 randwrite-4k-nj8"
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
 while [[ $# -gt 0 ]]; do
@@ -91,6 +94,7 @@ while [[ $# -gt 0 ]]; do
         --fuse-args) fuse_args=$2; shift 2 ;;
         --prealloc) prealloc=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
+        --report) report=$2; shift 2 ;;
         -h|--help) usage 0 ;;
         *) echo "vs-kernel: unknown option $1" >&2; usage 2 >&2 ;;
     esac
@@ -338,4 +342,8 @@ print("rounds per cell:", max(len(v) for v in med.values()) if med else 0,
 PY
 if [[ -n "$out" ]]; then
     { cat "$work/table.txt"; echo; echo "raw: workload round system MiB/s IOPS p50us p99us WA"; cat "$results"; } > "$out"
+fi
+if [[ -n "$report" ]]; then
+    bin/iomap report vs-kernel "$results" --header "$work/header.txt" --output "$report"
+    echo "vs-kernel: report in $report" >&2
 fi

@@ -9,19 +9,22 @@ import java.util.OptionalInt;
  * A change of an inode's attributes: what {@code chmod}, {@code chown} and {@code utimensat} ask. Each
  * part is present or absent; absent parts stay as they are. Immutable; build with {@link #none()} and
  * the {@code with} methods. Whoever applies a non-empty change also sets the change time to the current
- * time; the birth time never changes.
+ * time, but for an {@link #accessed access}; the birth time never changes.
  *
  * @param mode new permission bits ({@code 07777} at most)
  * @param uid new owner
  * @param gid new group
  * @param atime new access time
  * @param mtime new modification time
+ * @param access whether this is a read's access-time update (the kernel's {@code touch_atime}): only
+ *     {@code atime} is present, and the change time stays as it is; false for every change a caller asks
+ *     ({@code utimensat} sets the change time too)
  */
 public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid, Optional<Instant> atime,
-        Optional<Instant> mtime) {
+        Optional<Instant> mtime, boolean access) {
 
     private static final AttributeChange NONE = new AttributeChange(OptionalInt.empty(), OptionalInt.empty(),
-            OptionalInt.empty(), Optional.empty(), Optional.empty());
+            OptionalInt.empty(), Optional.empty(), Optional.empty(), false);
 
     /** @throws IllegalArgumentException if the mode has bits outside {@code 07777} */
     public AttributeChange {
@@ -31,6 +34,24 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
         Objects.requireNonNull(atime, "atime");
         Objects.requireNonNull(mtime, "mtime");
         mode.ifPresent(NewInodeAttributes::checkMode);
+        if (access && (mode.isPresent() || uid.isPresent() || gid.isPresent() || mtime.isPresent()
+                || atime.isEmpty())) {
+            throw new IllegalArgumentException("an access changes the access time alone");
+        }
+    }
+
+    /**
+     * @param time the access time a read leaves
+     * @return the access-time update of a read ({@link #access()}): the change time stays
+     */
+    public static AttributeChange accessed(Instant time) {
+        return new AttributeChange(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), Optional.of(time),
+                Optional.empty(), true);
+    }
+
+    /** @return whether whoever applies this change sets the change time: every change but an {@link #access} */
+    public boolean setsCtime() {
+        return !access && !isEmpty();
     }
 
     /** @return the change that changes nothing */
@@ -44,7 +65,7 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
      * @throws IllegalArgumentException if {@code newMode} has bits outside {@code 07777}
      */
     public AttributeChange withMode(int newMode) {
-        return new AttributeChange(OptionalInt.of(newMode), uid, gid, atime, mtime);
+        return new AttributeChange(OptionalInt.of(newMode), uid, gid, atime, mtime, false);
     }
 
     /**
@@ -52,7 +73,7 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
      * @return this change, also setting the owner
      */
     public AttributeChange withUid(int newUid) {
-        return new AttributeChange(mode, OptionalInt.of(newUid), gid, atime, mtime);
+        return new AttributeChange(mode, OptionalInt.of(newUid), gid, atime, mtime, false);
     }
 
     /**
@@ -60,7 +81,7 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
      * @return this change, also setting the group
      */
     public AttributeChange withGid(int newGid) {
-        return new AttributeChange(mode, uid, OptionalInt.of(newGid), atime, mtime);
+        return new AttributeChange(mode, uid, OptionalInt.of(newGid), atime, mtime, false);
     }
 
     /**
@@ -68,7 +89,7 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
      * @return this change, also setting the access time
      */
     public AttributeChange withAtime(Instant time) {
-        return new AttributeChange(mode, uid, gid, Optional.of(time), mtime);
+        return new AttributeChange(mode, uid, gid, Optional.of(time), mtime, false);
     }
 
     /**
@@ -76,7 +97,7 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
      * @return this change, also setting the modification time
      */
     public AttributeChange withMtime(Instant time) {
-        return new AttributeChange(mode, uid, gid, atime, Optional.of(time));
+        return new AttributeChange(mode, uid, gid, atime, Optional.of(time), false);
     }
 
     /** @return whether nothing is changed */

@@ -388,6 +388,17 @@ public interface IomapFileSystem extends Closeable {
     IoStats stats();
 
     /**
+     * Where the mount's page cache stands (cached, dirty and writeback bytes) and how its reads fared,
+     * for monitoring ({@code iomap top}, the metrics). This default serves implementations without a
+     * page cache of their own: {@link CacheStatus#NONE}.
+     *
+     * @return a snapshot
+     */
+    default CacheStatus cacheStatus() {
+        return CacheStatus.NONE;
+    }
+
+    /**
      * Unmounts: syncs, leaves a clean image and releases the cache. Idempotent. Open files become
      * unusable. The mount is released even when the final sync fails (then the image may not be
      * clean, and the error is thrown).

@@ -17,6 +17,7 @@ import dev.iomap.cli.jobfile.JobResolver;
 import dev.iomap.cli.report.CompareReport;
 import dev.iomap.cli.report.JsonReport;
 import dev.iomap.cli.report.TextReport;
+import dev.iomap.cli.report.html.BenchHtmlReport;
 import dev.iomap.spi.ProbedFormat;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -130,6 +131,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--output", paramLabel = "FILE", description = "write the report to FILE instead of stdout")
     private Path output;
 
+    @Option(names = "--report", paramLabel = "FILE", description = "also write an HTML report with charts to FILE"
+            + " (bandwidth over time, latency percentiles and histogram, write amplification, folio orders;"
+            + " self-contained, opens offline)")
+    private Path report;
+
     @Option(names = "--progress", defaultValue = "auto", paramLabel = "WHEN",
             description = "progress line on stderr: auto (when a run lasts over 2 s and stderr is a terminal),"
                     + " always, never (default: ${DEFAULT-VALUE})")
@@ -163,6 +169,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (warmup < 0) {
             throw new UsageException("--warmup must be at least 0, got " + warmup);
+        }
+        if (report != null && compare != null) {
+            throw new UsageException("--report charts one run; run each variant with its own --report instead of --compare");
         }
         try (Output out = Output.open(output, spec.commandLine().getOut())) {
             boolean failed = compare == null ? runOnce(plan, base, formats, out.writer())
@@ -224,6 +233,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (formats.json()) {
             out.print(JsonReport.of(run, plan, Iomap.version()));
+        }
+        if (report != null) {
+            Files.writeString(report, BenchHtmlReport.of(run, Iomap.version()), StandardCharsets.UTF_8);
         }
         out.flush();
         reportErrors(run);

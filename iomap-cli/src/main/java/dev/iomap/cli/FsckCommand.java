@@ -35,10 +35,13 @@ final class FsckCommand implements Callable<Integer> {
     private boolean scrub;
 
     @Override
+    @SuppressWarnings("try") // the line shows while the check reads
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         FsckReport report;
-        try (BlockDevice device = image.openReadOnly()) {
+        try (BlockDevice device = image.openReadOnly();
+                StatusLine line = StatusLine.start(spec.commandLine().getErr(), (scrub ? "scrubbing " : "checking ")
+                        + image.name() + " (bytes read)", () -> device.stats().bytesRead(), 0)) {
             report = IomapFileSystems.fsck(image.adapter(), device, scrub ? FsckOptions.SCRUB : FsckOptions.METADATA);
         } catch (CorruptFilesystemException e) {
             report = new FsckReport(List.of(e.getMessage()), "nothing: the image is not readable as " + image.adapter());

@@ -18,8 +18,8 @@ import picocli.CommandLine.ScopeType;
 
 /**
  * The {@code iomap} command: {@code bench} (fio job files with write amplification), {@code mkfs},
- * {@code fsck}, {@code stat} and {@code mount} over image files, and {@code zookeeper} (a server for
- * cluster mounts on one machine).
+ * {@code fsck}, {@code stat} and {@code mount} over image files, {@code trace} and {@code top} of a running
+ * mount, and {@code zookeeper} (a server for cluster mounts on one machine).
  *
  * <p>Exit status: 0 on success; 1 when something the user asked for failed (a bad job file, a bad
  * value, fsck found problems, a job stopped on an I/O error); 2 for a command line picocli cannot
@@ -31,6 +31,7 @@ import picocli.CommandLine.ScopeType;
         description = "The Linux iomap buffered-I/O layer in Java: benchmark, format, check and inspect "
                 + "filesystems of the iomap4j adapters.",
         subcommands = {BenchCommand.class, MkfsCommand.class, FsckCommand.class, StatCommand.class, FiemapCommand.class, MountCommand.class,
+                TraceCommand.class, TopCommand.class, ReportCommand.class,
                 ZookeeperCommand.class, ClusterBenchCommand.class, AdaptersCommand.class, CommandLine.HelpCommand.class})
 public final class Iomap {
 

@@ -109,6 +109,18 @@ final class MkfsCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** {@link Preallocation#zeroedIf} with {@code --preallocate}, showing its progress on a terminal. */
+    @SuppressWarnings("try") // the line shows while the zeroes are written
+    private BlockDevice preallocated(BlockDevice empty, long bytes) throws IOException {
+        if (!preallocate) {
+            return empty;
+        }
+        try (StatusLine line = StatusLine.start(spec.commandLine().getErr(), "preallocating " + image.name(),
+                () -> empty.stats().dataBytesWritten(), bytes)) {
+            return Preallocation.zeroedIf(preallocate, empty, bytes);
+        }
+    }
+
     /**
      * Formats the image: a plain device of {@code capacity} bytes, or, with a layout, an emulated
      * zoned device of it over the file (which then holds the zone state in front of the zones).
@@ -116,8 +128,8 @@ final class MkfsCommand implements Callable<Integer> {
     private void format(int blockSize, long capacity, ZoneLayout layout, FormatOptions options, PrintWriter out)
             throws UsageException, IOException {
         long fileBytes = layout == null ? capacity : layout.backingBytes(blockSize);
-        BlockDevice file = image.nbd != null ? openNbd(blockSize, fileBytes)
-                : Preallocation.zeroedIf(preallocate, openEmpty(blockSize, fileBytes), fileBytes);
+        BlockDevice file = image.nbd != null ? openNbd(blockSize, fileBytes) : preallocated(openEmpty(blockSize, fileBytes),
+                fileBytes);
         try (BlockDevice device = layout == null ? file : ZonedDevice.create(file, layout)) {
             IomapFileSystems.format(image.adapterOrDefault(), device, options);
             try (IomapFileSystem fs = IomapFileSystems.mount(image.adapterOrDefault(), device,

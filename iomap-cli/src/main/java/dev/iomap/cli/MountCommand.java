@@ -2,11 +2,14 @@ package dev.iomap.cli;
 
 import dev.iomap.cluster.ZkClusterJoinProvider;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.DeviceBusyException;
 import dev.iomap.api.ClusterSpec;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.cli.observe.MountObservation;
+import dev.iomap.cli.observe.MountRuntime;
 import dev.iomap.fuse.FuseMountOptions;
 import dev.iomap.fuse.IomapMount;
 import java.io.IOException;
@@ -15,16 +18,26 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code iomap mount}: mounts an image on a directory with FUSE and stays in the foreground until
- * Ctrl-C or {@code fusermount3 -u}; either unmounts, writes everything back and leaves the image clean.
+ * {@code iomap mount}: mounts an image on a directory with FUSE. Launched by {@code bin/iomap} it detaches
+ * once the mount is up ({@link Detach}) and logs to {@code --log}; with {@code -f} it stays in the
+ * foreground until Ctrl-C or {@code fusermount3 -u}. Either way the unmount writes everything back and
+ * leaves the image clean. The mount's source in the mount table is the image's path (its type
+ * {@code fuse.iomap}); over a loop device ({@code --blkdev}, or a loop device given as IMAGE) it is
+ * {@code fuseblk.iomap} with the loop device as its source, and {@code umount} returns only once the image
+ * is clean ({@code FUSE_DESTROY}). Every option has an {@code -o} spelling ({@link MountOptionList}), so
+ * that {@code mount -t fuse.iomap} and fstab lines work through the helper {@code install-mount-helper}
+ * writes. If the image is still held (a mount unmounted a moment ago still writing back) the mount waits
+ * for it, up to {@code --busy-timeout}.
  *
  * <p>With {@code --cluster zk=HOST:PORT[,HOST:PORT]} the mount is one node of several sharing the image
  * (gfs2-like only; {@link MountOptions#cluster()}): the image is opened for writing shared with the other
@@ -33,10 +46,19 @@ import picocli.CommandLine.Parameters;
  * one (host name and a random suffix), printed on stderr.
  */
 @Command(name = "mount", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Mounts an image on a directory with FUSE and stays in the foreground.",
-                "Ctrl-C, or fusermount3 -u MOUNTPOINT from another shell, unmounts and leaves the image clean.",
-                "Needs fuse3 (libfuse3, /dev/fuse)."})
+        description = {"Mounts an image on a directory with FUSE; returns once it is mounted (exit status 0) and"
+                + " keeps serving it in the background, logging to --log. With -f it stays in the foreground.",
+                "umount MOUNTPOINT (or fusermount3 -u, or Ctrl-C in the foreground) unmounts and leaves the image"
+                + " clean.",
+                "Every option also has an -o spelling: its long name without dashes, e.g. -o adapter=gfs2-like,"
+                + "node_id=a,read_ahead=2m,no_flusher; other -o options go to FUSE (allow_other, ro, noatime, ...)"
+                + " or, if FUSE does not know them, to the adapter (-o data=journal). A comma inside a value:"
+                + " \\, or the value in double quotes (-o cluster=\"zk=h1:2181,h2:2181\").",
+                "Access times: relatime (default), strictatime or noatime, as Linux; nodiratime.",
+                "Needs fuse3 (libfuse3, /dev/fuse). bin/iomap install-mount-helper makes mount -t fuse.iomap and"
+                + " fstab lines work."})
 final class MountCommand implements Callable<Integer> {
+    private static final long BUSY_POLL_MILLIS = 100;
 
     @Spec
     private CommandSpec spec;
@@ -46,6 +68,26 @@ final class MountCommand implements Callable<Integer> {
 
     @Parameters(index = "1", paramLabel = "MOUNTPOINT", description = "an existing directory")
     private Path mountPoint;
+
+    @Option(names = {"-f", "--foreground"}, description = "stay in the foreground until unmounted, logging to"
+            + " stderr (without it, bin/iomap returns once the image is mounted)")
+    private boolean foreground;
+
+    @Option(names = "--log", paramLabel = "FILE|syslog", description = "where a detached mount logs: a file"
+            + " (appended to) or syslog (through logger, tag iomap); default /var/log/iomap/MOUNTPOINT.log for root,"
+            + " $XDG_STATE_HOME/iomap/MOUNTPOINT.log (~/.local/state/iomap/...) for other users, MOUNTPOINT being"
+            + " the mount point's path with - for /")
+    private String log;
+
+    @Option(names = "--busy-timeout", paramLabel = "SECONDS", defaultValue = "60",
+            description = "how long to wait for the image while another process still holds it (a mount just"
+                    + " unmounted writing back; 0 refuses at once; default: ${DEFAULT-VALUE})")
+    private long busyTimeoutSeconds = 60;
+
+    @Option(names = "--blkdev", description = "mount as fuseblk over a loop device attached to the image (root"
+            + " only; the loop device is the mount's source and goes with the unmount), so that umount returns"
+            + " only once the image is clean; a loop device given as IMAGE is mounted so too")
+    private boolean blkdev;
 
     @Option(names = "--page-size", paramLabel = "SIZE",
             description = "page size of the mount's cache (default: 4096, or the image's block size if larger)")
@@ -77,9 +119,13 @@ final class MountCommand implements Callable<Integer> {
             + " own (default: 1m, the largest request the mount takes)")
     private String readAhead;
 
-    @Option(names = {"-o", "--fuse-option"}, paramLabel = "OPTION",
-            description = "a libfuse -o option, e.g. allow_other (repeatable)")
-    private List<String> fuseOptions = new ArrayList<>();
+    @Option(names = {"-o", "--options"}, paramLabel = "LIST",
+            description = "a comma list of options: this command's own (long names without dashes), FUSE's"
+                    + " (allow_other, ro, noatime, ...) and the adapter's (data=journal) (repeatable)")
+    private List<String> optionLists = new ArrayList<>();
+
+    /** The FUSE options of {@link #optionLists}, each one option, escaped for libfuse. */
+    private final List<String> fuseOptions = new ArrayList<>();
 
     @Option(names = {"-O", "--fs-option"}, paramLabel = "KEY[=VALUE]",
             description = "an option of the adapter, e.g. -O data=journal (repeatable; also a comma list);"
@@ -96,8 +142,15 @@ final class MountCommand implements Callable<Integer> {
                     + " and a random suffix)")
     private String nodeId;
 
+    @Option(names = "--metrics", paramLabel = "127.0.0.1:PORT", description = "serve the mount's counters in"
+            + " Prometheus' text format at http://127.0.0.1:PORT/metrics (a loopback address only; PORT 0 picks one,"
+            + " printed on stderr)")
+    private String metrics;
+
     @Override
+    @SuppressWarnings("try") // the observation is open while the mount runs, and closed after it
     public Integer call() throws Exception {
+        applyOptionLists();
         ClusterSpec cluster = clusterSpec();
         Map<String, String> adapterOptions = FsOptions.parse(fsOptions);
         List<CacheSettings.Assignment> assignments = new ArrayList<>();
@@ -110,7 +163,9 @@ final class MountCommand implements Callable<Integer> {
                 .withReadCache(cluster == null && !noReadCache).withWritebackCache(cluster == null && writebackCache)
                 .withSharedImage(cluster != null).withFuseOptions(fuseOptions);
         fuse = withReadAhead(fuse);
-        BlockDevice device = cluster == null ? image.openExisting() : image.openShared();
+        Path loop = loopDeviceGiven();
+        BlockDevice device = openWaiting(cluster != null);
+        boolean attached = false;
         IomapFileSystem fs;
         try {
             cache = CacheSettings.fitting(cache, pageSize, assignments, device);
@@ -122,19 +177,217 @@ final class MountCommand implements Callable<Integer> {
                 spec.commandLine().getErr().flush();
             }
             fs = IomapFileSystems.mount(image.adapter(), device, options);
-        } catch (IOException | RuntimeException e) {
+            if (blkdev && loop == null) {
+                loop = attachLoop(fs);
+                attached = true;
+            }
+        } catch (IOException | RuntimeException | UsageException e) {
             device.close();
             throw e;
         }
+        fuse = loop != null ? fuse.withBlockDevice(loop) : fuse.withSource(source());
+        IomapMount mount;
+        MountObservation observation = null;
         try {
-            // Blocks until unmounted; from here the mount owns fs and device and closes both.
-            return IomapMount.mountForeground(fs, device, mountPoint, fuse);
+            observation = observe(fs);
+            mount = IomapMount.mount(fs, device, mountPoint, fuse);
         } catch (IOException e) {
             // Mounting failed, so nothing was closed yet.
-            try (device; fs) {
+            try (device; fs; MountObservation _ = observation) {
+                if (attached) {
+                    LoopDevice.detach(loop);
+                }
                 throw e;
             }
         }
+        if (attached) {
+            LoopDevice.detach(loop);   // autoclear: it goes when the kernel lets go of it at unmount
+        }
+        detachIfLaunched(mount);
+        // Blocks until unmounted; from here the mount owns fs and device and closes both.
+        try (MountObservation _ = observation) {
+            return mount.serveUntilUnmounted();
+        }
+    }
+
+    /** The loop device an fuseblk mount attaches when --blkdev is given with an image file. */
+    private Path attachLoop(IomapFileSystem fs) throws IOException, UsageException {
+        if (image.image == null) {
+            fs.close();
+            throw new UsageException("--blkdev needs an image file, not an NBD export");
+        }
+        try {
+            return LoopDevice.attach(image.image);
+        } catch (IOException e) {
+            fs.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Where bin/iomap launched the mount to detach ({@link Detach}) and -f is not given: sends the output to
+     * the log and lets the launcher return; on failure unmounts and rethrows.
+     */
+    private void detachIfLaunched(IomapMount mount) throws IOException {
+        int readyFd = Detach.readyDescriptor();
+        if (readyFd < 0) {
+            return;
+        }
+        if (foreground) {   // -o foreground: the launcher then waits for this process to end
+            Detach.stayInForeground(readyFd);
+            return;
+        }
+        try {
+            Detach.detach(readyFd, logTarget());
+        } catch (IOException | RuntimeException e) {
+            mount.close();
+            throw new IOException("mounted on " + mountPoint + " but could not detach (log " + logTarget()
+                    + "): " + e.getMessage() + "; unmounted again", e);
+        }
+    }
+
+    /** @return {@code --log}, or its default */
+    private String logTarget() {
+        if (log != null) {
+            return log;
+        }
+        boolean root = "root".equals(System.getProperty("user.name"));
+        return Detach.defaultLog(mountPoint, root, System.getenv("XDG_STATE_HOME"), System.getProperty("user.home"))
+                .toString();
+    }
+
+    /** @return the mount's source in the mount table: the image's absolute path, or the NBD export */
+    private String source() {
+        return image.image != null ? image.image.toAbsolutePath().normalize().toString() : image.name();
+    }
+
+    /**
+     * A loop device given as IMAGE: the mount goes to its backing file, as fuseblk over the device.
+     *
+     * @return the loop device, or null where IMAGE is not a block device
+     */
+    private Path loopDeviceGiven() throws IOException, UsageException {
+        if (image.image == null || !LoopDevice.isBlockDevice(image.image)) {
+            return null;
+        }
+        Path device = image.image;
+        image.image = LoopDevice.backingFile(device);
+        return device;
+    }
+
+    /**
+     * Opens the image, waiting up to {@code --busy-timeout} while another process holds it: after
+     * {@code umount}, the previous mount may still be writing back and closing (a plain FUSE unmount
+     * returns before the file system has heard of it).
+     *
+     * @param shared whether for a cluster node
+     * @throws DeviceBusyException if it is still held when the time is up (the holder's refusal, and how long
+     *     it waited), or at once with {@code --busy-timeout 0}
+     */
+    private BlockDevice openWaiting(boolean shared) throws IOException, UsageException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(busyTimeoutSeconds);
+        boolean said = false;
+        while (true) {
+            try {
+                return shared ? image.openShared() : image.openExisting();
+            } catch (DeviceBusyException busy) {
+                if (busyTimeoutSeconds <= 0) {
+                    throw busy;
+                }
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new DeviceBusyException(busy.getMessage() + " (waited " + busyTimeoutSeconds + " s for it"
+                            + " to be let go of: is it mounted elsewhere, findmnt -S " + image.name() + ", or in use"
+                            + " by mkfs or fsck? --busy-timeout SECONDS waits longer)", busy);
+                }
+                if (!said) {
+                    spec.commandLine().getErr().println("iomap: " + image.name() + " is busy; waiting up to "
+                            + busyTimeoutSeconds + " s for its previous holder to finish");
+                    spec.commandLine().getErr().flush();
+                    said = true;
+                }
+                sleep(BUSY_POLL_MILLIS);
+            }
+        }
+    }
+
+    private static void sleep(long millis) throws IOException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while waiting for the image");
+        }
+    }
+
+    /**
+     * Splits the {@code -o} lists ({@link MountOptionList}): this command's options are applied as if given
+     * with dashes, FUSE's go to {@link #fuseOptions}, mount(8)'s are dropped, the rest go to the adapter.
+     *
+     * @throws UsageException for a list that does not parse, or a flag of this command given a value
+     */
+    private void applyOptionLists() throws UsageException {
+        for (String list : optionLists) {
+            for (MountOptionList.Item item : MountOptionList.parse(list)) {
+                OptionSpec own = ownOption(item.key());
+                if (own != null) {
+                    apply(own, item);
+                } else if (MountOptionList.FUSE.contains(item.key())) {
+                    fuseOptions.add(MountOptionList.forLibfuse(item));
+                } else if (!item.mountOnly()) {
+                    fsOptions.add(item.text());
+                }
+            }
+        }
+    }
+
+    /** @return the option of this command that {@code -o KEY} names, or null ({@code -o o} is not one) */
+    private OptionSpec ownOption(String key) {
+        if (key.length() < 2 || key.equals("options") || key.equals("help") || key.equals("version")) {
+            return null;
+        }
+        return spec.findOption("--" + key.replace('_', '-'));
+    }
+
+    @SuppressWarnings("unchecked") // the list options of this command are lists of strings
+    private static void apply(OptionSpec option, MountOptionList.Item item) throws UsageException {
+        String name = option.longestName();
+        if (option.arity().max() == 0) {
+            if (item.value() != null) {
+                throw new UsageException("-o " + item.text() + ": " + name + " takes no value");
+            }
+            option.setValue(true);
+            return;
+        }
+        if (item.value() == null) {
+            throw new UsageException("-o " + item.key() + ": " + name + " needs a value (" + item.key() + "=...)");
+        }
+        if (option.isMultiValue()) {
+            List<String> values = new ArrayList<>(option.getValue() == null ? List.of() : (List<String>) option.getValue());
+            values.add(item.value());
+            option.setValue(values);
+        } else if (option.type() == long.class || option.type() == Long.class) {
+            try {
+                option.setValue(Long.parseLong(item.value()));
+            } catch (NumberFormatException e) {
+                throw new UsageException("-o " + item.text() + ": " + name + " takes a whole number");
+            }
+        } else {
+            option.setValue(item.value());
+        }
+    }
+
+    /**
+     * Starts what lets {@code iomap trace}, {@code iomap top}, JMX and (with {@code --metrics}) Prometheus
+     * see inside this mount (an {@link IOException} if that fails: the caller unmounts).
+     */
+    private MountObservation observe(IomapFileSystem fs) throws IOException {
+        MountObservation observation = MountObservation.start(fs, mountPoint, metrics, MountRuntime.forCurrentUser());
+        if (observation.metricsPort() >= 0) {
+            spec.commandLine().getErr().println("iomap: metrics at http://"
+                    + metrics.substring(0, metrics.lastIndexOf(':') + 1) + observation.metricsPort() + "/metrics");
+            spec.commandLine().getErr().flush();
+        }
+        return observation;
     }
 
     /**

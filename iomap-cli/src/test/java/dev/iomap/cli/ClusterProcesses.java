@@ -53,6 +53,11 @@ final class ClusterProcesses implements AutoCloseable {
         cluster = "zk=127.0.0.1:" + port;
     }
 
+    /** @return the {@code --cluster} value of the ZooKeeper {@link #startZooKeeper} started ({@code zk=127.0.0.1:PORT}) */
+    String cluster() {
+        return cluster;
+    }
+
     /**
      * Starts {@code iomap mount --adapter gfs2-like --cluster} of {@code image} on a new directory named
      * {@code nodeId} and waits until the kernel shows it mounted.

@@ -84,7 +84,7 @@ class ExclusiveImageTest {
     private void assertEveryCommandRefuses(Path image) throws IOException {
         Path mountPoint = Files.createDirectories(dir.resolve("mnt"));
         List<Cli> runs = new ArrayList<>();
-        runs.add(Cli.run("mount", image.toString(), mountPoint.toString()));
+        runs.add(Cli.run("mount", "--busy-timeout=0", image.toString(), mountPoint.toString()));
         runs.add(Cli.run("mkfs", "--size=16m", image.toString()));
         runs.add(Cli.run("mkfs", "--force", "--size=8m", image.toString()));
         runs.add(Cli.run("fsck", image.toString()));

@@ -79,6 +79,21 @@ public final class ClusterMembership implements AutoCloseable {
      */
     public static ClusterMembership join(CuratorFramework client, UUID filesystem, int journals, String nodeId,
             JournalRecovery replay, Duration recoveryMargin) throws IOException {
+        return join(client, filesystem, journals, nodeId, replay, recoveryMargin, FenceAgent.NONE);
+    }
+
+    /**
+     * As {@link #join(CuratorFramework, UUID, int, String, JournalRecovery, Duration)}, fencing every dead
+     * incarnation's host with {@code agent} before its journal is replayed (at the join and as a survivor).
+     *
+     * @param agent what keeps a dead incarnation's host off the storage ({@link FenceAgent})
+     * @return the membership
+     * @throws NodeIdInUseException if a live incarnation holds the node id: nothing was changed
+     * @throws JournalSlotsTakenException if every slot is claimed by a live node (it says which)
+     * @throws IOException as the other {@code join}, or if fencing the claimed slot's dead owner failed
+     */
+    public static ClusterMembership join(CuratorFramework client, UUID filesystem, int journals, String nodeId,
+            JournalRecovery replay, Duration recoveryMargin, FenceAgent agent) throws IOException {
         Objects.requireNonNull(client, "client");
         ZkPaths.checkNodeId(nodeId);
         if (journals < 1) {
@@ -105,7 +120,7 @@ public final class ClusterMembership implements AutoCloseable {
         boolean joined = false;
         try {
             claimed = claimSlot(zk, client, paths, journals, id);
-            recovery = new ClusterRecovery(client, paths, self, replay, recoveryMargin, fence);
+            recovery = new ClusterRecovery(client, paths, self, replay, recoveryMargin, fence, agent);
             Incarnation recovered = null;
             if (ZkIncarnations.marker(zk, client, paths, claimed) != null) {
                 sleep(recoveryMargin);   // its owner's session just expired: let its last writes land

@@ -49,6 +49,7 @@ public final class ClusterRecovery implements AutoCloseable {
     private final JournalRecovery replay;
     private final Duration margin;
     private final Fence fence;
+    private final FenceAgent agent;
     private final ZkCalls zk = new ZkCalls();
     private final ScheduledThreadPoolExecutor worker;
     private final Set<Integer> scheduled = new HashSet<>();
@@ -58,6 +59,7 @@ public final class ClusterRecovery implements AutoCloseable {
     private final AtomicLong nanos = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong staleSwept = new AtomicLong();
+    private final AtomicLong fenced = new AtomicLong();
     private volatile boolean watching;
 
     /**
@@ -67,15 +69,17 @@ public final class ClusterRecovery implements AutoCloseable {
      * @param replay the adapter's journal replay
      * @param margin how long to wait after a node was found dead before recovering it
      * @param fence this node's fence: a fenced node recovers nobody
+     * @param agent what keeps a dead incarnation's host off the storage before its replay
      */
     ClusterRecovery(CuratorFramework client, ZkPaths paths, Incarnation self, JournalRecovery replay,
-            Duration margin, Fence fence) {
+            Duration margin, Fence fence, FenceAgent agent) {
         this.client = client;
         this.paths = paths;
         this.self = Objects.requireNonNull(self, "self");
         this.replay = Objects.requireNonNull(replay, "replay");
         this.margin = Objects.requireNonNull(margin, "margin");
         this.fence = fence;
+        this.agent = Objects.requireNonNull(agent, "agent");
         this.worker = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "iomap-cluster-recovery-" + self);
             t.setDaemon(true);
@@ -108,7 +112,8 @@ public final class ClusterRecovery implements AutoCloseable {
      *     at its join or as a survivor), {@code recovery.transactions} (the transactions their replays
      *     applied), {@code recovery.millis} (the time those recoveries took, replay to marker deleted),
      *     {@code recovery.failures} ({@link #failures}), {@code recovery.staleIncarnations} (dead
-     *     incarnations whose leftovers {@link #sweepStale} deleted); a snapshot
+     *     incarnations whose leftovers {@link #sweepStale} deleted), {@code recovery.fenced} (dead
+     *     incarnations this node's {@link FenceAgent} fenced before their replay); a snapshot
      */
     public Map<String, Long> counters() {
         Map<String, Long> counters = new LinkedHashMap<>();
@@ -117,6 +122,7 @@ public final class ClusterRecovery implements AutoCloseable {
         counters.put("recovery.millis", TimeUnit.NANOSECONDS.toMillis(nanos.get()));
         counters.put("recovery.failures", failures.get());
         counters.put("recovery.staleIncarnations", staleSwept.get());
+        counters.put("recovery.fenced", fenced.get());
         return counters;
     }
 
@@ -161,6 +167,9 @@ public final class ClusterRecovery implements AutoCloseable {
             recoverSlot(slot);
         } catch (IOException e) {
             failures.incrementAndGet();
+            // retried at the next scan; said once per attempt, as a failed fence keeps the journal unreplayed
+            LOG.log(System.Logger.Level.WARNING, "node " + self + " could not recover journal " + slot
+                    + " (retried after the margin): " + e.getMessage());
             scheduleScan();
         }
     }
@@ -168,12 +177,14 @@ public final class ClusterRecovery implements AutoCloseable {
     /**
      * Recovers journal {@code slot} if its marker names another incarnation than this one and no other
      * live incarnation is its member (a dead one's; this node claimed the slot, or nobody did): under the
-     * slot's recovery lock, replay, release that incarnation's glocks, delete the marker, log one line.
+     * slot's recovery lock, fence its host ({@link FenceAgent}; not if its node id is live again), replay,
+     * release that incarnation's glocks, delete the marker, log one line.
      * Does nothing if the journal is clean or another live incarnation owns it.
      *
      * @param slot the journal slot
      * @return the dead incarnation whose journal was recovered, or null if there was nothing to do
-     * @throws IOException if the replay or ZooKeeper failed; the dead incarnation's glocks stay held
+     * @throws IOException if the fencing, the replay or ZooKeeper failed; the dead incarnation's glocks
+     *     stay held
      */
     Incarnation recoverSlot(int slot) throws IOException {
         fence.check();
@@ -193,6 +204,8 @@ public final class ClusterRecovery implements AutoCloseable {
             }
             fence.check();
             long start = System.nanoTime();
+            fenceUnlessLiveAgain(dead);
+            fence.check();
             long replayed = replay.replay(slot, dead);
             releaseGlocksOf(Set.of(dead), false);
             zk.checked("delete marker of journal " + slot, () -> {
@@ -213,6 +226,25 @@ public final class ClusterRecovery implements AutoCloseable {
                 return null;
             });
         }
+    }
+
+    /**
+     * Runs the fence agent on {@code dead}'s host, unless its node id holds a live incarnation again (that
+     * host was let back after its old process ended; fencing it by node id would cut off the live one).
+     */
+    private void fenceUnlessLiveAgain(Incarnation dead) throws IOException {
+        if (agent == FenceAgent.NONE) {
+            return;
+        }
+        byte[] claim = ZkIncarnations.read(zk, client, paths.node(dead.nodeId()), new Stat());
+        if (claim != null) {
+            LOG.log(System.Logger.Level.INFO, "node " + self + " does not fence dead node " + dead + ": node id "
+                    + dead.nodeId() + " is live again as incarnation " + new String(claim, StandardCharsets.UTF_8));
+            return;
+        }
+        agent.fence(dead);
+        fenced.incrementAndGet();
+        LOG.log(System.Logger.Level.INFO, "node " + self + " fenced dead node " + dead + " before its replay");
     }
 
     /**

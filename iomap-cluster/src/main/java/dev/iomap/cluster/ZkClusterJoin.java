@@ -21,6 +21,7 @@ public final class ZkClusterJoin implements ClusterJoin {
     private final CuratorFramework client;
     private final String nodeId;
     private final Duration recoveryMargin;
+    private final FenceAgent agent;
 
     /**
      * @param client a started Curator client whose session is this node's
@@ -29,9 +30,21 @@ public final class ZkClusterJoin implements ClusterJoin {
      *     journal (see {@link ClusterMembership#join})
      */
     public ZkClusterJoin(CuratorFramework client, String nodeId, Duration recoveryMargin) {
+        this(client, nodeId, recoveryMargin, FenceAgent.NONE);
+    }
+
+    /**
+     * @param client a started Curator client whose session is this node's
+     * @param nodeId this mount's id, unique in the cluster (letters, digits, '-', '_')
+     * @param recoveryMargin how long survivors wait after a node's session expired before replaying its
+     *     journal (see {@link ClusterMembership#join})
+     * @param agent what fences a dead node's host before its journal is replayed ({@link FenceAgent})
+     */
+    public ZkClusterJoin(CuratorFramework client, String nodeId, Duration recoveryMargin, FenceAgent agent) {
         this.client = Objects.requireNonNull(client, "client");
         this.nodeId = ZkPaths.checkNodeId(nodeId);
         this.recoveryMargin = Objects.requireNonNull(recoveryMargin, "recoveryMargin");
+        this.agent = Objects.requireNonNull(agent, "agent");
     }
 
     /**
@@ -46,7 +59,7 @@ public final class ZkClusterJoin implements ClusterJoin {
     public ClusterContext join(String filesystemId, int journals, JournalReplay recovery) throws IOException {
         UUID uuid = key(filesystemId);
         ClusterMembership membership = ClusterMembership.join(client, uuid, journals, nodeId,
-                (slot, dead) -> recovery.replay(slot), recoveryMargin);
+                (slot, dead) -> recovery.replay(slot), recoveryMargin, agent);
         ZkLockManager manager;
         try {
             manager = new ZkLockManager(client, uuid, membership.incarnation(), membership.fence());

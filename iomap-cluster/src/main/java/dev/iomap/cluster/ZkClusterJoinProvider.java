@@ -18,9 +18,11 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
- * The {@code zk} cluster scheme ({@code zk=HOST:PORT[,HOST:PORT...][/CHROOT]}, a ZooKeeper connect
- * string): each mount gets a Curator client of its own, whose session is the node's life in the
+ * The {@code zk} cluster scheme ({@code zk=HOST:PORT[,HOST:PORT...][/CHROOT][?fence=PROGRAM]}, a ZooKeeper
+ * connect string): each mount gets a Curator client of its own, whose session is the node's life in the
  * cluster, and joins through a {@link ZkClusterJoin} on it. Listed for {@link java.util.ServiceLoader}.
+ * {@code fence=PROGRAM} (an absolute path) makes the node fence a dead node's host with that program
+ * ({@link ProgramFenceAgent}) before it replays the dead node's journal; without it nobody is fenced.
  *
  * <p>The client: session timeout {@link #SESSION_TIMEOUT} (10 s, the most a server with ZooKeeper's
  * default limits and {@link EmbeddedZooKeeper}'s 500 ms tick grants: 20 ticks), first connection within
@@ -63,7 +65,8 @@ public final class ZkClusterJoinProvider implements ClusterJoinProvider {
     /**
      * Starts a Curator client on the spec's connect string and waits up to {@link #CONNECT_TIMEOUT} for it.
      *
-     * @throws IllegalArgumentException if the address is not {@code HOST:PORT[,HOST:PORT...][/CHROOT]}
+     * @throws IllegalArgumentException if the address is not {@code HOST:PORT[,HOST:PORT...][/CHROOT]},
+     *     optionally followed by {@code ?fence=PROGRAM} with an absolute path
      * @throws IOException if ZooKeeper did not answer in time (the client is closed again)
      */
     @Override
@@ -72,6 +75,12 @@ public final class ZkClusterJoinProvider implements ClusterJoinProvider {
             throw new IllegalArgumentException("not a zk= cluster: " + spec);
         }
         String address = spec.address();
+        FenceAgent agent = FenceAgent.NONE;
+        int query = address.indexOf('?');
+        if (query >= 0) {
+            agent = fenceAgent(spec.address().substring(query + 1));
+            address = address.substring(0, query);
+        }
         if (!CONNECT_STRING.matcher(address).matches()) {
             throw new IllegalArgumentException("zk=" + address + " is not HOST:PORT[,HOST:PORT...][/CHROOT]");
         }
@@ -86,7 +95,7 @@ public final class ZkClusterJoinProvider implements ClusterJoinProvider {
                 throw new IOException("cannot reach ZooKeeper at " + address + " within "
                         + CONNECT_TIMEOUT.toSeconds() + " s (is it running? iomap zookeeper starts one)");
             }
-            return new Connection(client, new ZkClusterJoin(client, nodeId, RECOVERY_MARGIN), nodeId);
+            return new Connection(client, new ZkClusterJoin(client, nodeId, RECOVERY_MARGIN, agent), nodeId);
         } catch (InterruptedException e) {
             client.close();
             Thread.currentThread().interrupt();
@@ -95,6 +104,22 @@ public final class ZkClusterJoinProvider implements ClusterJoinProvider {
             client.close();
             throw e;
         }
+    }
+
+    /**
+     * @param options what follows {@code ?} in the address: {@code fence=PROGRAM}
+     * @return the agent it names
+     * @throws IllegalArgumentException if it is anything else, or the program's path is not absolute
+     */
+    static FenceAgent fenceAgent(String options) {
+        if (!options.startsWith("fence=")) {
+            throw new IllegalArgumentException("zk=...?" + options + ": the only option is fence=PROGRAM");
+        }
+        java.nio.file.Path program = java.nio.file.Path.of(options.substring("fence=".length()));
+        if (!program.isAbsolute()) {
+            throw new IllegalArgumentException("zk=...?fence=" + program + ": the fence agent needs an absolute path");
+        }
+        return ProgramFenceAgent.of(program);
     }
 
     /**

@@ -15,9 +15,15 @@ final class ZkDeadline {
     static final Duration FOREVER = Duration.ofDays(365L * 100);
 
     private final long endNanos;
+    private final long startNanos = System.nanoTime();
 
     private ZkDeadline(long endNanos) {
         this.endNanos = endNanos;
+    }
+
+    /** @return nanoseconds since the request began to wait (for the {@code gfs2_promote} event) */
+    long elapsedNanos() {
+        return System.nanoTime() - startNanos;
     }
 
     /**

@@ -5,6 +5,9 @@ import dev.iomap.spi.lock.DemoteFailedException;
 import dev.iomap.spi.lock.LockHandle;
 import dev.iomap.spi.lock.LockMode;
 import dev.iomap.spi.lock.LockName;
+import dev.iomap.spi.trace.GlockDemoteRqEvent;
+import dev.iomap.spi.trace.GlockPromoteEvent;
+import dev.iomap.spi.trace.GlockStateChangeEvent;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -235,6 +238,7 @@ final class ZkLockHandle implements LockHandle {
             try {
                 demotingThread = null;
                 if (done) {
+                    GlockStateChangeEvent.emit(manager.nodeId(), name, mode, LockMode.UN);
                     mode = LockMode.UN;
                     released = true;
                 }
@@ -255,6 +259,7 @@ final class ZkLockHandle implements LockHandle {
         LockMode from;
         state.lock();
         try {
+            GlockDemoteRqEvent.emit(manager.nodeId(), name, mode, target, true);
             if (!released && obtaining && (mode == LockMode.UN || mode == target)) {
                 // A grant of this handle's own may be between its transaction and recording its mode
                 // (the request was made because its entry is already there): it holds the transition
@@ -305,6 +310,7 @@ final class ZkLockHandle implements LockHandle {
                 demotingThread = null;
                 demoteWanted = false;
                 if (done && newMode != null) {
+                    GlockStateChangeEvent.emit(manager.nodeId(), name, mode, newMode);
                     mode = newMode;
                 }
                 changed.signalAll();
@@ -546,6 +552,8 @@ final class ZkLockHandle implements LockHandle {
             manager.afterGrantSeam();
             state.lock();
             try {
+                GlockStateChangeEvent.emit(manager.nodeId(), name, mode, wanted);
+                GlockPromoteEvent.emit(manager.nodeId(), name, wanted, deadline.elapsedNanos());
                 mode = wanted;
                 holds++;
                 manager.countAcquisition();

@@ -261,6 +261,52 @@ class ClusterMembershipTest {
         granted.unlock();
     }
 
+    @Test
+    void aDeadNodesHostIsFencedBeforeItsJournalIsReplayedAndAFailedFencingIsTriedAgain() throws Exception {
+        CuratorFramework clientA = server.client();
+        ClusterMembership a = join(clientA, 2, "A");
+        ZkLockManager nodeA = manager(clientA, a);
+        nodeA.acquire(INODE, EX, new Recorder("A", events, 1), WAIT).unlock();
+        AtomicInteger attempts = new AtomicInteger();
+        FenceAgent agent = dead -> {
+            if (attempts.incrementAndGet() == 1) {
+                events.add("fencing " + dead + " failed");
+                throw new IOException("the switch did not answer");
+            }
+            events.add("fenced " + dead);
+        };
+        CuratorFramework clientB = server.client();
+        ClusterMembership b = ClusterMembership.join(clientB, filesystem, 2, "B", recorder("B"), MARGIN, agent);
+        toClose.add(b);
+        ZkLockManager nodeB = manager(clientB, b);
+
+        clientA.close();
+        LockHandle granted = nodeB.acquire(INODE, EX, new Recorder("B", events, 0), WAIT);
+        events.add("B.granted " + granted.mode());
+
+        assertThat(events).containsExactly("fencing A.1 failed", "fenced A.1", "replay 0 A.1 by B", "B.granted EX");
+        ZkTestServer.await("the recovery finished", () -> b.recovery().recovered() == 1);
+        assertThat(b.recovery().failures()).isEqualTo(1);
+        assertThat(b.recovery().counters()).containsEntry("recovery.fenced", 1L);
+        granted.unlock();
+    }
+
+    @Test
+    void aNodeIdThatIsLiveAgainIsNotFencedWhenItsDeadIncarnationIsRecovered() throws Exception {
+        CuratorFramework clientA = server.client();
+        join(clientA, 1, "A");
+        clientA.close();
+        CuratorFramework clientA2 = server.client();
+        FenceAgent agent = dead -> events.add("fenced " + dead);
+        ClusterMembership a2 = ClusterMembership.join(clientA2, filesystem, 1, "A", recorder("A.2"), MARGIN, agent);
+        toClose.add(a2);
+
+        assertThat(a2.recoveredOnJoin()).isEqualTo(new Incarnation("A", 1));
+        assertThat(events).as("A.2 replays A.1's journal without fencing its own host")
+                .containsExactly("replay 0 A.1 by A.2");
+        assertThat(a2.recovery().counters()).containsEntry("recovery.fenced", 0L);
+    }
+
     private boolean isAskedToDemote(CuratorFramework observer, String prefix) {
         List<String> requests = children(observer, paths.demoteDir(new Incarnation("A", 1)));
         return requests.size() == 1 && requests.get(0).startsWith(prefix);

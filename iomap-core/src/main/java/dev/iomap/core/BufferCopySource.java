@@ -122,13 +122,13 @@ final class BufferCopySource implements CopySource {
     }
 
     /**
-     * For a mapped buffer, a native call ({@link Thread#holdsLock}, cheap): the return from native code
-     * delivers a fault the JVM holds pending from the copy just made, here rather than wherever compiled
-     * code next polls. Nothing for other buffers, which cannot fault.
+     * For a mapped buffer, {@link SourceFaults#deliverPending()}: a fault the JVM holds pending from the
+     * copy just made is thrown here rather than wherever compiled code next polls. Nothing for other
+     * buffers, which cannot fault.
      */
     private void deliverPendingFault() {
         if (mapped) {
-            boolean _ = Thread.holdsLock(this);
+            SourceFaults.deliverPending();
         }
     }
 }

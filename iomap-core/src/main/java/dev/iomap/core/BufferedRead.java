@@ -1,5 +1,6 @@
 package dev.iomap.core;
 
+import dev.iomap.core.trace.ReadpageEvent;
 import dev.iomap.spi.Iomap;
 import dev.iomap.api.IomapException;
 import dev.iomap.spi.IomapRequest;
@@ -100,6 +101,7 @@ final class BufferedRead {
             int n = (int) Math.min(wanted, cached.size() - offset);
             if (cached.isRangeUptodate(offset, n)) {
                 cached.touch();
+                inode.stats().readHit();
                 return cached;
             }
             cached.put();
@@ -113,6 +115,7 @@ final class BufferedRead {
      * {@code filemap_create_folio} and {@code filemap_update_page}.
      */
     private Folio readNewFolio(long pos, long wanted) throws IOException {
+        inode.stats().readMiss();
         PageCache cache = inode.pageCache();
         long index = pos >>> cache.pageShift();
         int order = cache.options().orderHints() ? FolioOrder.hint(wanted, cache.pageShift()) : 0;
@@ -136,6 +139,7 @@ final class BufferedRead {
      * @param folio a locked folio
      */
     void readFolio(Folio folio) throws IOException {
+        ReadpageEvent.emit(inode, 1 << folio.order());
         readFolio(folio, NO_FLAGS);
     }
 

@@ -1,5 +1,6 @@
 package dev.iomap.core;
 
+import dev.iomap.core.trace.ZeroIterEvent;
 import dev.iomap.api.BadAddressException;
 import dev.iomap.api.IomapException;
 import dev.iomap.spi.Iomap;
@@ -115,6 +116,9 @@ final class BufferedWrite {
                 if (skip.test(iter)) {
                     iter.advance(iter.length());
                 } else {
+                    if (src == ZEROES) {
+                        ZeroIterEvent.emit(inode, iter.pos(), iter.length());
+                    }
                     writeIter(iter, src, false);
                 }
             }

@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
 final class CacheStats {
     private final LongAdder appBytesWritten = new LongAdder();
     private final LongAdder appBytesRead = new LongAdder();
+    private final LongAdder readHits = new LongAdder();
+    private final LongAdder readMisses = new LongAdder();
     private final LongAdder mapBlocksCalls = new LongAdder();
     private final LongAdder ioends = new LongAdder();
     private final LongAdder folioStatesAllocated = new LongAdder();
@@ -60,6 +62,21 @@ final class CacheStats {
 
     void appRead(long bytes) {
         appBytesRead.add(bytes);
+    }
+
+    /** A buffered read found a folio cached and uptodate. */
+    void readHit() {
+        readHits.increment();
+    }
+
+    /** A buffered read had to read a folio from the device first. */
+    void readMiss() {
+        readMisses.increment();
+    }
+
+    dev.iomap.api.CacheStatus status(long budgetBytes) {
+        return new dev.iomap.api.CacheStatus(budgetBytes, cachedBytes.get(), dirtyBytes.get(), writebackBytes.get(),
+                readHits.sum(), readMisses.sum());
     }
 
     void mapBlocksCalled() {

@@ -57,6 +57,7 @@ public final class CachedInode implements IomapInode {
         this.pageCache = new PageCache(cache.options(), blockSize, cache.statsCounters(), cache.folioMemory(),
                 cache.folioLru(),
                 incoming -> cache.reclaim().ifOverBudget(incoming), cache::reclaimForAllocation);
+        this.pageCache.host(this);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.iomap.core;
 
+import dev.iomap.core.trace.DioInvalidateFailEvent;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.WritebackOps;
@@ -114,6 +115,8 @@ public final class DirectIoAccess {
                     Invalidate.invalidateFolio(folio, 0, folio.size());
                     cache.remove(folio);
                     dropped++;
+                } else {
+                    DioInvalidateFailEvent.emit(inode, folio.pos(), folio.size());
                 }
             } finally {
                 folio.unlock();

@@ -1,5 +1,8 @@
 package dev.iomap.core;
 
+import dev.iomap.core.trace.InvalidateFolioEvent;
+import dev.iomap.core.trace.ReleaseFolioEvent;
+
 /**
  * Dropping cached data: the kernel's {@code iomap_invalidate_folio}, {@code iomap_release_folio},
  * {@code truncate_inode_pages_range} and {@code truncate_pagecache_range}. {@link #invalidateFolio}
@@ -25,6 +28,7 @@ final class Invalidate {
      * @param length bytes
      */
     static void invalidateFolio(Folio folio, int offset, int length) {
+        InvalidateFolioEvent.emit(folio.cache().host(), folio.pos() + offset, length, folio.order());
         if (offset == 0 && length >= folio.size()) {
             folio.clearDirtyForIo();
             folio.dropState();
@@ -55,6 +59,7 @@ final class Invalidate {
         if (folio.isDirty() || folio.isWriteback()) {
             return false;
         }
+        ReleaseFolioEvent.emit(folio.cache().host(), folio.pos(), folio.size(), folio.order());
         folio.dropState();
         return true;
     }

@@ -324,6 +324,11 @@ public final class IomapCache implements AutoCloseable {
         return stats.snapshot(device.stats());
     }
 
+    /** @return where the cache stands now and how its reads fared (for monitoring) */
+    public dev.iomap.api.CacheStatus cacheStatus() {
+        return stats.status(options.cacheBudgetBytes());
+    }
+
     /** @return bytes of folio memory cached */
     public long cachedBytes() {
         return stats.cachedBytes();

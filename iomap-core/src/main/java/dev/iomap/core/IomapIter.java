@@ -6,6 +6,9 @@ import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
+import dev.iomap.core.trace.IterDstmapEvent;
+import dev.iomap.core.trace.IterEvent;
+import dev.iomap.core.trace.IterSrcmapEvent;
 import java.io.IOException;
 import java.util.Set;
 
@@ -81,6 +84,7 @@ public final class IomapIter {
      *     position asked for
      */
     public boolean next() throws IOException {
+        IterEvent.emit(inode, pos + processed, mappedLength - processed, processed, request);
         if (mapping != null) {
             Iomap done = mapping.iomap();
             mapping = null;
@@ -105,6 +109,8 @@ public final class IomapIter {
         }
         checkInline(next);
         mapping = next;
+        IterDstmapEvent.emit(inode, next.iomap());
+        IterSrcmapEvent.emit(inode, next.srcmap());
         long end = Math.min(next.iomap().end(), pos + remaining);
         if (next.srcmap() != null) {
             end = Math.min(end, next.srcmap().end());

@@ -33,6 +33,8 @@ public final class PageCache {
     private final LongConsumer beforeAllocate;
     private final Runnable onMemoryExhausted;
     private volatile Consumer<Folio> beforeWritebackUntag = folio -> { };
+    /** The inode whose data this is (the kernel's {@code mapping->host}); null for a cache made alone. */
+    private volatile dev.iomap.spi.IomapInode host;
     private volatile Consumer<Folio> beforeWritebackTag = folio -> { };
 
     /**
@@ -82,6 +84,16 @@ public final class PageCache {
      */
     long accessClock() {
         return memory.allocations();
+    }
+
+    /** @param inode the inode whose data this cache holds (the kernel's {@code mapping->host}) */
+    void host(dev.iomap.spi.IomapInode inode) {
+        host = inode;
+    }
+
+    /** @return the inode whose data this cache holds, for trace events; null for a cache made alone */
+    dev.iomap.spi.IomapInode host() {
+        return host;
     }
 
     /** @return log2 of the page size */

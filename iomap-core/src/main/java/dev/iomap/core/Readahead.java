@@ -1,5 +1,6 @@
 package dev.iomap.core;
 
+import dev.iomap.core.trace.ReadaheadEvent;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,6 +122,7 @@ final class Readahead {
             inode.stats().readaheadAdded(folio.size());
             index = folio.index() + pages;
         }
+        ReadaheadEvent.emit(inode, added);
         submit(added);
     }
 

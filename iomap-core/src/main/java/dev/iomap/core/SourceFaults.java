@@ -14,6 +14,13 @@ public final class SourceFaults {
     /** The granule probed: the smallest page size Linux uses, so no host page is skipped. */
     private static final int PROBE = 4096;
 
+    /**
+     * Where the probe stores each byte it reads: compiled code drops a read whose value is unused (even a
+     * volatile one), and with it the fault the probe is for. Racy by design; nothing reads it.
+     */
+    @SuppressWarnings("unused")
+    private static byte sink;
+
     private SourceFaults() {
     }
 
@@ -32,7 +39,8 @@ public final class SourceFaults {
     /**
      * How many of {@code src}'s remaining bytes can be read without a fault: all of them for a heap
      * buffer; for a direct one, up to the first {@value #PROBE}-byte page (of the address space) whose
-     * first byte faults when read. Reads one byte per page; neither the buffer's position nor its
+     * first byte faults when read. Reads one byte per page (kept in a field, so compiled code cannot drop the read) and delivers a fault the JVM holds pending from
+     * compiled code after each ({@link #deliverPending()}), so a compiled probe sees it too; neither the buffer's position nor its
      * contents change. A mapping truncated after this call may still fault later: the kernel pins the
      * pages, the JVM cannot.
      *
@@ -50,7 +58,8 @@ public final class SourceFaults {
         int offset = 0;
         while (offset < length) {
             try {
-                src.get(start + offset);
+                sink = src.get(start + offset);
+                deliverPending();
             } catch (InternalError e) {
                 if (!isAccessFault(e)) {
                     throw e;
@@ -61,5 +70,17 @@ public final class SourceFaults {
             offset = (int) Math.min(length, next - address);
         }
         return length;
+    }
+
+    /**
+     * A native call ({@link Thread#holdsLock}, cheap): the return from native code delivers a fault the JVM
+     * holds pending from an unsafe access just made by compiled code, here, rather than wherever compiled
+     * code next polls (HotSpot reports a fault in compiled code asynchronously; in the interpreter it is
+     * thrown at the access). Call it inside the {@code try} that handles the access's fault.
+     *
+     * @throws InternalError the pending fault, if there is one
+     */
+    public static void deliverPending() {
+        boolean _ = Thread.holdsLock(SourceFaults.class);
     }
 }

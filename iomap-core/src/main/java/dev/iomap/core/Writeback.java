@@ -1,5 +1,7 @@
 package dev.iomap.core;
 
+import dev.iomap.core.trace.AddToIoendEvent;
+import dev.iomap.core.trace.WritebackFolioEvent;
 import dev.iomap.device.SyncSubmit;
 import dev.iomap.spi.Iomap;
 import dev.iomap.api.IomapException;
@@ -145,6 +147,7 @@ final class Writeback implements WritebackContext {
         // dirty and uptodate as a whole, and is written as one run.
         FolioState state = folio.state();
         folio.clearDirtyAndStartWriteback();
+        WritebackFolioEvent.emit(inode, folio.pos(), folio.size(), folio.order());
         try {
             writeRuns(folio, state, end, endPos);
         } catch (IOException | RuntimeException e) {
@@ -235,6 +238,7 @@ final class Writeback implements WritebackContext {
             ioend = new Ioend(map, pos, inode.device());
         }
         ioend.append(rangeFolio, (int) (pos - rangeFolio.pos()), (int) chunk);
+        AddToIoendEvent.emit(inode, pos, chunk, map);
         iomap = map;
         rangeStart = pos + chunk;
         return chunk;

@@ -150,7 +150,7 @@ public final class DeviceCounters {
      * @return the sum of their remaining bytes (cannot overflow: at most 2^31 buffers of under 2^31)
      * @throws NullPointerException if the list or one of its buffers is null
      */
-    static long totalRemaining(List<ByteBuffer> buffers) {
+    public static long totalRemaining(List<ByteBuffer> buffers) {
         long total = 0;
         for (ByteBuffer buffer : buffers) {
             total += buffer.remaining();

@@ -1,6 +1,7 @@
 package dev.iomap.fuse;
 
 import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileStat;
 import java.nio.channels.ClosedChannelException;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,18 +17,37 @@ final class Directories {
      *
      * @param nodeid the directory
      * @param entries its entries, without {@code .} and {@code ..}
+     * @param opened the directory's attributes at opendir (what getattr answers once it is removed)
      */
-    record Listing(long nodeid, List<DirEntry> entries) {
+    record Listing(long nodeid, List<DirEntry> entries, FileStat opened) {
     }
 
     private final ConcurrentHashMap<Long, Listing> open = new ConcurrentHashMap<>();
     private final java.util.Set<Long> read = ConcurrentHashMap.newKeySet();
     private final AtomicLong next = new AtomicLong(1);
 
-    long add(long nodeid, List<DirEntry> entries) {
+    long add(long nodeid, List<DirEntry> entries, FileStat opened) {
         long handle = next.getAndIncrement();
-        open.put(handle, new Listing(nodeid, List.copyOf(entries)));
+        open.put(handle, new Listing(nodeid, List.copyOf(entries), opened));
         return handle;
+    }
+
+    /**
+     * An open directory that has lost its name (rmdir, or a rename over it) is still there for whoever
+     * has it open, with no links, as in Linux ({@code fstat} on it succeeds, {@code st_nlink} 0).
+     *
+     * @param nodeid a directory
+     * @return its attributes at opendir with no links, if a handle of it is open; null otherwise
+     */
+    FileStat removed(long nodeid) {
+        for (Listing listing : open.values()) {
+            if (listing.nodeid() == nodeid) {
+                FileStat s = listing.opened();
+                return new FileStat(s.ino(), s.type(), s.size(), s.allocatedBytes(), 0, s.mode(), s.uid(), s.gid(),
+                        s.atime(), s.mtime(), s.ctime(), s.btime());
+            }
+        }
+        return null;
     }
 
     Listing get(long handle) throws ClosedChannelException {
@@ -54,7 +74,7 @@ final class Directories {
      */
     Listing replace(long handle, List<DirEntry> entries) throws ClosedChannelException {
         Listing now = get(handle);
-        Listing fresh = new Listing(now.nodeid(), List.copyOf(entries));
+        Listing fresh = new Listing(now.nodeid(), List.copyOf(entries), now.opened());
         open.put(handle, fresh);
         return fresh;
     }

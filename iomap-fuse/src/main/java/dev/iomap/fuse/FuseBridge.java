@@ -1,5 +1,6 @@
 package dev.iomap.fuse;
 
+import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileNames;
@@ -16,6 +17,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -117,6 +119,7 @@ public final class FuseBridge {
     private final Directories directories = new Directories();
     private final InodeOperations inodes;
     private final CacheMode cache;
+    private final AtimePolicy atime;
     private final int oDirect;
     /** Whether the kernel granted its writeback cache at INIT: it then does {@code O_APPEND} itself. */
     private volatile boolean kernelWritebackCache;
@@ -132,8 +135,23 @@ public final class FuseBridge {
      * @throws IOException if the root cannot be stat'ed
      */
     public FuseBridge(IomapFileSystem fs, InodeOperations.Caller owner, CacheMode cache) throws IOException {
+        this(fs, owner, cache, AtimePolicy.DEFAULT);
+    }
+
+    /**
+     * @param fs the mounted file system; the bridge never closes it
+     * @param owner the mounting user: the owner every file is reported with where the file system keeps no
+     *     POSIX attributes
+     * @param cache how the kernel's caches are used
+     * @param atime when reads and directory listings update access times (file systems with POSIX
+     *     attributes only)
+     * @throws IOException if the root cannot be stat'ed
+     */
+    public FuseBridge(IomapFileSystem fs, InodeOperations.Caller owner, CacheMode cache, AtimePolicy atime)
+            throws IOException {
         this.fs = fs;
         this.cache = cache;
+        this.atime = atime;
         this.oDirect = oDirect(System.getProperty("os.arch"));
         FileStat root = fs.stat("/");
         this.nodes = new Nodes(root.ino());
@@ -277,8 +295,9 @@ public final class FuseBridge {
      *
      * @param nodeid a node
      * @param fh an open handle of it, or 0 for none
-     * @return its attributes: the open file's, else its path's, else (an unlinked inode) any open file's
-     * @throws IOException ENOENT for a node that has neither a name nor an open file
+     * @return its attributes: the open file's, else its path's, else (an unlinked inode) any open file's,
+     *     else (a removed directory) an open handle's, with no links ({@link Directories#removed})
+     * @throws IOException ENOENT for a node that has neither a name nor an open file or directory
      */
     Attributes getattr(long nodeid, long fh) throws IOException {
         IomapFile open = fh == 0 ? null : handles.find(fh);
@@ -293,10 +312,14 @@ public final class FuseBridge {
             return onPath(nodeid, path -> current(nodeid, inodes.lstat(path)));
         } catch (NoSuchFileException e) {
             IomapFile open = nodes.openFile(nodeid);
-            if (open == null) {
+            if (open != null) {
+                return open.stat();
+            }
+            FileStat directory = directories.removed(nodeid);
+            if (directory == null) {
                 throw e;
             }
-            return open.stat();
+            return directory;
         }
     }
 
@@ -681,19 +704,45 @@ public final class FuseBridge {
      * @throws IOException EBADF for an unknown handle, or as the file system
      */
     int read(long fh, long offset, ByteBuffer buf) throws IOException {
-        IomapFile file = handles.get(fh);
+        FileHandles.Handle handle = handles.handle(fh);
+        IomapFile file = handle.file();
+        int total;
         if (file.openFlags().contains(OpenFlag.DIRECT)) {
-            return Math.max(file.read(offset, buf), 0);
-        }
-        int total = 0;
-        while (buf.hasRemaining()) {
-            int n = file.read(offset + total, buf);
-            if (n <= 0) {
-                break;
+            total = Math.max(file.read(offset, buf), 0);
+        } else {
+            total = 0;
+            while (buf.hasRemaining()) {
+                int n = file.read(offset + total, buf);
+                if (n <= 0) {
+                    break;
+                }
+                total += n;
             }
-            total += n;
         }
+        accessed(handle.nodeid(), file.stat(), false);
         return total;
+    }
+
+    /**
+     * The access time after a read or a directory listing, as the mount's {@link AtimePolicy} says (the
+     * kernel's {@code touch_atime}: the change time stays). Best effort, as in Linux: a file unlinked
+     * meanwhile, or a file system that refuses the change (read-only), keeps its access time.
+     *
+     * @param nodeid the file or directory read
+     * @param stat its attributes now
+     * @param directory whether it is a directory listing
+     */
+    private void accessed(long nodeid, FileStat stat, boolean directory) {
+        Instant now = Instant.now();
+        if (!inodes.posix() || !atime.needsUpdate(stat, directory, now)) {
+            return;
+        }
+        try {
+            onPath(nodeid, path -> fs.setAttributes(path, AttributeChange.accessed(now)));
+        } catch (IOException | RuntimeException e) {
+            System.getLogger(FuseBridge.class.getName()).log(System.Logger.Level.DEBUG,
+                    "access time of node " + nodeid + " not updated", e);
+        }
     }
 
     /**
@@ -811,8 +860,9 @@ public final class FuseBridge {
      * @throws IOException ENOTDIR, or as the file system
      */
     long opendir(long nodeid) throws IOException {
+        FileStat opened = stat(nodeid);
         List<DirEntry> entries = onPath(nodeid, fs::readdir);
-        return directories.add(nodeid, entries);
+        return directories.add(nodeid, entries, opened);
     }
 
     /**
@@ -834,7 +884,13 @@ public final class FuseBridge {
      */
     Directories.Listing listing(long dh, long offset) throws IOException {
         Directories.Listing listing = directories.get(dh);
-        if (offset != 0 || directories.firstRead(dh)) {
+        if (offset != 0) {
+            return listing;
+        }
+        if (inodes.posix() && atime.mode() != AtimePolicy.Mode.NONE) {
+            accessed(listing.nodeid(), stat(listing.nodeid()), true);
+        }
+        if (directories.firstRead(dh)) {
             return listing;
         }
         return directories.replace(dh, onPath(listing.nodeid(), fs::readdir));

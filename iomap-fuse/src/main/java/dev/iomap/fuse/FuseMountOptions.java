@@ -34,9 +34,15 @@ import java.util.Objects;
  *     {@link #DEFAULT_READ_AHEAD_BYTES}
  * @param sharedImage whether other nodes change the image (a cluster node): every open is direct I/O,
  *     whatever the other options say, and the kernel caches no attributes ({@link CacheMode})
+ * @param source what the mount table shows as the mount's source ({@code fsname}): the image's path, so
+ *     that {@code findmnt -S IMAGE} finds it; null for {@code iomap:ADAPTER}
+ * @param blockDevice with {@code source} the path of a block device (a loop device over the image): mount
+ *     as {@code fuseblk} over it ({@code blkdev}), so that the kernel holds the device while mounted and
+ *     {@code umount} waits for the file system to be closed ({@code FUSE_DESTROY}, {@link IomapMount});
+ *     needs root
  */
 public record FuseMountOptions(boolean directIo, boolean readCache, boolean writebackCache, List<String> fuseOptions,
-        Path libraryPath, long readAheadBytes, boolean sharedImage) {
+        Path libraryPath, long readAheadBytes, boolean sharedImage, String source, boolean blockDevice) {
 
     /**
      * The default kernel readahead window: 1 MiB, the largest request the mount asks for
@@ -71,6 +77,9 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
             throw new IllegalArgumentException("the readahead window must be 0 (the kernel's own) or a multiple of"
                     + " 1 KiB up to 1 GiB, got " + readAheadBytes + " bytes");
         }
+        if (blockDevice && source == null) {
+            throw new IllegalArgumentException("a fuseblk mount needs its block device as the source");
+        }
     }
 
     /**
@@ -78,7 +87,7 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      *     found in the usual places, a kernel readahead window of {@link #DEFAULT_READ_AHEAD_BYTES}
      */
     public static FuseMountOptions defaults() {
-        return new FuseMountOptions(true, true, false, List.of(), null, DEFAULT_READ_AHEAD_BYTES, false);
+        return new FuseMountOptions(true, true, false, List.of(), null, DEFAULT_READ_AHEAD_BYTES, false, null, false);
     }
 
     /**
@@ -86,7 +95,8 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that setting
      */
     public FuseMountOptions withReadCache(boolean value) {
-        return new FuseMountOptions(directIo, value, writebackCache, fuseOptions, libraryPath, readAheadBytes, sharedImage);
+        return new FuseMountOptions(directIo, value, writebackCache, fuseOptions, libraryPath, readAheadBytes,
+                sharedImage, source, blockDevice);
     }
 
     /**
@@ -94,7 +104,8 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that setting
      */
     public FuseMountOptions withDirectIo(boolean value) {
-        return new FuseMountOptions(value, readCache, writebackCache, fuseOptions, libraryPath, readAheadBytes, sharedImage);
+        return new FuseMountOptions(value, readCache, writebackCache, fuseOptions, libraryPath, readAheadBytes,
+                sharedImage, source, blockDevice);
     }
 
     /**
@@ -102,7 +113,8 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that setting
      */
     public FuseMountOptions withWritebackCache(boolean value) {
-        return new FuseMountOptions(directIo, readCache, value, fuseOptions, libraryPath, readAheadBytes, sharedImage);
+        return new FuseMountOptions(directIo, readCache, value, fuseOptions, libraryPath, readAheadBytes,
+                sharedImage, source, blockDevice);
     }
 
     /**
@@ -110,7 +122,8 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with those
      */
     public FuseMountOptions withFuseOptions(List<String> options) {
-        return new FuseMountOptions(directIo, readCache, writebackCache, options, libraryPath, readAheadBytes, sharedImage);
+        return new FuseMountOptions(directIo, readCache, writebackCache, options, libraryPath, readAheadBytes,
+                sharedImage, source, blockDevice);
     }
 
     /**
@@ -118,7 +131,8 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that library
      */
     public FuseMountOptions withLibraryPath(Path path) {
-        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, path, readAheadBytes, sharedImage);
+        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, path, readAheadBytes,
+                sharedImage, source, blockDevice);
     }
 
     /**
@@ -127,7 +141,8 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @throws IllegalArgumentException as the record's constructor
      */
     public FuseMountOptions withReadAheadBytes(long bytes) {
-        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, libraryPath, bytes, sharedImage);
+        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, libraryPath, bytes,
+                sharedImage, source, blockDevice);
     }
 
     /**
@@ -135,7 +150,31 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
      * @return these options with that setting
      */
     public FuseMountOptions withSharedImage(boolean value) {
-        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, libraryPath, readAheadBytes, value);
+        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, libraryPath, readAheadBytes,
+                value, source, blockDevice);
+    }
+
+    /**
+     * @param value the mount's source as the mount table shows it (the image's path), or null
+     * @return these options with that source, as a plain FUSE mount
+     */
+    public FuseMountOptions withSource(String value) {
+        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, libraryPath, readAheadBytes,
+                sharedImage, value, false);
+    }
+
+    /**
+     * @param device a block device over the image (a loop device)
+     * @return these options mounting as {@code fuseblk} over that device, which is then the source
+     */
+    public FuseMountOptions withBlockDevice(Path device) {
+        return new FuseMountOptions(directIo, readCache, writebackCache, fuseOptions, libraryPath, readAheadBytes,
+                sharedImage, device.toString(), true);
+    }
+
+    /** @return the atime options among {@link #fuseOptions()} ({@link AtimePolicy#of}) */
+    public AtimePolicy atime() {
+        return AtimePolicy.of(fuseOptions);
     }
 
     /** @return the library to load: the one given, else the first of the usual places that exists, else null */

@@ -12,7 +12,8 @@ import java.util.Set;
  * {@code hard_remove}: node ids are inode numbers and no name is ever hidden; {@code kernel_cache},
  * {@code auto_cache}, {@code noauto_cache}, {@code negative_timeout}, {@code ac_attr_timeout},
  * {@code remember}, {@code noforget}, {@code nopath}, {@code intr}, {@code intr_signal}) are dropped with
- * a note in the log. Everything else goes to libfuse as before.
+ * a note in the log; the atime options the mount applies itself ({@link AtimePolicy}) are taken out.
+ * Everything else goes to libfuse as before.
  *
  * @param libfuse the options left for {@code fuse_session_new}, one per element
  * @param attributeTimeout {@code attr_timeout} in seconds, or null
@@ -26,6 +27,13 @@ record HighLevelOptions(List<String> libfuse, Double attributeTimeout, Double en
     private static final Set<String> MOOT = Set.of("use_ino", "readdir_ino", "hard_remove", "kernel_cache", "auto_cache",
             "noauto_cache", "negative_timeout", "ac_attr_timeout", "remember", "noforget", "nopath", "intr",
             "intr_signal");
+    /**
+     * Atime options libfuse does not take ({@code noatime} it passes to the kernel):
+     * the mount applies them itself ({@link AtimePolicy}), as the kernel leaves a FUSE file's access time to
+     * its file system.
+     */
+    private static final Set<String> ATIME = Set.of("atime", "relatime", "norelatime", "strictatime",
+            "nostrictatime", "diratime", "nodiratime", "lazytime", "nolazytime");
 
     /**
      * @param options {@code -o} options as given, each possibly a comma list
@@ -49,6 +57,9 @@ record HighLevelOptions(List<String> libfuse, Double attributeTimeout, Double en
                     case "writeback_cache" -> writeback = true;
                     case "" -> { }
                     default -> {
+                        if (ATIME.contains(key)) {
+                            continue;
+                        }
                         if (MOOT.contains(key)) {
                             LOG.log(System.Logger.Level.INFO, "-o " + option + ": not needed on libfuse's"
                                     + " low-level API (node ids are inode numbers, no name is hidden); ignored");

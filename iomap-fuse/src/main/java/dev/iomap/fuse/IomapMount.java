@@ -45,8 +45,7 @@ public final class IomapMount implements AutoCloseable {
     static final Duration LOOP_EXIT = Duration.ofSeconds(10);
     private static final System.Logger LOG = System.getLogger(IomapMount.class.getName());
 
-    private final IomapFileSystem fs;
-    private final BlockDevice device;
+    private final Teardown teardown;
     private final Path mountPoint;
     private final Libfuse libfuse;
     private final MemorySegment session;
@@ -62,11 +61,10 @@ public final class IomapMount implements AutoCloseable {
     private boolean reported;
     private IOException closeFailure;
 
-    private IomapMount(IomapFileSystem fs, BlockDevice device, Path mountPoint, Libfuse libfuse, MemorySegment session,
+    private IomapMount(Teardown teardown, Path mountPoint, Libfuse libfuse, MemorySegment session,
             FuseBridge bridge, ReplyFlags replyFlags, Arena upcalls, Thread loop, CountDownLatch loopEnded,
             long kernelReadAheadBytes) {
-        this.fs = fs;
-        this.device = device;
+        this.teardown = teardown;
         this.mountPoint = mountPoint;
         this.libfuse = libfuse;
         this.session = session;
@@ -117,19 +115,25 @@ public final class IomapMount implements AutoCloseable {
         }
         Libfuse libfuse = load(options.findLibrary());
         var owner = new InodeOperations.Caller(Owner.UID, Owner.GID);
+        if (options.atime().mode() == AtimePolicy.Mode.STRICT) {
+            // a read the kernel's page cache serves never reaches the mount, which could not update atime
+            options = options.withReadCache(false);
+        }
         CacheMode cache;
         try {
             cache = CacheMode.of(options, kernelAtLeast(System.getProperty("os.version"), 6, 6));
         } catch (IllegalArgumentException e) {
             throw new IOException("mounting on " + real + ": " + e.getMessage(), e);
         }
-        var bridge = new FuseBridge(fs, owner, cache);
+        var bridge = new FuseBridge(fs, owner, cache, options.atime());
         var replyFlags = new ReplyFlags(cache.directIo());
+        var teardown = new Teardown(bridge, fs, device);
         Arena upcalls = Arena.ofShared();
         MemorySegment session;
         boolean flagsInstalled;
         try {
-            session = newSession(libfuse, new LowLevelOps(libfuse, bridge, owner), arguments(fs, options), upcalls);
+            session = newSession(libfuse, new LowLevelOps(libfuse, bridge, owner, teardown::onDestroy),
+                    arguments(fs, options), upcalls);
             flagsInstalled = mountSession(libfuse, session, real, replyFlags, upcalls);
         } catch (IOException | RuntimeException e) {
             upcalls.close();
@@ -142,7 +146,7 @@ public final class IomapMount implements AutoCloseable {
         if (flagsInstalled) {
             awaitInit(replyFlags, real);
         }
-        return new IomapMount(fs, device, real, libfuse, session, bridge, replyFlags, upcalls, loop, loopEnded,
+        return new IomapMount(teardown, real, libfuse, session, bridge, replyFlags, upcalls, loop, loopEnded,
                 cache.directIo() && !cache.readCache() ? -1 : setReadAhead(real, options.readAheadBytes()));
     }
 
@@ -278,10 +282,16 @@ public final class IomapMount implements AutoCloseable {
      * with {@code allow_other}, gets in), then {@link FuseMountOptions#fuseOptions()} but for the high-level
      * API's options ({@link HighLevelOptions}, which become the mount's {@link CacheMode}).
      */
-    static List<String> arguments(IomapFileSystem fs, FuseMountOptions options) {
+    static List<String> arguments(IomapFileSystem fs, FuseMountOptions options) throws IOException {
         List<String> args = new ArrayList<>();
-        args.add("-ofsname=iomap:" + fs.adapterName());
+        String source = options.source() != null ? options.source() : "iomap:" + fs.adapterName();
+        args.add("-ofsname=" + escapeOption(source));
         args.add("-osubtype=iomap");
+        if (options.blockDevice()) {
+            args.add("-oblkdev");
+            // fuseblk's block size is the super block's: 512 up to a page
+            args.add("-oblksize=" + Math.clamp(fs.statfs().blockSize(), 512, 4096));
+        }
         List<String> libfuse = HighLevelOptions.of(options.fuseOptions()).libfuse();
         if (fs.capabilities().contains(Capability.POSIX_ATTRIBUTES) && !libfuse.contains("default_permissions")) {
             args.add("-odefault_permissions");
@@ -290,6 +300,15 @@ public final class IomapMount implements AutoCloseable {
             args.add("-o" + option);
         }
         return args;
+    }
+
+    /**
+     * @param value an option's value
+     * @return it as one element of libfuse's {@code -o} comma list: backslash and comma escaped with a
+     *     backslash ({@code fuse_opt_parse})
+     */
+    static String escapeOption(String value) {
+        return value.replace("\\", "\\\\").replace(",", "\\,");
     }
 
     /**
@@ -308,14 +327,25 @@ public final class IomapMount implements AutoCloseable {
      */
     public static int mountForeground(IomapFileSystem fs, BlockDevice device, Path mountPoint,
             FuseMountOptions options) throws IOException {
-        IomapMount mount = mount(fs, device, mountPoint, options);
-        System.err.println("iomap: " + fs.adapterName() + " mounted on " + mount.mountPoint()
-                + cachingNote(mount) + "; Ctrl-C or fusermount3 -u "
-                + mount.mountPoint() + " unmounts");
-        Thread hook = Thread.ofPlatform().name("iomap-unmount").unstarted(mount::closeAndReport);
+        return mount(fs, device, mountPoint, options).serveUntilUnmounted();
+    }
+
+    /**
+     * Serves this mount until it is unmounted, and leaves the file system closed and its image clean, as
+     * {@link #mountForeground(IomapFileSystem, BlockDevice, Path, FuseMountOptions)} after mounting: says on
+     * {@code System.err} that it is mounted, and when the image is clean; SIGINT or SIGTERM unmount (a
+     * shutdown hook), as does {@code umount} or {@code fusermount3 -u} from outside.
+     *
+     * @return 0 when unmounted and closed cleanly, 1 if closing the file system failed (reported)
+     */
+    public int serveUntilUnmounted() {
+        System.err.println("iomap: " + teardown.fs.adapterName() + " mounted on " + mountPoint
+                + cachingNote(this) + "; umount " + mountPoint + " unmounts");
+        System.err.flush();
+        Thread hook = Thread.ofPlatform().name("iomap-unmount").unstarted(this::closeAndReport);
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            mount.awaitUnmounted();
+            awaitUnmounted();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
@@ -324,9 +354,9 @@ public final class IomapMount implements AutoCloseable {
             } catch (IllegalStateException shuttingDown) {
                 // the hook is running or has run: it closes the mount
             }
-            mount.closeAndReport();
+            closeAndReport();
         }
-        return mount.closeFailure() == null ? 0 : 1;
+        return closeFailure() == null ? 0 : 1;
     }
 
     private static String cachingNote(IomapMount mount) {
@@ -414,7 +444,7 @@ public final class IomapMount implements AutoCloseable {
 
     /** @return whether the kernel mount is there (false after an unmount from outside or {@link #close()}) */
     public boolean isMounted() {
-        return closed.getCount() > 0 && MountTable.isFuseMounted(mountPoint);
+        return closed.getCount() > 0 && MountTable.isMountedAs(mountPoint, connection);
     }
 
     /**
@@ -424,7 +454,7 @@ public final class IomapMount implements AutoCloseable {
      */
     public void awaitUnmounted() throws InterruptedException {
         while (!closed.await(POLL.toMillis(), TimeUnit.MILLISECONDS)) {
-            if (!MountTable.isFuseMounted(mountPoint)) {
+            if (loopEnded.getCount() == 0 || !MountTable.isMountedAs(mountPoint, connection)) {
                 return;
             }
         }
@@ -444,11 +474,7 @@ public final class IomapMount implements AutoCloseable {
         closing = true;
         var failures = new ArrayList<Exception>();
         run(failures, this::stopLoop);
-        run(failures, bridge::releaseAll);
-        run(failures, fs::close);
-        if (device != null) {
-            run(failures, device::close);
-        }
+        failures.addAll(teardown.run());
         closed.countDown();
         if (!failures.isEmpty()) {
             closeFailure = new IOException("unmounting " + mountPoint + " failed: " + failures.getFirst(),
@@ -512,10 +538,12 @@ public final class IomapMount implements AutoCloseable {
      * destroys the session. The upcall arena is closed only once the loop has ended.
      */
     private void stopLoop() throws Exception {
-        try {
-            libfuse.sessionUnmount.invokeExact(session);
-        } catch (Throwable t) {
-            throw new IOException("fuse_session_unmount failed", t);
+        if (MountTable.isMountedAs(mountPoint, connection)) {   // not after umount (EINVAL), nor a later mount's
+            try {
+                libfuse.sessionUnmount.invokeExact(session);
+            } catch (Throwable t) {
+                throw new IOException("fuse_session_unmount failed", t);
+            }
         }
         if (!loopEnded.await(LOOP_EXIT.toMillis(), TimeUnit.MILLISECONDS)) {
             abortConnection();
@@ -541,6 +569,46 @@ public final class IomapMount implements AutoCloseable {
             Files.writeString(Path.of("/sys/fs/fuse/connections", minor, "abort"), "1");
         } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "cannot abort the FUSE connection of " + mountPoint, e);
+        }
+    }
+
+    /**
+     * What unmounting closes, once: the files the kernel left open, the file system (everything written
+     * back, the image clean) and the device (its lock released). Run by the {@code destroy} upcall
+     * ({@code FUSE_DESTROY}, which the kernel sends to a {@code fuseblk} mount at unmount and waits for, so
+     * that {@code umount} returns once the image is clean and free for the next mount; libfuse calls it at
+     * {@code fuse_session_destroy} for other mounts), or by {@link #close()}, whichever comes first.
+     */
+    private static final class Teardown {
+        private final FuseBridge bridge;
+        private final IomapFileSystem fs;
+        private final BlockDevice device;
+        private List<Exception> failures;
+
+        Teardown(FuseBridge bridge, IomapFileSystem fs, BlockDevice device) {
+            this.bridge = bridge;
+            this.fs = fs;
+            this.device = device;
+        }
+
+        /** @return the failures of the one run (empty if all went well), running it if it has not run */
+        synchronized List<Exception> run() {
+            if (failures == null) {
+                failures = new ArrayList<>();
+                IomapMount.run(failures, bridge::releaseAll);
+                IomapMount.run(failures, fs::close);
+                if (device != null) {
+                    IomapMount.run(failures, device::close);
+                }
+            }
+            return failures;
+        }
+
+        /** The {@code destroy} upcall: runs, and logs what failed (the caller of close reports it again). */
+        void onDestroy() {
+            for (Exception failure : run()) {
+                LOG.log(System.Logger.Level.ERROR, "closing at FUSE_DESTROY failed", failure);
+            }
         }
     }
 

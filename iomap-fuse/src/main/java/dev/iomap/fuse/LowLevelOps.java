@@ -33,6 +33,8 @@ final class LowLevelOps {
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
     /** libfuse's {@code FUSE_CAP_*} bits the mount changes in {@code want} (fuse_common.h). */
     static final int CAP_AUTO_INVAL_DATA = 1 << 12;
+    static final int CAP_READDIRPLUS = 1 << 13;
+    static final int CAP_READDIRPLUS_AUTO = 1 << 14;
     static final int CAP_WRITEBACK_CACHE = 1 << 16;
     static final int CAP_HANDLE_KILLPRIV = 1 << 20;
 
@@ -41,15 +43,17 @@ final class LowLevelOps {
     private final CacheMode cache;
     private final InodeOperations.Caller owner;
     private final DirectoryReplies directories;
-
+    private final Runnable destroyed;
 
     /**
      * @param libfuse the library
      * @param bridge where the operations go
      * @param owner the mounting user, the caller where libfuse gives no context
+     * @param destroyed run by the {@code destroy} upcall (before libfuse answers {@code FUSE_DESTROY})
      */
-    LowLevelOps(Libfuse libfuse, FuseBridge bridge, InodeOperations.Caller owner) {
+    LowLevelOps(Libfuse libfuse, FuseBridge bridge, InodeOperations.Caller owner, Runnable destroyed) {
         this.libfuse = libfuse;
+        this.destroyed = destroyed;
         this.bridge = bridge;
         this.cache = bridge.cache();
         this.owner = owner;
@@ -67,6 +71,7 @@ final class LowLevelOps {
     MemorySegment operations(Arena arena) throws ReflectiveOperationException {
         MemorySegment ops = arena.allocate(FuseStructs.LOWLEVEL_OPS);
         bind(ops, arena, "init", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
+        bind(ops, arena, "destroy", FunctionDescriptor.ofVoid(ADDRESS));
         bind(ops, arena, "lookup", FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, ADDRESS));
         bind(ops, arena, "forget", FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, JAVA_LONG));
         bind(ops, arena, "getattr", FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, ADDRESS));
@@ -220,8 +225,12 @@ final class LowLevelOps {
      * ({@code max_write}, {@code max_readahead}; libfuse then asks for {@code max_pages} to match), turns
      * off {@code FUSE_CAP_HANDLE_KILLPRIV} (its successor, {@code FUSE_HANDLE_KILLPRIV_V2}, goes into the
      * reply: {@link ReplyFlags}), turns off {@code FUSE_CAP_AUTO_INVAL_DATA} where opens may cache (with it
-     * the kernel asks getattr before every cached read; nothing but this mount changes the files), and asks
-     * for the writeback cache in {@link CacheMode.Mode#WRITEBACK}.
+     * the kernel asks getattr before every cached read; nothing but this mount changes the files), turns
+     * off {@code FUSE_CAP_READDIRPLUS_AUTO} so that every page of a listing comes with its entries'
+     * attributes (with it the kernel uses readdirplus for the first page only, unless lookups happened
+     * between two pages, and {@code find -ls}, {@code ls -l} or {@code rsync} of a large directory then
+     * sent one LOOKUP per entry: 5,000 lookups for 5,000 files), and asks for the writeback cache in
+     * {@link CacheMode.Mode#WRITEBACK}.
      */
     @SuppressWarnings("restricted") // libfuse's struct fuse_conn_info
     void init(MemorySegment userdata, MemorySegment conn) {
@@ -232,6 +241,9 @@ final class LowLevelOps {
         if (cache.anyCached()) {
             want &= ~CAP_AUTO_INVAL_DATA;
         }
+        if ((want & CAP_READDIRPLUS) != 0) {
+            want &= ~CAP_READDIRPLUS_AUTO;
+        }
         if (cache.writebackCache() && (capable & CAP_WRITEBACK_CACHE) != 0) {
             want |= CAP_WRITEBACK_CACHE;
         }
@@ -240,6 +252,19 @@ final class LowLevelOps {
         info.set(JAVA_INT, FuseStructs.offset(FuseStructs.CONN_INFO, "max_write"), FuseBridge.MAX_IO_BYTES);
         info.set(JAVA_INT, FuseStructs.offset(FuseStructs.CONN_INFO, "max_readahead"), FuseBridge.MAX_IO_BYTES);
         ReplyFlags.expectInit();
+    }
+
+    /**
+     * {@code destroy(void *userdata)}: the kernel unmounts ({@code FUSE_DESTROY}, sent to {@code fuseblk}
+     * mounts, which {@code umount} waits for) or the session is destroyed; closes the file system and its
+     * device before libfuse answers.
+     */
+    void destroy(MemorySegment userdata) {
+        try {
+            destroyed.run();
+        } catch (Throwable t) {
+            System.getLogger(LowLevelOps.class.getName()).log(System.Logger.Level.ERROR, "destroy failed", t);
+        }
     }
 
     /**

@@ -27,6 +27,24 @@ final class MountTable {
         }
     }
 
+    /**
+     * @param mountPoint a real path
+     * @param device a FUSE connection's {@code MAJOR:MINOR}, or null for any
+     * @return whether that connection (any FUSE file system, for null) is mounted at {@code mountPoint}:
+     *     a mount that was unmounted must not take a later mount on the same directory for its own
+     */
+    static boolean isMountedAs(Path mountPoint, String device) {
+        if (device == null) {
+            return isFuseMounted(mountPoint);
+        }
+        try {
+            return fuseEntries(Files.readAllLines(MOUNTINFO), mountPoint.toString()).stream()
+                    .anyMatch(fields -> fields[2].equals(device));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + MOUNTINFO, e);
+        }
+    }
+
     /** Whether mountinfo(5) lines show a FUSE file system at {@code mountPoint}. */
     static boolean isFuseMounted(List<String> mountinfo, String mountPoint) {
         return !fuseEntries(mountinfo, mountPoint).isEmpty();

@@ -142,6 +142,31 @@ class FuseBridgeTest {
         assertThat(errno(() -> bridge.getattr(nodeid, 0))).isEqualTo(-LinuxErrno.ENOENT);
     }
 
+    /**
+     * An open directory that a rename replaced, or rmdir removed, still answers getattr, with no links, as
+     * a kernel file system's (xfstests generic/035: fstat on it failed with ENOENT); once closed, ENOENT.
+     */
+    @Test
+    void anOpenDirectoryReplacedByARenameStillAnswersGetattrWithNoLinks() throws Exception {
+        bridge.mkdir(ROOT, "dir1", 0755, USER);
+        long replaced = bridge.mkdir(ROOT, "dir2", 0755, USER).nodeid();
+        long removed = bridge.mkdir(ROOT, "dir3", 0755, USER).nodeid();
+        long replacedHandle = bridge.opendir(replaced);
+        long removedHandle = bridge.opendir(removed);
+
+        bridge.rename(ROOT, "dir1", ROOT, "dir2", 0);
+        bridge.rmdir(ROOT, "dir3");
+
+        for (long nodeid : new long[] {replaced, removed}) {
+            Attributes attributes = bridge.getattr(nodeid, 0);
+            assertThat(attributes.linkCount()).as("node %d", nodeid).isZero();
+            assertThat(attributes.mode() & 0170000).isEqualTo(0040000);
+        }
+        bridge.releasedir(replacedHandle);
+        bridge.releasedir(removedHandle);
+        assertThat(errno(() -> bridge.getattr(replaced, 0))).isEqualTo(-LinuxErrno.ENOENT);
+    }
+
     /** A name another node replaced (the image changed behind the kernel) is ESTALE: the kernel looks again. */
     @Test
     void aNodeWhoseNameNowNamesAnotherInodeIsStale() throws Exception {

@@ -279,6 +279,32 @@ public abstract class AttributesContract extends AdapterContract {
                 .containsExactly(before.atime(), before.mtime(), before.ctime());
     }
 
+    /**
+     * A read's access-time update ({@link AttributeChange#accessed}, what the FUSE mount sends after a read
+     * under relatime or strictatime) changes the access time alone: ctime and mtime stay, on a file and a
+     * directory, also after a remount (issue 38, generic/003).
+     */
+    @Test
+    void anAccessChangesTheAccessTimeButNotTheChangeTime() throws IOException {
+        assumeCapable(Capability.POSIX_ATTRIBUTES);
+        file("/f", 100);
+        fs.mkdir("/d");
+        Instant accessed = Instant.parse("2030-01-02T03:04:05.123456789Z");
+        for (String path : List.of("/f", "/d")) {
+            FileStat before = fs.stat(path);
+            pause();
+            FileStat after = fs.setAttributes(path, AttributeChange.accessed(accessed));
+            assertThat(after.atime()).as("atime of %s", path).isEqualTo(accessed);
+            assertThat(List.of(after.mtime(), after.ctime())).as("mtime and ctime of %s", path)
+                    .containsExactly(before.mtime(), before.ctime());
+        }
+        FileStat file = fs.stat("/f");
+        FileStat dir = fs.stat("/d");
+        remountChecked();
+        assertThat(List.of(fs.stat("/f").atime(), fs.stat("/f").ctime(), fs.stat("/d").atime(), fs.stat("/d").ctime()))
+                .containsExactly(accessed, file.ctime(), accessed, dir.ctime());
+    }
+
     @Test
     void anMtimeSetAfterABufferedWriteSurvivesWritebackAndRemount() throws IOException {
         assumeCapable(Capability.POSIX_ATTRIBUTES);

@@ -46,8 +46,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class RecordingAdapter implements FilesystemAdapter {
     private final FilesystemAdapter adapter;
     private final Set<Capability> capabilities;
-    private final List<String> calls = Collections.synchronizedList(new ArrayList<>());
-    private final Map<String, Runnable> before = new ConcurrentHashMap<>();
+    private final List<String> calls;
+    private final Map<String, Runnable> before;
 
     /**
      * Records the calls made to {@code adapter}, declaring what it declares.
@@ -59,8 +59,15 @@ public final class RecordingAdapter implements FilesystemAdapter {
     }
 
     private RecordingAdapter(FilesystemAdapter adapter, Set<Capability> capabilities) {
+        this(adapter, capabilities, Collections.synchronizedList(new ArrayList<>()), new ConcurrentHashMap<>());
+    }
+
+    private RecordingAdapter(FilesystemAdapter adapter, Set<Capability> capabilities, List<String> calls,
+            Map<String, Runnable> before) {
         this.adapter = adapter;
         this.capabilities = capabilities;
+        this.calls = calls;
+        this.before = before;
     }
 
     /**
@@ -135,6 +142,19 @@ public final class RecordingAdapter implements FilesystemAdapter {
         adapter.format(device, options);
     }
 
+    /** Checks the format with the wrapped adapter; not recorded. */
+    @Override
+    public void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
+        adapter.checkFormat(deviceBlockSize, capacity, options);
+    }
+
+    /** Checks a zoned format with the wrapped adapter; not recorded. */
+    @Override
+    public void checkFormat(int deviceBlockSize, java.util.List<dev.iomap.device.Zone> zones, FormatOptions options)
+            throws IOException {
+        adapter.checkFormat(deviceBlockSize, zones, options);
+    }
+
     /** Mounts with the wrapped adapter; the returned mount records its calls here. */
     @Override
     public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
@@ -145,6 +165,40 @@ public final class RecordingAdapter implements FilesystemAdapter {
     @Override
     public FsckReport fsck(BlockDevice device) throws IOException {
         return adapter.fsck(device);
+    }
+
+    /** Checks with the wrapped adapter and options; not recorded. */
+    @Override
+    public FsckReport fsck(BlockDevice device, dev.iomap.api.FsckOptions options) throws IOException {
+        return adapter.fsck(device, options);
+    }
+
+    /** @return whether the wrapped adapter needs a zoned device */
+    @Override
+    public boolean requiresZonedDevice() {
+        return adapter.requiresZonedDevice();
+    }
+
+    /** Probes with the wrapped adapter; not recorded. */
+    @Override
+    public boolean probe(BlockDevice device) throws IOException {
+        return adapter.probe(device);
+    }
+
+    /** Probes with the wrapped adapter; not recorded. */
+    @Override
+    public java.util.Optional<dev.iomap.spi.ProbedFormat> probeFormat(BlockDevice device) throws IOException {
+        return adapter.probeFormat(device);
+    }
+
+    /**
+     * The wrapped adapter's cluster node, recorded into this recorder's record (its mounts' calls join
+     * this record, and {@link #beforeCall} actions apply to them).
+     */
+    @Override
+    public FilesystemAdapter clusterNode(dev.iomap.spi.lock.ClusterJoin join)
+            throws dev.iomap.api.NotSupportedException {
+        return new RecordingAdapter(adapter.clusterNode(join), capabilities, calls, before);
     }
 
     /** Passes every call on, including the SPI's default methods, and records the cache hooks. */
@@ -332,6 +386,21 @@ public final class RecordingAdapter implements FilesystemAdapter {
         @Override
         public void release(IomapInode inode) throws IOException {
             mount.release(inode);
+        }
+
+        @Override
+        public void open(IomapInode inode) throws IOException {
+            mount.open(inode);
+        }
+
+        @Override
+        public boolean dropInode(IomapInode inode) {
+            return mount.dropInode(inode);
+        }
+
+        @Override
+        public java.util.Optional<java.util.UUID> uuid() throws IOException {
+            return mount.uuid();
         }
 
         @Override

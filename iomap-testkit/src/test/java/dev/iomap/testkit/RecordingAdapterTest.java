@@ -7,6 +7,7 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.MountOptions;
 import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.spi.FilesystemAdapter;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
@@ -65,6 +66,18 @@ class RecordingAdapterTest {
             assertThat(declares(mount.getClass(), method)).as(method.getName()).isTrue();
         }
         mount.unmount();
+    }
+
+    /** The same for the adapter itself: a refusal before formatting must be the wrapped adapter's. */
+    @Test
+    void theAdapterPassesOnEveryMethodOfTheSpi() {
+        RecordingAdapter recorder = new RecordingAdapter(new SnapAdapter());
+        for (Method method : FilesystemAdapter.class.getMethods()) {
+            if (Modifier.isStatic(method.getModifiers())) {
+                continue;
+            }
+            assertThat(declares(recorder.getClass(), method)).as(method.getName()).isTrue();
+        }
     }
 
     private static boolean declares(Class<?> type, Method method) {

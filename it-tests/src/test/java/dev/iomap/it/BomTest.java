@@ -19,11 +19,11 @@ import org.junit.jupiter.api.Test;
  */
 class BomTest {
     /**
-     * Modules that are not published: the integration tests, the JMH benchmarks, the BOM itself and the
-     * worked examples.
+     * Modules that are not published: the integration tests, the JMH benchmarks, the BOM itself, the
+     * worked examples and the multi-host test bed's driver (a tool of bench/cluster-hosts.sh).
      */
     private static final Set<String> UNPUBLISHED = Set.of("it-tests", "benchmarks", "iomap4j-bom",
-            "examples/ext2-like");
+            "examples/ext2-like", "bench/testbed");
     private static final Pattern MODULE = Pattern.compile("<module>([^<]+)</module>");
     private static final Pattern MANAGED = Pattern.compile(
             "<groupId>dev\\.iomap</groupId>\\s*<artifactId>([^<]+)</artifactId>\\s*<version>([^<]+)</version>");

@@ -1,5 +1,6 @@
 package dev.iomap.adapter.bcachefs;
 
+import dev.iomap.spi.trace.ChecksumErrorEvent;
 import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.device.BlockDevice;
 import java.io.IOException;
@@ -134,6 +135,8 @@ final class ExtentReader {
         if (v.checksumType() != Codecs.CSUM_NONE) {
             long sum = Codecs.checksum(v.checksumType(), stored, v.storedBytes());
             if (sum != v.checksum()) {
+                ChecksumErrorEvent.emit(e.ino(), e.start() * blockSize, v.devStart() * blockSize,
+                        Codecs.checksumName(v.checksumType()), v.checksum(), sum);
                 throw new ChecksumException("bcachefs-like: " + Codecs.checksumName(v.checksumType())
                         + " mismatch in the extent of inode " + e.ino() + " at file offset " + e.start() * blockSize
                         + " (device blocks " + v.devStart() + "+" + v.physBlocks() + "): stored "

@@ -1,5 +1,6 @@
 package dev.iomap.adapter.bcachefs;
 
+import dev.iomap.spi.trace.FolioReservationEvent;
 import dev.iomap.api.NoSpaceException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -70,6 +71,7 @@ final class FileState {
      * @throws NoSpaceException if {@code first} itself needs a block and none is available
      */
     synchronized long reserve(long first, long end, DataReserve space) throws NoSpaceException {
+        long asked = end - first;
         long need = 0;
         for (long b = first; b < end; b++) {
             if (!states.containsKey(b)) {
@@ -82,6 +84,7 @@ final class FileState {
                 for (long b = first; b < end; b++) {
                     states.putIfAbsent(b, State.RESERVED);
                 }
+                FolioReservationEvent.emit(ino, first, asked, end - first, need);
                 return end;
             } catch (NoSpaceException e) {
                 long available = space.available();

@@ -199,7 +199,9 @@ abstract class Namespace implements MountedFilesystem {
             change.gid().ifPresent(g -> r.gid = g);
             change.atime().ifPresent(t -> r.atime = t);
             change.mtime().ifPresent(t -> r.mtime = t);
-            r.ctime = Instant.now();
+            if (change.setsCtime()) {
+                r.ctime = Instant.now();
+            }
             volume.tx().put(r).commit();
             return null;
         });

@@ -233,7 +233,9 @@ abstract class Namespace implements MountedFilesystem {
             change.gid().ifPresent(g -> d.gid = g);
             change.atime().ifPresent(t -> d.atime = t);
             change.mtime().ifPresent(t -> d.mtime = t);
-            d.ctime = Instant.now();
+            if (change.setsCtime()) {
+                d.ctime = Instant.now();
+            }
             volume.dirtyDinode(d);
             return null;
         }));

@@ -35,6 +35,8 @@ final class JournalLog {
     private final long logBlocks;
     private final long journalId;
     private final int descriptorCapacity;
+    /** {@link #maxTransactionBlocks()}, computed once: it is asked before every metadata change commits. */
+    private final long maxTransactionBlocks;
 
     JournalLog(BlockDevice device, long start, long length, long journalId) {
         this.device = device;
@@ -44,6 +46,7 @@ final class JournalLog {
         this.logBlocks = length - 1;
         this.journalId = journalId;
         this.descriptorCapacity = Descriptor.capacity(blockSize);
+        this.maxTransactionBlocks = fittingDataBlocks();
     }
 
     /**
@@ -79,6 +82,10 @@ final class JournalLog {
 
     /** @return the most data blocks a transaction of no revokes may have: it must fit in the empty log */
     long maxTransactionBlocks() {
+        return maxTransactionBlocks;
+    }
+
+    private long fittingDataBlocks() {
         long data = logBlocks - 2;
         while (logBlocksFor(data, 0) > logBlocks) {
             data--;

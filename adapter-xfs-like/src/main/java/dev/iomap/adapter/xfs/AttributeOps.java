@@ -53,7 +53,7 @@ final class AttributeOps {
         }
     }
 
-    /** Applies a change; a non-empty one also sets ctime to now. */
+    /** Applies a change; a non-empty one but a read's access also sets ctime to now. */
     InodeInfo setattr(long ino, AttributeChange change) throws IOException {
         InodeState inode = volume.inode(ino);
         if (change.mode().isPresent() && inode.type == FileType.SYMLINK) {
@@ -68,7 +68,9 @@ final class AttributeOps {
                 change.gid().ifPresent(gid -> inode.gid = gid);
                 change.atime().ifPresent(atime -> inode.atime = atime);
                 change.mtime().ifPresent(mtime -> inode.mtime = mtime);
-                inode.ctime = now;
+                if (change.setsCtime()) {
+                    inode.ctime = now;
+                }
             } finally {
                 inode.lock.unlock();
             }

@@ -50,6 +50,20 @@ final class BlockAllocator {
         this.groups = groups;
     }
 
+    /** Told of blocks as {@link #free} frees them. */
+    @FunctionalInterface
+    interface FreeListener {
+        /** {@code [start, start + length)} were freed. */
+        void freed(long start, long length);
+    }
+
+    private FreeListener freeListener = (start, length) -> { };
+
+    /** Who is told of each free: the mount's {@link ReferencedBlocks}. */
+    void onFree(FreeListener listener) {
+        this.freeListener = listener;
+    }
+
     /** Where an inconsistency found while allocating or freeing goes: the mount's shutdown. */
     void onCorruption(Function<String, ? extends IomapException> shutdown) {
         this.corruption = shutdown;
@@ -143,6 +157,7 @@ final class BlockAllocator {
                     + ") of which some are free already: " + e.getMessage());
             return;
         }
+        freeListener.freed(start, length);
         if (metadata) {
             busyMetadata.add(new BusyMetadata(range));
         } else {

@@ -47,6 +47,8 @@ final class Volume {
     final BlockAllocator allocator;
     final SpaceAccount space;
     final MetadataLog log;
+    /** The blocks inodes reference, for the check of each allocation; guarded by {@link #metaLock}. */
+    final ReferencedBlocks referenced = new ReferencedBlocks();
     private volatile boolean unmounted;
     /** Why the filesystem shut down, or null while it runs. */
     private volatile String shutdownReason;
@@ -60,6 +62,7 @@ final class Volume {
         this.space = new SpaceAccount(allocator.freeBlocks(), geometry.metadataSetAside());
         this.log = new MetadataLog(this);
         allocator.onCorruption(this::shutdown);
+        allocator.onFree(referenced::remove);
     }
 
     /** @return the inode, which must exist */
@@ -135,20 +138,58 @@ final class Volume {
      * Hands out blocks (see {@link BlockAllocator#allocate}) after checking that nothing references
      * them: no extent of either fork of any inode, no extent-list block, no static metadata. Blocks that
      * are free on the device yet referenced mean the free space disagrees with the extents: the
-     * filesystem shuts down before anything is written into them.
+     * filesystem shuts down before anything is written into them. {@link #referenced} answers first, in
+     * O(log runs); only blocks it holds are looked up in every inode, to name the holder (or, if none
+     * holds them, to drop the stale run).
      *
      * @throws FilesystemShutdownException if the blocks are referenced (they stay allocated, unused)
      */
     BlockRange allocate(long want, long near) throws IomapException {
         checkMounted();
         BlockRange range = allocator.allocate(want, near);
-        String owner = referenceTo(range);
+        String owner = staticMetadata(range);
+        if (owner == null && referenced.intersects(range.start(), range.end())) {
+            owner = referenceTo(range);
+            if (owner == null) {
+                // A run left behind by a free that bypassed the allocator: nothing references the blocks.
+                referenced.remove(range.start(), range.length());
+            }
+        }
         if (owner != null) {
             throw shutdown("the free space of allocation group " + geometry.agOf(range.start()) + " handed out blocks "
                     + range + " (device offset " + range.start() * geometry.blockSize() + "), which " + owner
                     + " still references");
         }
+        referenced.add(range.start(), range.length());
         return range;
+    }
+
+    /**
+     * Records what a loaded inode references (allocated extents of both forks, extent-list blocks,
+     * symlink and attribute chains) in {@link #referenced}; at mount, before anything is allocated.
+     */
+    void referencesLoaded(InodeState inode) {
+        for (ExtentMap fork : List.of(inode.data, inode.cow)) {
+            for (Extent extent : fork.extents()) {
+                if (extent.state().hasDeviceBlocks()) {
+                    referenced.add(extent.deviceBlock(), extent.length());
+                }
+            }
+        }
+        for (List<Long> blocks : List.of(inode.listBlocks, inode.targetBlocks, inode.xattrBlocks)) {
+            for (long block : blocks) {
+                referenced.add(block, 1);
+            }
+        }
+    }
+
+    /** @return what static metadata {@code range} overlaps, or null if none */
+    private String staticMetadata(BlockRange range) {
+        if (range.start() < geometry.dataStart() || range.end() > geometry.totalBlocks()
+                || range.start() < allocator.group(geometry.agOf(range.start())).firstDataBlock()) {
+            return "static metadata (superblock, journal, inode table or a group header or leaf)";
+        }
+        return null;
     }
 
     /**
@@ -212,12 +253,11 @@ final class Volume {
         }
     }
 
-    /** @return what references a block of {@code range}, or null if nothing does; caller holds the metadata lock */
+    /**
+     * @return which inode references a block of {@code range} (a walk over every inode), or null if none
+     *     does; caller holds the metadata lock
+     */
     private String referenceTo(BlockRange range) {
-        if (range.start() < geometry.dataStart() || range.end() > geometry.totalBlocks()
-                || range.start() < allocator.group(geometry.agOf(range.start())).firstDataBlock()) {
-            return "static metadata (superblock, journal, inode table or a group header or leaf)";
-        }
         for (InodeState inode : inodes.values()) {
             for (long block : inode.listBlocks) {
                 if (range.contains(block)) {

@@ -70,6 +70,7 @@ final class XfsLikeMount implements MountedFilesystem {
         volume.initialisedTableBlocks = image.initialisedTableBlocks;
         for (InodeState inode : image.inodes.values()) {
             volume.inodes.put(inode.ino, inode);
+            volume.referencesLoaded(inode);
             volume.usedInodes.set((int) inode.ino);
             if (inode.hasShared()) {
                 volume.sharingInodes.add(inode.ino);

@@ -47,6 +47,8 @@ import java.util.function.Consumer;
  */
 public final class BenchRunner {
     private static final Duration TICK = Duration.ofSeconds(1);
+    /** How often the bandwidth timeline samples (the report's chart). */
+    private static final Duration SAMPLE = Duration.ofMillis(200);
 
     private final BenchSettings settings;
     private final Consumer<String> notices;
@@ -211,14 +213,18 @@ public final class BenchRunner {
             long start = System.nanoTime();
             IoStats before = rampNanos == 0 ? fs.stats() : null;
             gate.open(start);
-            before = watch(fs, workers, finished, start, rampNanos, before);
+            Timeline timeline = Timeline.start(workers, start, SAMPLE);
+            try (timeline) {
+                before = watch(fs, workers, finished, start, rampNanos, before);
+            }
             IoStats after = fs.stats();
             progress.clear();
             List<ThreadResult> results = new ArrayList<>();
             for (Future<ThreadResult> future : futures) {
                 results.add(resultOf(future));
             }
-            return new GroupResult(jobs.getFirst().groupId(), results, delta(before == null ? after : before, after));
+            return new GroupResult(jobs.getFirst().groupId(), results, delta(before == null ? after : before, after),
+                    timeline.samples());
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.iomap.core.dio;
 
+import dev.iomap.core.trace.DioCompleteEvent;
+import dev.iomap.core.trace.DioRwBeginEvent;
 import dev.iomap.api.BadAddressException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.core.CachedInode;
@@ -41,7 +43,8 @@ public final class DirectIo {
         if (!dst.hasRemaining()) {
             return pos >= access.inode().size() ? -1 : 0;
         }
-        return DirectRead.read(access, pos, dst);
+        DioRwBeginEvent.emit(access.inode(), pos, dst.remaining(), false);
+        return DioCompleteEvent.emitReturning(access.inode(), pos, DirectRead.read(access, pos, dst));
     }
 
     /**
@@ -64,9 +67,10 @@ public final class DirectIo {
         if (!src.hasRemaining()) {
             return 0;
         }
+        DioRwBeginEvent.emit(inode, pos, src.remaining(), true);
         int readable = SourceFaults.readablePrefix(src);
         if (readable == src.remaining()) {
-            return DirectWrite.write(access, pos, src);
+            return DioCompleteEvent.emitReturning(inode, pos, DirectWrite.write(access, pos, src));
         }
         int usable = readable / inode.blockSize() * inode.blockSize();
         if (usable == 0) {
@@ -77,7 +81,7 @@ public final class DirectIo {
         ByteBuffer part = src.duplicate().limit(src.position() + usable);
         int written = DirectWrite.write(access, pos, part);
         src.position(src.position() + written);
-        return written;
+        return DioCompleteEvent.emitReturning(inode, pos, written);
     }
 
     private void check(String what, long pos, long length, long maxEnd) throws InvalidRangeException {

@@ -542,6 +542,11 @@ final class CoreFileSystem implements IomapFileSystem {
     }
 
     @Override
+    public dev.iomap.api.CacheStatus cacheStatus() {
+        return cache.cacheStatus();
+    }
+
+    @Override
     public void close() throws IOException {
         namespace.lock();
         try {

@@ -338,10 +338,7 @@ public final class NbdBlockDevice implements BlockDevice {
             Objects.requireNonNull(purpose, "purpose");
             List<ByteBuffer> data = srcs.stream().map(ByteBuffer::duplicate).toList();
             ensureWritable("write to");
-            long length = 0;
-            for (ByteBuffer buffer : data) {
-                length += buffer.remaining();
-            }
+            long length = DeviceCounters.totalRemaining(data);
             DeviceCounters.checkRequest("write", offset, length, blockSize, capacity);
             awaitLogRoom();
             counters.countWrite(length, purpose);

@@ -45,6 +45,8 @@ final class FakeNbdServer implements AutoCloseable {
     private final List<Thread> threads = new CopyOnWriteArrayList<>();
     private final int port;
     private volatile ServerSocket listener;
+    /** The thread accepting on {@link #listener}. */
+    private volatile Thread acceptor;
     private volatile boolean holdFlushes;
     private volatile boolean silent;
     private final AtomicInteger shutdownReplies = new AtomicInteger();
@@ -141,12 +143,31 @@ final class FakeNbdServer implements AutoCloseable {
      */
     void crash() throws IOException {
         listener.close();
+        awaitAcceptor();
         for (Socket socket : connections) {
             socket.close();
         }
         connections.clear();
         synchronized (lock) {
             current = durable.clone();
+        }
+    }
+
+    /**
+     * Waits (at most 10 s) for the accept thread to leave: a socket closed while a thread is blocked in
+     * its accept keeps its descriptor, still listening, until that thread wakes, and on a loaded machine
+     * a restart's bind met it ("Address already in use").
+     */
+    private void awaitAcceptor() throws IOException {
+        Thread thread = acceptor;
+        if (thread == null) {
+            return;
+        }
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted waiting for the accept thread to leave");
         }
     }
 
@@ -177,7 +198,7 @@ final class FakeNbdServer implements AutoCloseable {
     }
 
     private void acceptIn(ServerSocket on) {
-        threads.add(Thread.ofPlatform().daemon().name("fake-nbd-accept").start(() -> {
+        Thread thread = Thread.ofPlatform().daemon().name("fake-nbd-accept").unstarted(() -> {
             while (!on.isClosed()) {
                 try {
                     Socket socket = on.accept();
@@ -191,7 +212,10 @@ final class FakeNbdServer implements AutoCloseable {
                     return; // closed by crash() or close()
                 }
             }
-        }));
+        });
+        acceptor = thread;
+        threads.add(thread);
+        thread.start();
     }
 
     private void serve(Socket socket, int number) {

@@ -85,7 +85,9 @@ final class SnapInodes {
         change.gid().ifPresent(gid -> inode.gid = gid);
         change.atime().ifPresent(time -> inode.atime = time);
         change.mtime().ifPresent(time -> inode.mtime = time);
-        inode.ctime = Instant.now();
+        if (change.setsCtime()) {
+            inode.ctime = Instant.now();
+        }
     }
 
     /**

@@ -13,9 +13,15 @@ final class Deadline {
     static final Duration FOREVER = Duration.ofDays(365L * 100);
 
     private long remainingNanos;
+    private final long startNanos = System.nanoTime();
 
     private Deadline(long remainingNanos) {
         this.remainingNanos = remainingNanos;
+    }
+
+    /** @return nanoseconds since the request began to wait (for the {@code gfs2_promote} event) */
+    long elapsedNanos() {
+        return System.nanoTime() - startNanos;
     }
 
     /**

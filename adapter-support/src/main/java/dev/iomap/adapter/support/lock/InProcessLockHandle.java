@@ -5,6 +5,9 @@ import dev.iomap.spi.lock.DemoteFailedException;
 import dev.iomap.spi.lock.LockHandle;
 import dev.iomap.spi.lock.LockMode;
 import dev.iomap.spi.lock.LockName;
+import dev.iomap.spi.trace.GlockDemoteRqEvent;
+import dev.iomap.spi.trace.GlockPromoteEvent;
+import dev.iomap.spi.trace.GlockStateChangeEvent;
 import java.io.IOException;
 import java.time.Duration;
 
@@ -212,6 +215,8 @@ final class InProcessLockHandle implements LockHandle {
                     if (mode.covers(wanted)) {   // another use of this holder got it meanwhile
                         manager.countCachedHold();
                     } else {
+                        GlockStateChangeEvent.emit(manager.nodeName(), name, mode, wanted);
+                        GlockPromoteEvent.emit(manager.nodeName(), name, wanted, deadline.elapsedNanos());
                         mode = wanted;
                         manager.countAcquisition();
                     }
@@ -221,11 +226,16 @@ final class InProcessLockHandle implements LockHandle {
                 if (busy.demotingThread != null) {
                     deadline.await(space.changed, this + " waiting for " + busy + " to finish its callbacks");
                 } else if (busy.holds > 0) {
+                    if (!busy.demoteWanted) {
+                        GlockDemoteRqEvent.emit(busy.manager.nodeName(), name, busy.mode, demoteTarget(busy, wanted),
+                                busy.manager != manager);
+                    }
                     busy.demoteWanted = true;
                     deadline.await(space.changed, this + " waiting for the uses of " + busy + " to end");
                 } else {
-                    boolean toShared = busy != this && busy.mode == LockMode.EX && wanted == LockMode.SH;
-                    busy.demote(toShared ? LockMode.SH : LockMode.UN, true);
+                    LockMode target = demoteTarget(busy, wanted);
+                    GlockDemoteRqEvent.emit(busy.manager.nodeName(), name, busy.mode, target, busy.manager != manager);
+                    busy.demote(target, true);
                 }
             }
         } finally {
@@ -285,6 +295,7 @@ final class InProcessLockHandle implements LockHandle {
             demotingThread = null;
             demoteWanted = false;
             if (done) {
+                GlockStateChangeEvent.emit(manager.nodeName(), name, mode, target);
                 mode = target;
                 manager.countTransition(byRequest, pages);
             }
@@ -294,6 +305,12 @@ final class InProcessLockHandle implements LockHandle {
             throw new DemoteFailedException(this + ": the callbacks for " + from + " to " + target + " failed; the"
                     + " holder keeps " + from, failure);
         }
+    }
+
+    /** @return the mode {@code busy} goes down to so that this holder may have {@code wanted} */
+    private LockMode demoteTarget(InProcessLockHandle busy, LockMode wanted) {
+        boolean toShared = busy != this && busy.mode == LockMode.EX && wanted == LockMode.SH;
+        return toShared ? LockMode.SH : LockMode.UN;
     }
 
     private long runCallbacks(LockMode from, LockMode target) throws IOException {

@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# xfstests (kdave/xfstests at 63a29724) against iomap4j's FUSE mounts, and the kernel's ext4 and xfs as
+# the baseline, on this machine (issue 38).
+#
+# Usage: bench/xfstests.sh CONFIG [TEST...]
+#        bench/xfstests.sh table [CONFIG...]
+#   CONFIG: xfs-like, gfs2-like, gfs2-like:data=journal, bcachefs-like, zonefs-like (FUSE mounts through
+#           `mount -t fuse.iomap`), ext4 or xfs (the kernel's, on loop devices over sparse files), or
+#           all (ext4, xfs, then the four FUSE configs; zonefs-like runs only with TESTs given).
+#   TEST:   what ./check takes (generic/003, -g generic/quick, ...); default -g generic/quick.
+#   table:  prints the Markdown table of the results kept for each CONFIG (default: every one run),
+#           one row per test, one column per CONFIG: pass, FAIL or "-" (not run), and the counts.
+#
+# For each CONFIG: two sparse images (TEST and SCRATCH, XFSTESTS_SIZE each) under the work directory,
+# each behind a loop device; the kernel's configs mkfs the loop devices, the FUSE ones `iomap mkfs` the
+# images and mount the loop devices with `mount -t fuse.iomap` (the helper takes a loop device: fuseblk
+# over it, I/O to its backing file; see docs/xfstests.md). It writes its local.config (beside the images: configs can run at once), runs ./check as root
+# in its own session, and keeps results/CONFIG/summary.tsv (test, status, seconds, reason) and check's
+# own results. Images and loop devices are removed at the end, also on failure.
+#
+# xfstests is unpacked from XFSTESTS_TARBALL into XFSTESTS_BUILD (outside the repository), patched with
+# bench/xfstests/*.patch (each says why) and built, once. The script installs what xfstests needs
+# (Debian packages, the fsgqa users) and the mount helper (bin/iomap install-mount-helper).
+#
+# Environment:
+#   XFSTESTS_BUILD    where xfstests is unpacked and built (default /work/build/xfstests-check)
+#   XFSTESTS_TARBALL  the source (default /work/shared/tools/xfstests-63a2972.tar.gz)
+#   XFSTESTS_WORK     images, mount points and results (default XFSTESTS_BUILD/work)
+#   XFSTESTS_SIZE     size of each image (default 8g)
+#   XFSTESTS_INSTALL  0: only check the packages, install nothing (default 1)
+# Needs root, fuse3, losetup, and a built checkout (mvn -q install -DskipTests).
+set -euo pipefail
+
+script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+checkout="$(cd "$script_dir/.." && pwd)"
+iomap="$checkout/bin/iomap"
+build="${XFSTESTS_BUILD:-/work/build/xfstests-check}"
+tarball="${XFSTESTS_TARBALL:-/work/shared/tools/xfstests-63a2972.tar.gz}"
+work="${XFSTESTS_WORK:-$build/work}"
+size="${XFSTESTS_SIZE:-8g}"
+src="$build/xfstests"
+fuse_configs=(xfs-like gfs2-like gfs2-like:data=journal bcachefs-like)
+packages=(xfsprogs e2fsprogs attr acl fio bc psmisc quota libaio-dev liburing-dev uuid-dev xfslibs-dev
+    libattr1-dev libacl1-dev libcap-dev libgdbm-dev libtool autoconf automake pkg-config gcc make
+    fuse3 util-linux indent dbench)
+
+die() {
+    echo "xfstests.sh: $*" >&2
+    exit 1
+}
+
+usage() {
+    sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
+
+# Installs (or, with XFSTESTS_INSTALL=0, checks) the Debian packages xfstests uses.
+ensure_packages() {
+    local missing=()
+    for package in "${packages[@]}"; do
+        dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+    done
+    [[ ${#missing[@]} -eq 0 ]] && return
+    if [[ "${XFSTESTS_INSTALL:-1}" == 0 ]]; then
+        die "missing Debian packages: ${missing[*]} (apt-get install them, or drop XFSTESTS_INSTALL=0)"
+    fi
+    echo "xfstests.sh: installing ${missing[*]}" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# The users and group xfstests' permission tests run as (README: fsgqa, fsgqa2, 123456-fsgqa).
+ensure_users() {
+    getent group fsgqa >/dev/null || groupadd fsgqa
+    id fsgqa >/dev/null 2>&1 || useradd -m -g fsgqa fsgqa
+    id fsgqa2 >/dev/null 2>&1 || useradd -m fsgqa2
+    id 123456-fsgqa >/dev/null 2>&1 || useradd -m 123456-fsgqa
+}
+
+# Unpacks, patches and builds xfstests once (a stamp file says it is done).
+ensure_xfstests() {
+    local stamp="$build/.built-by-iomap4j"
+    [[ -f "$stamp" && -x "$src/ltp/fsx" ]] && { apply_patches; return; }
+    mkdir -p "$build"
+    if [[ ! -d "$src" ]]; then
+        tar xzf "$tarball" -C "$build"
+    fi
+    apply_patches
+    echo "xfstests.sh: building xfstests in $src (several minutes)" >&2
+    (cd "$src" && nice make -j"$(nproc)" >"$build/build.log" 2>&1) || die "building xfstests failed: see $build/build.log"
+    touch "$stamp"
+}
+
+# Applies each bench/xfstests/*.patch not yet applied to the unpacked copy (shell scripts only: no rebuild).
+apply_patches() {
+    local patch
+    for patch in "$script_dir"/xfstests/*.patch; do
+        [[ -e "$patch" ]] || continue
+        if patch -d "$src" -p1 -R --dry-run -s -f <"$patch" >/dev/null 2>&1; then
+            continue
+        fi
+        patch -d "$src" -p1 -s -f <"$patch" || die "$patch does not apply to $src"
+    done
+}
+
+# losetup over a new sparse file; prints the loop device.
+new_loop() {
+    local file="$1"
+    rm -f "$file"
+    truncate -s "$size" "$file"
+    losetup --find --show "$file"
+}
+
+cleanup_config() {
+    local dir="$1"
+    local loop
+    for mnt in "$dir/mnt/test" "$dir/mnt/scratch"; do
+        if mountpoint -q "$mnt" 2>/dev/null; then
+            umount "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
+        fi
+    done
+    for image in "$dir/test.img" "$dir/scratch.img"; do
+        [[ -e "$image" ]] || continue
+        for loop in $(losetup -j "$image" -O NAME -n 2>/dev/null); do
+            losetup -d "$loop" 2>/dev/null || true
+        done
+        rm -f "$image"
+    done
+}
+
+# The mount options of a config: the adapter's options (-O) as -o spellings, allow_other for the
+# tests that run as fsgqa.
+fuse_options() {
+    local config="$1"
+    local options="allow_other"
+    if [[ "$config" == *:* ]]; then
+        options+=",${config#*:}"
+    fi
+    echo "$options"
+}
+
+# Formats TEST and SCRATCH for a config and writes local.config.
+prepare() {
+    local config="$1" dir="$2"
+    local adapter="${config%%:*}"
+    local test_loop scratch_loop
+    mkdir -p "$dir/mnt/test" "$dir/mnt/scratch" "$dir/results"
+    test_loop="$(new_loop "$dir/test.img")"
+    scratch_loop="$(new_loop "$dir/scratch.img")"
+    case "$adapter" in
+        ext4)
+            mkfs.ext4 -q -F "$test_loop"
+            cat >"$dir/local.config" <<EOF
+export FSTYP=ext4
+EOF
+            ;;
+        xfs)
+            mkfs.xfs -q -f "$test_loop"
+            cat >"$dir/local.config" <<EOF
+export FSTYP=xfs
+EOF
+            ;;
+        *)
+            "$iomap" mkfs --adapter "$adapter" --size "$size" "$dir/test.img" >/dev/null
+            "$iomap" mkfs --adapter "$adapter" --size "$size" "$dir/scratch.img" >/dev/null
+            cat >"$dir/local.config" <<EOF
+export FSTYP=fuse
+export FUSE_SUBTYP=.iomap
+export MOUNT_OPTIONS="-o $(fuse_options "$config")"
+export TEST_FS_MOUNT_OPTS="-o $(fuse_options "$config")"
+EOF
+            ;;
+    esac
+    # df -l -t TYPE: xfstests runs df over every mount to find its devices, and a FUSE mount that does not
+    # answer (another user's, paused) would hang it; only local mounts of the config's type are asked.
+    local types="-t fuseblk.iomap -t fuse.iomap"
+    [[ "$adapter" == ext4 || "$adapter" == xfs ]] && types="-t $adapter"
+    cat >>"$dir/local.config" <<EOF
+export DF_PROG="$(type -P df) -T -P -l $types"
+export TEST_DEV=$test_loop
+export TEST_DIR=$dir/mnt/test
+export SCRATCH_DEV=$scratch_loop
+export SCRATCH_MNT=$dir/mnt/scratch
+export RESULT_BASE=$dir/results
+EOF
+}
+
+# Reads check's xunit report into summary.tsv: test, pass/fail/notrun, seconds, reason.
+summarize() {
+    local dir="$1"
+    local report="$dir/results/result.xml"
+    [[ -f "$report" ]] || die "no report at $report (check failed to start: see $dir/check.log)"
+    python3 - "$report" >"$dir/summary.tsv" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+for case in root.iter("testcase"):
+    name = case.get("name")
+    status, reason = "pass", ""
+    for child in case:
+        if child.tag == "skipped":
+            status, reason = "notrun", child.get("message", "")
+        elif child.tag in ("failure", "error"):
+            status, reason = "fail", child.get("message", "")
+    reason = " ".join(reason.split())[:200]
+    print(f"{name}\t{status}\t{case.get('time', '')}\t{reason}")
+EOF
+}
+
+run_config() {
+    local config="$1"
+    shift
+    local dir="$work/${config//[:=]/-}"
+    local tests=("$@")
+    [[ ${#tests[@]} -gt 0 ]] || tests=(-g generic/quick)
+    cleanup_config "$dir"
+    rm -rf "$dir/results"
+    trap 'cleanup_config "'"$dir"'"' EXIT
+    prepare "$config" "$dir"
+    local fstyp_flag=()
+    [[ "$config" == ext4 || "$config" == xfs ]] || fstyp_flag=(-fuse)
+    echo "xfstests.sh: $config: ./check ${fstyp_flag[*]} ${tests[*]} (log: $dir/check.log)" >&2
+    local start end
+    start=$(date +%s)
+    # Its own session: the patched _pkill kills only processes of this session (not other users' fsstress).
+    (cd "$src" && HOST_OPTIONS="$dir/local.config" setsid ./check "${fstyp_flag[@]}" -R xunit "${tests[@]}") >"$dir/check.log" 2>&1 || true
+    end=$(date +%s)
+    echo "$((end - start))" >"$dir/wall-seconds"
+    summarize "$dir"
+    cleanup_config "$dir"
+    trap - EXIT
+    awk -F'\t' -v c="$config" -v s="$((end - start))" '{ n[$2]++ } END {
+        printf "%s: %d pass, %d fail, %d not run, %d s\n", c, n["pass"], n["fail"], n["notrun"], s }' "$dir/summary.tsv"
+}
+
+# The Markdown table of the kept results.
+table() {
+    local configs=("$@")
+    if [[ ${#configs[@]} -eq 0 ]]; then
+        configs=()
+        for candidate in ext4 xfs "${fuse_configs[@]}" zonefs-like; do
+            [[ -f "$work/${candidate//[:=]/-}/summary.tsv" ]] && configs+=("$candidate")
+        done
+    fi
+    local files=()
+    for config in "${configs[@]}"; do
+        files+=("$config=$work/${config//[:=]/-}/summary.tsv")
+    done
+    python3 - "${files[@]}" <<'EOF'
+import sys
+columns, results, tests = [], {}, set()
+for arg in sys.argv[1:]:
+    config, path = arg.split("=", 1) if arg.count("=") == 1 else arg.rsplit("=", 1)
+    columns.append(config)
+    results[config] = {}
+    for line in open(path):
+        name, status = line.rstrip("\n").split("\t")[:2]
+        results[config][name] = status
+        tests.add(name)
+shown = {"pass": "pass", "fail": "FAIL", "notrun": "-"}
+print("| test | " + " | ".join(columns) + " |")
+print("|---|" + "---|" * len(columns))
+for name in sorted(tests):
+    print(f"| {name} | " + " | ".join(shown.get(results[c].get(name), "") for c in columns) + " |")
+for status in ("pass", "fail", "notrun"):
+    counts = [str(sum(1 for s in results[c].values() if s == status)) for c in columns]
+    print(f"| **{status}** | " + " | ".join(counts) + " |")
+EOF
+}
+
+main() {
+    [[ $# -ge 1 ]] || usage
+    if [[ "$1" == table ]]; then
+        shift
+        table "$@"
+        return
+    fi
+    [[ $(id -u) -eq 0 ]] || die "xfstests needs root (mount, losetup, the fsgqa users)"
+    local config="$1"
+    shift
+    local configs
+    case "$config" in
+        all) configs=(ext4 xfs "${fuse_configs[@]}") ;;
+        ext4 | xfs | xfs-like | gfs2-like | gfs2-like:data=journal | bcachefs-like | zonefs-like) configs=("$config") ;;
+        *) usage ;;
+    esac
+    ensure_packages
+    ensure_users
+    ensure_xfstests
+    if [[ "$config" != ext4 && "$config" != xfs ]]; then
+        "$iomap" install-mount-helper >/dev/null
+    fi
+    for one in "${configs[@]}"; do
+        run_config "$one" "$@"
+    done
+}
+
+main "$@"

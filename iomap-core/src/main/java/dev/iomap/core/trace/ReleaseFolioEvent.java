@@ -1,0 +1,37 @@
+package dev.iomap.core.trace;
+
+import dev.iomap.spi.IomapInode;
+import jdk.jfr.Description;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+
+/** The kernel's {@code iomap_release_folio} tracepoint (class {@code iomap_range_class}, plus the folio's order). */
+@Name(ReleaseFolioEvent.NAME)
+@Label("iomap_release_folio")
+@Description("A clean folio is released from the cache (reclaim, or an invalidation that drops whole folios): the folio's range, with its order.")
+public final class ReleaseFolioEvent extends IomapRangeEvent {
+    /** The event's name: {@code iomap.iomap_release_folio}. */
+    public static final String NAME = "iomap.iomap_release_folio";
+
+    /** The folio's order (log2 of its pages). */
+    @Label("order")
+    int order;
+
+    /**
+     * Records the event if a recording enables it; otherwise does nothing and allocates nothing.
+     *
+     * @param inode the inode
+     * @param offset the first byte of the range
+     * @param length its length in bytes
+     * @param order the folio's order
+     */
+    public static void emit(IomapInode inode, long offset, long length, int order) {
+        ReleaseFolioEvent event = new ReleaseFolioEvent();
+        if (!event.shouldCommit()) {
+            return;
+        }
+        event.set(inode, offset, length);
+        event.order = order;
+        event.commit();
+    }
+}
