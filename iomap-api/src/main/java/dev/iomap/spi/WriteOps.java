@@ -58,9 +58,10 @@ public interface WriteOps {
      * the write before the copy, or the folio was uptodate already (the only case in which a short copy
      * is kept). Bytes past EOF in the last block are whatever the folio holds there (zeroes, unless a
      * mapped store put bytes past EOF); writeback zeroes them before it writes the block. The view is
-     * made only when asked (an adapter that does not need the bytes pays nothing for them) and is valid
-     * only during the call: the folio's memory is reused after it leaves the cache, so the adapter
-     * copies what it keeps.
+     * made only when asked (an adapter that does not need the bytes pays nothing for them). Both the
+     * supplier and the view are valid only during the call (asking the supplier afterwards may throw
+     * {@link IllegalStateException}): the folio's memory is reused after it leaves the cache, so the
+     * adapter copies what it keeps.
      *
      * <p>It may throw: a journal transaction may be full or its log unwritable. The bytes were already
      * copied, are dirty (and, for a write, in the file size), and readers may have seen them; the core

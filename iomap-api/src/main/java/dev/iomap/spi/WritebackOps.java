@@ -43,7 +43,9 @@ public interface WritebackOps {
      * @param length bytes of the dirty run from {@code pos}, whole blocks (the block straddling EOF
      *     included)
      * @param endPos end of the folio's data to write back: the folio's end, or EOF if the folio holds it
-     * @return bytes written back from {@code pos}: at least 1, at most {@code length}
+     * @return the bytes added from {@code pos}: what its {@link WritebackContext#addToIoend} calls
+     *     returned, together; at least 1 (the core refuses any other answer with an
+     *     {@link dev.iomap.api.IomapException}, as for a failure)
      * @throws IOException if the range cannot be mapped; see above
      */
     long writebackRange(WritebackContext wpc, long pos, long length, long endPos) throws IOException;

@@ -24,7 +24,8 @@ import java.util.concurrent.CompletionException;
  * of dirty blocks (every run of uptodate blocks when per-block dirty tracking is off) goes to the
  * adapter's {@code writebackRange}, which maps it and adds it to the current {@link Ioend} through
  * {@link #addToIoend}; an ioend is submitted when the next range cannot be merged into it. A
- * writeback pass never blocks on a folio lock while holding an unsubmitted ioend, so writers waiting for writeback always make progress.
+ * writeback pass never blocks on a folio lock while holding an unsubmitted ioend, so writers waiting
+ * for writeback always make progress.
  *
  * <p>For an inode whose adapter asks for file order ({@link dev.iomap.spi.WritebackOps#writesInFileOrder}), passes take turns
  * on the inode's writeback-order lock, a pass for a range starts at the beginning of the file, and a
@@ -191,7 +192,8 @@ final class Writeback implements WritebackContext {
 
     /**
      * Hands one dirty run to the adapter's {@code writebackRange} until all of it is in ioends: the
-     * kernel's {@code iomap_writeback_range}.
+     * kernel's {@code iomap_writeback_range}. Each call must add at least one byte through
+     * {@link #addToIoend} and return exactly what it added; the next call starts after it.
      */
     private void writebackRange(Folio target, long pos, long length, long endPos) throws IOException {
         rangeFolio = target;
@@ -201,13 +203,14 @@ final class Writeback implements WritebackContext {
             while (pos < rangeEnd) {
                 inode.stats().mapBlocksCalled();
                 long done = inode.writebackOps().writebackRange(this, pos, rangeEnd - pos, endPos);
-                if (done <= 0 || done > rangeEnd - pos) {
+                long added = rangeStart - pos;
+                if (added <= 0 || done != added) {
                     throw new IomapException("writebackRange of inode " + inode.ino() + " at " + pos + " for "
-                            + (rangeEnd - pos) + " bytes returned " + done
-                            + "; it must return what addToIoend added, at least 1 byte and at most the range");
+                            + (rangeEnd - pos) + " bytes returned " + done + " after adding " + added
+                            + " bytes to the ioend; it must add at least 1 byte through addToIoend and"
+                            + " return what addToIoend returned");
                 }
-                pos += done;
-                rangeStart = pos;
+                pos = rangeStart;
             }
         } finally {
             rangeFolio = null;
@@ -225,23 +228,29 @@ final class Writeback implements WritebackContext {
     }
 
     /**
-     * Adds a mapped piece of the current dirty range to the ioend, submitting the one being built if
-     * it cannot take it: the kernel's {@code iomap_add_to_ioend} with {@code iomap_can_add_to_ioend}.
+     * Adds the mapped part of the current dirty range to ioends: the kernel's
+     * {@code iomap_add_to_ioend} with {@code iomap_can_add_to_ioend}. The ioend being built takes what
+     * continues it, up to the size limit; otherwise it is submitted and a new one started, as often as
+     * the limit requires.
      */
     @Override
     public long addToIoend(Iomap map, long pos, long length) throws IOException {
         checkWritable(map, pos, length);
         long maxIoend = inode.pageCache().options().maxIoendBytes();
-        long chunk = Math.min(Math.min(Math.min(rangeEnd, map.end()) - pos, maxIoend), length);
-        if (ioend == null || !ioend.canAppend(pos, chunk, map, maxIoend)) {
-            submit();
-            ioend = new Ioend(map, pos, inode.device());
+        long stop = Math.min(Math.min(rangeEnd, map.end()), pos + length);
+        for (long at = pos; at < stop; ) {
+            long chunk = Math.min(stop - at, maxIoend);
+            if (ioend == null || !ioend.canAppend(at, chunk, map, maxIoend)) {
+                submit();
+                ioend = new Ioend(map, at, inode.device());
+            }
+            ioend.append(rangeFolio, (int) (at - rangeFolio.pos()), (int) chunk);
+            AddToIoendEvent.emit(inode, at, chunk, map);
+            at += chunk;
         }
-        ioend.append(rangeFolio, (int) (pos - rangeFolio.pos()), (int) chunk);
-        AddToIoendEvent.emit(inode, pos, chunk, map);
         iomap = map;
-        rangeStart = pos + chunk;
-        return chunk;
+        rangeStart = stop;
+        return stop - pos;
     }
 
     private void checkWritable(Iomap map, long pos, long length) throws IomapException {

@@ -197,7 +197,7 @@ class PutFolioBytesTest {
     @Test
     void anAdapterThatNeverAsksForTheBytesStillSeesEveryFolio() throws Exception {
         List<String> calls = new ArrayList<>();
-        WriteOps fourArgs = new WriteOps() {
+        WriteOps noBytes = new WriteOps() {
             @Override
             public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap,
                     java.util.function.Supplier<ByteBuffer> blocks) {
@@ -214,7 +214,7 @@ class PutFolioBytesTest {
 
             @Override
             public WriteOps writeOps() {
-                return fourArgs;
+                return noBytes;
             }
         };
         CachedInode other = cache.addInode(2, K1, 0, MAX, withHooks, raw);
@@ -223,5 +223,44 @@ class PutFolioBytesTest {
 
         // The file was empty: zeroing [0, 4000) (mapped blocks here) goes through the hooks too.
         assertThat(calls).containsExactly("0 4000", "4000 96", "4096 104");
+    }
+
+    @Test
+    void writeOpsHasOnePutFolioForTheCoreToCall() {
+        assertThat(java.util.Arrays.stream(WriteOps.class.getMethods()).map(java.lang.reflect.Method::getName)
+                .filter("putFolio"::equals)).hasSize(1);
+    }
+
+    @Test
+    void theBytesAreShownOnlyWhilePutFolioRuns() throws Exception {
+        List<java.util.function.Supplier<ByteBuffer>> kept = new ArrayList<>();
+        WriteOps keeper = new WriteOps() {
+            @Override
+            public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap,
+                    java.util.function.Supplier<ByteBuffer> blocks) {
+                assertThat(blocks.get().remaining()).isEqualTo(K1);
+                kept.add(blocks);
+            }
+        };
+        BlockDeviceMapping raw = new BlockDeviceMapping(ram);
+        IomapOps withHooks = new IomapOps() {
+            @Override
+            public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request)
+                    throws IOException {
+                return raw.begin(inode, pos, length, request);
+            }
+
+            @Override
+            public WriteOps writeOps() {
+                return keeper;
+            }
+        };
+        CachedInode other = cache.addInode(2, K1, 0, MAX, withHooks, raw);
+
+        other.open().write(0, buffer(14, 0, K1));
+
+        assertThat(kept).hasSize(1);
+        assertThatThrownBy(() -> kept.get(0).get()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("only while it runs");
     }
 }

@@ -43,18 +43,11 @@ public record Geometry(int blockSize, int pageSize, int maxFolioOrder) {
         return new Geometry(blockSize, pageSize, order);
     }
 
-    /** System property that narrows {@link #standard()} to some of its geometries, by index. */
-    public static final String SELECTION_PROPERTY = "iomap.kit.geometries";
-
     /**
      * The eight geometries every adapter runs on: block size 1 KiB and 4 KiB, page size 4 KiB and
-     * 64 KiB, single-page and 2 MiB folios, in that nesting (index 0 is 1 KiB blocks, 4 KiB pages,
-     * single-page folios; 7 is 4 KiB blocks, 64 KiB pages, 2 MiB folios). The system property
-     * {@value #SELECTION_PROPERTY}, a comma-separated list of indices (e.g. {@code 0,7}), keeps only
-     * those, for a quick run of the kit; unset, all eight.
+     * 64 KiB, single-page and 2 MiB folios.
      *
      * @return the geometries
-     * @throws IllegalArgumentException if the property names no index from 0 to 7
      */
     public static List<Geometry> standard() {
         List<Geometry> all = new ArrayList<>();
@@ -64,20 +57,7 @@ public record Geometry(int blockSize, int pageSize, int maxFolioOrder) {
                 all.add(largeFolios(block, page));
             }
         }
-        String selection = System.getProperty(SELECTION_PROPERTY, "").strip();
-        if (selection.isEmpty()) {
-            return List.copyOf(all);
-        }
-        List<Geometry> selected = new ArrayList<>();
-        for (String index : selection.split(",")) {
-            try {
-                selected.add(all.get(Integer.parseInt(index.strip())));
-            } catch (NumberFormatException | IndexOutOfBoundsException e) {
-                throw new IllegalArgumentException(SELECTION_PROPERTY + " takes indices from 0 to "
-                        + (all.size() - 1) + " separated by commas, got '" + selection + "'", e);
-            }
-        }
-        return List.copyOf(selected);
+        return List.copyOf(all);
     }
 
     /**

@@ -225,11 +225,6 @@ public final class RecordingAdapter implements FilesystemAdapter {
         }
 
         @Override
-        public java.util.Optional<java.util.UUID> uuid() throws IOException {
-            return mount.uuid();
-        }
-
-        @Override
         public InodeInfo getattr(long ino) throws IOException {
             return mount.getattr(ino);
         }

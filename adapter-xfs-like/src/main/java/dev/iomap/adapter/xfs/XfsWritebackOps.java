@@ -15,7 +15,8 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The xfs-like {@code iomap_writeback_ops}: {@code xfs_map_blocks} and the ioend completion
+ * The xfs-like {@code iomap_writeback_ops}: {@code xfs_writeback_range} ({@code xfs_map_blocks}, then
+ * the core's add to the ioend; submission is the core's default) and the ioend completion
  * ({@code xfs_end_ioend}).
  *
  * <p>{@link #writebackRange} gives delayed allocations real blocks, allocated <em>unwritten</em> so that a
@@ -40,9 +41,10 @@ final class XfsWritebackOps implements WritebackOps {
     }
 
     /**
-     * {@code xfs_writeback_range}: {@link #mapBlocks}, then {@code iomap_add_to_ioend}. A failure
-     * releases nothing: the reservations of discarded dirty data stay until truncate, punch, evict or
-     * unmount release them.
+     * {@code xfs_writeback_range}: {@link #mapBlocks} (which takes and releases the locks), then
+     * {@code iomap_add_to_ioend}. A failure releases nothing, where XFS punches the folio's delayed
+     * allocation ({@code xfs_discard_folio}): the reservations of discarded dirty data stay until
+     * truncate, punch, evict or unmount release them.
      */
     @Override
     public long writebackRange(WritebackContext wpc, long pos, long length, long endPos) throws IOException {
