@@ -76,7 +76,19 @@ public enum Capability {
      * completes direct writes in {@link dev.iomap.spi.WritebackOps#ioendCompleted} as it completes
      * writeback. Without it, a direct open fails with {@link NotSupportedException}.
      */
-    DIRECT_IO;
+    DIRECT_IO,
+    /**
+     * Files without holes: every block below EOF is allocated and holds data, zeroes where nothing else
+     * was written, as in a format whose allocation map is each file's chain of blocks (FAT). A write past
+     * EOF and a truncate up allocate and zero the gap; seek hole finds only EOF, seek data finds every
+     * offset below it, and the extent report covers the whole file with written extents. Not declared
+     * together with {@link #UNWRITTEN_EXTENTS} (whose blocks are holes to seek) or {@link #PUNCH_HOLE}.
+     *
+     * <p>Unlike the other capabilities this one names no operation: nothing is refused without it, and
+     * declaring it tells tools and the test kit not to expect holes (the kit then checks that there are
+     * none).
+     */
+    DENSE_FILES;
 
     /**
      * Adds what the declared capabilities imply.

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * path as its source and {@code fuse.iomap} as its type, and {@code umount} followed at once by the helper
  * again always mounts (the new mount waits for the old process to let go of the image), keeping what was
  * written. The helper runs {@code bin/iomap} of this checkout on the test class path
- * ({@code IOMAP_CLASSPATH}). Remounts: {@code -Dmount.remounts=N} (default 3; issue 38 asks 100 once).
+ * ({@code IOMAP_CLI_CLASSPATH}). Remounts: {@code -Dmount.remounts=N} (default 3; issue 38 asks 100 once).
  * Every mount still mounted is lazily unmounted after the test and every process it left is stopped.
  * Each command is bounded ({@link #WAIT_SECONDS}), so the loop has no timeout of its own (100 rounds take
  * about 10 minutes on a loaded machine).
@@ -213,7 +213,7 @@ class MountHelperTest {
         if (mountEnvironment) {
             env.remove("PATH");
         }
-        env.put("IOMAP_CLASSPATH", System.getProperty("java.class.path"));
+        env.put("IOMAP_CLI_CLASSPATH", System.getProperty("java.class.path"));
         env.put("IOMAP_JAVA_HOME", Path.of(System.getProperty("java.home")).toString());
         Process process = builder.start();
         if (!process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)) {

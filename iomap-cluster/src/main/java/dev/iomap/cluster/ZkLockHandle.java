@@ -5,6 +5,7 @@ import dev.iomap.spi.lock.DemoteFailedException;
 import dev.iomap.spi.lock.LockHandle;
 import dev.iomap.spi.lock.LockMode;
 import dev.iomap.spi.lock.LockName;
+import dev.iomap.spi.lock.LockUses;
 import dev.iomap.spi.trace.GlockDemoteRqEvent;
 import dev.iomap.spi.trace.GlockPromoteEvent;
 import dev.iomap.spi.trace.GlockStateChangeEvent;
@@ -30,6 +31,14 @@ import org.apache.zookeeper.data.Stat;
  * (mode, hold count, flags) is guarded by {@link #state}; a mode change in ZooKeeper (a grant, a
  * demotion, a release) happens under {@link #transition}, so the demoter thread and this handle's
  * own request never change the holder znode at the same time.
+ *
+ * <p>A use that needs a mode the handle's mode does not cover changes the mode only once no use it
+ * would not cover is in progress in another thread (SH to DF drops the cache a reader in SH relies on;
+ * DF to SH lets the node cache around a DF use), as GFS2 changes a glock's state only with no holder
+ * granted; new uses wait meanwhile. A thread already inside a use never waits behind that change or a
+ * pending demotion for a use its handle's mode covers (the change or demotion waits for that thread),
+ * and a thread that waits inside a use for a change is not waited for by another change
+ * ({@link LockUses}).
  */
 final class ZkLockHandle implements LockHandle {
     private final ZkLockManager manager;
@@ -41,7 +50,8 @@ final class ZkLockHandle implements LockHandle {
     private final Condition changed = state.newCondition();
     private final ReentrantLock transition = new ReentrantLock();
     private LockMode mode = LockMode.UN;
-    private int holds;
+    /** The uses in progress, by thread and mode. */
+    private final LockUses uses = new LockUses();
     /** A demote request waits for this handle's uses to end; new uses wait meanwhile. */
     private boolean demoteWanted;
     /** The thread running this handle's callbacks (demotion or release), or null. */
@@ -83,7 +93,7 @@ final class ZkLockHandle implements LockHandle {
     public int holds() {
         state.lock();
         try {
-            return holds;
+            return uses.total();
         } finally {
             state.unlock();
         }
@@ -109,20 +119,77 @@ final class ZkLockHandle implements LockHandle {
                 throw new IllegalStateException(this + " locked from its own demote callback");
             }
             manager.fenceForHandles().check();
-            while (demoteWanted || demotingThread != null || obtaining) {
-                deadline.await(changed, this + " waiting for its demotion or its other request to end");
-            }
-            checkUsable();
-            if (mode.covers(wanted)) {
-                holds++;
+            boolean cached = uses.heldByCurrentThread() ? nestedCached(wanted, deadline) : cached(wanted, deadline);
+            if (cached) {
+                uses.start(wanted);
                 manager.countCachedHold();
                 return;
             }
             obtaining = true;
+            awaitUsesNotCovered(wanted, deadline);
         } finally {
             state.unlock();
         }
         obtainThenClearFlag(wanted, deadline);
+    }
+
+    /**
+     * A use by a thread with no use in progress: waits for a pending demotion and another thread's
+     * request to end. Caller holds {@link #state}.
+     *
+     * @return whether the mode covers {@code wanted} (else the caller asks ZooKeeper)
+     */
+    private boolean cached(LockMode wanted, ZkDeadline deadline) throws IOException {
+        while (demoteWanted || demotingThread != null || obtaining) {
+            deadline.await(changed, this + " waiting for its demotion or its other request to end");
+        }
+        checkUsable();
+        return mode.covers(wanted);
+    }
+
+    /**
+     * A use by a thread inside a use of this handle: starts at once if the mode covers it (a pending
+     * demotion or change waits for this thread's uses, so this thread must not wait for it); else waits
+     * for another thread's request to end, marked as waiting so that request does not wait for this
+     * thread's uses. Caller holds {@link #state}.
+     *
+     * @return whether the mode covers {@code wanted} (else the caller asks ZooKeeper)
+     */
+    private boolean nestedCached(LockMode wanted, ZkDeadline deadline) throws IOException {
+        if (mode.covers(wanted)) {
+            return true;
+        }
+        uses.waitForChange(true);
+        changed.signalAll();
+        try {
+            while (demotingThread != null || obtaining) {
+                deadline.await(changed, this + " waiting, inside a use, for its other request to end");
+            }
+            checkUsable();
+            return mode.covers(wanted);
+        } finally {
+            uses.waitForChange(false);
+        }
+    }
+
+    /**
+     * Before a change to {@code wanted}: waits until no other thread has a use in progress that
+     * {@code wanted} does not cover (SH to DF, DF to SH; nothing to wait for on the way to EX), as GFS2
+     * changes a glock's state only with no holder granted. New uses wait meanwhile ({@link #obtaining} is
+     * set). Caller holds {@link #state}; on failure clears the flag again.
+     */
+    private void awaitUsesNotCovered(LockMode wanted, ZkDeadline deadline) throws IOException {
+        try {
+            while (uses.othersNotCovered(wanted)) {
+                deadline.await(changed, this + " waiting for its uses in " + mode + " to end before it changes to "
+                        + wanted);
+            }
+            checkUsable();
+        } catch (IOException | RuntimeException e) {
+            obtaining = false;
+            changed.signalAll();
+            throw e;
+        }
     }
 
     @Override
@@ -135,7 +202,7 @@ final class ZkLockHandle implements LockHandle {
                     || manager.fenceForHandles().isFenced()) {
                 return false;
             }
-            holds++;
+            uses.start(wanted);
             manager.countCachedHold();
             return true;
         } finally {
@@ -187,11 +254,11 @@ final class ZkLockHandle implements LockHandle {
         state.lock();
         try {
             checkUsable();
-            if (holds == 0) {
+            if (uses.total() == 0) {
                 throw new IllegalStateException(this + " unlocked more often than locked");
             }
-            holds--;
-            scan = holds == 0 && demoteWanted;
+            uses.end();
+            scan = uses.total() == 0 && demoteWanted;
             changed.signalAll();
         } finally {
             state.unlock();
@@ -277,7 +344,7 @@ final class ZkLockHandle implements LockHandle {
                 manager.deleteQuietly(requestPath);
                 return;
             }
-            if (holds > 0 || demotingThread != null) {
+            if (uses.total() > 0 || demotingThread != null) {
                 demoteWanted = true;
                 return;
             }
@@ -493,13 +560,28 @@ final class ZkLockHandle implements LockHandle {
         }
     }
 
-    /** @return whether an earlier request is still queued (then {@code watcher} fires when it leaves) */
+    /**
+     * @return whether an earlier request is still queued (then {@code watcher} fires when it leaves).
+     *     Entries of this handle's other than {@code queued} are deleted first: this handle has one
+     *     request at a time ({@link #obtaining}), so they are left over, by a create that reached the
+     *     server although its reply was lost (Curator's retry after a connection loss then made
+     *     {@code queued}), or by an earlier request whose cleanup could not reach ZooKeeper. Nobody waits
+     *     on them, and they live as long as the session: a request behind one would wait for ever.
+     */
     private boolean waitingBehind(String queueDir, String queued, Watcher watcher) throws IOException {
         CuratorFramework client = manager.client();
         List<String> queue = new ArrayList<>(manager.zk().checked("list " + queueDir,
                 () -> client.getChildren().forPath(queueDir)));
-        queue.sort(Comparator.comparing(entry -> entry.substring(entry.length() - 10)));
         String mine = queued.substring(queued.lastIndexOf('/') + 1);
+        String ownPrefix = "q-" + holderId + "-";
+        for (var entries = queue.iterator(); entries.hasNext(); ) {
+            String entry = entries.next();
+            if (!entry.equals(mine) && entry.startsWith(ownPrefix)) {
+                deleteLeftOver(queueDir + "/" + entry);
+                entries.remove();
+            }
+        }
+        queue.sort(Comparator.comparing(entry -> entry.substring(entry.length() - 10)));
         int at = queue.indexOf(mine);
         if (at < 0) {
             throw new IOException(this + ": its queue entry " + queued + " vanished (session lost?)");
@@ -511,6 +593,18 @@ final class ZkLockHandle implements LockHandle {
         Object stat = manager.zk().checked("watch " + before,
                 () -> client.checkExists().usingWatcher(watcher).forPath(before));
         return stat != null;
+    }
+
+    /** Deletes a left-over queue entry of this handle's; one already gone is fine. */
+    private void deleteLeftOver(String path) throws IOException {
+        try {
+            manager.zk().call("delete left-over " + path, () -> manager.client().delete().forPath(path));
+        } catch (KeeperException.NoNodeException e) {
+            // deleted meanwhile: what was wanted
+        } catch (KeeperException e) {
+            throw new IOException("cannot delete " + this + "'s left-over queue entry " + path + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     /**
@@ -555,7 +649,7 @@ final class ZkLockHandle implements LockHandle {
                 GlockStateChangeEvent.emit(manager.nodeId(), name, mode, wanted);
                 GlockPromoteEvent.emit(manager.nodeId(), name, wanted, deadline.elapsedNanos());
                 mode = wanted;
-                holds++;
+                uses.start(wanted);
                 manager.countAcquisition();
             } finally {
                 state.unlock();
@@ -675,8 +769,8 @@ final class ZkLockHandle implements LockHandle {
 
     private void checkReleasable() {
         checkUsable();
-        if (holds > 0) {
-            throw new IllegalStateException(this + " released with " + holds + " use(s) in progress");
+        if (uses.total() > 0) {
+            throw new IllegalStateException(this + " released with " + uses.total() + " use(s) in progress");
         }
         if (demotingThread == Thread.currentThread()) {
             throw new IllegalStateException(this + " released from its own demote callback");

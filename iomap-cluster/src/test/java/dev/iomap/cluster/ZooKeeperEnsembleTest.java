@@ -15,11 +15,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.RetryPolicy;
 import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.retry.RetryUntilElapsed;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,33 +33,45 @@ class ZooKeeperEnsembleTest {
     @TempDir
     Path dir;
 
+    /**
+     * A create that fails for want of a connection ({@code ConnectionLoss}) has an unknown outcome in
+     * ZooKeeper: the last server may have logged it as leader before it saw its quorum go, and then wins
+     * the election once a peer is back and commits it. So the create made without a quorum must fail,
+     * and may or may not be there afterwards (whole if it is); what was written before must be. Requests
+     * with a quorum retry until it serves (an election takes a few ticks, longer on loaded cores), and
+     * their creates are idempotent, since a retried create may find its own first try done.
+     */
     @Test
-    @EnabledIfSystemProperty(named = "iomap.test.ensemble", matches = "true", disabledReason = "flaky on 2 loaded cores, open under issue 40: in CI the fsync without quorum hung past 60 s after the quorum came back, and the three-server client lost data it expected; run with -Diomap.test.ensemble=true")
     void aClientKeepsItsDataAcrossTheLossOfOneServerAndWaitsOutTheLossOfTwo() throws Exception {
         try (ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.start(dir, freeServers());
                 CuratorFramework client = client(ensemble.connectString())) {
             assertThat(ensemble.servers()).extracting(EnsembleServer::id).containsExactly(1, 2, 3);
             assertThat(List.of(ensemble.role(1), ensemble.role(2), ensemble.role(3)))
                     .containsExactlyInAnyOrder("leading", "following", "following");
-            client.create().forPath("/before", bytes("before"));
+            client.create().orSetData().forPath("/before", bytes("before"));
 
             int leader = leader(ensemble);
             ensemble.stop(leader);
-            client.create().forPath("/one-down", bytes("one down"));
+            client.create().orSetData().forPath("/one-down", bytes("one down"));
             assertThat(client.getData().forPath("/before")).isEqualTo(bytes("before"));
 
             int other = ensemble.servers().stream().mapToInt(EnsembleServer::id)
                     .filter(id -> id != leader).findFirst().orElseThrow();
             ensemble.stop(other);
+            client.getZookeeperClient().setRetryPolicy(new RetryOneTime(500));
             assertThatThrownBy(() -> client.create().forPath("/no-quorum", bytes("lost")))
                     .as("no write without a quorum").isInstanceOf(KeeperException.class);
+            client.getZookeeperClient().setRetryPolicy(untilServed());
 
             ensemble.restart(other);
             ensemble.awaitQuorum(ZooKeeperEnsemble.START_TIMEOUT);
             assertThat(client.blockUntilConnected(60, TimeUnit.SECONDS)).isTrue();
             assertThat(client.getData().forPath("/before")).isEqualTo(bytes("before"));
             assertThat(client.getData().forPath("/one-down")).isEqualTo(bytes("one down"));
-            assertThat(client.checkExists().forPath("/no-quorum")).isNull();
+            if (client.checkExists().forPath("/no-quorum") != null) {
+                assertThat(client.getData().forPath("/no-quorum")).as("the failed create, committed later")
+                        .isEqualTo(bytes("lost"));
+            }
         }
     }
 
@@ -119,13 +132,18 @@ class ZooKeeperEnsembleTest {
     private static CuratorFramework client(String connectString) throws InterruptedException {
         CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString)
                 .sessionTimeoutMs((int) Duration.ofSeconds(10).toMillis()).connectionTimeoutMs(3000)
-                .retryPolicy(new RetryOneTime(500)).build();
+                .retryPolicy(untilServed()).build();
         client.start();
         if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) {
             client.close();
             throw new IllegalStateException("no connection to " + connectString);
         }
         return client;
+    }
+
+    /** @return retries every 500 ms for 30 s: until an ensemble that has a quorum elected its leader */
+    private static RetryPolicy untilServed() {
+        return new RetryUntilElapsed(30_000, 500);
     }
 
     private static byte[] bytes(String text) {

@@ -58,6 +58,7 @@ public final class CachedInode implements IomapInode {
                 cache.folioLru(),
                 incoming -> cache.reclaim().ifOverBudget(incoming), cache::reclaimForAllocation);
         this.pageCache.host(this);
+        this.pageCache.onDirty(() -> cache.inodeDirtied(this));
     }
 
     /**

@@ -21,6 +21,8 @@ final class Flusher implements Runnable {
     private final Condition progress = lock.newCondition();
     private Thread thread;
     private boolean kicked;
+    /** When the last pass over expired data began ({@link System#nanoTime()}); flusher thread only. */
+    private long lastOldDataFlush = System.nanoTime();
     private volatile boolean stopping;
     /** Writers waiting in {@link #throttle}: only then does ended writeback signal progress. */
     private final AtomicInteger throttled = new AtomicInteger();
@@ -131,21 +133,29 @@ final class Flusher implements Runnable {
     }
 
     /**
-     * One pass: over the background threshold (the kernel's {@code wb_check_background_flush} while
-     * {@code wb_over_bg_thresh}), expired data ({@code wb_check_old_data_flush}), then reclaim.
+     * One pass over the dirty inodes: over the background threshold (the kernel's
+     * {@code wb_check_background_flush} while {@code wb_over_bg_thresh}), expired data
+     * ({@code wb_check_old_data_flush}: at most once per {@code writebackInterval}, however often the
+     * flusher is kicked, since every dirty inode is looked at), then reclaim.
      */
     void flushOnce() {
         long background = cache.options().dirtyBackgroundBytes();
-        for (CachedInode inode : cache.inodes()) {
+        cache.forEachDirtyInode(inode -> {
             if (cache.dirtyBytes() <= background) {
-                break;
+                return false;
             }
             inode.writeback(0, Long.MAX_VALUE, false);
             signalProgress();
-        }
-        long expiredBefore = System.nanoTime() - cache.options().dirtyExpire().toNanos();
-        for (CachedInode inode : cache.inodes()) {
-            inode.writebackExpired(expiredBefore);
+            return true;
+        });
+        long now = System.nanoTime();
+        if (now - lastOldDataFlush >= cache.options().writebackInterval().toNanos()) {
+            lastOldDataFlush = now;
+            long expiredBefore = now - cache.options().dirtyExpire().toNanos();
+            cache.forEachDirtyInode(inode -> {
+                inode.writebackExpired(expiredBefore);
+                return true;
+            });
         }
         cache.reclaim().ifOverBudget(0);
     }

@@ -1,14 +1,17 @@
 package dev.iomap.core;
 
-import dev.iomap.device.BlockDevice;
 import dev.iomap.api.IoStats;
-import dev.iomap.spi.IomapOps;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
@@ -16,6 +19,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * The page cache of one mounted device: its inodes, their folios, the statistics that give write
@@ -34,6 +38,12 @@ public final class IomapCache implements AutoCloseable {
     private final BlockDevice device;
     private final CacheStats stats = new CacheStats();
     private final ConcurrentMap<Long, CachedInode> inodes = new ConcurrentHashMap<>();
+    /**
+     * The inodes that may have dirty folios (the kernel's {@code wb->b_dirty}): an inode joins when a
+     * folio of it is tagged dirty and leaves when {@link #dirtyInodes()} finds it clean, so that the
+     * flusher's passes cost the dirty inodes, not every cached one.
+     */
+    private final Set<CachedInode> dirtyInodes = ConcurrentHashMap.newKeySet();
     /**
      * The most threads that run ioend completion work at once for one cache: the kernel's completion
      * workqueues are bounded too ({@code max_active}). Completion work may block on metadata I/O, so
@@ -157,6 +167,7 @@ public final class IomapCache implements AutoCloseable {
         CachedInode inode = inodes.remove(ino);
         if (inode != null) {
             inode.discardCache();
+            dirtyInodes.remove(inode);
         }
     }
 
@@ -171,6 +182,44 @@ public final class IomapCache implements AutoCloseable {
     /** @return the cached inodes */
     public Collection<CachedInode> inodes() {
         return List.copyOf(inodes.values());
+    }
+
+    /** Records that {@code inode} has a dirty folio: {@link PageCache#tagDirty} calls this. */
+    void inodeDirtied(CachedInode inode) {
+        if (!dirtyInodes.contains(inode)) {
+            dirtyInodes.add(inode);
+        }
+    }
+
+    /**
+     * Visits the inodes with dirty folios, in no particular order, until {@code visitor} returns false,
+     * forgetting the inodes it finds clean on the way, so that a pass that stops early costs the inodes
+     * it visited, not every dirty one. An inode tagged dirty while this runs stays on the list either
+     * way: it is removed before its tags are read again, and a tag set after that read adds it back.
+     *
+     * @param visitor told each dirty inode; returns whether to go on
+     */
+    void forEachDirtyInode(Predicate<CachedInode> visitor) {
+        for (Iterator<CachedInode> it = dirtyInodes.iterator(); it.hasNext(); ) {
+            CachedInode inode = it.next();
+            if (!inode.pageCache().hasDirty()) {
+                it.remove();
+                if (!inode.pageCache().hasDirty()) {
+                    continue;
+                }
+                dirtyInodes.add(inode);
+            }
+            if (!visitor.test(inode)) {
+                return;
+            }
+        }
+    }
+
+    /** @return a snapshot of the inodes with dirty folios (see {@link #forEachDirtyInode}) */
+    List<CachedInode> dirtyInodes() {
+        List<CachedInode> dirty = new ArrayList<>();
+        forEachDirtyInode(dirty::add);
+        return dirty;
     }
 
     /**

@@ -36,6 +36,8 @@ public final class PageCache {
     /** The inode whose data this is (the kernel's {@code mapping->host}); null for a cache made alone. */
     private volatile dev.iomap.spi.IomapInode host;
     private volatile Consumer<Folio> beforeWritebackTag = folio -> { };
+    /** Told each time a folio is tagged dirty (the kernel's {@code __mark_inode_dirty} of the host). */
+    private volatile Runnable onDirty = () -> { };
 
     /**
      * A cache with a memory pool of its own, sized by the options' budget (tests, benchmarks). Nothing
@@ -376,6 +378,15 @@ public final class PageCache {
     void tagDirty(Folio folio) {
         folios.setMark(FolioIndex.DIRTY, folio.index());
         stats.dirtyBytes(folio.size());
+        onDirty.run();
+    }
+
+    /**
+     * @param hook run after each folio is tagged dirty, under the folio's flag lock: it must be quick
+     *     and take no lock of this cache
+     */
+    void onDirty(Runnable hook) {
+        onDirty = hook;
     }
 
     /** Clears a folio's dirty tag; caller holds the folio's flag lock. */

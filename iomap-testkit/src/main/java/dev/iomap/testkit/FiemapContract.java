@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * <p>Holes are checked only where the filesystem may not fill them: a block never written and never
  * preallocated in a file whose farthest data was written first (see {@link SeekContract} on
  * speculative preallocation) must not be covered by an extent that claims data (one without
- * {@code UNWRITTEN}).
+ * {@code UNWRITTEN}). With {@link Capability#DENSE_FILES} there are no holes to check: those blocks must
+ * be covered instead, and after writeback by written extents (without {@code UNWRITTEN}).
  */
 public abstract class FiemapContract extends AdapterContract {
 
@@ -103,18 +104,35 @@ public abstract class FiemapContract extends AdapterContract {
         List<FileExtent> dirty = checked(file.fiemap(0, Long.MAX_VALUE, false), 0, 10 * b, "dirty");
         assertThat(covered(dirty, b, 4 * b)).as("dirty data [b, 4b) covered: %s", dirty).isTrue();
         assertThat(covered(dirty, 9 * b, size)).as("dirty data [9b, EOF) covered: %s", dirty).isTrue();
-        assertNoDataIn(dirty, 0, b, "dirty");
-        assertNoDataIn(dirty, 4 * b, 9 * b, "dirty");
+        assertGaps(dirty, size, "dirty");
 
         List<FileExtent> synced = checked(file.fiemap(), 0, 10 * b, "after sync");
         assertThat(covered(synced, b, 4 * b)).as("data [b, 4b) covered: %s", synced).isTrue();
         assertThat(covered(synced, 9 * b, size)).as("data [9b, EOF) covered: %s", synced).isTrue();
-        assertNoDataIn(synced, 0, b, "after sync");
-        assertNoDataIn(synced, 4 * b, 9 * b, "after sync");
+        assertGaps(synced, size, "after sync");
         for (FileExtent extent : synced) {
             assertThat(extent.has(FileExtent.Flag.DELALLOC)).as("after sync nothing is delayed: %s", synced)
                     .isFalse();
+            if (has(Capability.DENSE_FILES)) {
+                assertThat(extent.has(FileExtent.Flag.UNWRITTEN)).as("DENSE_FILES: after sync every extent is"
+                        + " written: %s", synced).isFalse();
+            }
         }
+    }
+
+    /**
+     * The gaps {@code [0, b)} and {@code [4b, 9b)} of the file above: holes, or with
+     * {@link Capability#DENSE_FILES} covered like the rest of the file.
+     */
+    private void assertGaps(List<FileExtent> extents, long size, String when) {
+        long b = blockSize();
+        if (has(Capability.DENSE_FILES)) {
+            assertThat(covered(extents, 0, size)).as("%s: DENSE_FILES: the whole file [0, %d) covered: %s", when,
+                    size, extents).isTrue();
+            return;
+        }
+        assertNoDataIn(extents, 0, b, when);
+        assertNoDataIn(extents, 4 * b, 9 * b, when);
     }
 
     @Test

@@ -11,7 +11,10 @@ import java.nio.ByteBuffer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Truncate down and up: data past the new size is gone for good, growth reads as zeroes. */
+/**
+ * Truncate down and up: data past the new size is gone for good, growth reads as zeroes. With
+ * {@link Capability#DENSE_FILES}, growth is allocated: a file's allocated bytes cover its size.
+ */
 public abstract class TruncateContract extends AdapterContract {
 
     @BeforeEach
@@ -125,6 +128,35 @@ public abstract class TruncateContract extends AdapterContract {
         assertThatThrownBy(() -> file.truncate(-1)).isInstanceOf(InvalidRangeException.class);
         assertThatThrownBy(() -> file.truncate(Long.MAX_VALUE)).isInstanceOf(InvalidRangeException.class);
         assertThat(file.size()).isEqualTo(10);
+    }
+
+    /**
+     * With {@link Capability#DENSE_FILES} (skipped without it: a hole may take no space), a write past EOF
+     * and a truncate up allocate the gap they leave, which reads as zeroes, also after a remount.
+     */
+    @Test
+    void aDenseFileIsAllocatedUpToItsSize() throws IOException {
+        assumeCapable(Capability.DENSE_FILES, Capability.RANDOM_WRITE);
+        IomapFile file = create("/a");
+        long b = blockSize();
+        byte[] model = apply(new byte[0], 5 * b + 3, writePattern(file, 5 * b + 3, 10, 1));
+        assertAllocatedUpToItsSize(file, "after a write past EOF");
+        file.truncate(9 * b + 1);
+        model = resize(model, 9 * b + 1);
+        assertAllocatedUpToItsSize(file, "after a truncate up");
+        assertContent(file, model);
+        file.fsync();
+        remountChecked();
+        IomapFile again = open("/a");
+        assertAllocatedUpToItsSize(again, "after a remount");
+        assertContent(again, model);
+    }
+
+    private void assertAllocatedUpToItsSize(IomapFile file, String when) throws IOException {
+        long size = file.size();
+        long blocks = Math.ceilDiv(size, blockSize()) * blockSize();
+        assertThat(file.stat().allocatedBytes()).as("DENSE_FILES: allocated bytes of a file of %d bytes %s", size,
+                when).isGreaterThanOrEqualTo(blocks);
     }
 
     @Test

@@ -60,7 +60,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         boolean rgrps = false;
         try {
             if (write) {
-                mount.node.lockRgrps(false);
+                mount.node.lockPreferredRgrp(1);
                 rgrps = true;
             }
             while (true) {
@@ -70,10 +70,10 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
                     if (!mount.node.clustered() || mount.node.holdsAllRgrps()) {
                         throw e;
                     }
-                    // The home resource group is full: try again holding every group.
+                    // No group had room alone for all of it: try again holding every group.
                     mount.node.unlockRgrps();
                     rgrps = false;
-                    mount.node.lockRgrps(true);
+                    mount.node.lockAllRgrps();
                     rgrps = true;
                 }
             }

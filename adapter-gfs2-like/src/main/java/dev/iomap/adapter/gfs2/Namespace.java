@@ -4,6 +4,7 @@ import dev.iomap.adapter.support.ns.PosixRules;
 import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSuchAttributeException;
@@ -148,11 +149,29 @@ abstract class Namespace implements MountedFilesystem {
     @Override
     public long create(long dirIno, String name, FileType type, NewInodeAttributes attributes) throws IOException {
         beforeNewInode();
-        return glocked(NodeLocks.Plan.allocating(dirIno), () -> {
+        return glocked(NodeLocks.Plan.allocatingOnly(newInodeBlocks(name, 0), dirIno), () -> {
             long ino = change(() -> newInode(dirIno, name, type, attributes, null).ino);
             claim(ino);
             return ino;
         });
+    }
+
+    /**
+     * @return the most blocks a new inode named {@code name} allocates: its dinode, its content (a link
+     *     target of {@code contentBytes}) and the directory's growth ({@link #newEntryBlocks})
+     */
+    private long newInodeBlocks(String name, int contentBytes) {
+        return 1L + Chain.blocksFor(contentBytes, volume.blockSize) + newEntryBlocks(name);
+    }
+
+    /**
+     * @return the most blocks a directory's content chain grows by when {@code name} is added: a stuffed
+     *     directory that overflows becomes a chain of its whole content, else the entry fills the last
+     *     block and goes on into at most that many more
+     */
+    private long newEntryBlocks(String name) {
+        int entry = 11 + FileNames.encode(name).length;
+        return Chain.blocksFor(volume.layout.stuffedCapacity() + entry, volume.blockSize) + 1L;
     }
 
     private Dinode newInode(long dirIno, String name, FileType type, NewInodeAttributes attributes, byte[] target)
@@ -188,7 +207,7 @@ abstract class Namespace implements MountedFilesystem {
     @Override
     public long symlink(long dirIno, String name, byte[] target, NewInodeAttributes attributes) throws IOException {
         beforeNewInode();
-        return glocked(NodeLocks.Plan.allocating(dirIno), () -> {
+        return glocked(NodeLocks.Plan.allocatingOnly(newInodeBlocks(name, target.length), dirIno), () -> {
             long ino = change(() -> newInode(dirIno, name, FileType.SYMLINK, attributes, target.clone()).ino);
             claim(ino);
             return ino;
@@ -203,7 +222,7 @@ abstract class Namespace implements MountedFilesystem {
 
     @Override
     public void link(long ino, long dirIno, String name) throws IOException {
-        glocked(NodeLocks.Plan.allocating(ino, dirIno), () -> change(() -> {
+        glocked(NodeLocks.Plan.allocatingOnly(newEntryBlocks(name), ino, dirIno), () -> change(() -> {
             Dinode dir = dinodeOf(dirIno, FileType.DIRECTORY);
             Dinode d = volume.dinode(ino);
             TreeMap<String, Entries.Entry> entries = entries(dir);

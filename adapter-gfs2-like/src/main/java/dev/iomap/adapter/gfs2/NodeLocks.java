@@ -16,9 +16,11 @@ import java.util.TreeMap;
 /**
  * How a gfs2-like mount that is a node of a cluster brackets its operations with glocks: the inodes
  * an operation reads (SH) or changes (EX), the rename glock for renames, and the resource groups it
- * allocates from or frees into (EX): all of them for namespace changes, truncate, fallocate and
- * freeing a file, only the node's home group (chosen by its journal slot) for a write, which takes
- * them all only when the home group is full. After a resource group's glock is taken its copy is read
+ * allocates from or frees into (EX): all of them for changes that may free blocks anywhere (unlink,
+ * rename, truncate, fallocate, freeing a file); for a write, a create or a link only the node's
+ * preferred group, as GFS2 gives each node its own (starting at an offset chosen by the journal slot,
+ * trying the next group, one glock at a time, when that one has no room, and every group only when none
+ * has). After a resource group's glock is taken its copy is read
  * again if a demotion made it stale; an inode's cached dinode and tree were dropped by its demotion,
  * so the next read comes from the device. On a single node (no cluster) every method just runs the
  * operation (the inode glocks of reads and writes are taken by {@link Gfs2IomapOps} either way).
@@ -27,32 +29,57 @@ import java.util.TreeMap;
  * nested operation skips them. Thread-safe.
  */
 final class NodeLocks {
-    /** The glocks an operation needs; inode numbers below 0 are ignored (a name that does not exist). */
-    record Plan(long[] shared, long[] exclusive, boolean rename, boolean rgrps) {
+    /** Which resource groups an operation holds. */
+    enum Rgrps {
+        /** none: it neither allocates nor frees */
+        NONE,
+        /** one group with room for the plan's blocks, the node's preferred one first ({@link #lockPreferredRgrp}) */
+        PREFERRED,
+        /** every group: it may free blocks anywhere, or allocate more than one group holds */
+        ALL
+    }
+
+    /**
+     * The glocks an operation needs; inode numbers below 0 are ignored (a name that does not exist).
+     *
+     * @param blocks with {@link Rgrps#PREFERRED}: the most blocks the operation allocates (a group is taken
+     *     only if it has that many available), else 0
+     */
+    record Plan(long[] shared, long[] exclusive, boolean rename, Rgrps rgrps, long blocks) {
         /** @return a plan reading {@code inos} */
         static Plan shared(long... inos) {
-            return new Plan(inos, new long[0], false, false);
+            return new Plan(inos, new long[0], false, Rgrps.NONE, 0);
         }
 
         /** @return a plan changing {@code inos}, without resource groups */
         static Plan exclusive(long... inos) {
-            return new Plan(new long[0], inos, false, false);
+            return new Plan(new long[0], inos, false, Rgrps.NONE, 0);
         }
 
         /** @return a plan changing {@code inos} and allocating or freeing in any resource group */
         static Plan allocating(long... inos) {
-            return new Plan(new long[0], inos, false, true);
+            return new Plan(new long[0], inos, false, Rgrps.ALL, 0);
+        }
+
+        /**
+         * @param blocks the most blocks the operation allocates; it frees none
+         * @return a plan changing {@code inos} and allocating in one group with room ({@link Rgrps#PREFERRED})
+         */
+        static Plan allocatingOnly(long blocks, long... inos) {
+            return new Plan(new long[0], inos, false, Rgrps.PREFERRED, blocks);
         }
 
         /** @return this plan with the rename glock first */
         Plan withRename() {
-            return new Plan(shared, exclusive, true, rgrps);
+            return new Plan(shared, exclusive, true, rgrps, blocks);
         }
     }
 
     private final Gfs2LikeMount mount;
     private final ClusterContext cluster;
     private final int home;
+    /** Where the next preferred-group search starts: the home group, or the last group that had room. */
+    private volatile int preferred;
     /** Inodes whose cache a demotion dropped: their in-memory size is refreshed at the next use. */
     private final Set<Long> sizeStale = java.util.concurrent.ConcurrentHashMap.newKeySet();
     // Per mount and per thread: a thread running another node's demotion holds that node's locks, not these.
@@ -68,6 +95,7 @@ final class NodeLocks {
         this.cluster = cluster;
         Layout layout = mount.volume.layout;
         this.home = cluster == null ? 0 : (int) ((long) cluster.journal() * layout.rgCount() / layout.journals());
+        this.preferred = home;
     }
 
     /** @return whether the mount is a node of a cluster */
@@ -75,7 +103,7 @@ final class NodeLocks {
         return cluster != null;
     }
 
-    /** @return the resource group this node allocates from first */
+    /** @return the resource group this node's first allocation starts at (its journal slot's) */
     int home() {
         return home;
     }
@@ -118,8 +146,12 @@ final class NodeLocks {
                 locked.add(e.getKey());
                 held.add(e.getKey());
             }
-            if (plan.rgrps() && mount.glocks.rgrpsHeld() == 0) {
-                lockRgrps(true);
+            if (plan.rgrps() != Rgrps.NONE && mount.glocks.rgrpsHeld() == 0) {
+                if (plan.rgrps() == Rgrps.ALL) {
+                    lockAllRgrps();
+                } else {
+                    lockPreferredRgrp(plan.blocks());
+                }
                 rgrps = true;
             }
             return op.run();
@@ -138,22 +170,17 @@ final class NodeLocks {
     }
 
     /**
-     * Takes resource-group glocks in EX for the calling thread and reads stale copies again: every
-     * group, or only the home group. Does nothing on a single node.
+     * Takes every resource group's glock in EX for the calling thread and reads stale copies again. Does
+     * nothing on a single node.
      *
-     * @param all every group, else the home group
      * @throws IOException if a glock cannot be had or a group cannot be read; nothing is held then
      */
-    void lockRgrps(boolean all) throws IOException {
+    void lockAllRgrps() throws IOException {
         if (cluster == null) {
             return;
         }
         BitSet groups = new BitSet();
-        if (all) {
-            groups.set(0, mount.volume.rgs.length);
-        } else {
-            groups.set(home);
-        }
+        groups.set(0, mount.volume.rgs.length);
         mount.glocks.lockRgrps(groups);
         try {
             mount.read(() -> {
@@ -166,7 +193,49 @@ final class NodeLocks {
         }
     }
 
-    /** Ends the resource-group glocks of {@link #lockRgrps}; does nothing on a single node. */
+    /**
+     * Takes the glock of one resource group with at least {@code blocks} available blocks for the calling
+     * thread, as GFS2's allocator picks a group ({@code gfs2_inplace_reserve}): this node's preferred group
+     * first (its home group, chosen by its journal slot so that nodes start apart, or the group that last
+     * had room), then the next ones in turn, holding one glock at a time (a full group's is given back
+     * before the next is taken, so the order of glocks never matters), and every group when none has room
+     * alone (the allocation may then span groups, or fail with ENOSPC). Nodes that allocate in their own
+     * groups never ask each other for a resource group. Does nothing on a single node.
+     *
+     * @param blocks the most blocks the operation allocates, at least 1
+     * @throws IOException if a glock cannot be had or a group cannot be read; nothing is held then
+     */
+    void lockPreferredRgrp(long blocks) throws IOException {
+        if (cluster == null) {
+            return;
+        }
+        int count = mount.volume.rgs.length;
+        int first = preferred;
+        for (int k = 0; k < count; k++) {
+            int g = (first + k) % count;
+            BitSet group = new BitSet();
+            group.set(g);
+            mount.glocks.lockRgrps(group);
+            boolean room;
+            try {
+                room = mount.read(() -> {
+                    mount.volume.refreshRgrps();
+                    return mount.volume.hasRoom(g, blocks);
+                });
+            } catch (IOException | RuntimeException e) {
+                mount.glocks.unlockRgrps();
+                throw e;
+            }
+            if (room) {
+                preferred = g;
+                return;
+            }
+            mount.glocks.unlockRgrps();
+        }
+        lockAllRgrps();
+    }
+
+    /** Ends the resource-group glocks this thread holds; does nothing on a single node. */
     void unlockRgrps() {
         if (cluster != null) {
             mount.glocks.unlockRgrps();

@@ -320,6 +320,30 @@ final class Volume {
         return pendingFrees > 0 && freeBlocks() - pendingFrees < want;
     }
 
+    /**
+     * @param g a resource group
+     * @param blocks how many blocks an operation may allocate
+     * @return whether group {@code g} has at least {@code blocks} available blocks (free, in no reservation,
+     *     not freed by the running transaction), so that the operation can allocate them all there
+     */
+    boolean hasRoom(int g, long blocks) {
+        ResourceGroup rg = rgs[g];
+        if (rg.free() < blocks) {
+            return false;
+        }
+        long found = 0;
+        long from = rg.dataStart();
+        while (found < blocks) {
+            long[] run = rg.findRun(from, blocks - found, false);
+            if (run == null) {
+                return false;
+            }
+            found += run[1];
+            from = run[0] + run[1];
+        }
+        return true;
+    }
+
     /** @return free blocks on the device (held by reservations included, freed by the running transaction not) */
     long freeBlocks() {
         long free = 0;

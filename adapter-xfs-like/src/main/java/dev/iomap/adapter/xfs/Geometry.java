@@ -46,6 +46,8 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
     static final long MAX_DEFAULT_JOURNAL_BYTES = 64L << 20;
     /** The largest journal, in bytes, as XFS's log. */
     static final long MAX_JOURNAL_BYTES = 2L << 30;
+    /** Device bytes per inode slot of the default format ({@code mke2fs}'s default inode ratio). */
+    static final long BYTES_PER_INODE = 16 << 10;
     /**
      * The most allocation groups: a mount reads every group header and keeps a small summary of each
      * group in memory (XFS's per-AG structures), so their number is bounded.
@@ -225,6 +227,15 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
     }
 
     /**
+     * The default number of inode slots: one per {@value #BYTES_PER_INODE} bytes of the device, as
+     * {@code mke2fs}'s default inode ratio, so that a file system of small files (a source tree, a mail
+     * spool) runs out of space before it runs out of inodes; at least 64, at most 2^22.
+     */
+    static long defaultInodes(int blockSize, long totalBlocks) {
+        return Math.clamp(totalBlocks * blockSize / BYTES_PER_INODE, 64, 1 << 22);
+    }
+
+    /**
      * The geometry mkfs chooses for a device.
      *
      * @param blockSize the block size (the device's)
@@ -248,7 +259,7 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
         long defaultJournal = Math.clamp(totalBlocks / 32, 128, MAX_DEFAULT_JOURNAL_BYTES / blockSize);
         long journal = property(properties, "journalblocks", Math.min(totalBlocks / 4, defaultJournal),
                 MIN_JOURNAL_BLOCKS, Math.min(totalBlocks / 4, MAX_JOURNAL_BYTES / blockSize));
-        long inodes = property(properties, "inodes", Math.clamp(totalBlocks / 16, 64, 1 << 20), 8, 1 << 24);
+        long inodes = property(properties, "inodes", defaultInodes(blockSize, totalBlocks), 8, 1 << 24);
         long inodeTableBlocks = Math.ceilDiv(inodes + 1, Layout.inodesPerBlock(blockSize));
         long dataStart = 1 + journal + inodeTableBlocks;
         long dataBlocks = totalBlocks - dataStart;

@@ -27,6 +27,19 @@ class GeometryTest {
         assertThat(Geometry.maxBlocks(4096)).isEqualTo(303_060_353_024L);
     }
 
+    /**
+     * One inode slot per 16 KiB of device, whatever the block size: a 1 GiB image holds 65,536 files, so
+     * that a tree of small files fills the space before it runs out of inodes.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1024, 4096, 65536})
+    void theDefaultFormatHasAnInodeSlotPer16KiBOfDevice(int blockSize) throws Exception {
+        long totalBlocks = (1L << 30) / blockSize;
+        Geometry geometry = Geometry.choose(blockSize, totalBlocks, Map.of());
+        assertThat(geometry.inodeCount()).isGreaterThanOrEqualTo(65_536);
+        assertThat(geometry.inodeTableBlocks()).isEqualTo(Math.ceilDiv(65_536 + 1, Layout.inodesPerBlock(blockSize)));
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536})
     void everyLeafOfTheLargestGroupHasABitAndTheLimitFitsAByteOffset(int blockSize) {
@@ -44,7 +57,7 @@ class GeometryTest {
         long total = 1L << 32;
         Geometry geometry = Geometry.choose(4096, total, Map.of());
         assertThat(geometry.journalBlocks()).isEqualTo(16_384);
-        assertThat(geometry.inodeTableBlocks()).isEqualTo(80_660);
+        assertThat(geometry.inodeTableBlocks()).isEqualTo(Math.ceilDiv((1 << 22) + 1, Layout.inodesPerBlock(4096)));
         assertThat(geometry.agCount()).isEqualTo(929);
         assertThat(geometry.agBlocks()).isEqualTo(Math.ceilDiv(total - geometry.dataStart(), 929))
                 .isLessThanOrEqualTo(Geometry.maxAgBlocks(4096));

@@ -15,10 +15,19 @@ import java.time.Duration;
  * holder's {@link DemoteCallbacks} and only after they return lowers the mode. A later
  * {@link #lock} asks the manager again for the mode it needs.
  *
- * <p>Thread-safe: several threads may hold one handle at once. A thread must not lock a handle it
- * already holds (a pending demotion would wait for it until the timeout) and locks names in the lock order
- * ({@link LockName}). After {@link #release} every method but {@link #name}, {@link #mode} and
- * {@link #holds} throws {@link IllegalStateException}.
+ * <p>A use that needs a mode this holder's mode does not cover changes the mode only once no use of
+ * another thread that the new mode does not cover is in progress ({@code SH} to {@code DF}, {@code DF}
+ * to {@code SH}; an upgrade to {@code EX} covers every use), as GFS2 changes a glock's state only with
+ * no holder granted; new uses wait meanwhile.
+ *
+ * <p>Thread-safe: several threads may hold one handle at once; a thread locks names in the lock order
+ * ({@link LockName}). A thread may start a use inside a use of its own (nested): with {@link #lock},
+ * one the mode covers starts at once, even while a demotion or a change of mode is pending (they wait for the thread's
+ * uses, so it must not wait for them); one that needs another mode asks for it, and neither that change
+ * nor another thread's waits for the uses of a thread waiting for it (its outer uses may see the mode
+ * change under them: an upgrade to {@code EX} is the one that changes nothing they rely on). After
+ * {@link #release} every method but {@link #name}, {@link #mode} and {@link #holds} throws
+ * {@link IllegalStateException}.
  */
 public interface LockHandle {
 

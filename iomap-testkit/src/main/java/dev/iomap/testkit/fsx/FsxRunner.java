@@ -16,7 +16,10 @@ import java.util.TreeMap;
  * the bytes past EOF in the last page must read as zero; seek data and seek hole must never report a
  * hole over data the model knows of, and must be exact where that decides the answer (see
  * {@link FileModel}); every {@link FsxConfig#fullCheckEvery}
- * operations, and at the end, the whole file is compared. The run ends with a remount and one more
+ * operations, and at the end, the whole file is compared, and its extent report is checked against
+ * the report of each block alone, so that no mapping claims a run longer than the blocks contiguous on
+ * the device, on every geometry (with {@link dev.iomap.api.Capability#DENSE_FILES}, the seeks are exact
+ * and the report covers every block below EOF). The run ends with a remount and one more
  * full comparison, and every remount (in the run or at its end) runs the adapter's fsck.
  *
  * <p>On a mismatch the run stops with an {@link FsxFailure} whose message gives the offsets, the

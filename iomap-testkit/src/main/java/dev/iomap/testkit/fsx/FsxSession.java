@@ -1,11 +1,14 @@
 package dev.iomap.testkit.fsx;
 
+import dev.iomap.api.Capability;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileExtent;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.OpenFlag;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.NoDataException;
+import dev.iomap.api.NotSupportedException;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.TestData;
 import dev.iomap.devices.RamBlockDevice;
@@ -19,6 +22,8 @@ import java.util.List;
 
 /** One model-checker run: the mount, the file, the model, the history, and the checks after each op. */
 final class FsxSession implements AutoCloseable {
+    /** How often the mapping check asks again when background writeback changed the layout meanwhile. */
+    private static final int MAPPING_CHECK_ATTEMPTS = 3;
     private final AdapterFixture fixture;
     private final int fullCheckEvery;
     private final Path logDir;
@@ -29,8 +34,11 @@ final class FsxSession implements AutoCloseable {
     private final FileModel model = new FileModel();
     private final List<Op> ops = new ArrayList<>();
     private final List<long[]> touched = new ArrayList<>();
+    private final boolean dense;
     private IomapFileSystem fs;
     private IomapFile file;
+    /** Whether the file reports its extents; false once {@code fiemap} was refused (no mapping checks). */
+    private boolean reportsExtents = true;
 
     FsxSession(AdapterFixture fixture, int fullCheckEvery, Path logDir, List<String> header, String logName,
             FsxFile target) throws IOException {
@@ -40,6 +48,7 @@ final class FsxSession implements AutoCloseable {
         this.header = header;
         this.logName = logName;
         this.target = target;
+        this.dense = fixture.has(Capability.DENSE_FILES);
         this.device = fixture.newFormattedDevice();
         this.fs = fixture.mount(device);
         this.file = target.create() ? fs.create(target.path()) : fs.open(target.path());
@@ -244,12 +253,17 @@ final class FsxSession implements AutoCloseable {
             throw failure(what + ": found data at " + actual + ", expected in [" + offset + ", "
                     + (known >= 0 ? known : size - 1) + "]" + (known >= 0 ? writtenBy(known) : ""), null);
         }
+        if (dense && actual != offset) {
+            throw failure(what + ": " + (actual < 0 ? "ENXIO" : "found data at " + actual) + ", expected " + offset
+                    + " (DENSE_FILES: every offset below EOF is data)", null);
+        }
     }
 
     /**
      * Seek hole may report data as a hole's start no earlier than the data ends: it lands at or after
      * the offset, at most at EOF, never inside a block the model knows holds data (so exactly at EOF
-     * where data runs to EOF). At or past EOF it finds nothing.
+     * where data runs to EOF). At or past EOF it finds nothing. With {@link Capability#DENSE_FILES} both
+     * seeks are exact: seek data lands on the offset, seek hole on EOF.
      */
     private void checkSeekHole(long offset) throws IOException {
         long size = model.size();
@@ -268,6 +282,10 @@ final class FsxSession implements AutoCloseable {
         if (actual < size && model.isDataBlock(actual, blockSize())) {
             throw failure(what + ": found a hole at " + actual + ", inside a block that holds data"
                     + writtenBy(actual), null);
+        }
+        if (dense && actual != size) {
+            throw failure(what + ": found a hole at " + actual + ", expected EOF " + size
+                    + " (DENSE_FILES: no holes below EOF)" + writtenBy(actual), null);
         }
     }
 
@@ -324,6 +342,100 @@ final class FsxSession implements AutoCloseable {
         for (long offset = 0; offset < size; offset += chunk) {
             checkRead(offset, (int) Math.min(chunk, size - offset));
         }
+        checkMappings();
+    }
+
+    /**
+     * No mapping claims a run longer than the blocks contiguous on the device: the extent report of the
+     * whole file and the report of each block alone put every block at the same device address. A run
+     * wrongly extended over blocks that are not contiguous puts the blocks after its first at the run's
+     * address plus their distance, the report starting at such a block puts it where it is; reads and
+     * writes that go through the two mappings meet only where a folio spans several blocks, so this
+     * check, which needs neither, holds the adapter to it on every geometry. Blocks the report does not
+     * place (delayed allocation, inline data) are skipped, and so is a report of one block that names
+     * the start of the extent it lies in (an extent the adapter maps only whole, e.g. checksummed as
+     * one). With {@link Capability#DENSE_FILES} every block below EOF must be covered. Asks without
+     * sync, so the check writes nothing; a file that cannot report its extents is not checked. The
+     * whole file's report is asked again after the blocks': if background writeback moved blocks
+     * meanwhile (copy on write, under memory pressure), the check is run again, at most
+     * {@value #MAPPING_CHECK_ATTEMPTS} times, and skipped if the layout never holds still.
+     */
+    private void checkMappings() throws IOException {
+        long size = model.size();
+        if (!reportsExtents || size == 0) {
+            return;
+        }
+        for (int attempt = 0; attempt < MAPPING_CHECK_ATTEMPTS; attempt++) {
+            List<FileExtent> whole;
+            try {
+                whole = file.fiemap(0, Long.MAX_VALUE, false);
+            } catch (NotSupportedException e) {
+                reportsExtents = false;
+                return;
+            }
+            String problem = mappingProblem(whole, size);
+            if (whole.equals(file.fiemap(0, Long.MAX_VALUE, false))) {
+                if (problem != null) {
+                    throw failure(problem, null);
+                }
+                return;
+            }
+            // Background writeback moved blocks meanwhile (copy on write): the reports are of two
+            // layouts, so ask again.
+        }
+    }
+
+    /** @return what is wrong with the file's mappings as {@code whole} reports them, or null */
+    private String mappingProblem(List<FileExtent> whole, long size) throws IOException {
+        int block = blockSize();
+        int next = 0;
+        for (long pos = 0; pos < size; pos += block) {
+            while (next < whole.size() && whole.get(next).end() <= pos) {
+                next++;
+            }
+            FileExtent run = next < whole.size() && whole.get(next).logical() <= pos ? whole.get(next) : null;
+            if (run == null) {
+                if (dense) {
+                    return "fiemap: no extent covers the block at " + pos + " (DENSE_FILES: every block below EOF"
+                            + " is allocated); report " + whole + writtenBy(pos);
+                }
+                continue;
+            }
+            if (!placed(run)) {
+                continue;
+            }
+            List<FileExtent> alone = file.fiemap(pos, block, false);
+            FileExtent own = covering(alone, pos);
+            if (own == null) {
+                return "fiemap: the report of the whole file maps the block at " + pos + " (" + run
+                        + "), the report of that block alone does not (" + alone + ")" + writtenBy(pos);
+            }
+            long claimed = run.physical() + (pos - run.logical());
+            long actual = own.physical() + (pos - own.logical());
+            if (placed(own) && actual != claimed && own.physical() != run.physical()) {
+                return "fiemap: a mapping claims a run longer than the blocks contiguous on the device: the"
+                        + " report of the whole file puts the block at " + pos + " at device byte " + claimed
+                        + " (" + run + "), the report of that block alone at " + actual + " (" + own + ")"
+                        + writtenBy(pos);
+            }
+        }
+        return null;
+    }
+
+    /** @return the extent of {@code extents} that holds {@code pos}, or null */
+    private static FileExtent covering(List<FileExtent> extents, long pos) {
+        for (FileExtent extent : extents) {
+            if (extent.logical() <= pos && extent.end() > pos) {
+                return extent;
+            }
+        }
+        return null;
+    }
+
+    /** @return whether the extent gives its blocks' device addresses (not delayed, not inline) */
+    private static boolean placed(FileExtent extent) {
+        return !extent.has(FileExtent.Flag.DELALLOC) && !extent.has(FileExtent.Flag.UNKNOWN)
+                && !extent.has(FileExtent.Flag.DATA_INLINE);
     }
 
     private void compare(String what, long offset, byte[] expected, byte[] actual) {

@@ -18,6 +18,17 @@ import java.util.Set;
 
 /** The adapter side of {@link ToyFileSystem}: format and fsck; mounting goes through a fixture's mounter. */
 public final class ToyAdapter implements FilesystemAdapter {
+    private final Set<Capability> capabilities;
+
+    /** The toy declaring {@link ToyFileSystem#CAPABILITIES}. */
+    public ToyAdapter() {
+        this(ToyFileSystem.CAPABILITIES);
+    }
+
+    /** @param capabilities what the toy declares (it has no holes: {@link Capability#DENSE_FILES} is true of it) */
+    public ToyAdapter(Set<Capability> capabilities) {
+        this.capabilities = Set.copyOf(capabilities);
+    }
 
     @Override
     public String name() {
@@ -31,7 +42,7 @@ public final class ToyAdapter implements FilesystemAdapter {
 
     @Override
     public Set<Capability> capabilities() {
-        return ToyFileSystem.CAPABILITIES;
+        return capabilities;
     }
 
     @Override
@@ -57,10 +68,22 @@ public final class ToyAdapter implements FilesystemAdapter {
      * @return a fixture mounting the toy with those bugs
      */
     public static AdapterFixture fixture(Path logDir, int ops, ToyFileSystem.Bug... bugs) {
+        return fixture(logDir, ops, ToyFileSystem.CAPABILITIES, bugs);
+    }
+
+    /**
+     * @param logDir where failing op logs go
+     * @param ops model-checker ops
+     * @param capabilities what the toy declares
+     * @param bugs bugs to plant
+     * @return a fixture mounting the toy with those capabilities and bugs
+     */
+    public static AdapterFixture fixture(Path logDir, int ops, Set<Capability> capabilities,
+            ToyFileSystem.Bug... bugs) {
         KitSettings settings = new KitSettings(ops, 11, 25, logDir, 8, 60);
-        return AdapterFixture.of(new ToyAdapter(), new Geometry(4096, 4096, 0))
+        return AdapterFixture.of(new ToyAdapter(capabilities), new Geometry(4096, 4096, 0))
                 .withDeviceBytes(16L << 20)
                 .withSettings(settings)
-                .withMounter((adapter, device, options) -> ToyFileSystem.mount(device, Set.of(bugs)));
+                .withMounter((adapter, device, options) -> ToyFileSystem.mount(device, Set.of(bugs), capabilities));
     }
 }

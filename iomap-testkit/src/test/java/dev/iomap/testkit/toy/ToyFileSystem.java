@@ -6,6 +6,7 @@ import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileExtent;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
@@ -36,10 +37,14 @@ import java.util.TreeMap;
  * A filesystem small enough to trust, for testing the kit itself: no page cache, files are byte
  * arrays, and fsync, sync and unmount write the whole filesystem as one blob at device offset 0 and
  * flush. Bugs can be switched on, so the tests can prove the kit catches them. Root directory only.
+ * Its files have no holes ({@link Capability#DENSE_FILES}, which a fixture may declare or not): a file's
+ * bytes lie whole in the blob, so its extent report is one extent at the blob's copy once that is
+ * written, a delayed one before.
  */
 public final class ToyFileSystem implements IomapFileSystem {
     static final int MAGIC = 0x70794673;
-    static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.TRUNCATE, Capability.RANDOM_WRITE,
+    /** What the toy declares unless a fixture gives it other capabilities. */
+    public static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.TRUNCATE, Capability.RANDOM_WRITE,
             Capability.DURABLE_FSYNC, Capability.FALLOCATE, Capability.PUNCH_HOLE, Capability.ZERO_RANGE);
     private static final int PAGE = 4096;
 
@@ -57,21 +62,27 @@ public final class ToyFileSystem implements IomapFileSystem {
         byte[] bytes = new byte[0];
         long size;
         long ino;
+        /** Device byte address of the file's first byte in the blob last written or read; -1 if none. */
+        long address = -1;
+        /** Whether the file changed since the blob was last written. */
+        boolean dirty = true;
     }
 
     private final BlockDevice device;
     private final Set<Bug> bugs;
+    private final Set<Capability> capabilities;
     private final Map<String, Data> files = new TreeMap<>();
     private long nextIno = 2;
     private boolean closed;
 
-    private ToyFileSystem(BlockDevice device, Set<Bug> bugs) {
+    private ToyFileSystem(BlockDevice device, Set<Bug> bugs, Set<Capability> capabilities) {
         this.device = device;
         this.bugs = bugs;
+        this.capabilities = Set.copyOf(capabilities);
     }
 
     static void format(BlockDevice device) throws IOException {
-        new ToyFileSystem(device, Set.of()).persist(true);
+        new ToyFileSystem(device, Set.of(), CAPABILITIES).persist(true);
     }
 
     /**
@@ -81,7 +92,19 @@ public final class ToyFileSystem implements IomapFileSystem {
      * @throws IOException if the image is not one
      */
     public static ToyFileSystem mount(BlockDevice device, Set<Bug> bugs) throws IOException {
-        ToyFileSystem fs = new ToyFileSystem(device, bugs);
+        return mount(device, bugs, CAPABILITIES);
+    }
+
+    /**
+     * @param device a formatted device
+     * @param bugs bugs to plant
+     * @param capabilities what the mount declares
+     * @return the mounted filesystem
+     * @throws IOException if the image is not one
+     */
+    public static ToyFileSystem mount(BlockDevice device, Set<Bug> bugs, Set<Capability> capabilities)
+            throws IOException {
+        ToyFileSystem fs = new ToyFileSystem(device, bugs, capabilities);
         fs.load();
         return fs;
     }
@@ -93,10 +116,17 @@ public final class ToyFileSystem implements IomapFileSystem {
             out.writeLong(nextIno);
             out.writeInt(files.size());
             for (Map.Entry<String, Data> entry : files.entrySet()) {
+                Data data = entry.getValue();
                 out.writeUTF(entry.getKey());
-                out.writeLong(entry.getValue().ino);
-                out.writeInt((int) entry.getValue().size);
-                out.write(entry.getValue().bytes, 0, (int) entry.getValue().size);
+                out.writeLong(data.ino);
+                out.writeInt((int) data.size);
+                // The file's bytes start on a page of the device, so its extent report can be read back.
+                int pad = (PAGE - (4 + out.size() + 4) % PAGE) % PAGE;
+                out.writeInt(pad);
+                out.write(new byte[pad]);
+                data.address = 4L + out.size();
+                data.dirty = false;
+                out.write(data.bytes, 0, (int) data.size);
             }
         }
         byte[] bytes = payload.toByteArray();
@@ -130,6 +160,9 @@ public final class ToyFileSystem implements IomapFileSystem {
                 String name = in.readUTF();
                 data.ino = in.readLong();
                 data.size = in.readInt();
+                in.skipNBytes(in.readInt());
+                data.address = 4L + length - in.available();
+                data.dirty = false;
                 data.bytes = in.readNBytes((int) data.size);
                 files.put(name, data);
             }
@@ -150,7 +183,7 @@ public final class ToyFileSystem implements IomapFileSystem {
 
     @Override
     public Set<Capability> capabilities() {
-        return CAPABILITIES;
+        return capabilities;
     }
 
     @Override
@@ -209,12 +242,20 @@ public final class ToyFileSystem implements IomapFileSystem {
         if (data == null) {
             throw new NoSuchFileException(path);
         }
-        return new FileStat(data.ino, FileType.REGULAR, data.size, data.size, 1, 0);
+        return new FileStat(data.ino, FileType.REGULAR, data.size, allocated(data), 1, 0);
     }
 
+    /** @return the bytes a file takes: its size in whole pages (no holes) */
+    private static long allocated(Data data) {
+        return Math.ceilDiv(data.size, PAGE) * PAGE;
+    }
+
+    /** Free space: the device less the pages the files take. */
     @Override
-    public FsStat statfs() {
-        return new FsStat(device.blockSize(), device.capacity() / device.blockSize(), 0, 0, 0);
+    public synchronized FsStat statfs() {
+        long total = device.capacity() / PAGE;
+        long used = files.values().stream().mapToLong(data -> allocated(data) / PAGE).sum();
+        return new FsStat(PAGE, total, total - used, 0, 0);
     }
 
     /** @return the device's capacity: a toy file lives in memory but is saved whole to the device */
@@ -291,9 +332,29 @@ public final class ToyFileSystem implements IomapFileSystem {
         }
 
         @Override
+        public List<FileExtent> fiemap(long offset, long length, boolean sync) throws IOException {
+            InvalidRangeException.checkRange("fiemap", offset, Math.min(length, Long.MAX_VALUE - offset), Long.MAX_VALUE);
+            if (sync) {
+                fsync();
+            }
+            synchronized (ToyFileSystem.this) {
+                long end = Math.min(data.size, offset + Math.min(length, Long.MAX_VALUE - offset));
+                if (offset >= end) {
+                    return List.of();
+                }
+                Set<FileExtent.Flag> flags = EnumSet.of(FileExtent.Flag.LAST);
+                if (data.dirty) {
+                    flags.addAll(EnumSet.of(FileExtent.Flag.DELALLOC, FileExtent.Flag.UNKNOWN));
+                }
+                return List.of(new FileExtent(offset, data.dirty ? 0 : data.address + offset, end - offset, flags));
+            }
+        }
+
+        @Override
         public int write(long pos, ByteBuffer src) throws IOException {
             InvalidRangeException.checkRange("toy write", pos, src.remaining(), 1L << 30);
             synchronized (ToyFileSystem.this) {
+                data.dirty = true;
                 int n = src.remaining();
                 ensure(pos + n);
                 src.get(data.bytes, (int) pos, n);
@@ -306,6 +367,7 @@ public final class ToyFileSystem implements IomapFileSystem {
         public void truncate(long size) throws IOException {
             InvalidRangeException.checkRange("toy truncate", size, 0, 1L << 30);
             synchronized (ToyFileSystem.this) {
+                data.dirty = true;
                 ensure(size);
                 if (size < data.size && !bugs.contains(Bug.TRUNCATE_KEEPS_TAIL)) {
                     Arrays.fill(data.bytes, (int) size, (int) data.size, (byte) 0);
@@ -321,6 +383,7 @@ public final class ToyFileSystem implements IomapFileSystem {
                 throw new InvalidRangeException("toy fallocate: length 0");
             }
             synchronized (ToyFileSystem.this) {
+                data.dirty = true;
                 long end = offset + length;
                 if (mode != FallocateMode.ALLOCATE) {
                     long stop = Math.min(end, data.size);
@@ -363,6 +426,7 @@ public final class ToyFileSystem implements IomapFileSystem {
         @Override
         public void store(long pos, ByteBuffer src) throws IOException {
             synchronized (ToyFileSystem.this) {
+                data.dirty = true;
                 checkMapped(pos, src.remaining());
                 int n = src.remaining();
                 long inside = Math.max(0, Math.min(n, data.size - pos));
@@ -389,7 +453,9 @@ public final class ToyFileSystem implements IomapFileSystem {
 
         @Override
         public FileStat stat() {
-            return new FileStat(data.ino, FileType.REGULAR, size(), size(), 1, 0);
+            synchronized (ToyFileSystem.this) {
+                return new FileStat(data.ino, FileType.REGULAR, data.size, allocated(data), 1, 0);
+            }
         }
 
         @Override

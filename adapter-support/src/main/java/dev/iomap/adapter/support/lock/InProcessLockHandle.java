@@ -5,6 +5,7 @@ import dev.iomap.spi.lock.DemoteFailedException;
 import dev.iomap.spi.lock.LockHandle;
 import dev.iomap.spi.lock.LockMode;
 import dev.iomap.spi.lock.LockName;
+import dev.iomap.spi.lock.LockUses;
 import dev.iomap.spi.trace.GlockDemoteRqEvent;
 import dev.iomap.spi.trace.GlockPromoteEvent;
 import dev.iomap.spi.trace.GlockStateChangeEvent;
@@ -15,6 +16,13 @@ import java.time.Duration;
  * One holder of one name in an {@link InProcessLockSpace}. Its state is guarded by the space's mutex;
  * its callbacks run with the mutex released and {@link #demotingThread} set, which keeps every other
  * request for the name and every new use of this handle waiting until they returned.
+ *
+ * <p>A use that needs a mode this holder's mode does not cover changes the mode only once no use it
+ * would not cover is in progress in another thread (SH to DF drops the cache a reader in SH relies on;
+ * DF to SH lets the node cache around a DF use), as GFS2 changes a glock's state only with no holder
+ * granted; new uses wait meanwhile. A thread already inside a use never waits behind that change or a
+ * pending demotion for a use the mode covers (they wait for that thread), and a thread that waits
+ * inside a use for a change is not waited for by another change ({@link LockUses}).
  */
 final class InProcessLockHandle implements LockHandle {
     private final InProcessLockManager manager;
@@ -22,7 +30,8 @@ final class InProcessLockHandle implements LockHandle {
     private final LockName name;
     private final DemoteCallbacks callbacks;
     private LockMode mode = LockMode.UN;
-    private int holds;
+    /** The uses in progress, by thread and mode. */
+    private final LockUses uses = new LockUses();
     /** Set by the request at the head of the queue while it waits for this handle's uses to end. */
     private boolean demoteWanted;
     /** The thread running this handle's callbacks, or null. */
@@ -56,7 +65,7 @@ final class InProcessLockHandle implements LockHandle {
     public int holds() {
         space.mutex.lock();
         try {
-            return holds;
+            return uses.total();
         } finally {
             space.mutex.unlock();
         }
@@ -73,13 +82,23 @@ final class InProcessLockHandle implements LockHandle {
             if (demotingThread == Thread.currentThread()) {
                 throw new IllegalStateException(this + " locked from its own demote callback");
             }
-            while (demoteWanted || demotingThread != null) {
+            boolean nested = uses.heldByCurrentThread();
+            // A thread inside a use does not wait for a pending demotion or change: they wait for it.
+            while (!nested && (demoteWanted || demotingThread != null)) {
                 deadline.await(space.changed, this + " waiting for its demotion to end");
             }
             checkUsable();
             if (mode.covers(wanted)) {
-                holds++;
+                uses.start(wanted);
                 manager.countCachedHold();
+            } else if (nested) {
+                uses.waitForChange(true);
+                space.changed.signalAll();   // a change waiting for this thread's uses no longer does
+                try {
+                    obtain(wanted, deadline);
+                } finally {
+                    uses.waitForChange(false);
+                }
             } else {
                 obtain(wanted, deadline);
             }
@@ -98,7 +117,7 @@ final class InProcessLockHandle implements LockHandle {
             if (demoteWanted || demotingThread != null || !mode.covers(wanted)) {
                 return false;
             }
-            holds++;
+            uses.start(wanted);
             manager.countCachedHold();
         } finally {
             space.mutex.unlock();
@@ -112,10 +131,10 @@ final class InProcessLockHandle implements LockHandle {
         space.mutex.lock();
         try {
             checkUsable();
-            if (holds == 0) {
+            if (uses.total() == 0) {
                 throw new IllegalStateException(this + " unlocked more often than locked");
             }
-            holds--;
+            uses.end();
             space.changed.signalAll();
         } finally {
             space.mutex.unlock();
@@ -176,14 +195,14 @@ final class InProcessLockHandle implements LockHandle {
         }
         released = true;
         mode = LockMode.UN;
-        holds = 0;
+        uses.clear();
         space.resource(name).holders.remove(this);
         space.forgetIfIdle(name);
     }
 
     /** @return whether a use is in progress; caller holds the mutex */
     boolean isHeld() {
-        return holds > 0;
+        return uses.total() > 0;
     }
 
     /** @return whether {@link #release} completed; caller holds the mutex */
@@ -211,7 +230,7 @@ final class InProcessLockHandle implements LockHandle {
                 InProcessLockHandle victim = inTheWay(resource, wanted);
                 if (victim == null && demotingThread == null) {
                     checkUsable();
-                    holds++;
+                    uses.start(wanted);
                     if (mode.covers(wanted)) {   // another use of this holder got it meanwhile
                         manager.countCachedHold();
                     } else {
@@ -225,8 +244,8 @@ final class InProcessLockHandle implements LockHandle {
                 InProcessLockHandle busy = victim == null ? this : victim;
                 if (busy.demotingThread != null) {
                     deadline.await(space.changed, this + " waiting for " + busy + " to finish its callbacks");
-                } else if (busy.holds > 0) {
-                    if (!busy.demoteWanted) {
+                } else if (busy == this ? usesInTheWay(wanted) : busy.uses.total() > 0) {
+                    if (!busy.demoteWanted && busy != this) {
                         GlockDemoteRqEvent.emit(busy.manager.nodeName(), name, busy.mode, demoteTarget(busy, wanted),
                                 busy.manager != manager);
                     }
@@ -252,12 +271,13 @@ final class InProcessLockHandle implements LockHandle {
     /**
      * @return the holder whose mode must change before {@code wanted} can be granted to this one, or
      *     null: another holder with an incompatible mode, or this one if going from its mode to
-     *     {@code wanted} would need its cache dropped ({@code SH} to {@code DF})
+     *     {@code wanted} would need its cache dropped ({@code SH} to {@code DF}) or another thread's use
+     *     in progress ended first ({@link #usesInTheWay})
      */
     private InProcessLockHandle inTheWay(InProcessLockSpace.Resource resource, LockMode wanted) {
         for (InProcessLockHandle holder : resource.holders) {
             if (holder == this) {
-                if (mode.allowsCaching() && !wanted.allowsCaching()) {
+                if ((mode.allowsCaching() && !wanted.allowsCaching()) || usesInTheWay(wanted)) {
                     return this;
                 }
             } else if (!holder.mode.compatibleWith(wanted)) {
@@ -269,8 +289,9 @@ final class InProcessLockHandle implements LockHandle {
 
     /**
      * Runs this holder's callbacks for the transition to {@code target} with the mutex released, then
-     * sets the mode. Caller holds the mutex exactly once; this holder has no use in progress and no
-     * callbacks running.
+     * sets the mode. Caller holds the mutex exactly once; this holder has no callbacks running, and no
+     * use in progress but those of threads waiting for this very change (its own request's thread, or
+     * one that asked for a mode inside a use).
      *
      * @param byRequest whether another request caused it (a demotion), else a release
      * @throws DemoteFailedException if a callback threw; the mode is unchanged
@@ -307,6 +328,15 @@ final class InProcessLockHandle implements LockHandle {
         }
     }
 
+    /**
+     * @return whether this holder's mode must not change to {@code wanted} yet: it does not cover
+     *     {@code wanted}, and another thread that does not itself wait for a change has a use in progress
+     *     that {@code wanted} does not cover (SH to DF, DF to SH); caller holds the mutex
+     */
+    private boolean usesInTheWay(LockMode wanted) {
+        return !mode.covers(wanted) && uses.othersNotCovered(wanted);
+    }
+
     /** @return the mode {@code busy} goes down to so that this holder may have {@code wanted} */
     private LockMode demoteTarget(InProcessLockHandle busy, LockMode wanted) {
         boolean toShared = busy != this && busy.mode == LockMode.EX && wanted == LockMode.SH;
@@ -331,8 +361,8 @@ final class InProcessLockHandle implements LockHandle {
 
     private void checkReleasable() {
         checkUsable();
-        if (holds > 0) {
-            throw new IllegalStateException(this + " released with " + holds + " use(s) in progress");
+        if (uses.total() > 0) {
+            throw new IllegalStateException(this + " released with " + uses.total() + " use(s) in progress");
         }
         if (demotingThread == Thread.currentThread()) {
             throw new IllegalStateException(this + " released from its own demote callback");
