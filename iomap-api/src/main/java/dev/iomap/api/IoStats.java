@@ -11,7 +11,7 @@ import java.util.TreeMap;
  * @param appBytesWritten bytes applications asked to write
  * @param appBytesRead bytes applications read
  * @param device the device's own counters
- * @param mapBlocksCalls calls of {@link dev.iomap.spi.WritebackOps#mapBlocks}
+ * @param mapBlocksCalls calls of {@link dev.iomap.spi.WritebackOps#writebackRange} (each maps one dirty range)
  * @param ioends ioends submitted to the device
  * @param folioStatesAllocated per-block folio states created
  * @param foliosByOrder folios created, indexed by order (copied)
@@ -40,7 +40,7 @@ public record IoStats(
      * @param appBytesWritten bytes applications asked to write
      * @param appBytesRead bytes applications read
      * @param device the device's own counters
-     * @param mapBlocksCalls calls of {@link dev.iomap.spi.WritebackOps#mapBlocks}
+     * @param mapBlocksCalls calls of {@link dev.iomap.spi.WritebackOps#writebackRange} (each maps one dirty range)
      * @param ioends ioends submitted to the device
      * @param folioStatesAllocated per-block folio states created
      * @param foliosByOrder folios created, indexed by order (copied)

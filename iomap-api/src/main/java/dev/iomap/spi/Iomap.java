@@ -6,13 +6,13 @@ import java.util.Set;
 
 /**
  * One contiguous file range and what backs it, as {@link IomapOps#begin} or
- * {@link WritebackOps#mapBlocks} reports it: the kernel's {@code struct iomap}.
+ * {@link WritebackContext#addToIoend} is given it: the kernel's {@code struct iomap}.
  *
  * <p>Immutable. {@code offset} and {@code length} are block aligned (a length may end at EOF). For
  * {@link IomapType#MAPPED} and {@link IomapType#UNWRITTEN} the range starts at device byte
  * {@code address}; for the other types {@code address} is {@link #NULL_ADDR}. {@code inlineData} is
  * present only for {@link IomapType#INLINE}. The {@code validityCookie} is an adapter-chosen sequence
- * number that {@link IomapOps#valid} compares with the inode's current one.
+ * number that {@link WriteOps#valid} compares with the inode's current one.
  *
  * <h2>Inline data</h2>
  * An {@link IomapType#INLINE} mapping carries the file's bytes in {@code inlineData}: byte {@code i}
@@ -28,7 +28,7 @@ import java.util.Set;
  * {@link IomapInode#size()}), is the adapter's work in {@code end}. The core touches the buffer only
  * between {@code begin} and {@code end}, with the folio at offset 0 locked, so concurrent users of one
  * inline file take turns on that folio. Cached inline data is never dirty: writeback never sees it
- * and never calls {@link WritebackOps#mapBlocks} for it (a {@code mapBlocks} answer of
+ * and never calls {@link WritebackOps#writebackRange} for it (an {@code addToIoend} of an
  * {@code INLINE} is refused as the kernel's writeback refuses it).
  *
  * <p>As in the kernel, the core accepts an inline mapping only if it starts at file offset 0, ends

@@ -32,7 +32,7 @@ public enum IomapFlag {
     ANON_WRITE,
     /**
      * The mapping must be looked up again ({@code IOMAP_F_STALE}). The core does not set it: when
-     * {@link IomapOps#valid} rejects a mapping it marks its iterator stale instead and asks
+     * {@link WriteOps#valid} rejects a mapping it marks its iterator stale instead and asks
      * {@link IomapOps#begin} again.
      */
     STALE,

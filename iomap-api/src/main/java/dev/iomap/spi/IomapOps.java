@@ -53,21 +53,8 @@ public interface IomapOps {
     }
 
     /**
-     * Whether a mapping obtained earlier still describes the file, checked with the folio locked
-     * (the kernel's {@code iomap_valid}). Return false if writeback or truncate changed the extent
-     * map since; the core then asks {@link #begin} again from the current position.
-     *
-     * @param inode the file
-     * @param iomap a mapping from {@link #begin}
-     * @return true if it may still be used
-     */
-    default boolean valid(IomapInode inode, Iomap iomap) {
-        return true;
-    }
-
-    /**
-     * @return the optional per-folio hooks of the write path (the kernel's {@code iomap_write_ops});
-     *     {@link WriteOps#NONE} by default
+     * @return the optional per-folio hooks of the write path (the kernel's {@code iomap_write_ops}, with
+     *     {@link WriteOps#valid}); {@link WriteOps#NONE} by default
      */
     default WriteOps writeOps() {
         return WriteOps.NONE;

@@ -63,8 +63,8 @@ public enum IomapRequest {
      * </ul>
      * {@link IomapType#HOLE} and {@link IomapType#DELALLOC} are refused with an
      * {@link dev.iomap.api.IomapException} (the kernel's WARN and EIO). The core sends each written
-     * run through {@link WritebackOps#beforeSubmit} and {@link WritebackOps#submitIoend} (so an
-     * adapter that checksums or compresses at submission does so here too, the kernel's
+     * run through {@link WritebackOps#writebackSubmit} as an ioend (so an adapter that journals,
+     * checksums or compresses at submission does so here too, the kernel's
      * {@code iomap_dio_ops->submit_io}), and when its device write has completed raises the in-memory
      * size over it (if it extends the file, and only for the runs that succeeded up to the first
      * failure) and calls {@link WritebackOps#ioendCompleted} with the run's type, flags, address and
@@ -77,7 +77,7 @@ public enum IomapRequest {
      * {@link #REPORT}); a pure overwrite within EOF runs under the shared inode lock, concurrently with
      * other such writes of the file and with reads, so the adapter's {@code begin}, {@code end},
      * submission and completion for it must lock whatever they change themselves, as writeback's
-     * {@link WritebackOps#mapBlocks} and {@link WritebackOps#ioendCompleted} already do (an adapter
+     * {@link WritebackOps#writebackRange} and {@link WritebackOps#ioendCompleted} already do (an adapter
      * that never overwrites in place allocates there). An adapter may also decline the direct path
      * for a range with {@link DirectFallbackException} (GFS2's {@code -ENOTBLK}).
      */

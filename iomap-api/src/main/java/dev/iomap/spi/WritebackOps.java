@@ -2,38 +2,53 @@ package dev.iomap.spi;
 
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.device.IoPurpose;
 import dev.iomap.device.ZonedBlockDevice;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * How an adapter takes part in writeback: the kernel's {@code iomap_writeback_ops}.
  *
- * <p>The core walks dirty folios in file order and, for each run of dirty blocks, asks
- * {@link #mapBlocks} where it goes. Device writes complete asynchronously; {@link #ioendCompleted}
- * then runs before the folios leave writeback, so an fsync that waits for writeback also waits for
- * the adapter's completion work (unwritten conversion, copy-on-write remap, on-disk size).
- * {@link #beforeSubmit} shows the adapter each ioend's bytes just before the device write, so that a
- * journaling adapter can log them first.
+ * <p>The core walks dirty folios in file order and, for each run of dirty blocks, calls
+ * {@link #writebackRange} to map it and add it to the ioend being built; {@link #writebackSubmit}
+ * submits each ioend built (6.17's {@code iomap_writeback_ops}: {@code writeback_range},
+ * {@code writeback_submit}). Device writes complete asynchronously; {@link #ioendCompleted} then runs
+ * before the folios leave writeback, so an fsync that waits for writeback also waits for the
+ * adapter's completion work (unwritten conversion, copy-on-write remap, on-disk size).
  */
 public interface WritebackOps {
 
     /**
-     * Maps dirty data at {@code pos} for writeback, allocating real blocks for delayed allocations
-     * (the kernel's {@code map_blocks}, now part of {@code writeback_range}).
+     * Writes back one dirty range of a folio (the kernel's {@code writeback_range}, 6.17): maps it,
+     * allocating real blocks for delayed allocations, and adds it to the ioend through
+     * {@link WritebackContext#addToIoend}, returning what that returned. The core calls it for every
+     * run of dirty blocks of every folio it writes back, at least once per folio, and again for the
+     * rest of a run while the answers are shorter than the run. The usual body is
+     * {@code return wpc.addToIoend(mapBlocks(wpc.inode(), pos, length), pos, length);}; an adapter may
+     * reuse {@link WritebackContext#iomap()} when it still holds (XFS's {@code xfs_map_blocks} does).
      *
-     * @param inode the file
+     * <p>Threads and locks: the thread of the writeback pass (an fsync or sync caller, a writer
+     * throttled at the dirty limit, or the background flusher), with the folio locked and under
+     * writeback. It may take the adapter's locks and do metadata I/O; it must not wait for writeback
+     * of this inode ({@link IomapInode#writeAndWait}) nor read or write this file through the cache.
+     *
+     * <p>If it throws, the folio's dirty data from {@code pos} on is not written (it leaves the cache's
+     * dirty state; what earlier calls added is written), the error is reported at the next fsync, and
+     * the pass goes on with the next folio. Before it throws, the adapter releases what it reserved for
+     * the data of {@code [pos, endPos)} that will now never be written (the kernel's XFS calls
+     * {@code xfs_discard_folio} there).
+     *
+     * @param wpc the writeback pass, whose {@link WritebackContext#addToIoend} takes the range
      * @param pos first dirty byte, block aligned
-     * @param length bytes of the dirty run
-     * @return a {@link IomapType#MAPPED} or {@link IomapType#UNWRITTEN} mapping containing {@code pos}
-     *     (it may be shorter than {@code length}, the core then asks again for the rest)
-     * @throws IOException if no blocks can be found; the folio's dirty data is then discarded via
-     *     {@link #discardFolio} and the error is reported at the next fsync
+     * @param length bytes of the dirty run from {@code pos}, whole blocks (the block straddling EOF
+     *     included)
+     * @param endPos end of the folio's data to write back: the folio's end, or EOF if the folio holds it
+     * @return the bytes added from {@code pos}: what its {@link WritebackContext#addToIoend} calls
+     *     returned, together; at least 1 (the core refuses any other answer with an
+     *     {@link dev.iomap.api.IomapException}, as for a failure)
+     * @throws IOException if the range cannot be mapped; see above
      */
-    Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException;
+    long writebackRange(WritebackContext wpc, long pos, long length, long endPos) throws IOException;
 
     /**
      * One ioend finished (successfully or not): a filesystem's ioend completion, such as the
@@ -100,93 +115,46 @@ public interface WritebackOps {
     }
 
     /**
-     * Dirty data in {@code [pos, pos + length)} will not be written because {@link #mapBlocks} failed;
-     * release whatever the adapter reserved for it (the kernel's {@code discard_folio}).
+     * Submits one built ioend (the kernel's {@code writeback_submit}, 6.17): the core calls it when
+     * {@link WritebackContext#addToIoend} cannot extend the ioend, and at the end of the pass. The
+     * default writes it as built ({@link WritebackIoend#submit}, the kernel's
+     * {@code iomap_ioend_writeback_submit}). An adapter overrides it to act on the ioend first (a
+     * journaling adapter logs {@link WritebackIoend#data()} and waits for it, so that the journal has
+     * the blocks before their home location: gfs2's journaled data) or to write it itself, somewhere
+     * else than its address, fewer bytes (compressed) or in several device writes (bcachefs's own write
+     * path, XFS's zoned and copy-on-write submission). What it owes is a future that completes when
+     * the data is on the device as the adapter will find it, or fails; {@link #ioendCompleted} runs
+     * after it with its error.
      *
-     * @param inode the file
-     * @param pos first byte of the discarded range
-     * @param length bytes
-     */
-    default void discardFolio(IomapInode inode, long pos, long length) {
-    }
-
-    /**
-     * One ioend is about to be submitted: the core calls this just before its device write (the
-     * kernel's {@code ->writeback_submit} point, where a filesystem may act on the ioend before
-     * {@code iomap_ioend_writeback_submit}). A journaling adapter writes {@code data} to its journal
-     * here, and waits for it, so that the journal has the blocks before their home location does
-     * (gfs2's journaled data). The default does nothing.
+     * <p>It runs for every ioend, including those of folios dirtied by a mapped store or a zeroing,
+     * for which no {@link WriteOps#putFolio} ran, and of blocks written again without being dirty (a
+     * folio without per-block dirty tracking is written whole).
      *
-     * <p>{@code ioend} describes exactly the ioend: {@code offset} is its first byte (block aligned),
-     * {@code length} its bytes (whole blocks; the block straddling EOF was zeroed past EOF),
-     * {@code address} the device byte address it will be written at, and type and flags those of every
-     * mapping it was built from ({@link #mapBlocks} answers that are contiguous in the file and on the
-     * device and have the same type and flags are merged into one ioend, so it may span several, and
-     * its validity cookie is that of the one containing {@code offset}). {@code data} holds read-only
-     * views of exactly the bytes that will be written, in file order, together
-     * {@code ioend.length()} bytes covering {@code [ioend.offset(), ioend.end())}; each is positioned
-     * at 0. The views are valid only during the call (folio memory is reused after it leaves the
-     * cache): copy what is kept. The bytes do not change until the write completes: the folios are
-     * under writeback, and writers and mapped stores wait for writeback to end before they change a
-     * folio.
-     *
-     * <p>It runs for every ioend, including those of folios dirtied by a mapped store or written
-     * through a zeroing, for which no {@link WriteOps#putFolio(IomapInode, long, int, Iomap, ByteBuffer)}
-     * ran, and of blocks written again without being dirty (a folio without per-block dirty tracking
-     * is written whole).
-     *
-     * <p>Threads and locks: it runs on the thread doing the writeback pass, never on a completion
-     * thread: a caller of fsync, sync or {@link IomapInode#writeAndWait} (which may hold this inode's
-     * lock, as truncate and zeroing do, or this inode's cluster lock, as a glock demotion's
-     * {@code go_sync} does), a writer throttled at the dirty limit (which holds its own inode's lock
-     * exclusively and may be writing back another inode), or the background flusher. The pass may hold
-     * the lock of one folio of this inode (the one it is mapping when the ioend is submitted; that
-     * folio may be in this ioend) and, for {@link #writesInFileOrder} inodes, the inode's writeback
-     * order. Every folio in {@code data} is under writeback and no longer dirty. So it must not call
+     * <p>Threads and locks: those of {@link #writebackRange}, on the thread of the pass, never on a
+     * completion thread: a caller of fsync, sync or {@link IomapInode#writeAndWait} (which may hold
+     * this inode's lock, as truncate and zeroing do, or this inode's cluster lock, as a glock
+     * demotion's {@code go_sync} does), a writer throttled at the dirty limit (which holds its own
+     * inode's lock and may be writing back another inode), or the background flusher. The pass may
+     * hold the lock of one folio of this inode (which may be in this ioend) and, for
+     * {@link #writesInFileOrder} inodes, the inode's writeback order. So it must not call
      * {@link IomapInode#writeAndWait} or {@link IomapInode#invalidateCache} for this inode, nor read or
-     * write this file through the cache, nor wait for a lock whose holder may be waiting for this
-     * writeback (this inode's glock, or a log flush that waits for ordered data of this inode): each
-     * would wait for writeback that this pass has not submitted yet. It may do device I/O of its own and
-     * wait for it.
+     * write this file through the cache, nor wait for a lock whose holder may wait for this writeback
+     * (this inode's glock, or a log flush that waits for ordered data of this inode): each would wait
+     * for writeback that this pass has not submitted yet. It may do device I/O of its own and wait for
+     * it.
      *
-     * <p>If it throws, the ioend is not submitted (nothing of it reaches the device) and completes as
-     * failed with that error exactly as a device write error would: {@link #ioendCompleted} sees the
-     * error, the folios end writeback (clean, as after a failed write), and the error is reported at
-     * the next fsync of each open file. A {@link RuntimeException} is treated alike. The pass goes on
-     * with the next ioend.
-     *
-     * @param inode the file
-     * @param ioend the file range, device address, type and flags of the ioend (see above)
-     * @param data read-only views of the bytes to be written, in file order, valid during the call only
-     * @throws IOException to fail this ioend instead of writing it
-     */
-    default void beforeSubmit(IomapInode inode, Iomap ioend, List<ByteBuffer> data) throws IOException {
-    }
-
-    /**
-     * Writes one ioend: the kernel's {@code ->writeback_submit}, which a filesystem implements when it
-     * does more than submit the bio as built (XFS's zoned and copy-on-write submission; bcachefs's own
-     * write path, which checksums and compresses). The core calls it right after {@link #beforeSubmit},
-     * for every ioend; the default writes {@code data} at the ioend's device address as file data, which
-     * is what the core did before this hook existed.
-     *
-     * <p>{@code ioend} and {@code data} are as in {@link #beforeSubmit}, except that the buffers are
-     * the folio memory itself: the adapter must not change them, and they stay valid and unchanged until
-     * the returned future completes (the folios stay under writeback until then). An adapter may write
-     * somewhere else than {@code ioend}'s address, fewer bytes (compressed) or in several device writes;
-     * what it owes is a future that completes when the data is on the device as the adapter will find it
-     * (or fails). {@link #ioendCompleted} runs after the future completes, with the error it failed with.
-     * Threads and locks are those of {@link #beforeSubmit}.
+     * <p>If it throws (or returns a failed future), nothing more of the ioend is written by the core
+     * and it completes as failed with that error, exactly as after a device write error:
+     * {@link #ioendCompleted} sees the error, the folios end writeback (clean), and the error is
+     * reported at the next fsync of each open file. A {@link RuntimeException} is treated alike. The
+     * pass goes on with the next ioend.
      *
      * @param inode the file
-     * @param ioend the file range, device address, type and flags of the ioend
-     * @param data the bytes to be written, in file order, {@code ioend.length()} in all
-     * @param device the device the filesystem is on
+     * @param ioend the built ioend: its range, bytes, and the default submission
      * @return a future completing when the ioend's data is written
-     * @throws IOException to fail the ioend without writing it, as for {@link #beforeSubmit}
+     * @throws IOException to fail the ioend without writing it
      */
-    default CompletableFuture<Void> submitIoend(IomapInode inode, Iomap ioend, List<ByteBuffer> data,
-            BlockDevice device) throws IOException {
-        return device.write(ioend.deviceAddress(ioend.offset()), data, IoPurpose.DATA);
+    default CompletableFuture<Void> writebackSubmit(IomapInode inode, WritebackIoend ioend) throws IOException {
+        return ioend.submit();
     }
 }

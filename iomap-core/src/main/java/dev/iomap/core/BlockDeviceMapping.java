@@ -7,7 +7,9 @@ import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
+import dev.iomap.spi.WritebackContext;
 import dev.iomap.spi.WritebackOps;
+import java.io.IOException;
 import java.util.Set;
 
 /**
@@ -30,10 +32,10 @@ public final class BlockDeviceMapping implements IomapOps, WritebackOps {
         return IomapMapping.of(map(pos));
     }
 
-    /** Every byte is mapped where it is (the kernel's {@code blkdev_map_blocks}). */
+    /** Every byte is mapped where it is (the kernel's {@code blkdev_writeback_range}). */
     @Override
-    public Iomap mapBlocks(IomapInode inode, long pos, long length) throws InvalidRangeException {
-        return map(pos);
+    public long writebackRange(WritebackContext wpc, long pos, long length, long endPos) throws IOException {
+        return wpc.addToIoend(map(pos), pos, length);
     }
 
     private Iomap map(long pos) throws InvalidRangeException {

@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The buffered write path: the kernel's {@code iomap_file_buffered_write}, {@code iomap_write_begin}
@@ -44,6 +45,8 @@ final class BufferedWrite {
     private int refusedCopy;
     /** A fault that escaped the source's copy (one that does not count how far it got). */
     private Throwable escapedFault;
+    /** What {@code putFolio} is shown, folio after folio. */
+    private final CopiedBlocks copied = new CopiedBlocks();
 
     BufferedWrite(CachedInode inode) {
         this.inode = inode;
@@ -213,9 +216,12 @@ final class BufferedWrite {
                     accepted = copyIntoFolio(iter, folio, pos, offset, length, src, appWrite);
                     done += accepted;
                     // The kernel raises i_size before put_folio; the bytes count even if it fails.
-                    WriteOps writeOps = inode.writeOps();
-                    writeOps.putFolio(inode, pos, accepted, iter.iomap(),
-                            TAKES_BLOCKS.get(writeOps.getClass()) ? blocksView(folio, offset, accepted) : EMPTY);
+                    copied.show(folio, offset, accepted);
+                    try {
+                        inode.writeOps().putFolio(inode, pos, accepted, iter.iomap(), copied);
+                    } finally {
+                        copied.hide();
+                    }
                 } finally {
                     folio.unlock();
                 }
@@ -274,24 +280,6 @@ final class BufferedWrite {
     }
 
     /**
-     * Whether a {@link WriteOps} class overrides the {@code putFolio} that takes the folio's bytes; the
-     * view is made only for those (a slice per write is a measurable share of a 1 KiB cached overwrite,
-     * and only a journaling adapter reads it). One that does not override it gets an empty buffer, which
-     * its inherited method never passes on.
-     */
-    private static final ClassValue<Boolean> TAKES_BLOCKS = new ClassValue<>() {
-        @Override
-        protected Boolean computeValue(Class<?> type) {
-            try {
-                return type.getMethod("putFolio", IomapInode.class, long.class, int.class, Iomap.class,
-                        ByteBuffer.class).getDeclaringClass() != WriteOps.class;
-            } catch (NoSuchMethodException e) {
-                throw new IllegalStateException("WriteOps has no putFolio with the folio's bytes", e);
-            }
-        }
-    };
-
-    /**
      * The copy from the caller's source (the kernel's {@code copy_folio_from_iter_atomic}). A faulting
      * memory access that escapes the source (the JVM's {@link InternalError} for it, and no other error)
      * counts as nothing copied, like the kernel's short copy: the write then stops there and ends the
@@ -310,6 +298,36 @@ final class BufferedWrite {
     }
 
     /**
+     * The bytes a {@code putFolio} may ask for: the view of {@link #blocksView}, made only if asked,
+     * and only while the call runs (one instance reused folio after folio: writes hold the inode lock
+     * exclusively, and {@code putFolio} must not write this file through the cache).
+     */
+    private final class CopiedBlocks implements Supplier<ByteBuffer> {
+        private Folio folio;
+        private int offset;
+        private int accepted;
+
+        void show(Folio locked, int from, int bytes) {
+            folio = locked;
+            offset = from;
+            accepted = bytes;
+        }
+
+        void hide() {
+            folio = null;
+        }
+
+        @Override
+        public ByteBuffer get() {
+            if (folio == null) {
+                throw new IllegalStateException("a folio's bytes are shown to putFolio only while it runs;"
+                        + " copy what you keep during the call");
+            }
+            return blocksView(folio, offset, accepted);
+        }
+    }
+
+    /**
      * A read-only view of the whole blocks of a locked folio that hold {@code [offset, offset +
      * accepted)}, for {@code putFolio}; empty when nothing was accepted.
      */
@@ -323,6 +341,11 @@ final class BufferedWrite {
         return folio.readOnlyBuffer(first, end - first);
     }
 
+    /** @return the bytes of a {@code putFolio} with nothing copied: none */
+    private static ByteBuffer nothingCopied() {
+        return EMPTY;
+    }
+
     /**
      * The {@code putFolio} with nothing copied that closes a successful {@code getFolio} when the
      * write at {@code pos} fails or goes stale before the copy (the kernel's {@code out_unlock} path
@@ -330,7 +353,7 @@ final class BufferedWrite {
      */
     private void putNothing(long pos, Iomap iomap, Exception failure) throws IOException {
         try {
-            inode.writeOps().putFolio(inode, pos, 0, iomap, EMPTY);
+            inode.writeOps().putFolio(inode, pos, 0, iomap, BufferedWrite::nothingCopied);
         } catch (IOException | RuntimeException e) {
             if (failure == null) {
                 throw e;
@@ -354,7 +377,7 @@ final class BufferedWrite {
         Folio folio = null;
         try {
             folio = cache.grabLocked(pos >>> cache.pageShift(), order);
-            if (inode.ops().valid(inode, iter.iomap())) {
+            if (hooks.valid(inode, iter.iomap())) {
                 int from = (int) (pos - folio.pos());
                 int to = (int) Math.min(folio.size(), from + length);
                 prepareBlocks(iter, folio, from, to);

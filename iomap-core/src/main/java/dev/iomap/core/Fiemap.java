@@ -23,7 +23,7 @@ import java.util.Set;
  * {@code DELALLOC|UNKNOWN} extents, because an adapter of this core may allocate only at writeback
  * (the kernel never sees dirty data over a hole; see {@link Seek}), and data just written must not be
  * reported as missing. Such an answer is believed only while the mapping is still
- * {@link dev.iomap.spi.IomapOps#valid valid}; otherwise the range is looked up again.
+ * {@link dev.iomap.spi.WriteOps#valid valid}; otherwise the range is looked up again.
  */
 final class Fiemap {
     private static final Set<IomapRequest> REPORT = EnumSet.of(IomapRequest.REPORT);
@@ -54,7 +54,7 @@ final class Fiemap {
                     iter.advance(length);
                 } else {
                     List<FileExtent> cached = cachedRuns(inode, start, start + length);
-                    if (!inode.ops().valid(inode, iomap)) {
+                    if (!inode.writeOps().valid(inode, iomap)) {
                         iter.markStale();
                     } else {
                         extents.addAll(cached);

@@ -1,14 +1,18 @@
 package dev.iomap.core;
 
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.IoPurpose;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapFlag;
 import dev.iomap.spi.IomapType;
 import dev.iomap.spi.IoendCompletion;
+import dev.iomap.spi.WritebackIoend;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A contiguous file range going to a contiguous device range through mappings of one type and one
@@ -19,12 +23,13 @@ import java.util.Set;
  * the thread that submitted it when the device finished the write before returning, else on the
  * cache's {@code iomap-ioend-N} completion threads, never on the device's own threads.
  */
-final class Ioend {
+final class Ioend implements WritebackIoend {
     private final IomapType type;
     private final Set<IomapFlag> flags;
     private final long offset;
     private final long address;
     private final long validityCookie;
+    private final BlockDevice device;
     private final List<Segment> segments = new ArrayList<>();
     private long length;
 
@@ -36,7 +41,8 @@ final class Ioend {
      * Starts an empty ioend at file {@code offset} (the kernel's {@code iomap_alloc_ioend} and
      * {@code iomap_init_ioend}).
      */
-    Ioend(Iomap iomap, long offset) {
+    Ioend(Iomap iomap, long offset, BlockDevice device) {
+        this.device = device;
         this.type = iomap.type();
         this.flags = iomap.flags();
         this.offset = offset;
@@ -85,16 +91,13 @@ final class Ioend {
         return address;
     }
 
-    /**
-     * @return the ioend as one mapping, for the adapter's {@code beforeSubmit}: its file range, device
-     *     address, type and flags, with the validity cookie of the mapping of its first byte
-     */
-    Iomap range() {
+    @Override
+    public Iomap range() {
         return new Iomap(offset, length, type, flags, address, null, validityCookie);
     }
 
-    /** @return read-only views of the bytes to be written, in file order, each positioned at 0 */
-    List<ByteBuffer> readOnlyBuffers() {
+    @Override
+    public List<ByteBuffer> data() {
         List<ByteBuffer> views = new ArrayList<>(segments.size());
         for (Segment segment : segments) {
             views.add(segment.folio().buffer(segment.offset(), segment.length()).asReadOnlyBuffer());
@@ -102,13 +105,14 @@ final class Ioend {
         return List.copyOf(views);
     }
 
-    /** @return buffers over the bytes to be written, in file order, for the device write */
-    List<ByteBuffer> buffers() {
+    /** Writes the folios' bytes at the ioend's address: the kernel's {@code iomap_ioend_writeback_submit}. */
+    @Override
+    public CompletableFuture<Void> submit() {
         List<ByteBuffer> buffers = new ArrayList<>(segments.size());
         for (Segment segment : segments) {
             buffers.add(segment.folio().buffer(segment.offset(), segment.length()));
         }
-        return buffers;
+        return device.write(address, buffers, IoPurpose.DATA);
     }
 
     /** @return what the adapter's {@code ioendCompleted} is told about this ioend */

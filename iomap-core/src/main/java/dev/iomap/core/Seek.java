@@ -19,7 +19,7 @@ import java.util.Set;
  * kernel never sees dirty data over a hole (a buffered write reserves first), but an adapter of this
  * core may allocate only at writeback, and data just written must not be reported as a hole. Where a
  * probe of the cache finds no data in a {@code HOLE} or {@code UNWRITTEN} mapping, the mapping is
- * checked with {@link dev.iomap.spi.IomapOps#valid} before the hole is believed: writeback and reclaim
+ * checked with {@link dev.iomap.spi.WriteOps#valid} before the hole is believed: writeback and reclaim
  * run under a shared inode lock, and may have moved the data from the cache to new blocks since the
  * mapping was made.
  */
@@ -89,7 +89,7 @@ final class Seek {
                 CachedData rule = cachedData(iter.iomap());
                 long hit = rule == null ? (data ? start : -1) : scan(inode, start, start + iter.length(), rule, data);
                 boolean restsOnAHole = data ? hit < 0 : hit >= 0;
-                if (restsOnAHole && !inode.ops().valid(inode, iter.iomap())) {
+                if (restsOnAHole && !inode.writeOps().valid(inode, iter.iomap())) {
                     iter.markStale();
                 } else if (hit >= 0) {
                     found = hit;      // nothing advanced: the next call ends the mapping and stops

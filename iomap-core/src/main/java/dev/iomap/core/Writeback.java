@@ -5,7 +5,9 @@ import dev.iomap.core.trace.WritebackFolioEvent;
 import dev.iomap.device.SyncSubmit;
 import dev.iomap.spi.Iomap;
 import dev.iomap.api.IomapException;
+import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapType;
+import dev.iomap.spi.WritebackContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
@@ -14,24 +16,29 @@ import java.util.concurrent.CompletionException;
 /**
  * One writeback pass over one inode: the kernel's {@code struct iomap_writepage_ctx}, whose
  * {@code wb_ctx} is {@code ioend} here, with {@code iomap_writepages} and
- * {@code iomap_writeback_folio} (was {@code iomap_writepage_map}).
+ * {@code iomap_writeback_folio}. The adapter sees it as its {@link WritebackContext}.
  *
  * <p>Dirty folios are visited in index order. A folio wholly past EOF only has its dirty flag and
  * dirty bits cleared: it stays cached and no writeback starts. Every other one has its dirty flag
  * cleared and writeback started (the one straddling EOF has its tail zeroed first); then every run
- * of dirty blocks (every run of uptodate blocks when per-block dirty tracking is off) is mapped with
- * {@code mapBlocks} and added to the current {@link Ioend}, which is submitted when the next run
- * cannot be merged into it. A writeback pass never blocks on a folio lock while holding an unsubmitted
- * ioend, so writers waiting for writeback always make progress.
+ * of dirty blocks (every run of uptodate blocks when per-block dirty tracking is off) goes to the
+ * adapter's {@code writebackRange}, which maps it and adds it to the current {@link Ioend} through
+ * {@link #addToIoend}; an ioend is submitted when the next range cannot be merged into it. A
+ * writeback pass never blocks on a folio lock while holding an unsubmitted ioend, so writers waiting
+ * for writeback always make progress.
  *
  * <p>For an inode whose adapter asks for file order ({@link dev.iomap.spi.WritebackOps#writesInFileOrder}), passes take turns
  * on the inode's writeback-order lock, a pass for a range starts at the beginning of the file, and a
  * pass stops at the first dirty folio it leaves dirty, so ioends reach the device in ascending file
  * order.
  */
-final class Writeback {
+final class Writeback implements WritebackContext {
     private final CachedInode inode;
     private Ioend ioend;
+    private Iomap iomap;
+    private Folio rangeFolio;
+    private long rangeStart;
+    private long rangeEnd;
     private long dirtiedBefore = Long.MAX_VALUE;
 
     Writeback(CachedInode inode) {
@@ -117,8 +124,7 @@ final class Writeback {
 
     /**
      * Maps and queues the dirty blocks of a locked, dirty folio: the kernel's
-     * {@code iomap_writeback_folio} (was {@code iomap_writepage_map}), with the EOF handling of its
-     * {@code iomap_writeback_handle_eof} (was {@code iomap_writepage_handle_eof}).
+     * {@code iomap_writeback_folio}, with the EOF handling of its {@code iomap_writeback_handle_eof}.
      */
     private void writeFolio(Folio folio) {
         long size = inode.size();
@@ -131,7 +137,9 @@ final class Writeback {
             return;
         }
         int end = folio.size();
+        long endPos = folio.end();
         if (folio.end() > size) {
+            endPos = size;
             int eof = (int) (size - folio.pos());
             folio.memory().asSlice(eof, folio.size() - eof).fill((byte) 0);
             end = (eof + inode.blockSize() - 1) & -inode.blockSize();
@@ -142,10 +150,9 @@ final class Writeback {
         folio.clearDirtyAndStartWriteback();
         WritebackFolioEvent.emit(inode, folio.pos(), folio.size(), folio.order());
         try {
-            writeRuns(folio, state, end);
+            writeRuns(folio, state, end, endPos);
         } catch (IOException | RuntimeException e) {
             inode.writebackError().record(asIoException(e));
-            inode.writebackOps().discardFolio(inode, folio.pos(), folio.size());
         } finally {
             if (state != null) {
                 state.clearAllDirty();
@@ -158,7 +165,7 @@ final class Writeback {
      * Maps every run of dirty blocks below {@code end} (the kernel's {@code iomap_find_dirty_range} and
      * {@code ifs_find_dirty_range}); every run of uptodate blocks when per-block dirty tracking is off.
      */
-    private void writeRuns(Folio folio, FolioState state, int end) throws IOException {
+    private void writeRuns(Folio folio, FolioState state, int end, long endPos) throws IOException {
         boolean perBlockDirty = inode.pageCache().options().perBlockDirty();
         int offset = 0;
         while (offset < end) {
@@ -178,44 +185,85 @@ final class Writeback {
                 return;
             }
             stop = Math.min(stop, end);
-            mapRun(folio, start, stop - start);
+            writebackRange(folio, folio.pos() + start, stop - start, endPos);
             offset = stop;
         }
     }
 
     /**
-     * Asks the adapter where a dirty run goes and adds it to ioends: the kernel's
-     * {@code iomap_writeback_range} (was {@code iomap_writepage_map_blocks}) and
-     * {@code iomap_add_to_ioend}.
+     * Hands one dirty run to the adapter's {@code writebackRange} until all of it is in ioends: the
+     * kernel's {@code iomap_writeback_range}. Each call must add at least one byte through
+     * {@link #addToIoend} and return exactly what it added; the next call starts after it.
      */
-    private void mapRun(Folio folio, int offset, int length) throws IOException {
-        long maxIoend = inode.pageCache().options().maxIoendBytes();
-        long pos = folio.pos() + offset;
-        long stop = pos + length;
-        Iomap iomap = null;
-        while (pos < stop) {
-            if (iomap == null || !iomap.contains(pos)) {
+    private void writebackRange(Folio target, long pos, long length, long endPos) throws IOException {
+        rangeFolio = target;
+        rangeStart = pos;
+        rangeEnd = pos + length;
+        try {
+            while (pos < rangeEnd) {
                 inode.stats().mapBlocksCalled();
-                iomap = inode.writebackOps().mapBlocks(inode, pos, stop - pos);
-                checkWritable(iomap, pos);
+                long done = inode.writebackOps().writebackRange(this, pos, rangeEnd - pos, endPos);
+                long added = rangeStart - pos;
+                if (added <= 0 || done != added) {
+                    throw new IomapException("writebackRange of inode " + inode.ino() + " at " + pos + " for "
+                            + (rangeEnd - pos) + " bytes returned " + done + " after adding " + added
+                            + " bytes to the ioend; it must add at least 1 byte through addToIoend and"
+                            + " return what addToIoend returned");
+                }
+                pos = rangeStart;
             }
-            long chunk = Math.min(Math.min(stop, iomap.end()) - pos, maxIoend);
-            if (ioend == null || !ioend.canAppend(pos, chunk, iomap, maxIoend)) {
-                submit();
-                ioend = new Ioend(iomap, pos);
-            }
-            ioend.append(folio, (int) (pos - folio.pos()), (int) chunk);
-            AddToIoendEvent.emit(inode, pos, chunk, iomap);
-            pos += chunk;
+        } finally {
+            rangeFolio = null;
         }
     }
 
-    private void checkWritable(Iomap iomap, long pos) throws IomapException {
-        if (iomap == null || !iomap.contains(pos)
-                || (iomap.type() != IomapType.MAPPED && iomap.type() != IomapType.UNWRITTEN)) {
-            throw new IomapException("mapBlocks of inode " + inode.ino() + " at " + pos
-                    + " returned " + iomap + "; writeback needs a MAPPED or UNWRITTEN mapping containing it"
-                    + (iomap != null && iomap.type() == IomapType.INLINE
+    @Override
+    public IomapInode inode() {
+        return inode;
+    }
+
+    @Override
+    public Iomap iomap() {
+        return iomap;
+    }
+
+    /**
+     * Adds the mapped part of the current dirty range to ioends: the kernel's
+     * {@code iomap_add_to_ioend} with {@code iomap_can_add_to_ioend}. The ioend being built takes what
+     * continues it, up to the size limit; otherwise it is submitted and a new one started, as often as
+     * the limit requires.
+     */
+    @Override
+    public long addToIoend(Iomap map, long pos, long length) throws IOException {
+        checkWritable(map, pos, length);
+        long maxIoend = inode.pageCache().options().maxIoendBytes();
+        long stop = Math.min(Math.min(rangeEnd, map.end()), pos + length);
+        for (long at = pos; at < stop; ) {
+            long chunk = Math.min(stop - at, maxIoend);
+            if (ioend == null || !ioend.canAppend(at, chunk, map, maxIoend)) {
+                submit();
+                ioend = new Ioend(map, at, inode.device());
+            }
+            ioend.append(rangeFolio, (int) (at - rangeFolio.pos()), (int) chunk);
+            AddToIoendEvent.emit(inode, at, chunk, map);
+            at += chunk;
+        }
+        iomap = map;
+        rangeStart = stop;
+        return stop - pos;
+    }
+
+    private void checkWritable(Iomap map, long pos, long length) throws IomapException {
+        if (rangeFolio == null || pos != rangeStart || length <= 0) {
+            throw new IomapException("addToIoend of inode " + inode.ino() + " at " + pos + " for " + length
+                    + " bytes: only the dirty range being written back may be added, from its next byte ("
+                    + (rangeFolio == null ? "none is" : rangeStart + " is") + "), during writebackRange");
+        }
+        if (map == null || !map.contains(pos)
+                || (map.type() != IomapType.MAPPED && map.type() != IomapType.UNWRITTEN)) {
+            throw new IomapException("writeback of inode " + inode.ino() + " at " + pos
+                    + " was given " + map + "; writeback needs a MAPPED or UNWRITTEN mapping containing it"
+                    + (map != null && map.type() == IomapType.INLINE
                             ? " (inline data is written through at write time, never written back)" : ""));
         }
     }
@@ -236,10 +284,9 @@ final class Writeback {
     }
 
     /**
-     * Submits the current ioend, if any: the adapter's {@code beforeSubmit} (the filesystem's
-     * {@code ->writeback_submit}, was {@code ->submit_ioend}), then the kernel's
-     * {@code iomap_ioend_writeback_submit}. If {@code beforeSubmit} fails, the ioend is not written
-     * and completes with its error, as after a device write error.
+     * Submits the current ioend, if any, through the adapter's {@code writebackSubmit} (the kernel's
+     * {@code ->writeback_submit}, whose default is {@code iomap_ioend_writeback_submit}). If it fails,
+     * the ioend completes with its error, as after a device write error.
      */
     private void submit() {
         Ioend current = ioend;
@@ -250,10 +297,9 @@ final class Writeback {
         inode.stats().ioendSubmitted();
         CompletableFuture<Void> write;
         try {
-            inode.writebackOps().beforeSubmit(inode, current.range(), current.readOnlyBuffers());
-            write = inode.writebackOps().submitIoend(inode, current.range(), current.buffers(), inode.device());
+            write = inode.writebackOps().writebackSubmit(inode, current);
             if (write == null) {
-                throw new IllegalStateException("submitIoend returned no future for " + current.range()
+                throw new IllegalStateException("writebackSubmit returned no future for " + current.range()
                         + " of inode " + inode.ino());
             }
         } catch (IOException | RuntimeException e) {

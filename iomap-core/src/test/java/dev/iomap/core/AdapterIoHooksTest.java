@@ -17,6 +17,8 @@ import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.ReadOps;
+import dev.iomap.spi.WritebackContext;
+import dev.iomap.spi.WritebackIoend;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -28,7 +30,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The adapter's I/O hooks: {@link ReadOps#readFolioRange} (the kernel's {@code iomap_read_ops}) and
- * {@link WritebackOps#submitIoend} (its {@code ->writeback_submit}). The adapter here stores every
+ * {@link WritebackOps#writebackSubmit} (its {@code ->writeback_submit}). The adapter here stores every
  * byte XORed with {@value #KEY}, so the bytes on the device are never the file's: only an adapter
  * whose hooks run on every read and every write gives the file back.
  */
@@ -42,6 +44,7 @@ class AdapterIoHooksTest {
     /** Identity mapping whose reads and writes go through an XOR "codec". */
     private static final class XorAdapter implements IomapOps, WritebackOps, ReadOps {
         private final BlockDeviceMapping identity;
+        private final BlockDevice device;
         final List<Long> reads = new ArrayList<>();
         final List<IoendCompletion> completions = new ArrayList<>();
         IOException failNextRead;
@@ -49,6 +52,7 @@ class AdapterIoHooksTest {
 
         XorAdapter(BlockDevice device) {
             identity = new BlockDeviceMapping(device);
+            this.device = device;
         }
 
         @Override
@@ -58,8 +62,8 @@ class AdapterIoHooksTest {
         }
 
         @Override
-        public Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
-            return identity.mapBlocks(inode, pos, length);
+        public long writebackRange(WritebackContext wpc, long pos, long length, long endPos) throws IOException {
+            return identity.writebackRange(wpc, pos, length, endPos);
         }
 
         @Override
@@ -84,8 +88,9 @@ class AdapterIoHooksTest {
         }
 
         @Override
-        public CompletableFuture<Void> submitIoend(IomapInode inode, Iomap ioend, List<ByteBuffer> data,
-                BlockDevice dev) throws IOException {
+        public CompletableFuture<Void> writebackSubmit(IomapInode inode, WritebackIoend submitted) {
+            Iomap ioend = submitted.range();
+            List<ByteBuffer> data = submitted.data();
             if (failNextSubmit != null) {
                 IOException e = failNextSubmit;
                 failNextSubmit = null;
@@ -97,7 +102,7 @@ class AdapterIoHooksTest {
                     encoded.put((byte) (part.get(i) ^ KEY));
                 }
             }
-            return dev.write(ioend.deviceAddress(ioend.offset()), encoded.flip(), IoPurpose.DATA);
+            return device.write(ioend.deviceAddress(ioend.offset()), encoded.flip(), IoPurpose.DATA);
         }
 
         @Override

@@ -37,7 +37,7 @@ class AsyncCompletionTest {
     void completionWorkMayDoDeviceIoWithoutStarvingTheDeviceThreads(@TempDir Path dir) throws Exception {
         try (FileBlockDevice device = FileBlockDevice.open(dir.resolve("dev.img"), K4, 64L << 20, false)) {
             Set<Long> logged = ConcurrentHashMap.newKeySet();
-            WritebackOps writeback = new WritebackOps() {
+            MapBlocksWriteback writeback = new MapBlocksWriteback() {
                 @Override
                 public Iomap mapBlocks(IomapInode inode, long pos, long length) {
                     return Iomap.mapped(pos, length, pos);
@@ -90,7 +90,7 @@ class AsyncCompletionTest {
             };
             Set<Long> asked = ConcurrentHashMap.newKeySet();
             Set<Long> completed = ConcurrentHashMap.newKeySet();
-            WritebackOps writeback = new WritebackOps() {
+            MapBlocksWriteback writeback = new MapBlocksWriteback() {
                 @Override
                 public Iomap mapBlocks(IomapInode inode, long pos, long length) {
                     return Iomap.mapped(pos, length, pos);

@@ -43,7 +43,6 @@ class BufferedReadTest {
     private CachedInode mixedFile(IomapCache cache) throws Exception {
         IomapOps ops = OpsMocks.iomapOps();
         when(ops.writeOps()).thenReturn(WriteOps.NONE);
-        when(ops.valid(any(), any())).thenReturn(true);
         when(ops.begin(any(), anyLong(), anyLong(), any())).thenAnswer(call -> {
             long block = call.<Long>getArgument(1) / K1;
             Iomap iomap = switch ((int) block) {

@@ -19,7 +19,7 @@ import java.util.TreeSet;
  * a short write to the core's delalloc release; {@code mapBlocks} turns reservations into blocks at
  * identity addresses. Block numbers are {@code long}, so offsets past 2^32 blocks work.
  */
-final class DelallocTestOps implements IomapOps, WritebackOps {
+final class DelallocTestOps implements IomapOps, MapBlocksWriteback {
     private final int blockSize;
     private final TreeSet<Long> reserved = new TreeSet<>();
     private final TreeSet<Long> allocated = new TreeSet<>();

@@ -5,6 +5,7 @@ import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.WriteOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import dev.iomap.spi.WritebackOps;
@@ -22,7 +23,7 @@ import java.util.TreeMap;
  * completion does (as a copy-on-write remap does). Every change bumps the validity cookie. Records every request set
  * {@code begin} is given, and runs a hook once after building the mapping of the next {@code REPORT}.
  */
-final class ExtentTestOps implements IomapOps, WritebackOps {
+final class ExtentTestOps implements IomapOps, WriteOps, MapBlocksWriteback {
     private final int blockSize;
     private final TreeMap<Long, IomapType> blocks = new TreeMap<>();
     private final List<Set<IomapRequest>> requests = new ArrayList<>();
@@ -106,6 +107,11 @@ final class ExtentTestOps implements IomapOps, WritebackOps {
         }
         long address = type == IomapType.DELALLOC ? Iomap.NULL_ADDR : start;
         return new Iomap(start, bytes, type, Set.of(), address, null, 0);
+    }
+
+    @Override
+    public WriteOps writeOps() {
+        return this;
     }
 
     @Override

@@ -56,7 +56,7 @@ class InlineRefusalTest {
                 endWritten.add(written);
             }
         };
-        WritebackOps writeback = (inode, pos, length) -> {
+        MapBlocksWriteback writeback = (inode, pos, length) -> {
             throw new IllegalStateException("no writeback expected");
         };
         return cache.addInode(1, K1, size, 1L << 30, ops, writeback);
@@ -117,7 +117,7 @@ class InlineRefusalTest {
     void writebackRefusesAnInlineMappingAndWritesNothing() throws Exception {
         Iomap inline = inline(0, K1);
         IomapOps ops = (inode, pos, length, request) -> IomapMapping.of(pos < K1 ? inline : Iomap.hole(pos, length));
-        WritebackOps writeback = (inode, pos, length) -> inline;
+        MapBlocksWriteback writeback = (inode, pos, length) -> inline;
         CachedInode inode = cache.addInode(1, K1, 100, 1L << 30, ops, writeback);
         OpenFile file = inode.open();
         file.read(0, ByteBuffer.allocate(100));

@@ -31,8 +31,8 @@ class InvalidateCacheTest {
 
     private final CountingDevice device = new CountingDevice(new RamBlockDevice(K4, 16L << 20));
 
-    private static WritebackOps identity() throws Exception {
-        WritebackOps ops = OpsMocks.writebackOps();
+    private static MapBlocksWriteback identity() throws Exception {
+        MapBlocksWriteback ops = OpsMocks.writebackOps();
         when(ops.mapBlocks(any(), anyLong(), anyLong())).thenAnswer(call -> Iomap.mapped(
                 call.<Long>getArgument(1), call.<Long>getArgument(2), call.<Long>getArgument(1)));
         return ops;

@@ -23,14 +23,14 @@ class InvalidateTest {
 
     private final RamBlockDevice device = new RamBlockDevice(K4, 16L << 20);
 
-    private static WritebackOps identity() throws Exception {
-        WritebackOps ops = OpsMocks.writebackOps();
+    private static MapBlocksWriteback identity() throws Exception {
+        MapBlocksWriteback ops = OpsMocks.writebackOps();
         when(ops.mapBlocks(any(), anyLong(), anyLong())).thenAnswer(call -> Iomap.mapped(
                 call.<Long>getArgument(1), call.<Long>getArgument(2), call.<Long>getArgument(1)));
         return ops;
     }
 
-    private CachedInode dirtyFolio(WritebackOps writeback) throws Exception {
+    private CachedInode dirtyFolio(MapBlocksWriteback writeback) throws Exception {
         IomapCache cache = new IomapCache(PageCacheOptions.builder().pageSize(FOLIO).maxFolioOrder(0).build(), device);
         CachedInode inode = cache.addInode(1, K4, 0, 1L << 30, new BlockDeviceMapping(device), writeback);
         inode.open().write(0, buffer(1, 0, FOLIO - 1));   // one short of whole: state, all dirty
@@ -39,7 +39,7 @@ class InvalidateTest {
 
     @Test
     void partialInvalidationKeepsTheSurvivingDirtyBlocks() throws Exception {
-        WritebackOps writeback = identity();
+        MapBlocksWriteback writeback = identity();
         CachedInode inode = dirtyFolio(writeback);
         Folio folio = inode.pageCache().lookup(0);
 
@@ -55,7 +55,7 @@ class InvalidateTest {
 
     @Test
     void fullInvalidationCancelsDirtyAndDropsTheState() throws Exception {
-        WritebackOps writeback = identity();
+        MapBlocksWriteback writeback = identity();
         CachedInode inode = dirtyFolio(writeback);
         Folio folio = inode.pageCache().lookup(0);
 
@@ -103,7 +103,7 @@ class InvalidateTest {
 
     @Test
     void flushAndInvalidateWritesBackThenDropsWholeFolios() throws Exception {
-        WritebackOps writeback = identity();
+        MapBlocksWriteback writeback = identity();
         IomapCache cache = new IomapCache(PageCacheOptions.builder().maxFolioOrder(0).build(), device);
         CachedInode inode = cache.addInode(1, K4, 0, 1L << 30, new BlockDeviceMapping(device), writeback);
         inode.open().write(0, buffer(2, 0, 4 * K4));

@@ -54,7 +54,7 @@ class IoendCompletionThreadsTest {
                     return completion;
                 }
             };
-            WritebackOps writeback = new WritebackOps() {
+            MapBlocksWriteback writeback = new MapBlocksWriteback() {
                 @Override
                 public Iomap mapBlocks(IomapInode inode, long pos, long length) {
                     return Iomap.mapped(pos, length, pos);

@@ -10,29 +10,31 @@ import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.WriteOps;
+import dev.iomap.spi.WritebackIoend;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import java.util.Set;
 
 /**
  * A journaled-data test adapter: the mapping of {@link SparseTestOps} (blocks allocated by a write's
  * {@code begin}, device offset = file offset + base), with the hooks a gfs2-like jdata file uses.
- * {@code getFolio}, {@code putFolio} (with a copy of the bytes it is shown) and {@code beforeSubmit}
+ * {@code getFolio}, {@code putFolio} (with a copy of the bytes it is shown) and {@code writebackSubmit}
  * (with a copy of each ioend's bytes) are recorded, in one event log that a {@link Device} wrapping
  * the cache's device shares, so the order of hooks and device writes can be asserted. It can be told
- * to fail one {@code getFolio}, one {@code putFolio} or the next {@code beforeSubmit}, and to report
+ * to fail one {@code getFolio}, one {@code putFolio} or the next {@code writebackSubmit}, and to report
  * the next {@code valid} check as stale.
  */
-final class JdataTestOps implements IomapOps, WritebackOps, WriteOps {
+final class JdataTestOps implements IomapOps, MapBlocksWriteback, WriteOps {
     /** What one {@code putFolio} was shown: {@code blocks} starts at file offset {@code blocksPos}. */
     record Put(long pos, int copied, long blocksPos, byte[] blocks, boolean readOnly) {
     }
 
-    /** What one {@code beforeSubmit} was shown: the ioend and its bytes, concatenated. */
+    /** What one {@code writebackSubmit} was shown: the ioend and its bytes, concatenated. */
     record Submit(Iomap ioend, int buffers, byte[] data, boolean readOnly) {
     }
 
@@ -106,7 +108,7 @@ final class JdataTestOps implements IomapOps, WritebackOps, WriteOps {
         putFailure = failure;
     }
 
-    /** Makes the next {@code beforeSubmit} throw {@code failure} (after recording). */
+    /** Makes the next {@code writebackSubmit} throw {@code failure} (after recording). */
     synchronized void failNextSubmit(IOException failure) {
         submitFailure = failure;
     }
@@ -167,8 +169,9 @@ final class JdataTestOps implements IomapOps, WritebackOps, WriteOps {
     }
 
     @Override
-    public synchronized void putFolio(IomapInode inode, long pos, int copied, Iomap iomap, ByteBuffer blocks)
-            throws IOException {
+    public synchronized void putFolio(IomapInode inode, long pos, int copied, Iomap iomap,
+            Supplier<ByteBuffer> folio) throws IOException {
+        ByteBuffer blocks = folio.get();
         event("put " + pos + " " + copied);
         long blocksPos = pos & -inode.blockSize();
         puts.add(new Put(pos, copied, blocksPos, bytes(List.of(blocks)), blocks.isReadOnly()));
@@ -183,8 +186,12 @@ final class JdataTestOps implements IomapOps, WritebackOps, WriteOps {
     }
 
     @Override
-    public synchronized void beforeSubmit(IomapInode inode, Iomap ioend, List<ByteBuffer> data)
-            throws IOException {
+    public CompletableFuture<Void> writebackSubmit(IomapInode inode, WritebackIoend ioend) throws IOException {
+        record(ioend.range(), ioend.data());
+        return ioend.submit();
+    }
+
+    private synchronized void record(Iomap ioend, List<ByteBuffer> data) throws IOException {
         event("submit " + ioend.offset() + " " + ioend.length() + " at " + ioend.address());
         boolean readOnly = data.stream().allMatch(ByteBuffer::isReadOnly);
         submits.add(new Submit(ioend, data.size(), bytes(data), readOnly));

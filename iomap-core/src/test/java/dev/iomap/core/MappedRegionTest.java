@@ -29,7 +29,7 @@ class MappedRegionTest {
         IomapCache cache = new IomapCache(PageCacheOptions.builder().maxFolioOrder(2).build(), device);
         SparseTestOps sparse = new SparseTestOps(K1);
         List<long[]> mapped = new ArrayList<>();
-        dev.iomap.spi.WritebackOps recording = new dev.iomap.spi.WritebackOps() {
+        MapBlocksWriteback recording = new MapBlocksWriteback() {
             @Override
             public Iomap mapBlocks(IomapInode inode, long pos, long length) {
                 mapped.add(new long[] {pos, length});

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link WriteOps#putFolio(IomapInode, long, int, Iomap, ByteBuffer)} is shown exactly the whole
+ * {@link WriteOps#putFolio} is shown exactly the whole
  * blocks holding what each folio accepted, with the partial edge blocks as read or zeroed, and is
  * paired with every {@code getFolio}; a failing {@code putFolio} keeps its bytes and fails the write.
  * 4 KiB single-page folios, 1 KiB blocks, new folios poisoned so that unzeroed bytes would show.
@@ -195,11 +195,12 @@ class PutFolioBytesTest {
     }
 
     @Test
-    void anAdapterOverridingOnlyTheFourArgumentPutFolioStillSeesEveryFolio() throws Exception {
+    void anAdapterThatNeverAsksForTheBytesStillSeesEveryFolio() throws Exception {
         List<String> calls = new ArrayList<>();
-        WriteOps fourArgs = new WriteOps() {
+        WriteOps noBytes = new WriteOps() {
             @Override
-            public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap) {
+            public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap,
+                    java.util.function.Supplier<ByteBuffer> blocks) {
                 calls.add(pos + " " + copied);
             }
         };
@@ -213,7 +214,7 @@ class PutFolioBytesTest {
 
             @Override
             public WriteOps writeOps() {
-                return fourArgs;
+                return noBytes;
             }
         };
         CachedInode other = cache.addInode(2, K1, 0, MAX, withHooks, raw);
@@ -222,5 +223,44 @@ class PutFolioBytesTest {
 
         // The file was empty: zeroing [0, 4000) (mapped blocks here) goes through the hooks too.
         assertThat(calls).containsExactly("0 4000", "4000 96", "4096 104");
+    }
+
+    @Test
+    void writeOpsHasOnePutFolioForTheCoreToCall() {
+        assertThat(java.util.Arrays.stream(WriteOps.class.getMethods()).map(java.lang.reflect.Method::getName)
+                .filter("putFolio"::equals)).hasSize(1);
+    }
+
+    @Test
+    void theBytesAreShownOnlyWhilePutFolioRuns() throws Exception {
+        List<java.util.function.Supplier<ByteBuffer>> kept = new ArrayList<>();
+        WriteOps keeper = new WriteOps() {
+            @Override
+            public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap,
+                    java.util.function.Supplier<ByteBuffer> blocks) {
+                assertThat(blocks.get().remaining()).isEqualTo(K1);
+                kept.add(blocks);
+            }
+        };
+        BlockDeviceMapping raw = new BlockDeviceMapping(ram);
+        IomapOps withHooks = new IomapOps() {
+            @Override
+            public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request)
+                    throws IOException {
+                return raw.begin(inode, pos, length, request);
+            }
+
+            @Override
+            public WriteOps writeOps() {
+                return keeper;
+            }
+        };
+        CachedInode other = cache.addInode(2, K1, 0, MAX, withHooks, raw);
+
+        other.open().write(0, buffer(14, 0, K1));
+
+        assertThat(kept).hasSize(1);
+        assertThatThrownBy(() -> kept.get(0).get()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("only while it runs");
     }
 }

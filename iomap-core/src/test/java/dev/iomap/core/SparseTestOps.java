@@ -17,7 +17,7 @@ import java.util.Set;
  * {@code begin} (reported {@code MAPPED + NEW}), unallocated blocks are holes, {@code end} frees
  * the new blocks a short write did not reach, and {@link #truncateBlocks} frees blocks past EOF.
  */
-final class SparseTestOps implements IomapOps, WritebackOps {
+final class SparseTestOps implements IomapOps, MapBlocksWriteback {
     private final int blockSize;
     private final long base;
     private final BitSet allocated = new BitSet();

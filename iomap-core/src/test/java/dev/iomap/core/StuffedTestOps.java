@@ -22,7 +22,7 @@ import java.util.Set;
  * a block, are written to the device at {@code base}, and from then on file offset + base is the
  * device address of every block ({@code MAPPED}). Truncating back down does not restuff (as GFS2).
  */
-final class StuffedTestOps implements IomapOps, WritebackOps {
+final class StuffedTestOps implements IomapOps, MapBlocksWriteback {
     /** What the inline buffer holds past EOF before anything is written there. */
     static final byte JUNK = 0x5A;
 

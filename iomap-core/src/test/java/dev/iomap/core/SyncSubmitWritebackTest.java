@@ -137,7 +137,7 @@ class SyncSubmitWritebackTest {
                     }, deviceExecutor);
                 }
             };
-            WritebackOps writeback = new WritebackOps() {
+            MapBlocksWriteback writeback = new MapBlocksWriteback() {
                 @Override
                 public Iomap mapBlocks(IomapInode inode, long pos, long length) {
                     return Iomap.mapped(pos, length, pos);

@@ -28,7 +28,7 @@ class UnshareTest {
     private static final long COPY_AT = 4 << 20;
 
     /** File blocks 0-15 are shared (data at SHARED_AT, copy-on-write destination COPY_AT); 16-31 private. */
-    private static final class CowOps implements IomapOps, WritebackOps {
+    private static final class CowOps implements IomapOps, MapBlocksWriteback {
         final List<Set<IomapRequest>> requests = new ArrayList<>();
 
         @Override

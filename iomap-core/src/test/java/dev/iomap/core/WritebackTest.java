@@ -45,8 +45,8 @@ class WritebackTest {
                 .perBlockDirty(perBlockDirty).build(), device);
     }
 
-    private static WritebackOps identityWriteback() {
-        WritebackOps ops = OpsMocks.writebackOps();
+    private static MapBlocksWriteback identityWriteback() {
+        MapBlocksWriteback ops = OpsMocks.writebackOps();
         try {
             when(ops.mapBlocks(any(), anyLong(), anyLong()))
                     .thenAnswer(call -> Iomap.mapped(call.<Long>getArgument(1), call.<Long>getArgument(2),
@@ -61,7 +61,7 @@ class WritebackTest {
     void mapBlocksIsCalledOnlyForDirtyRuns() throws Exception {
         IomapCache cache = cache64k(true);
         BlockDeviceMapping mapping = new BlockDeviceMapping(device);
-        WritebackOps writeback = identityWriteback();
+        MapBlocksWriteback writeback = identityWriteback();
         CachedInode inode = cache.addInode(1, K4, 0, MAX, mapping, writeback);
         OpenFile file = inode.open();
         file.write(0, ByteBuffer.wrap(new byte[65536 * 2]));
@@ -73,11 +73,13 @@ class WritebackTest {
         file.write(65536 + 15 * K4, buffer(1, 0, K4));   // folio 1, block 15
         file.fsync();
 
+        verify(writeback).writebackRange(any(), eq((long) K4), eq(2L * K4), eq(65536L));
+        verify(writeback).writebackRange(any(), eq(5L * K4), eq((long) K4), eq(65536L));
+        verify(writeback).writebackRange(any(), eq(65536L + 15 * K4), eq((long) K4), eq(2 * 65536L));
         verify(writeback).mapBlocks(inode, K4, 2 * K4);
         verify(writeback).mapBlocks(inode, 5 * K4, K4);
         verify(writeback).mapBlocks(inode, 65536 + 15 * K4, K4);
-        verify(writeback, org.mockito.Mockito.times(3)).beforeSubmit(eq(inode), any(), any());
-        verify(writeback, org.mockito.Mockito.times(3)).submitIoend(eq(inode), any(), any(), eq(device));
+        verify(writeback, org.mockito.Mockito.times(3)).writebackSubmit(eq(inode), any());
         // the RAM device completes at once, so each ioend is asked first (the mock says: work to do)
         verify(writeback, org.mockito.Mockito.times(3)).completesWithoutWork(eq(inode), any());
         verify(writeback, org.mockito.Mockito.times(3)).ioendCompleted(eq(inode), any());
@@ -88,7 +90,7 @@ class WritebackTest {
     @Test
     void aWholeFolioWriteIsWrittenBackWithoutAFolioState() throws Exception {
         IomapCache cache = cache64k(true);
-        WritebackOps writeback = identityWriteback();
+        MapBlocksWriteback writeback = identityWriteback();
         CachedInode inode = cache.addInode(1, K4, 0, MAX, new BlockDeviceMapping(device), writeback);
         OpenFile file = inode.open();
 
@@ -117,7 +119,7 @@ class WritebackTest {
     void adjacentDirtyRunsMergeIntoOneIoend() throws Exception {
         IomapCache cache = cache64k(true);
         BlockDeviceMapping mapping = new BlockDeviceMapping(device);
-        WritebackOps writeback = identityWriteback();
+        MapBlocksWriteback writeback = identityWriteback();
         CachedInode inode = cache.addInode(1, K4, 0, MAX, mapping, writeback);
         OpenFile file = inode.open();
         file.write(0, ByteBuffer.wrap(new byte[65536 * 2]));
@@ -143,7 +145,7 @@ class WritebackTest {
     void ioendsDoNotMergeAcrossTypesOrDeviceDiscontinuities() throws Exception {
         IomapCache cache = cache64k(true);
         BlockDeviceMapping mapping = new BlockDeviceMapping(device);
-        WritebackOps writeback = OpsMocks.writebackOps();
+        MapBlocksWriteback writeback = OpsMocks.writebackOps();
         when(writeback.mapBlocks(any(), anyLong(), anyLong())).thenAnswer(call -> {
             long pos = call.<Long>getArgument(1);
             long block = pos / K4;
@@ -252,9 +254,9 @@ class WritebackTest {
     }
 
     @Test
-    void aMapBlocksFailureIsReportedAndTheFolioDiscarded() throws Exception {
+    void aWritebackRangeFailureIsReportedAndTheFolioDiscarded() throws Exception {
         IomapCache cache = new IomapCache(PageCacheOptions.defaults(), device);
-        WritebackOps writeback = OpsMocks.writebackOps();
+        MapBlocksWriteback writeback = OpsMocks.writebackOps();
         when(writeback.mapBlocks(any(), anyLong(), anyLong()))
                 .thenThrow(new dev.iomap.api.NoSpaceException("no blocks left"));
         BlockDeviceMapping mapping = new BlockDeviceMapping(device);
@@ -265,7 +267,8 @@ class WritebackTest {
 
         assertThatThrownBy(file::fsync).isInstanceOf(WritebackException.class)
                 .hasMessageContaining("no blocks left");
-        verify(writeback).discardFolio(inode, 0, K4);
+        verify(writeback).writebackRange(any(), eq(0L), eq((long) K4), eq((long) K4));
+        verify(writeback, org.mockito.Mockito.never()).writebackSubmit(any(), any());
         assertThat(inode.pageCache().hasDirty()).isFalse();
     }
 
@@ -273,7 +276,7 @@ class WritebackTest {
     void theCompletionHookRunsBeforeTheFolioLeavesWriteback() throws Exception {
         IomapCache cache = new IomapCache(PageCacheOptions.defaults(), device);
         BlockDeviceMapping mapping = new BlockDeviceMapping(device);
-        WritebackOps writeback = identityWriteback();
+        MapBlocksWriteback writeback = identityWriteback();
         CachedInode inode = cache.addInode(1, K4, 0, MAX, mapping, writeback);
         List<Boolean> underWriteback = new ArrayList<>();
         doAnswer(call -> {

@@ -124,6 +124,24 @@ class LayeringTest {
                 .matching("dev.iomap.(*)..").should().beFreeOfCycles().check(api);
     }
 
+    /**
+     * The core learns what an adapter does by calling the SPI as declared, never by looking at the
+     * adapter's classes: no method lookup by reflection anywhere in iomap-core (issue 39).
+     */
+    @Test
+    void theCoreNeverLooksUpMethodsByReflection() {
+        Set<String> modules = new TreeSet<>();
+        JavaClasses core = importModules("iomap-core", modules);
+        assertThat(modules).containsExactly("iomap-core");
+        assertThat(core).isNotEmpty();
+        noClasses().should().callMethod(Class.class, "getMethod", String.class, Class[].class)
+                .orShould().callMethod(Class.class, "getDeclaredMethod", String.class, Class[].class)
+                .orShould().callMethod(Class.class, "getMethods")
+                .orShould().callMethod(Class.class, "getDeclaredMethods")
+                .because("an SPI is called as declared; an optional hook is a default method")
+                .check(core);
+    }
+
     @Test
     void devicesDependOnTheDeviceApiOnly() {
         Set<String> modules = new TreeSet<>();

@@ -14,6 +14,8 @@ import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import dev.iomap.spi.ReadOps;
 import dev.iomap.spi.WriteOps;
+import dev.iomap.spi.WritebackContext;
+import dev.iomap.spi.WritebackIoend;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -23,6 +25,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 /**
  * The data path of a bcachefs-like mount: mappings for the core ({@link IomapOps}), per-block
@@ -33,7 +36,7 @@ import java.util.function.LongFunction;
  * <p>Never in place: {@code begin} for a write maps the current extent only so that the core can
  * read edge blocks through {@link #readFolioRange}; writeback always writes new blocks, except
  * unshared blocks of a {@code nocow} filesystem. A direct write ({@code WRITE|DIRECT}) is mapped as
- * writeback maps dirty data ({@link #mapBlocks}), so it takes the same path: new blocks, checksums and
+ * writeback maps dirty data ({@link #writebackRange}), so it takes the same path: new blocks, checksums and
  * compression at submission, one key per extent committed at completion.
  */
 final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
@@ -57,7 +60,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
     public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request) throws IOException {
         if (request.contains(IomapRequest.DIRECT) && request.contains(IomapRequest.WRITE)) {
             // Never in place, direct or not: new blocks now, checksummed (and compressed) at submission by
-            // submitIoend, the key committed by ioendCompleted, as for writeback.
+            // writebackSubmit, the key committed by ioendCompleted, as for writeback.
             return IomapMapping.of(mapBlocks(inode, pos, length));
         }
         volume.checkLive();
@@ -194,7 +197,8 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
      * is reserved now, as the last resort; only that can fail the write after its copy.
      */
     @Override
-    public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap) throws IOException {
+    public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap, Supplier<ByteBuffer> blocks)
+            throws IOException {
         if (copied == 0) {
             return;
         }
@@ -235,8 +239,23 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         }
     }
 
+    /**
+     * {@code bch2_writepages}' part of writeback: new blocks for the dirty range ({@link #mapBlocks}),
+     * added to the ioend. If they cannot be had, the reservations of the folio's dirty data from
+     * {@code pos} on are given back: that data will not be written.
+     */
     @Override
-    public Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
+    public long writebackRange(WritebackContext wpc, long pos, long length, long endPos) throws IOException {
+        try {
+            return wpc.addToIoend(mapBlocks(wpc.inode(), pos, length), pos, length);
+        } catch (IOException | RuntimeException e) {
+            states.apply(wpc.inode().ino()).release(pos / bs, Math.ceilDiv(Math.max(endPos, pos + length), bs), reserve);
+            throw e;
+        }
+    }
+
+    /** New blocks for the dirty range at {@code pos} (in place for unshared {@code nocow} data), one run. */
+    Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
         volume.checkLive();
         FileState state = states.apply(inode.ino());
         long first = pos / bs;
@@ -263,14 +282,14 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
                 run.start() * bs, null, state.generation.get());
     }
 
+    /**
+     * bcachefs's own write path: the ioend's bytes checksummed (and compressed, when that saves blocks)
+     * into one extent value kept for {@link #ioendCompleted}, then written at the ioend's address.
+     */
     @Override
-    public void discardFolio(IomapInode inode, long pos, long length) {
-        states.apply(inode.ino()).release(pos / bs, Math.ceilDiv(pos + length, bs), reserve);
-    }
-
-    @Override
-    public CompletableFuture<Void> submitIoend(IomapInode inode, Iomap ioend, List<ByteBuffer> data,
-            BlockDevice device) {
+    public CompletableFuture<Void> writebackSubmit(IomapInode inode, WritebackIoend submitted) {
+        Iomap ioend = submitted.range();
+        List<ByteBuffer> data = submitted.data();
         try {
             FileState state = states.apply(inode.ino());
             long first = ioend.offset() / bs;
@@ -306,7 +325,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
                 }
             }
             state.submitted.put(ioend.offset(), new FileState.Submitted(value, blocks, inPlace));
-            return device.write(ioend.address(), List.of(ByteBuffer.wrap(out)), IoPurpose.DATA);
+            return volume.device().write(ioend.address(), List.of(ByteBuffer.wrap(out)), IoPurpose.DATA);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

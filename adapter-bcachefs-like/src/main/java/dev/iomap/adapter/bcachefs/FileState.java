@@ -47,7 +47,7 @@ final class FileState {
     record Planned(long fileBlock, long devStart, long blocks, boolean inPlace) {
     }
 
-    /** What {@code submitIoend} wrote, for {@code ioendCompleted}: the extent to insert. */
+    /** What {@code writebackSubmit} wrote, for {@code ioendCompleted}: the extent to insert. */
     record Submitted(ExtentValue value, long allocatedBlocks, boolean inPlace) {
     }
 

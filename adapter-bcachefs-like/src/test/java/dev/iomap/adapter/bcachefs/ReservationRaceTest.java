@@ -44,7 +44,7 @@ class ReservationRaceTest {
 
             // A first write dirties block 0 with its reservation.
             Iomap first = data.begin(inode, 0, bs, write).iomap();
-            data.putFolio(inode, 0, bs, first);
+            data.putFolio(inode, 0, bs, first, () -> null);
             data.end(inode, 0, bs, bs, write, first);
 
             // A second write over it finds the block reserved already; then, before its copy, writeback
@@ -74,7 +74,7 @@ class ReservationRaceTest {
             DataPath data = (DataPath) mount.iomapOps();
             Set<IomapRequest> write = Set.of(IomapRequest.WRITE);
             Iomap first = data.begin(inode, 0, bs, write).iomap();
-            data.putFolio(inode, 0, bs, first);
+            data.putFolio(inode, 0, bs, first, () -> null);
             data.end(inode, 0, bs, bs, write, first);
 
             Iomap later = data.begin(inode, 4L * bs, 2L * bs, write).iomap();

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * again once it completed, and fails with the check's typed error without reaching the device once the
  * lease is over or the fence tripped. Everything a cluster mount writes goes through it: the journal,
  * metadata written home, ordered and journaled data, and the core's data writeback (gfs2-like's
- * {@code submitIoend} writes to this device, not to the one the core has). Reads pass through. Closing
+ * {@code writebackSubmit} writes to this device, not to the one the core has). Reads pass through. Closing
  * it does not close the device below (the mount does not own it).
  *
  * <h2>Check, then write, in one thread</h2>

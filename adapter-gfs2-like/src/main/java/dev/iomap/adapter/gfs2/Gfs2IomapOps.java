@@ -1,6 +1,5 @@
 package dev.iomap.adapter.gfs2;
 
-import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.DirectFallbackException;
@@ -11,6 +10,8 @@ import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import dev.iomap.spi.WriteOps;
+import dev.iomap.spi.WritebackContext;
+import dev.iomap.spi.WritebackIoend;
 import dev.iomap.spi.WritebackOps;
 import dev.iomap.api.CorruptFilesystemException;
 import dev.iomap.spi.lock.LockMode;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * gfs2-like's mapping: {@code begin} of a write allocates ({@code gfs2_iomap_begin_write}: the new
@@ -331,7 +333,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
      */
     private final WriteOps jdataWrites = new WriteOps() {
         @Override
-        public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap, ByteBuffer blocks)
+        public void putFolio(IomapInode inode, long pos, int copied, Iomap iomap, Supplier<ByteBuffer> folio)
                 throws IOException {
             if (copied == 0 || iomap.type() != IomapType.MAPPED) {
                 return;
@@ -343,6 +345,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
                     return;
                 }
                 long filePos = pos & -bs;
+                ByteBuffer blocks = folio.get();
                 for (int at = 0; at < blocks.limit(); at += bs) {
                     byte[] bytes = new byte[bs];
                     blocks.get(at, bytes);
@@ -354,9 +357,21 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         }
     };
 
-    /** Journaled data: the ioend's bytes are logged and committed before the home write. */
+    /**
+     * {@code gfs2_writeback_submit}: journaled data is logged and committed first
+     * ({@link #journalData}), then the ioend goes to the mount's own device: on a cluster node that is
+     * the fenced device, so the core's data writeback stops with everything else once the node fenced
+     * itself (the ioend fails with the fence's error and nothing reaches the device). On a single node
+     * it is the core's device.
+     */
     @Override
-    public void beforeSubmit(IomapInode inode, Iomap ioend, List<ByteBuffer> data) throws IOException {
+    public CompletableFuture<Void> writebackSubmit(IomapInode inode, WritebackIoend ioend) throws IOException {
+        journalData(inode, ioend.range(), ioend.data());
+        return volume.device.write(ioend.range().address(), ioend.data(), IoPurpose.DATA);
+    }
+
+    /** Journaled data: the ioend's bytes are logged and committed before the home write. */
+    private void journalData(IomapInode inode, Iomap ioend, List<ByteBuffer> data) throws IOException {
         tx.meta.lock();
         try {
             if (!mount.jdata(volume.dinode(inode.ino()))) {
@@ -387,19 +402,13 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         tx.journalData(java.util.Arrays.copyOf(blocks, i), java.util.Arrays.copyOf(bytes, i));
     }
 
-    /**
-     * Writes the ioend to the mount's own device: on a cluster node that is the fenced device, so the
-     * core's data writeback stops with everything else once the node fenced itself (the ioend fails with
-     * the fence's error and nothing reaches the device). On a single node it is the core's device.
-     */
+    /** {@code gfs2_writeback_range}: the blocks {@code begin} allocated, looked up, one run. */
     @Override
-    public CompletableFuture<Void> submitIoend(IomapInode inode, Iomap ioend, List<ByteBuffer> data,
-            BlockDevice device) {
-        return volume.device.write(ioend.deviceAddress(ioend.offset()), data, IoPurpose.DATA);
+    public long writebackRange(WritebackContext wpc, long pos, long length, long endPos) throws IOException {
+        return wpc.addToIoend(mapBlocks(wpc.inode(), pos, length), pos, length);
     }
 
-    @Override
-    public Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
+    private Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
         tx.meta.lock();
         try {
             Dinode d = volume.dinode(inode.ino());

@@ -12,6 +12,7 @@ import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
+import dev.iomap.spi.WriteOps;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoSpaceException;
 import java.io.IOException;
@@ -45,7 +46,7 @@ import java.util.Set;
  * (except for a direct write, which allocates under it as writeback does), so buffered writers never
  * wait for journal I/O.
  */
-final class XfsIomapOps implements IomapOps {
+final class XfsIomapOps implements IomapOps, WriteOps {
     /** Speculative preallocation never exceeds this. */
     static final long MAX_PREALLOC_BYTES = 1 << 20;
     /** Files smaller than this get no preallocation; a write after a hole gets this much. */
@@ -132,6 +133,13 @@ final class XfsIomapOps implements IomapOps {
         }
     }
 
+    /** @return this: the write ops are {@link #valid} alone */
+    @Override
+    public WriteOps writeOps() {
+        return this;
+    }
+
+    /** {@code xfs_iomap_valid}: the mapping's cookie is the inode's current sequence. */
     @Override
     public boolean valid(IomapInode inode, Iomap iomap) {
         InodeState state = volume.inodes.get(inode.ino());

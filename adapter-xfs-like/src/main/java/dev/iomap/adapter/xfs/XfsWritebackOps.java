@@ -8,16 +8,18 @@ import dev.iomap.spi.IomapFlag;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapType;
 import dev.iomap.spi.IoendCompletion;
+import dev.iomap.spi.WritebackContext;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The xfs-like {@code iomap_writeback_ops}: {@code xfs_map_blocks} and the ioend completion
+ * The xfs-like {@code iomap_writeback_ops}: {@code xfs_writeback_range} ({@code xfs_map_blocks}, then
+ * the core's add to the ioend; submission is the core's default) and the ioend completion
  * ({@code xfs_end_ioend}).
  *
- * <p>{@link #mapBlocks} gives delayed allocations real blocks, allocated <em>unwritten</em> so that a
+ * <p>{@link #writebackRange} gives delayed allocations real blocks, allocated <em>unwritten</em> so that a
  * crash before the data is on the device never shows stale blocks; dirty data over shared blocks goes
  * to the COW fork ({@code SHARED}). {@link #ioendCompleted} converts what was written to written
  * extents, or remaps COW staging extents into the data fork, and raises the on-disk size to cover the
@@ -38,8 +40,19 @@ final class XfsWritebackOps implements WritebackOps {
         this.blockSize = volume.geometry.blockSize();
     }
 
+    /**
+     * {@code xfs_writeback_range}: {@link #mapBlocks} (which takes and releases the locks), then
+     * {@code iomap_add_to_ioend}. A failure releases nothing, where XFS punches the folio's delayed
+     * allocation ({@code xfs_discard_folio}): the reservations of discarded dirty data stay until
+     * truncate, punch, evict or unmount release them.
+     */
     @Override
-    public Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
+    public long writebackRange(WritebackContext wpc, long pos, long length, long endPos) throws IOException {
+        return wpc.addToIoend(mapBlocks(wpc.inode(), pos, length), pos, length);
+    }
+
+    /** {@code xfs_map_blocks}: real blocks for the dirty range at {@code pos}, one contiguous run. */
+    Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
         volume.checkMounted();
         InodeState state = volume.fileForIo(inode.ino());
         long fileBlock = pos / blockSize;
@@ -137,11 +150,6 @@ final class XfsWritebackOps implements WritebackOps {
         }
         InodeState state = volume.inodes.get(inode.ino());
         return state != null && Math.min(inode.size(), completion.end()) <= state.diskSize;
-    }
-
-    @Override
-    public void discardFolio(IomapInode inode, long pos, long length) {
-        // Reservations of discarded dirty data stay until truncate, punch, evict or unmount release them.
     }
 
     private Iomap mapping(Extent extent, long fileBlock, long endBlock, IomapType type, Set<IomapFlag> flags,

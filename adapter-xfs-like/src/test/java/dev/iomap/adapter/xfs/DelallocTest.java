@@ -125,11 +125,11 @@ class DelallocTest {
             assertThat(iomap.type()).isEqualTo(IomapType.DELALLOC);
             assertThat(iomap.has(IomapFlag.NEW)).isTrue();
             assertThat(iomap.length()).isEqualTo(3 * BLOCK);
-            assertThat(dm.mount.iomapOps().valid(inode, iomap)).isTrue();
-            Iomap mapped = dm.mount.writebackOps().mapBlocks(inode, 0, 3 * BLOCK);
+            assertThat(dm.mount.iomapOps().writeOps().valid(inode, iomap)).isTrue();
+            Iomap mapped = ((XfsWritebackOps) dm.mount.writebackOps()).mapBlocks(inode, 0, 3 * BLOCK);
             assertThat(mapped.type()).isEqualTo(IomapType.UNWRITTEN);
             assertThat(mapped.length()).isEqualTo(3 * BLOCK);
-            assertThat(dm.mount.iomapOps().valid(inode, iomap)).as("cookie after writeback mapped").isFalse();
+            assertThat(dm.mount.iomapOps().writeOps().valid(inode, iomap)).as("cookie after writeback mapped").isFalse();
             Iomap read = dm.mount.iomapOps().begin(inode, 0, 3 * BLOCK, Set.of()).iomap();
             assertThat(read.type()).isEqualTo(IomapType.UNWRITTEN);
             assertThat(read.address()).isEqualTo(mapped.address());
@@ -156,7 +156,7 @@ class DelallocTest {
             assertThat(first.iomap().offset()).as("the whole extent, as xfs_bmbt_to_iomap maps it").isZero();
             assertThat(first.iomap().length()).isEqualTo(8 * BLOCK);
             assertThat(second).as("no new mapping while the validity cookie stands").isSameAs(first);
-            assertThat(dm.mount.iomapOps().valid(inode, first.iomap())).isTrue();
+            assertThat(dm.mount.iomapOps().writeOps().valid(inode, first.iomap())).isTrue();
 
             dm.mount.setSize(inode, 4 * BLOCK);
             IomapMapping after = dm.mount.iomapOps().begin(inode, BLOCK, BLOCK, WRITE);
@@ -165,7 +165,7 @@ class DelallocTest {
             assertThat(after).as("the fork changed: a new mapping").isNotSameAs(first);
             assertThat(after.iomap().offset()).isZero();
             assertThat(after.iomap().length()).isEqualTo(4 * BLOCK);
-            assertThat(dm.mount.iomapOps().valid(inode, first.iomap())).isFalse();
+            assertThat(dm.mount.iomapOps().writeOps().valid(inode, first.iomap())).isFalse();
         }
     }
 
@@ -185,7 +185,7 @@ class DelallocTest {
             assertThat(mapping.srcmap().type()).isEqualTo(IomapType.MAPPED);
             Iomap srcMapping = dm.mount.iomapOps().begin(src, BLOCK, 100, Set.of()).iomap();
             assertThat(mapping.srcmap().address()).isEqualTo(srcMapping.address());
-            Iomap cow = dm.mount.writebackOps().mapBlocks(dst, BLOCK, BLOCK);
+            Iomap cow = ((XfsWritebackOps) dm.mount.writebackOps()).mapBlocks(dst, BLOCK, BLOCK);
             assertThat(cow.has(IomapFlag.SHARED)).isTrue();
             assertThat(cow.address()).isNotEqualTo(srcMapping.address());
             dm.mount.iomapOps().end(dst, BLOCK, BLOCK, BLOCK, WRITE, mapping.iomap());

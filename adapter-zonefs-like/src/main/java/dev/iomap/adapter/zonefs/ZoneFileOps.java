@@ -9,6 +9,7 @@ import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import dev.iomap.spi.IoendCompletion;
+import dev.iomap.spi.WritebackContext;
 import dev.iomap.spi.WritebackOps;
 import dev.iomap.device.Zone;
 import dev.iomap.device.ZoneCondition;
@@ -118,13 +119,14 @@ final class ZoneFileOps implements IomapOps, WritebackOps {
         return Iomap.hole(offset, Math.max(end - offset, blockSize));
     }
 
+    /** {@code zonefs_writeback_range}: the zone's blocks where they are, up to its capacity. */
     @Override
-    public Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
-        ZoneFile file = mount.file(inode.ino());
+    public long writebackRange(WritebackContext wpc, long pos, long length, long endPos) throws IOException {
+        ZoneFile file = mount.file(wpc.inode().ino());
         if (pos + length > file.capacity()) {
             throw pastCapacity(file, pos, length);
         }
-        return mapped(file, pos, file.capacity());
+        return wpc.addToIoend(mapped(file, pos, file.capacity()), pos, length);
     }
 
     @Override

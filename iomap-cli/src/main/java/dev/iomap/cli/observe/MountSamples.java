@@ -38,7 +38,7 @@ public final class MountSamples {
         counter(samples, "iomap_device_flushes_total", device.flushes(), "cache flushes sent to the device");
         counter(samples, "iomap_device_discarded_bytes_total", device.discardedBytes(), "bytes discarded on the device");
         counter(samples, "iomap_map_blocks_calls_total", stats.mapBlocksCalls(),
-                "calls of the adapter's mapBlocks (the kernel's ->writeback_range)");
+                "calls of the adapter's writebackRange (the kernel's ->writeback_range)");
         counter(samples, "iomap_ioends_total", stats.ioends(), "ioends submitted to the device");
         counter(samples, "iomap_folio_states_allocated_total", stats.folioStatesAllocated(),
                 "per-block folio states (iomap_folio_state) made");

@@ -26,7 +26,7 @@ import java.util.concurrent.CompletionException;
  * {@link #write}); zero the gap between EOF and the write, if any, through the cache; write back and
  * drop the cache over the range ({@code kiocb_invalidate_pages}); map the range with
  * {@code WRITE|DIRECT} and submit one device write per mapping through the adapter's
- * {@code beforeSubmit} and {@code submitIoend}, all in flight at once; wait for them, then, in file
+ * {@code writebackSubmit} (as a {@link DirectIoend}), all in flight at once; wait for them, then, in file
  * order, raise the size over each run that landed and run the adapter's completion
  * ({@code iomap_dio_complete} and the filesystem's {@code end_io}); drop the cache over the range
  * again ({@code kiocb_invalidate_post_direct_write}).
@@ -180,10 +180,9 @@ final class DirectWrite {
                 iomap.validityCookie());
         CompletableFuture<Void> write;
         try {
-            access.writebackOps().beforeSubmit(access.inode(), run, List.of(part.asReadOnlyBuffer()));
-            write = access.writebackOps().submitIoend(access.inode(), run, List.of(part), access.device());
+            write = access.writebackOps().writebackSubmit(access.inode(), new DirectIoend(run, part, access.device()));
             if (write == null) {
-                throw new IllegalStateException("submitIoend returned no future for " + run);
+                throw new IllegalStateException("writebackSubmit returned no future for " + run);
             }
         } catch (IOException | RuntimeException e) {
             write = CompletableFuture.failedFuture(e);

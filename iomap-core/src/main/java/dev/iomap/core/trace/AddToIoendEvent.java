@@ -12,8 +12,8 @@ import jdk.jfr.StackTrace;
 
 /**
  * The kernel's {@code iomap_add_to_ioend} tracepoint (was {@code iomap_writepage_map}): a run of dirty
- * blocks of a folio under writeback, with the mapping the adapter's {@code mapBlocks} (the kernel's
- * {@code ->writeback_range}) gave it, added to an ioend.
+ * blocks of a folio under writeback, with the mapping the adapter's {@code writebackRange} (the
+ * kernel's {@code ->writeback_range}) passed to {@code addToIoend}, added to an ioend.
  */
 @Name(AddToIoendEvent.NAME)
 @Label("iomap_add_to_ioend")

@@ -18,6 +18,8 @@ import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.WriteOps;
+import dev.iomap.spi.WritebackContext;
 import dev.iomap.spi.WritebackOps;
 import dev.iomap.testkit.snapfs.SnapState.Inode;
 import java.io.IOException;
@@ -48,7 +50,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link #updateTimes} when they start, never at writeback. Links, attributes and extended attributes
  * are {@link SnapInodes}'; like everything else they are in memory until the next commit.
  */
-final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
+final class SnapMount implements MountedFilesystem, IomapOps, WriteOps, WritebackOps {
     static final long MAX_FILE_SIZE = 1L << 40;
 
     private final BlockDevice device;
@@ -372,16 +374,26 @@ final class SnapMount implements MountedFilesystem, IomapOps, WritebackOps {
         return mapping;
     }
 
+    /** @return this: the write ops are {@link #valid} alone */
+    @Override
+    public WriteOps writeOps() {
+        return this;
+    }
+
     /** As {@link SnapBlocks#valid}: stale once the inode's blocks changed (the kernel's {@code iomap_valid}). */
     @Override
     public synchronized boolean valid(IomapInode file, Iomap iomap) {
         return blocks.valid(file, iomap);
     }
 
-    /** As {@link SnapBlocks#mapBlocks}. */
+    /** {@link SnapBlocks#mapBlocks} under the mount's lock, then added to the ioend outside it. */
     @Override
-    public synchronized Iomap mapBlocks(IomapInode file, long pos, long length) throws IOException {
-        return blocks.mapBlocks(inode(file.ino()), pos, length);
+    public long writebackRange(WritebackContext wpc, long pos, long length, long endPos) throws IOException {
+        Iomap iomap;
+        synchronized (this) {
+            iomap = blocks.mapBlocks(inode(wpc.inode().ino()), pos, length);
+        }
+        return wpc.addToIoend(iomap, pos, length);
     }
 
     /** As {@link SnapBlocks#ioendCompleted}: blocks WRITTEN, size raised. */

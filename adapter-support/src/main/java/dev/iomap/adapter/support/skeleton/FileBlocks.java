@@ -12,6 +12,8 @@ import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
+import dev.iomap.spi.WriteOps;
+import dev.iomap.spi.WritebackContext;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -27,7 +29,7 @@ import java.util.TreeSet;
  * short write gives back the fresh blocks it did not fill; every mapping carries the inode's validity
  * cookie, bumped at I/O completion and at every free. Calls hold the mount's monitor.
  */
-final class FileBlocks implements IomapOps, WritebackOps {
+final class FileBlocks implements IomapOps, WriteOps, WritebackOps {
     private final SkeletonMount mount;
     private final BlockMapModel model;
     private final Space space;
@@ -120,7 +122,7 @@ final class FileBlocks implements IomapOps, WritebackOps {
             return;
         }
         // The mount's lock is taken inside the punch callback, not around releaseDelalloc: the core locks
-        // folios there, and writeback holds a folio lock when it calls mapBlocks, which takes the mount's
+        // folios there, and writeback holds a folio lock when it calls writebackRange, which takes the mount's
         // lock (the order XFS keeps: folio locks, then ILOCK inside the punch callback).
         file.releaseDelalloc(pos, length, written, (f, offset, bytes) -> {
             synchronized (mount) {
@@ -133,6 +135,12 @@ final class FileBlocks implements IomapOps, WritebackOps {
         });
     }
 
+    /** @return this: the write ops are {@link #valid} alone */
+    @Override
+    public WriteOps writeOps() {
+        return this;
+    }
+
     /** Stale once an I/O completion or a free changed the inode's blocks. */
     @Override
     public boolean valid(IomapInode file, Iomap iomap) {
@@ -142,9 +150,14 @@ final class FileBlocks implements IomapOps, WritebackOps {
         }
     }
 
-    /** The model's run at {@code pos}, MAPPED; an {@link IOException} if a dirty block has none. */
+    /** The dirty range's blocks ({@link #mapBlocks}) added to the ioend, outside the mount's lock. */
     @Override
-    public Iomap mapBlocks(IomapInode file, long pos, long length) throws IOException {
+    public long writebackRange(WritebackContext wpc, long pos, long length, long endPos) throws IOException {
+        return wpc.addToIoend(mapBlocks(wpc.inode(), pos, length), pos, length);
+    }
+
+    /** The model's run at {@code pos}, MAPPED; an {@link IOException} if a dirty block has none. */
+    private Iomap mapBlocks(IomapInode file, long pos, long length) throws IOException {
         synchronized (mount) {
             SkeletonInode inode = mount.inode(file.ino());
             long first = pos / blockSize;

@@ -22,12 +22,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link WritebackOps#beforeSubmit} is shown each ioend's exact range and bytes, also of blocks a
+ * {@link WritebackOps#writebackSubmit} is shown each ioend's exact range and bytes, also of blocks a
  * mapped store dirtied, before the device write; when it fails, nothing of that ioend is written and
  * it completes as failed, reported at the next fsync. 4 KiB single-page folios, 1 KiB blocks, device
  * offset = file offset + {@code BASE}; the event log interleaves the hooks and the device writes.
  */
-class BeforeSubmitTest {
+class WritebackSubmitTest {
     private static final int K1 = 1024;
     private static final long BASE = 1L << 20;
     private static final long MAX = 1L << 30;
