@@ -23,7 +23,7 @@ class FormatMountTest {
         // Everything but journaled data and data checksums: xfs-like journals metadata only, as XFS.
         assertThat(new XfsLikeAdapter().capabilities())
                 .isEqualTo(java.util.EnumSet.complementOf(java.util.EnumSet.of(Capability.JOURNALED_DATA,
-                        Capability.DATA_CHECKSUMS)));
+                        Capability.DATA_CHECKSUMS, Capability.DENSE_FILES)));
     }
 
     @Test

@@ -73,10 +73,10 @@ class CapabilitiesTest {
     /**
      * Absent capabilities that name a property of an operation, not one: no probe of their own here
      * (DATA_CHECKSUMS is a property of reads and of fsck; the kit's CapabilityContract checks that its
-     * scrub is refused).
+     * scrub is refused; DENSE_FILES, a format whose files have no holes, is a property of the layout).
      */
     private static final Set<Capability> PROPERTIES = EnumSet.of(Capability.UNWRITTEN_EXTENTS,
-            Capability.DATA_CHECKSUMS);
+            Capability.DATA_CHECKSUMS, Capability.DENSE_FILES);
 
     @Test
     void theMountReportsWhatTheAdapterDeclares() throws Exception {
