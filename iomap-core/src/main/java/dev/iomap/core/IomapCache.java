@@ -184,11 +184,12 @@ public final class IomapCache implements AutoCloseable {
         return List.copyOf(inodes.values());
     }
 
-    /** Records that {@code inode} has a dirty folio: {@link PageCache#tagDirty} calls this. */
+    /**
+     * Records that {@code inode} has a dirty folio: {@link PageCache#tagDirty} calls this. Adding an
+     * inode already on the list is a read (the map's lock-free path for a present key).
+     */
     void inodeDirtied(CachedInode inode) {
-        if (!dirtyInodes.contains(inode)) {
-            dirtyInodes.add(inode);
-        }
+        dirtyInodes.add(inode);
     }
 
     /**
