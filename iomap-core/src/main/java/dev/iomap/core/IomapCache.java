@@ -6,7 +6,6 @@ import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
@@ -40,7 +39,7 @@ public final class IomapCache implements AutoCloseable {
     private final ConcurrentMap<Long, CachedInode> inodes = new ConcurrentHashMap<>();
     /**
      * The inodes that may have dirty folios (the kernel's {@code wb->b_dirty}): an inode joins when a
-     * folio of it is tagged dirty and leaves when {@link #dirtyInodes()} finds it clean, so that the
+     * folio of it is tagged dirty and leaves when {@link #forEachDirtyInode} finds it clean, so that the
      * flusher's passes cost the dirty inodes, not every cached one.
      */
     private final Set<CachedInode> dirtyInodes = ConcurrentHashMap.newKeySet();
@@ -214,13 +213,6 @@ public final class IomapCache implements AutoCloseable {
                 return;
             }
         }
-    }
-
-    /** @return a snapshot of the inodes with dirty folios (see {@link #forEachDirtyInode}) */
-    List<CachedInode> dirtyInodes() {
-        List<CachedInode> dirty = new ArrayList<>();
-        forEachDirtyInode(dirty::add);
-        return dirty;
     }
 
     /**
