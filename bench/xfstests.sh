@@ -168,6 +168,9 @@ export FSTYP=fuse
 export FUSE_SUBTYP=.iomap
 export MOUNT_OPTIONS="-o $(fuse_options "$config")"
 export TEST_FS_MOUNT_OPTS="-o $(fuse_options "$config")"
+export FUSE_MKFS_PROG="$script_dir/xfstests/fuse-mkfs.sh"
+export IOMAP_XFSTESTS_MKFS="$iomap mkfs --adapter $adapter"
+export IOMAP_XFSTESTS_SIZE=$size
 EOF
             ;;
     esac
@@ -245,16 +248,23 @@ table() {
     for config in "${configs[@]}"; do
         files+=("$config=$work/${config//[:=]/-}/summary.tsv")
     done
-    python3 - "${files[@]}" <<'EOF'
-import sys
-columns, results, tests = [], {}, set()
-for arg in sys.argv[1:]:
+    python3 - "$script_dir/xfstests/reasons.tsv" "${files[@]}" <<'EOF'
+import re, sys
+reasons = []
+for line in open(sys.argv[1]):
+    if line.strip() and not line.startswith("#"):
+        pattern, reason = line.rstrip("\n").split("\t", 1)
+        reasons.append((re.compile(pattern), reason))
+columns, results, messages, tests = [], {}, {}, set()
+for arg in sys.argv[2:]:
     config, path = arg.split("=", 1) if arg.count("=") == 1 else arg.rsplit("=", 1)
     columns.append(config)
-    results[config] = {}
+    results[config], messages[config] = {}, {}
     for line in open(path):
-        name, status = line.rstrip("\n").split("\t")[:2]
+        fields = line.rstrip("\n").split("\t")
+        name, status = fields[:2]
         results[config][name] = status
+        messages[config][name] = fields[3] if len(fields) > 3 else ""
         tests.add(name)
 shown = {"pass": "pass", "fail": "FAIL", "notrun": "-"}
 print("| test | " + " | ".join(columns) + " |")
@@ -264,6 +274,26 @@ for name in sorted(tests):
 for status in ("pass", "fail", "notrun"):
     counts = [str(sum(1 for s in results[c].values() if s == status)) for c in columns]
     print(f"| **{status}** | " + " | ".join(counts) + " |")
+# For every FUSE column: the tests that pass on ext4 and not here, each with its reason.
+if "ext4" in results:
+    for config in columns:
+        if config in ("ext4", "xfs"):
+            continue
+        missing = [n for n in sorted(tests) if results["ext4"].get(n) == "pass" and results[config].get(n) != "pass"]
+        if not missing:
+            continue
+        print(f"\n**Pass on ext4, not on {config}** ({len(missing)}):\n")
+        print("| test | here | reason |")
+        print("|---|---|---|")
+        for name in missing:
+            message = messages[config].get(name, "")
+            reason = next((r for p, r in reasons if p.search(message) or p.pattern == "test:" + name), None)
+            if name not in results[config]:
+                reason = "not in this run"
+            elif reason is None:
+                reason = "open: " + message
+            shown_status = {"pass": "pass", "fail": "FAIL", "notrun": "-"}.get(results[config].get(name), "missing")
+            print(f"| {name} | {shown_status} | {reason.replace('|', '/')} |")
 EOF
 }
 
