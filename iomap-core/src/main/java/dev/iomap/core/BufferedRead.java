@@ -1,5 +1,10 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioOrder;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
+import dev.iomap.core.mm.ReadaheadState;
 import dev.iomap.core.trace.ReadpageEvent;
 import dev.iomap.spi.Iomap;
 import dev.iomap.api.IomapException;

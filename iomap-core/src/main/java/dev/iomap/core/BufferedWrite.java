@@ -1,5 +1,9 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioOrder;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.core.trace.ZeroIterEvent;
 import dev.iomap.api.BadAddressException;
 import dev.iomap.api.IomapException;

@@ -1,5 +1,12 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.CacheStats;
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
+import dev.iomap.core.mm.ReadaheadPool;
+import dev.iomap.core.mm.ReadaheadState;
+import dev.iomap.core.mm.WritebackError;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.DelallocPunch;
 import dev.iomap.spi.DirtyCacheException;
@@ -58,6 +65,7 @@ public final class CachedInode implements IomapInode {
                 cache.folioLru(),
                 incoming -> cache.reclaim().ifOverBudget(incoming), cache::reclaimForAllocation);
         this.pageCache.host(this);
+        this.pageCache.aops(new IomapAddressSpaceOps(this));
         this.pageCache.onDirty(() -> cache.inodeDirtied(this));
     }
 
@@ -475,16 +483,6 @@ public final class CachedInode implements IomapInode {
      */
     public void writeback(long start, long end, boolean sync) {
         new Writeback(this).writepages(start, end, sync);
-    }
-
-    /**
-     * Starts writeback of the folios that have been dirty since before {@code dirtiedBefore} (the
-     * kernel's {@code wb_check_old_data_flush} pass over this inode).
-     *
-     * @param dirtiedBefore a {@link System#nanoTime()} instant
-     */
-    void writebackExpired(long dirtiedBefore) {
-        new Writeback(this).writepagesDirtiedBefore(dirtiedBefore);
     }
 
     /**

@@ -1,5 +1,8 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.spi.DelallocPunch;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,5 +1,8 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.core.trace.InvalidateFolioEvent;
 import dev.iomap.core.trace.ReleaseFolioEvent;
 

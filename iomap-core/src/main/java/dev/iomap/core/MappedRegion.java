@@ -1,6 +1,9 @@
 package dev.iomap.core;
 
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import java.io.IOException;

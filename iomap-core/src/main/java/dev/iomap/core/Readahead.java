@@ -1,5 +1,9 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.PageCache;
+import dev.iomap.core.mm.ReadaheadPool;
+import dev.iomap.core.mm.ReadaheadState;
 import dev.iomap.core.trace.ReadaheadEvent;
 import java.io.IOException;
 import java.util.ArrayList;

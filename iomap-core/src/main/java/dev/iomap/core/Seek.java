@@ -1,6 +1,8 @@
 package dev.iomap.core;
 
 import dev.iomap.api.NoDataException;
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapRequest;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 import dev.iomap.device.DeviceStats;
 import dev.iomap.api.IoStats;
@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
-/** The counters of one {@link IomapCache}, shared by all its inodes. Thread-safe. */
-final class CacheStats {
+/** The counters of one {@code IomapCache}, shared by all its inodes. Thread-safe. */
+public final class CacheStats {
     private final LongAdder appBytesWritten = new LongAdder();
     private final LongAdder appBytesRead = new LongAdder();
     private final LongAdder readHits = new LongAdder();
@@ -31,59 +31,59 @@ final class CacheStats {
     private final LongAdder raBytesRead = new LongAdder();
     private final LongAdder raFoliosSkipped = new LongAdder();
 
-    void readaheadWindow(boolean async) {
+    public void readaheadWindow(boolean async) {
         (async ? raAsyncWindows : raSyncWindows).increment();
     }
 
-    void readaheadRandomMiss() {
+    public void readaheadRandomMiss() {
         raRandomMisses.increment();
     }
 
-    void readaheadAdded(long bytes) {
+    public void readaheadAdded(long bytes) {
         raBytesAdded.add(bytes);
     }
 
-    void readaheadRead(long bytes) {
+    public void readaheadRead(long bytes) {
         raBytesRead.add(bytes);
     }
 
-    void readaheadSkipped() {
+    public void readaheadSkipped() {
         raFoliosSkipped.increment();
     }
 
-    ReadaheadStats readahead() {
+    public ReadaheadStats readahead() {
         return new ReadaheadStats(raSyncWindows.sum(), raAsyncWindows.sum(), raRandomMisses.sum(),
                 raBytesAdded.sum(), raBytesRead.sum(), raFoliosSkipped.sum());
     }
 
-    void appWritten(long bytes) {
+    public void appWritten(long bytes) {
         appBytesWritten.add(bytes);
     }
 
-    void appRead(long bytes) {
+    public void appRead(long bytes) {
         appBytesRead.add(bytes);
     }
 
     /** A buffered read found a folio cached and uptodate. */
-    void readHit() {
+    public void readHit() {
         readHits.increment();
     }
 
     /** A buffered read had to read a folio from the device first. */
-    void readMiss() {
+    public void readMiss() {
         readMisses.increment();
     }
 
-    dev.iomap.api.CacheStatus status(long budgetBytes) {
+    public dev.iomap.api.CacheStatus status(long budgetBytes) {
         return new dev.iomap.api.CacheStatus(budgetBytes, cachedBytes.get(), dirtyBytes.get(), writebackBytes.get(),
                 readHits.sum(), readMisses.sum());
     }
 
-    void mapBlocksCalled() {
+    public void mapBlocksCalled() {
         mapBlocksCalls.increment();
     }
 
-    void ioendSubmitted() {
+    public void ioendSubmitted() {
         ioends.increment();
     }
 
@@ -113,30 +113,30 @@ final class CacheStats {
     }
 
     /** @return bytes whose writeback has ended since the cache was made (never decreases) */
-    long writebackEndedBytes() {
+    public long writebackEndedBytes() {
         return writebackEndedBytes.get();
     }
 
     /** @param listener called, on the completing thread, each time a folio's writeback ends */
-    void onWritebackEnded(Runnable listener) {
+    public void onWritebackEnded(Runnable listener) {
         onWritebackEnded = listener;
     }
 
-    long cachedBytes() {
+    public long cachedBytes() {
         return cachedBytes.get();
     }
 
     /** @return bytes in dirty folios (the kernel's {@code NR_FILE_DIRTY}) */
-    long dirtyBytes() {
+    public long dirtyBytes() {
         return dirtyBytes.get();
     }
 
     /** @return bytes in folios under writeback (the kernel's {@code NR_WRITEBACK}) */
-    long writebackBytes() {
+    public long writebackBytes() {
         return writebackBytes.get();
     }
 
-    IoStats snapshot(DeviceStats device) {
+    public IoStats snapshot(DeviceStats device) {
         long[] orders = new long[foliosByOrder.length()];
         for (int i = 0; i < orders.length; i++) {
             orders[i] = foliosByOrder.get(i);
