@@ -23,10 +23,10 @@ import java.util.Set;
 final class BufferedRead {
     private static final Set<IomapRequest> NO_FLAGS = Set.of();
     private static final Set<IomapRequest> NOWAIT = Set.of(IomapRequest.NOWAIT);
-    private final CachedInode inode;
+    private final IomapContext inode;
     private final Readahead readahead;
 
-    BufferedRead(CachedInode inode) {
+    BufferedRead(IomapContext inode) {
         this.inode = inode;
         this.readahead = new Readahead(inode);
     }

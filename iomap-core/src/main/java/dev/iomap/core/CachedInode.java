@@ -10,7 +10,6 @@ import dev.iomap.core.mm.WritebackError;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.DelallocPunch;
 import dev.iomap.spi.DirtyCacheException;
-import dev.iomap.spi.IomapInode;
 import dev.iomap.api.FileExtent;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.spi.IomapOps;
@@ -30,7 +29,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * {@code i_rwsem}); reads take it shared; writeback takes only folio locks. Open it with
  * {@link #open()} to read and write.
  */
-public final class CachedInode implements IomapInode {
+public final class CachedInode extends IomapContext {
     private final IomapCache cache;
     private final long ino;
     private final int blockSize;
@@ -109,16 +108,19 @@ public final class CachedInode implements IomapInode {
     }
 
     /** @return the largest size this file may reach */
+    @Override
     public long maxFileSize() {
         return maxFileSize;
     }
 
     /** @return the folios of this file */
+    @Override
     public PageCache pageCache() {
         return pageCache;
     }
 
     /** @return this file's writeback errors */
+    @Override
     public WritebackError writebackError() {
         return writebackError;
     }
@@ -504,6 +506,7 @@ public final class CachedInode implements IomapInode {
      * (the kernel's {@code filemap_range_needs_writeback} check, made for the whole inode), as zero
      * range does up front where the kernel's {@code iomap_zero_iter_flush_and_stale} flushes lazily.
      */
+    @Override
     void writeAndWaitIfDirty(long start, long end) {
         if (pageCache.hasDirty() || pageCache.hasWriteback()) {
             writeAndWait(start, end);
@@ -514,10 +517,12 @@ public final class CachedInode implements IomapInode {
      * Throttles the calling writer while the cache holds more dirty data than its hard limit (the
      * kernel's {@code balance_dirty_pages_ratelimited}).
      */
+    @Override
     void balanceDirty() {
         cache.balanceDirty(this);
     }
 
+    @Override
     void lockShared() {
         inodeLock.readLock().lock();
     }
@@ -528,18 +533,22 @@ public final class CachedInode implements IomapInode {
      *
      * @return whether the lock was taken
      */
+    @Override
     boolean tryLockShared() {
         return inodeLock.readLock().tryLock();
     }
 
+    @Override
     void lockExclusive() {
         inodeLock.writeLock().lock();
     }
 
+    @Override
     void unlockExclusive() {
         inodeLock.writeLock().unlock();
     }
 
+    @Override
     void unlockShared() {
         inodeLock.readLock().unlock();
     }
@@ -552,49 +561,60 @@ public final class CachedInode implements IomapInode {
     }
 
     /** Raises the in-memory size to {@code newEnd} if it is larger (the kernel's {@code i_size_write}). */
+    @Override
     void extendSize(long newEnd) {
         if (newEnd > size) {
             size = newEnd;
         }
     }
 
+    @Override
     IomapOps ops() {
         return ops;
     }
 
+    @Override
     WriteOps writeOps() {
         return ops.writeOps();
     }
 
+    @Override
     WritebackOps writebackOps() {
         return writebackOps;
     }
 
+    @Override
     ReentrantLock writebackOrder() {
         return writebackOrder;
     }
 
+    @Override
     BlockDevice device() {
         return cache.device();
     }
 
+    @Override
     CacheStats stats() {
         return cache.statsCounters();
     }
 
+    @Override
     java.util.concurrent.Executor completionExecutor() {
         return cache.completionExecutor();
     }
 
     /** Reports an {@link OutOfMemoryError} of this inode's writeback to the cache ({@link IomapCache#onOutOfMemory}). */
+    @Override
     void outOfMemory(OutOfMemoryError error) {
         cache.outOfMemory(error);
     }
 
+    @Override
     BufferedRead reader() {
         return reader;
     }
 
+    @Override
     ReadaheadPool readaheadPool() {
         return cache.readaheadPool();
     }

@@ -10,9 +10,9 @@ import dev.iomap.core.mm.Folio;
  * layer's reclaim and flusher call them.
  */
 final class IomapAddressSpaceOps implements AddressSpaceOps {
-    private final CachedInode inode;
+    private final IomapContext inode;
 
-    IomapAddressSpaceOps(CachedInode inode) {
+    IomapAddressSpaceOps(IomapContext inode) {
         this.inode = inode;
     }
 
@@ -23,7 +23,7 @@ final class IomapAddressSpaceOps implements AddressSpaceOps {
 
     @Override
     public void writepages(long start, long end, boolean sync) {
-        inode.writeback(start, end, sync);
+        new Writeback(inode).writepages(start, end, sync);
     }
 
     @Override

@@ -26,9 +26,9 @@ import java.util.Set;
 public final class MappedRegion {
     private static final Set<IomapRequest> FAULT = EnumSet.of(IomapRequest.WRITE, IomapRequest.FAULT);
 
-    private final CachedInode inode;
+    private final IomapContext inode;
 
-    MappedRegion(CachedInode inode) {
+    MappedRegion(IomapContext inode) {
         this.inode = inode;
     }
 

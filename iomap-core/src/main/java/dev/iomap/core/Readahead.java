@@ -40,9 +40,9 @@ final class Readahead {
      */
     static final long TASK_BYTES = 1 << 20;
 
-    private final CachedInode inode;
+    private final IomapContext inode;
 
-    Readahead(CachedInode inode) {
+    Readahead(IomapContext inode) {
         this.inode = inode;
     }
 

@@ -36,7 +36,7 @@ import java.util.concurrent.CompletionException;
  * order.
  */
 final class Writeback implements WritebackContext {
-    private final CachedInode inode;
+    private final IomapContext inode;
     private Ioend ioend;
     private Iomap iomap;
     private Folio rangeFolio;
@@ -44,7 +44,7 @@ final class Writeback implements WritebackContext {
     private long rangeEnd;
     private long dirtiedBefore = Long.MAX_VALUE;
 
-    Writeback(CachedInode inode) {
+    Writeback(IomapContext inode) {
         this.inode = inode;
     }
 
