@@ -31,35 +31,43 @@ public final class CacheStats {
     private final LongAdder raBytesRead = new LongAdder();
     private final LongAdder raFoliosSkipped = new LongAdder();
 
+    /** @param async whether a reader reaching a marked folio started the window, not a miss */
     public void readaheadWindow(boolean async) {
         (async ? raAsyncWindows : raSyncWindows).increment();
     }
 
+    /** A read miss that did not look sequential started no window. */
     public void readaheadRandomMiss() {
         raRandomMisses.increment();
     }
 
+    /** @param bytes of a folio readahead inserted */
     public void readaheadAdded(long bytes) {
         raBytesAdded.add(bytes);
     }
 
+    /** @param bytes of a folio background readahead read */
     public void readaheadRead(long bytes) {
         raBytesRead.add(bytes);
     }
 
+    /** Background readahead left a folio to be read on demand. */
     public void readaheadSkipped() {
         raFoliosSkipped.increment();
     }
 
+    /** @return what readahead did so far */
     public ReadaheadStats readahead() {
         return new ReadaheadStats(raSyncWindows.sum(), raAsyncWindows.sum(), raRandomMisses.sum(),
                 raBytesAdded.sum(), raBytesRead.sum(), raFoliosSkipped.sum());
     }
 
+    /** @param bytes the application wrote */
     public void appWritten(long bytes) {
         appBytesWritten.add(bytes);
     }
 
+    /** @param bytes the application read */
     public void appRead(long bytes) {
         appBytesRead.add(bytes);
     }
@@ -74,15 +82,21 @@ public final class CacheStats {
         readMisses.increment();
     }
 
+    /**
+     * @param budgetBytes the cache budget
+     * @return where the cache stands now and how its reads fared
+     */
     public dev.iomap.api.CacheStatus status(long budgetBytes) {
         return new dev.iomap.api.CacheStatus(budgetBytes, cachedBytes.get(), dirtyBytes.get(), writebackBytes.get(),
                 readHits.sum(), readMisses.sum());
     }
 
+    /** Writeback asked the adapter for a mapping. */
     public void mapBlocksCalled() {
         mapBlocksCalls.increment();
     }
 
+    /** Writeback submitted an ioend. */
     public void ioendSubmitted() {
         ioends.increment();
     }
@@ -122,6 +136,7 @@ public final class CacheStats {
         onWritebackEnded = listener;
     }
 
+    /** @return bytes of folio memory cached */
     public long cachedBytes() {
         return cachedBytes.get();
     }
@@ -136,6 +151,10 @@ public final class CacheStats {
         return writebackBytes.get();
     }
 
+    /**
+     * @param device the device's counters, included as they are
+     * @return the counters so far
+     */
     public IoStats snapshot(DeviceStats device) {
         long[] orders = new long[foliosByOrder.length()];
         for (int i = 0; i < orders.length; i++) {

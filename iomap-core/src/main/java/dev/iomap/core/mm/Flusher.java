@@ -32,6 +32,7 @@ public final class Flusher implements Runnable {
         this.cache = cache;
     }
 
+    /** Starts the flusher thread, unless it runs or was stopped. */
     public synchronized void start() {
         if (thread != null || stopping) {
             return;
@@ -39,6 +40,7 @@ public final class Flusher implements Runnable {
         thread = Thread.ofPlatform().daemon().name("iomap-flusher").start(this);
     }
 
+    /** @return whether the flusher thread was started and not stopped */
     public boolean isRunning() {
         return thread != null && !stopping;
     }
@@ -170,6 +172,7 @@ public final class Flusher implements Runnable {
         }
     }
 
+    /** Stops the flusher thread and waits for it, at most 10 seconds. Idempotent. */
     public void stop() {
         stopping = true;
         Thread running;
