@@ -1,5 +1,10 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioOrder;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
+import dev.iomap.core.mm.ReadaheadState;
 import dev.iomap.core.trace.ReadpageEvent;
 import dev.iomap.spi.Iomap;
 import dev.iomap.api.IomapException;
@@ -18,10 +23,10 @@ import java.util.Set;
 final class BufferedRead {
     private static final Set<IomapRequest> NO_FLAGS = Set.of();
     private static final Set<IomapRequest> NOWAIT = Set.of(IomapRequest.NOWAIT);
-    private final CachedInode inode;
+    private final IomapContext inode;
     private final Readahead readahead;
 
-    BufferedRead(CachedInode inode) {
+    BufferedRead(IomapContext inode) {
         this.inode = inode;
         this.readahead = new Readahead(inode);
     }

@@ -1,5 +1,9 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioOrder;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.core.trace.ZeroIterEvent;
 import dev.iomap.api.BadAddressException;
 import dev.iomap.api.IomapException;
@@ -35,7 +39,7 @@ final class BufferedWrite {
     private static final CopySource KEEP = (dst, offset, length) -> length;
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
-    private final CachedInode inode;
+    private final IomapContext inode;
     /** The write path's iterator, reused write after write (writes hold the inode lock exclusively). */
     private final IomapIter reusableIter;
     /** Whether {@link #reusableIter} is in use (a nested write, should one happen, gets its own). */
@@ -48,7 +52,7 @@ final class BufferedWrite {
     /** What {@code putFolio} is shown, folio after folio. */
     private final CopiedBlocks copied = new CopiedBlocks();
 
-    BufferedWrite(CachedInode inode) {
+    BufferedWrite(IomapContext inode) {
         this.inode = inode;
         this.reusableIter = new IomapIter(inode, inode.ops(), 0, 0, WRITE);
     }

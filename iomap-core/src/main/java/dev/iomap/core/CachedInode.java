@@ -1,9 +1,15 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.CacheStats;
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
+import dev.iomap.core.mm.ReadaheadPool;
+import dev.iomap.core.mm.ReadaheadState;
+import dev.iomap.core.mm.WritebackError;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.DelallocPunch;
 import dev.iomap.spi.DirtyCacheException;
-import dev.iomap.spi.IomapInode;
 import dev.iomap.api.FileExtent;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.spi.IomapOps;
@@ -23,7 +29,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * {@code i_rwsem}); reads take it shared; writeback takes only folio locks. Open it with
  * {@link #open()} to read and write.
  */
-public final class CachedInode implements IomapInode {
+public final class CachedInode extends IomapContext {
     private final IomapCache cache;
     private final long ino;
     private final int blockSize;
@@ -58,6 +64,7 @@ public final class CachedInode implements IomapInode {
                 cache.folioLru(),
                 incoming -> cache.reclaim().ifOverBudget(incoming), cache::reclaimForAllocation);
         this.pageCache.host(this);
+        this.pageCache.aops(new IomapAddressSpaceOps(this));
         this.pageCache.onDirty(() -> cache.inodeDirtied(this));
     }
 
@@ -101,16 +108,19 @@ public final class CachedInode implements IomapInode {
     }
 
     /** @return the largest size this file may reach */
+    @Override
     public long maxFileSize() {
         return maxFileSize;
     }
 
     /** @return the folios of this file */
+    @Override
     public PageCache pageCache() {
         return pageCache;
     }
 
     /** @return this file's writeback errors */
+    @Override
     public WritebackError writebackError() {
         return writebackError;
     }
@@ -478,16 +488,6 @@ public final class CachedInode implements IomapInode {
     }
 
     /**
-     * Starts writeback of the folios that have been dirty since before {@code dirtiedBefore} (the
-     * kernel's {@code wb_check_old_data_flush} pass over this inode).
-     *
-     * @param dirtiedBefore a {@link System#nanoTime()} instant
-     */
-    void writebackExpired(long dirtiedBefore) {
-        new Writeback(this).writepagesDirtiedBefore(dirtiedBefore);
-    }
-
-    /**
      * Writes back {@code [start, end)} and waits until the device has it, not yet flushed (the
      * kernel's {@code filemap_write_and_wait_range}).
      *
@@ -506,6 +506,7 @@ public final class CachedInode implements IomapInode {
      * (the kernel's {@code filemap_range_needs_writeback} check, made for the whole inode), as zero
      * range does up front where the kernel's {@code iomap_zero_iter_flush_and_stale} flushes lazily.
      */
+    @Override
     void writeAndWaitIfDirty(long start, long end) {
         if (pageCache.hasDirty() || pageCache.hasWriteback()) {
             writeAndWait(start, end);
@@ -516,10 +517,12 @@ public final class CachedInode implements IomapInode {
      * Throttles the calling writer while the cache holds more dirty data than its hard limit (the
      * kernel's {@code balance_dirty_pages_ratelimited}).
      */
+    @Override
     void balanceDirty() {
         cache.balanceDirty(this);
     }
 
+    @Override
     void lockShared() {
         inodeLock.readLock().lock();
     }
@@ -530,18 +533,22 @@ public final class CachedInode implements IomapInode {
      *
      * @return whether the lock was taken
      */
+    @Override
     boolean tryLockShared() {
         return inodeLock.readLock().tryLock();
     }
 
+    @Override
     void lockExclusive() {
         inodeLock.writeLock().lock();
     }
 
+    @Override
     void unlockExclusive() {
         inodeLock.writeLock().unlock();
     }
 
+    @Override
     void unlockShared() {
         inodeLock.readLock().unlock();
     }
@@ -554,49 +561,60 @@ public final class CachedInode implements IomapInode {
     }
 
     /** Raises the in-memory size to {@code newEnd} if it is larger (the kernel's {@code i_size_write}). */
+    @Override
     void extendSize(long newEnd) {
         if (newEnd > size) {
             size = newEnd;
         }
     }
 
+    @Override
     IomapOps ops() {
         return ops;
     }
 
+    @Override
     WriteOps writeOps() {
         return ops.writeOps();
     }
 
+    @Override
     WritebackOps writebackOps() {
         return writebackOps;
     }
 
+    @Override
     ReentrantLock writebackOrder() {
         return writebackOrder;
     }
 
+    @Override
     BlockDevice device() {
         return cache.device();
     }
 
+    @Override
     CacheStats stats() {
         return cache.statsCounters();
     }
 
+    @Override
     java.util.concurrent.Executor completionExecutor() {
         return cache.completionExecutor();
     }
 
     /** Reports an {@link OutOfMemoryError} of this inode's writeback to the cache ({@link IomapCache#onOutOfMemory}). */
+    @Override
     void outOfMemory(OutOfMemoryError error) {
         cache.outOfMemory(error);
     }
 
+    @Override
     BufferedRead reader() {
         return reader;
     }
 
+    @Override
     ReadaheadPool readaheadPool() {
         return cache.readaheadPool();
     }

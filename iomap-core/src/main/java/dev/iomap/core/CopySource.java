@@ -1,5 +1,6 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 

@@ -1,5 +1,8 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.spi.DelallocPunch;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -11,11 +14,11 @@ import java.util.List;
  * {@code long}: the 2023 series fixed an overflow of {@code folio_next_index() << PAGE_SHIFT} here.
  */
 final class DelallocRelease {
-    private final CachedInode inode;
+    private final IomapContext inode;
     private final List<long[]> punches = new ArrayList<>();
     private long punchStart;
 
-    DelallocRelease(CachedInode inode) {
+    DelallocRelease(IomapContext inode) {
         this.inode = inode;
     }
 

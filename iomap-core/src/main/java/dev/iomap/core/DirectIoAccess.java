@@ -1,5 +1,7 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.core.trace.DioInvalidateFailEvent;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.IomapOps;

@@ -38,7 +38,7 @@ final class Fiemap {
      * @return the extents in file order, the last with {@code LAST}
      * @throws IOException from the adapter
      */
-    static List<FileExtent> map(CachedInode inode, long pos, long end) throws IOException {
+    static List<FileExtent> map(IomapContext inode, long pos, long end) throws IOException {
         List<FileExtent> extents = new ArrayList<>();
         if (pos >= end) {
             return extents;
@@ -97,7 +97,7 @@ final class Fiemap {
     }
 
     /** The runs of blocks in {@code [start, end)}, a hole on the device, that the cache holds dirty. */
-    private static List<FileExtent> cachedRuns(CachedInode inode, long start, long end) {
+    private static List<FileExtent> cachedRuns(IomapContext inode, long start, long end) {
         List<FileExtent> runs = new ArrayList<>();
         long pos = start;
         while (pos < end) {

@@ -1,5 +1,8 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.core.trace.InvalidateFolioEvent;
 import dev.iomap.core.trace.ReleaseFolioEvent;
 
@@ -73,7 +76,7 @@ final class Invalidate {
      * @param inode the file, whose inode lock the caller holds exclusively
      * @param newSize the new size
      */
-    static void truncatePagecache(CachedInode inode, long newSize) {
+    static void truncatePagecache(IomapContext inode, long newSize) {
         PageCache cache = inode.pageCache();
         long firstIndex = newSize >>> cache.pageShift();
         for (Folio folio : cache.foliosIn(firstIndex, Long.MAX_VALUE >>> cache.pageShift())) {
@@ -112,7 +115,7 @@ final class Invalidate {
      * @param start first byte
      * @param end first byte past the range
      */
-    static void invalidateRange(CachedInode inode, long start, long end) {
+    static void invalidateRange(IomapContext inode, long start, long end) {
         PageCache cache = inode.pageCache();
         if (end <= start) {
             return;
@@ -148,7 +151,7 @@ final class Invalidate {
      * @param inode the file
      * @return the pages removed and, if any folio was dirty, the first dirty folio's offset
      */
-    static CacheDrop dropCleanFolios(CachedInode inode) {
+    static CacheDrop dropCleanFolios(IomapContext inode) {
         PageCache cache = inode.pageCache();
         int shift = cache.pageShift();
         long dropped = 0;

@@ -1,5 +1,6 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.spi.Iomap;

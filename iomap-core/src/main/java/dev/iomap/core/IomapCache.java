@@ -2,6 +2,16 @@ package dev.iomap.core;
 
 import dev.iomap.api.IoStats;
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.core.mm.CacheStats;
+import dev.iomap.core.mm.Flusher;
+import dev.iomap.core.mm.FolioLru;
+import dev.iomap.core.mm.FolioMemoryPool;
+import dev.iomap.core.mm.FolioMemoryStats;
+import dev.iomap.core.mm.PageCache;
+import dev.iomap.core.mm.ReadaheadPool;
+import dev.iomap.core.mm.ReadaheadStats;
+import dev.iomap.core.mm.Reclaim;
+import dev.iomap.core.mm.WritebackDomain;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.WritebackOps;
@@ -52,8 +62,10 @@ public final class IomapCache implements AutoCloseable {
     private final ExecutorService completions = completionPool(this::uncaught);
     private final FolioMemoryPool folioMemory;
     private final FolioLru folioLru = new FolioLru();
-    private final Reclaim reclaim = new Reclaim(this);
-    private final Flusher flusher = new Flusher(this);
+    /** This cache as its flusher and reclaimer see it. */
+    private final WritebackDomain domain = new Domain();
+    private final Reclaim reclaim = new Reclaim(domain);
+    private final Flusher flusher = new Flusher(domain);
     private final ReadaheadPool readahead = new ReadaheadPool(this::uncaught);
     /** Told of an {@link OutOfMemoryError} of background work; see {@link #onOutOfMemory}. */
     private volatile java.util.function.Consumer<OutOfMemoryError> outOfMemory = e -> { };
@@ -446,6 +458,47 @@ public final class IomapCache implements AutoCloseable {
                 new LinkedBlockingQueue<>(), new CompletionThreads(uncaught));
         pool.allowCoreThreadTimeOut(true);
         return pool;
+    }
+
+    /**
+     * The cache's inodes as the page-cache layer's flusher and reclaim see them: mappings, each
+     * written back through its {@link PageCache#aops()}.
+     */
+    private final class Domain implements WritebackDomain {
+        @Override
+        public PageCacheOptions options() {
+            return options;
+        }
+
+        @Override
+        public long dirtyBytes() {
+            return IomapCache.this.dirtyBytes();
+        }
+
+        @Override
+        public long cachedBytes() {
+            return IomapCache.this.cachedBytes();
+        }
+
+        @Override
+        public FolioLru folioLru() {
+            return folioLru;
+        }
+
+        @Override
+        public Reclaim reclaim() {
+            return reclaim;
+        }
+
+        @Override
+        public void forEachDirtyMapping(Predicate<PageCache> visitor) {
+            forEachDirtyInode(inode -> visitor.test(inode.pageCache()));
+        }
+
+        @Override
+        public void outOfMemory(OutOfMemoryError error) {
+            IomapCache.this.outOfMemory(error);
+        }
     }
 
     /** Daemon threads named {@code iomap-ioend-N}, like the kernel's ioend completion workqueue. */

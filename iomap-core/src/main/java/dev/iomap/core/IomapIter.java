@@ -28,7 +28,7 @@ import java.util.Set;
  * processed nothing without being marked stale (the action gave up). Not thread-safe.
  */
 public final class IomapIter {
-    private final CachedInode inode;
+    private final IomapContext inode;
     private IomapOps ops;
     private Set<IomapRequest> request;
     private long pos;
@@ -45,7 +45,7 @@ public final class IomapIter {
      * @param length bytes in the range
      * @param request why the mappings are wanted
      */
-    public IomapIter(CachedInode inode, IomapOps ops, long pos, long length, Set<IomapRequest> request) {
+    public IomapIter(IomapContext inode, IomapOps ops, long pos, long length, Set<IomapRequest> request) {
         this.inode = inode;
         this.ops = ops;
         this.pos = pos;

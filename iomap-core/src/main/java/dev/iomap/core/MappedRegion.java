@@ -1,6 +1,9 @@
 package dev.iomap.core;
 
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
 import java.io.IOException;
@@ -23,9 +26,9 @@ import java.util.Set;
 public final class MappedRegion {
     private static final Set<IomapRequest> FAULT = EnumSet.of(IomapRequest.WRITE, IomapRequest.FAULT);
 
-    private final CachedInode inode;
+    private final IomapContext inode;
 
-    MappedRegion(CachedInode inode) {
+    MappedRegion(IomapContext inode) {
         this.inode = inode;
     }
 

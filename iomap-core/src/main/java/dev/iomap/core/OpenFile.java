@@ -1,6 +1,8 @@
 package dev.iomap.core;
 
 import dev.iomap.api.WritebackException;
+import dev.iomap.core.mm.ReadaheadState;
+import dev.iomap.core.mm.WritebackError;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 

@@ -1,5 +1,9 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.PageCache;
+import dev.iomap.core.mm.ReadaheadPool;
+import dev.iomap.core.mm.ReadaheadState;
 import dev.iomap.core.trace.ReadaheadEvent;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -36,9 +40,9 @@ final class Readahead {
      */
     static final long TASK_BYTES = 1 << 20;
 
-    private final CachedInode inode;
+    private final IomapContext inode;
 
-    Readahead(CachedInode inode) {
+    Readahead(IomapContext inode) {
         this.inode = inode;
     }
 

@@ -1,6 +1,8 @@
 package dev.iomap.core;
 
 import dev.iomap.api.NoDataException;
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapRequest;
 import java.io.IOException;
@@ -46,7 +48,7 @@ final class Seek {
      * @throws NoDataException if {@code pos} is at or past EOF or only holes follow it
      * @throws IOException from the adapter
      */
-    static long seekData(CachedInode inode, long pos) throws IOException {
+    static long seekData(IomapContext inode, long pos) throws IOException {
         long size = inode.size();
         check("seek data", inode, pos, size);
         long found = seek(inode, pos, size, true);
@@ -66,7 +68,7 @@ final class Seek {
      * @throws NoDataException if {@code pos} is at or past EOF
      * @throws IOException from the adapter
      */
-    static long seekHole(CachedInode inode, long pos) throws IOException {
+    static long seekHole(IomapContext inode, long pos) throws IOException {
         long size = inode.size();
         check("seek hole", inode, pos, size);
         long found = seek(inode, pos, size, false);
@@ -80,7 +82,7 @@ final class Seek {
      *
      * @return the offset found, or -1 if there is none before EOF
      */
-    private static long seek(CachedInode inode, long pos, long size, boolean data) throws IOException {
+    private static long seek(IomapContext inode, long pos, long size, boolean data) throws IOException {
         IomapIter iter = new IomapIter(inode, inode.ops(), pos, size - pos, REPORT);
         long found = -1;
         try {
@@ -104,7 +106,7 @@ final class Seek {
         return found;
     }
 
-    private static void check(String what, CachedInode inode, long pos, long size) throws NoDataException {
+    private static void check(String what, IomapContext inode, long pos, long size) throws NoDataException {
         if (pos >= size) {
             throw new NoDataException(what + " in inode " + inode.ino() + ": offset " + pos
                     + " is at or past EOF (size " + size + ")");
@@ -129,7 +131,7 @@ final class Seek {
      *
      * @return the offset, or -1 if there is none
      */
-    static long scan(CachedInode inode, long start, long end, CachedData rule, boolean wantData) {
+    static long scan(IomapContext inode, long start, long end, CachedData rule, boolean wantData) {
         PageCache cache = inode.pageCache();
         if (rule == CachedData.DIRTY && !cache.hasDirty() && !cache.hasWriteback()) {
             return wantData ? -1 : start;

@@ -1,5 +1,8 @@
 package dev.iomap.core;
 
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioState;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.core.trace.AddToIoendEvent;
 import dev.iomap.core.trace.WritebackFolioEvent;
 import dev.iomap.device.SyncSubmit;
@@ -33,7 +36,7 @@ import java.util.concurrent.CompletionException;
  * order.
  */
 final class Writeback implements WritebackContext {
-    private final CachedInode inode;
+    private final IomapContext inode;
     private Ioend ioend;
     private Iomap iomap;
     private Folio rangeFolio;
@@ -41,7 +44,7 @@ final class Writeback implements WritebackContext {
     private long rangeEnd;
     private long dirtiedBefore = Long.MAX_VALUE;
 
-    Writeback(CachedInode inode) {
+    Writeback(IomapContext inode) {
         this.inode = inode;
     }
 

@@ -9,6 +9,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.api.WritebackException;
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioLru;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.devices.Fault;
 import dev.iomap.devices.FaultInjectingDevice;
 import dev.iomap.devices.RamBlockDevice;

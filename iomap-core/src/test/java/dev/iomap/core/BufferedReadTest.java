@@ -9,6 +9,7 @@ import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
+import dev.iomap.core.mm.Folio;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapFlag;
 import dev.iomap.spi.IomapMapping;

@@ -17,6 +17,7 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.core.mm.Folio;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapMapping;

@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.core.mm.CacheStats;
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.FolioMemoryPool;
+import dev.iomap.core.mm.FolioMemoryStats;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

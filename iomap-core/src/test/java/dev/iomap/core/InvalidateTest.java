@@ -10,6 +10,7 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
+import dev.iomap.core.mm.Folio;
 import dev.iomap.spi.Iomap;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.spi.WritebackOps;

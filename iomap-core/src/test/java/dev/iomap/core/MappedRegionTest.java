@@ -6,6 +6,7 @@ import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.iomap.core.mm.Folio;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.api.InvalidRangeException;

@@ -5,6 +5,7 @@ import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.core.mm.ReadaheadStats;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.devices.CountingDevice;
 import dev.iomap.devices.Fault;

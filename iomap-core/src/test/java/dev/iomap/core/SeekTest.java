@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.core.mm.Folio;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.devices.ForwardingBlockDevice;

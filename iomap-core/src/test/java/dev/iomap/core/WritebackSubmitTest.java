@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.api.WritebackException;
+import dev.iomap.core.mm.Folio;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.spi.IoendCompletion;
 import dev.iomap.spi.IomapType;

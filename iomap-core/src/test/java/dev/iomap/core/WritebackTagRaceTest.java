@@ -5,6 +5,9 @@ import static dev.iomap.testkit.TestData.buffer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.core.mm.CacheStats;
+import dev.iomap.core.mm.Folio;
+import dev.iomap.core.mm.PageCache;
 import dev.iomap.devices.RamBlockDevice;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;

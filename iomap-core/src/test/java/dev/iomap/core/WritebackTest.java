@@ -15,6 +15,7 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.verifyNoMoreInteractions;
 import static org.mockito.Mockito.when;
 
+import dev.iomap.core.mm.Folio;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapFlag;
 import dev.iomap.spi.IomapType;

@@ -3,6 +3,7 @@ package dev.iomap.it;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -139,6 +140,36 @@ class LayeringTest {
                 .orShould().callMethod(Class.class, "getMethods")
                 .orShould().callMethod(Class.class, "getDeclaredMethods")
                 .because("an SPI is called as declared; an optional hook is a default method")
+                .check(core);
+    }
+
+    /**
+     * iomap-core in two layers with one-way arrows (issue 39, item 3): the page cache
+     * ({@code dev.iomap.core.mm}, the kernel's mm/) names no class of the core outside it; it reaches
+     * the filesystem above only through its own {@code AddressSpaceOps} and {@code WritebackDomain}.
+     * The iomap layer ({@code dev.iomap.core}, the kernel's fs/iomap/) does not know the direct I/O
+     * path or the VFS that stand on it, nor the tracepoints' own package knows the iomap layer.
+     */
+    @Test
+    void theCoresPageCacheLayerNeverUsesTheIomapLayerAboveIt() {
+        Set<String> modules = new TreeSet<>();
+        JavaClasses core = importModules("iomap-core", modules);
+        assertThat(modules).containsExactly("iomap-core");
+        assertThat(core.containPackage("dev.iomap.core.mm")).as("the page-cache layer").isTrue();
+        assertThat(core.containPackage("dev.iomap.core")).as("the iomap layer").isTrue();
+        noClasses().that().resideInAPackage("dev.iomap.core.mm..")
+                .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.iomap.core..")
+                        .and(JavaClass.Predicates.resideOutsideOfPackage("dev.iomap.core.mm..")))
+                .because("the page cache is the bottom layer of the core (docs/design-notes.md, issue 39, item 3)")
+                .check(core);
+        noClasses().that().resideInAPackage("dev.iomap.core")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.iomap.core.dio..", "dev.iomap.core.vfs..",
+                        "dev.iomap.core.example..")
+                .because("direct I/O and the VFS stand on the iomap layer, not the reverse")
+                .check(core);
+        noClasses().that().resideInAPackage("dev.iomap.core.trace..")
+                .should().dependOnClassesThat().resideInAPackage("dev.iomap.core")
+                .because("tracepoints name what they record in API and page-cache terms")
                 .check(core);
     }
 

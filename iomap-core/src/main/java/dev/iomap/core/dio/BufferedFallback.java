@@ -3,7 +3,7 @@ package dev.iomap.core.dio;
 import dev.iomap.api.IomapException;
 import dev.iomap.core.CopySource;
 import dev.iomap.core.DirectIoAccess;
-import dev.iomap.core.WritebackError;
+import dev.iomap.core.mm.WritebackError;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 

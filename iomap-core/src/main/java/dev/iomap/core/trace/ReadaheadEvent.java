@@ -1,6 +1,6 @@
 package dev.iomap.core.trace;
 
-import dev.iomap.core.Folio;
+import dev.iomap.core.mm.Folio;
 import dev.iomap.spi.IomapInode;
 import java.util.List;
 import jdk.jfr.Category;

@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 /**
  * The readahead state of one open file: the kernel's {@code struct file_ra_state}. It remembers the
@@ -33,7 +33,7 @@ public final class ReadaheadState {
      * @param end page past the last
      * @param marker page whose folio carries the marker
      */
-    record Window(long start, long end, long marker) {
+    public record Window(long start, long end, long marker) {
     }
 
     /**
@@ -48,7 +48,7 @@ public final class ReadaheadState {
      * @return the pages to read in the background beyond the {@code reqPages} the caller reads now
      *     (possibly none: {@code start == end}), or null for a random miss
      */
-    synchronized Window onMiss(long index, long reqPages, long maxPages) {
+    public synchronized Window onMiss(long index, long reqPages, long maxPages) {
         if (size > 0 && index == start + size) {
             // the reader ran past the window before reaching its marker (or the marker was lost)
             start = index;
@@ -85,7 +85,7 @@ public final class ReadaheadState {
      * @param maxPages largest window, at least 1
      * @return the next window
      */
-    synchronized Window onMarker(long folioIndex, long folioPages, long maxPages) {
+    public synchronized Window onMarker(long folioIndex, long folioPages, long maxPages) {
         long expected = start + size - asyncSize;
         if (size > 0 && expected >= folioIndex && expected < folioIndex + folioPages) {
             start += size;
@@ -104,12 +104,12 @@ public final class ReadaheadState {
      *
      * @param lastIndex page of the last byte the read returned
      */
-    synchronized void readEnded(long lastIndex) {
+    public synchronized void readEnded(long lastIndex) {
         prevIndex = lastIndex;
     }
 
     /** @return the current window as {@code [start, size, asyncSize]}, for tests */
-    synchronized long[] window() {
+    public synchronized long[] window() {
         return new long[] {start, size, asyncSize};
     }
 

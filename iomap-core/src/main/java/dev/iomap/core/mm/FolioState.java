@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 import dev.iomap.api.StateLock;
 import java.util.concurrent.locks.ReentrantLock;

@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -18,7 +18,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Thread-safe: one lock guards the links, taken inside a page cache's insert lock, never around
  * anything else.
  */
-final class FolioLru {
+public final class FolioLru {
     private final ReentrantLock lock = new ReentrantLock();
     private Folio head;
     private Folio tail;
@@ -60,7 +60,7 @@ final class FolioLru {
      *
      * @return the folio, or null if the list is empty
      */
-    Folio takeOldest() {
+    public Folio takeOldest() {
         lock.lock();
         try {
             Folio folio = head;
@@ -79,7 +79,7 @@ final class FolioLru {
      *
      * @param folio the folio
      */
-    void putBack(Folio folio) {
+    public void putBack(Folio folio) {
         lock.lock();
         try {
             if (!folio.isRemoved() && !folio.lruListed) {
@@ -91,7 +91,7 @@ final class FolioLru {
     }
 
     /** @return folios listed now */
-    int size() {
+    public int size() {
         lock.lock();
         try {
             return size;

@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -8,14 +8,14 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
- * Background writeback of one {@link IomapCache}: the kernel's flusher thread ({@code wb_workfn}).
+ * Background writeback of one {@code IomapCache}: the kernel's flusher thread ({@code wb_workfn}).
  * It wakes every {@code writebackInterval}, or at once when dirty data passes the background
  * threshold, and writes back every inode while dirty bytes stay above that threshold, then any folio
  * dirty for longer than {@code dirtyExpire}; then it reclaims if the cache is over budget. Writers
  * past the hard dirty limit wait in {@link #throttle} until writeback brings the total back under it.
  */
-final class Flusher implements Runnable {
-    private final IomapCache cache;
+public final class Flusher implements Runnable {
+    private final WritebackDomain cache;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
     private final Condition progress = lock.newCondition();
@@ -27,23 +27,26 @@ final class Flusher implements Runnable {
     /** Writers waiting in {@link #throttle}: only then does ended writeback signal progress. */
     private final AtomicInteger throttled = new AtomicInteger();
 
-    Flusher(IomapCache cache) {
+    /** @param cache the mappings this flusher writes back; null for a flusher that is never started */
+    public Flusher(WritebackDomain cache) {
         this.cache = cache;
     }
 
-    synchronized void start() {
+    /** Starts the flusher thread, unless it runs or was stopped. */
+    public synchronized void start() {
         if (thread != null || stopping) {
             return;
         }
         thread = Thread.ofPlatform().daemon().name("iomap-flusher").start(this);
     }
 
-    boolean isRunning() {
+    /** @return whether the flusher thread was started and not stopped */
+    public boolean isRunning() {
         return thread != null && !stopping;
     }
 
     /** Wakes the flusher now (the kernel's {@code wb_wakeup}). */
-    void kick() {
+    public void kick() {
         lock.lock();
         try {
             kicked = true;
@@ -65,7 +68,7 @@ final class Flusher implements Runnable {
      *     counted as throttled
      */
     @SuppressWarnings("WaitNotInLoop") // a pause of at most maxWait; the writer re-checks its limits after it, early is fine
-    void throttle(Duration maxWait, BooleanSupplier stillOver) {
+    public void throttle(Duration maxWait, BooleanSupplier stillOver) {
         kick();
         throttled.incrementAndGet();
         lock.lock();
@@ -83,12 +86,12 @@ final class Flusher implements Runnable {
     }
 
     /** @return whether a writer waits in {@link #throttle} */
-    boolean hasThrottled() {
+    public boolean hasThrottled() {
         return throttled.get() > 0;
     }
 
     /** Wakes the writers waiting in {@link #throttle} (they re-check their limit). */
-    void wakeThrottled() {
+    public void wakeThrottled() {
         signalProgress();
     }
 
@@ -140,11 +143,11 @@ final class Flusher implements Runnable {
      */
     void flushOnce() {
         long background = cache.options().dirtyBackgroundBytes();
-        cache.forEachDirtyInode(inode -> {
+        cache.forEachDirtyMapping(mapping -> {
             if (cache.dirtyBytes() <= background) {
                 return false;
             }
-            inode.writeback(0, Long.MAX_VALUE, false);
+            mapping.aops().writepages(0, Long.MAX_VALUE, false);
             signalProgress();
             return true;
         });
@@ -152,8 +155,8 @@ final class Flusher implements Runnable {
         if (now - lastOldDataFlush >= cache.options().writebackInterval().toNanos()) {
             lastOldDataFlush = now;
             long expiredBefore = now - cache.options().dirtyExpire().toNanos();
-            cache.forEachDirtyInode(inode -> {
-                inode.writebackExpired(expiredBefore);
+            cache.forEachDirtyMapping(mapping -> {
+                mapping.aops().writepagesDirtiedBefore(expiredBefore);
                 return true;
             });
         }
@@ -169,7 +172,8 @@ final class Flusher implements Runnable {
         }
     }
 
-    void stop() {
+    /** Stops the flusher thread and waits for it, at most 10 seconds. Idempotent. */
+    public void stop() {
         stopping = true;
         Thread running;
         synchronized (this) {

@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 import dev.iomap.device.DeviceStats;
 import dev.iomap.api.IoStats;
@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
-/** The counters of one {@link IomapCache}, shared by all its inodes. Thread-safe. */
-final class CacheStats {
+/** The counters of one {@code IomapCache}, shared by all its inodes. Thread-safe. */
+public final class CacheStats {
     private final LongAdder appBytesWritten = new LongAdder();
     private final LongAdder appBytesRead = new LongAdder();
     private final LongAdder readHits = new LongAdder();
@@ -31,59 +31,73 @@ final class CacheStats {
     private final LongAdder raBytesRead = new LongAdder();
     private final LongAdder raFoliosSkipped = new LongAdder();
 
-    void readaheadWindow(boolean async) {
+    /** @param async whether a reader reaching a marked folio started the window, not a miss */
+    public void readaheadWindow(boolean async) {
         (async ? raAsyncWindows : raSyncWindows).increment();
     }
 
-    void readaheadRandomMiss() {
+    /** A read miss that did not look sequential started no window. */
+    public void readaheadRandomMiss() {
         raRandomMisses.increment();
     }
 
-    void readaheadAdded(long bytes) {
+    /** @param bytes of a folio readahead inserted */
+    public void readaheadAdded(long bytes) {
         raBytesAdded.add(bytes);
     }
 
-    void readaheadRead(long bytes) {
+    /** @param bytes of a folio background readahead read */
+    public void readaheadRead(long bytes) {
         raBytesRead.add(bytes);
     }
 
-    void readaheadSkipped() {
+    /** Background readahead left a folio to be read on demand. */
+    public void readaheadSkipped() {
         raFoliosSkipped.increment();
     }
 
-    ReadaheadStats readahead() {
+    /** @return what readahead did so far */
+    public ReadaheadStats readahead() {
         return new ReadaheadStats(raSyncWindows.sum(), raAsyncWindows.sum(), raRandomMisses.sum(),
                 raBytesAdded.sum(), raBytesRead.sum(), raFoliosSkipped.sum());
     }
 
-    void appWritten(long bytes) {
+    /** @param bytes the application wrote */
+    public void appWritten(long bytes) {
         appBytesWritten.add(bytes);
     }
 
-    void appRead(long bytes) {
+    /** @param bytes the application read */
+    public void appRead(long bytes) {
         appBytesRead.add(bytes);
     }
 
     /** A buffered read found a folio cached and uptodate. */
-    void readHit() {
+    public void readHit() {
         readHits.increment();
     }
 
     /** A buffered read had to read a folio from the device first. */
-    void readMiss() {
+    public void readMiss() {
         readMisses.increment();
     }
 
-    dev.iomap.api.CacheStatus status(long budgetBytes) {
+    /**
+     * @param budgetBytes the cache budget
+     * @return where the cache stands now and how its reads fared
+     */
+    public dev.iomap.api.CacheStatus status(long budgetBytes) {
         return new dev.iomap.api.CacheStatus(budgetBytes, cachedBytes.get(), dirtyBytes.get(), writebackBytes.get(),
                 readHits.sum(), readMisses.sum());
     }
 
-    void mapBlocksCalled() {
+    /** Writeback asked the adapter for a mapping. */
+    public void mapBlocksCalled() {
         mapBlocksCalls.increment();
     }
 
-    void ioendSubmitted() {
+    /** Writeback submitted an ioend. */
+    public void ioendSubmitted() {
         ioends.increment();
     }
 
@@ -113,30 +127,35 @@ final class CacheStats {
     }
 
     /** @return bytes whose writeback has ended since the cache was made (never decreases) */
-    long writebackEndedBytes() {
+    public long writebackEndedBytes() {
         return writebackEndedBytes.get();
     }
 
     /** @param listener called, on the completing thread, each time a folio's writeback ends */
-    void onWritebackEnded(Runnable listener) {
+    public void onWritebackEnded(Runnable listener) {
         onWritebackEnded = listener;
     }
 
-    long cachedBytes() {
+    /** @return bytes of folio memory cached */
+    public long cachedBytes() {
         return cachedBytes.get();
     }
 
     /** @return bytes in dirty folios (the kernel's {@code NR_FILE_DIRTY}) */
-    long dirtyBytes() {
+    public long dirtyBytes() {
         return dirtyBytes.get();
     }
 
     /** @return bytes in folios under writeback (the kernel's {@code NR_WRITEBACK}) */
-    long writebackBytes() {
+    public long writebackBytes() {
         return writebackBytes.get();
     }
 
-    IoStats snapshot(DeviceStats device) {
+    /**
+     * @param device the device's counters, included as they are
+     * @return the counters so far
+     */
+    public IoStats snapshot(DeviceStats device) {
         long[] orders = new long[foliosByOrder.length()];
         for (int i = 0; i < orders.length; i++) {
             orders[i] = foliosByOrder.get(i);

@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -7,18 +7,18 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Where the background part of readahead runs: a few daemon threads of one {@link IomapCache}
+ * Where the background part of readahead runs: a few daemon threads of one {@code IomapCache}
  * (named {@code iomap-readahead-N}, ended after 30 idle seconds), the counterpart of the kernel's
  * asynchronous bio completion for readahead ({@code mpage_readahead}'s bio, ended by
  * {@code iomap_read_end_io}). Counts the tasks not yet finished so tests can wait for quiet.
  * Thread-safe.
  */
-final class ReadaheadPool {
+public final class ReadaheadPool {
     /** Device reads of readahead in flight per cache: enough to keep a disk busy while one completes. */
     static final int THREADS = 2;
 
     /** One piece of background readahead. */
-    interface Task extends Runnable {
+    public interface Task extends Runnable {
         /** Drops the task undone (the pool is shut down): its folios stay to be read on demand. */
         void abandon();
     }
@@ -30,7 +30,7 @@ final class ReadaheadPool {
     private int pending;
 
     /** @param uncaught what its threads do with an error nothing caught */
-    ReadaheadPool(Thread.UncaughtExceptionHandler uncaught) {
+    public ReadaheadPool(Thread.UncaughtExceptionHandler uncaught) {
         threads = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 Thread.ofPlatform().name("iomap-readahead-", 1).daemon().uncaughtExceptionHandler(uncaught).factory());
         threads.allowCoreThreadTimeOut(true);
@@ -42,7 +42,7 @@ final class ReadaheadPool {
      *
      * @param task the work
      */
-    void submit(Task task) {
+    public void submit(Task task) {
         synchronized (quiet) {
             pending++;
         }
@@ -81,7 +81,7 @@ final class ReadaheadPool {
      *
      * @throws InterruptedException if interrupted while waiting
      */
-    void awaitQuiet() throws InterruptedException {
+    public void awaitQuiet() throws InterruptedException {
         synchronized (quiet) {
             while (pending > 0) {
                 quiet.wait();
@@ -95,7 +95,7 @@ final class ReadaheadPool {
      *
      * @param replacement where tasks go from now on
      */
-    void executor(Executor replacement) {
+    public void executor(Executor replacement) {
         executor = replacement;
     }
 
@@ -103,7 +103,7 @@ final class ReadaheadPool {
      * Refuses new tasks, abandons the queued ones and waits (at most 10 seconds) for the running ones,
      * whose device reads cannot be cut short.
      */
-    void shutdown() {
+    public void shutdown() {
         closed = true;
         threads.shutdown();
         try {

@@ -1,7 +1,7 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 /**
- * Where the folio memory of one {@link IomapCache} stands, in bytes: for this cache, what the kernel
+ * Where the folio memory of one {@code IomapCache} stands, in bytes: for this cache, what the kernel
  * reports in {@code /proc/meminfo} ({@code meminfo_proc_show}); the overflow has no counterpart.
  *
  * @param budget the cache budget ({@code cacheBudgetBytes}); reclaim keeps cached folios under it

@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -13,19 +13,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * drops, however many are cached. (Before, every shrink sorted a snapshot of every cached folio by
  * its last access: with a 256 MiB budget of 4 KiB folios, half of a cold random read's CPU time.)
  */
-final class Reclaim {
+public final class Reclaim {
     /** Reclaim down to 7/8 of the budget so that it does not run for every new folio. */
-    static final double TARGET_FRACTION = 0.875;
+    public static final double TARGET_FRACTION = 0.875;
 
-    private final IomapCache cache;
+    private final WritebackDomain cache;
     private final ReentrantLock running = new ReentrantLock();
 
-    Reclaim(IomapCache cache) {
+    /** @param cache the mappings whose clean folios this reclaimer drops */
+    public Reclaim(WritebackDomain cache) {
         this.cache = cache;
     }
 
     /** Reclaims if the cache would pass its budget by {@code incoming} more bytes. */
-    void ifOverBudget(long incoming) {
+    public void ifOverBudget(long incoming) {
         long budget = cache.options().cacheBudgetBytes();
         if (cache.cachedBytes() + incoming > budget) {
             shrink((long) (budget * TARGET_FRACTION));
@@ -41,7 +42,7 @@ final class Reclaim {
      * @param target bytes to get down to
      * @return bytes freed
      */
-    long shrink(long target) {
+    public long shrink(long target) {
         if (!running.tryLock()) {
             return 0;
         }
@@ -57,7 +58,7 @@ final class Reclaim {
      * @param target bytes to get down to
      * @return bytes freed
      */
-    long shrinkNow(long target) {
+    public long shrinkNow(long target) {
         running.lock();
         return shrinkLocked(target);
     }
@@ -90,7 +91,7 @@ final class Reclaim {
             return 0;
         }
         try {
-            if (folio.isRemoved() || !Invalidate.releaseFolio(folio)) {
+            if (folio.isRemoved() || !folio.cache().aops().releaseFolio(folio)) {
                 return 0;
             }
             folio.cache().remove(folio);

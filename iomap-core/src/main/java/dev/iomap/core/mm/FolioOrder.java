@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 /**
  * The folio order a write of a given length would like: the kernel's {@code fgf_set_order(len)}.

@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -17,7 +17,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Flags: {@code UPTODATE} (every byte is valid), {@code DIRTY} (some block needs writeback),
  * {@code WRITEBACK} (a device write is in flight) and {@code READAHEAD} (the marker whose reading
- * starts the next readahead window, see {@link Readahead}). Without a {@link FolioState} the folio-wide flags
+ * starts the next readahead window, see {@code Readahead}). Without a {@link FolioState} the folio-wide flags
  * stand for every block; a folio with more than one block may carry a state that tracks each block.
  * The folio lock, held while data or state changes, is not a flag (the kernel's {@code PG_locked}) but
  * a {@link ReentrantLock} of its own.
@@ -117,7 +117,7 @@ public final class Folio {
      *
      * @return whether a reference was taken; false if the folio was removed and released
      */
-    boolean tryGet() {
+    public boolean tryGet() {
         int current;
         do {
             current = refs;
@@ -132,7 +132,7 @@ public final class Folio {
      * Drops a reference (the kernel's {@code folio_put}); the last one returns the memory to the
      * pool. The cache's own reference is dropped when the folio is removed from it.
      */
-    void put() {
+    public void put() {
         int left = (int) REFS.getAndAdd(this, -1) - 1;
         if (left == 0) {
             cache.freeMemory(block);
@@ -142,7 +142,7 @@ public final class Folio {
     }
 
     /** @return the cache holding this folio */
-    PageCache cache() {
+    public PageCache cache() {
         return cache;
     }
 
@@ -152,7 +152,7 @@ public final class Folio {
      * folio allocations so far, and writes the stamp only when it changed, so repeated hits between two
      * allocations read one shared line and write nothing.
      */
-    void touch() {
+    public void touch() {
         long now = cache.accessClock();
         if (lastAccess != now) {
             lastAccess = now;
@@ -207,7 +207,7 @@ public final class Folio {
      * @param length bytes
      * @return a buffer positioned at 0 with {@code length} bytes remaining
      */
-    ByteBuffer buffer(int offset, int length) {
+    public ByteBuffer buffer(int offset, int length) {
         return memory.asSlice(offset, length).asByteBuffer();
     }
 
@@ -219,7 +219,7 @@ public final class Folio {
      *
      * @return the buffer
      */
-    ByteBuffer copyView() {
+    public ByteBuffer copyView() {
         return copyView;
     }
 
@@ -227,7 +227,7 @@ public final class Folio {
      * @param offset byte offset inside the folio
      * @return that byte's index in {@link #copyView()}
      */
-    int copyIndex(int offset) {
+    public int copyIndex(int offset) {
         return copyBase + offset;
     }
 
@@ -239,7 +239,7 @@ public final class Folio {
      * @param length bytes
      * @return a read-only buffer positioned at 0 with {@code length} bytes remaining
      */
-    ByteBuffer readOnlyBuffer(int offset, int length) {
+    public ByteBuffer readOnlyBuffer(int offset, int length) {
         return copyView.slice(copyBase + offset, length).asReadOnlyBuffer();
     }
 
@@ -279,7 +279,7 @@ public final class Folio {
      *
      * @return the state, or null for a one-block folio
      */
-    FolioState stateForUpdate() {
+    public FolioState stateForUpdate() {
         if (state != null || blockCount() == 1) {
             return state;
         }
@@ -292,7 +292,7 @@ public final class Folio {
      * Drops the per-block state (full invalidation). Caller holds the folio lock. The kernel's
      * {@code ifs_free} (was {@code iomap_page_release}).
      */
-    void dropState() {
+    public void dropState() {
         state = null;
     }
 
@@ -335,7 +335,7 @@ public final class Folio {
      * Marks the folio as the readahead marker of its window: a reader reaching it starts the next
      * window (the kernel's {@code folio_set_readahead}, the {@code PG_readahead} flag).
      */
-    void markReadahead() {
+    public void markReadahead() {
         FLAGS.getAndBitwiseOr(this, READAHEAD);
     }
 
@@ -344,7 +344,7 @@ public final class Folio {
      *
      * @return whether the folio carried it: exactly one caller sees true per marking
      */
-    boolean testClearReadahead() {
+    public boolean testClearReadahead() {
         if ((flags & READAHEAD) == 0) {
             return false;
         }
@@ -357,7 +357,7 @@ public final class Folio {
     }
 
     /** Marks the whole folio uptodate (the kernel's {@code folio_mark_uptodate}). */
-    void markUptodate() {
+    public void markUptodate() {
         FLAGS.getAndBitwiseOr(this, UPTODATE);
     }
 
@@ -366,7 +366,7 @@ public final class Folio {
      *
      * @return whether the folio was clean before
      */
-    boolean markDirty() {
+    public boolean markDirty() {
         if (isDirty()) {
             return false;
         }
@@ -386,7 +386,7 @@ public final class Folio {
      *
      * @return whether the folio was dirty
      */
-    boolean clearDirtyForIo() {
+    public boolean clearDirtyForIo() {
         synchronized (flagLock) {
             int old = (int) FLAGS.getAndBitwiseAnd(this, ~DIRTY);
             if ((old & DIRTY) == 0) {
@@ -398,7 +398,7 @@ public final class Folio {
     }
 
     /** @return when the folio last went from clean to dirty, in {@link System#nanoTime()} units */
-    long dirtiedAtNanos() {
+    public long dirtiedAtNanos() {
         return dirtiedAtNanos;
     }
 
@@ -417,7 +417,7 @@ public final class Folio {
      * fall between them, skip its flush, find a hole where the flusher was about to allocate, and lose
      * the zeroes to the flusher's late write.
      */
-    void clearDirtyAndStartWriteback() {
+    public void clearDirtyAndStartWriteback() {
         synchronized (flagLock) {
             WRITEBACK_PENDING.setVolatile(this, 1L);
             int old;
@@ -436,7 +436,7 @@ public final class Folio {
      *
      * @param bytes bytes added to an ioend
      */
-    void addWritebackPending(int bytes) {
+    public void addWritebackPending(int bytes) {
         WRITEBACK_PENDING.getAndAdd(this, (long) bytes);
     }
 
@@ -450,7 +450,7 @@ public final class Folio {
      *
      * @param bytes bytes whose write finished (1 for the bias)
      */
-    void finishWriteback(long bytes) {
+    public void finishWriteback(long bytes) {
         if ((long) WRITEBACK_PENDING.getAndAdd(this, -bytes) - bytes != 0) {
             return;
         }
@@ -482,7 +482,7 @@ public final class Folio {
     }
 
     /** @return whether the folio was removed from its cache */
-    boolean isRemoved() {
+    public boolean isRemoved() {
         return removed;
     }
 

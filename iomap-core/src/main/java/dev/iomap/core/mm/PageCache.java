@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 import dev.iomap.api.PageCacheOptions;
 import java.util.ArrayList;
@@ -35,6 +35,8 @@ public final class PageCache {
     private volatile Consumer<Folio> beforeWritebackUntag = folio -> { };
     /** The inode whose data this is (the kernel's {@code mapping->host}); null for a cache made alone. */
     private volatile dev.iomap.spi.IomapInode host;
+    /** What the filesystem does for this mapping (the kernel's {@code mapping->a_ops}). */
+    private volatile AddressSpaceOps aops = AddressSpaceOps.NONE;
     private volatile Consumer<Folio> beforeWritebackTag = folio -> { };
     /** Told each time a folio is tagged dirty (the kernel's {@code __mark_inode_dirty} of the host). */
     private volatile Runnable onDirty = () -> { };
@@ -42,13 +44,13 @@ public final class PageCache {
     /**
      * A cache with a memory pool of its own, sized by the options' budget (tests, benchmarks). Nothing
      * closes that pool: its memory stays reserved until the JVM exits, so use this only for
-     * short-lived caches; an {@link IomapCache} gives its inodes one pool and closes it.
+     * short-lived caches; an {@code IomapCache} gives its inodes one pool and closes it.
      *
      * @param options page size, largest order, poisoning, budget
      * @param blockSize the filesystem block size: a power of two, at most the page size
      * @param stats where folio creation is counted
      */
-    PageCache(PageCacheOptions options, int blockSize, CacheStats stats) {
+    public PageCache(PageCacheOptions options, int blockSize, CacheStats stats) {
         this(options, blockSize, stats, new FolioMemoryPool(options.cacheBudgetBytes(), options.pageSize(),
                 options.maxFolioOrder()), new FolioLru(), bytes -> { }, () -> { });
     }
@@ -64,7 +66,7 @@ public final class PageCache {
      * @param onMemoryExhausted called, without any lock of this cache held, when the pool had no
      *     block even of order 0: reclaim what can be reclaimed before the last-resort allocation
      */
-    PageCache(PageCacheOptions options, int blockSize, CacheStats stats, FolioMemoryPool memory, FolioLru lru,
+    public PageCache(PageCacheOptions options, int blockSize, CacheStats stats, FolioMemoryPool memory, FolioLru lru,
             LongConsumer beforeAllocate, Runnable onMemoryExhausted) {
         if (Integer.bitCount(blockSize) != 1 || blockSize < 512 || blockSize > options.pageSize()) {
             throw new IllegalArgumentException("block size must be a power of two from 512 to the page size "
@@ -89,13 +91,26 @@ public final class PageCache {
     }
 
     /** @param inode the inode whose data this cache holds (the kernel's {@code mapping->host}) */
-    void host(dev.iomap.spi.IomapInode inode) {
+    public void host(dev.iomap.spi.IomapInode inode) {
         host = inode;
     }
 
     /** @return the inode whose data this cache holds, for trace events; null for a cache made alone */
-    dev.iomap.spi.IomapInode host() {
+    public dev.iomap.spi.IomapInode host() {
         return host;
+    }
+
+    /**
+     * @param ops what the filesystem above does for this mapping (the kernel's {@code mapping->a_ops});
+     *     a cache made alone has {@link AddressSpaceOps#NONE}
+     */
+    public void aops(AddressSpaceOps ops) {
+        aops = java.util.Objects.requireNonNull(ops, "ops");
+    }
+
+    /** @return what the filesystem above does for this mapping (the kernel's {@code mapping->a_ops}) */
+    public AddressSpaceOps aops() {
+        return aops;
     }
 
     /** @return log2 of the page size */
@@ -138,7 +153,7 @@ public final class PageCache {
      * @param index page index
      * @return the folio, or null if no page at or after {@code index} is cached
      */
-    Folio findFolio(long index) {
+    public Folio findFolio(long index) {
         return folios.findFrom(index);
     }
 
@@ -185,7 +200,7 @@ public final class PageCache {
      *     cached folio, and to what the pool has
      * @return the new folio, or null if a folio already covers {@code index} or the pool has no memory
      */
-    Folio addForReadahead(long index, int order) {
+    public Folio addForReadahead(long index, int order) {
         if (lookup(index) != null) {
             return null;
         }
@@ -258,7 +273,7 @@ public final class PageCache {
      *
      * @param folio the folio
      */
-    void remove(Folio folio) {
+    public void remove(Folio folio) {
         boolean removed;
         insertLock.lock();
         try {
@@ -316,7 +331,7 @@ public final class PageCache {
      * @param lastIndex last page index, inclusive
      * @return the index, or -1 if none
      */
-    long nextDirty(long fromIndex, long lastIndex) {
+    public long nextDirty(long fromIndex, long lastIndex) {
         return folios.nextMarked(FolioIndex.DIRTY, fromIndex, lastIndex);
     }
 
@@ -329,7 +344,7 @@ public final class PageCache {
      * @param lastIndex last page index, inclusive
      * @return the index, or -1 if none
      */
-    long nextWriteback(long fromIndex, long lastIndex) {
+    public long nextWriteback(long fromIndex, long lastIndex) {
         return folios.nextMarked(FolioIndex.WRITEBACK, fromIndex, lastIndex);
     }
 
@@ -346,7 +361,7 @@ public final class PageCache {
      *
      * @return false if no folio was under writeback
      */
-    boolean waitForSomeWriteback() {
+    public boolean waitForSomeWriteback() {
         for (long index = nextWriteback(0, Long.MAX_VALUE); index >= 0;
                 index = nextWriteback(index + 1, Long.MAX_VALUE)) {
             Folio folio = folioAt(index);
@@ -369,7 +384,7 @@ public final class PageCache {
      * @param index page index
      * @return the folio or null
      */
-    Folio folioAt(long index) {
+    public Folio folioAt(long index) {
         Folio folio = folios.get(index);
         return folio != null && folio.index() == index ? folio : null;
     }
@@ -385,7 +400,7 @@ public final class PageCache {
      * @param hook run after each folio is tagged dirty, under the folio's flag lock: it must be quick
      *     and take no lock of this cache
      */
-    void onDirty(Runnable hook) {
+    public void onDirty(Runnable hook) {
         onDirty = hook;
     }
 
@@ -415,7 +430,7 @@ public final class PageCache {
      *
      * @param hook called with the folio, on the completing thread
      */
-    void beforeWritebackUntag(Consumer<Folio> hook) {
+    public void beforeWritebackUntag(Consumer<Folio> hook) {
         beforeWritebackUntag = hook;
     }
 
@@ -425,7 +440,7 @@ public final class PageCache {
      *
      * @param hook called with the folio, on the thread starting the writeback
      */
-    void beforeWritebackTag(Consumer<Folio> hook) {
+    public void beforeWritebackTag(Consumer<Folio> hook) {
         beforeWritebackTag = hook;
     }
 }

@@ -1,7 +1,7 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 /**
- * What readahead did in one {@link IomapCache} so far (the kernel counts the like in
+ * What readahead did in one {@code IomapCache} so far (the kernel counts the like in
  * {@code /proc/vmstat}: {@code pgpgin}, and the {@code mm_filemap} tracepoints).
  *
  * @param syncWindows windows started by a read miss that looked sequential

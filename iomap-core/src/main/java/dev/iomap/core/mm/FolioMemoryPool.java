@@ -1,4 +1,4 @@
-package dev.iomap.core;
+package dev.iomap.core.mm;
 
 import dev.iomap.devices.AnonymousMemory;
 import java.lang.foreign.Arena;
@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Arrays;
 
 /**
- * The page allocator of one {@link IomapCache}: folio memory comes from here and goes back here
+ * The page allocator of one {@code IomapCache}: folio memory comes from here and goes back here
  * explicitly when a folio is reclaimed, dropped or truncated, never when a garbage collector gets
  * round to it.
  *
@@ -30,7 +30,7 @@ import java.util.Arrays;
  * Memory is not cleared between uses; callers fill what they expose (poisoning shows a mistake).
  * After {@link #close} the pooled memory is gone: the caller makes sure no device I/O still uses it.
  */
-final class FolioMemoryPool implements AutoCloseable {
+public final class FolioMemoryPool implements AutoCloseable {
     private final int pageShift;
     private final int maxOrder;
     private final long chunkSize;
@@ -63,7 +63,7 @@ final class FolioMemoryPool implements AutoCloseable {
      * @param pageSize the page size, a power of two
      * @param maxOrder the largest folio order
      */
-    FolioMemoryPool(long capacity, int pageSize, int maxOrder) {
+    public FolioMemoryPool(long capacity, int pageSize, int maxOrder) {
         this.pageShift = Integer.numberOfTrailingZeros(pageSize);
         this.maxOrder = maxOrder;
         this.chunkSize = (long) pageSize << maxOrder;
@@ -98,7 +98,7 @@ final class FolioMemoryPool implements AutoCloseable {
      * @param block a block of this pool
      * @return the shared view holding it, or null
      */
-    ByteBuffer copyView(FolioMemory block) {
+    public ByteBuffer copyView(FolioMemory block) {
         return regionViews == null || block.handle() < 0 ? null : regionViews[(int) (block.handle() >>> VIEW_SHIFT)];
     }
 
@@ -106,7 +106,7 @@ final class FolioMemoryPool implements AutoCloseable {
      * @param block a block of this pool with a {@link #copyView}
      * @return the index of the block's first byte in its {@link #copyView}
      */
-    static int copyBase(FolioMemory block) {
+    public static int copyBase(FolioMemory block) {
         return (int) (block.handle() & ((1L << VIEW_SHIFT) - 1));
     }
 
@@ -119,7 +119,7 @@ final class FolioMemoryPool implements AutoCloseable {
      * @return the block, or null if the pool has no block of that order and may not grow
      * @throws IllegalStateException after {@link #close}
      */
-    synchronized FolioMemory allocate(int order) {
+    public synchronized FolioMemory allocate(int order) {
         checkOrder(order);
         ensureOpen();
         int from = order;
@@ -156,7 +156,7 @@ final class FolioMemoryPool implements AutoCloseable {
      * @return the block
      */
     @SuppressWarnings("MustBeClosedChecker") // the arena goes to the returned FolioMemory, which closes it
-    FolioMemory allocateOverflow(int order) {
+    public FolioMemory allocateOverflow(int order) {
         checkOrder(order);
         Arena own = Arena.ofShared();
         MemorySegment segment = own.allocate(blockSize(order), 1L << pageShift);
@@ -188,7 +188,7 @@ final class FolioMemoryPool implements AutoCloseable {
      *
      * @param memory a block from this pool, freed once
      */
-    void free(FolioMemory memory) {
+    public void free(FolioMemory memory) {
         if (memory.overflowArena() != null) {
             synchronized (this) {
                 overflowBytes -= memory.segment().byteSize();
@@ -219,27 +219,27 @@ final class FolioMemoryPool implements AutoCloseable {
     }
 
     /** @return bytes reserved from the system for the pool (chunks taken so far) */
-    synchronized long reservedBytes() {
+    public synchronized long reservedBytes() {
         return chunks.size() * chunkSize;
     }
 
     /** @return bytes of pooled blocks handed out and not freed */
-    synchronized long inUseBytes() {
+    public synchronized long inUseBytes() {
         return inUseBytes;
     }
 
     /** @return bytes of overflow blocks handed out and not freed */
-    synchronized long overflowBytes() {
+    public synchronized long overflowBytes() {
         return overflowBytes;
     }
 
     /** @return how many overflow blocks were ever handed out */
-    synchronized long overflowAllocations() {
+    public synchronized long overflowAllocations() {
         return overflowAllocations;
     }
 
     /** @return the most bytes the pool reserves */
-    long capacity() {
+    public long capacity() {
         return maxChunks * chunkSize;
     }
 
@@ -354,6 +354,6 @@ final class FolioMemoryPool implements AutoCloseable {
      * @param handle its place in the pool, or -1 for an overflow block
      * @param overflowArena the arena of an overflow block, else null
      */
-    record FolioMemory(MemorySegment segment, int order, long handle, Arena overflowArena) {
+    public record FolioMemory(MemorySegment segment, int order, long handle, Arena overflowArena) {
     }
 }
