@@ -426,15 +426,20 @@ public final class FuseBridge {
         Nodes.Name at = new Nodes.Name(parent, checked(name));
         return onPath(parent, directory -> {
             String path = join(directory, name);
-            IomapFile file = inodes.posix() ? fs.create(path, inodes.newInode(directory, mode, FileType.REGULAR, caller))
-                    : fs.create(path);
-            file.close();
+            if (!inodes.posix()) {
+                fs.create(path).close();
+                return handOut(path, at);
+            }
+            InodeOperations.NewNode node = inodes.newNode(directory, mode, FileType.REGULAR, caller);
+            fs.create(path, node.attributes()).close();
+            inodes.inherit(path, node);
             return handOut(path, at);
         });
     }
 
     /**
-     * mkdir(2): with POSIX attributes, {@code mode} (umask already applied) and the caller as owner.
+     * mkdir(2): with POSIX attributes, {@code mode} (limited by the umask or the directory's default ACL:
+     * {@link InodeOperations#newNode}) and the caller as owner.
      *
      * @param parent the directory
      * @param name the new name
@@ -448,7 +453,9 @@ public final class FuseBridge {
         return onPath(parent, directory -> {
             String path = join(directory, name);
             if (inodes.posix()) {
-                fs.mkdir(path, inodes.newInode(directory, mode, FileType.DIRECTORY, caller));
+                InodeOperations.NewNode node = inodes.newNode(directory, mode, FileType.DIRECTORY, caller);
+                fs.mkdir(path, node.attributes());
+                inodes.inherit(path, node);
             } else {
                 fs.mkdir(path);
             }
@@ -613,8 +620,13 @@ public final class FuseBridge {
             String path = join(directory, name);
             IomapFile file;
             try {
-                file = inodes.posix() ? fs.create(path, inodes.newInode(directory, mode, FileType.REGULAR, caller))
-                        : fs.create(path);
+                if (inodes.posix()) {
+                    InodeOperations.NewNode node = inodes.newNode(directory, mode, FileType.REGULAR, caller);
+                    file = fs.create(path, node.attributes());
+                    inheritOrClose(file, path, node);
+                } else {
+                    file = fs.create(path);
+                }
             } catch (FileAlreadyExistsException e) {
                 if ((flags & O_EXCL) != 0) {
                     throw e;
@@ -633,6 +645,16 @@ public final class FuseBridge {
                 throw e;
             }
         });
+    }
+
+    /** Stores the ACLs a file just created inherits; closes it if that fails. */
+    private void inheritOrClose(IomapFile file, String path, InodeOperations.NewNode node) throws IOException {
+        try {
+            inodes.inherit(path, node);
+        } catch (IOException | RuntimeException e) {
+            file.close();
+            throw e;
+        }
     }
 
     /**
@@ -973,10 +995,41 @@ public final class FuseBridge {
      * @throws IOException see {@link InodeOperations#setxattr}
      */
     void setxattr(long nodeid, String name, byte[] value, int flags) throws IOException {
+        setxattr(nodeid, name, value, flags, new InodeOperations.Caller(0, 0));
+    }
+
+    /**
+     * setxattr by a caller: where the kernel enforces POSIX ACLs, an access ACL set by a caller outside
+     * the file's group (and not root) clears set-group-ID ({@link AclOperations#set}).
+     *
+     * @param nodeid the file
+     * @param name the attribute
+     * @param value its value
+     * @param flags {@code XATTR_CREATE}, {@code XATTR_REPLACE} or 0
+     * @param caller who sets it
+     * @throws IOException see {@link InodeOperations#setxattr}
+     */
+    void setxattr(long nodeid, String name, byte[] value, int flags, InodeOperations.Caller caller)
+            throws IOException {
         onPath(nodeid, path -> {
-            inodes.setxattr(path, name, value, flags);
+            inodes.setxattr(path, name, value, flags, caller);
             return null;
         });
+    }
+
+    /**
+     * Whether the kernel enforces POSIX ACLs on this mount ({@code FUSE_CAP_POSIX_ACL}, INIT): the bridge
+     * then keeps ACLs and modes consistent ({@link AclOperations}).
+     *
+     * @param granted whether the kernel granted it
+     */
+    void posixAcls(boolean granted) {
+        inodes.acls().enable(granted);
+    }
+
+    /** @return whether the file system can keep POSIX ACLs (so the mount asks the kernel to enforce them) */
+    boolean supportsPosixAcls() {
+        return inodes.acls().supported();
     }
 
     /**
