@@ -59,6 +59,11 @@ final class InodeOperations {
     static final int FS_IOC_FSGETXATTR = 0x801c581f;
     /** Bytes of {@code struct fsxattr}: five 32-bit fields and 8 bytes of padding. */
     static final int FSXATTR_BYTES = 28;
+    /**
+     * {@code XFS_IOC_GOINGDOWN} ({@code FS_IOC_SHUTDOWN}), {@code _IOR('X', 125, __u32)}: xfstests' godown
+     * ({@link FuseBridge#shutDown}).
+     */
+    static final int XFS_IOC_GOINGDOWN = 0x8004587d;
 
     /**
      * Who made the current request ({@code fuse_req_ctx}).

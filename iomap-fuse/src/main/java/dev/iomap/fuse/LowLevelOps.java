@@ -641,7 +641,9 @@ final class LowLevelOps {
     /**
      * {@code ioctl(req, ino, cmd, arg, fi, flags, in_buf, in_bufsz, out_bufsz)}: the inode flags' commands
      * ({@link InodeOperations#ioctl}); a get answers {@link InodeOperations#ioctlBytes} bytes (at most
-     * {@code out_bufsz}), a set reads them from {@code in_buf}.
+     * {@code out_bufsz}), a set reads them from {@code in_buf}. The shutdown command
+     * ({@link FuseBridge#shutDown}) reads nothing (the kernel passes an {@code _IOR} command no input)
+     * and answers no bytes.
      */
     @SuppressWarnings("restricted") // libfuse's copy of the command's input
     void ioctl(MemorySegment req, long nodeid, int command, MemorySegment arg, MemorySegment fi, int flags,
@@ -657,7 +659,7 @@ final class LowLevelOps {
                 }
                 buffer.copyFrom(inBuf.reinterpret(bytes));
             }
-            bridge.ioctl(nodeid, command, buffer.asByteBuffer());
+            bridge.ioctl(nodeid, command, buffer.asByteBuffer(), caller(req));
             long answer = InodeOperations.ioctlAnswers(command) ? Math.min(bytes, outSize) : 0;
             MemorySegment answered = answer == 0 ? MemorySegment.NULL : buffer;
             int ignored = (int) libfuse.replyIoctl.invokeExact(req, 0, answered, answer);
