@@ -377,6 +377,22 @@ public interface IomapFileSystem extends Closeable {
     void sync() throws IOException;
 
     /**
+     * Shuts the mount down on request, as XFS's {@code XFS_IOC_GOINGDOWN} with
+     * {@code XFS_FSOP_GOING_FLAGS_LOGFLUSH} ({@code godown -f}, {@code xfs_io -c "shutdown -f"}): what
+     * already reached the device (every completed fsync and journal commit) is made durable with a
+     * device flush; nothing cached is written back. From then on every operation of the mount fails
+     * with {@link FilesystemShutdownException} (EIO), no write reaches the device, and {@link #close()}
+     * writes nothing and throws that exception; the next mount recovers the image as after a crash
+     * (journal replay), with every fsync'd change in it. Idempotent. This default refuses.
+     *
+     * @throws NotSupportedException if the implementation cannot shut down (this default)
+     * @throws IOException if the device flush fails (the mount is shut down all the same)
+     */
+    default void shutDown() throws IOException {
+        throw new NotSupportedException("shutting down on request is not supported by " + adapterName());
+    }
+
+    /**
      * Drops every clean cached folio of the mount (the kernel's {@code drop_caches}); dirty data and
      * data under writeback stay. Later reads come from the device.
      *

@@ -17,6 +17,12 @@ public final class Xattrs {
     public static final int MAX_LIST_BYTES = 65536;
     /** The namespaces stored. */
     public static final List<String> NAMESPACES = List.of("user.", "trusted.", "security.");
+    /** The access ACL of a file or directory (Linux's {@code XATTR_NAME_POSIX_ACL_ACCESS}). */
+    public static final String POSIX_ACL_ACCESS = "system.posix_acl_access";
+    /** The default ACL of a directory (Linux's {@code XATTR_NAME_POSIX_ACL_DEFAULT}). */
+    public static final String POSIX_ACL_DEFAULT = "system.posix_acl_default";
+    /** The only names of the {@code system.} namespace that are stored. */
+    public static final List<String> POSIX_ACL_NAMES = List.of(POSIX_ACL_ACCESS, POSIX_ACL_DEFAULT);
 
     private Xattrs() {
     }
@@ -29,7 +35,8 @@ public final class Xattrs {
      * @throws XattrLimitException ({@link XattrLimitException.Kind#NAME}, ERANGE) if empty or longer
      *     than {@value #MAX_NAME_BYTES} bytes
      * @throws UnrepresentableNameException if it stands for no byte string (EILSEQ)
-     * @throws NotSupportedException (EOPNOTSUPP) if its namespace is not one of {@link #NAMESPACES}
+     * @throws NotSupportedException (EOPNOTSUPP) if its namespace is not one of {@link #NAMESPACES} and
+     *     it is not one of {@link #POSIX_ACL_NAMES}
      * @throws IllegalArgumentException (EINVAL) if it is only a prefix, or holds a NUL
      */
     public static byte[] checkName(String name) throws XattrLimitException, NotSupportedException {
@@ -44,10 +51,13 @@ public final class Xattrs {
         if (name.indexOf('\0') >= 0) {
             throw new IllegalArgumentException("NUL in extended attribute name");
         }
+        if (POSIX_ACL_NAMES.contains(name)) {
+            return bytes;
+        }
         String namespace = namespaceOf(name);
         if (namespace == null) {
             throw new NotSupportedException("extended attribute '" + name + "': only the "
-                    + String.join(", ", NAMESPACES) + " namespaces are supported");
+                    + String.join(", ", NAMESPACES) + " namespaces and the POSIX ACLs (" + String.join(", ", POSIX_ACL_NAMES) + ") are supported");
         }
         if (name.length() == namespace.length()) {
             throw new IllegalArgumentException("extended attribute name '" + name + "' is only a namespace");

@@ -6,6 +6,7 @@ import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
+import dev.iomap.api.FilesystemShutdownException;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -126,6 +127,9 @@ public final class FuseBridge {
     /** Handles of opens for writing of files with capabilities: the first write removes them. */
     private final Set<Long> capabilityHolders = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile LongConsumer attributesChanged = nodeid -> { };
+    /** Set once by {@link #shutDown}: every operation then fails with EIO. */
+    private volatile boolean shutDown;
+    private volatile Runnable onShutDown = () -> { };
 
     /**
      * @param fs the mounted file system; the bridge never closes it
@@ -196,6 +200,59 @@ public final class FuseBridge {
     }
 
     /**
+     * @param hook run once the mount is shut down ({@link #shutDown}), after the reply's errno is known:
+     *     drops what the kernel cached, so that reads it would serve from its own cache fail too
+     */
+    void onShutDown(Runnable hook) {
+        this.onShutDown = hook;
+    }
+
+    /** @return whether the mount was shut down on request ({@link #shutDown}) */
+    public boolean isShutDown() {
+        return shutDown;
+    }
+
+    /** @throws FilesystemShutdownException (EIO) once the mount was shut down */
+    private void live() throws FilesystemShutdownException {
+        if (shutDown) {
+            throw new FilesystemShutdownException(fs.adapterName() + " mount was shut down: unmount it");
+        }
+    }
+
+    /**
+     * The shutdown ioctl ({@code XFS_IOC_GOINGDOWN}, {@link InodeOperations#XFS_IOC_GOINGDOWN}), as XFS
+     * answers it with {@code XFS_FSOP_GOING_FLAGS_LOGFLUSH}: root only; what reached the device is made
+     * durable and nothing more is written ({@link IomapFileSystem#shutDown()}); from then on every
+     * operation fails with EIO (reads too, as on XFS), and unmounting writes nothing back. Through FUSE
+     * the ioctl is a restricted one whose argument is output only ({@code _IOR}), so godown's flag never
+     * reaches the file system: every shutdown is the log-flushing one. A second shutdown succeeds and does
+     * nothing more.
+     *
+     * @param caller who asks
+     * @throws IOException EPERM for a caller other than root; EOPNOTSUPP where the file system cannot shut
+     *     down; or the device flush's failure (the mount is shut down all the same)
+     */
+    void shutDown(InodeOperations.Caller caller) throws IOException {
+        if (caller.uid() != 0) {
+            throw new ErrnoException(LinuxErrno.EPERM, "shutdown of the mount by uid " + caller.uid() + ": root only");
+        }
+        if (shutDown) {
+            return;
+        }
+        try {
+            fs.shutDown();
+        } catch (NotSupportedException refused) {
+            throw refused;
+        } catch (IOException | RuntimeException flushFailed) {
+            shutDown = true;   // the file system is shut down; only its last flush failed
+            onShutDown.run();
+            throw flushFailed;
+        }
+        shutDown = true;
+        onShutDown.run();
+    }
+
+    /**
      * Closes every file the kernel still has open (a lazy unmount leaves them), so that unlinked ones
      * are freed before the file system is closed.
      *
@@ -226,6 +283,7 @@ public final class FuseBridge {
 
     /** Runs {@code body} on the node's path with the namespace read lock held (see {@link Nodes}). */
     private <T> T onPath(long nodeid, PathBody<T> body) throws IOException {
+        live();
         return locked(nodes.namespace().readLock(), () -> body.run(nodes.path(nodeid)));
     }
 
@@ -300,6 +358,7 @@ public final class FuseBridge {
      * @throws IOException ENOENT for a node that has neither a name nor an open file or directory
      */
     Attributes getattr(long nodeid, long fh) throws IOException {
+        live();
         IomapFile open = fh == 0 ? null : handles.find(fh);
         if (open != null) {
             return inodes.attributes(open.stat());
@@ -349,6 +408,7 @@ public final class FuseBridge {
      * @throws IOException as the file system
      */
     Attributes setattr(long nodeid, SetAttributes change, long fh) throws IOException {
+        live();
         if (change.size() != null) {
             truncate(nodeid, change.size(), fh);
             afterTruncate(nodeid, change.killPrivileges());
@@ -426,15 +486,20 @@ public final class FuseBridge {
         Nodes.Name at = new Nodes.Name(parent, checked(name));
         return onPath(parent, directory -> {
             String path = join(directory, name);
-            IomapFile file = inodes.posix() ? fs.create(path, inodes.newInode(directory, mode, FileType.REGULAR, caller))
-                    : fs.create(path);
-            file.close();
+            if (!inodes.posix()) {
+                fs.create(path).close();
+                return handOut(path, at);
+            }
+            InodeOperations.NewNode node = inodes.newNode(directory, mode, FileType.REGULAR, caller);
+            fs.create(path, node.attributes()).close();
+            inodes.inherit(path, node);
             return handOut(path, at);
         });
     }
 
     /**
-     * mkdir(2): with POSIX attributes, {@code mode} (umask already applied) and the caller as owner.
+     * mkdir(2): with POSIX attributes, {@code mode} (limited by the umask or the directory's default ACL:
+     * {@link InodeOperations#newNode}) and the caller as owner.
      *
      * @param parent the directory
      * @param name the new name
@@ -448,7 +513,9 @@ public final class FuseBridge {
         return onPath(parent, directory -> {
             String path = join(directory, name);
             if (inodes.posix()) {
-                fs.mkdir(path, inodes.newInode(directory, mode, FileType.DIRECTORY, caller));
+                InodeOperations.NewNode node = inodes.newNode(directory, mode, FileType.DIRECTORY, caller);
+                fs.mkdir(path, node.attributes());
+                inodes.inherit(path, node);
             } else {
                 fs.mkdir(path);
             }
@@ -485,6 +552,7 @@ public final class FuseBridge {
      * @throws IOException EPERM without hard links, EEXIST, ENOENT for an unlinked file
      */
     Entry link(long nodeid, long parent, String name) throws IOException {
+        live();
         Nodes.Name at = new Nodes.Name(parent, checked(name));
         return locked(nodes.namespace().readLock(), () -> {
             String path = nodes.path(parent, name);
@@ -501,6 +569,7 @@ public final class FuseBridge {
      * @throws IOException ENOENT, EISDIR, or as the file system
      */
     void unlink(long parent, String name) throws IOException {
+        live();
         Nodes.Name at = new Nodes.Name(parent, checked(name));
         locked(nodes.namespace().writeLock(), () -> {
             fs.unlink(nodes.path(parent, name));
@@ -517,6 +586,7 @@ public final class FuseBridge {
      * @throws IOException ENOENT, ENOTDIR, ENOTEMPTY
      */
     void rmdir(long parent, String name) throws IOException {
+        live();
         Nodes.Name at = new Nodes.Name(parent, checked(name));
         locked(nodes.namespace().writeLock(), () -> {
             fs.rmdir(nodes.path(parent, name));
@@ -538,6 +608,7 @@ public final class FuseBridge {
      * @throws IOException as the file system
      */
     void rename(long parent, String name, long newParent, String newName, int flags) throws IOException {
+        live();
         if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE)) != 0 || flags == (RENAME_NOREPLACE | RENAME_EXCHANGE)) {
             throw new ErrnoException(LinuxErrno.EINVAL, "rename " + name + ": flags " + flags);
         }
@@ -613,8 +684,13 @@ public final class FuseBridge {
             String path = join(directory, name);
             IomapFile file;
             try {
-                file = inodes.posix() ? fs.create(path, inodes.newInode(directory, mode, FileType.REGULAR, caller))
-                        : fs.create(path);
+                if (inodes.posix()) {
+                    InodeOperations.NewNode node = inodes.newNode(directory, mode, FileType.REGULAR, caller);
+                    file = fs.create(path, node.attributes());
+                    inheritOrClose(file, path, node);
+                } else {
+                    file = fs.create(path);
+                }
             } catch (FileAlreadyExistsException e) {
                 if ((flags & O_EXCL) != 0) {
                     throw e;
@@ -633,6 +709,16 @@ public final class FuseBridge {
                 throw e;
             }
         });
+    }
+
+    /** Stores the ACLs a file just created inherits; closes it if that fails. */
+    private void inheritOrClose(IomapFile file, String path, InodeOperations.NewNode node) throws IOException {
+        try {
+            inodes.inherit(path, node);
+        } catch (IOException | RuntimeException e) {
+            file.close();
+            throw e;
+        }
     }
 
     /**
@@ -704,6 +790,7 @@ public final class FuseBridge {
      * @throws IOException EBADF for an unknown handle, or as the file system
      */
     int read(long fh, long offset, ByteBuffer buf) throws IOException {
+        live();
         FileHandles.Handle handle = handles.handle(fh);
         IomapFile file = handle.file();
         int total;
@@ -762,6 +849,7 @@ public final class FuseBridge {
      * @throws IOException EBADF for an unknown handle, or as the file system
      */
     int write(long fh, long offset, ByteBuffer buf, boolean killPrivileges) throws IOException {
+        live();
         FileHandles.Handle handle = handles.handle(fh);
         if (killPrivileges && hasPrivileges(handle.file())) {
             killPrivileges(handle.nodeid());
@@ -817,6 +905,7 @@ public final class FuseBridge {
      * @throws IOException EBADF for an unknown handle
      */
     void flush(long fh) throws IOException {
+        live();
         handles.get(fh);
     }
 
@@ -843,6 +932,7 @@ public final class FuseBridge {
      * @throws IOException a writeback error, or as the file system
      */
     void fsync(long fh, boolean datasync) throws IOException {
+        live();
         IomapFile file = handles.get(fh);
         if (datasync) {
             file.fdatasync();
@@ -860,6 +950,7 @@ public final class FuseBridge {
      * @throws IOException ENOTDIR, or as the file system
      */
     long opendir(long nodeid) throws IOException {
+        live();
         FileStat opened = stat(nodeid);
         List<DirEntry> entries = onPath(nodeid, fs::readdir);
         return directories.add(nodeid, entries, opened);
@@ -883,6 +974,7 @@ public final class FuseBridge {
      * @throws IOException EBADF for an unknown handle, or as the file system
      */
     Directories.Listing listing(long dh, long offset) throws IOException {
+        live();
         Directories.Listing listing = directories.get(dh);
         if (offset != 0) {
             return listing;
@@ -935,6 +1027,7 @@ public final class FuseBridge {
      * @throws IOException on a device error
      */
     Statfs statfs() throws IOException {
+        live();
         FsStat stat = fs.statfs();
         return new Statfs(stat.blockSize(), stat.totalBlocks(), stat.freeBlocks(), stat.totalInodes(),
                 stat.freeInodes());
@@ -973,10 +1066,41 @@ public final class FuseBridge {
      * @throws IOException see {@link InodeOperations#setxattr}
      */
     void setxattr(long nodeid, String name, byte[] value, int flags) throws IOException {
+        setxattr(nodeid, name, value, flags, new InodeOperations.Caller(0, 0));
+    }
+
+    /**
+     * setxattr by a caller: where the kernel enforces POSIX ACLs, an access ACL set by a caller outside
+     * the file's group (and not root) clears set-group-ID ({@link AclOperations#set}).
+     *
+     * @param nodeid the file
+     * @param name the attribute
+     * @param value its value
+     * @param flags {@code XATTR_CREATE}, {@code XATTR_REPLACE} or 0
+     * @param caller who sets it
+     * @throws IOException see {@link InodeOperations#setxattr}
+     */
+    void setxattr(long nodeid, String name, byte[] value, int flags, InodeOperations.Caller caller)
+            throws IOException {
         onPath(nodeid, path -> {
-            inodes.setxattr(path, name, value, flags);
+            inodes.setxattr(path, name, value, flags, caller);
             return null;
         });
+    }
+
+    /**
+     * Whether the kernel enforces POSIX ACLs on this mount ({@code FUSE_CAP_POSIX_ACL}, INIT): the bridge
+     * then keeps ACLs and modes consistent ({@link AclOperations}).
+     *
+     * @param granted whether the kernel granted it
+     */
+    void posixAcls(boolean granted) {
+        inodes.acls().enable(granted);
+    }
+
+    /** @return whether the file system can keep POSIX ACLs (so the mount asks the kernel to enforce them) */
+    boolean supportsPosixAcls() {
+        return inodes.acls().supported();
     }
 
     /**
@@ -1002,6 +1126,24 @@ public final class FuseBridge {
      * @throws IOException ENOTTY for other commands, or as the file system
      */
     void ioctl(long nodeid, int command, ByteBuffer data) throws IOException {
+        ioctl(nodeid, command, data, new InodeOperations.Caller(0, 0));
+    }
+
+    /**
+     * ioctl by a caller: the shutdown command ({@link #shutDown}) and the inode flags' commands.
+     *
+     * @param nodeid the file or directory
+     * @param command the command
+     * @param data its buffer
+     * @param caller who asks
+     * @throws IOException ENOTTY for other commands, EPERM for a shutdown by another user than root, or as
+     *     the file system
+     */
+    void ioctl(long nodeid, int command, ByteBuffer data, InodeOperations.Caller caller) throws IOException {
+        if (command == InodeOperations.XFS_IOC_GOINGDOWN) {
+            shutDown(caller);
+            return;
+        }
         onPath(nodeid, path -> {
             inodes.ioctl(path, command, data);
             return null;
@@ -1022,6 +1164,7 @@ public final class FuseBridge {
      */
     long copyFileRange(long fhIn, long offsetIn, long fhOut, long offsetOut, long size, int flags)
             throws IOException {
+        live();
         if (flags != 0) {
             throw new ErrnoException(LinuxErrno.EINVAL, "copy_file_range: flags " + flags);
         }
@@ -1044,6 +1187,7 @@ public final class FuseBridge {
      * @throws IOException EINVAL, EOPNOTSUPP, or as the file system
      */
     void fallocate(long fh, int mode, long offset, long length) throws IOException {
+        live();
         if (offset < 0 || length <= 0) {
             throw new ErrnoException(LinuxErrno.EINVAL, "fallocate at " + offset + " of " + length + " bytes");
         }
@@ -1081,6 +1225,7 @@ public final class FuseBridge {
      * @throws IOException EBADF, EINVAL, ENXIO
      */
     long lseek(long fh, long offset, int whence) throws IOException {
+        live();
         IomapFile file = handles.get(fh);
         return switch (whence) {
             case SEEK_SET -> {

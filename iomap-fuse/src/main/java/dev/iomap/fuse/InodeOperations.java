@@ -27,7 +27,8 @@ import java.util.Set;
  *
  * <p>Where the file system declares {@link Capability#POSIX_ATTRIBUTES}, {@code getattr} reports the
  * stored mode, owner, group, link count and the three times with nanoseconds, and new inodes get the
- * mode the kernel asked for (the caller's umask is already applied: the kernel does it) and the
+ * mode the kernel asked for without the caller's umask, or limited by the directory's default ACL
+ * ({@link AclOperations}: where the kernel enforces ACLs it leaves the umask to the file system), and the
  * calling process's uid and gid ({@link Caller}), or the parent's gid and set-group-ID bit where the
  * parent directory has set-group-ID, as Linux's {@code inode_init_owner}. Otherwise every file is shown
  * with the type's default mode, the mounting user as owner, its modification time as all three times
@@ -58,14 +59,29 @@ final class InodeOperations {
     static final int FS_IOC_FSGETXATTR = 0x801c581f;
     /** Bytes of {@code struct fsxattr}: five 32-bit fields and 8 bytes of padding. */
     static final int FSXATTR_BYTES = 28;
+    /**
+     * {@code XFS_IOC_GOINGDOWN} ({@code FS_IOC_SHUTDOWN}), {@code _IOR('X', 125, __u32)}: xfstests' godown
+     * ({@link FuseBridge#shutDown}).
+     */
+    static final int XFS_IOC_GOINGDOWN = 0x8004587d;
 
     /**
      * Who made the current request ({@code fuse_req_ctx}).
      *
      * @param uid the calling process's file-system user id
      * @param gid its file-system group id
+     * @param umask its umask where the request creates a node (0 otherwise, or where not known)
      */
-    record Caller(int uid, int gid) {
+    record Caller(int uid, int gid, int umask) {
+        /**
+         * A caller whose umask does not matter (the kernel applied it, or nothing is created).
+         *
+         * @param uid the user id
+         * @param gid the group id
+         */
+        Caller(int uid, int gid) {
+            this(uid, gid, 0);
+        }
     }
 
     private final IomapFileSystem fs;
@@ -73,6 +89,7 @@ final class InodeOperations {
     private final Set<Capability> capabilities;
     private final Caller owner;
     private final int blockSize;
+    private final AclOperations acls;
 
     /**
      * @param fs the file system
@@ -85,6 +102,12 @@ final class InodeOperations {
         this.posix = capabilities.contains(Capability.POSIX_ATTRIBUTES);
         this.owner = owner;
         this.blockSize = blockSize;
+        this.acls = new AclOperations(fs);
+    }
+
+    /** @return the POSIX ACLs' operations */
+    AclOperations acls() {
+        return acls;
     }
 
     /** @return whether the file system keeps POSIX attributes (and the kernel may check permissions from them) */
@@ -154,15 +177,44 @@ final class InodeOperations {
     }
 
     /**
+     * What a new node gets: its attributes and the ACLs it inherits ({@link AclOperations#creation}).
+     *
+     * @param attributes its mode and owner
+     * @param acls its mode as the directory's default ACL or the umask leave it, and the ACLs it inherits
+     */
+    record NewNode(NewInodeAttributes attributes, AclOperations.Creation acls) {
+    }
+
+    /**
      * @param parent the parent directory's path
-     * @param mode the mode the kernel passed (umask applied; type bits are dropped)
+     * @param mode the mode the kernel passed (type bits are dropped); the caller's umask or the parent's
+     *     default ACL limit it ({@link AclOperations#creation})
      * @param type what is created
      * @param caller who creates it
      * @return its attributes: the caller's uid, and its gid unless the parent has set-group-ID (then the
-     *     parent's gid, and a new directory inherits the bit)
+     *     parent's gid, and a new directory inherits the bit); and its ACLs, for {@link #inherit} once it
+     *     exists
      * @throws IOException if the parent cannot be stat'ed
      */
-    NewInodeAttributes newInode(String parent, int mode, FileType type, Caller caller) throws IOException {
+    NewNode newNode(String parent, int mode, FileType type, Caller caller) throws IOException {
+        AclOperations.Creation creation = acls.creation(parent, mode & NewInodeAttributes.MODE_MASK, type,
+                caller.umask());
+        return new NewNode(newInode(parent, creation.mode(), type, caller), creation);
+    }
+
+    /**
+     * Stores the ACLs a node created with {@link #newNode} inherits.
+     *
+     * @param path the new node
+     * @param node what {@link #newNode} said
+     * @throws IOException as the file system
+     */
+    void inherit(String path, NewNode node) throws IOException {
+        acls.inherit(path, node.acls());
+    }
+
+    /** The owner and group of a new node, and its mode with the parent's set-group-ID applied. */
+    private NewInodeAttributes newInode(String parent, int mode, FileType type, Caller caller) throws IOException {
         int bits = mode & NewInodeAttributes.MODE_MASK;
         int gid = caller.gid();
         FileStat directory = fs.lstat(parent);
@@ -260,6 +312,9 @@ final class InodeOperations {
         }
         if (!attributes.isEmpty()) {
             fs.setAttributes(path, attributes);
+        }
+        if (change.mode() != null) {
+            acls.chmod(path, change.mode() & NewInodeAttributes.MODE_MASK);
         }
     }
 
@@ -390,12 +445,18 @@ final class InodeOperations {
      * @param name the attribute
      * @param value its new value
      * @param flags setxattr's flags
-     * @throws IOException ENOSYS without {@link Capability#XATTRS}, or as above
+     * @param caller who sets it
+     * @throws IOException ENOSYS without {@link Capability#XATTRS}, or as above; an ACL where the kernel
+     *     enforces them as {@link AclOperations#set}
      */
-    void setxattr(String path, String name, byte[] value, int flags) throws IOException {
+    void setxattr(String path, String name, byte[] value, int flags, Caller caller) throws IOException {
         checkXattrs(path);
         if ((flags & ~(XATTR_CREATE | XATTR_REPLACE)) != 0) {
             throw new ErrnoException(LinuxErrno.EINVAL, "setxattr " + path + ": flags " + flags);
+        }
+        if (acls.enabled() && AclOperations.isAcl(name)) {
+            acls.set(path, name, value, caller);
+            return;
         }
         if (flags == (XATTR_CREATE | XATTR_REPLACE)) {
             fs.getXattr(path, name);

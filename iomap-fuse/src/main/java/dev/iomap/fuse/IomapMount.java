@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dev.iomap.api.Capability;
+import dev.iomap.api.FilesystemShutdownException;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceNoSpaceException;
@@ -140,6 +141,7 @@ public final class IomapMount implements AutoCloseable {
             throw new IOException("mounting " + fs.adapterName() + " on " + real + " failed: " + e.getMessage(), e);
         }
         bridge.onAttributesChanged(nodeid -> invalidateAttributes(libfuse, session, nodeid));
+        bridge.onShutDown(() -> invalidateAll(libfuse, session, bridge));
         var loopEnded = new CountDownLatch(1);
         Thread loop = Thread.ofPlatform().name("iomap-fuse-loop").daemon().start(() -> runLoop(libfuse, session,
                 loopEnded));
@@ -249,6 +251,23 @@ public final class IomapMount implements AutoCloseable {
             int ignored = (int) libfuse.notifyInvalInode.invokeExact(session, nodeid, -1L, 0L);
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.DEBUG, "notify_inval_inode " + nodeid + " failed", t);
+        }
+    }
+
+    /**
+     * After a shutdown ({@link FuseBridge#shutDown}): drops the attributes and cached pages the kernel
+     * holds of every node it knows ({@code notify_inval_inode} from offset 0, all of it), so that reads
+     * it would have served from its page cache come here and fail with EIO. Dirty pages of the kernel's
+     * writeback cache are written first, which fails the same way: a shutdown drops them. Runs in the
+     * ioctl's request, before its reply (the session is alive until then).
+     */
+    private static void invalidateAll(Libfuse libfuse, MemorySegment session, FuseBridge bridge) {
+        for (long nodeid : bridge.nodes().nodeids()) {
+            try {
+                int ignored = (int) libfuse.notifyInvalInode.invokeExact(session, nodeid, 0L, 0L);
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.DEBUG, "notify_inval_inode " + nodeid + " failed", t);
+            }
         }
     }
 
@@ -496,7 +515,9 @@ public final class IomapMount implements AutoCloseable {
         reported = true;
         try {
             close();
-            System.err.println("iomap: unmounted " + mountPoint + "; the image is clean");
+            System.err.println("iomap: unmounted " + mountPoint + (bridge.isShutDown()
+                    ? "; it was shut down: nothing was written back, the next mount recovers the image"
+                    : "; the image is clean"));
         } catch (IOException e) {
             System.err.println("iomap: " + e.getMessage());
             if (!hostFull(e)) {
@@ -596,12 +617,27 @@ public final class IomapMount implements AutoCloseable {
             if (failures == null) {
                 failures = new ArrayList<>();
                 IomapMount.run(failures, bridge::releaseAll);
-                IomapMount.run(failures, fs::close);
+                IomapMount.run(failures, this::closeFileSystem);
                 if (device != null) {
                     IomapMount.run(failures, device::close);
                 }
             }
             return failures;
+        }
+
+        /**
+         * Closes the file system; after a shutdown on request ({@link FuseBridge#shutDown}) its refusal to
+         * write anything ({@link FilesystemShutdownException}) is what was asked for, not a failure.
+         */
+        private void closeFileSystem() throws IOException {
+            try {
+                fs.close();
+            } catch (FilesystemShutdownException e) {
+                if (!bridge.isShutDown()) {
+                    throw e;
+                }
+                LOG.log(System.Logger.Level.INFO, "closed the shut-down mount without writing: " + e.getMessage());
+            }
         }
 
         /** The {@code destroy} upcall: runs, and logs what failed (the caller of close reports it again). */

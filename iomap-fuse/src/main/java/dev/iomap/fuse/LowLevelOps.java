@@ -37,6 +37,8 @@ final class LowLevelOps {
     static final int CAP_READDIRPLUS_AUTO = 1 << 14;
     static final int CAP_WRITEBACK_CACHE = 1 << 16;
     static final int CAP_HANDLE_KILLPRIV = 1 << 20;
+    static final int CAP_DONT_MASK = 1 << 6;
+    static final int CAP_POSIX_ACL = 1 << 19;
 
     private final Libfuse libfuse;
     private final FuseBridge bridge;
@@ -159,7 +161,8 @@ final class LowLevelOps {
                 return owner;
             }
             ctx = ctx.reinterpret(FuseStructs.CTX.byteSize());
-            return new InodeOperations.Caller(ctx.get(JAVA_INT, 0), ctx.get(JAVA_INT, JAVA_INT.byteSize()));
+            return new InodeOperations.Caller(ctx.get(JAVA_INT, 0), ctx.get(JAVA_INT, JAVA_INT.byteSize()),
+                    ctx.get(JAVA_INT, FuseStructs.offset(FuseStructs.CTX, "umask")));
         } catch (Throwable t) {
             return owner;
         }
@@ -229,8 +232,10 @@ final class LowLevelOps {
      * off {@code FUSE_CAP_READDIRPLUS_AUTO} so that every page of a listing comes with its entries'
      * attributes (with it the kernel uses readdirplus for the first page only, unless lookups happened
      * between two pages, and {@code find -ls}, {@code ls -l} or {@code rsync} of a large directory then
-     * sent one LOOKUP per entry: 5,000 lookups for 5,000 files), and asks for the writeback cache in
-     * {@link CacheMode.Mode#WRITEBACK}.
+     * sent one LOOKUP per entry: 5,000 lookups for 5,000 files), asks for the writeback cache in
+     * {@link CacheMode.Mode#WRITEBACK}, and, where the file system keeps modes and extended attributes,
+     * for POSIX ACLs ({@code FUSE_CAP_POSIX_ACL}: the kernel enforces them, {@link AclOperations} keeps
+     * them) with {@code FUSE_CAP_DONT_MASK} (the umask is then the file system's to apply).
      */
     @SuppressWarnings("restricted") // libfuse's struct fuse_conn_info
     void init(MemorySegment userdata, MemorySegment conn) {
@@ -247,7 +252,12 @@ final class LowLevelOps {
         if (cache.writebackCache() && (capable & CAP_WRITEBACK_CACHE) != 0) {
             want |= CAP_WRITEBACK_CACHE;
         }
+        int acls = CAP_POSIX_ACL | CAP_DONT_MASK;
+        if (bridge.supportsPosixAcls() && (capable & acls) == acls) {
+            want |= acls;
+        }
         bridge.kernelWritebackCache((want & CAP_WRITEBACK_CACHE) != 0);
+        bridge.posixAcls((want & CAP_POSIX_ACL) != 0);
         info.set(JAVA_INT, wantAt, want);
         info.set(JAVA_INT, FuseStructs.offset(FuseStructs.CONN_INFO, "max_write"), FuseBridge.MAX_IO_BYTES);
         info.set(JAVA_INT, FuseStructs.offset(FuseStructs.CONN_INFO, "max_readahead"), FuseBridge.MAX_IO_BYTES);
@@ -581,7 +591,7 @@ final class LowLevelOps {
     void setxattr(MemorySegment req, long nodeid, MemorySegment name, MemorySegment value, long size, int flags) {
         try {
             byte[] bytes = size == 0 ? new byte[0] : value.reinterpret(size).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            bridge.setxattr(nodeid, name(name), bytes, flags);
+            bridge.setxattr(nodeid, name(name), bytes, flags, caller(req));
             replyErr(req, 0);
         } catch (Throwable t) {
             error(req, "setxattr", nodeid, t);
@@ -631,7 +641,9 @@ final class LowLevelOps {
     /**
      * {@code ioctl(req, ino, cmd, arg, fi, flags, in_buf, in_bufsz, out_bufsz)}: the inode flags' commands
      * ({@link InodeOperations#ioctl}); a get answers {@link InodeOperations#ioctlBytes} bytes (at most
-     * {@code out_bufsz}), a set reads them from {@code in_buf}.
+     * {@code out_bufsz}), a set reads them from {@code in_buf}. The shutdown command
+     * ({@link FuseBridge#shutDown}) reads nothing (the kernel passes an {@code _IOR} command no input)
+     * and answers no bytes.
      */
     @SuppressWarnings("restricted") // libfuse's copy of the command's input
     void ioctl(MemorySegment req, long nodeid, int command, MemorySegment arg, MemorySegment fi, int flags,
@@ -647,7 +659,7 @@ final class LowLevelOps {
                 }
                 buffer.copyFrom(inBuf.reinterpret(bytes));
             }
-            bridge.ioctl(nodeid, command, buffer.asByteBuffer());
+            bridge.ioctl(nodeid, command, buffer.asByteBuffer(), caller(req));
             long answer = InodeOperations.ioctlAnswers(command) ? Math.min(bytes, outSize) : 0;
             MemorySegment answered = answer == 0 ? MemorySegment.NULL : buffer;
             int ignored = (int) libfuse.replyIoctl.invokeExact(req, 0, answered, answer);

@@ -180,6 +180,11 @@ final class Nodes {
         return node == null ? 0 : node.lookups;
     }
 
+    /** @return the node ids the table holds now, the root included */
+    synchronized java.util.List<Long> nodeids() {
+        return java.util.List.copyOf(nodes.keySet());
+    }
+
     /** @return how many nodes the table holds, the root included */
     synchronized int size() {
         return nodes.size();

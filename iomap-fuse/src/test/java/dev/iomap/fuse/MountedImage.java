@@ -176,6 +176,17 @@ final class MountedImage implements AutoCloseable {
         assertThat(fsck(adapter, image).problems()).as("fsck after unmount").isEmpty();
     }
 
+    /**
+     * {@code fusermount3 -u} of a mount that was shut down: asserts the unmount succeeds and the foreground
+     * mount returns 0, without looking at the image (the next mount recovers it).
+     */
+    void unmountShutDown() throws Exception {
+        ShellResult result = run(mountPoint.getParent(), List.of("fusermount3", "-u", mountPoint.toString()));
+        assertThat(result.exit()).as("fusermount3 -u: %s", result.stderr()).isZero();
+        assertThat(foreground.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).as("mountForeground status").isZero();
+        assertThat(MountTable.isFuseMounted(mountPoint)).isFalse();
+    }
+
     /** Unmounts (lazily) if a test left the mount up, and waits for the foreground mount to end. */
     @Override
     public void close() throws IOException {

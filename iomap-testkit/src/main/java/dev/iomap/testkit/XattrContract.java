@@ -180,17 +180,21 @@ public abstract class XattrContract extends AdapterContract {
     }
 
     @Test
-    void onlyTheUserTrustedAndSecurityNamespacesAreSupported() throws IOException {
+    void onlyTheUserTrustedAndSecurityNamespacesAndThePosixAclsAreSupported() throws IOException {
         assumeCapable(Capability.XATTRS);
         file("/f");
-        for (String name : List.of("system.posix_acl_access", "foo.bar", "User.upper", "userx")) {
+        for (String name : List.of("system.posix_acl_other", "system.nfs4_acl", "foo.bar", "User.upper", "userx")) {
             assertThatThrownBy(() -> set("/f", name, bytes("x"))).as(name).isInstanceOf(NotSupportedException.class);
             assertThatThrownBy(() -> fs.getXattr("/f", name)).as(name).isInstanceOf(NotSupportedException.class);
         }
         set("/f", "trusted.overlay.opaque", bytes("y"));
         set("/f", "security.selinux", bytes("system_u:object_r:etc_t:s0\0"));
+        byte[] acl = {2, 0, 0, 0, 1, 0, 6, 0, -1, -1, -1, -1};   // opaque to the file system
+        set("/f", "system.posix_acl_access", acl);
         remountChecked();
-        assertThat(fs.listXattrs("/f")).containsExactly("security.selinux", "trusted.overlay.opaque");
+        assertThat(fs.listXattrs("/f")).containsExactly("security.selinux", "system.posix_acl_access",
+                "trusted.overlay.opaque");
+        assertThat(fs.getXattr("/f", "system.posix_acl_access")).isEqualTo(acl);
         assertThat(fs.getXattr("/f", "security.selinux")).isEqualTo(bytes("system_u:object_r:etc_t:s0\0"));
     }
 

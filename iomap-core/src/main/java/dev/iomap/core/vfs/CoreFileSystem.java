@@ -146,6 +146,25 @@ final class CoreFileSystem implements IomapFileSystem {
         return e;
     }
 
+    /**
+     * Shuts the mount down on request ({@link IomapFileSystem#shutDown()}): the gate closes first, so that
+     * no write submitted later reaches the device, then the device is flushed, so that every write that
+     * completed before (fsyncs and journal commits) is durable.
+     */
+    @Override
+    public void shutDown() throws IOException {
+        if (closed) {
+            throw new ClosedFileSystemException();
+        }
+        boolean first = !gate.isShutDown();
+        FilesystemShutdownException e = gate.shutDown(adapter.name() + " mount shut down on request: nothing more"
+                + " is written; unmount, and the next mount recovers the image (what was fsync'd is kept)", null);
+        if (first) {
+            System.getLogger(CoreFileSystem.class.getName()).log(System.Logger.Level.INFO, e.getMessage());
+        }
+        gate.flushBelow();
+    }
+
     @Override
     public IomapFile create(String path) throws IOException {
         return create(path, NewInodeAttributes.defaults(FileType.REGULAR));

@@ -46,6 +46,16 @@ final class ShutdownGate implements BlockDevice {
         return shutdown;
     }
 
+    /**
+     * Flushes the device below the gate, whether or not the mount is shut down: a shutdown on request
+     * makes durable what reached the device before it ({@link CoreFileSystem#shutDown()}).
+     *
+     * @throws IOException as the device's flush
+     */
+    void flushBelow() throws IOException {
+        device.flush();
+    }
+
     /** @return whether the mount was shut down */
     boolean isShutDown() {
         return shutdown != null;

@@ -120,7 +120,7 @@ class SnapAttributesFormatTest {
         userOnLink.inodes.get(3L).xattrs.put("user.x", new byte[1]);
         assertRefused(userOnLink, "symbolic link 3 has a user. extended attribute");
         SnapState badName = fileAndLink();
-        badName.inodes.get(2L).xattrs.put("system.posix_acl_access", new byte[1]);
+        badName.inodes.get(2L).xattrs.put("system.posix_acl_other", new byte[1]);
         assertRefused(badName, "inode 2 has an invalid extended attribute name");
     }
 

@@ -1,0 +1,53 @@
+package dev.iomap.core.vfs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FormatOptions;
+import dev.iomap.api.IomapFile;
+import dev.iomap.api.IomapFileSystem;
+import dev.iomap.api.MountOptions;
+import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.testkit.snapfs.SnapAdapter;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link IomapFileSystem#shutDown()} (issue 38, the FUSE mount's {@code XFS_IOC_GOINGDOWN}): the device
+ * is flushed, nothing is written after, every operation and the final close fail with
+ * {@link FilesystemShutdownException}, and the next mount has what was fsync'd.
+ */
+class CoreShutdownTest {
+    @Test
+    void aShutdownFlushesWritesNothingMoreAndTheNextMountHasWhatWasFsynced() throws Exception {
+        try (var device = new RamBlockDevice(1024, 8L << 20)) {
+            new SnapAdapter().format(device, FormatOptions.blockSize(1024));
+            IomapFileSystem fs = CoreRuntime.mount(new SnapAdapter(), device, MountOptions.defaults());
+            try (IomapFile a = fs.create("/a")) {
+                a.write(0, ByteBuffer.wrap(new byte[] {'A'}));
+                a.fsync();
+            }
+            IomapFile b = fs.create("/b");
+            b.write(0, ByteBuffer.wrap(new byte[] {'B'}));
+            long flushes = device.stats().flushes();
+
+            fs.shutDown();
+            assertThat(device.stats().flushes()).isGreaterThan(flushes);
+            long writes = device.stats().writes();
+            assertThatThrownBy(() -> fs.stat("/a")).isInstanceOf(FilesystemShutdownException.class);
+            assertThatThrownBy(() -> fs.create("/c")).isInstanceOf(FilesystemShutdownException.class);
+            assertThatThrownBy(fs::sync).isInstanceOf(FilesystemShutdownException.class);
+            fs.shutDown();
+            assertThatThrownBy(fs::close).isInstanceOf(FilesystemShutdownException.class);
+            assertThat(device.stats().writes()).as("nothing written after the shutdown").isEqualTo(writes);
+
+            try (IomapFileSystem again = CoreRuntime.mount(new SnapAdapter(), device, MountOptions.defaults());
+                    IomapFile a = again.open("/a")) {
+                ByteBuffer data = ByteBuffer.allocate(2);
+                assertThat(a.read(0, data)).isEqualTo(1);
+                assertThat(data.get(0)).isEqualTo((byte) 'A');
+            }
+        }
+    }
+}
