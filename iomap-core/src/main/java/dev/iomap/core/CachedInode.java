@@ -502,17 +502,6 @@ public final class CachedInode implements IomapInode {
     }
 
     /**
-     * Writes back and waits for {@code [start, end)} only if the inode has dirty or in-flight folios
-     * (the kernel's {@code filemap_range_needs_writeback} check, made for the whole inode), as zero
-     * range does up front where the kernel's {@code iomap_zero_iter_flush_and_stale} flushes lazily.
-     */
-    void writeAndWaitIfDirty(long start, long end) {
-        if (pageCache.hasDirty() || pageCache.hasWriteback()) {
-            writeAndWait(start, end);
-        }
-    }
-
-    /**
      * Throttles the calling writer while the cache holds more dirty data than its hard limit (the
      * kernel's {@code balance_dirty_pages_ratelimited}).
      */

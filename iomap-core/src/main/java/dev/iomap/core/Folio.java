@@ -413,9 +413,9 @@ public final class Folio {
      * <p>The kernel's {@code folio_clear_dirty_for_io} followed by {@code folio_start_writeback}: there
      * the dirty tag outlives the dirty flag until {@code __folio_start_writeback} clears it under the
      * same {@code xa_lock} that sets the writeback tag, and {@code filemap_range_has_writeback} also
-     * counts a locked folio. Done in two steps, zero range's check for dirty or in-flight cache could
-     * fall between them, skip its flush, find a hole where the flusher was about to allocate, and lose
-     * the zeroes to the flusher's late write.
+     * counts a locked folio. Done in two steps, zero range's batch of dirty or in-flight folios could
+     * miss a folio between them, find a hole where the flusher was about to allocate, and lose the
+     * zeroes to the flusher's late write.
      */
     void clearDirtyAndStartWriteback() {
         synchronized (flagLock) {
