@@ -46,6 +46,8 @@ final class BufferedWrite {
     private int refusedCopy;
     /** A fault that escaped the source's copy (one that does not count how far it got). */
     private Throwable escapedFault;
+    /** Whether the write running is uncached ({@code RWF_DONTCACHE}): the folios it creates are marked drop-behind. */
+    private boolean dropBehind;
     /** What {@code putFolio} is shown, folio after folio. */
     private final CopiedBlocks copied = new CopiedBlocks();
 
@@ -64,13 +66,28 @@ final class BufferedWrite {
      *     kernel's EFAULT): the adapter's {@code end} was told nothing was written
      */
     long write(long pos, CopySource src, long length) throws IOException {
+        return write(pos, src, length, false);
+    }
+
+    /**
+     * As {@link #write(long, CopySource, long)}; an {@code uncached} write ({@code RWF_DONTCACHE}, the
+     * kernel's {@code IOMAP_DONTCACHE}) marks the folios it creates {@link Folio#setDropBehind
+     * drop-behind}, so that they leave the cache once written back. Folios cached before it stay.
+     */
+    long write(long pos, CopySource src, long length, boolean uncached) throws IOException {
         sourceFailed = false;
         escapedFault = null;
         long size = inode.size();
         if (pos > size) {
             zeroRange(size, pos - size);
         }
-        long written = iterate(pos, length, WRITE, src);
+        dropBehind = uncached;
+        long written;
+        try {
+            written = iterate(pos, length, WRITE, src);
+        } finally {
+            dropBehind = false;
+        }
         Throwable fault = escapedFault != null ? escapedFault : src.fault();
         if (written == 0 && fault != null) {
             throw new BadAddressException("write of " + length + " bytes at " + pos + " to inode " + inode.ino()
@@ -454,7 +471,14 @@ final class BufferedWrite {
         hooks.getFolio(inode, pos, (int) Math.min(length, Integer.MAX_VALUE), iter.iomap());
         Folio folio = null;
         try {
-            folio = cache.grabLocked(pos >>> cache.pageShift(), order);
+            long index = pos >>> cache.pageShift();
+            boolean created = dropBehind && cache.lookup(index) == null;
+            folio = cache.grabLocked(index, order);
+            if (created) {
+                folio.setDropBehind();
+            } else if (!dropBehind && folio.isDropBehind()) {
+                folio.testClearDropBehind();   // a cached write keeps the folio
+            }
             if (hooks.valid(inode, iter.iomap())) {
                 int from = (int) (pos - folio.pos());
                 int to = (int) Math.min(folio.size(), from + length);

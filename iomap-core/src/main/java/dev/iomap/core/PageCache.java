@@ -279,6 +279,37 @@ public final class PageCache {
     }
 
     /**
+     * Drops a folio marked {@link Folio#setDropBehind drop-behind} if it is clean, not under
+     * writeback and its lock is free: the kernel's {@code folio_end_dropbehind} (with
+     * {@code filemap_end_dropbehind}), called when the uncached read that created the folio has copied
+     * from it and when the folio's writeback ends. A folio dirtied again keeps its mark (its next
+     * writeback drops it); one whose lock is held is left for whoever holds it.
+     *
+     * @param folio a folio of this cache, unlocked or locked by the caller
+     */
+    void endDropBehind(Folio folio) {
+        if (!folio.isDropBehind() || folio.isDirty() || folio.isWriteback()) {
+            return;
+        }
+        boolean lockedHere = !folio.isLockedByCurrentThread();
+        if (lockedHere && !folio.tryLock()) {
+            return;
+        }
+        try {
+            if (folio.isRemoved() || folio.isDirty() || folio.isWriteback() || !folio.testClearDropBehind()) {
+                return;
+            }
+            if (Invalidate.releaseFolio(folio)) {
+                remove(folio);
+            }
+        } finally {
+            if (lockedHere) {
+                folio.unlock();
+            }
+        }
+    }
+
+    /**
      * Gives a released folio's memory back to the pool; called by {@link Folio#put}. The free path of
      * the kernel's {@code folio_put}: {@code __folio_put} calls {@code free_frozen_pages} (was
      * {@code free_unref_page}).
