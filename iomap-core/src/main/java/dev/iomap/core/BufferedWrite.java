@@ -143,7 +143,10 @@ final class BufferedWrite {
         }
     }
 
-    /** @return whether a folio of {@code dirty} from {@code first} on, dirty or under writeback now, overlaps the current mapping */
+    /**
+     * @return whether a folio of {@code dirty} from {@code first} on that is dirty or under writeback
+     *     now overlaps the current mapping
+     */
     private static boolean overlapsDirty(IomapIter iter, List<Folio> dirty, int first) {
         long end = iter.pos() + iter.length();
         for (int i = first; i < dirty.size() && dirty.get(i).pos() < end; i++) {
