@@ -58,6 +58,50 @@ public interface IomapFile extends Closeable {
     int write(long pos, ByteBuffer src) throws IOException;
 
     /**
+     * {@link #read(long, ByteBuffer)} with per-call flags ({@code preadv2(2)}).
+     *
+     * <p>This default takes no flag: it refuses any, as the kernel refuses {@code RWF_DONTCACHE} with
+     * {@code EOPNOTSUPP} on a file whose filesystem does not support it; the iomap engine overrides it.
+     *
+     * @param pos file offset, at least 0
+     * @param dst where the bytes go; its position advances
+     * @param flags the call's flags, possibly none
+     * @return bytes read, or -1 if {@code pos} is at or past EOF
+     * @throws NotSupportedException if a flag is not supported by this file
+     * @throws IOException as {@link #read(long, ByteBuffer)}
+     */
+    default int read(long pos, ByteBuffer dst, java.util.Set<RwFlag> flags) throws IOException {
+        checkNoFlags("read", flags);
+        return read(pos, dst);
+    }
+
+    /**
+     * {@link #write(long, ByteBuffer)} with per-call flags ({@code pwritev2(2)}).
+     *
+     * <p>This default takes no flag: it refuses any, as {@link #read(long, ByteBuffer, java.util.Set)}
+     * does; the iomap engine overrides it.
+     *
+     * @param pos file offset, at least 0
+     * @param src the bytes; its position advances by the bytes written
+     * @param flags the call's flags, possibly none
+     * @return bytes written, as {@link #write(long, ByteBuffer)}
+     * @throws NotSupportedException if a flag is not supported by this file
+     * @throws IOException as {@link #write(long, ByteBuffer)}
+     */
+    default int write(long pos, ByteBuffer src, java.util.Set<RwFlag> flags) throws IOException {
+        checkNoFlags("write", flags);
+        return write(pos, src);
+    }
+
+    /** The refusal of the defaults of the per-call flag methods. */
+    private static void checkNoFlags(String what, java.util.Set<RwFlag> flags) throws NotSupportedException {
+        if (!flags.isEmpty()) {
+            throw new NotSupportedException(what + ": this file does not support the per-call flags " + flags
+                    + "; call it without them");
+        }
+    }
+
+    /**
      * The first offset at or after {@code offset} that holds data: {@code lseek(fd, offset, SEEK_DATA)}.
      *
      * <p>Data is what the filesystem has written or reserved for the file, and what the page cache

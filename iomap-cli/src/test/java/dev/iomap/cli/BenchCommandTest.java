@@ -74,6 +74,19 @@ class BenchCommandTest {
     }
 
     @Test
+    void uncachedReadsGoToTheDeviceOnEveryPass() throws IOException {
+        String read = String.join("\n", "[global]", "ioengine=psync", "rw=read", "bs=4k", "size=256k", "loops=2",
+                "[pass]");
+        Cli cached = bench("--output-format=json", job("cached.fio", read).toString());
+        Cli uncached = bench("--output-format=json", job("uncached.fio", read + "\nuncached=1").toString());
+
+        assertThat(cached.status()).as(cached.err()).isZero();
+        assertThat(uncached.status()).as(uncached.err()).isZero();
+        assertThat(MiniJson.object(firstJob(cached), "iomap")).containsEntry("device_bytes_read", 262144L);
+        assertThat(MiniJson.object(firstJob(uncached), "iomap")).containsEntry("device_bytes_read", 524288L);
+    }
+
+    @Test
     void theNormalOutputHasFiosLayout() throws IOException {
         Cli cli = bench(job("tiny.fio", TINY).toString());
 

@@ -36,9 +36,12 @@ final class BufferedRead {
      * Caller holds the inode lock shared. The kernel's {@code filemap_read}.
      *
      * @param ra the open file's readahead state
+     * @param uncached whether this is an uncached read ({@code RWF_DONTCACHE}): it reads no further
+     *     ahead than it copies, the folios it brings into the cache leave it once copied from, and the
+     *     folios cached before it stay
      * @return bytes read, or -1 if {@code pos} is at or past EOF and {@code dst} has room
      */
-    int read(long pos, ByteBuffer dst, ReadaheadState ra) throws IOException {
+    int read(long pos, ByteBuffer dst, ReadaheadState ra, boolean uncached) throws IOException {
         long size = inode.size();
         if (!dst.hasRemaining()) {
             return 0;
@@ -50,16 +53,16 @@ final class BufferedRead {
         long p = pos;
         boolean missed = false;
         while (p < end) {
-            Folio folio = cachedFolio(p, end - p, ra);
+            Folio folio = cachedFolio(p, end - p, ra, uncached);
             if (folio == null) {
-                if (!missed) {
+                if (!missed && !uncached) {
                     // once per read, as filemap_get_pages calls page_cache_sync_ra for the whole
                     // request; it adds folios only past the request, which this read fills itself
                     missed = true;
                     int shift = inode.pageCache().pageShift();
                     readahead.onMiss(ra, p >>> shift, ((end - 1) >>> shift) - (p >>> shift) + 1);
                 }
-                folio = readNewFolio(p, end - p);
+                folio = readNewFolio(p, end - p, uncached);
             }
             try {
                 int offset = (int) (p - folio.pos());
@@ -73,6 +76,9 @@ final class BufferedRead {
                 dst.position(dst.position() + n);
                 p += n;
             } finally {
+                if (uncached) {
+                    inode.pageCache().endDropBehind(folio);
+                }
                 folio.put();
             }
         }
@@ -90,16 +96,25 @@ final class BufferedRead {
      * marker starts the next window first; a cached folio that is not uptodate is locked (waiting
      * only if background readahead is reading it now) and read here.
      *
+     * <p>A cached read takes the drop-behind mark off the folio, an uncached one leaves it and
+     * starts no readahead (the kernel's {@code __filemap_get_folio} without {@code FGP_DONTCACHE}
+     * clears it).
+     *
      * @return the folio, or null if the page is not cached
      */
-    private Folio cachedFolio(long pos, long wanted, ReadaheadState ra) throws IOException {
+    private Folio cachedFolio(long pos, long wanted, ReadaheadState ra, boolean uncached) throws IOException {
         PageCache cache = inode.pageCache();
         Folio cached = cache.lookup(pos >>> cache.pageShift());
         if (cached == null) {
             return null;
         }
-        if (cached.testClearReadahead()) {
-            readahead.onMarker(ra, cached);
+        if (!uncached) {
+            if (cached.isDropBehind()) {
+                cached.testClearDropBehind();
+            }
+            if (cached.testClearReadahead()) {
+                readahead.onMarker(ra, cached);
+            }
         }
         if (cached.tryGet()) {
             int offset = (int) (pos - cached.pos());
@@ -111,20 +126,25 @@ final class BufferedRead {
             }
             cached.put();
         }
-        return readNewFolio(pos, wanted);
+        return readNewFolio(pos, wanted, false);
     }
 
     /**
      * The folio holding {@code pos}, created if missing as large as {@code wanted} allows (with order
      * hints on), locked, made uptodate and returned with a reference for the caller: the kernel's
-     * {@code filemap_create_folio} and {@code filemap_update_page}.
+     * {@code filemap_create_folio} and {@code filemap_update_page}. With {@code dropBehind} (an
+     * uncached read that found the page not cached) a folio that is not uptodate when locked is marked
+     * {@link Folio#setDropBehind drop-behind}.
      */
-    private Folio readNewFolio(long pos, long wanted) throws IOException {
+    private Folio readNewFolio(long pos, long wanted, boolean dropBehind) throws IOException {
         inode.stats().readMiss();
         PageCache cache = inode.pageCache();
         long index = pos >>> cache.pageShift();
         int order = cache.options().orderHints() ? FolioOrder.hint(wanted, cache.pageShift()) : 0;
         Folio folio = cache.grabLocked(index, order);
+        if (dropBehind && !folio.isUptodate()) {
+            folio.setDropBehind();
+        }
         try {
             readFolio(folio);
             if (!folio.tryGet()) {

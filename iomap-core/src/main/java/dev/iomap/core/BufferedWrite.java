@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -49,6 +50,8 @@ final class BufferedWrite {
     private int refusedCopy;
     /** A fault that escaped the source's copy (one that does not count how far it got). */
     private Throwable escapedFault;
+    /** Whether the write running is uncached ({@code RWF_DONTCACHE}): the folios it creates are marked drop-behind. */
+    private boolean dropBehind;
     /** What {@code putFolio} is shown, folio after folio. */
     private final CopiedBlocks copied = new CopiedBlocks();
 
@@ -67,13 +70,28 @@ final class BufferedWrite {
      *     kernel's EFAULT): the adapter's {@code end} was told nothing was written
      */
     long write(long pos, CopySource src, long length) throws IOException {
+        return write(pos, src, length, false);
+    }
+
+    /**
+     * As {@link #write(long, CopySource, long)}; an {@code uncached} write ({@code RWF_DONTCACHE}, the
+     * kernel's {@code IOMAP_DONTCACHE}) marks the folios it creates {@link Folio#setDropBehind
+     * drop-behind}, so that they leave the cache once written back. Folios cached before it stay.
+     */
+    long write(long pos, CopySource src, long length, boolean uncached) throws IOException {
         sourceFailed = false;
         escapedFault = null;
         long size = inode.size();
         if (pos > size) {
             zeroRange(size, pos - size);
         }
-        long written = iterate(pos, length, WRITE, src);
+        dropBehind = uncached;
+        long written;
+        try {
+            written = iterate(pos, length, WRITE, src);
+        } finally {
+            dropBehind = false;
+        }
         Throwable fault = escapedFault != null ? escapedFault : src.fault();
         if (written == 0 && fault != null) {
             throw new BadAddressException("write of " + length + " bytes at " + pos + " to inode " + inode.ino()
@@ -83,18 +101,99 @@ final class BufferedWrite {
     }
 
     /**
-     * Zeroes {@code [pos, pos + length)} through the cache, skipping holes and unwritten extents: the
-     * kernel's {@code iomap_zero_range}. Dirty cache in the range is written back first (what
-     * {@code iomap_zero_iter_flush_and_stale} does when it meets an unwritten extent), so that the
-     * mappings seen are the ones that data will really land in (an unwritten extent under dirty cache
-     * becomes written).
+     * Zeroes {@code [pos, pos + length)} through the cache: the kernel's {@code iomap_zero_range} with
+     * the folio batch of Linux 6.19. Mapped and delalloc blocks are zeroed through write_begin and
+     * write_end. Over an unwritten extent the device reads as zeroes already, but cached data not yet
+     * written back does not: the folios there that are dirty or under writeback are zeroed in the
+     * cache (and stay dirty, so writeback puts the zeroes where the data would have gone), the rest of
+     * the extent is skipped, and nothing is written back. A hole is skipped, unless dirty or in-flight
+     * folios lie over it (data the adapter allocates only at writeback): then the rest of the range is
+     * written back once and mapped again (the kernel's {@code iomap_zero_iter_flush_and_stale}), so
+     * that the data is zeroed where it has landed.
      */
     void zeroRange(long pos, long length) throws IOException {
         if (length <= 0) {
             return;
         }
-        inode.writeAndWaitIfDirty(pos, pos + length);
-        rewrite(pos, length, ZERO, ZEROES, iter -> isZeroOnDisk(iter.srcmap()));
+        // Taken before the first mapping, under the inode lock held exclusively: no folio becomes
+        // dirty meanwhile, and one that leaves this list by finishing writeback has had its extent
+        // converted first, so the mapping asked for after the list never shows it as unwritten.
+        PageCache cache = inode.pageCache();
+        List<Folio> dirty = cache.dirtyFoliosIn(pos >>> cache.pageShift(), (pos + length - 1) >>> cache.pageShift());
+        int next = 0;
+        boolean flushed = false;
+        IomapIter iter = new IomapIter(inode, inode.ops(), pos, length, ZERO);
+        try {
+            while (iter.next()) {
+                IomapType type = iter.srcmap().type();
+                if (type == IomapType.UNWRITTEN) {
+                    next = zeroDirtyFolios(iter, dirty, next);
+                } else if (type == IomapType.HOLE) {
+                    if (!flushed && overlapsDirty(iter, dirty, next)) {
+                        flushed = true;
+                        inode.writeAndWait(iter.pos(), pos + length);
+                        iter.markStale();
+                    } else {
+                        iter.advance(iter.length());
+                    }
+                } else {
+                    ZeroIterEvent.emit(inode, iter.pos(), iter.length());
+                    writeIter(iter, ZEROES, false, Long.MAX_VALUE);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            abort(iter, e);
+            throw e;
+        }
+    }
+
+    /**
+     * @return whether a folio of {@code dirty} from {@code first} on that is dirty or under writeback
+     *     now overlaps the current mapping
+     */
+    private static boolean overlapsDirty(IomapIter iter, List<Folio> dirty, int first) {
+        long end = iter.pos() + iter.length();
+        for (int i = first; i < dirty.size() && dirty.get(i).pos() < end; i++) {
+            Folio folio = dirty.get(i);
+            if (folio.end() > iter.pos() && (folio.isDirty() || folio.isWriteback())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Zeroes the parts of the current unwritten mapping that folios of {@code dirty} cover,
+     * folio by folio in file order, and skips the rest of the mapping (the kernel's
+     * {@code iomap_zero_iter} over the batch {@code iomap_fill_dirty_folios} collected). If the
+     * mapping went stale, returns with the rest of it not advanced.
+     *
+     * @param dirty the folios that were dirty or under writeback, in file order
+     * @param first the first of them that may overlap the mapping
+     * @return the first of them the next mapping may overlap
+     */
+    private int zeroDirtyFolios(IomapIter iter, List<Folio> dirty, int first) throws IOException {
+        long end = iter.pos() + iter.length();
+        int i = first;
+        for (; i < dirty.size() && dirty.get(i).pos() < end; i++) {
+            Folio folio = dirty.get(i);
+            long start = Math.max(folio.pos(), iter.pos());
+            long stop = Math.min(folio.end(), end);
+            if (stop <= start) {
+                continue;
+            }
+            iter.advance(start - iter.pos());
+            ZeroIterEvent.emit(inode, start, stop - start);
+            writeIter(iter, ZEROES, false, stop);
+            if (iter.pos() < stop) {
+                return i;
+            }
+            if (folio.end() > end) {
+                return i;
+            }
+        }
+        iter.advance(iter.length());
+        return i;
     }
 
     /**
@@ -113,7 +212,7 @@ final class BufferedWrite {
 
     /**
      * Runs {@code src} through write_begin/write_end over every mapping for which {@code skip} is
-     * false (the kernel's {@code iomap_zero_iter} and {@code iomap_unshare_iter}).
+     * false (the kernel's {@code iomap_unshare_iter}).
      */
     private void rewrite(long pos, long length, Set<IomapRequest> request, CopySource src,
             Predicate<IomapIter> skip) throws IOException {
@@ -123,10 +222,7 @@ final class BufferedWrite {
                 if (skip.test(iter)) {
                     iter.advance(iter.length());
                 } else {
-                    if (src == ZEROES) {
-                        ZeroIterEvent.emit(inode, iter.pos(), iter.length());
-                    }
-                    writeIter(iter, src, false);
+                    writeIter(iter, src, false, Long.MAX_VALUE);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -159,7 +255,7 @@ final class BufferedWrite {
         long written = 0;
         try {
             while (iter.next()) {
-                written += writeIter(iter, src, true);
+                written += writeIter(iter, src, true, Long.MAX_VALUE);
                 if (sourceFailed) {
                     iter.abort();
                     break;
@@ -194,16 +290,18 @@ final class BufferedWrite {
      * has become a partial edge block, so the retry is accepted and the write returns exactly the bytes
      * before the fault. The source faulted right after them, so the write stops there.
      *
+     * @param stop the file offset where to stop even if the mapping goes on ({@code Long.MAX_VALUE}: the
+     *     end of the mapping)
      * @return bytes accepted under this mapping
      */
-    private long writeIter(IomapIter iter, CopySource src, boolean appWrite) throws IOException {
+    private long writeIter(IomapIter iter, CopySource src, boolean appWrite, long stop) throws IOException {
         long maxFolioSize = inode.pageCache().options().maxFolioSize();
         long done = 0;
         long retry = 0;
         try {
-            while (iter.length() > 0) {
+            while (iter.length() > 0 && iter.pos() < stop) {
                 long pos = iter.pos();
-                long bytes = Math.min(iter.length(), maxFolioSize - (pos & (maxFolioSize - 1)));
+                long bytes = Math.min(Math.min(iter.length(), stop - pos), maxFolioSize - (pos & (maxFolioSize - 1)));
                 if (retry > 0) {
                     bytes = Math.min(bytes, retry);
                 }
@@ -380,7 +478,14 @@ final class BufferedWrite {
         hooks.getFolio(inode, pos, (int) Math.min(length, Integer.MAX_VALUE), iter.iomap());
         Folio folio = null;
         try {
-            folio = cache.grabLocked(pos >>> cache.pageShift(), order);
+            long index = pos >>> cache.pageShift();
+            boolean created = dropBehind && cache.lookup(index) == null;
+            folio = cache.grabLocked(index, order);
+            if (created) {
+                folio.setDropBehind();
+            } else if (!dropBehind && folio.isDropBehind()) {
+                folio.testClearDropBehind();   // a cached write keeps the folio
+            }
             if (hooks.valid(inode, iter.iomap())) {
                 int from = (int) (pos - folio.pos());
                 int to = (int) Math.min(folio.size(), from + length);

@@ -145,6 +145,33 @@ public final class CachedInode extends IomapContext {
      * @throws IOException from the adapter or the device
      */
     public long write(long pos, CopySource src, long length) throws IOException {
+        return write(pos, src, length, false);
+    }
+
+    /**
+     * As {@link #write(long, CopySource, long)}; an {@code uncached} write ({@code RWF_DONTCACHE})
+     * marks the folios it brings into the cache drop-behind and starts their writeback before it
+     * returns, without waiting for it (the kernel's {@code generic_write_sync} for
+     * {@code IOCB_DONTCACHE}, {@code filemap_fdatawrite_range_kick}): each leaves the cache when its
+     * writeback ends, unless it was dirtied again. Folios cached before the write stay cached.
+     *
+     * @param pos file offset, at least 0
+     * @param src where the bytes come from
+     * @param length bytes to write
+     * @param uncached whether the write is uncached
+     * @return bytes written: {@code length}, or fewer after a short copy
+     * @throws InvalidRangeException if the range is negative or passes the largest file size
+     * @throws IOException from the adapter or the device
+     */
+    public long write(long pos, CopySource src, long length, boolean uncached) throws IOException {
+        long written = writeLocked(pos, src, length, uncached);
+        if (uncached && written > 0) {
+            new Writeback(this).writepages(pos, pos + written, false);
+        }
+        return written;
+    }
+
+    private long writeLocked(long pos, CopySource src, long length, boolean uncached) throws IOException {
         if (pos < 0 || length < 0 || pos + length < 0 || pos + length > maxFileSize) {
             // the message is built only for a bad range: this is every write's hot path
             InvalidRangeException.checkRange("write to inode " + ino, pos, length, maxFileSize);
@@ -154,7 +181,7 @@ public final class CachedInode extends IomapContext {
         }
         inodeLock.writeLock().lock();
         try {
-            return writer.write(pos, src, length);
+            return writer.write(pos, src, length, uncached);
         } finally {
             inodeLock.writeLock().unlock();
         }
@@ -185,13 +212,31 @@ public final class CachedInode extends IomapContext {
      * @throws IOException from the adapter or the device
      */
     public int read(long pos, ByteBuffer dst, ReadaheadState ra) throws IOException {
+        return read(pos, dst, ra, false);
+    }
+
+    /**
+     * As {@link #read(long, ByteBuffer, ReadaheadState)}; an {@code uncached} read
+     * ({@code RWF_DONTCACHE}) reads no further ahead than it copies, and the folios it brings into the
+     * cache leave it as soon as it has copied from them (the kernel's {@code filemap_read} with
+     * {@code IOCB_DONTCACHE}); folios cached before it stay cached.
+     *
+     * @param pos file offset, at least 0
+     * @param dst where the bytes go; its position advances
+     * @param ra the open file's readahead state
+     * @param uncached whether the read is uncached
+     * @return bytes read, or -1 if {@code pos} is at or past EOF
+     * @throws InvalidRangeException if {@code pos} is negative
+     * @throws IOException from the adapter or the device
+     */
+    public int read(long pos, ByteBuffer dst, ReadaheadState ra, boolean uncached) throws IOException {
         if (pos < 0) {
             // the message is built only for a bad offset: this is every read's hot path
             InvalidRangeException.checkRange("read from inode " + ino, pos, 0, Long.MAX_VALUE);
         }
         inodeLock.readLock().lock();
         try {
-            return reader.read(pos, dst, ra);
+            return reader.read(pos, dst, ra, uncached);
         } finally {
             inodeLock.readLock().unlock();
         }
@@ -499,18 +544,6 @@ public final class CachedInode extends IomapContext {
         Writeback writeback = new Writeback(this);
         writeback.writepages(start, end, true);
         writeback.waitWriteback(start, end);
-    }
-
-    /**
-     * Writes back and waits for {@code [start, end)} only if the inode has dirty or in-flight folios
-     * (the kernel's {@code filemap_range_needs_writeback} check, made for the whole inode), as zero
-     * range does up front where the kernel's {@code iomap_zero_iter_flush_and_stale} flushes lazily.
-     */
-    @Override
-    void writeAndWaitIfDirty(long start, long end) {
-        if (pageCache.hasDirty() || pageCache.hasWriteback()) {
-            writeAndWait(start, end);
-        }
     }
 
     /**

@@ -86,14 +86,6 @@ public abstract class IomapContext implements IomapInode {
      */
     abstract void balanceDirty();
 
-    /**
-     * Writes back and waits for {@code [start, end)} only if the file has dirty or in-flight folios.
-     *
-     * @param start first byte
-     * @param end first byte past the range
-     */
-    abstract void writeAndWaitIfDirty(long start, long end);
-
     /** Takes the inode lock shared (the kernel's {@code inode_lock_shared}). */
     abstract void lockShared();
 

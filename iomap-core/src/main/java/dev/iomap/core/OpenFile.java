@@ -88,6 +88,34 @@ public final class OpenFile {
     }
 
     /**
+     * As {@link #read(long, ByteBuffer)}, uncached if asked ({@code RWF_DONTCACHE}: see
+     * {@link CachedInode#read(long, ByteBuffer, ReadaheadState, boolean)}).
+     *
+     * @param pos file offset, at least 0
+     * @param dst where the bytes go
+     * @param uncached whether the folios this read brings into the cache leave it once copied from
+     * @return bytes read, or -1 at EOF
+     * @throws IOException on a bad offset or an adapter or device error
+     */
+    public int read(long pos, ByteBuffer dst, boolean uncached) throws IOException {
+        return inode.read(pos, dst, readahead, uncached);
+    }
+
+    /**
+     * As {@link #write(long, ByteBuffer)}, uncached if asked ({@code RWF_DONTCACHE}: see
+     * {@link CachedInode#write(long, CopySource, long, boolean)}).
+     *
+     * @param pos file offset, at least 0
+     * @param src the bytes; its position advances by what was written
+     * @param uncached whether the folios this write brings into the cache leave it once written back
+     * @return bytes written
+     * @throws IOException on a bad range or an adapter or device error
+     */
+    public int write(long pos, ByteBuffer src, boolean uncached) throws IOException {
+        return (int) inode.write(pos, CopySource.of(src), src.remaining(), uncached);
+    }
+
+    /**
      * Writes back every dirty byte of the file, waits for it, flushes the device and reports a
      * writeback error recorded since this file last looked (the kernel's
      * {@code file_write_and_wait_range}, then a cache flush).

@@ -121,6 +121,8 @@ final class Writeback implements WritebackContext {
             writeFolio(folio);
             return true;
         } finally {
+            // an uncached write's folio whose writeback ended while it was being mapped leaves here
+            inode.pageCache().endDropBehind(folio);
             folio.unlock();
         }
     }

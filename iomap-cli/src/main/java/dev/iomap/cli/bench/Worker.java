@@ -3,6 +3,7 @@ package dev.iomap.cli.bench;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.OpenFlag;
+import dev.iomap.api.RwFlag;
 import dev.iomap.cli.jobfile.JobSpec;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -30,6 +32,8 @@ final class Worker implements Callable<ThreadResult> {
 
     private final IomapFileSystem fs;
     private final JobSpec job;
+    /** The flags of every read and write: {@link RwFlag#DONTCACHE} for {@code uncached=1}. */
+    private final Set<RwFlag> rwFlags;
     private final int thread;
     private final StartGate gate;
     private final CountDownLatch finished;
@@ -76,6 +80,7 @@ final class Worker implements Callable<ThreadResult> {
         this.resetZones = resetZones;
         this.fs = fs;
         this.job = job;
+        this.rwFlags = job.uncached() ? EnumSet.of(RwFlag.DONTCACHE) : EnumSet.noneOf(RwFlag.class);
         this.thread = thread;
         this.gate = gate;
         this.finished = finished;
@@ -167,7 +172,7 @@ final class Worker implements Callable<ThreadResult> {
         long offset = file.reads().next();
         buffer.clear();
         long before = System.nanoTime();
-        file.file().read(offset, buffer);
+        file.file().read(offset, buffer, rwFlags);
         lastCompletion = System.nanoTime();
         long latency = lastCompletion - before;
         int length = buffer.capacity();
@@ -186,7 +191,7 @@ final class Worker implements Callable<ThreadResult> {
         if (resetZones && offset == 0 && !job.io().rw().random() && file.file().size() > 0) {
             file.file().truncate(0);
         }
-        file.file().write(offset, buffer);
+        file.file().write(offset, buffer, rwFlags);
         lastCompletion = System.nanoTime();
         long latency = lastCompletion - before;
         int length = buffer.capacity();
@@ -280,9 +285,9 @@ final class Worker implements Callable<ThreadResult> {
                     buffer.clear();
                     long before = System.nanoTime();
                     if (request.isRead()) {
-                        request.file().file().read(request.offset(), buffer);
+                        request.file().file().read(request.offset(), buffer, rwFlags);
                     } else {
-                        request.file().file().write(request.offset(), buffer);
+                        request.file().file().write(request.offset(), buffer, rwFlags);
                     }
                     long latency = System.nanoTime() - before;
                     completed(request.isRead(), buffer.capacity(), latency);

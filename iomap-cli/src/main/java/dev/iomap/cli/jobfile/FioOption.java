@@ -59,6 +59,8 @@ public enum FioOption {
     IODEPTH("iodepth"),
     DIRECT("direct"),
     BUFFERED("buffered"),
+    /** fio's {@code uncached=1} (newer than fio 3.33, so not in {@code fio-options.txt}): {@code RWF_DONTCACHE}. */
+    UNCACHED("uncached"),
     THREAD("thread");
 
     private static final Map<String, FioOption> BY_KEY = new HashMap<>();

@@ -114,7 +114,7 @@ public final class JobResolver {
         return new JobSpec(name, group, settings.string(FioOption.DESCRIPTION, ""),
                 settings.integer(FioOption.NUMJOBS, 1, 1, 4096), io, files, sync, timing,
                 settings.bool(FioOption.GROUP_REPORTING, false), settings.percentiles(), engine, iodepth,
-                directIo(settings), own);
+                directIo(settings), settings.bool(FioOption.UNCACHED, false), own);
     }
 
     private static JobSpec.IoPattern ioPattern(Settings settings) throws JobFileException {

@@ -28,6 +28,8 @@ import java.util.stream.IntStream;
  *     flight; any other runs as "psync"
  * @param iodepth the depth named in the file (a synchronous engine runs at depth 1)
  * @param directIo where {@code direct=1} (or {@code buffered=0}) was asked for, if it was
+ * @param uncached whether {@code uncached=1} was asked for: every read and write is given
+ *     {@link dev.iomap.api.RwFlag#DONTCACHE} (fio's {@code RWF_DONTCACHE}; no effect with direct I/O)
  * @param options the job section's own lines, for the JSON output's {@code "job options"}
  */
 public record JobSpec(
@@ -44,6 +46,7 @@ public record JobSpec(
         String ioengine,
         int iodepth,
         Optional<Location> directIo,
+        boolean uncached,
         Map<String, String> options) {
 
     /** The engine the benchmark runs by default: positional reads and writes, one at a time. */

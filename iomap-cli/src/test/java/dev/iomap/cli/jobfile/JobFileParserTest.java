@@ -310,6 +310,12 @@ class JobFileParserTest {
     }
 
     @Test
+    void uncachedIsTakenAsFioNamesIt() throws Exception {
+        assertThat(onlyJob(file("uncached.fio", "[job]", "size=1m", "uncached=1")).uncached()).isTrue();
+        assertThat(onlyJob(file("cached.fio", "[job]", "size=1m")).uncached()).isFalse();
+    }
+
+    @Test
     void fileNamesDirectoriesAndFileCounts() throws Exception {
         JobSpec generated = onlyJob(file("gen.fio", "[gen]", "size=1m", "nrfiles=2", "directory=./data:/other"));
         assertThat(generated.files().fileSize()).isEqualTo(512 * 1024);

@@ -30,6 +30,7 @@ public final class Folio {
     private static final int DIRTY = 2;
     private static final int WRITEBACK = 4;
     private static final int READAHEAD = 8;
+    private static final int DROPBEHIND = 16;
 
     private static final VarHandle REFS;
     private static final VarHandle FLAGS;
@@ -70,7 +71,7 @@ public final class Folio {
      */
     @SuppressWarnings("unused") // through REFS
     private volatile int refs = 1;
-    /** UPTODATE, DIRTY, WRITEBACK, READAHEAD; through {@link #FLAGS}. */
+    /** UPTODATE, DIRTY, WRITEBACK, READAHEAD, DROPBEHIND; through {@link #FLAGS}. */
     @SuppressWarnings("unused") // through FLAGS
     private volatile int flags;
     /** Bytes of writeback in flight plus the bias; through {@link #WRITEBACK_PENDING}. */
@@ -356,6 +357,39 @@ public final class Folio {
         return (flags & READAHEAD) != 0;
     }
 
+    /**
+     * Marks the folio to leave the cache once it is clean and no longer needed: after the read that
+     * brought it in copied from it, or once its writeback ends (the kernel's
+     * {@code folio_set_dropbehind}, which an {@code RWF_DONTCACHE} read or write sets on the folios it
+     * creates).
+     */
+    public void setDropBehind() {
+        FLAGS.getAndBitwiseOr(this, DROPBEHIND);
+    }
+
+    /** @return whether the folio is to leave the cache once clean (the kernel's {@code folio_test_dropbehind}) */
+    public boolean isDropBehind() {
+        return (flags & DROPBEHIND) != 0;
+    }
+
+    /**
+     * Clears the drop-behind mark (the kernel's {@code folio_test_clear_dropbehind}): a cached access
+     * keeps the folio, and exactly one caller gets to drop it.
+     *
+     * @return whether the folio carried it
+     */
+    public boolean testClearDropBehind() {
+        if ((flags & DROPBEHIND) == 0) {
+            return false;
+        }
+        return ((int) FLAGS.getAndBitwiseAnd(this, ~DROPBEHIND) & DROPBEHIND) != 0;
+    }
+
+    /** @return whether the calling thread holds the folio lock */
+    boolean isLockedByCurrentThread() {
+        return lock.isHeldByCurrentThread();
+    }
+
     /** Marks the whole folio uptodate (the kernel's {@code folio_mark_uptodate}). */
     public void markUptodate() {
         FLAGS.getAndBitwiseOr(this, UPTODATE);
@@ -413,9 +447,9 @@ public final class Folio {
      * <p>The kernel's {@code folio_clear_dirty_for_io} followed by {@code folio_start_writeback}: there
      * the dirty tag outlives the dirty flag until {@code __folio_start_writeback} clears it under the
      * same {@code xa_lock} that sets the writeback tag, and {@code filemap_range_has_writeback} also
-     * counts a locked folio. Done in two steps, zero range's check for dirty or in-flight cache could
-     * fall between them, skip its flush, find a hole where the flusher was about to allocate, and lose
-     * the zeroes to the flusher's late write.
+     * counts a locked folio. Done in two steps, zero range's batch of dirty or in-flight folios could
+     * miss a folio between them, find a hole where the flusher was about to allocate, and lose the
+     * zeroes to the flusher's late write.
      */
     public void clearDirtyAndStartWriteback() {
         synchronized (flagLock) {
@@ -446,7 +480,8 @@ public final class Folio {
      * since the flag and tag change under one monitor, its tag is never lost to this one's removal.
      *
      * <p>The kernel's {@code iomap_finish_folio_write}; the last byte does what its
-     * {@code folio_end_writeback} does.
+     * {@code folio_end_writeback} does, {@code folio_end_dropbehind} included: a folio marked
+     * {@link #setDropBehind drop-behind} leaves the cache here if it is clean and its lock free.
      *
      * @param bytes bytes whose write finished (1 for the bias)
      */
@@ -458,6 +493,10 @@ public final class Folio {
             FLAGS.getAndBitwiseAnd(this, ~WRITEBACK);
             cache.untagWriteback(this);
             flagLock.notifyAll();
+        }
+        if (isDropBehind() && !isLockedByCurrentThread()) {
+            // a thread holding the lock (writeback that submitted while mapping) drops it when done
+            cache.endDropBehind(this);
         }
     }
 

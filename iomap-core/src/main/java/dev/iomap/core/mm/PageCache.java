@@ -3,6 +3,8 @@ package dev.iomap.core.mm;
 import dev.iomap.api.PageCacheOptions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -292,6 +294,37 @@ public final class PageCache {
     }
 
     /**
+     * Drops a folio marked {@link Folio#setDropBehind drop-behind} if it is clean, not under
+     * writeback and its lock is free: the kernel's {@code folio_end_dropbehind} (with
+     * {@code filemap_end_dropbehind}), called when the uncached read that created the folio has copied
+     * from it and when the folio's writeback ends. A folio dirtied again keeps its mark (its next
+     * writeback drops it); one whose lock is held is left for whoever holds it.
+     *
+     * @param folio a folio of this cache, unlocked or locked by the caller
+     */
+    public void endDropBehind(Folio folio) {
+        if (!folio.isDropBehind() || folio.isDirty() || folio.isWriteback()) {
+            return;
+        }
+        boolean lockedHere = !folio.isLockedByCurrentThread();
+        if (lockedHere && !folio.tryLock()) {
+            return;
+        }
+        try {
+            if (folio.isRemoved() || folio.isDirty() || folio.isWriteback() || !folio.testClearDropBehind()) {
+                return;
+            }
+            if (aops.releaseFolio(folio)) {
+                remove(folio);
+            }
+        } finally {
+            if (lockedHere) {
+                folio.unlock();
+            }
+        }
+    }
+
+    /**
      * Gives a released folio's memory back to the pool; called by {@link Folio#put}. The free path of
      * the kernel's {@code folio_put}: {@code __folio_put} calls {@code free_frozen_pages} (was
      * {@code free_unref_page}).
@@ -312,6 +345,37 @@ public final class PageCache {
         List<Folio> result = new ArrayList<>();
         folios.collect(Math.max(0, firstIndex), lastIndex, result);
         return result;
+    }
+
+    /**
+     * The folios with a page in {@code [firstIndex, lastIndex]} that are dirty or under writeback, in
+     * index order: the kernel's {@code filemap_get_folios_dirty}, which fills zero range's folio
+     * batch. The dirty tag is walked before the writeback tag, so a folio moving from dirty to
+     * writeback meanwhile is found; one whose writeback ends meanwhile may be left out. No references
+     * are taken.
+     *
+     * @param firstIndex first page index
+     * @param lastIndex last page index, inclusive
+     * @return a snapshot list
+     */
+    public List<Folio> dirtyFoliosIn(long firstIndex, long lastIndex) {
+        Folio covering = lookup(firstIndex);
+        long from = covering != null ? covering.index() : firstIndex;
+        TreeMap<Long, Folio> found = new TreeMap<>();
+        for (long index = nextDirty(from, lastIndex); index >= 0; index = nextDirty(index + 1, lastIndex)) {
+            addAt(found, index);
+        }
+        for (long index = nextWriteback(from, lastIndex); index >= 0; index = nextWriteback(index + 1, lastIndex)) {
+            addAt(found, index);
+        }
+        return new ArrayList<>(found.values());
+    }
+
+    private void addAt(Map<Long, Folio> found, long index) {
+        Folio folio = folioAt(index);
+        if (folio != null) {
+            found.put(index, folio);
+        }
     }
 
     /** @return the number of folios cached */

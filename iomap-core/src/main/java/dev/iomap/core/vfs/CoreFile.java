@@ -8,6 +8,7 @@ import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.MappedFile;
 import dev.iomap.api.OpenFlag;
+import dev.iomap.api.RwFlag;
 import dev.iomap.core.dio.DirectIo;
 import dev.iomap.spi.MountedFilesystem;
 import dev.iomap.core.CachedInode;
@@ -77,9 +78,19 @@ final class CoreFile implements IomapFile {
 
     @Override
     public int read(long pos, ByteBuffer dst) throws IOException {
+        return read(pos, dst, false);
+    }
+
+    /** {@inheritDoc} {@link RwFlag#DONTCACHE} is taken on every filesystem (the buffered path is the engine's). */
+    @Override
+    public int read(long pos, ByteBuffer dst, Set<RwFlag> flags) throws IOException {
+        return read(pos, dst, flags.contains(RwFlag.DONTCACHE));
+    }
+
+    private int read(long pos, ByteBuffer dst, boolean uncached) throws IOException {
         ensureOpen();
         try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
-            return direct != null ? direct.read(pos, dst) : handle.read(pos, dst);
+            return direct != null ? direct.read(pos, dst) : handle.read(pos, dst, uncached);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
         }
@@ -125,19 +136,29 @@ final class CoreFile implements IomapFile {
      */
     @Override
     public int write(long pos, ByteBuffer src) throws IOException {
+        return write(pos, src, false);
+    }
+
+    /** {@inheritDoc} {@link RwFlag#DONTCACHE} is taken on every filesystem (the buffered path is the engine's). */
+    @Override
+    public int write(long pos, ByteBuffer src, Set<RwFlag> flags) throws IOException {
+        return write(pos, src, flags.contains(RwFlag.DONTCACHE));
+    }
+
+    private int write(long pos, ByteBuffer src, boolean uncached) throws IOException {
         ensureOpen();
         try (MountedFilesystem.FileUse _ = mount().use(inode, true)) {
             if (src.hasRemaining()) {
                 fs.touch(inode);
             }
             if (flags.contains(OpenFlag.APPEND)) {
-                return append(src);
+                return append(src, uncached);
             }
             // the message is built only when refused: this runs on every write
             if (pos != inode.size() && !fs.capabilities().contains(Capability.RANDOM_WRITE)) {
                 fs.require(Capability.RANDOM_WRITE, "a write at " + pos + " (not at EOF " + inode.size() + ")");
             }
-            int written = writeAt(pos, src);
+            int written = writeAt(pos, src, uncached);
             if (written > 0 && flags.contains(OpenFlag.DSYNC)) {
                 dataSync(pos, pos + written);
             }
@@ -153,11 +174,11 @@ final class CoreFile implements IomapFile {
      * caller's {@link MountedFilesystem#use} holds the file's glock on a cluster node and has set the
      * size other nodes left.
      */
-    private int append(ByteBuffer src) throws IOException {
+    private int append(ByteBuffer src, boolean uncached) throws IOException {
         long[] landed = new long[2];
         inode.withExclusiveLock(() -> {
             landed[0] = inode.size();
-            landed[1] = writeAt(landed[0], src);
+            landed[1] = writeAt(landed[0], src, uncached);
         });
         if (landed[1] > 0 && flags.contains(OpenFlag.DSYNC)) {
             dataSync(landed[0], landed[0] + landed[1]);
@@ -165,8 +186,9 @@ final class CoreFile implements IomapFile {
         return (int) landed[1];
     }
 
-    private int writeAt(long pos, ByteBuffer src) throws IOException {
-        return direct != null ? direct.write(pos, src) : (int) inode.write(pos, CopySource.of(src), src.remaining());
+    private int writeAt(long pos, ByteBuffer src, boolean uncached) throws IOException {
+        return direct != null ? direct.write(pos, src)
+                : (int) inode.write(pos, CopySource.of(src), src.remaining(), uncached);
     }
 
     /**
