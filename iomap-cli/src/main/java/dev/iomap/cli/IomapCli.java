@@ -27,13 +27,13 @@ import picocli.CommandLine.ScopeType;
  */
 @Command(name = "iomap",
         mixinStandardHelpOptions = true,
-        versionProvider = Iomap.Version.class,
+        versionProvider = IomapCli.Version.class,
         description = "The Linux iomap buffered-I/O layer in Java: benchmark, format, check and inspect "
                 + "filesystems of the iomap4j adapters.",
         subcommands = {BenchCommand.class, MkfsCommand.class, FsckCommand.class, StatCommand.class, FiemapCommand.class, MountCommand.class,
                 TraceCommand.class, TopCommand.class, ReportCommand.class,
                 ZookeeperCommand.class, ClusterBenchCommand.class, AdaptersCommand.class, CommandLine.HelpCommand.class})
-public final class Iomap {
+public final class IomapCli {
 
     /** Declared for parsing and help; {@link #run} reads it from the arguments, before parsing. */
     @SuppressWarnings("unused")
@@ -61,7 +61,7 @@ public final class Iomap {
      * @return the exit status
      */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        CommandLine commandLine = new CommandLine(new Iomap());
+        CommandLine commandLine = new CommandLine(new IomapCli());
         commandLine.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         commandLine.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         boolean printStacks = Arrays.asList(args).contains("--debug");
@@ -110,7 +110,7 @@ public final class Iomap {
     /** @return the program's version, e.g. {@code iomap4j-0.1.0-SNAPSHOT} */
     static String version() {
         Properties properties = new Properties();
-        try (InputStream in = Iomap.class.getResourceAsStream("version.properties")) {
+        try (InputStream in = IomapCli.class.getResourceAsStream("version.properties")) {
             if (in != null) {
                 properties.load(in);
             }
