@@ -41,7 +41,7 @@ final class Chain {
         int length = Math.min(capacity, bytes.length - from);
         ByteBuffer p = ByteBuffer.allocate(MetadataBlock.maxPayload(blockSize)).order(ByteOrder.LITTLE_ENDIAN);
         p.putLong(owner).putLong(next).putInt(length).put(bytes, from, length).clear();
-        return Layout.image(new MetadataBlock(Layout.CHAIN_TYPE, blockNo, 0, p), blockSize);
+        return Gfs2Layout.image(new MetadataBlock(Gfs2Layout.CHAIN_TYPE, blockNo, 0, p), blockSize);
     }
 
     /**

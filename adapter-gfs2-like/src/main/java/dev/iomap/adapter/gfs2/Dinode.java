@@ -38,9 +38,9 @@ final class Dinode {
     Instant mtime;
     Instant ctime;
     Instant btime;
-    /** Stuffed bytes (height 0), the inode's live inline buffer: {@link Layout#stuffedCapacity()} long. */
+    /** Stuffed bytes (height 0), the inode's live inline buffer: {@link Gfs2Layout#stuffedCapacity()} long. */
     final byte[] inline;
-    /** Top pointers (height at least 1): {@link Layout#dinodePointers()} long. */
+    /** Top pointers (height at least 1): {@link Gfs2Layout#dinodePointers()} long. */
     final long[] pointers;
     /** Bytes of a directory's entries or a symbolic link's target (regular files: unused). */
     byte[] content = new byte[0];
@@ -56,7 +56,7 @@ final class Dinode {
     /** Chain blocks holding {@link #xattrs} (valid once they are loaded). */
     long[] xattrChain = new long[0];
 
-    Dinode(long ino, Layout layout) {
+    Dinode(long ino, Gfs2Layout layout) {
         this.ino = ino;
         this.inline = new byte[layout.stuffedCapacity()];
         this.pointers = new long[layout.dinodePointers()];
@@ -93,7 +93,7 @@ final class Dinode {
             }
         }
         p.clear();
-        return Layout.image(new MetadataBlock(Layout.DINODE_TYPE, ino, 0, p), blockSize);
+        return Gfs2Layout.image(new MetadataBlock(Gfs2Layout.DINODE_TYPE, ino, 0, p), blockSize);
     }
 
     /**
@@ -104,7 +104,7 @@ final class Dinode {
      * @return the dinode; its content chain is read by the caller, its attribute chain when asked
      * @throws CorruptFilesystemException if a field is out of range
      */
-    static Dinode decode(MetadataBlock block, Layout layout) throws CorruptFilesystemException {
+    static Dinode decode(MetadataBlock block, Gfs2Layout layout) throws CorruptFilesystemException {
         ByteBuffer p = block.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
         int expected = MetadataBlock.maxPayload(layout.blockSize());
         if (p.remaining() != expected) {

@@ -33,7 +33,7 @@ final class Formatter {
      * @return the layout mkfs would write
      * @throws InvalidRangeException if an option is unknown or out of range, or the device is unfit
      */
-    static Layout plan(int deviceBlockSize, long capacity, FormatOptions options) throws InvalidRangeException {
+    static Gfs2Layout plan(int deviceBlockSize, long capacity, FormatOptions options) throws InvalidRangeException {
         int bs = options.blockSize();
         if (deviceBlockSize != bs) {
             throw new InvalidRangeException("gfs2-like needs the device's block size (" + deviceBlockSize
@@ -53,10 +53,10 @@ final class Formatter {
         int journals = (int) number(p, "journals", 1, 1, 64);
         long journalBlocks = number(p, "journalblocks", Math.clamp(total / 32, 64, 16384), 16, total / 4);
         long rgBlocks = number(p, "rgblocks", Math.clamp(total / 8, 64, 65536), 16, 1L << 24);
-        Layout probe = new Layout(bs, total, journals, journalBlocks, rgBlocks, 0, options.label());
+        Gfs2Layout probe = new Gfs2Layout(bs, total, journals, journalBlocks, rgBlocks, 0, options.label());
         long rgStart = probe.rgStart();
         long root = rgStart + 1 + probe.bitmapBlocks(probe.rgLength(0));
-        Layout layout = new Layout(bs, total, journals, journalBlocks, rgBlocks, root, options.label());
+        Gfs2Layout layout = new Gfs2Layout(bs, total, journals, journalBlocks, rgBlocks, root, options.label());
         String problem = layout.problem(total);
         if (problem != null || layout.rgLength(layout.rgCount() - 1) < 2 + layout.bitmapBlocks(rgBlocks)) {
             throw new InvalidRangeException("gfs2-like cannot be laid out so: " + (problem != null ? problem
@@ -90,7 +90,7 @@ final class Formatter {
      * @throws IOException if an option is invalid or the device fails
      */
     static void format(BlockDevice device, FormatOptions options) throws IOException {
-        Layout layout = plan(device.blockSize(), device.capacity(), options).withUuid(UUID.randomUUID());
+        Gfs2Layout layout = plan(device.blockSize(), device.capacity(), options).withUuid(UUID.randomUUID());
         for (int j = 0; j < layout.journals(); j++) {
             Journal.format(device, layout.journalStart(j), layout.journalBlocks());
         }

@@ -112,9 +112,9 @@ final class Fsck {
     }
 
     private FsckReport run(BlockDevice raw) throws IOException {
-        Layout layout;
+        Gfs2Layout layout;
         try {
-            layout = Layout.read(raw);
+            layout = Gfs2Layout.read(raw);
         } catch (IOException e) {
             return new FsckReport(List.of(e.getMessage()), "the superblock only");
         }

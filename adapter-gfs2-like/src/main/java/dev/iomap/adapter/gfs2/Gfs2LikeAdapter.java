@@ -45,7 +45,7 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
 
     /**
      * Creates an adapter whose mounts are nodes of a cluster sharing one device: each mount joins
-     * through {@code cluster}, naming the filesystem by its UUID ({@link Layout#filesystemUuid}, so two
+     * through {@code cluster}, naming the filesystem by its UUID ({@link Gfs2Layout#filesystemUuid}, so two
      * images formatted alike are two clusters), which gives it its journal slot and its lock manager (the mount option
      * {@code journal=K} is refused: the cluster assigns the slot). Such a mount takes inode glocks for
      * every inode operation, resource-group glocks to allocate and free, the rename glock for renames,
@@ -118,13 +118,13 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
     /** @return whether block 0 carries the gfs2-like superblock magic */
     @Override
     public boolean probe(BlockDevice device) throws IOException {
-        return Layout.CODEC.probe(device, 0);
+        return Gfs2Layout.CODEC.probe(device, 0);
     }
 
     /** @return gfs2-like with the block size in the superblock payload's first field, if block 0 has the magic */
     @Override
     public Optional<ProbedFormat> probeFormat(BlockDevice device) throws IOException {
-        return Layout.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
+        return Gfs2Layout.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
     }
 
     @Override
@@ -139,7 +139,7 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
                 throw new InvalidRangeException("gfs2-like mount option journal= is not taken on a cluster mount: "
                         + "the cluster assigns the journal");
             }
-            Layout layout = Layout.read(device);
+            Gfs2Layout layout = Gfs2Layout.read(device);
             FencedDevice fenced = new FencedDevice(device, null);
             var reclaimDue = new java.util.concurrent.atomic.AtomicBoolean();
             ClusterContext context = cluster.join(layout.filesystemUuid(device).toString(), layout.journals(),

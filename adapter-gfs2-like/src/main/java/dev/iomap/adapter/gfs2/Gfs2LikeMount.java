@@ -574,7 +574,7 @@ final class Gfs2LikeMount extends Namespace {
         return counters;
     }
 
-    /** @return the UUID mkfs wrote, or the one derived for an older image ({@link Layout#filesystemUuid}) */
+    /** @return the UUID mkfs wrote, or the one derived for an older image ({@link Gfs2Layout#filesystemUuid}) */
     @Override
     public Optional<java.util.UUID> uuid() throws IOException {
         return Optional.of(volume.layout.filesystemUuid(volume.device));

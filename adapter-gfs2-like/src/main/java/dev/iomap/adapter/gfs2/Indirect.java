@@ -7,7 +7,7 @@ import java.nio.ByteOrder;
 
 /**
  * One indirect block of a file's tree in memory: the owner's inode number, its level (1 for blocks
- * whose pointers address data) and {@link Layout#indirectPointers()} block pointers (0 = hole). Not
+ * whose pointers address data) and {@link Gfs2Layout#indirectPointers()} block pointers (0 = hole). Not
  * thread-safe: the mount's metadata lock guards it.
  */
 final class Indirect {
@@ -37,7 +37,7 @@ final class Indirect {
             p.putLong(pointer);
         }
         p.clear();
-        return Layout.image(new MetadataBlock(Layout.INDIRECT_TYPE, blockNo, 0, p), blockSize);
+        return Gfs2Layout.image(new MetadataBlock(Gfs2Layout.INDIRECT_TYPE, blockNo, 0, p), blockSize);
     }
 
     /**
@@ -47,7 +47,7 @@ final class Indirect {
      * @throws CorruptFilesystemException if the payload is not a whole block's, the level is out of
      *     range or a pointer is neither 0 nor in the resource groups' data area
      */
-    static Indirect decode(MetadataBlock block, Layout layout) throws CorruptFilesystemException {
+    static Indirect decode(MetadataBlock block, Gfs2Layout layout) throws CorruptFilesystemException {
         ByteBuffer p = block.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
         int expected = MetadataBlock.maxPayload(layout.blockSize());
         if (p.remaining() != expected) {

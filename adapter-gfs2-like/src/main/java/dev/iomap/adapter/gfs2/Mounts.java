@@ -32,7 +32,7 @@ final class Mounts {
      */
     static Gfs2LikeMount mount(BlockDevice device, boolean dataJournal, int journalIndex, LockManager locks)
             throws IOException {
-        return mount(device, Layout.read(device), dataJournal, journalIndex, locks, null,
+        return mount(device, Gfs2Layout.read(device), dataJournal, journalIndex, locks, null,
                 new java.util.concurrent.atomic.AtomicBoolean());
     }
 
@@ -51,7 +51,7 @@ final class Mounts {
      * @return the mount
      * @throws IOException if this node's journal cannot be replayed or the device fails
      */
-    static Gfs2LikeMount mountNode(BlockDevice device, Layout layout, boolean dataJournal, ClusterContext cluster,
+    static Gfs2LikeMount mountNode(BlockDevice device, Gfs2Layout layout, boolean dataJournal, ClusterContext cluster,
             java.util.concurrent.atomic.AtomicBoolean reclaimDue) throws IOException {
         reclaimDue.set(true);
         try {
@@ -76,7 +76,7 @@ final class Mounts {
      * @return the transactions it replayed
      * @throws IOException if the journal is damaged or the device fails
      */
-    static long replayJournal(BlockDevice device, Layout layout, int slot) throws IOException {
+    static long replayJournal(BlockDevice device, Gfs2Layout layout, int slot) throws IOException {
         if (slot < 0 || slot >= layout.journals()) {
             throw new InvalidRangeException("journal " + slot + " does not exist: the filesystem has "
                     + layout.journals() + " journals");
@@ -84,7 +84,7 @@ final class Mounts {
         return Journal.open(device, layout.journalStart(slot), layout.journalBlocks()).replay().transactions();
     }
 
-    private static Gfs2LikeMount mount(BlockDevice device, Layout layout, boolean dataJournal, int journalIndex,
+    private static Gfs2LikeMount mount(BlockDevice device, Gfs2Layout layout, boolean dataJournal, int journalIndex,
             LockManager locks, ClusterContext cluster, java.util.concurrent.atomic.AtomicBoolean reclaimDue)
             throws IOException {
         if (journalIndex < 0 || journalIndex >= layout.journals()) {

@@ -93,7 +93,7 @@ final class NodeLocks {
     NodeLocks(Gfs2LikeMount mount, ClusterContext cluster) {
         this.mount = mount;
         this.cluster = cluster;
-        Layout layout = mount.volume.layout;
+        Gfs2Layout layout = mount.volume.layout;
         this.home = cluster == null ? 0 : (int) ((long) cluster.journal() * layout.rgCount() / layout.journals());
         this.preferred = home;
     }

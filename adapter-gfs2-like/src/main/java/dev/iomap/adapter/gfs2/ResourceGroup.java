@@ -164,7 +164,7 @@ final class ResourceGroup {
     ByteBuffer encodeHeader(int blockSize) {
         ByteBuffer p = ByteBuffer.allocate(40).order(ByteOrder.LITTLE_ENDIAN);
         p.putInt(index).putInt(bitmapBlocks).putLong(start).putLong(length).putLong(free).putLong(dinodes).flip();
-        return Layout.image(new MetadataBlock(Layout.RGRP_TYPE, start, 0, p), blockSize);
+        return Gfs2Layout.image(new MetadataBlock(Gfs2Layout.RGRP_TYPE, start, 0, p), blockSize);
     }
 
     /** @return the image of bitmap block {@code i} */
@@ -173,7 +173,7 @@ final class ResourceGroup {
         int bytes = Math.min(blocksPerBitmap / 4, bits.length - from);
         ByteBuffer p = ByteBuffer.allocate(BITMAP_HEADER + bytes).order(ByteOrder.LITTLE_ENDIAN);
         p.putInt(index).putLong(start + (long) i * blocksPerBitmap).put(bits, from, bytes).flip();
-        return Layout.image(new MetadataBlock(Layout.BITMAP_TYPE, start + 1 + i, 0, p), blockSize);
+        return Gfs2Layout.image(new MetadataBlock(Gfs2Layout.BITMAP_TYPE, start + 1 + i, 0, p), blockSize);
     }
 
     /** @return the bitmap block that describes {@code block} */

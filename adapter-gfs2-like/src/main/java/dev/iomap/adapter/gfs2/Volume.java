@@ -26,7 +26,7 @@ import java.util.function.Supplier;
  */
 final class Volume {
     final BlockDevice device;
-    final Layout layout;
+    final Gfs2Layout layout;
     final Journal journal;
     final ResourceGroup[] rgs;
     final int blockSize;
@@ -47,7 +47,7 @@ final class Volume {
     /** Blocks freed by the running transaction, not reusable before it commits. */
     private long pendingFrees;
 
-    Volume(BlockDevice device, Layout layout, Journal journal, ResourceGroup[] rgs) {
+    Volume(BlockDevice device, Gfs2Layout layout, Journal journal, ResourceGroup[] rgs) {
         this.device = device;
         this.layout = layout;
         this.journal = journal;
@@ -64,7 +64,7 @@ final class Volume {
      * @return the groups
      * @throws IOException if a block is damaged or the device fails
      */
-    static ResourceGroup[] loadRgrps(Journal journal, Layout layout) throws IOException {
+    static ResourceGroup[] loadRgrps(Journal journal, Gfs2Layout layout) throws IOException {
         ResourceGroup[] rgs = new ResourceGroup[layout.rgCount()];
         for (int g = 0; g < rgs.length; g++) {
             rgs[g] = loadRgrp(journal, layout, g);
@@ -72,13 +72,13 @@ final class Volume {
         return rgs;
     }
 
-    private static ResourceGroup loadRgrp(Journal journal, Layout layout, int g) throws IOException {
+    private static ResourceGroup loadRgrp(Journal journal, Gfs2Layout layout, int g) throws IOException {
         long start = layout.rgStart(g);
         long length = layout.rgLength(g);
-        MetadataBlock header = MetadataBlock.decode(journal.readBlock(start), start, Layout.RGRP_TYPE);
+        MetadataBlock header = MetadataBlock.decode(journal.readBlock(start), start, Gfs2Layout.RGRP_TYPE);
         MetadataBlock[] bitmaps = new MetadataBlock[layout.bitmapBlocks(length)];
         for (int i = 0; i < bitmaps.length; i++) {
-            bitmaps[i] = MetadataBlock.decode(journal.readBlock(start + 1 + i), start + 1 + i, Layout.BITMAP_TYPE);
+            bitmaps[i] = MetadataBlock.decode(journal.readBlock(start + 1 + i), start + 1 + i, Gfs2Layout.BITMAP_TYPE);
         }
         return ResourceGroup.decode(header, bitmaps, layout.blocksPerBitmap(), g, start, length);
     }
@@ -381,7 +381,7 @@ final class Volume {
      * @throws IOException if a block is damaged or the device fails
      */
     Dinode readDinode(long ino) throws IOException {
-        Dinode d = Dinode.decode(MetadataBlock.decode(journal.readBlock(ino), ino, Layout.DINODE_TYPE), layout);
+        Dinode d = Dinode.decode(MetadataBlock.decode(journal.readBlock(ino), ino, Gfs2Layout.DINODE_TYPE), layout);
         if (d.type != FileType.REGULAR && d.height > 0) {
             d.content = new byte[d.chainedLength];
             d.contentChain = readChain(d.pointers[0], d.content, ino, "content");
@@ -433,7 +433,7 @@ final class Volume {
                 throw new CorruptFilesystemException(name + " ends after " + i + " of " + count + " blocks");
             }
             chain[i] = b;
-            Chain.Link link = Chain.decode(MetadataBlock.decode(journal.readBlock(b), b, Layout.CHAIN_TYPE));
+            Chain.Link link = Chain.decode(MetadataBlock.decode(journal.readBlock(b), b, Gfs2Layout.CHAIN_TYPE));
             int share = Math.min(capacity, bytes.length - i * capacity);
             if (link.owner() != owner || link.bytes().length != share) {
                 throw new CorruptFilesystemException(name + " block " + i + " (block " + b + ") belongs to inode "
@@ -492,7 +492,7 @@ final class Volume {
      * @throws IOException if it is damaged, another inode's, or the device fails
      */
     Indirect readIndirect(long block, long owner) throws IOException {
-        Indirect i = Indirect.decode(MetadataBlock.decode(journal.readBlock(block), block, Layout.INDIRECT_TYPE),
+        Indirect i = Indirect.decode(MetadataBlock.decode(journal.readBlock(block), block, Gfs2Layout.INDIRECT_TYPE),
                 layout);
         if (i.owner != owner) {
             throw new CorruptFilesystemException("indirect block " + block + " belongs to inode " + i.owner

@@ -30,8 +30,8 @@ class DecoderRefusalTest {
     @Test
     void anIndirectBlockWithAnEmptyPayloadIsRefused() throws IOException {
         DamagedImage image = new DamagedImage();
-        MetadataBlock forged = image.forge(image.indirect, Layout.INDIRECT_TYPE, p -> DamagedImage.truncated(p, 0));
-        Layout layout = Layout.read(image.device);
+        MetadataBlock forged = image.forge(image.indirect, Gfs2Layout.INDIRECT_TYPE, p -> DamagedImage.truncated(p, 0));
+        Gfs2Layout layout = Gfs2Layout.read(image.device);
 
         String problem = "indirect block " + image.indirect + ": payload of 0 bytes, expected " + PAYLOAD;
         assertThatThrownBy(() -> Indirect.decode(forged, layout)).isExactlyInstanceOf(CorruptFilesystemException.class)
@@ -44,9 +44,9 @@ class DecoderRefusalTest {
     @Test
     void aDinodeTimeOutsideInstantsRangeIsRefused() throws IOException {
         DamagedImage image = new DamagedImage();
-        MetadataBlock forged = image.forge(image.xIno, Layout.DINODE_TYPE,
+        MetadataBlock forged = image.forge(image.xIno, Gfs2Layout.DINODE_TYPE,
                 p -> p.putLong(DamagedImage.MTIME_AT, Long.MAX_VALUE).putInt(DamagedImage.MTIME_AT + 8, 5));
-        Layout layout = Layout.read(image.device);
+        Gfs2Layout layout = Gfs2Layout.read(image.device);
 
         String problem = "dinode " + image.xIno + ": mtime of 9223372036854775807 seconds and 5 nanoseconds is not a time";
         assertThatThrownBy(() -> Dinode.decode(forged, layout)).isExactlyInstanceOf(CorruptFilesystemException.class)
@@ -58,8 +58,8 @@ class DecoderRefusalTest {
     @Test
     void aDinodeWithAShortPayloadIsRefused() throws IOException {
         DamagedImage image = new DamagedImage();
-        MetadataBlock forged = image.forge(image.xIno, Layout.DINODE_TYPE, p -> DamagedImage.truncated(p, 500));
-        Layout layout = Layout.read(image.device);
+        MetadataBlock forged = image.forge(image.xIno, Gfs2Layout.DINODE_TYPE, p -> DamagedImage.truncated(p, 500));
+        Gfs2Layout layout = Gfs2Layout.read(image.device);
 
         String problem = "dinode " + image.xIno + ": payload of 500 bytes, expected " + PAYLOAD;
         assertThatThrownBy(() -> Dinode.decode(forged, layout)).isExactlyInstanceOf(CorruptFilesystemException.class)
@@ -71,10 +71,10 @@ class DecoderRefusalTest {
     @Test
     void aSuperblockWithAnEmptyPayloadIsRefused() throws IOException {
         DamagedImage image = new DamagedImage();
-        Layout.CODEC.write(image.device, 0, ByteBuffer.allocate(0));
+        Gfs2Layout.CODEC.write(image.device, 0, ByteBuffer.allocate(0));
 
         String problem = "gfs2-like superblock: payload of 0 bytes, shorter than its 44 bytes of fields";
-        assertThatThrownBy(() -> Layout.read(image.device)).isExactlyInstanceOf(CorruptFilesystemException.class)
+        assertThatThrownBy(() -> Gfs2Layout.read(image.device)).isExactlyInstanceOf(CorruptFilesystemException.class)
                 .hasMessage(problem);
         assertThat(image.adapter.fsck(image.device).problems()).containsExactly(problem);
         assertThatThrownBy(image::mount).isExactlyInstanceOf(CorruptFilesystemException.class).hasMessage(problem);
@@ -83,10 +83,10 @@ class DecoderRefusalTest {
     @Test
     void indirectPointersOutsideTheDataAreaAreRefused() throws IOException {
         DamagedImage image = new DamagedImage();
-        Layout layout = Layout.read(image.device);
+        Gfs2Layout layout = Gfs2Layout.read(image.device);
         long header = layout.rgStart(0);
         for (long bad : new long[] {-1, 1, header, header + 1, layout.totalBlocks()}) {
-            MetadataBlock forged = image.forge(image.indirect, Layout.INDIRECT_TYPE, p -> p.putLong(16, bad));
+            MetadataBlock forged = image.forge(image.indirect, Gfs2Layout.INDIRECT_TYPE, p -> p.putLong(16, bad));
             String problem = "indirect block " + image.indirect + " pointer 0 points at block " + bad
                     + ", outside the resource groups' data blocks";
             assertThatThrownBy(() -> Indirect.decode(forged, layout)).as("pointer %d", bad)
@@ -98,7 +98,7 @@ class DecoderRefusalTest {
     @Test
     void aDirectoryEntryNameWithANulIsRefused() throws IOException {
         DamagedImage image = new DamagedImage();
-        image.forge(image.dirIno, Layout.DINODE_TYPE, p -> p.put(DamagedImage.FIRST_NAME_AT + 4, (byte) 0));
+        image.forge(image.dirIno, Gfs2Layout.DINODE_TYPE, p -> p.put(DamagedImage.FIRST_NAME_AT + 4, (byte) 0));
 
         String problem = "directory " + image.dirIno + ": bad entry 'name\\x001' -> inode "
                 + nameOneIno(image) + " (a name is 1 to 255 bytes, not '.' or '..', without '/' or NUL)";
@@ -107,7 +107,7 @@ class DecoderRefusalTest {
     }
 
     private static long nameOneIno(DamagedImage image) throws IOException {
-        MetadataBlock dir = image.read(image.dirIno, Layout.DINODE_TYPE);
+        MetadataBlock dir = image.read(image.dirIno, Gfs2Layout.DINODE_TYPE);
         return dir.payload().getLong(Dinode.HEADER_BYTES + 1);
     }
 

@@ -27,21 +27,21 @@ class FilesystemUuidTest {
         RamBlockDevice first = formatted();
         RamBlockDevice second = formatted();
 
-        UUID uuid = Layout.read(first).uuid();
+        UUID uuid = Gfs2Layout.read(first).uuid();
 
-        assertThat(uuid).isNotNull().isNotEqualTo(Layout.read(second).uuid());
+        assertThat(uuid).isNotNull().isNotEqualTo(Gfs2Layout.read(second).uuid());
         assertThat(uuid.version()).as("random").isEqualTo(4);
         try (IomapFileSystem fs = CoreRuntime.mount(new Gfs2LikeAdapter(), first, MountOptions.defaults())) {
             assertThat(fs.uuid()).contains(uuid);
         }
-        assertThat(Layout.read(first).uuid()).as("after a mount").isEqualTo(uuid);
+        assertThat(Gfs2Layout.read(first).uuid()).as("after a mount").isEqualTo(uuid);
     }
 
     @Test
     void anImageWithoutAUuidGetsAStableOneDerivedFromItsJournalAndStaysUsable() throws IOException {
         RamBlockDevice first = withoutUuid(formatted());
         RamBlockDevice second = withoutUuid(formatted());
-        Layout layout = Layout.read(first);
+        Gfs2Layout layout = Gfs2Layout.read(first);
         assertThat(layout.uuid()).isNull();
 
         UUID derived = layout.filesystemUuid(first);
@@ -53,8 +53,8 @@ class FilesystemUuidTest {
             }
         }
 
-        assertThat(Layout.read(first).filesystemUuid(first)).as("the same after a mount that wrote").isEqualTo(derived);
-        assertThat(Layout.read(second).filesystemUuid(second)).as("another image formatted alike")
+        assertThat(Gfs2Layout.read(first).filesystemUuid(first)).as("the same after a mount that wrote").isEqualTo(derived);
+        assertThat(Gfs2Layout.read(second).filesystemUuid(second)).as("another image formatted alike")
                 .isNotEqualTo(derived);
         assertThat(new Gfs2LikeAdapter().fsck(first).problems()).isEmpty();
     }
@@ -67,7 +67,7 @@ class FilesystemUuidTest {
 
     /** Rewrites the superblock as mkfs did before it wrote a UUID: the payload ends after the label. */
     private static RamBlockDevice withoutUuid(RamBlockDevice device) throws IOException {
-        Layout.read(device).withUuid(null).write(device);
+        Gfs2Layout.read(device).withUuid(null).write(device);
         device.flush();
         return device;
     }

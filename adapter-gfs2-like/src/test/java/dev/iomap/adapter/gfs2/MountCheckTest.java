@@ -61,7 +61,7 @@ class MountCheckTest {
     void aDamagedAttributeChainLeavesTheDinodeAndItsDataReadable() throws IOException {
         DamagedImage image = new DamagedImage();
         image.flip(image.xattrBlock, 100);
-        Layout layout = Layout.read(image.device);
+        Gfs2Layout layout = Gfs2Layout.read(image.device);
         Journal journal = Journal.open(image.device, layout.journalStart(0), layout.journalBlocks());
         journal.replay();
         Volume volume = new Volume(image.device, layout, journal, Volume.loadRgrps(journal, layout));

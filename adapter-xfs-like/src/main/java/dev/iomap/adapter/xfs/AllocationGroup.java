@@ -256,7 +256,7 @@ final class AllocationGroup {
     }
 
     private ByteBuffer freeLeaf(int leaf, List<BlockRange> extents) throws InvalidRangeException {
-        BlockWriter writer = BlockWriter.allocate(Layout.LEAF_HEADER + extents.size() * Layout.FREE_RECORD_BYTES,
+        BlockWriter writer = BlockWriter.allocate(XfsLayout.LEAF_HEADER + extents.size() * XfsLayout.FREE_RECORD_BYTES,
                 "xfs-like free-space leaf").putInt(agno).putInt(leaf).putInt(extents.size()).putInt(0);
         for (BlockRange range : extents) {
             writer.putLong(range.start()).putLong(range.length());
@@ -266,7 +266,7 @@ final class AllocationGroup {
 
     private ByteBuffer refcountLeaf(int leaf, List<RefcountMap.Record> records) throws InvalidRangeException {
         BlockWriter writer = BlockWriter.allocate(
-                Layout.LEAF_HEADER + records.size() * Layout.REFCOUNT_RECORD_BYTES, "xfs-like refcount leaf")
+                XfsLayout.LEAF_HEADER + records.size() * XfsLayout.REFCOUNT_RECORD_BYTES, "xfs-like refcount leaf")
                 .putInt(agno).putInt(leaf).putInt(records.size()).putInt(0);
         for (RefcountMap.Record record : records) {
             writer.putLong(record.start()).putLong(record.length()).putInt(Math.toIntExact(record.count()));

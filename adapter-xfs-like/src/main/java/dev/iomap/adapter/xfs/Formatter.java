@@ -48,7 +48,7 @@ final class Formatter {
         Map<Long, InodeState> inodes = Map.of(root.ino, root);
         long tableBlocks = Geometry.ROOT_INO / geometry.inodesPerBlock() + 1;
         for (long index = 0; index < tableBlocks; index++) {
-            MetadataBlock.write(device, geometry.inodeTableStart() + index, Layout.INODE_TABLE,
+            MetadataBlock.write(device, geometry.inodeTableStart() + index, XfsLayout.INODE_TABLE,
                     InodeCodec.encodeTableBlock(geometry, index, tableBlocks, inodes::get));
         }
         Journal.format(device, geometry.journalStart(), geometry.journalBlocks());

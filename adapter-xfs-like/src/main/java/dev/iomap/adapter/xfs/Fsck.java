@@ -88,7 +88,7 @@ final class Fsck {
         device = BlockSizeView.of(raw, geometry.blockSize());
         if (!superblock.clean()) {
             add("superblock at device offset 0: the image was not cleanly unmounted; the journal at "
-                    + Layout.where(geometry.journalStart(), geometry.blockSize())
+                    + XfsLayout.where(geometry.journalStart(), geometry.blockSize())
                     + " may hold transactions: mount it to replay them");
         }
         try {
@@ -246,7 +246,7 @@ final class Fsck {
         Map<Long, InodeState> inodes = image.inodes;
         InodeState root = inodes.get(Geometry.ROOT_INO);
         if (root == null || !root.isDirectory()) {
-            add("root directory inode 1 (inode table " + Layout.where(geometry.inodeBlock(1), geometry.blockSize())
+            add("root directory inode 1 (inode table " + XfsLayout.where(geometry.inodeBlock(1), geometry.blockSize())
                     + ") is missing or not a directory");
             return;
         }
@@ -262,7 +262,7 @@ final class Fsck {
         }
         for (InodeState inode : inodes.values()) {
             String where = "inode " + inode.ino + " (inode table "
-                    + Layout.where(geometry.inodeBlock(inode.ino), geometry.blockSize()) + ")";
+                    + XfsLayout.where(geometry.inodeBlock(inode.ino), geometry.blockSize()) + ")";
             int nameCount = names.getOrDefault(inode.ino, 0);
             if (inode.ino == Geometry.ROOT_INO) {
                 nameCount = 1;
@@ -323,7 +323,7 @@ final class Fsck {
     private String dirBlockWhere(InodeState dir, int index) {
         try {
             if (dir.data.lookup(index) instanceof Extent extent) {
-                return Layout.where(extent.deviceBlockOf(index), geometry.blockSize());
+                return XfsLayout.where(extent.deviceBlockOf(index), geometry.blockSize());
             }
         } catch (IOException e) {
             // Fall through.
@@ -355,7 +355,7 @@ final class Fsck {
         for (InodeState inode : inodes.values()) {
             if (inode.isDirectory() && !seen.contains(inode.ino)) {
                 add("directory inode " + inode.ino + " (inode table "
-                        + Layout.where(geometry.inodeBlock(inode.ino), geometry.blockSize())
+                        + XfsLayout.where(geometry.inodeBlock(inode.ino), geometry.blockSize())
                         + ") is not reachable from the root");
             }
         }

@@ -63,7 +63,7 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
 
     /** @return inode slots in one inode table block */
     int inodesPerBlock() {
-        return Layout.inodesPerBlock(blockSize);
+        return XfsLayout.inodesPerBlock(blockSize);
     }
 
     /** @return inode numbers {@code [0, inodeCount())} exist; 0 is never used */
@@ -157,9 +157,9 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
     /** @return the type magic of a header block of allocation group {@code agno} */
     int groupBlockType(int agno, long block) {
         if (block == agStart(agno)) {
-            return Layout.AG_HEADER;
+            return XfsLayout.AG_HEADER;
         }
-        return block < refcountLeafBlock(agno, 0) ? Layout.FREE_LEAF : Layout.REFCOUNT_LEAF;
+        return block < refcountLeafBlock(agno, 0) ? XfsLayout.FREE_LEAF : XfsLayout.REFCOUNT_LEAF;
     }
 
     /**
@@ -179,12 +179,12 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
 
     /** @return blocks covered by one free-space leaf of {@code blockSize}-byte blocks */
     static long freeLeafSpan(int blockSize) {
-        return 2L * Layout.freeLeafCapacity(blockSize);
+        return 2L * XfsLayout.freeLeafCapacity(blockSize);
     }
 
     /** @return blocks covered by one reference-count leaf of {@code blockSize}-byte blocks */
     static long refcountLeafSpan(int blockSize) {
-        return Layout.refcountLeafCapacity(blockSize);
+        return XfsLayout.refcountLeafCapacity(blockSize);
     }
 
     /** @return leaves a group header's bitmap has room for: one bit each, after the fixed fields */
@@ -260,7 +260,7 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
         long journal = property(properties, "journalblocks", Math.min(totalBlocks / 4, defaultJournal),
                 MIN_JOURNAL_BLOCKS, Math.min(totalBlocks / 4, MAX_JOURNAL_BYTES / blockSize));
         long inodes = property(properties, "inodes", defaultInodes(blockSize, totalBlocks), 8, 1 << 24);
-        long inodeTableBlocks = Math.ceilDiv(inodes + 1, Layout.inodesPerBlock(blockSize));
+        long inodeTableBlocks = Math.ceilDiv(inodes + 1, XfsLayout.inodesPerBlock(blockSize));
         long dataStart = 1 + journal + inodeTableBlocks;
         long dataBlocks = totalBlocks - dataStart;
         if (dataBlocks < 1) {

@@ -95,16 +95,16 @@ final class ImageLoader {
         long block = geometry.inodeTableStart() + index;
         InodeCodec.TableBlock table;
         try {
-            table = InodeCodec.decodeTableBlock(MetadataBlock.read(device, block, Layout.INODE_TABLE), geometry, index);
+            table = InodeCodec.decodeTableBlock(MetadataBlock.read(device, block, XfsLayout.INODE_TABLE), geometry, index);
         } catch (CorruptFilesystemException e) {
             problem("inode table: " + e.getMessage());
             return 1;
         }
         for (InodeCodec.Slot slot : table.slots()) {
-            if (slot.typeCode() == Layout.TYPE_FREE) {
+            if (slot.typeCode() == XfsLayout.TYPE_FREE) {
                 continue;
             }
-            String where = "inode " + slot.ino() + " (inode table " + Layout.where(block, geometry.blockSize())
+            String where = "inode " + slot.ino() + " (inode table " + XfsLayout.where(block, geometry.blockSize())
                     + ", slot " + slot.ino() % geometry.inodesPerBlock() + ")";
             try {
                 image.inodes.put(slot.ino(), inodeOf(image, slot, where));
@@ -157,7 +157,7 @@ final class ImageLoader {
             if (slot.targetHead() == 0) {
                 inode.target = slot.inlineTarget();
             } else {
-                byte[] target = ChainBlocks.read(device, Layout.SYMLINK_BLOCK, "symlink", slot.targetHead(), inode.ino,
+                byte[] target = ChainBlocks.read(device, XfsLayout.SYMLINK_BLOCK, "symlink", slot.targetHead(), inode.ino,
                         FileNames.MAX_TARGET_BYTES, dataArea(), inode.targetBlocks, where);
                 if (target.length != slot.size()) {
                     throw new CorruptFilesystemException(where + ": symlink blocks hold " + target.length
@@ -168,10 +168,10 @@ final class ImageLoader {
             }
         }
         if (slot.xattrHead() != 0) {
-            byte[] encoded = ChainBlocks.read(device, Layout.XATTR_BLOCK, "xattr", slot.xattrHead(), inode.ino,
-                    Layout.MAX_XATTR_SET_BYTES, dataArea(), inode.xattrBlocks, where);
+            byte[] encoded = ChainBlocks.read(device, XfsLayout.XATTR_BLOCK, "xattr", slot.xattrHead(), inode.ino,
+                    XfsLayout.MAX_XATTR_SET_BYTES, dataArea(), inode.xattrBlocks, where);
             inode.xattrs = XattrSet.decode(encoded, where);
-            if (inode.xattrBlocks.size() != Layout.chainBlocks(encoded.length, geometry.blockSize())) {
+            if (inode.xattrBlocks.size() != XfsLayout.chainBlocks(encoded.length, geometry.blockSize())) {
                 throw new CorruptFilesystemException(where + ": " + inode.xattrBlocks.size()
                         + " extended-attribute blocks hold " + encoded.length + " bytes");
             }
@@ -196,7 +196,7 @@ final class ImageLoader {
             throws IOException {
         List<Extent> extents = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
-        int capacity = Layout.extentListCapacity(geometry.blockSize());
+        int capacity = XfsLayout.extentListCapacity(geometry.blockSize());
         long block = slot.listHead();
         while (block != 0) {
             if (block < geometry.dataStart() || block >= geometry.totalBlocks() || !seen.add(block)) {
@@ -204,9 +204,9 @@ final class ImageLoader {
                         + " is outside the data area or repeated");
             }
             InodeCodec.ListBlock list = InodeCodec.decodeListBlock(
-                    MetadataBlock.read(device, block, Layout.EXTENT_LIST), capacity);
+                    MetadataBlock.read(device, block, XfsLayout.EXTENT_LIST), capacity);
             if (list.owner() != inode.ino) {
-                throw new CorruptFilesystemException(where + ": extent list " + Layout.where(block,
+                throw new CorruptFilesystemException(where + ": extent list " + XfsLayout.where(block,
                         geometry.blockSize()) + " belongs to inode " + list.owner());
             }
             extents.addAll(list.extents());
@@ -214,7 +214,7 @@ final class ImageLoader {
             image.listBlocks.put(block, inode.ino);
             block = list.next();
         }
-        if (extents.size() <= Layout.INLINE_EXTENTS) {
+        if (extents.size() <= XfsLayout.INLINE_EXTENTS) {
             throw new CorruptFilesystemException(where + ": " + extents.size()
                     + " extents in an extent list; they fit in the inode");
         }
@@ -224,14 +224,14 @@ final class ImageLoader {
     private AllocationGroup loadGroup(int agno) throws IOException {
         long start = geometry.agStart(agno);
         long length = geometry.agLength(agno);
-        String where = "allocation group " + agno + " header at " + Layout.where(start, geometry.blockSize());
+        String where = "allocation group " + agno + " header at " + XfsLayout.where(start, geometry.blockSize());
         FreeSpaceAllocator free = FreeSpaceAllocator.allAllocated(start, length);
         RefcountMap refcounts = new RefcountMap();
         try {
             // The header and the place of free-space leaf 0, which holds a fresh group's free space: one read.
             ByteBuffer headerAndFirstLeaf = BlockIo.read(device, start, 2);
             int blockSize = geometry.blockSize();
-            BlockReader reader = MetadataBlock.decode(headerAndFirstLeaf.slice(0, blockSize), start, Layout.AG_HEADER)
+            BlockReader reader = MetadataBlock.decode(headerAndFirstLeaf.slice(0, blockSize), start, XfsLayout.AG_HEADER)
                     .reader();
             int storedAgno = reader.getInt();
             int zero = reader.getInt();
@@ -297,8 +297,8 @@ final class ImageLoader {
                 leaf = inUse.nextSetBit(leaf + 1)) {
             long block = geometry.freeLeafBlock(agno, leaf);
             ByteBuffer bytes = leaf == 0 ? firstLeaf : BlockIo.read(device, block, 1);
-            BlockReader reader = MetadataBlock.decode(bytes, block, Layout.FREE_LEAF).reader();
-            int count = leafHeader(reader, agno, leaf, Layout.freeLeafCapacity(geometry.blockSize()));
+            BlockReader reader = MetadataBlock.decode(bytes, block, XfsLayout.FREE_LEAF).reader();
+            int count = leafHeader(reader, agno, leaf, XfsLayout.freeLeafCapacity(geometry.blockSize()));
             long low = geometry.agDataStart(agno) + leaf * geometry.freeLeafSpan();
             for (int i = 0; i < count; i++) {
                 long start = reader.getLong();
@@ -324,8 +324,8 @@ final class ImageLoader {
         for (int bit = inUse.nextSetBit(first); bit >= 0; bit = inUse.nextSetBit(bit + 1)) {
             int leaf = bit - first;
             long block = geometry.refcountLeafBlock(agno, leaf);
-            BlockReader reader = MetadataBlock.read(device, block, Layout.REFCOUNT_LEAF).reader();
-            int count = leafHeader(reader, agno, leaf, Layout.refcountLeafCapacity(geometry.blockSize()));
+            BlockReader reader = MetadataBlock.read(device, block, XfsLayout.REFCOUNT_LEAF).reader();
+            int count = leafHeader(reader, agno, leaf, XfsLayout.refcountLeafCapacity(geometry.blockSize()));
             long low = geometry.agDataStart(agno) + leaf * geometry.refcountLeafSpan();
             for (int i = 0; i < count; i++) {
                 long start = reader.getLong();
@@ -380,12 +380,12 @@ final class ImageLoader {
                 }
                 long block = extent.deviceBlockOf(index);
                 current = block;
-                MetadataBlock read = MetadataBlock.read(device, block, Layout.DIRECTORY);
+                MetadataBlock read = MetadataBlock.read(device, block, XfsLayout.DIRECTORY);
                 dir.directory.decodeBlock(read.reader(), dir.ino, index);
             }
         } catch (CorruptFilesystemException e) {
             problem(current < 0 || e.getMessage().startsWith(where) ? e.getMessage()
-                    : where + " block at " + Layout.where(current, geometry.blockSize()) + ": " + e.getMessage());
+                    : where + " block at " + XfsLayout.where(current, geometry.blockSize()) + ": " + e.getMessage());
             dir.directory = new DirectoryBlocks(MetadataBlock.maxPayload(geometry.blockSize()));
         }
     }

@@ -89,13 +89,13 @@ final class InodeCodec {
         }
         int perBlock = geometry.inodesPerBlock();
         long first = tableIndex * perBlock;
-        BlockWriter writer = BlockWriter.allocate(Layout.INODE_TABLE_HEADER + perBlock * Layout.INODE_BYTES,
+        BlockWriter writer = BlockWriter.allocate(XfsLayout.INODE_TABLE_HEADER + perBlock * XfsLayout.INODE_BYTES,
                 "xfs-like inode table block");
         try {
             writer.putLong(first).putInt(perBlock).putInt(tableIndex == 0 ? Math.toIntExact(initialisedBlocks) : 0);
             for (int slot = 0; slot < perBlock; slot++) {
                 InodeState state = states.apply(first + slot);
-                writer.putBytes(state == null ? new byte[Layout.INODE_BYTES] : lockedSlot(state));
+                writer.putBytes(state == null ? new byte[XfsLayout.INODE_BYTES] : lockedSlot(state));
             }
         } catch (InvalidRangeException e) {
             throw new IllegalStateException("inode table block overflowed", e);
@@ -116,7 +116,7 @@ final class InodeCodec {
         List<Extent> data = state.persistedData();
         List<Extent> cow = state.persistedCow();
         boolean inList = !state.listBlocks.isEmpty();
-        BlockWriter writer = BlockWriter.allocate(Layout.INODE_BYTES, "xfs-like inode " + state.ino);
+        BlockWriter writer = BlockWriter.allocate(XfsLayout.INODE_BYTES, "xfs-like inode " + state.ino);
         writer.putByte(FileTypeCodes.code(state.type)).putByte(inList ? FLAG_EXTENT_LIST : 0)
                 .putByte(state.mode & 0xFF).putByte(state.mode >>> 8)
                 .putInt(state.nlink)
@@ -136,13 +136,13 @@ final class InodeCodec {
             writer.putBytes(state.target);
         } else if (!inList) {
             for (Extent extent : data) {
-                Layout.putExtent(writer, extent);
+                XfsLayout.putExtent(writer, extent);
             }
             for (Extent extent : cow) {
-                Layout.putExtent(writer, extent);
+                XfsLayout.putExtent(writer, extent);
             }
         }
-        byte[] slot = new byte[Layout.INODE_BYTES];
+        byte[] slot = new byte[XfsLayout.INODE_BYTES];
         byte[] written = writer.toByteArray();
         System.arraycopy(written, 0, slot, 0, written.length);
         return slot;
@@ -204,7 +204,7 @@ final class InodeCodec {
         List<Extent> inline = new ArrayList<>();
         Instant[] times = {Instant.EPOCH, Instant.EPOCH, Instant.EPOCH, Instant.EPOCH};
         byte[] inlineTarget = null;
-        if (typeCode != Layout.TYPE_FREE) {
+        if (typeCode != XfsLayout.TYPE_FREE) {
             FileType type = FileTypeCodes.typeOf(typeCode);
             if (ino != expectedIno || type == null || (flags & ~FLAG_EXTENT_LIST) != 0 || nlink < 0 || size < 0
                     || dataCount < 0 || cowCount < 0 || (mode & ~NewInodeAttributes.MODE_MASK) != 0
@@ -217,7 +217,7 @@ final class InodeCodec {
                 times[i] = time(reader, ino, i, seconds[i], nanos[i]);
             }
             boolean inList = (flags & FLAG_EXTENT_LIST) != 0;
-            if (!inList && dataCount + cowCount > Layout.INLINE_EXTENTS) {
+            if (!inList && dataCount + cowCount > XfsLayout.INLINE_EXTENTS) {
                 throw reader.corrupt("inode " + ino + " claims " + (dataCount + cowCount) + " inline extents");
             }
             if (inList == (listHead == 0)) {
@@ -231,12 +231,12 @@ final class InodeCodec {
                 }
                 if (!inList) {
                     for (int i = 0; i < dataCount + cowCount; i++) {
-                        inline.add(Layout.getExtent(reader));
+                        inline.add(XfsLayout.getExtent(reader));
                     }
                 }
             }
         }
-        reader.skip(Layout.INODE_BYTES - (reader.position() - start));
+        reader.skip(XfsLayout.INODE_BYTES - (reader.position() - start));
         return new Slot(ino, typeCode, flags, mode, nlink, size, parent, dataCount, cowCount, listHead, uid, gid,
                 List.of(times), xattrHead, targetHead, inline, inlineTarget);
     }
@@ -258,10 +258,10 @@ final class InodeCodec {
     private static byte[] symlinkTarget(BlockReader reader, long ino, long size, boolean hasExtents, long targetHead,
             int mode) throws CorruptFilesystemException {
         if (size < 1 || size > FileNames.MAX_TARGET_BYTES || hasExtents || mode != 0777
-                || (size <= Layout.INLINE_TARGET_BYTES) != (targetHead == 0)) {
+                || (size <= XfsLayout.INLINE_TARGET_BYTES) != (targetHead == 0)) {
             throw reader.corrupt("symbolic link inode " + ino + " of " + size + " bytes, mode 0"
                     + Integer.toOctalString(mode) + ", has extents " + hasExtents + ", symlink block " + targetHead
-                    + " (a target of up to " + Layout.INLINE_TARGET_BYTES + " bytes is in the slot)");
+                    + " (a target of up to " + XfsLayout.INLINE_TARGET_BYTES + " bytes is in the slot)");
         }
         if (targetHead != 0) {
             return null;
@@ -281,12 +281,12 @@ final class InodeCodec {
     }
 
     static ByteBuffer encodeListBlock(long owner, long next, List<Extent> extents) {
-        BlockWriter writer = BlockWriter.allocate(Layout.EXTENT_LIST_HEADER + extents.size() * Layout.EXTENT_BYTES,
+        BlockWriter writer = BlockWriter.allocate(XfsLayout.EXTENT_LIST_HEADER + extents.size() * XfsLayout.EXTENT_BYTES,
                 "xfs-like extent list");
         try {
             writer.putLong(owner).putLong(next).putInt(extents.size()).putInt(0);
             for (Extent extent : extents) {
-                Layout.putExtent(writer, extent);
+                XfsLayout.putExtent(writer, extent);
             }
         } catch (InvalidRangeException e) {
             throw new IllegalStateException("extent list block overflowed", e);
@@ -305,7 +305,7 @@ final class InodeCodec {
         }
         List<Extent> extents = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            extents.add(Layout.getExtent(reader));
+            extents.add(XfsLayout.getExtent(reader));
         }
         return new ListBlock(owner, next, extents);
     }

@@ -97,7 +97,7 @@ final class Volume {
             throw new NoSpaceException("xfs-like: all " + (geometry.inodeCount() - 1) + " inodes are in use");
         }
         if (names.containsKey(ino)) {
-            throw shutdown("free inode " + ino + " (inode table " + Layout.where(geometry.inodeBlock(ino),
+            throw shutdown("free inode " + ino + " (inode table " + XfsLayout.where(geometry.inodeBlock(ino),
                     geometry.blockSize()) + ") is still named by a directory entry");
         }
         long tableIndex = ino / geometry.inodesPerBlock();

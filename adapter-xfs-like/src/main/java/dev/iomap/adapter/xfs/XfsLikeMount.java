@@ -82,7 +82,7 @@ final class XfsLikeMount implements MountedFilesystem {
         InodeState root = volume.inodes.get(Geometry.ROOT_INO);
         if (root == null || !root.isDirectory()) {
             throw new CorruptFilesystemException("xfs-like: the root directory (inode 1, inode table "
-                    + Layout.where(geometry.inodeBlock(1), geometry.blockSize()) + ") is missing");
+                    + XfsLayout.where(geometry.inodeBlock(1), geometry.blockSize()) + ") is missing");
         }
         XfsLikeMount mount = new XfsLikeMount(volume);
         mount.recover();

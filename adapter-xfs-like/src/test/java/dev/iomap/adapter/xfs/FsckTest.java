@@ -100,15 +100,15 @@ class FsckTest {
             image.inodes.put(9L, orphan);
             long tableIndex = 2 / geometry.inodesPerBlock();
             long block = geometry.inodeTableStart() + tableIndex;
-            MetadataBlock.write(fx.device, block, Layout.INODE_TABLE,
+            MetadataBlock.write(fx.device, block, XfsLayout.INODE_TABLE,
                     InodeCodec.encodeTableBlock(geometry, tableIndex, image.initialisedTableBlocks, image.inodes::get));
             assertThat(fsck(fx).problems()).containsExactlyInAnyOrder(
-                    "inode 2 (inode table " + Layout.where(block, 4096) + "): link count 5 but 1 names",
-                    "inode 9 (inode table " + Layout.where(block, 4096)
+                    "inode 2 (inode table " + XfsLayout.where(block, 4096) + "): link count 5 but 1 names",
+                    "inode 9 (inode table " + XfsLayout.where(block, 4096)
                             + ") is allocated but no directory names it (link count 1)");
             image.inodes.get(2L).nlink = 1;
             image.inodes.remove(9L);
-            MetadataBlock.write(fx.device, block, Layout.INODE_TABLE,
+            MetadataBlock.write(fx.device, block, XfsLayout.INODE_TABLE,
                     InodeCodec.encodeTableBlock(geometry, tableIndex, image.initialisedTableBlocks, image.inodes::get));
             fx.mount();
         }
@@ -131,13 +131,13 @@ class FsckTest {
         try (XfsFixture fx = image()) {
             Geometry geometry = Images.geometry(fx.device);
             long header = geometry.agStart(1);
-            long longest = forgeLong(fx, header, Layout.AG_HEADER, 40, 3);
-            String where = "allocation group 1 header at " + Layout.where(header, 4096);
+            long longest = forgeLong(fx, header, XfsLayout.AG_HEADER, 40, 3);
+            String where = "allocation group 1 header at " + XfsLayout.where(header, 4096);
             assertThat(fsck(fx).problems()).anySatisfy(p -> assertThat(p).contains(where)
                     .contains("says the longest free extent is 3 blocks, the leaves' longest is " + longest));
             org.assertj.core.api.Assertions.assertThatThrownBy(fx::mount)
                     .isInstanceOf(dev.iomap.api.CorruptFilesystemException.class).hasMessageContaining(where);
-            forgeLong(fx, header, Layout.AG_HEADER, 40, longest);
+            forgeLong(fx, header, XfsLayout.AG_HEADER, 40, longest);
             fx.mount();
         }
     }
@@ -146,13 +146,13 @@ class FsckTest {
     void aDirectoryBlockOfAnotherOwner() throws Exception {
         try (XfsFixture fx = image()) {
             long block = firstExtent(Images.load(fx.device), Geometry.ROOT_INO).deviceBlock();
-            forgeLong(fx, block, Layout.DIRECTORY, 0, 3);
-            String where = "directory inode 1 block at " + Layout.where(block, 4096);
+            forgeLong(fx, block, XfsLayout.DIRECTORY, 0, 3);
+            String where = "directory inode 1 block at " + XfsLayout.where(block, 4096);
             assertThat(fsck(fx).problems()).anySatisfy(p -> assertThat(p).startsWith(where)
                     .contains("directory block of inode 3 index 0").contains("expected inode 1"));
             org.assertj.core.api.Assertions.assertThatThrownBy(fx::mount)
                     .isInstanceOf(dev.iomap.api.CorruptFilesystemException.class).hasMessageStartingWith(where);
-            forgeLong(fx, block, Layout.DIRECTORY, 0, Geometry.ROOT_INO);
+            forgeLong(fx, block, XfsLayout.DIRECTORY, 0, Geometry.ROOT_INO);
             fx.mount();
         }
     }

@@ -37,7 +37,7 @@ class GeometryTest {
         long totalBlocks = (1L << 30) / blockSize;
         Geometry geometry = Geometry.choose(blockSize, totalBlocks, Map.of());
         assertThat(geometry.inodeCount()).isGreaterThanOrEqualTo(65_536);
-        assertThat(geometry.inodeTableBlocks()).isEqualTo(Math.ceilDiv(65_536 + 1, Layout.inodesPerBlock(blockSize)));
+        assertThat(geometry.inodeTableBlocks()).isEqualTo(Math.ceilDiv(65_536 + 1, XfsLayout.inodesPerBlock(blockSize)));
     }
 
     @ParameterizedTest
@@ -57,7 +57,7 @@ class GeometryTest {
         long total = 1L << 32;
         Geometry geometry = Geometry.choose(4096, total, Map.of());
         assertThat(geometry.journalBlocks()).isEqualTo(16_384);
-        assertThat(geometry.inodeTableBlocks()).isEqualTo(Math.ceilDiv((1 << 22) + 1, Layout.inodesPerBlock(4096)));
+        assertThat(geometry.inodeTableBlocks()).isEqualTo(Math.ceilDiv((1 << 22) + 1, XfsLayout.inodesPerBlock(4096)));
         assertThat(geometry.agCount()).isEqualTo(929);
         assertThat(geometry.agBlocks()).isEqualTo(Math.ceilDiv(total - geometry.dataStart(), 929))
                 .isLessThanOrEqualTo(Geometry.maxAgBlocks(4096));

@@ -56,7 +56,7 @@ final class Images {
     static void writeInodeTable(BlockDevice device, ImageLoader.Image image, long ino) throws IOException {
         Geometry geometry = geometry(device);
         long index = ino / geometry.inodesPerBlock();
-        MetadataBlock.write(device, geometry.inodeTableStart() + index, Layout.INODE_TABLE,
+        MetadataBlock.write(device, geometry.inodeTableStart() + index, XfsLayout.INODE_TABLE,
                 InodeCodec.encodeTableBlock(geometry, index, image.initialisedTableBlocks, image.inodes::get));
         device.flush();
     }

@@ -53,7 +53,7 @@ class LazyMetadataTest {
 
     /** @return the leaf bitmap of a group header as it is on the device */
     private static BitSet bitmap(RamBlockDevice device, Geometry geometry, int agno) throws Exception {
-        ByteBuffer payload = MetadataBlock.read(device, geometry.agStart(agno), Layout.AG_HEADER).payload();
+        ByteBuffer payload = MetadataBlock.read(device, geometry.agStart(agno), XfsLayout.AG_HEADER).payload();
         byte[] bits = new byte[payload.remaining() - Geometry.AG_HEADER_FIXED_BYTES];
         payload.get(Geometry.AG_HEADER_FIXED_BYTES, bits);
         return BitSet.valueOf(bits);
@@ -62,12 +62,12 @@ class LazyMetadataTest {
     /** Rewrites a group header with one bit of its leaf bitmap flipped, keeping the checksum valid. */
     private static void flipBitmapBit(RamBlockDevice device, Geometry geometry, int agno, int bit) throws Exception {
         long block = geometry.agStart(agno);
-        ByteBuffer payload = MetadataBlock.read(device, block, Layout.AG_HEADER).payload();
+        ByteBuffer payload = MetadataBlock.read(device, block, XfsLayout.AG_HEADER).payload();
         ByteBuffer copy = ByteBuffer.allocate(payload.remaining()).order(payload.order());
         copy.put(payload.duplicate()).flip();
         int at = Geometry.AG_HEADER_FIXED_BYTES + bit / 8;
         copy.put(at, (byte) (copy.get(at) ^ (1 << (bit % 8))));
-        MetadataBlock.write(device, block, Layout.AG_HEADER, copy);
+        MetadataBlock.write(device, block, XfsLayout.AG_HEADER, copy);
     }
 
     private static BitSet bits(int... set) {
@@ -135,11 +135,11 @@ class LazyMetadataTest {
             ImageLoader.Image image = Images.load(device);
             // Garbage with a valid checksum, as a filesystem formatted earlier on the device leaves.
             image.inodes.get(Geometry.ROOT_INO).nlink = 7;
-            MetadataBlock.write(device, stale, Layout.INODE_TABLE,
+            MetadataBlock.write(device, stale, XfsLayout.INODE_TABLE,
                     InodeCodec.encodeTableBlock(geometry, 0, 1, image.inodes::get));
             XfsFixture.assertClean(device);
             image.inodes.get(Geometry.ROOT_INO).nlink = 2;
-            MetadataBlock.write(device, geometry.inodeTableStart(), Layout.INODE_TABLE,
+            MetadataBlock.write(device, geometry.inodeTableStart(), XfsLayout.INODE_TABLE,
                     InodeCodec.encodeTableBlock(geometry, 0, 3, image.inodes::get));
             assertThat(IomapFileSystems.fsck("xfs-like", device).problems()).containsExactly(
                     "inode table: metadata block " + (stale - 2) + " (device offset " + (stale - 2) * BLOCK
@@ -228,7 +228,7 @@ class LazyMetadataTest {
             long data = geometry.agDataStart(3);
             long free = geometry.agLength(3) - geometry.agHeaderBlocks(3);
             assertThat(Images.load(device).groups[3].onDisk().freeExtents()).containsExactly(new BlockRange(data, free));
-            String where = "allocation group 3 header at " + Layout.where(geometry.agStart(3), BLOCK);
+            String where = "allocation group 3 header at " + XfsLayout.where(geometry.agStart(3), BLOCK);
 
             flipBitmapBit(device, geometry, 3, 0);
             assertThat(IomapFileSystems.fsck("xfs-like", device).problems()).containsExactly(

@@ -89,7 +89,7 @@ class SpreadDamageTest {
     private static void rewriteInodeTableBlock(XfsFixture fx, ImageLoader.Image image, long ino) throws IOException {
         Geometry geometry = Images.geometry(fx.device);
         long tableIndex = ino / geometry.inodesPerBlock();
-        MetadataBlock.write(fx.device, geometry.inodeTableStart() + tableIndex, Layout.INODE_TABLE,
+        MetadataBlock.write(fx.device, geometry.inodeTableStart() + tableIndex, XfsLayout.INODE_TABLE,
                 InodeCodec.encodeTableBlock(geometry, tableIndex, image.initialisedTableBlocks, image.inodes::get));
         fx.device.flush();
     }

@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  * then drop the clean cache ({@code invalidate}) and read the files of {@code pre_read} jobs back
  * in. Not thread-safe; the runner calls it before starting the group's threads.
  */
-final class Layout {
+final class FileLayout {
     private final IomapFileSystem fs;
     private final Consumer<String> notices;
     private final Set<String> created = new HashSet<>();
@@ -37,7 +37,7 @@ final class Layout {
      *     (a sequential zone file's size is its write pointer, which only appends move; a truncate
      *     to the capacity would finish the zone), only written when the job reads or overwrites
      */
-    Layout(IomapFileSystem fs, Consumer<String> notices, boolean zoned) {
+    FileLayout(IomapFileSystem fs, Consumer<String> notices, boolean zoned) {
         this.fs = fs;
         this.notices = notices;
         this.zoned = zoned;

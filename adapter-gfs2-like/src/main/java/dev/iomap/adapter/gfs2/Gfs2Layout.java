@@ -30,7 +30,7 @@ import java.util.UUID;
  * @param label the label given to mkfs
  * @param uuid the filesystem's UUID written at mkfs, or null for an image made before mkfs wrote one
  */
-record Layout(int blockSize, long totalBlocks, int journals, long journalBlocks, long rgBlocks, long rootIno,
+record Gfs2Layout(int blockSize, long totalBlocks, int journals, long journalBlocks, long rgBlocks, long rootIno,
         String label, UUID uuid) {
 
     /** The superblock's codec: magic {@code GFS2LIKE}, version 1. */
@@ -46,14 +46,14 @@ record Layout(int blockSize, long totalBlocks, int journals, long journalBlocks,
     static final int UUID_BYTES = 16;
 
     /** A layout without a UUID (what mkfs plans; {@link #withUuid} adds the one it writes). */
-    Layout(int blockSize, long totalBlocks, int journals, long journalBlocks, long rgBlocks, long rootIno,
+    Gfs2Layout(int blockSize, long totalBlocks, int journals, long journalBlocks, long rgBlocks, long rootIno,
             String label) {
         this(blockSize, totalBlocks, journals, journalBlocks, rgBlocks, rootIno, label, null);
     }
 
     /** @return this layout with {@code uuid} as the filesystem's UUID */
-    Layout withUuid(UUID uuid) {
-        return new Layout(blockSize, totalBlocks, journals, journalBlocks, rgBlocks, rootIno, label, uuid);
+    Gfs2Layout withUuid(UUID uuid) {
+        return new Gfs2Layout(blockSize, totalBlocks, journals, journalBlocks, rgBlocks, rootIno, label, uuid);
     }
 
     /**
@@ -198,7 +198,7 @@ record Layout(int blockSize, long totalBlocks, int journals, long journalBlocks,
      * @throws CorruptFilesystemException if block 0 is not a sound gfs2-like superblock
      * @throws IOException if the device fails
      */
-    static Layout read(BlockDevice device) throws IOException {
+    static Gfs2Layout read(BlockDevice device) throws IOException {
         ByteBuffer p = CODEC.read(device, 0).payload().order(ByteOrder.LITTLE_ENDIAN);
         if (p.remaining() < FIXED_BYTES) {
             throw new CorruptFilesystemException("gfs2-like superblock: payload of " + p.remaining()
@@ -222,7 +222,7 @@ record Layout(int blockSize, long totalBlocks, int journals, long journalBlocks,
         byte[] text = new byte[labelLength];
         p.get(text);
         UUID uuid = p.remaining() >= UUID_BYTES ? new UUID(p.getLong(), p.getLong()) : null;
-        Layout layout = new Layout(blockSize, total, journals, journalBlocks, rgBlocks, root,
+        Gfs2Layout layout = new Gfs2Layout(blockSize, total, journals, journalBlocks, rgBlocks, root,
                 new String(text, java.nio.charset.StandardCharsets.UTF_8), uuid);
         String problem = layout.problem(device.capacity() / blockSize);
         if (problem != null) {

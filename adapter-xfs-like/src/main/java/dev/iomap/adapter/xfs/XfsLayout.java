@@ -16,7 +16,7 @@ import dev.iomap.api.InvalidRangeException;
  * Type magics, record sizes and capacities of the on-device structures, and the 28-byte extent record
  * they share. Byte layouts are in the module README. Stateless.
  */
-final class Layout {
+final class XfsLayout {
     /** Inode table block. */
     static final int INODE_TABLE = MetadataBlock.magic("XINO");
     /** Extent-list block: the extents of an inode whose forks do not fit in its slot. */
@@ -79,7 +79,7 @@ final class Layout {
     private static final int STATE_UNWRITTEN = 1;
     private static final int SHARED_FLAG = 1 << 2;
 
-    private Layout() {
+    private XfsLayout() {
     }
 
     static int inodesPerBlock(int blockSize) {
