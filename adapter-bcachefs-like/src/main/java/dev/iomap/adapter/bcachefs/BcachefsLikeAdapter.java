@@ -93,7 +93,7 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
         try (KeyStore store = stores.format(device, config)) {
             var update = store.update();
             update.put(Keys.config(), config.encode());
-            update.put(Keys.nextIno(), Volume.counters(Keys.ROOT_INO + 1, 1));
+            update.put(Keys.nextIno(), BcachefsVolume.counters(Keys.ROOT_INO + 1, 1));
             InodeRecord root = new InodeRecord(Keys.ROOT_INO);
             Instant now = Instant.now();
             root.type = FileType.DIRECTORY;

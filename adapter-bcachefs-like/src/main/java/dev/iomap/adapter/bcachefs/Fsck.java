@@ -281,7 +281,7 @@ final class Fsck {
         long lastEnd = 0;
         for (KeyValue kv : all(Keys.EXTENTS)) {
             long ino = kv.key().inode();
-            Volume.Extent e;
+            BcachefsVolume.Extent e;
             try {
                 String where = "extent key (inode " + ino + ", end block " + kv.key().offset() + ")";
                 ExtentValue v = ExtentValue.decode(where, kv.value(), bs);
@@ -289,7 +289,7 @@ final class Fsck {
                     problems.add(where + " starts before block 0");
                     continue;
                 }
-                e = new Volume.Extent(ino, kv.key().offset() - v.logicalBlocks(), kv.key().offset(), v);
+                e = new BcachefsVolume.Extent(ino, kv.key().offset() - v.logicalBlocks(), kv.key().offset(), v);
             } catch (IOException ex) {
                 problems.add(ex.getMessage());
                 continue;

@@ -34,9 +34,9 @@ abstract class Namespace implements MountedFilesystem {
     /** Largest encoded attribute set of one inode. */
     static final int MAX_XATTR_BYTES = 256 * 1024;
 
-    final Volume volume;
+    final BcachefsVolume volume;
 
-    Namespace(Volume volume) {
+    Namespace(BcachefsVolume volume) {
         this.volume = volume;
     }
 
@@ -134,7 +134,7 @@ abstract class Namespace implements MountedFilesystem {
             throws IOException {
         noEntry(dirIno, name);
         InodeRecord dir = volume.inode(dirIno);
-        Volume.Tx tx = volume.tx();
+        BcachefsVolume.Tx tx = volume.tx();
         InodeRecord r = new InodeRecord(volume.newIno(tx));
         Instant now = Instant.now();
         r.type = type;
@@ -173,7 +173,7 @@ abstract class Namespace implements MountedFilesystem {
             noEntry(dirIno, name);
             InodeRecord dir = volume.inode(dirIno);
             InodeRecord r = volume.inode(ino);
-            Volume.Tx tx = volume.tx();
+            BcachefsVolume.Tx tx = volume.tx();
             Instant now = Instant.now();
             if (r.nlink == 0) {
                 tx.update.delete(Keys.pending(ino, Keys.PENDING_ORPHAN));
@@ -253,7 +253,7 @@ abstract class Namespace implements MountedFilesystem {
 
     private void storeXattrs(long ino, XattrSet attrs) throws IOException {
         InodeRecord r = volume.inode(ino);
-        Volume.Tx tx = volume.tx();
+        BcachefsVolume.Tx tx = volume.tx();
         volume.writeBlob(tx, Keys.XATTRS, ino, attrs.isEmpty() ? new byte[0] : attrs.encode());
         r.ctime = Instant.now();
         tx.put(r).commit();
@@ -293,7 +293,7 @@ abstract class Namespace implements MountedFilesystem {
             }
             InodeRecord dir = volume.inode(dirIno);
             Instant now = Instant.now();
-            Volume.Tx tx = volume.tx();
+            BcachefsVolume.Tx tx = volume.tx();
             tx.update.delete(e.key());
             touched(dir, now);
             dropName(tx, volume.inode(e.ino()), now);
@@ -303,7 +303,7 @@ abstract class Namespace implements MountedFilesystem {
     }
 
     /** One name less; at zero the inode becomes a pending orphan until evict or the next mount frees it. */
-    private void dropName(Volume.Tx tx, InodeRecord r, Instant now) {
+    private void dropName(BcachefsVolume.Tx tx, InodeRecord r, Instant now) {
         r.nlink = r.type == FileType.DIRECTORY ? 0 : r.nlink - 1;
         r.ctime = now;
         if (r.nlink == 0) {
@@ -321,7 +321,7 @@ abstract class Namespace implements MountedFilesystem {
                 throw new DirectoryNotEmptyException(name);
             }
             InodeRecord dir = volume.inode(dirIno);
-            Volume.Tx tx = volume.tx();
+            BcachefsVolume.Tx tx = volume.tx();
             tx.update.delete(e.key());
             dir.nlink--;
             touched(dir, Instant.now());
@@ -332,7 +332,7 @@ abstract class Namespace implements MountedFilesystem {
     }
 
     /** Deletes an inode without extents (a directory or symlink) in {@code tx}. */
-    void freeSmallInode(Volume.Tx tx, long ino) throws IOException {
+    void freeSmallInode(BcachefsVolume.Tx tx, long ino) throws IOException {
         volume.writeBlob(tx, Keys.XATTRS, ino, new byte[0]);
         volume.writeBlob(tx, Keys.SYMLINKS, ino, new byte[0]);
         tx.update.delete(Keys.pending(ino, Keys.PENDING_ORPHAN)).delete(Keys.pending(ino, Keys.PENDING_TRUNCATE));
@@ -348,7 +348,7 @@ abstract class Namespace implements MountedFilesystem {
             InodeRecord from = volume.inode(fromDir);
             InodeRecord to = volume.inode(toDir);
             Instant now = Instant.now();
-            Volume.Tx tx = volume.tx();
+            BcachefsVolume.Tx tx = volume.tx();
             long lost = -1;
             if (replaced.isPresent()) {
                 InodeRecord victim = volume.inode(replaced.get().ino());
@@ -396,7 +396,7 @@ abstract class Namespace implements MountedFilesystem {
             InodeRecord d1 = volume.inode(dir1);
             InodeRecord d2 = volume.inode(dir2);
             Instant now = Instant.now();
-            Volume.Tx tx = volume.tx();
+            BcachefsVolume.Tx tx = volume.tx();
             tx.update.put(a.key(), Dirents.encode(b.ino(), b.type(), name1));
             tx.update.put(b.key(), Dirents.encode(a.ino(), a.type(), name2));
             if (dir1 != dir2) {

@@ -44,12 +44,12 @@ final class Dinode {
     final long[] pointers;
     /** Bytes of a directory's entries or a symbolic link's target (regular files: unused). */
     byte[] content = new byte[0];
-    /** Bytes of a chained {@link #content} as decoded, before the chain is read ({@link Volume} reads it). */
+    /** Bytes of a chained {@link #content} as decoded, before the chain is read ({@link Gfs2Volume} reads it). */
     int chainedLength;
     /** Chain blocks holding {@link #content} when it does not fit stuffed. */
     long[] contentChain = new long[0];
     /**
-     * Encoded extended attributes, or null until {@link Volume#loadXattrs} reads them: a dinode is
+     * Encoded extended attributes, or null until {@link Gfs2Volume#loadXattrs} reads them: a dinode is
      * decoded without its attribute chain, so the file's data never depends on it.
      */
     byte[] xattrs = new byte[0];

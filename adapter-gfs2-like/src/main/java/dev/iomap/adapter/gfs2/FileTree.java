@@ -14,10 +14,10 @@ import java.util.function.LongConsumer;
  * mount's metadata lock.
  */
 final class FileTree {
-    private final Volume volume;
+    private final Gfs2Volume volume;
     private final Gfs2Layout layout;
 
-    FileTree(Volume volume) {
+    FileTree(Gfs2Volume volume) {
         this.volume = volume;
         this.layout = volume.layout;
     }

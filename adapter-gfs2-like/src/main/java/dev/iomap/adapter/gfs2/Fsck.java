@@ -52,7 +52,7 @@ final class Fsck {
 
     private final List<String> problems = new ArrayList<>();
     private int dropped;
-    private Volume volume;
+    private Gfs2Volume volume;
     /** Per resource group, the data blocks claimed (bit {@code block - start}); null until the first. */
     private BitSet[] claimed;
     /** Dinodes claimed that could not be read, reported once: later names of them are skipped. */
@@ -88,7 +88,7 @@ final class Fsck {
      * @throws CorruptFilesystemException naming the first problems; the message ends with "run fsck"
      * @throws IOException if the device fails
      */
-    static void verifyForMount(Volume volume) throws IOException {
+    static void verifyForMount(Gfs2Volume volume) throws IOException {
         Fsck fsck = new Fsck();
         fsck.checkVolume(volume);
         if (fsck.problems.isEmpty()) {
@@ -134,12 +134,12 @@ final class Fsck {
         }
         ResourceGroup[] rgs;
         try {
-            rgs = Volume.loadRgrps(mine, layout);
+            rgs = Gfs2Volume.loadRgrps(mine, layout);
         } catch (IOException e) {
             add("resource groups: " + e.getMessage());
             return report(new FsckReport(problems, "the superblock, journals and resource groups"));
         }
-        int dinodes = checkVolume(new Volume(device, layout, mine, rgs));
+        int dinodes = checkVolume(new Gfs2Volume(device, layout, mine, rgs));
         return report(new FsckReport(problems, dinodes + " dinodes, " + layout.totalBlocks() + " blocks in "
                 + rgs.length + " resource groups, " + layout.journals() + " journals"));
     }
@@ -154,7 +154,7 @@ final class Fsck {
     }
 
     /** Checks everything after the resource groups loaded; returns the dinodes reached. */
-    private int checkVolume(Volume v) {
+    private int checkVolume(Gfs2Volume v) {
         volume = v;
         claimed = new BitSet[v.rgs.length];
         int dinodes = walkNamespace(v.layout.rootIno());

@@ -35,7 +35,7 @@ import java.util.function.Supplier;
  */
 final class Gfs2IomapOps implements IomapOps, WritebackOps {
     private final Gfs2LikeMount mount;
-    private final Volume volume;
+    private final Gfs2Volume volume;
     private final Transactions tx;
     private final FileTree tree;
 

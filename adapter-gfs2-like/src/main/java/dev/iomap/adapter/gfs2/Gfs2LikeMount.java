@@ -51,7 +51,7 @@ final class Gfs2LikeMount extends Namespace {
     /**
      * @param reclaimDue set when unlinked inodes may wait for a cluster node to free them ({@link Iopen})
      */
-    Gfs2LikeMount(Volume volume, boolean dataJournal, LockManager locks, ClusterContext cluster,
+    Gfs2LikeMount(Gfs2Volume volume, boolean dataJournal, LockManager locks, ClusterContext cluster,
             java.util.concurrent.atomic.AtomicBoolean reclaimDue) {
         super(volume, new Transactions(volume));
         this.tree = new FileTree(volume);

@@ -93,8 +93,8 @@ final class Mounts {
         }
         Journal journal = Journal.open(device, layout.journalStart(journalIndex), layout.journalBlocks());
         journal.replay();
-        ResourceGroup[] rgs = Volume.loadRgrps(journal, layout);
-        Volume volume = new Volume(device, layout, journal, rgs);
+        ResourceGroup[] rgs = Gfs2Volume.loadRgrps(journal, layout);
+        Gfs2Volume volume = new Gfs2Volume(device, layout, journal, rgs);
         if (cluster == null) {
             Fsck.verifyForMount(volume);
         }

@@ -30,10 +30,10 @@ import java.util.TreeMap;
  * not at all.
  */
 abstract class Namespace implements MountedFilesystem {
-    final Volume volume;
+    final Gfs2Volume volume;
     final Transactions tx;
 
-    Namespace(Volume volume, Transactions tx) {
+    Namespace(Gfs2Volume volume, Transactions tx) {
         this.volume = volume;
         this.tx = tx;
     }

@@ -50,7 +50,7 @@ final class Transactions {
     /** Shared by a write between begin and end; exclusive for a commit. */
     final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
     private final ReentrantLock commitLock = new ReentrantLock();
-    private final Volume volume;
+    private final Gfs2Volume volume;
     /** Blocks a small metadata change may dirty. */
     static final long SMALL = 16;
     private final long limit;
@@ -61,7 +61,7 @@ final class Transactions {
     /** The first commit failure, after which the mount is shut down; null while healthy. */
     private volatile IOException failure;
 
-    Transactions(Volume volume) {
+    Transactions(Gfs2Volume volume) {
         this.volume = volume;
         this.limit = Math.max(8, volume.journal.maxTransactionBlocks() / 3);
     }
@@ -69,7 +69,7 @@ final class Transactions {
     /**
      * Reserves room in the running transaction for {@code want} more blocks, committing first when it
      * would not fit (jbd2's {@code start_this_handle}), or when the blocks the running transaction
-     * freed are needed for the operation's allocations ({@link Volume#needsFreedBlocks}: they are
+     * freed are needed for the operation's allocations ({@link Gfs2Volume#needsFreedBlocks}: they are
      * reusable only once it commits). Release with {@link #release}. Call holding neither the gate nor
      * {@code meta}.
      *
@@ -257,7 +257,7 @@ final class Transactions {
         }
         List<Long> data = new ArrayList<>();
         for (Map.Entry<Long, Supplier<ByteBuffer>> e : volume.dirty.entrySet()) {
-            if (e.getValue() instanceof Volume.DataImage) {
+            if (e.getValue() instanceof Gfs2Volume.DataImage) {
                 data.add(e.getKey());
             }
         }

@@ -64,7 +64,7 @@ class MountCheckTest {
         Gfs2Layout layout = Gfs2Layout.read(image.device);
         Journal journal = Journal.open(image.device, layout.journalStart(0), layout.journalBlocks());
         journal.replay();
-        Volume volume = new Volume(image.device, layout, journal, Volume.loadRgrps(journal, layout));
+        Gfs2Volume volume = new Gfs2Volume(image.device, layout, journal, Gfs2Volume.loadRgrps(journal, layout));
 
         Dinode x = volume.dinode(image.xIno);
         assertThat(x.size).isEqualTo(image.xData.length);

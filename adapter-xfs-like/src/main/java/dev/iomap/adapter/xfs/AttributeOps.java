@@ -35,9 +35,9 @@ import java.util.List;
  * {@value XfsLayout#MAX_XATTR_SET_BYTES} encoded bytes of them (two values of 64 KiB with their names).
  */
 final class AttributeOps {
-    private final Volume volume;
+    private final XfsVolume volume;
 
-    AttributeOps(Volume volume) {
+    AttributeOps(XfsVolume volume) {
         this.volume = volume;
     }
 

@@ -20,9 +20,9 @@ import java.util.List;
  * transaction and bumps the validity cookie of the forks it changed.
  */
 final class FileSpace {
-    private final Volume volume;
+    private final XfsVolume volume;
 
-    FileSpace(Volume volume) {
+    FileSpace(XfsVolume volume) {
         this.volume = volume;
     }
 

@@ -31,7 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Used under the volume's metadata lock.
  */
 final class MetadataLog {
-    private final Volume volume;
+    private final XfsVolume volume;
     private final Geometry geometry;
     private final TreeSet<Long> dirtyInodes = new TreeSet<>();
     /**
@@ -66,7 +66,7 @@ final class MetadataLog {
         }
     }
 
-    MetadataLog(Volume volume) {
+    MetadataLog(XfsVolume volume) {
         this.volume = volume;
         this.geometry = volume.geometry;
     }

@@ -35,10 +35,10 @@ import java.util.List;
  * gives new inodes its group, and new directories the bit.
  */
 final class Namespace {
-    private final Volume volume;
+    private final XfsVolume volume;
     private final FileSpace space;
 
-    Namespace(Volume volume, FileSpace space) {
+    Namespace(XfsVolume volume, FileSpace space) {
         this.volume = volume;
         this.space = space;
     }

@@ -34,22 +34,22 @@ import java.util.List;
  * checkpoints the journal and marks the image clean.
  *
  * <p>When the running filesystem finds its metadata inconsistent it shuts down
- * ({@link Volume#shutdown}): every later operation, unmount included, fails with
+ * ({@link XfsVolume#shutdown}): every later operation, unmount included, fails with
  * {@link dev.iomap.api.FilesystemShutdownException} and nothing more is written.
  *
- * <p>Thread-safe; see {@link Volume} for the locks. Every operation changing metadata runs under the
+ * <p>Thread-safe; see {@link XfsVolume} for the locks. Every operation changing metadata runs under the
  * metadata lock and ends by letting the running transaction commit if it has grown large; fsync, sync
  * and unmount commit it.
  */
 final class XfsLikeMount implements MountedFilesystem {
-    private final Volume volume;
+    private final XfsVolume volume;
     private final FileSpace space;
     private final Namespace namespace;
     private final XfsIomapOps iomapOps;
     private final XfsWritebackOps writebackOps;
     private final AttributeOps attributes;
 
-    private XfsLikeMount(Volume volume) {
+    private XfsLikeMount(XfsVolume volume) {
         this.volume = volume;
         this.attributes = new AttributeOps(volume);
         this.space = new FileSpace(volume);
@@ -66,7 +66,7 @@ final class XfsLikeMount implements MountedFilesystem {
         journal.replay();
         ImageLoader.Image image = new ImageLoader(device, geometry, true).load();
         Fsck.verifyForMount(geometry, image);
-        Volume volume = new Volume(device, superblock, journal, new BlockAllocator(geometry, image.groups));
+        XfsVolume volume = new XfsVolume(device, superblock, journal, new BlockAllocator(geometry, image.groups));
         volume.initialisedTableBlocks = image.initialisedTableBlocks;
         for (InodeState inode : image.inodes.values()) {
             volume.inodes.put(inode.ino, inode);
@@ -463,7 +463,7 @@ final class XfsLikeMount implements MountedFilesystem {
     }
 
     /** @return the in-memory state, for tests */
-    Volume volume() {
+    XfsVolume volume() {
         return volume;
     }
 

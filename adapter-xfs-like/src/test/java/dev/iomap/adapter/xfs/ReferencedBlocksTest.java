@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class ReferencedBlocksTest {
     /** Pretends the free space holds {@code block}, then allocates there: the volume must shut down. */
     private static void assertHandingOutShutsDown(DirectMount dm, long block, String holder) throws IOException {
-        Volume volume = dm.mount.volume();
+        XfsVolume volume = dm.mount.volume();
         AllocationGroup group = volume.allocator.group(volume.geometry.agOf(block));
         group.onDisk().free(block, 1);
         group.available().free(block, 1);

@@ -41,7 +41,7 @@ class ShutdownTest {
 
     /** Pretends the free space says the victim's blocks are free, as a forged leaf would. */
     private static void forgeFree(DirectMount dm, Extent victim) throws IOException {
-        Volume volume = dm.mount.volume();
+        XfsVolume volume = dm.mount.volume();
         AllocationGroup group = volume.allocator.group(volume.geometry.agOf(victim.deviceBlock()));
         group.onDisk().free(victim.deviceBlock(), victim.length());
         group.available().free(victim.deviceBlock(), victim.length());
@@ -107,7 +107,7 @@ class ShutdownTest {
     void aReferenceCountThatWouldGoNegativeShutsDown() throws Exception {
         try (DirectMount dm = withVictim()) {
             Extent victim = victimExtent(dm);
-            Volume volume = dm.mount.volume();
+            XfsVolume volume = dm.mount.volume();
             // A record no mount loads (counts are at least 2), as a forged leaf that slipped past mount would be.
             volume.allocator.group(volume.geometry.agOf(victim.deviceBlock())).refcounts()
                     .load(new RefcountMap.Record(victim.deviceBlock(), victim.length(), 0));
@@ -121,7 +121,7 @@ class ShutdownTest {
     @Test
     void aNewInodeNumberThatANameStillPointsAtShutsDown() throws Exception {
         try (DirectMount dm = withVictim()) {
-            Volume volume = dm.mount.volume();
+            XfsVolume volume = dm.mount.volume();
             InodeState root = volume.inodes.get(Geometry.ROOT_INO);
             root.directory.add("ghost", 3, FileType.REGULAR, 0);
             volume.nameAdded(3);

@@ -26,7 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * reserving delayed allocations take only the inode lock and the {@link SpaceAccount}'s own lock.
  * {@link #inodes} is concurrent so that those writers can find their inode without the metadata lock.
  */
-final class Volume {
+final class XfsVolume {
     final BlockDevice device;
     final Geometry geometry;
     final Superblock superblock;
@@ -53,7 +53,7 @@ final class Volume {
     /** Why the filesystem shut down, or null while it runs. */
     private volatile String shutdownReason;
 
-    Volume(BlockDevice device, Superblock superblock, Journal journal, BlockAllocator allocator) {
+    XfsVolume(BlockDevice device, Superblock superblock, Journal journal, BlockAllocator allocator) {
         this.device = device;
         this.geometry = superblock.geometry();
         this.superblock = superblock;

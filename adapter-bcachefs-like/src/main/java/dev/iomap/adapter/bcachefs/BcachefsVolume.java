@@ -32,7 +32,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * its commit, so the cached inode records are what the store holds plus the uncommitted time
  * updates listed in {@code dirty}. Nothing waits for writeback while holding {@link #meta}.
  */
-final class Volume {
+final class BcachefsVolume {
     /** Bytes of a blob chunk (symlink targets, attribute sets). */
     static final int CHUNK = 256;
     /** Most extent keys one transaction rewrites before the caller commits and goes on. */
@@ -87,7 +87,7 @@ final class Volume {
         }
     }
 
-    Volume(KeyStore store, Config config, BlockDevice device) throws IOException {
+    BcachefsVolume(KeyStore store, Config config, BlockDevice device) throws IOException {
         this.store = store;
         this.device = device;
         this.config = config;

@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  * transaction (the blocks it dirtied, the inodes whose new blocks need their data written first, the
  * blocks it freed). Callers hold {@link Transactions#meta} around every method here.
  */
-final class Volume {
+final class Gfs2Volume {
     final BlockDevice device;
     final Gfs2Layout layout;
     final Journal journal;
@@ -47,7 +47,7 @@ final class Volume {
     /** Blocks freed by the running transaction, not reusable before it commits. */
     private long pendingFrees;
 
-    Volume(BlockDevice device, Gfs2Layout layout, Journal journal, ResourceGroup[] rgs) {
+    Gfs2Volume(BlockDevice device, Gfs2Layout layout, Journal journal, ResourceGroup[] rgs) {
         this.device = device;
         this.layout = layout;
         this.journal = journal;
