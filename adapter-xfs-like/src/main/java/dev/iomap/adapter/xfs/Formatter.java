@@ -52,7 +52,7 @@ final class Formatter {
                     InodeCodec.encodeTableBlock(geometry, index, tableBlocks, inodes::get));
         }
         Journal.format(device, geometry.journalStart(), geometry.journalBlocks());
-        new Superblock(geometry, true, new SecureRandom().nextLong(), options.label()).write(device);
+        new XfsSuperblock(geometry, true, new SecureRandom().nextLong(), options.label()).write(device);
         device.flush();
     }
 
@@ -82,7 +82,7 @@ final class Formatter {
             throw new InvalidRangeException("xfs-like: the block size " + blockSize
                     + " is smaller than the device's block size " + deviceBlockSize);
         }
-        Superblock.checkLabel(options.label());
+        XfsSuperblock.checkLabel(options.label());
         long totalBlocks = capacity / blockSize;
         long maxBlocks = Geometry.maxBlocks(blockSize);
         if (totalBlocks > maxBlocks) {

@@ -78,9 +78,9 @@ final class Fsck {
     }
 
     private FsckReport run() throws IOException {
-        Superblock superblock;
+        XfsSuperblock superblock;
         try {
-            superblock = Superblock.read(raw);
+            superblock = XfsSuperblock.read(raw);
         } catch (CorruptFilesystemException e) {
             return new FsckReport(List.of(e.getMessage()), "the superblock only");
         }

@@ -74,7 +74,7 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
     /** @return whether block 0 carries the xfs-like superblock magic */
     @Override
     public boolean probe(BlockDevice device) throws IOException {
-        return Superblock.CODEC.probe(device, 0);
+        return XfsSuperblock.CODEC.probe(device, 0);
     }
 
     /**
@@ -83,7 +83,7 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
      */
     @Override
     public Optional<ProbedFormat> probeFormat(BlockDevice device) throws IOException {
-        return Superblock.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
+        return XfsSuperblock.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
     }
 
     @Override

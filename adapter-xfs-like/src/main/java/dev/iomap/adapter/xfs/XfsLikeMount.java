@@ -59,7 +59,7 @@ final class XfsLikeMount implements MountedFilesystem {
     }
 
     static XfsLikeMount mount(BlockDevice raw) throws IOException {
-        Superblock superblock = Superblock.read(raw);
+        XfsSuperblock superblock = XfsSuperblock.read(raw);
         Geometry geometry = superblock.geometry();
         BlockDevice device = BlockSizeView.of(raw, geometry.blockSize());
         Journal journal = Journal.open(device, geometry.journalStart(), geometry.journalBlocks());

@@ -29,7 +29,7 @@ import java.util.concurrent.locks.ReentrantLock;
 final class XfsVolume {
     final BlockDevice device;
     final Geometry geometry;
-    final Superblock superblock;
+    final XfsSuperblock superblock;
     final Journal journal;
     final ReentrantLock metaLock = new ReentrantLock();
     final Map<Long, InodeState> inodes = new ConcurrentHashMap<>();
@@ -53,7 +53,7 @@ final class XfsVolume {
     /** Why the filesystem shut down, or null while it runs. */
     private volatile String shutdownReason;
 
-    XfsVolume(BlockDevice device, Superblock superblock, Journal journal, BlockAllocator allocator) {
+    XfsVolume(BlockDevice device, XfsSuperblock superblock, Journal journal, BlockAllocator allocator) {
         this.device = device;
         this.geometry = superblock.geometry();
         this.superblock = superblock;

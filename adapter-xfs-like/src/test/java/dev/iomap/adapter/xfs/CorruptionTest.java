@@ -46,7 +46,7 @@ class CorruptionTest {
     void imagesOfOlderFormatVersionsAreRefusedInOneLine() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.unmountAndCheck();
-            ByteBuffer payload = Superblock.CODEC.read(fx.device, 0).payload();
+            ByteBuffer payload = XfsSuperblock.CODEC.read(fx.device, 0).payload();
             for (int older : new int[] {1, 2}) {
                 new SuperblockCodec("xfs-like", "XFS-LIKE", older).write(fx.device, 0, payload.duplicate());
                 String message = "xfs-like superblock at device offset 0 has format version " + older
@@ -54,7 +54,7 @@ class CorruptionTest {
                 assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class).hasMessage(message);
                 assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems()).containsExactly(message);
             }
-            Superblock.CODEC.write(fx.device, 0, payload);
+            XfsSuperblock.CODEC.write(fx.device, 0, payload);
         }
     }
 

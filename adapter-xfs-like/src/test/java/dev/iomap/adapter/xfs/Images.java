@@ -13,7 +13,7 @@ final class Images {
     }
 
     static Geometry geometry(BlockDevice device) throws IOException {
-        return Superblock.read(device).geometry();
+        return XfsSuperblock.read(device).geometry();
     }
 
     static ImageLoader.Image load(BlockDevice device) throws IOException {

@@ -60,7 +60,7 @@ class ShutdownTest {
         dm.cache.close();
         dm.mount = null;
         assertThat(dm.device.stats().writes()).as("device writes after the shutdown").isEqualTo(writes);
-        assertThat(Superblock.read(dm.device).clean()).as("superblock clean flag").isFalse();
+        assertThat(XfsSuperblock.read(dm.device).clean()).as("superblock clean flag").isFalse();
         assertThat(IomapFileSystems.fsck("xfs-like", dm.device).isClean()).isFalse();
         ByteBuffer bytes = ByteBuffer.allocate(VICTIM.length);
         dm.device.read(victim.deviceBlock() * DirectMount.BLOCK, bytes);

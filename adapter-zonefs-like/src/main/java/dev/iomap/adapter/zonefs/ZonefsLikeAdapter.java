@@ -108,8 +108,8 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
         }
         int files = zones.size() - 1;
         int conventionalFiles = zones.getFirst().isSequential() ? conventional : conventional - 1;
-        new Superblock(options.blockSize(), zones.size(), zoned.zoneSize(), conventionalFiles,
-                files - conventionalFiles, Superblock.digest(zones), System.currentTimeMillis(), options.label())
+        new ZonefsSuperblock(options.blockSize(), zones.size(), zoned.zoneSize(), conventionalFiles,
+                files - conventionalFiles, ZonefsSuperblock.digest(zones), System.currentTimeMillis(), options.label())
                 .write(zoned);
         if (zones.getFirst().isSequential()) {
             zoned.finishZone(0);
@@ -145,7 +145,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
     /** @return whether the device is zoned and zone 0 starts with the zonefs-like superblock magic */
     @Override
     public boolean probe(BlockDevice device) throws IOException {
-        return device instanceof ZonedBlockDevice && Superblock.CODEC.probe(device, 0);
+        return device instanceof ZonedBlockDevice && ZonefsSuperblock.CODEC.probe(device, 0);
     }
 
     /**
@@ -157,7 +157,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
         if (!(device instanceof ZonedBlockDevice)) {
             return Optional.empty();
         }
-        return Superblock.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
+        return ZonefsSuperblock.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
     }
 
     private static void checkGeometry(int deviceBlockSize, List<Zone> zones, int blockSize)
@@ -196,7 +196,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
     public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
         options.checkAdapterOptions(NAME, Set.of());
         ZonedBlockDevice zoned = zoned(device);
-        Superblock superblock = Superblock.read(zoned);
+        ZonefsSuperblock superblock = ZonefsSuperblock.read(zoned);
         List<Zone> zones = zoned.zones();
         checkLayout(superblock, zones);
         for (String problem : zoned.stateProblems()) {
@@ -216,8 +216,8 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
      * Checks the zones are those mkfs saw (count and digest) and that the superblock's other fields
      * agree with them: the zone size, and how many conventional and sequential files mkfs made.
      */
-    static void checkLayout(Superblock superblock, List<Zone> zones) throws CorruptFilesystemException {
-        if (superblock.zoneCount() != zones.size() || superblock.layoutDigest() != Superblock.digest(zones)) {
+    static void checkLayout(ZonefsSuperblock superblock, List<Zone> zones) throws CorruptFilesystemException {
+        if (superblock.zoneCount() != zones.size() || superblock.layoutDigest() != ZonefsSuperblock.digest(zones)) {
             throw new CorruptFilesystemException(NAME + ": the device's zones (" + zones.size() + ") are not the"
                     + " ones mkfs found (" + superblock.zoneCount() + " zones, digest "
                     + Integer.toHexString(superblock.layoutDigest()) + ")");

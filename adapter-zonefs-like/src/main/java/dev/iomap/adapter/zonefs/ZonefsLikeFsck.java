@@ -23,9 +23,9 @@ final class ZonefsLikeFsck {
 
     static FsckReport check(ZonedBlockDevice device) throws IOException {
         List<String> problems = new ArrayList<>(device.stateProblems());
-        Superblock superblock;
+        ZonefsSuperblock superblock;
         try {
-            superblock = Superblock.read(device);
+            superblock = ZonefsSuperblock.read(device);
         } catch (CorruptFilesystemException e) {
             problems.add(e.getMessage());
             return new FsckReport(problems, "the superblock and the zone state");

@@ -47,7 +47,7 @@ final class ZonefsLikeMount implements MountedFilesystem {
     static final String SEQUENTIAL_DIR = "seq";
 
     private final ZonedBlockDevice device;
-    private final Superblock superblock;
+    private final ZonefsSuperblock superblock;
     private final Map<Long, ZoneFile> files = new HashMap<>();
     private final Map<Long, TreeMap<String, Long>> directories = new HashMap<>();
     private final long rootIno;
@@ -59,7 +59,7 @@ final class ZonefsLikeMount implements MountedFilesystem {
     /** Zone finishes by truncates to the capacity since mount: the adapter counter {@code zone.finishes}. */
     private final LongAdder zoneFinishes = new LongAdder();
 
-    ZonefsLikeMount(ZonedBlockDevice device, Superblock superblock, List<Zone> zones) {
+    ZonefsLikeMount(ZonedBlockDevice device, ZonefsSuperblock superblock, List<Zone> zones) {
         this.device = device;
         this.superblock = superblock;
         this.rootIno = zones.size();

@@ -240,8 +240,8 @@ class FormatMountTest {
     @Test
     void fsckAndMountRefuseFileCountsTheZonesDoNotMake() throws Exception {
         try (ZonedDevice device = ZonefsFixture.newFormattedDevice(4096)) {
-            Superblock real = Superblock.read(device);
-            new Superblock(real.blockSize(), real.zoneCount(), real.zoneSize(), real.conventionalFiles() + 1,
+            ZonefsSuperblock real = ZonefsSuperblock.read(device);
+            new ZonefsSuperblock(real.blockSize(), real.zoneCount(), real.zoneSize(), real.conventionalFiles() + 1,
                     real.sequentialFiles() - 1, real.layoutDigest(), real.formattedMillis(), real.label())
                     .write(device);
 

@@ -38,7 +38,7 @@ public final class BtreeStore implements KeyStore {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition flushDone = lock.newCondition();
     private final RefCounts refs = new RefCounts();
-    private Superblock sb;
+    private BcachefsSuperblock sb;
     private Tree tree;
     private Transactions transactions;
     private StoreSpace space;
@@ -57,7 +57,7 @@ public final class BtreeStore implements KeyStore {
     private long checkpoints;
     private int leafCacheLimit = LEAF_CACHE_LIMIT;
 
-    private BtreeStore(BlockDevice device, Superblock sb, boolean readOnly) {
+    private BtreeStore(BlockDevice device, BcachefsSuperblock sb, boolean readOnly) {
         this.device = device;
         this.blockSize = device.blockSize();
         this.sb = sb;
@@ -87,8 +87,8 @@ public final class BtreeStore implements KeyStore {
             return false;
         }
         ByteBuffer two = BlockIo.read(device, 0, 2);
-        return Superblock.looksValid(two.slice(0, device.blockSize()).order(two.order()))
-                || Superblock.looksValid(two.slice(device.blockSize(), device.blockSize()).order(two.order()));
+        return BcachefsSuperblock.looksValid(two.slice(0, device.blockSize()).order(two.order()))
+                || BcachefsSuperblock.looksValid(two.slice(device.blockSize(), device.blockSize()).order(two.order()));
     }
 
     /**
@@ -112,9 +112,9 @@ public final class BtreeStore implements KeyStore {
         return store;
     }
 
-    /** @return the newer valid superblock copy; see {@link Superblock#readNewest} */
-    static Superblock readSuperblock(BlockDevice device) throws IOException {
-        return Superblock.readNewest(device);
+    /** @return the newer valid superblock copy; see {@link BcachefsSuperblock#readNewest} */
+    static BcachefsSuperblock readSuperblock(BlockDevice device) throws IOException {
+        return BcachefsSuperblock.readNewest(device);
     }
 
     private void load() throws IOException {

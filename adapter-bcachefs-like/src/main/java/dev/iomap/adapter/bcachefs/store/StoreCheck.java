@@ -21,7 +21,7 @@ import java.util.TreeMap;
  */
 public final class StoreCheck {
     private final BlockDevice device;
-    private final Superblock sb;
+    private final BcachefsSuperblock sb;
     private final List<String> problems = new ArrayList<>();
     /** Node block to a description of where it was found. */
     private final Map<Long, String> nodeBlocks = new HashMap<>();
@@ -29,7 +29,7 @@ public final class StoreCheck {
     private final TreeMap<Long, RefRun> runs = new TreeMap<>();
     private BKey lastLeafKey;
 
-    private StoreCheck(BlockDevice device, Superblock sb) {
+    private StoreCheck(BlockDevice device, BcachefsSuperblock sb) {
         this.device = device;
         this.sb = sb;
     }
@@ -40,7 +40,7 @@ public final class StoreCheck {
      * @throws IOException only if the device cannot be read
      */
     public static List<String> check(BlockDevice device) throws IOException {
-        Superblock sb;
+        BcachefsSuperblock sb;
         try {
             sb = BtreeStore.readSuperblock(device);
         } catch (CorruptFilesystemException e) {

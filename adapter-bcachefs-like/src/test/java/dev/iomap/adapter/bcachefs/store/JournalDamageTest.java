@@ -20,7 +20,7 @@ class JournalDamageTest {
 
     /** Appends one whole batch of one entry of {@code ops} after the cleanly closed store's checkpoint. */
     private static void appendEntry(RamBlockDevice device, List<Op> ops) throws IOException {
-        Superblock sb = BtreeStore.readSuperblock(device);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         long seq = sb.checkpointSeq() + 1;
         byte[] entry = JournalCodec.encodeEntry(sb.nonce(), seq, ops);
         JournalRing.Batch batch = new JournalRing(sb, sb.journalTail(), 0).build(List.of(entry), seq);
@@ -43,7 +43,7 @@ class JournalDamageTest {
     @Test
     void aReferenceChangeWhoseEndOverflowsIsCorruptionNotAnIllegalArgument() throws IOException {
         RamBlockDevice device = StoreBasicsTest.formatted(1024, 2L << 20);
-        Superblock sb = BtreeStore.readSuperblock(device);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         appendEntry(device, List.of(new Op.AddRefs(sb.dataStart(), Long.MAX_VALUE, 1)));
         assertRefused(device, "reference change on blocks [" + sb.dataStart() + ", +" + Long.MAX_VALUE + ")");
     }
@@ -51,7 +51,7 @@ class JournalDamageTest {
     @Test
     void aReferenceChangePastTheDeviceIsCorruption() throws IOException {
         RamBlockDevice device = StoreBasicsTest.formatted(1024, 2L << 20);
-        Superblock sb = BtreeStore.readSuperblock(device);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         appendEntry(device, List.of(new Op.AddRefs(sb.totalBlocks() - 1, 2, 1)));
         assertRefused(device, "outside the data region");
     }

@@ -30,7 +30,7 @@ class StoreCorruptionTest {
     }
 
     private static Node root(RamBlockDevice device) throws IOException {
-        Superblock sb = BtreeStore.readSuperblock(device);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         return Node.decode(BlockIo.read(device, sb.rootBlock(), 1), sb.rootBlock(), sb.rootLevel());
     }
 
@@ -77,7 +77,7 @@ class StoreCorruptionTest {
     @Test
     void aFlippedBitInTheRootFailsOpen() throws IOException {
         RamBlockDevice device = populated();
-        Superblock sb = BtreeStore.readSuperblock(device);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         assertTrue(sb.rootLevel() >= 1);
         flipBit(device, sb.rootBlock(), 700);
         CorruptFilesystemException e = assertThrows(CorruptFilesystemException.class,
@@ -143,7 +143,7 @@ class StoreCorruptionTest {
                 flushedKeys.add(new BKey(5, i, i));
             }
             store.flush(seq);
-            Superblock before = BtreeStore.readSuperblock(device);
+            BcachefsSuperblock before = BtreeStore.readSuperblock(device);
             device.onWrite(w -> atSuperblock.add(device.image(CutMode.LOSE_UNFLUSHED, null)));
             store.checkpoint();
             device.onWrite(w -> { });

@@ -24,7 +24,7 @@ class StoreFailureTest {
     @Test
     void aFailedJournalWriteShutsTheStoreDownAndKeepsWhatWasDurable() throws IOException {
         RamBlockDevice ram = StoreBasicsTest.formatted(1024, 2L << 20);
-        Superblock sb = BtreeStore.readSuperblock(ram);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(ram);
         FaultInjectingDevice device = new FaultInjectingDevice(ram);
         try (BtreeStore store = BtreeStore.open(device, false)) {
             store.flush(store.update().put(A, new byte[] {1}).commit());
@@ -67,7 +67,7 @@ class StoreFailureTest {
     @Test
     void aFailedCheckpointLeavesThePreviousCheckpointAndTheJournalValid() throws IOException {
         RamBlockDevice ram = StoreBasicsTest.formatted(1024, 2L << 20);
-        Superblock sb = BtreeStore.readSuperblock(ram);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(ram);
         FaultInjectingDevice device = new FaultInjectingDevice(ram);
         try (BtreeStore store = BtreeStore.open(device, false)) {
             for (int i = 0; i < 100; i++) {

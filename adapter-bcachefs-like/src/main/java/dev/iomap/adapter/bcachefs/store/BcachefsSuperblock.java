@@ -28,7 +28,7 @@ import java.util.List;
  * @param freeBlocks free blocks when written (informational)
  * @param nodeBlocks node blocks when written (informational)
  */
-record Superblock(long sequence, int blockSize, long totalBlocks, long journalStart, long journalBlocks,
+record BcachefsSuperblock(long sequence, int blockSize, long totalBlocks, long journalStart, long journalBlocks,
         long nonce, long rootBlock, int rootLevel, long checkpointSeq, long journalTail, long freeBlocks,
         long nodeBlocks) {
     /** "BCHSTOR1" as bytes, little-endian long. */
@@ -93,7 +93,7 @@ record Superblock(long sequence, int blockSize, long totalBlocks, long journalSt
      * @return the decoded copy
      * @throws CorruptFilesystemException naming the copy if it is not valid
      */
-    static Superblock decode(ByteBuffer buf, int deviceBlockSize, long deviceBlocks, String where)
+    static BcachefsSuperblock decode(ByteBuffer buf, int deviceBlockSize, long deviceBlocks, String where)
             throws CorruptFilesystemException {
         if (!looksValid(buf)) {
             throw new CorruptFilesystemException(where + ": bad magic or checksum");
@@ -101,7 +101,7 @@ record Superblock(long sequence, int blockSize, long totalBlocks, long journalSt
         if (buf.getInt(12) != VERSION) {
             throw new CorruptFilesystemException(where + ": unknown version " + buf.getInt(12));
         }
-        Superblock sb = new Superblock(buf.getLong(16), buf.getInt(24), buf.getLong(32), buf.getLong(40),
+        BcachefsSuperblock sb = new BcachefsSuperblock(buf.getLong(16), buf.getInt(24), buf.getLong(32), buf.getLong(40),
                 buf.getLong(48), buf.getLong(56), buf.getLong(64), buf.getInt(72), buf.getLong(80),
                 buf.getLong(88), buf.getLong(96), buf.getLong(104));
         if (sb.blockSize != deviceBlockSize || sb.totalBlocks != deviceBlocks) {
@@ -128,13 +128,13 @@ record Superblock(long sequence, int blockSize, long totalBlocks, long journalSt
      * @throws CorruptFilesystemException if neither copy is valid (naming why for each)
      * @throws IOException if the device cannot be read
      */
-    static Superblock readNewest(BlockDevice device) throws IOException {
+    static BcachefsSuperblock readNewest(BlockDevice device) throws IOException {
         long total = device.capacity() / device.blockSize();
-        Superblock best = null;
+        BcachefsSuperblock best = null;
         List<String> problems = new ArrayList<>();
         for (int copy = 0; copy < COPIES; copy++) {
             try {
-                Superblock sb = decode(BlockIo.read(device, copy, 1), device.blockSize(), total,
+                BcachefsSuperblock sb = decode(BlockIo.read(device, copy, 1), device.blockSize(), total,
                         "superblock copy " + copy + " (block " + copy + ")");
                 if (best == null || sb.sequence() > best.sequence()) {
                     best = sb;

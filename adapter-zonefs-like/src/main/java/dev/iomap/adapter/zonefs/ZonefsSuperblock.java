@@ -32,7 +32,7 @@ import java.util.List;
  * @param formattedMillis when mkfs ran
  * @param label the label given to mkfs
  */
-record Superblock(int blockSize, int zoneCount, long zoneSize, int conventionalFiles, int sequentialFiles,
+record ZonefsSuperblock(int blockSize, int zoneCount, long zoneSize, int conventionalFiles, int sequentialFiles,
         int layoutDigest, long formattedMillis, String label) {
 
     static final SuperblockCodec CODEC = new SuperblockCodec(ZonefsLikeAdapter.NAME, "IOMAPZFS", 1);
@@ -58,10 +58,10 @@ record Superblock(int blockSize, int zoneCount, long zoneSize, int conventionalF
         CODEC.write(device, 0, payload);
     }
 
-    static Superblock read(BlockDevice device) throws IOException {
+    static ZonefsSuperblock read(BlockDevice device) throws IOException {
         SuperblockCodec.Decoded decoded = CODEC.read(device, 0);
         BlockReader reader = new BlockReader(decoded.payload(), WHAT + " at device offset 0");
-        Superblock superblock = new Superblock(reader.getInt(), reader.getInt(), reader.getLong(), reader.getInt(),
+        ZonefsSuperblock superblock = new ZonefsSuperblock(reader.getInt(), reader.getInt(), reader.getLong(), reader.getInt(),
                 reader.getInt(), reader.getInt(), reader.getLong(), reader.getString());
         if (Integer.bitCount(superblock.blockSize) != 1 || superblock.blockSize < device.blockSize()
                 || superblock.zoneCount < 2 || superblock.zoneSize <= 0) {

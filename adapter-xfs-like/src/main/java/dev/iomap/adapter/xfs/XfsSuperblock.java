@@ -21,7 +21,7 @@ import java.nio.charset.StandardCharsets;
  * @param uuid a random identifier chosen at mkfs
  * @param label the label, at most 32 bytes of UTF-8
  */
-record Superblock(Geometry geometry, boolean clean, long uuid, String label) {
+record XfsSuperblock(Geometry geometry, boolean clean, long uuid, String label) {
     /**
      * The format version written and the only one read: 3 since inode slots hold mode, owner, four
      * nanosecond times, symbolic links and extended attributes (2 wrote group leaves and inode table
@@ -33,8 +33,8 @@ record Superblock(Geometry geometry, boolean clean, long uuid, String label) {
     static final int MAX_LABEL_BYTES = 32;
     private static final int PAYLOAD_BYTES = 128;
 
-    Superblock withClean(boolean isClean) {
-        return new Superblock(geometry, isClean, uuid, label);
+    XfsSuperblock withClean(boolean isClean) {
+        return new XfsSuperblock(geometry, isClean, uuid, label);
     }
 
     void write(BlockDevice device) throws IOException {
@@ -61,7 +61,7 @@ record Superblock(Geometry geometry, boolean clean, long uuid, String label) {
      *
      * @throws CorruptFilesystemException if it is foreign, damaged, or does not fit the device
      */
-    static Superblock read(BlockDevice device) throws IOException {
+    static XfsSuperblock read(BlockDevice device) throws IOException {
         if (device.capacity() < device.blockSize()) {
             throw new CorruptFilesystemException("not an xfs-like image: the device is empty");
         }
@@ -100,7 +100,7 @@ record Superblock(Geometry geometry, boolean clean, long uuid, String label) {
         }
         Geometry geometry = new Geometry(blockSize, totalBlocks, journalStart, journalBlocks, inodeTableStart,
                 inodeTableBlocks, agCount, agBlocks);
-        return new Superblock(geometry, clean == 1, uuid, label);
+        return new XfsSuperblock(geometry, clean == 1, uuid, label);
     }
 
     /** @return whether {@code agCount} groups of {@code agBlocks}, the last one shorter or not, make the data area */
