@@ -203,7 +203,7 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
         List<String> problems = new ArrayList<>(stores.check(device));
         long extents = 0;
         try (KeyStore store = stores.open(device, true)) {
-            Fsck fsck = new Fsck(store, device, stores.refCounts(device));
+            BcachefsFsck fsck = new BcachefsFsck(store, device, stores.refCounts(device));
             problems.addAll(fsck.check(scrub));
             extents = fsck.heldBlocks;
         } catch (CorruptFilesystemException e) {

@@ -165,7 +165,7 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
 
     @Override
     public FsckReport fsck(BlockDevice device) throws IOException {
-        return Fsck.check(device);
+        return Gfs2Fsck.check(device);
     }
 
     /** @return {@code new Gfs2LikeAdapter(join)}: what a mount with {@code MountOptions.cluster} mounts with */

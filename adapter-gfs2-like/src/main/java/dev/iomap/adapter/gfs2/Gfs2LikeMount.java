@@ -32,7 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Mount reads the superblock, replays this node's journal (journal 0 unless the mount option
  * {@code journal=K} says otherwise), loads the resource groups, runs fsck's checks on the replayed
- * image ({@link Fsck#verifyForMount}: a damaged one is refused) and frees the dinodes a crash left
+ * image ({@link Gfs2Fsck#verifyForMount}: a damaged one is refused) and frees the dinodes a crash left
  * unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Transactions} for the locks.
  */
 final class Gfs2LikeMount extends Namespace {

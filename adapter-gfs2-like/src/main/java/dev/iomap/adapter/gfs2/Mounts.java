@@ -27,7 +27,7 @@ final class Mounts {
      * @param locks this node's lock manager (closed at unmount)
      * @return the mount
      * @throws CorruptFilesystemException if the image is damaged: anything fsck's checks
-     *     flag on the replayed image refuses the mount ({@link Fsck#verifyForMount})
+     *     flag on the replayed image refuses the mount ({@link Gfs2Fsck#verifyForMount})
      * @throws IOException if the device fails
      */
     static Gfs2LikeMount mount(BlockDevice device, boolean dataJournal, int journalIndex, LockManager locks)
@@ -96,7 +96,7 @@ final class Mounts {
         ResourceGroup[] rgs = Gfs2Volume.loadRgrps(journal, layout);
         Gfs2Volume volume = new Gfs2Volume(device, layout, journal, rgs);
         if (cluster == null) {
-            Fsck.verifyForMount(volume);
+            Gfs2Fsck.verifyForMount(volume);
         }
         Gfs2LikeMount mount = new Gfs2LikeMount(volume, dataJournal, locks, cluster, reclaimDue);
         mount.node.glocked(NodeLocks.Plan.shared(layout.rootIno()),

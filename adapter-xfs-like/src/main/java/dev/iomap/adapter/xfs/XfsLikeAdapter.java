@@ -94,6 +94,6 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
 
     @Override
     public FsckReport fsck(BlockDevice device) throws IOException {
-        return Fsck.check(device);
+        return XfsFsck.check(device);
     }
 }

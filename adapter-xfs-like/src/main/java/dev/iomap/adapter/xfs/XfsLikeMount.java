@@ -28,7 +28,7 @@ import java.util.List;
  * One mounted xfs-like filesystem: the adapter's side of the mount.
  *
  * <p>Mount reads the superblock, replays the journal, loads every metadata structure (verifying its
- * checksum and its own rules), runs fsck's checks across structures ({@link Fsck#verifyForMount}),
+ * checksum and its own rules), runs fsck's checks across structures ({@link XfsFsck#verifyForMount}),
  * frees what a crash left behind (unlinked inodes still allocated, COW staging extents) and
  * marks the image in use. Unmount releases every reservation, frees unlinked inodes, commits,
  * checkpoints the journal and marks the image clean.
@@ -65,7 +65,7 @@ final class XfsLikeMount implements MountedFilesystem {
         Journal journal = Journal.open(device, geometry.journalStart(), geometry.journalBlocks());
         journal.replay();
         ImageLoader.Image image = new ImageLoader(device, geometry, true).load();
-        Fsck.verifyForMount(geometry, image);
+        XfsFsck.verifyForMount(geometry, image);
         XfsVolume volume = new XfsVolume(device, superblock, journal, new BlockAllocator(geometry, image.groups));
         volume.initialisedTableBlocks = image.initialisedTableBlocks;
         for (InodeState inode : image.inodes.values()) {

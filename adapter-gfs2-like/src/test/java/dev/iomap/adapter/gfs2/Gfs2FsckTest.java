@@ -12,7 +12,7 @@ import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
 /** fsck finds damage and leaks; mount refuses a damaged image. */
-class FsckTest {
+class Gfs2FsckTest {
     private static final int BLOCK = 1024;
 
     private final RamBlockDevice device = new RamBlockDevice(BLOCK, 4L << 20);

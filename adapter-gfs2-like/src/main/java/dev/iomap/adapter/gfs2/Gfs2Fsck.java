@@ -36,7 +36,7 @@ import java.util.Set;
  * owned a block first is not kept; only if a block was claimed twice, or is used but free in its
  * bitmap, does a second walk of the same metadata name its first owner for the message.
  */
-final class Fsck {
+final class Gfs2Fsck {
     private static final int MAX_PROBLEMS = 100;
     /** Problems a refused mount names. */
     private static final int NAMED_AT_MOUNT = 3;
@@ -66,7 +66,7 @@ final class Fsck {
     /** The second walk: the first owner of each block of {@link #claimedTwice} and {@link #usedButFree}; null in the first. */
     private Map<Long, Long> firstOwners;
 
-    private Fsck() {
+    private Gfs2Fsck() {
     }
 
     /**
@@ -75,7 +75,7 @@ final class Fsck {
      * @throws IOException if the device fails
      */
     static FsckReport check(BlockDevice device) throws IOException {
-        return new Fsck().run(device);
+        return new Gfs2Fsck().run(device);
     }
 
     /**
@@ -89,7 +89,7 @@ final class Fsck {
      * @throws IOException if the device fails
      */
     static void verifyForMount(Gfs2Volume volume) throws IOException {
-        Fsck fsck = new Fsck();
+        Gfs2Fsck fsck = new Gfs2Fsck();
         fsck.checkVolume(volume);
         if (fsck.problems.isEmpty()) {
             return;

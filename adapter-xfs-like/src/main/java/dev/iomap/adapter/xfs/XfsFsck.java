@@ -35,7 +35,7 @@ import java.util.TreeSet;
  * inode is allocated without a name and no COW staging extent is left on a clean image. Each problem
  * names its structure and device offset.
  */
-final class Fsck {
+final class XfsFsck {
     private static final int MAX_PROBLEMS = 200;
 
     private final BlockDevice raw;
@@ -46,12 +46,12 @@ final class Fsck {
     /** Whether mount runs the checks: inodes with no name and no link are then orphans it frees. */
     private boolean mounting;
 
-    private Fsck(BlockDevice raw) {
+    private XfsFsck(BlockDevice raw) {
         this.raw = raw;
     }
 
     static FsckReport check(BlockDevice device) throws IOException {
-        return new Fsck(device).run();
+        return new XfsFsck(device).run();
     }
 
     /**
@@ -64,7 +64,7 @@ final class Fsck {
      * @throws CorruptFilesystemException naming the first problem, its structure and device offset
      */
     static void verifyForMount(Geometry geometry, ImageLoader.Image image) throws CorruptFilesystemException {
-        Fsck fsck = new Fsck(null);
+        XfsFsck fsck = new XfsFsck(null);
         fsck.geometry = geometry;
         fsck.mounting = true;
         fsck.checkBlocks(image);

@@ -13,7 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** fsck finds inconsistencies that every block's checksum hides: each forged image below is well formed. */
-class FsckTest {
+class XfsFsckTest {
 
     /** An unmounted image with /a (3 blocks), /b (a clone of /a) and /c; the file inode numbers 2, 3, 4. */
     private static XfsFixture image() throws Exception {

@@ -23,7 +23,7 @@ import java.util.TreeMap;
  * their owners' sizes and against the reference counts of the blocks they hold, blobs that decode;
  * and with {@code scrub}, every checksummed or compressed data extent read and verified.
  */
-final class Fsck {
+final class BcachefsFsck {
     private final KeyStore store;
     private final BlockDevice device;
     private final int bs;
@@ -44,7 +44,7 @@ final class Fsck {
      * @param device its device (data extents are read from it for scrub)
      * @param refRuns the store's reference counts
      */
-    Fsck(KeyStore store, BlockDevice device, List<RefRun> refRuns) {
+    BcachefsFsck(KeyStore store, BlockDevice device, List<RefRun> refRuns) {
         this.store = store;
         this.refRuns = refRuns;
         this.device = device;
