@@ -36,7 +36,7 @@ import java.util.function.Supplier;
 final class Gfs2IomapOps implements IomapOps, WritebackOps {
     private final Gfs2LikeMount mount;
     private final Gfs2Volume volume;
-    private final Transactions tx;
+    private final Gfs2Transactions tx;
     private final FileTree tree;
 
     Gfs2IomapOps(Gfs2LikeMount mount) {
@@ -132,10 +132,10 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
 
     /**
      * Blocks one write mapping may add to the running transaction: its metadata, and for a journaled
-     * file its data (whose mappings are capped to {@link Transactions#jdataMappingBlocks}).
+     * file its data (whose mappings are capped to {@link Gfs2Transactions#jdataMappingBlocks}).
      */
     private long writeReservation() {
-        return Transactions.SMALL + tx.jdataMappingBlocks();
+        return Gfs2Transactions.SMALL + tx.jdataMappingBlocks();
     }
 
     /**

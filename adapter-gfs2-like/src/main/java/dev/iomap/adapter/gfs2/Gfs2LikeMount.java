@@ -33,7 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Mount reads the superblock, replays this node's journal (journal 0 unless the mount option
  * {@code journal=K} says otherwise), loads the resource groups, runs fsck's checks on the replayed
  * image ({@link Gfs2Fsck#verifyForMount}: a damaged one is refused) and frees the dinodes a crash left
- * unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Transactions} for the locks.
+ * unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Gfs2Transactions} for the locks.
  */
 final class Gfs2LikeMount extends Namespace {
     /** Known mount options: {@code data=ordered|journal}, {@code journal=K}. */
@@ -53,7 +53,7 @@ final class Gfs2LikeMount extends Namespace {
      */
     Gfs2LikeMount(Gfs2Volume volume, boolean dataJournal, LockManager locks, ClusterContext cluster,
             java.util.concurrent.atomic.AtomicBoolean reclaimDue) {
-        super(volume, new Transactions(volume));
+        super(volume, new Gfs2Transactions(volume));
         this.tree = new FileTree(volume);
         this.dataJournal = dataJournal;
         this.node = new NodeLocks(this, cluster);
@@ -230,7 +230,7 @@ final class Gfs2LikeMount extends Namespace {
     }
 
     /**
-     * Sets the size in steps of {@link Transactions#stepBlocks} blocks freed each, from the end down:
+     * Sets the size in steps of {@link Gfs2Transactions#stepBlocks} blocks freed each, from the end down:
      * after each step the dinode's size covers exactly what is left of the old data below it (no block
      * past the size but those the final size keeps), so a power cut between steps leaves a consistent,
      * shorter file.
@@ -277,7 +277,7 @@ final class Gfs2LikeMount extends Namespace {
         }
     }
 
-    /** Punches {@code [first, end)} of a file in steps of {@link Transactions#stepBlocks} blocks freed each. */
+    /** Punches {@code [first, end)} of a file in steps of {@link Gfs2Transactions#stepBlocks} blocks freed each. */
     private void punchSteps(long ino, long first, long end) throws IOException {
         boolean more = true;
         while (more) {
@@ -316,7 +316,7 @@ final class Gfs2LikeMount extends Namespace {
     }
 
     /**
-     * Unstuffs if needed, then punches and allocates in steps of {@link Transactions#stepBlocks}
+     * Unstuffs if needed, then punches and allocates in steps of {@link Gfs2Transactions#stepBlocks}
      * blocks, each its own reservation (GFS2's fallocate allocates in chunks, each a transaction): a
      * power cut between steps leaves part of the range allocated and zeroed, all consistent.
      */

@@ -22,7 +22,7 @@ import java.util.function.Supplier;
 /**
  * The metadata of one mount: resource groups, cached dinodes and indirect blocks, and the running
  * transaction (the blocks it dirtied, the inodes whose new blocks need their data written first, the
- * blocks it freed). Callers hold {@link Transactions#meta} around every method here.
+ * blocks it freed). Callers hold {@link Gfs2Transactions#meta} around every method here.
  */
 final class Gfs2Volume {
     final BlockDevice device;

@@ -31,9 +31,9 @@ import java.util.TreeMap;
  */
 abstract class Namespace implements MountedFilesystem {
     final Gfs2Volume volume;
-    final Transactions tx;
+    final Gfs2Transactions tx;
 
-    Namespace(Gfs2Volume volume, Transactions tx) {
+    Namespace(Gfs2Volume volume, Gfs2Transactions tx) {
         this.volume = volume;
         this.tx = tx;
     }

@@ -40,7 +40,7 @@ public final class BtreeStore implements KeyStore {
     private final RefCounts refs = new RefCounts();
     private BcachefsSuperblock sb;
     private Tree tree;
-    private Transactions transactions;
+    private BcachefsTransactions transactions;
     private StoreSpace space;
     private JournalRing ring;
     private final List<byte[]> pending = new ArrayList<>();
@@ -120,7 +120,7 @@ public final class BtreeStore implements KeyStore {
     private void load() throws IOException {
         Node root = readNode(sb.rootBlock(), sb.rootLevel());
         tree = new Tree(this::readNode, blockSize, root);
-        transactions = new Transactions(tree, refs, sb.dataStart(), sb.totalBlocks());
+        transactions = new BcachefsTransactions(tree, refs, sb.dataStart(), sb.totalBlocks());
         Set<Long> nodeBlocks = new HashSet<>();
         collectNodeBlocks(root, KeyRange.ALL, nodeBlocks);
         List<KeyValue> alloc = new ArrayList<>();

@@ -11,13 +11,13 @@ import java.util.List;
  * A reference change becomes the puts and deletes of allocation-tree keys that mirror the new runs.
  * Not thread-safe: the store's lock guards it.
  */
-final class Transactions {
+final class BcachefsTransactions {
     private final Tree tree;
     private final RefCounts refs;
     private final long dataStart;
     private final long totalBlocks;
 
-    Transactions(Tree tree, RefCounts refs, long dataStart, long totalBlocks) {
+    BcachefsTransactions(Tree tree, RefCounts refs, long dataStart, long totalBlocks) {
         this.tree = tree;
         this.refs = refs;
         this.dataStart = dataStart;

@@ -44,7 +44,7 @@ import java.util.function.Supplier;
  * {@link FilesystemShutdownException} naming the first failure, so nothing is written on top of a
  * half-committed state; the journal replays the last committed transaction at the next mount.
  */
-final class Transactions {
+final class Gfs2Transactions {
     /** Guards every metadata structure of the mount. */
     final ReentrantLock meta = new ReentrantLock();
     /** Shared by a write between begin and end; exclusive for a commit. */
@@ -61,7 +61,7 @@ final class Transactions {
     /** The first commit failure, after which the mount is shut down; null while healthy. */
     private volatile IOException failure;
 
-    Transactions(Gfs2Volume volume) {
+    Gfs2Transactions(Gfs2Volume volume) {
         this.volume = volume;
         this.limit = Math.max(8, volume.journal.maxTransactionBlocks() / 3);
     }
