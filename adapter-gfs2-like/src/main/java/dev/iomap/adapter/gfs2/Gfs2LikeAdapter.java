@@ -107,12 +107,12 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
      */
     @Override
     public void format(BlockDevice device, FormatOptions options) throws IOException {
-        Formatter.format(device, options);
+        Gfs2Formatter.format(device, options);
     }
 
     @Override
     public void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
-        Formatter.plan(deviceBlockSize, capacity, options);
+        Gfs2Formatter.plan(deviceBlockSize, capacity, options);
     }
 
     /** @return whether block 0 carries the gfs2-like superblock magic */

@@ -63,12 +63,12 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
      */
     @Override
     public void format(BlockDevice device, FormatOptions options) throws IOException {
-        Formatter.format(device, options);
+        XfsFormatter.format(device, options);
     }
 
     @Override
     public void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
-        Formatter.check(deviceBlockSize, capacity, options);
+        XfsFormatter.check(deviceBlockSize, capacity, options);
     }
 
     /** @return whether block 0 carries the xfs-like superblock magic */

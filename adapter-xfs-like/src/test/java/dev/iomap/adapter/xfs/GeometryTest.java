@@ -89,9 +89,9 @@ class GeometryTest {
     @Test
     void formatRefusesOneBlockPastWhatTheFormatAddresses() throws Exception {
         long largest = Geometry.maxBlocks(4096);
-        assertThat(Formatter.check(4096, largest * 4096, FormatOptions.blockSize(4096)).agCount())
+        assertThat(XfsFormatter.check(4096, largest * 4096, FormatOptions.blockSize(4096)).agCount())
                 .isEqualTo(Geometry.MAX_AG_COUNT);
-        assertThatThrownBy(() -> Formatter.check(4096, (largest + 1) * 4096, FormatOptions.blockSize(4096)))
+        assertThatThrownBy(() -> XfsFormatter.check(4096, (largest + 1) * 4096, FormatOptions.blockSize(4096)))
                 .isInstanceOf(InvalidRangeException.class)
                 .hasMessage("xfs-like addresses at most 303060353024 blocks of 4096 bytes (1.1 PiB: 65536 allocation"
                         + " groups of at most 4624334 blocks, what one group header's leaf bitmap covers); the device"

@@ -28,9 +28,9 @@ import java.util.Map;
  * of initialised blocks say which may be read). Time and memory grow with the group count only.
  * Stateless.
  */
-final class Formatter {
+final class XfsFormatter {
 
-    private Formatter() {
+    private XfsFormatter() {
     }
 
     static void format(BlockDevice raw, FormatOptions options) throws IOException {

@@ -20,10 +20,10 @@ import java.util.UUID;
  * {@code journalblocks} (blocks per journal; default {@code totalBlocks / 32} clamped to [64, 16384]),
  * {@code rgblocks} (blocks per resource group; default {@code totalBlocks / 8} clamped to [64, 65536]).
  */
-final class Formatter {
+final class Gfs2Formatter {
     private static final Set<String> PROPERTIES = Set.of("journals", "journalblocks", "rgblocks");
 
-    private Formatter() {
+    private Gfs2Formatter() {
     }
 
     /**
