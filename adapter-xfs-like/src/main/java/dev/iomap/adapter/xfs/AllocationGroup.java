@@ -34,7 +34,7 @@ import java.util.function.IntPredicate;
  * <p>Not thread-safe: used under the mount's metadata lock (the allocators lock themselves too).
  */
 final class AllocationGroup {
-    private final Geometry geometry;
+    private final XfsGeometry geometry;
     private final int agno;
     private final FreeSpaceAllocator onDisk;
     private final FreeSpaceAllocator available;
@@ -45,7 +45,7 @@ final class AllocationGroup {
      */
     private BitSet changedLeaves;
 
-    AllocationGroup(Geometry geometry, int agno, FreeSpaceAllocator onDisk, RefcountMap refcounts) {
+    AllocationGroup(XfsGeometry geometry, int agno, FreeSpaceAllocator onDisk, RefcountMap refcounts) {
         this.geometry = geometry;
         this.agno = agno;
         this.onDisk = onDisk;
@@ -61,7 +61,7 @@ final class AllocationGroup {
     }
 
     /** @return a freshly formatted group: everything free but its header blocks */
-    static AllocationGroup formatted(Geometry geometry, int agno) {
+    static AllocationGroup formatted(XfsGeometry geometry, int agno) {
         long start = geometry.agStart(agno);
         FreeSpaceAllocator free = FreeSpaceAllocator.allFree(start, geometry.agLength(agno));
         try {
@@ -245,7 +245,7 @@ final class AllocationGroup {
         }
         int bitmapBytes = Math.ceilDiv(geometry.leaves(agno), Byte.SIZE);
         byte[] bitmap = Arrays.copyOf(inUse.toByteArray(), bitmapBytes);
-        return BlockWriter.allocate(Geometry.AG_HEADER_FIXED_BYTES + bitmapBytes, "xfs-like AG header")
+        return BlockWriter.allocate(XfsGeometry.AG_HEADER_FIXED_BYTES + bitmapBytes, "xfs-like AG header")
                 .putInt(agno).putInt(0)
                 .putLong(firstBlock()).putLong(geometry.agLength(agno))
                 .putLong(onDisk.freeBlocks()).putLong(free.size()).putLong(longest)

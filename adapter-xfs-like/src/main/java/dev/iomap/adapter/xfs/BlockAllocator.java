@@ -22,7 +22,7 @@ import java.util.function.Function;
  * <p>Not thread-safe: used under the mount's metadata lock.
  */
 final class BlockAllocator {
-    private final Geometry geometry;
+    private final XfsGeometry geometry;
     private final AllocationGroup[] groups;
     private final BitSet dirty = new BitSet();
     /** Mirrors {@code !dirty.isEmpty()} for readers without the metadata lock. */
@@ -45,7 +45,7 @@ final class BlockAllocator {
         }
     }
 
-    BlockAllocator(Geometry geometry, AllocationGroup[] groups) {
+    BlockAllocator(XfsGeometry geometry, AllocationGroup[] groups) {
         this.geometry = geometry;
         this.groups = groups;
     }

@@ -312,7 +312,7 @@ final class FileSpace {
                 }
             }
         }
-        Geometry geometry = volume.geometry;
+        XfsGeometry geometry = volume.geometry;
         return volume.allocator.group((int) (inode.ino % geometry.agCount())).firstDataBlock();
     }
 }

@@ -37,7 +37,7 @@ import java.util.TreeMap;
  */
 final class ImageLoader {
     private final BlockDevice device;
-    private final Geometry geometry;
+    private final XfsGeometry geometry;
     private final boolean strict;
     private final List<String> problems = new ArrayList<>();
 
@@ -51,7 +51,7 @@ final class ImageLoader {
         final Map<Long, Long> listBlocks = new HashMap<>();
     }
 
-    ImageLoader(BlockDevice device, Geometry geometry, boolean strict) {
+    ImageLoader(BlockDevice device, XfsGeometry geometry, boolean strict) {
         this.device = device;
         this.geometry = geometry;
         this.strict = strict;

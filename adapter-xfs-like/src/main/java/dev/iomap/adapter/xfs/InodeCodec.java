@@ -81,7 +81,7 @@ final class InodeCodec {
      * @param states the in-memory inode by number, null for a free slot
      * @return the payload of the table block
      */
-    static ByteBuffer encodeTableBlock(Geometry geometry, long tableIndex, long initialisedBlocks,
+    static ByteBuffer encodeTableBlock(XfsGeometry geometry, long tableIndex, long initialisedBlocks,
             LongFunction<InodeState> states) {
         if (tableIndex >= initialisedBlocks || initialisedBlocks > geometry.inodeTableBlocks()) {
             throw new IllegalArgumentException("inode table block " + tableIndex + " is not among the "
@@ -155,7 +155,7 @@ final class InodeCodec {
      * @return its slots, free ones included, and (block 0) the count of initialised table blocks
      * @throws CorruptFilesystemException if a slot does not decode, or the count is out of range
      */
-    static TableBlock decodeTableBlock(MetadataBlock block, Geometry geometry, long tableIndex)
+    static TableBlock decodeTableBlock(MetadataBlock block, XfsGeometry geometry, long tableIndex)
             throws CorruptFilesystemException {
         BlockReader reader = block.reader();
         int perBlock = geometry.inodesPerBlock();

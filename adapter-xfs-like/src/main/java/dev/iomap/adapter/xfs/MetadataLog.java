@@ -32,7 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class MetadataLog {
     private final XfsVolume volume;
-    private final Geometry geometry;
+    private final XfsGeometry geometry;
     private final TreeSet<Long> dirtyInodes = new TreeSet<>();
     /**
      * The blocks {@link #commitIfLarge} counts for {@link #dirtyInodes}: its slot's share and its extent

@@ -278,7 +278,7 @@ final class Namespace {
             if (at == moved.ino) {
                 throw new FileSystemException(name, null, "cannot move a directory into itself");
             }
-            if (at == Geometry.ROOT_INO) {
+            if (at == XfsGeometry.ROOT_INO) {
                 return;
             }
         }

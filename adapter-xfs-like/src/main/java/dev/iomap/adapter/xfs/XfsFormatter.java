@@ -35,18 +35,18 @@ final class XfsFormatter {
 
     static void format(BlockDevice raw, FormatOptions options) throws IOException {
         int blockSize = options.blockSize();
-        Geometry geometry = check(raw.blockSize(), raw.capacity(), options);
+        XfsGeometry geometry = check(raw.blockSize(), raw.capacity(), options);
         BlockDevice device = BlockSizeView.of(raw, blockSize);
         for (int agno = 0; agno < geometry.agCount(); agno++) {
             writeGroup(device, geometry, AllocationGroup.formatted(geometry, agno));
         }
-        InodeState root = new InodeState(Geometry.ROOT_INO, FileType.DIRECTORY);
+        InodeState root = new InodeState(XfsGeometry.ROOT_INO, FileType.DIRECTORY);
         root.nlink = 2;
-        root.parent = Geometry.ROOT_INO;
+        root.parent = XfsGeometry.ROOT_INO;
         root.mode = NewInodeAttributes.defaultMode(FileType.DIRECTORY);
         root.born(Instant.now());
         Map<Long, InodeState> inodes = Map.of(root.ino, root);
-        long tableBlocks = Geometry.ROOT_INO / geometry.inodesPerBlock() + 1;
+        long tableBlocks = XfsGeometry.ROOT_INO / geometry.inodesPerBlock() + 1;
         for (long index = 0; index < tableBlocks; index++) {
             MetadataBlock.write(device, geometry.inodeTableStart() + index, XfsLayout.INODE_TABLE,
                     InodeCodec.encodeTableBlock(geometry, index, tableBlocks, inodes::get));
@@ -57,7 +57,7 @@ final class XfsFormatter {
     }
 
     /** Writes a fresh group: its header and free-space leaf 0, which follows it, in one write. */
-    private static void writeGroup(BlockDevice device, Geometry geometry, AllocationGroup group) throws IOException {
+    private static void writeGroup(BlockDevice device, XfsGeometry geometry, AllocationGroup group) throws IOException {
         List<ByteBuffer> blocks = new ArrayList<>();
         long first = geometry.agStart(group.agno());
         for (var payload : group.encodeAll().entrySet()) {
@@ -76,7 +76,7 @@ final class XfsFormatter {
      *
      * @return the geometry format would write
      */
-    static Geometry check(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
+    static XfsGeometry check(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
         int blockSize = options.blockSize();
         if (blockSize < deviceBlockSize) {
             throw new InvalidRangeException("xfs-like: the block size " + blockSize
@@ -84,15 +84,15 @@ final class XfsFormatter {
         }
         XfsSuperblock.checkLabel(options.label());
         long totalBlocks = capacity / blockSize;
-        long maxBlocks = Geometry.maxBlocks(blockSize);
+        long maxBlocks = XfsGeometry.maxBlocks(blockSize);
         if (totalBlocks > maxBlocks) {
             throw new InvalidRangeException("xfs-like addresses at most " + maxBlocks + " blocks of " + blockSize
-                    + " bytes (" + binary(maxBlocks * blockSize) + ": " + Geometry.MAX_AG_COUNT
-                    + " allocation groups of at most " + Geometry.maxAgBlocks(blockSize)
+                    + " bytes (" + binary(maxBlocks * blockSize) + ": " + XfsGeometry.MAX_AG_COUNT
+                    + " allocation groups of at most " + XfsGeometry.maxAgBlocks(blockSize)
                     + " blocks, what one group header's leaf bitmap covers); the device has " + totalBlocks
                     + " blocks: use a smaller size or larger blocks");
         }
-        return Geometry.choose(blockSize, totalBlocks, options.properties());
+        return XfsGeometry.choose(blockSize, totalBlocks, options.properties());
     }
 
     /** @return bytes in the largest binary unit that leaves at least 1, one decimal: "1.1 PiB" */

@@ -42,7 +42,7 @@ final class XfsFsck {
     private BlockDevice device;
     private final List<String> problems = new ArrayList<>();
     private int dropped;
-    private Geometry geometry;
+    private XfsGeometry geometry;
     /** Whether mount runs the checks: inodes with no name and no link are then orphans it frees. */
     private boolean mounting;
 
@@ -63,7 +63,7 @@ final class XfsFsck {
      *
      * @throws CorruptFilesystemException naming the first problem, its structure and device offset
      */
-    static void verifyForMount(Geometry geometry, ImageLoader.Image image) throws CorruptFilesystemException {
+    static void verifyForMount(XfsGeometry geometry, ImageLoader.Image image) throws CorruptFilesystemException {
         XfsFsck fsck = new XfsFsck(null);
         fsck.geometry = geometry;
         fsck.mounting = true;
@@ -244,7 +244,7 @@ final class XfsFsck {
 
     private void checkNamespace(ImageLoader.Image image, boolean clean) {
         Map<Long, InodeState> inodes = image.inodes;
-        InodeState root = inodes.get(Geometry.ROOT_INO);
+        InodeState root = inodes.get(XfsGeometry.ROOT_INO);
         if (root == null || !root.isDirectory()) {
             add("root directory inode 1 (inode table " + XfsLayout.where(geometry.inodeBlock(1), geometry.blockSize())
                     + ") is missing or not a directory");
@@ -264,9 +264,9 @@ final class XfsFsck {
             String where = "inode " + inode.ino + " (inode table "
                     + XfsLayout.where(geometry.inodeBlock(inode.ino), geometry.blockSize()) + ")";
             int nameCount = names.getOrDefault(inode.ino, 0);
-            if (inode.ino == Geometry.ROOT_INO) {
+            if (inode.ino == XfsGeometry.ROOT_INO) {
                 nameCount = 1;
-                if (inode.parent != Geometry.ROOT_INO) {
+                if (inode.parent != XfsGeometry.ROOT_INO) {
                     add(where + ": the root's parent is " + inode.parent);
                 }
             } else if (nameCount == 0 && mounting && inode.nlink == 0) {
@@ -310,7 +310,7 @@ final class XfsFsck {
         if (target.type != entry.type()) {
             add(where + " says " + entry.type() + " but inode " + entry.ino() + " is " + target.type);
         }
-        if (entry.ino() == Geometry.ROOT_INO) {
+        if (entry.ino() == XfsGeometry.ROOT_INO) {
             add(where + " names the root directory");
         }
         names.merge(entry.ino(), 1, Integer::sum);
@@ -332,8 +332,8 @@ final class XfsFsck {
     }
 
     private void checkReachable(Map<Long, InodeState> inodes) {
-        Set<Long> seen = new HashSet<>(List.of(Geometry.ROOT_INO));
-        ArrayDeque<Long> queue = new ArrayDeque<>(List.of(Geometry.ROOT_INO));
+        Set<Long> seen = new HashSet<>(List.of(XfsGeometry.ROOT_INO));
+        ArrayDeque<Long> queue = new ArrayDeque<>(List.of(XfsGeometry.ROOT_INO));
         while (!queue.isEmpty()) {
             InodeState dir = inodes.get(queue.poll());
             for (DirectoryBlocks.Entry entry : dir.directory.entries()) {

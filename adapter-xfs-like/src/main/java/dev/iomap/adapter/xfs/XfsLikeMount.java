@@ -60,7 +60,7 @@ final class XfsLikeMount implements MountedFilesystem {
 
     static XfsLikeMount mount(BlockDevice raw) throws IOException {
         XfsSuperblock superblock = XfsSuperblock.read(raw);
-        Geometry geometry = superblock.geometry();
+        XfsGeometry geometry = superblock.geometry();
         BlockDevice device = BlockSizeView.of(raw, geometry.blockSize());
         Journal journal = Journal.open(device, geometry.journalStart(), geometry.journalBlocks());
         journal.replay();
@@ -79,7 +79,7 @@ final class XfsLikeMount implements MountedFilesystem {
                 inode.directory.entries().forEach(entry -> volume.nameAdded(entry.ino()));
             }
         }
-        InodeState root = volume.inodes.get(Geometry.ROOT_INO);
+        InodeState root = volume.inodes.get(XfsGeometry.ROOT_INO);
         if (root == null || !root.isDirectory()) {
             throw new CorruptFilesystemException("xfs-like: the root directory (inode 1, inode table "
                     + XfsLayout.where(geometry.inodeBlock(1), geometry.blockSize()) + ") is missing");
@@ -120,7 +120,7 @@ final class XfsLikeMount implements MountedFilesystem {
 
     @Override
     public long rootIno() {
-        return Geometry.ROOT_INO;
+        return XfsGeometry.ROOT_INO;
     }
 
     @Override

@@ -21,7 +21,7 @@ import java.nio.charset.StandardCharsets;
  * @param uuid a random identifier chosen at mkfs
  * @param label the label, at most 32 bytes of UTF-8
  */
-record XfsSuperblock(Geometry geometry, boolean clean, long uuid, String label) {
+record XfsSuperblock(XfsGeometry geometry, boolean clean, long uuid, String label) {
     /**
      * The format version written and the only one read: 3 since inode slots hold mode, owner, four
      * nanosecond times, symbolic links and extended attributes (2 wrote group leaves and inode table
@@ -38,7 +38,7 @@ record XfsSuperblock(Geometry geometry, boolean clean, long uuid, String label) 
     }
 
     void write(BlockDevice device) throws IOException {
-        Geometry g = geometry;
+        XfsGeometry g = geometry;
         BlockWriter payload = BlockWriter.allocate(PAYLOAD_BYTES, "xfs-like superblock payload")
                 .putInt(g.blockSize())
                 .putLong(g.totalBlocks())
@@ -48,7 +48,7 @@ record XfsSuperblock(Geometry geometry, boolean clean, long uuid, String label) 
                 .putLong(g.inodeTableBlocks())
                 .putInt(g.agCount())
                 .putLong(g.agBlocks())
-                .putLong(Geometry.ROOT_INO)
+                .putLong(XfsGeometry.ROOT_INO)
                 .putInt(clean ? 1 : 0)
                 .putLong(uuid)
                 .putString(label);
@@ -84,21 +84,21 @@ record XfsSuperblock(Geometry geometry, boolean clean, long uuid, String label) 
             throw new CorruptFilesystemException(where + ": block size " + blockSize
                     + " is not a power of two from the device's " + device.blockSize() + " to 65536");
         }
-        if (totalBlocks < Geometry.MIN_BLOCKS || totalBlocks > device.capacity() / blockSize
-                || totalBlocks > Geometry.maxBlocks(blockSize)) {
+        if (totalBlocks < XfsGeometry.MIN_BLOCKS || totalBlocks > device.capacity() / blockSize
+                || totalBlocks > XfsGeometry.maxBlocks(blockSize)) {
             throw new CorruptFilesystemException(where + ": " + totalBlocks + " blocks do not fit the device's "
-                    + device.capacity() / blockSize + " or the format's " + Geometry.maxBlocks(blockSize));
+                    + device.capacity() / blockSize + " or the format's " + XfsGeometry.maxBlocks(blockSize));
         }
-        if (journalStart != 1 || journalBlocks < Geometry.MIN_JOURNAL_BLOCKS || inodeTableStart != journalStart + journalBlocks
-                || inodeTableBlocks < 1 || inodeTableBlocks > totalBlocks || rootIno != Geometry.ROOT_INO
-                || (clean & ~1) != 0 || agCount < 1 || agCount > Geometry.MAX_AG_COUNT || agBlocks < 16
-                || agBlocks > Geometry.maxAgBlocks(blockSize)
+        if (journalStart != 1 || journalBlocks < XfsGeometry.MIN_JOURNAL_BLOCKS || inodeTableStart != journalStart + journalBlocks
+                || inodeTableBlocks < 1 || inodeTableBlocks > totalBlocks || rootIno != XfsGeometry.ROOT_INO
+                || (clean & ~1) != 0 || agCount < 1 || agCount > XfsGeometry.MAX_AG_COUNT || agBlocks < 16
+                || agBlocks > XfsGeometry.maxAgBlocks(blockSize)
                 || !groupsTile(totalBlocks - inodeTableStart - inodeTableBlocks, agCount, agBlocks)) {
             throw new CorruptFilesystemException(where + ": inconsistent geometry (journal " + journalStart + "+"
                     + journalBlocks + ", inode table " + inodeTableStart + "+" + inodeTableBlocks + ", "
                     + agCount + " AGs of " + agBlocks + " blocks, root " + rootIno + ", clean " + clean + ")");
         }
-        Geometry geometry = new Geometry(blockSize, totalBlocks, journalStart, journalBlocks, inodeTableStart,
+        XfsGeometry geometry = new XfsGeometry(blockSize, totalBlocks, journalStart, journalBlocks, inodeTableStart,
                 inodeTableBlocks, agCount, agBlocks);
         return new XfsSuperblock(geometry, clean == 1, uuid, label);
     }

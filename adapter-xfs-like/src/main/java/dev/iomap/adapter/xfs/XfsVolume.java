@@ -28,7 +28,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class XfsVolume {
     final BlockDevice device;
-    final Geometry geometry;
+    final XfsGeometry geometry;
     final XfsSuperblock superblock;
     final Journal journal;
     final ReentrantLock metaLock = new ReentrantLock();

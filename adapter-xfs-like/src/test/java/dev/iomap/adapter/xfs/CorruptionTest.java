@@ -63,7 +63,7 @@ class CorruptionTest {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.write("/f", pattern(1, 0, 1000)).close();
             fx.unmountAndCheck();
-            Geometry geometry = Images.geometry(fx.device);
+            XfsGeometry geometry = Images.geometry(fx.device);
             long block = geometry.inodeTableStart();
             Images.flipByte(fx.device, block, 100);
             assertRefused(fx, "metadata block " + block, "device offset " + block * 4096, "bad checksum");
@@ -77,7 +77,7 @@ class CorruptionTest {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.write("/f", pattern(1, 0, 1000)).close();
             fx.unmountAndCheck();
-            InodeState root = Images.load(fx.device).inodes.get(Geometry.ROOT_INO);
+            InodeState root = Images.load(fx.device).inodes.get(XfsGeometry.ROOT_INO);
             long block = ((Extent) root.data.lookup(0)).deviceBlock();
             Images.flipByte(fx.device, block, 40);
             assertRefused(fx, "metadata block " + block, "device offset " + block * 4096);
@@ -88,7 +88,7 @@ class CorruptionTest {
     void aCorruptFreeSpaceLeafIsRefusedNamingIt() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.unmountAndCheck();
-            Geometry geometry = Images.geometry(fx.device);
+            XfsGeometry geometry = Images.geometry(fx.device);
             long block = geometry.freeLeafBlock(1, 0);
             Images.flipByte(fx.device, block, 0);
             assertRefused(fx, "metadata block " + block, "device offset " + block * 4096, "XBNO");

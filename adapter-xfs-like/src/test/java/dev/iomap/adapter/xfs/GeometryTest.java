@@ -15,16 +15,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 class GeometryTest {
 
     private static long leaves(int blockSize, long agBlocks) {
-        return Math.ceilDiv(agBlocks, Geometry.freeLeafSpan(blockSize))
-                + Math.ceilDiv(agBlocks, Geometry.refcountLeafSpan(blockSize));
+        return Math.ceilDiv(agBlocks, XfsGeometry.freeLeafSpan(blockSize))
+                + Math.ceilDiv(agBlocks, XfsGeometry.refcountLeafSpan(blockSize));
     }
 
     @Test
     void theLargestGroupIsWhatOneHeaderBitmapAddresses() {
-        assertThat(Geometry.maxAgBlocks(512)).isEqualTo(55_332);
-        assertThat(Geometry.maxAgBlocks(4096)).isEqualTo(4_624_334);
-        assertThat(Geometry.maxAgBlocks(65536)).isEqualTo(1_224_404_578);
-        assertThat(Geometry.maxBlocks(4096)).isEqualTo(303_060_353_024L);
+        assertThat(XfsGeometry.maxAgBlocks(512)).isEqualTo(55_332);
+        assertThat(XfsGeometry.maxAgBlocks(4096)).isEqualTo(4_624_334);
+        assertThat(XfsGeometry.maxAgBlocks(65536)).isEqualTo(1_224_404_578);
+        assertThat(XfsGeometry.maxBlocks(4096)).isEqualTo(303_060_353_024L);
     }
 
     /**
@@ -35,7 +35,7 @@ class GeometryTest {
     @ValueSource(ints = {1024, 4096, 65536})
     void theDefaultFormatHasAnInodeSlotPer16KiBOfDevice(int blockSize) throws Exception {
         long totalBlocks = (1L << 30) / blockSize;
-        Geometry geometry = Geometry.choose(blockSize, totalBlocks, Map.of());
+        XfsGeometry geometry = XfsGeometry.choose(blockSize, totalBlocks, Map.of());
         assertThat(geometry.inodeCount()).isGreaterThanOrEqualTo(65_536);
         assertThat(geometry.inodeTableBlocks()).isEqualTo(Math.ceilDiv(65_536 + 1, XfsLayout.inodesPerBlock(blockSize)));
     }
@@ -43,33 +43,33 @@ class GeometryTest {
     @ParameterizedTest
     @ValueSource(ints = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536})
     void everyLeafOfTheLargestGroupHasABitAndTheLimitFitsAByteOffset(int blockSize) {
-        long largest = Geometry.maxAgBlocks(blockSize);
-        long capacity = Geometry.leafBitmapCapacity(blockSize);
+        long largest = XfsGeometry.maxAgBlocks(blockSize);
+        long capacity = XfsGeometry.leafBitmapCapacity(blockSize);
         assertThat(leaves(blockSize, largest)).isLessThanOrEqualTo(capacity);
         assertThat(leaves(blockSize, largest + 1)).isGreaterThan(capacity);
-        assertThat(Geometry.AG_HEADER_FIXED_BYTES + Math.ceilDiv(capacity, 8))
+        assertThat(XfsGeometry.AG_HEADER_FIXED_BYTES + Math.ceilDiv(capacity, 8))
                 .isEqualTo(MetadataBlock.maxPayload(blockSize));
-        assertThat(Math.multiplyExact(Geometry.maxBlocks(blockSize), blockSize)).isPositive();
+        assertThat(Math.multiplyExact(XfsGeometry.maxBlocks(blockSize), blockSize)).isPositive();
     }
 
     @Test
     void sixteenTebibytesOfFourKibibyteBlocks() throws Exception {
         long total = 1L << 32;
-        Geometry geometry = Geometry.choose(4096, total, Map.of());
+        XfsGeometry geometry = XfsGeometry.choose(4096, total, Map.of());
         assertThat(geometry.journalBlocks()).isEqualTo(16_384);
         assertThat(geometry.inodeTableBlocks()).isEqualTo(Math.ceilDiv((1 << 22) + 1, XfsLayout.inodesPerBlock(4096)));
         assertThat(geometry.agCount()).isEqualTo(929);
         assertThat(geometry.agBlocks()).isEqualTo(Math.ceilDiv(total - geometry.dataStart(), 929))
-                .isLessThanOrEqualTo(Geometry.maxAgBlocks(4096));
+                .isLessThanOrEqualTo(XfsGeometry.maxAgBlocks(4096));
         assertThat(geometry.agLength(928)).isPositive().isLessThanOrEqualTo(geometry.agBlocks());
         assertThat(geometry.agStart(928) + geometry.agLength(928)).isEqualTo(total);
         assertThat(geometry.agOf(total - 1)).isEqualTo(928);
-        assertThat((long) geometry.leaves(0)).isLessThanOrEqualTo(Geometry.leafBitmapCapacity(4096));
+        assertThat((long) geometry.leaves(0)).isLessThanOrEqualTo(XfsGeometry.leafBitmapCapacity(4096));
     }
 
     @Test
     void tooFewGroupsForTheDeviceAreRefusedNamingTheFewest() {
-        assertThatThrownBy(() -> Geometry.choose(4096, 1L << 32, Map.of("agcount", "4")))
+        assertThatThrownBy(() -> XfsGeometry.choose(4096, 1L << 32, Map.of("agcount", "4")))
                 .isInstanceOf(InvalidRangeException.class)
                 .hasMessageEndingWith("larger than one group header addresses (4624334 blocks): use agcount of at"
                         + " least 929");
@@ -77,20 +77,20 @@ class GeometryTest {
 
     @Test
     void theJournalIsClampedAndAskingForMoreThanTwoGibibytesIsRefused() throws Exception {
-        assertThat(Geometry.choose(4096, 16_384, Map.of()).journalBlocks()).isEqualTo(512);
-        assertThat(Geometry.choose(4096, 1L << 24, Map.of()).journalBlocks()).isEqualTo(16_384);
-        assertThat(Geometry.choose(4096, 1L << 24, Map.of("journalblocks", "524288")).journalBlocks())
+        assertThat(XfsGeometry.choose(4096, 16_384, Map.of()).journalBlocks()).isEqualTo(512);
+        assertThat(XfsGeometry.choose(4096, 1L << 24, Map.of()).journalBlocks()).isEqualTo(16_384);
+        assertThat(XfsGeometry.choose(4096, 1L << 24, Map.of("journalblocks", "524288")).journalBlocks())
                 .isEqualTo(524_288);
-        assertThatThrownBy(() -> Geometry.choose(4096, 1L << 24, Map.of("journalblocks", "524289")))
+        assertThatThrownBy(() -> XfsGeometry.choose(4096, 1L << 24, Map.of("journalblocks", "524289")))
                 .isInstanceOf(InvalidRangeException.class)
                 .hasMessage("xfs-like: format property journalblocks=524289 is outside [64, 524288]");
     }
 
     @Test
     void formatRefusesOneBlockPastWhatTheFormatAddresses() throws Exception {
-        long largest = Geometry.maxBlocks(4096);
+        long largest = XfsGeometry.maxBlocks(4096);
         assertThat(XfsFormatter.check(4096, largest * 4096, FormatOptions.blockSize(4096)).agCount())
-                .isEqualTo(Geometry.MAX_AG_COUNT);
+                .isEqualTo(XfsGeometry.MAX_AG_COUNT);
         assertThatThrownBy(() -> XfsFormatter.check(4096, (largest + 1) * 4096, FormatOptions.blockSize(4096)))
                 .isInstanceOf(InvalidRangeException.class)
                 .hasMessage("xfs-like addresses at most 303060353024 blocks of 4096 bytes (1.1 PiB: 65536 allocation"

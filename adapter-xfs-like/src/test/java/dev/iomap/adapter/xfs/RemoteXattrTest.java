@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class RemoteXattrTest {
     private static final Map<String, String> SMALLEST_JOURNAL = Map.of("journalblocks",
-            "" + Geometry.MIN_JOURNAL_BLOCKS, "agcount", "1");
+            "" + XfsGeometry.MIN_JOURNAL_BLOCKS, "agcount", "1");
 
     @ParameterizedTest(name = "{0}-byte blocks")
     @ValueSource(ints = {512, 1024, 4096})

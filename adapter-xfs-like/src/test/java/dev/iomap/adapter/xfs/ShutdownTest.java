@@ -122,7 +122,7 @@ class ShutdownTest {
     void aNewInodeNumberThatANameStillPointsAtShutsDown() throws Exception {
         try (DirectMount dm = withVictim()) {
             XfsVolume volume = dm.mount.volume();
-            InodeState root = volume.inodes.get(Geometry.ROOT_INO);
+            InodeState root = volume.inodes.get(XfsGeometry.ROOT_INO);
             root.directory.add("ghost", 3, FileType.REGULAR, 0);
             volume.nameAdded(3);
             assertThatThrownBy(() -> dm.mount.create(dm.mount.rootIno(), "new", FileType.REGULAR))

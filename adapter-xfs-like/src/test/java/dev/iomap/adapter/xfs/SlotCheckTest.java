@@ -20,7 +20,7 @@ class SlotCheckTest {
 
     /** Applies {@code forge} to inode {@code ino}'s slot (a little-endian view of its 296 bytes), re-checksummed. */
     private static ByteBuffer forgeSlot(XfsFixture fx, long ino, Consumer<ByteBuffer> forge) throws Exception {
-        Geometry geometry = Images.geometry(fx.device);
+        XfsGeometry geometry = Images.geometry(fx.device);
         long block = geometry.inodeBlock(ino);
         ByteBuffer original = MetadataBlock.read(fx.device, block, XfsLayout.INODE_TABLE).payload();
         ByteBuffer payload = ByteBuffer.allocate(original.remaining()).put(original.duplicate()).flip();

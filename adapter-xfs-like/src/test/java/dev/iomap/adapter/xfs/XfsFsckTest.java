@@ -39,7 +39,7 @@ class XfsFsckTest {
     void blocksBothFreeAndUsed() throws Exception {
         try (XfsFixture fx = image()) {
             ImageLoader.Image image = Images.load(fx.device);
-            Geometry geometry = Images.geometry(fx.device);
+            XfsGeometry geometry = Images.geometry(fx.device);
             Extent c = firstExtent(image, 4);
             AllocationGroup group = image.groups[geometry.agOf(c.deviceBlock())];
             group.onDisk().free(c.deviceBlock(), 1);
@@ -58,7 +58,7 @@ class XfsFsckTest {
     void leakedBlocks() throws Exception {
         try (XfsFixture fx = image()) {
             ImageLoader.Image image = Images.load(fx.device);
-            Geometry geometry = Images.geometry(fx.device);
+            XfsGeometry geometry = Images.geometry(fx.device);
             AllocationGroup group = image.groups[1];
             BlockRange free = group.onDisk().freeExtents().getLast();
             group.onDisk().allocateExact(free.end() - 2, 2);
@@ -75,7 +75,7 @@ class XfsFsckTest {
     void referenceCountsThatDoNotMatchTheOwners() throws Exception {
         try (XfsFixture fx = image()) {
             ImageLoader.Image image = Images.load(fx.device);
-            Geometry geometry = Images.geometry(fx.device);
+            XfsGeometry geometry = Images.geometry(fx.device);
             Extent c = firstExtent(image, 4);
             AllocationGroup group = image.groups[geometry.agOf(c.deviceBlock())];
             group.refcounts().increment(c.deviceBlock(), 1);
@@ -93,7 +93,7 @@ class XfsFsckTest {
     void linkCountsAndDirectoryEntries() throws Exception {
         try (XfsFixture fx = image()) {
             ImageLoader.Image image = Images.load(fx.device);
-            Geometry geometry = Images.geometry(fx.device);
+            XfsGeometry geometry = Images.geometry(fx.device);
             image.inodes.get(2L).nlink = 5;
             InodeState orphan = new InodeState(9, dev.iomap.api.FileType.REGULAR);
             orphan.nlink = 1;
@@ -129,7 +129,7 @@ class XfsFsckTest {
     @Test
     void aLongestFreeExtentTheLeavesDoNotHold() throws Exception {
         try (XfsFixture fx = image()) {
-            Geometry geometry = Images.geometry(fx.device);
+            XfsGeometry geometry = Images.geometry(fx.device);
             long header = geometry.agStart(1);
             long longest = forgeLong(fx, header, XfsLayout.AG_HEADER, 40, 3);
             String where = "allocation group 1 header at " + XfsLayout.where(header, 4096);
@@ -145,14 +145,14 @@ class XfsFsckTest {
     @Test
     void aDirectoryBlockOfAnotherOwner() throws Exception {
         try (XfsFixture fx = image()) {
-            long block = firstExtent(Images.load(fx.device), Geometry.ROOT_INO).deviceBlock();
+            long block = firstExtent(Images.load(fx.device), XfsGeometry.ROOT_INO).deviceBlock();
             forgeLong(fx, block, XfsLayout.DIRECTORY, 0, 3);
             String where = "directory inode 1 block at " + XfsLayout.where(block, 4096);
             assertThat(fsck(fx).problems()).anySatisfy(p -> assertThat(p).startsWith(where)
                     .contains("directory block of inode 3 index 0").contains("expected inode 1"));
             org.assertj.core.api.Assertions.assertThatThrownBy(fx::mount)
                     .isInstanceOf(dev.iomap.api.CorruptFilesystemException.class).hasMessageStartingWith(where);
-            forgeLong(fx, block, XfsLayout.DIRECTORY, 0, Geometry.ROOT_INO);
+            forgeLong(fx, block, XfsLayout.DIRECTORY, 0, XfsGeometry.ROOT_INO);
             fx.mount();
         }
     }

@@ -29,7 +29,7 @@ import java.util.Map;
  * @param agCount allocation groups
  * @param agBlocks blocks per allocation group (the last one may be longer)
  */
-record Geometry(int blockSize, long totalBlocks, long journalStart, long journalBlocks,
+record XfsGeometry(int blockSize, long totalBlocks, long journalStart, long journalBlocks,
         long inodeTableStart, long inodeTableBlocks, int agCount, long agBlocks) {
 
     /** The root directory's inode number. Inode 0 is never used. */
@@ -244,7 +244,7 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
      * @return the geometry
      * @throws IomapException naming an unknown property, or a value or device size that does not fit
      */
-    static Geometry choose(int blockSize, long totalBlocks, Map<String, String> properties)
+    static XfsGeometry choose(int blockSize, long totalBlocks, Map<String, String> properties)
             throws IomapException {
         for (String key : properties.keySet()) {
             if (!key.equals("agcount") && !key.equals("inodes") && !key.equals("journalblocks")) {
@@ -274,7 +274,7 @@ record Geometry(int blockSize, long totalBlocks, long journalStart, long journal
                     + " blocks would be larger than one group header addresses (" + maxAgBlocks(blockSize)
                     + " blocks): use agcount of at least " + fewestGroups);
         }
-        Geometry geometry = new Geometry(blockSize, totalBlocks, 1, journal, 1 + journal, inodeTableBlocks,
+        XfsGeometry geometry = new XfsGeometry(blockSize, totalBlocks, 1, journal, 1 + journal, inodeTableBlocks,
                 (int) agCount, Math.ceilDiv(dataBlocks, agCount));
         for (int agno : new int[] {0, geometry.agCount() - 1}) {
             if (geometry.agLength(agno) < 4 * geometry.agHeaderBlocks(agno) + 16) {
