@@ -33,19 +33,19 @@ final class BcachefsTransactions {
      * @throws IllegalArgumentException if a reference is added to free blocks
      * @throws IOException if a node cannot be read
      */
-    void prepare(List<Op> ops, StoreSpace space) throws IOException {
-        List<Op.AddRefs> refOps = new ArrayList<>();
-        for (Op op : ops) {
+    void prepare(List<StoreOp> ops, StoreSpace space) throws IOException {
+        List<StoreOp.AddRefs> refOps = new ArrayList<>();
+        for (StoreOp op : ops) {
             switch (op) {
-                case Op.Put put -> tree.loadPath(storeKeyFree(put.key()));
-                case Op.Delete delete -> tree.loadPath(storeKeyFree(delete.key()));
-                case Op.AddRefs add -> refOps.add(add);
+                case StoreOp.Put put -> tree.loadPath(storeKeyFree(put.key()));
+                case StoreOp.Delete delete -> tree.loadPath(storeKeyFree(delete.key()));
+                case StoreOp.AddRefs add -> refOps.add(add);
             }
         }
         if (refOps.isEmpty()) {
             return;
         }
-        for (Op.AddRefs add : refOps) {
+        for (StoreOp.AddRefs add : refOps) {
             // Checked before any range is built: a replayed entry's start and length are the device's
             // bytes, and their sum may overflow.
             if (add.start() < dataStart || add.length() < 1 || add.length() > totalBlocks - add.start()) {
@@ -54,7 +54,7 @@ final class BcachefsTransactions {
             }
         }
         RefCounts trial = refs.copyTouching(refOps);
-        for (Op.AddRefs add : refOps) {
+        for (StoreOp.AddRefs add : refOps) {
             BlockRange range = new BlockRange(add.start(), add.length());
             if (space != null && add.delta() > 0) {
                 for (BlockRange zero : trial.zeroIn(range)) {
@@ -64,8 +64,8 @@ final class BcachefsTransactions {
                     }
                 }
             }
-            for (Op treeOp : trial.apply(add.start(), add.length(), add.delta()).treeOps()) {
-                tree.loadPath(treeOp instanceof Op.Put p ? p.key() : ((Op.Delete) treeOp).key());
+            for (StoreOp treeOp : trial.apply(add.start(), add.length(), add.delta()).treeOps()) {
+                tree.loadPath(treeOp instanceof StoreOp.Put p ? p.key() : ((StoreOp.Delete) treeOp).key());
             }
         }
     }
@@ -92,18 +92,18 @@ final class BcachefsTransactions {
      * @param space where blocks whose count fell to 0 wait for the transaction to be durable; null
      *     during replay (free space is derived afterwards)
      */
-    void apply(List<Op> ops, long seq, StoreSpace space) throws IOException {
-        for (Op op : ops) {
+    void apply(List<StoreOp> ops, long seq, StoreSpace space) throws IOException {
+        for (StoreOp op : ops) {
             switch (op) {
-                case Op.Put put -> tree.put(put.key(), put.value());
-                case Op.Delete delete -> tree.delete(delete.key());
-                case Op.AddRefs add -> {
+                case StoreOp.Put put -> tree.put(put.key(), put.value());
+                case StoreOp.Delete delete -> tree.delete(delete.key());
+                case StoreOp.AddRefs add -> {
                     RefCounts.Change change = refs.apply(add.start(), add.length(), add.delta());
-                    for (Op treeOp : change.treeOps()) {
+                    for (StoreOp treeOp : change.treeOps()) {
                         switch (treeOp) {
-                            case Op.Put put -> tree.put(put.key(), put.value());
-                            case Op.Delete delete -> tree.delete(delete.key());
-                            case Op.AddRefs ignored -> throw new IllegalStateException("nested reference change");
+                            case StoreOp.Put put -> tree.put(put.key(), put.value());
+                            case StoreOp.Delete delete -> tree.delete(delete.key());
+                            case StoreOp.AddRefs ignored -> throw new IllegalStateException("nested reference change");
                         }
                     }
                     if (space != null) {

@@ -224,7 +224,7 @@ public final class BtreeStore implements KeyStore {
     }
 
     /** Commits a transaction's ops (from {@link StoreUpdate#commit}). */
-    long commit(List<Op> ops) throws IOException {
+    long commit(List<StoreOp> ops) throws IOException {
         lock.lock();
         try {
             checkWritable();
@@ -261,7 +261,7 @@ public final class BtreeStore implements KeyStore {
      *
      * @throws FilesystemShutdownException on such a conflict (nothing applied)
      */
-    private void prepare(List<Op> ops) throws IOException {
+    private void prepare(List<StoreOp> ops) throws IOException {
         try {
             transactions.prepare(ops, space);
         } catch (CorruptFilesystemException e) {
@@ -279,11 +279,11 @@ public final class BtreeStore implements KeyStore {
      * (writeback of reserved data, which must keep working), so checkpoints and deletions always find
      * blocks.
      */
-    private void checkNodeHeadroom(List<Op> ops) throws NoSpaceException {
-        if (ops.stream().noneMatch(op -> op instanceof Op.Put)) {
+    private void checkNodeHeadroom(List<StoreOp> ops) throws NoSpaceException {
+        if (ops.stream().noneMatch(op -> op instanceof StoreOp.Put)) {
             return;
         }
-        boolean addsReferences = ops.stream().anyMatch(op -> op instanceof Op.AddRefs add && add.delta() > 0);
+        boolean addsReferences = ops.stream().anyMatch(op -> op instanceof StoreOp.AddRefs add && add.delta() > 0);
         long floor = addsReferences ? space.nodeReserve() / 4 : space.nodeReserve() / 2;
         long headroom = space.nodeHeadroom(tree.dirtyCount());
         if (headroom < floor) {

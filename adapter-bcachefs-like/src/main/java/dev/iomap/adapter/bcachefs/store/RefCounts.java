@@ -29,7 +29,7 @@ final class RefCounts {
     }
 
     /** What a reference change did: the tree ops mirroring it and the blocks whose count fell to 0. */
-    record Change(List<Op> treeOps, List<BlockRange> zeroed) {
+    record Change(List<StoreOp> treeOps, List<BlockRange> zeroed) {
     }
 
     private final TreeMap<Long, Run> runs = new TreeMap<>();
@@ -104,9 +104,9 @@ final class RefCounts {
     }
 
     /** @return a copy holding only the runs touching {@code ops}' ranges (to try a transaction on) */
-    RefCounts copyTouching(List<Op.AddRefs> ops) {
+    RefCounts copyTouching(List<StoreOp.AddRefs> ops) {
         RefCounts copy = new RefCounts();
-        for (Op.AddRefs op : ops) {
+        for (StoreOp.AddRefs op : ops) {
             for (Run run : touching(op.start(), op.start() + op.length())) {
                 copy.runs.put(run.start(), run);
             }
@@ -164,17 +164,17 @@ final class RefCounts {
                 fresh.add(new Run(a, b - a, after));
             }
         }
-        List<Op> ops = new ArrayList<>();
+        List<StoreOp> ops = new ArrayList<>();
         for (Run run : old) {
             runs.remove(run.start());
             if (fresh.stream().noneMatch(f -> f.start() == run.start())) {
-                ops.add(new Op.Delete(key(run.start())));
+                ops.add(new StoreOp.Delete(key(run.start())));
             }
         }
         for (Run run : fresh) {
             runs.put(run.start(), run);
             if (!old.contains(run)) {
-                ops.add(new Op.Put(key(run.start()), value(run.length(), run.count())));
+                ops.add(new StoreOp.Put(key(run.start()), value(run.length(), run.count())));
             }
         }
         return new Change(ops, mergeAdjacent(zeroed));

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class JournalDamageTest {
 
     /** Appends one whole batch of one entry of {@code ops} after the cleanly closed store's checkpoint. */
-    private static void appendEntry(RamBlockDevice device, List<Op> ops) throws IOException {
+    private static void appendEntry(RamBlockDevice device, List<StoreOp> ops) throws IOException {
         BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         long seq = sb.checkpointSeq() + 1;
         byte[] entry = JournalCodec.encodeEntry(sb.nonce(), seq, ops);
@@ -44,7 +44,7 @@ class JournalDamageTest {
     void aReferenceChangeWhoseEndOverflowsIsCorruptionNotAnIllegalArgument() throws IOException {
         RamBlockDevice device = StoreBasicsTest.formatted(1024, 2L << 20);
         BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
-        appendEntry(device, List.of(new Op.AddRefs(sb.dataStart(), Long.MAX_VALUE, 1)));
+        appendEntry(device, List.of(new StoreOp.AddRefs(sb.dataStart(), Long.MAX_VALUE, 1)));
         assertRefused(device, "reference change on blocks [" + sb.dataStart() + ", +" + Long.MAX_VALUE + ")");
     }
 
@@ -52,21 +52,21 @@ class JournalDamageTest {
     void aReferenceChangePastTheDeviceIsCorruption() throws IOException {
         RamBlockDevice device = StoreBasicsTest.formatted(1024, 2L << 20);
         BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
-        appendEntry(device, List.of(new Op.AddRefs(sb.totalBlocks() - 1, 2, 1)));
+        appendEntry(device, List.of(new StoreOp.AddRefs(sb.totalBlocks() - 1, 2, 1)));
         assertRefused(device, "outside the data region");
     }
 
     @Test
     void aJournaledPutIntoTheAllocationTreeIsCorruptionAtMountNotAfterTheNextCheckpoint() throws IOException {
         RamBlockDevice device = StoreBasicsTest.formatted(1024, 2L << 20);
-        appendEntry(device, List.of(new Op.Put(new BKey(RefCounts.BTREE, 3, 0), new byte[] {1, 2, 3})));
+        appendEntry(device, List.of(new StoreOp.Put(new BKey(RefCounts.BTREE, 3, 0), new byte[] {1, 2, 3})));
         assertRefused(device, "journal op on BKey[btree=0, inode=3, offset=0]");
     }
 
     @Test
     void aJournaledDeleteFromTheAllocationTreeIsCorruption() throws IOException {
         RamBlockDevice device = StoreBasicsTest.formatted(1024, 2L << 20);
-        appendEntry(device, List.of(new Op.Delete(new BKey(RefCounts.BTREE, 3, 0))));
+        appendEntry(device, List.of(new StoreOp.Delete(new BKey(RefCounts.BTREE, 3, 0))));
         assertRefused(device, "journal op on BKey[btree=0, inode=3, offset=0]");
     }
 }

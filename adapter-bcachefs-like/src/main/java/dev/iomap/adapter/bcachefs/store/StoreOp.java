@@ -1,7 +1,7 @@
 package dev.iomap.adapter.bcachefs.store;
 
 /** One operation of a transaction, as the journal logs it. */
-sealed interface Op {
+sealed interface StoreOp {
     /** Journal type byte of a put. */
     byte PUT = 1;
     /** Journal type byte of a delete. */
@@ -13,11 +13,11 @@ sealed interface Op {
      * @param key the key
      * @param value its new value (not copied: owned by the op)
      */
-    record Put(BKey key, byte[] value) implements Op {
+    record Put(BKey key, byte[] value) implements StoreOp {
     }
 
     /** @param key the key deleted */
-    record Delete(BKey key) implements Op {
+    record Delete(BKey key) implements StoreOp {
     }
 
     /**
@@ -25,6 +25,6 @@ sealed interface Op {
      * @param length blocks, at least 1
      * @param delta +1 or -1
      */
-    record AddRefs(long start, long length, int delta) implements Op {
+    record AddRefs(long start, long length, int delta) implements StoreOp {
     }
 }
