@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The size limits of the format and the geometry mkfs chooses for large devices. */
-class GeometryTest {
+class XfsGeometryTest {
 
     private static long leaves(int blockSize, long agBlocks) {
         return Math.ceilDiv(agBlocks, XfsGeometry.freeLeafSpan(blockSize))
