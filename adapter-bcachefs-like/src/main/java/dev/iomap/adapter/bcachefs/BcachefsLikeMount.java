@@ -7,7 +7,7 @@ import dev.iomap.adapter.bcachefs.store.KeyValue;
 import dev.iomap.adapter.bcachefs.store.StoreStats;
 import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.adapter.support.BlockRange;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
@@ -52,12 +52,12 @@ final class BcachefsLikeMount extends Namespace {
      * @param store the store, opened read-write on {@code device}
      * @param device the device
      * @return the mount
-     * @throws CorruptFilesystemException if the config or the root is missing or damaged
+     * @throws CorruptFileSystemException if the config or the root is missing or damaged
      * @throws IOException if the device fails
      */
     static BcachefsLikeMount mount(KeyStore store, BlockDevice device) throws IOException {
         byte[] config = store.get(Keys.config())
-                .orElseThrow(() -> new CorruptFilesystemException("bcachefs-like: the config key is missing"));
+                .orElseThrow(() -> new CorruptFileSystemException("bcachefs-like: the config key is missing"));
         BcachefsVolume volume = new BcachefsVolume(store, Config.decode(config), device);
         BcachefsLikeMount mount = new BcachefsLikeMount(volume, device);
         mount.locked(() -> mount.inodeOf(Keys.ROOT_INO, FileType.DIRECTORY));

@@ -6,8 +6,8 @@ import dev.iomap.adapter.bcachefs.store.KeyValue;
 import dev.iomap.adapter.bcachefs.store.StoreLimits;
 import dev.iomap.adapter.bcachefs.store.Update;
 import dev.iomap.adapter.support.BlockRange;
-import dev.iomap.api.CorruptFilesystemException;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.CorruptFileSystemException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -94,9 +94,9 @@ final class BcachefsVolume {
         this.blockSize = store.blockSize();
         this.reserve = new DataReserve(store.space(), store::flushAll);
         byte[] counters = store.get(Keys.nextIno())
-                .orElseThrow(() -> new CorruptFilesystemException("bcachefs-like: the inode counter key is missing"));
+                .orElseThrow(() -> new CorruptFileSystemException("bcachefs-like: the inode counter key is missing"));
         if (counters.length != 16) {
-            throw new CorruptFilesystemException("bcachefs-like: the inode counter key has " + counters.length + " bytes");
+            throw new CorruptFileSystemException("bcachefs-like: the inode counter key has " + counters.length + " bytes");
         }
         ByteBuffer b = ByteBuffer.wrap(counters).order(ByteOrder.LITTLE_ENDIAN);
         nextIno = b.getLong();
@@ -121,7 +121,7 @@ final class BcachefsVolume {
     /** Fails once the mount is closed. */
     void checkLive() throws IOException {
         if (closed) {
-            throw new FilesystemShutdownException("bcachefs-like mount was unmounted");
+            throw new FileSystemShutdownException("bcachefs-like mount was unmounted");
         }
     }
 
@@ -235,12 +235,12 @@ final class BcachefsVolume {
         return page.isEmpty() ? Optional.empty() : Optional.of(decode(page.get(0)));
     }
 
-    Extent decode(KeyValue kv) throws CorruptFilesystemException {
+    Extent decode(KeyValue kv) throws CorruptFileSystemException {
         BKey k = kv.key();
         String where = "extent key (inode " + k.inode() + ", end block " + k.offset() + ")";
         ExtentValue v = ExtentValue.decode(where, kv.value(), blockSize);
         if (k.offset() < v.logicalBlocks()) {
-            throw new CorruptFilesystemException(where + " starts before block 0");
+            throw new CorruptFileSystemException(where + " starts before block 0");
         }
         return new Extent(k.inode(), k.offset() - v.logicalBlocks(), k.offset(), v);
     }
@@ -299,7 +299,7 @@ final class BcachefsVolume {
         int length = 0;
         for (int i = 0; i < chunks.size(); i++) {
             if (chunks.get(i).key().offset() != i) {
-                throw new CorruptFilesystemException("inode " + ino + " btree " + btree + ": chunk " + i + " missing");
+                throw new CorruptFileSystemException("inode " + ino + " btree " + btree + ": chunk " + i + " missing");
             }
             length += chunks.get(i).value().length;
         }

@@ -11,7 +11,7 @@ import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
 import dev.iomap.spi.InodeInfo;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -30,7 +30,7 @@ import java.util.Optional;
  * whole or not at all). An inode that loses its last name gets a pending-orphan key in the same
  * transaction; {@link #destroy} (at evict, or at the next mount) frees it.
  */
-abstract class Namespace implements MountedFilesystem {
+abstract class Namespace implements MountedFileSystem {
     /** Largest encoded attribute set of one inode. */
     static final int MAX_XATTR_BYTES = 256 * 1024;
 

@@ -2,7 +2,7 @@ package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.ns.XattrSet;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsckReport;
 import dev.iomap.device.BlockDevice;
@@ -85,7 +85,7 @@ final class Gfs2Fsck {
      * filling its caches.
      *
      * @param volume the mount's volume, resource groups loaded
-     * @throws CorruptFilesystemException naming the first problems; the message ends with "run fsck"
+     * @throws CorruptFileSystemException naming the first problems; the message ends with "run fsck"
      * @throws IOException if the device fails
      */
     static void verifyForMount(Gfs2Volume volume) throws IOException {
@@ -96,7 +96,7 @@ final class Gfs2Fsck {
         }
         List<String> named = fsck.problems.subList(0, Math.min(NAMED_AT_MOUNT, fsck.problems.size()));
         int more = fsck.problems.size() + fsck.dropped - named.size();
-        throw new CorruptFilesystemException("gfs2-like image is damaged: " + String.join("; ", named)
+        throw new CorruptFileSystemException("gfs2-like image is damaged: " + String.join("; ", named)
                 + (more > 0 ? " (and " + more + " more problems)" : "") + "; run fsck");
     }
 

@@ -3,7 +3,7 @@ package dev.iomap.adapter.gfs2;
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.SuperblockCodec;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.device.BlockDevice;
 import java.io.IOException;
@@ -195,18 +195,18 @@ record Gfs2Layout(int blockSize, long totalBlocks, int journals, long journalBlo
      *
      * @param device the device
      * @return the layout
-     * @throws CorruptFilesystemException if block 0 is not a sound gfs2-like superblock
+     * @throws CorruptFileSystemException if block 0 is not a sound gfs2-like superblock
      * @throws IOException if the device fails
      */
     static Gfs2Layout read(BlockDevice device) throws IOException {
         ByteBuffer p = CODEC.read(device, 0).payload().order(ByteOrder.LITTLE_ENDIAN);
         if (p.remaining() < FIXED_BYTES) {
-            throw new CorruptFilesystemException("gfs2-like superblock: payload of " + p.remaining()
+            throw new CorruptFileSystemException("gfs2-like superblock: payload of " + p.remaining()
                     + " bytes, shorter than its " + FIXED_BYTES + " bytes of fields");
         }
         int blockSize = p.getInt();
         if (blockSize != device.blockSize()) {
-            throw new CorruptFilesystemException("gfs2-like superblock says " + blockSize
+            throw new CorruptFileSystemException("gfs2-like superblock says " + blockSize
                     + "-byte blocks; the device has " + device.blockSize() + "-byte blocks (open it with the"
                     + " filesystem's block size)");
         }
@@ -217,7 +217,7 @@ record Gfs2Layout(int blockSize, long totalBlocks, int journals, long journalBlo
         long root = p.getLong();
         int labelLength = p.getInt();
         if (labelLength < 0 || labelLength > p.remaining()) {
-            throw new CorruptFilesystemException("gfs2-like superblock: bad label length " + labelLength);
+            throw new CorruptFileSystemException("gfs2-like superblock: bad label length " + labelLength);
         }
         byte[] text = new byte[labelLength];
         p.get(text);
@@ -226,7 +226,7 @@ record Gfs2Layout(int blockSize, long totalBlocks, int journals, long journalBlo
                 new String(text, java.nio.charset.StandardCharsets.UTF_8), uuid);
         String problem = layout.problem(device.capacity() / blockSize);
         if (problem != null) {
-            throw new CorruptFilesystemException("gfs2-like superblock: " + problem);
+            throw new CorruptFileSystemException("gfs2-like superblock: " + problem);
         }
         return layout;
     }
@@ -270,11 +270,11 @@ record Gfs2Layout(int blockSize, long totalBlocks, int journals, long journalBlo
      *
      * @param pointer the pointer
      * @param what what holds it, for the message
-     * @throws CorruptFilesystemException if it is neither 0 nor in {@link #inDataArea the data area}
+     * @throws CorruptFileSystemException if it is neither 0 nor in {@link #inDataArea the data area}
      */
-    void checkPointer(long pointer, String what) throws CorruptFilesystemException {
+    void checkPointer(long pointer, String what) throws CorruptFileSystemException {
         if (pointer != 0 && !inDataArea(pointer)) {
-            throw new CorruptFilesystemException(what + " points at block " + pointer
+            throw new CorruptFileSystemException(what + " points at block " + pointer
                     + ", outside the resource groups' data blocks");
         }
     }

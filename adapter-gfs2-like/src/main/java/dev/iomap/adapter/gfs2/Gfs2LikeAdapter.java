@@ -8,8 +8,8 @@ import dev.iomap.api.FsckReport;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.spi.FilesystemAdapter;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.ProbedFormat;
 import dev.iomap.spi.lock.ClusterContext;
 import dev.iomap.spi.lock.ClusterJoin;
@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safe; one instance serves every mount (it holds only the lock space its mounts share, if given).
  */
-public final class Gfs2LikeAdapter implements FilesystemAdapter {
+public final class Gfs2LikeAdapter implements FileSystemAdapter {
     /** The adapter's name. */
     public static final String NAME = "gfs2-like";
 
@@ -128,7 +128,7 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
     }
 
     @Override
-    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+    public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
         options.checkAdapterOptions(NAME, Gfs2LikeMount.OPTIONS);
         String data = options.adapterOption("data").orElse("ordered");
         if (!data.equals("ordered") && !data.equals("journal")) {
@@ -170,7 +170,7 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
 
     /** @return {@code new Gfs2LikeAdapter(join)}: what a mount with {@code MountOptions.cluster} mounts with */
     @Override
-    public FilesystemAdapter clusterNode(ClusterJoin join) {
+    public FileSystemAdapter clusterNode(ClusterJoin join) {
         return new Gfs2LikeAdapter(join);
     }
 }

@@ -6,11 +6,11 @@ import dev.iomap.spi.lock.DemoteCallbacks;
 import dev.iomap.spi.lock.LockManager;
 import dev.iomap.spi.lock.LockName;
 import dev.iomap.spi.lock.LockMode;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileType;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NotSupportedException;
@@ -119,7 +119,7 @@ final class Gfs2LikeMount extends Namespace {
     @Override
     void checkLive() throws IOException {
         if (closed) {
-            throw new FilesystemShutdownException("gfs2-like mount was unmounted");
+            throw new FileSystemShutdownException("gfs2-like mount was unmounted");
         }
         node.checkFence();
         tx.checkHealthy();

@@ -1,7 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.Journal;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.spi.IomapInode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -41,7 +41,7 @@ import java.util.function.Supplier;
  * the caller (an fsync fails), and the next commit tries again. A failure that
  * aborts the journal (a journal write; see {@link Journal}) shuts the mount down, as jbd2's abort
  * does: every later {@link #makeRoom}, {@link #commit} and write of the mount throws
- * {@link FilesystemShutdownException} naming the first failure, so nothing is written on top of a
+ * {@link FileSystemShutdownException} naming the first failure, so nothing is written on top of a
  * half-committed state; the journal replays the last committed transaction at the next mount.
  */
 final class Gfs2Transactions {
@@ -129,9 +129,9 @@ final class Gfs2Transactions {
     /**
      * Fails if an earlier commit failed and shut the mount down.
      *
-     * @throws FilesystemShutdownException naming the failure
+     * @throws FileSystemShutdownException naming the failure
      */
-    void checkHealthy() throws FilesystemShutdownException {
+    void checkHealthy() throws FileSystemShutdownException {
         IOException f = failure;
         if (f != null) {
             throw shutdown(f);
@@ -151,8 +151,8 @@ final class Gfs2Transactions {
         return shutdown(failure);
     }
 
-    private static FilesystemShutdownException shutdown(IOException cause) {
-        FilesystemShutdownException e = new FilesystemShutdownException(
+    private static FileSystemShutdownException shutdown(IOException cause) {
+        FileSystemShutdownException e = new FileSystemShutdownException(
                 "gfs2-like: a journal commit failed and the mount shut down: " + cause.getMessage());
         e.initCause(cause);
         return e;
@@ -173,7 +173,7 @@ final class Gfs2Transactions {
      * checkpoint writes that image over the block's next use; blocks freed by the transaction become
      * reusable only afterwards. Does nothing if nothing changed. Call holding neither the gate nor {@code meta}.
      *
-     * @throws FilesystemShutdownException if this or an earlier commit aborted the journal (the cause is
+     * @throws FileSystemShutdownException if this or an earlier commit aborted the journal (the cause is
      *     attached)
      * @throws IOException if flushing the device failed (nothing was committed; the next commit retries)
      */
@@ -291,7 +291,7 @@ final class Gfs2Transactions {
      *
      * @param blocks device block numbers
      * @param bytes each block's bytes
-     * @throws IOException if the journal fails: a {@link FilesystemShutdownException}, the mount is shut down
+     * @throws IOException if the journal fails: a {@link FileSystemShutdownException}, the mount is shut down
      */
     void journalData(long[] blocks, byte[][] bytes) throws IOException {
         checkHealthy();

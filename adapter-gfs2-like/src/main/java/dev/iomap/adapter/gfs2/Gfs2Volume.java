@@ -3,7 +3,7 @@ package dev.iomap.adapter.gfs2;
 import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.device.BlockDevice;
@@ -430,20 +430,20 @@ final class Gfs2Volume {
         for (int i = 0; i < count; i++) {
             layout.checkPointer(b, name + " block " + i);
             if (b == 0) {
-                throw new CorruptFilesystemException(name + " ends after " + i + " of " + count + " blocks");
+                throw new CorruptFileSystemException(name + " ends after " + i + " of " + count + " blocks");
             }
             chain[i] = b;
             Chain.Link link = Chain.decode(MetadataBlock.decode(journal.readBlock(b), b, Gfs2Layout.CHAIN_TYPE));
             int share = Math.min(capacity, bytes.length - i * capacity);
             if (link.owner() != owner || link.bytes().length != share) {
-                throw new CorruptFilesystemException(name + " block " + i + " (block " + b + ") belongs to inode "
+                throw new CorruptFileSystemException(name + " block " + i + " (block " + b + ") belongs to inode "
                         + link.owner() + " and holds " + link.bytes().length + " bytes, expected " + share);
             }
             System.arraycopy(link.bytes(), 0, bytes, i * capacity, share);
             b = link.next();
         }
         if (b != 0) {
-            throw new CorruptFilesystemException(name + " goes on past its " + count + " blocks to block " + b);
+            throw new CorruptFileSystemException(name + " goes on past its " + count + " blocks to block " + b);
         }
         return chain;
     }
@@ -495,7 +495,7 @@ final class Gfs2Volume {
         Indirect i = Indirect.decode(MetadataBlock.decode(journal.readBlock(block), block, Gfs2Layout.INDIRECT_TYPE),
                 layout);
         if (i.owner != owner) {
-            throw new CorruptFilesystemException("indirect block " + block + " belongs to inode " + i.owner
+            throw new CorruptFileSystemException("indirect block " + block + " belongs to inode " + i.owner
                     + ", reached from inode " + owner);
         }
         return i;

@@ -1,7 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.Journal;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.device.BlockDevice;
@@ -26,7 +26,7 @@ final class Mounts {
      * @param journalIndex this node's journal
      * @param locks this node's lock manager (closed at unmount)
      * @return the mount
-     * @throws CorruptFilesystemException if the image is damaged: anything fsck's checks
+     * @throws CorruptFileSystemException if the image is damaged: anything fsck's checks
      *     flag on the replayed image refuses the mount ({@link Gfs2Fsck#verifyForMount})
      * @throws IOException if the device fails
      */

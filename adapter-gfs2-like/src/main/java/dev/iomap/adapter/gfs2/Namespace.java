@@ -10,7 +10,7 @@ import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
 import dev.iomap.spi.InodeInfo;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -29,7 +29,7 @@ import java.util.TreeMap;
  * change joins the running transaction under the metadata lock, so one operation commits whole or
  * not at all.
  */
-abstract class Namespace implements MountedFilesystem {
+abstract class Namespace implements MountedFileSystem {
     final Gfs2Volume volume;
     final Gfs2Transactions tx;
 

@@ -3,7 +3,7 @@ package dev.iomap.adapter.gfs2;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.MountOptions;
@@ -38,7 +38,7 @@ class Gfs2FsckTest {
         device.poke(ino * BLOCK + 40, new byte[] {(byte) (one[0] ^ 0x5a)}, 0, 1);
 
         assertThat(adapter.fsck(device).problems()).anySatisfy(p -> assertThat(p).contains("inode " + ino));
-        assertThatThrownBy(this::mount).isInstanceOf(CorruptFilesystemException.class)
+        assertThatThrownBy(this::mount).isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageContaining("run fsck");
     }
 

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.xfs;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.FreeSpaceAllocator;
@@ -123,9 +123,9 @@ final class AllocationGroup {
     /**
      * Removes an owner from every block of the range (see {@link RefcountMap#decrement}).
      *
-     * @throws CorruptFilesystemException if a count would go below 0; nothing changed
+     * @throws CorruptFileSystemException if a count would go below 0; nothing changed
      */
-    RefcountMap.Change decrementRefcount(long start, long length) throws CorruptFilesystemException {
+    RefcountMap.Change decrementRefcount(long start, long length) throws CorruptFileSystemException {
         long from = refcounts.recordStart(start - 1, start);
         RefcountMap.Change change = refcounts.decrement(start, length);
         changed(refcountLeafOf(from), refcountLeafOf(start + length));

@@ -5,7 +5,7 @@ import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.ns.FileTypeCodes;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
@@ -153,10 +153,10 @@ final class InodeCodec {
      * @param geometry the geometry
      * @param tableIndex which table block it is
      * @return its slots, free ones included, and (block 0) the count of initialised table blocks
-     * @throws CorruptFilesystemException if a slot does not decode, or the count is out of range
+     * @throws CorruptFileSystemException if a slot does not decode, or the count is out of range
      */
     static TableBlock decodeTableBlock(MetadataBlock block, XfsGeometry geometry, long tableIndex)
-            throws CorruptFilesystemException {
+            throws CorruptFileSystemException {
         BlockReader reader = block.reader();
         int perBlock = geometry.inodesPerBlock();
         long first = reader.getLong();
@@ -178,7 +178,7 @@ final class InodeCodec {
         return new TableBlock(initialised, result);
     }
 
-    private static Slot decodeSlot(BlockReader reader, long expectedIno) throws CorruptFilesystemException {
+    private static Slot decodeSlot(BlockReader reader, long expectedIno) throws CorruptFileSystemException {
         int start = reader.position();
         int typeCode = reader.getByte();
         int flags = reader.getByte();
@@ -242,7 +242,7 @@ final class InodeCodec {
     }
 
     private static Instant time(BlockReader reader, long ino, int which, long seconds, int nanos)
-            throws CorruptFilesystemException {
+            throws CorruptFileSystemException {
         String[] names = {"atime", "mtime", "ctime", "btime"};
         if (nanos < 0 || nanos > 999_999_999) {
             throw reader.corrupt("inode " + ino + " " + names[which] + " has " + nanos + " nanoseconds");
@@ -256,7 +256,7 @@ final class InodeCodec {
 
     /** @return the inline target of a symbolic link's slot, or null if it is in symlink blocks */
     private static byte[] symlinkTarget(BlockReader reader, long ino, long size, boolean hasExtents, long targetHead,
-            int mode) throws CorruptFilesystemException {
+            int mode) throws CorruptFileSystemException {
         if (size < 1 || size > FileNames.MAX_TARGET_BYTES || hasExtents || mode != 0777
                 || (size <= XfsLayout.INLINE_TARGET_BYTES) != (targetHead == 0)) {
             throw reader.corrupt("symbolic link inode " + ino + " of " + size + " bytes, mode 0"
@@ -271,11 +271,11 @@ final class InodeCodec {
         return target;
     }
 
-    /** @throws CorruptFilesystemException if a target holds a NUL */
-    static void checkTarget(byte[] target, String where) throws CorruptFilesystemException {
+    /** @throws CorruptFileSystemException if a target holds a NUL */
+    static void checkTarget(byte[] target, String where) throws CorruptFileSystemException {
         for (byte b : target) {
             if (b == 0) {
-                throw new CorruptFilesystemException(where + ": its target holds a NUL byte");
+                throw new CorruptFileSystemException(where + ": its target holds a NUL byte");
             }
         }
     }
@@ -294,7 +294,7 @@ final class InodeCodec {
         return writer.written();
     }
 
-    static ListBlock decodeListBlock(MetadataBlock block, int capacity) throws CorruptFilesystemException {
+    static ListBlock decodeListBlock(MetadataBlock block, int capacity) throws CorruptFileSystemException {
         BlockReader reader = block.reader();
         long owner = reader.getLong();
         long next = reader.getLong();

@@ -5,7 +5,7 @@ import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.ns.DirectoryBlocks;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsckReport;
 import dev.iomap.device.BlockDevice;
@@ -61,9 +61,9 @@ final class XfsFsck {
      * Inodes with neither a name nor a link are allowed: they are files unlinked while open before a
      * crash, which mount frees; so are COW staging extents, which mount frees too.
      *
-     * @throws CorruptFilesystemException naming the first problem, its structure and device offset
+     * @throws CorruptFileSystemException naming the first problem, its structure and device offset
      */
-    static void verifyForMount(XfsGeometry geometry, ImageLoader.Image image) throws CorruptFilesystemException {
+    static void verifyForMount(XfsGeometry geometry, ImageLoader.Image image) throws CorruptFileSystemException {
         XfsFsck fsck = new XfsFsck(null);
         fsck.geometry = geometry;
         fsck.mounting = true;
@@ -73,7 +73,7 @@ final class XfsFsck {
             return;
         }
         int more = fsck.problems.size() - 1 + fsck.dropped;
-        throw new CorruptFilesystemException("xfs-like: " + fsck.problems.getFirst()
+        throw new CorruptFileSystemException("xfs-like: " + fsck.problems.getFirst()
                 + (more > 0 ? " (and " + more + " more problems)" : "") + "; run fsck");
     }
 
@@ -81,7 +81,7 @@ final class XfsFsck {
         XfsSuperblock superblock;
         try {
             superblock = XfsSuperblock.read(raw);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             return new FsckReport(List.of(e.getMessage()), "the superblock only");
         }
         geometry = superblock.geometry();
@@ -93,7 +93,7 @@ final class XfsFsck {
         }
         try {
             Journal.open(device, geometry.journalStart(), geometry.journalBlocks());
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             add("journal: " + e.getMessage());
         }
         ImageLoader loader = new ImageLoader(device, geometry, false);

@@ -8,7 +8,7 @@ import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.ns.ChainBlocks;
 import dev.iomap.adapter.support.ns.DirectoryBlocks;
 import dev.iomap.adapter.support.ns.FileTypeCodes;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.InvalidRangeException;
 
@@ -122,7 +122,7 @@ final class XfsLayout {
     }
 
     /** Reads one extent record written by {@link #putExtent}. */
-    static Extent getExtent(BlockReader reader) throws CorruptFilesystemException {
+    static Extent getExtent(BlockReader reader) throws CorruptFileSystemException {
         long fileBlock = reader.getLong();
         long length = reader.getLong();
         long deviceBlock = reader.getLong();

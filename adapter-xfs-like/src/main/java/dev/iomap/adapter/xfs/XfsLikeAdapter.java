@@ -2,11 +2,11 @@ package dev.iomap.adapter.xfs;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.ProbedFormat;
 import java.io.IOException;
 import java.util.EnumSet;
@@ -21,7 +21,7 @@ import java.util.Set;
  *
  * <p>Immutable and thread-safe; one instance serves every mount.
  */
-public final class XfsLikeAdapter implements FilesystemAdapter {
+public final class XfsLikeAdapter implements FileSystemAdapter {
     /** The adapter's name. */
     public static final String NAME = "xfs-like";
 
@@ -87,7 +87,7 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
     }
 
     @Override
-    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+    public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
         options.checkAdapterOptions(NAME, java.util.Set.of());
         return XfsLikeMount.mount(device);
     }

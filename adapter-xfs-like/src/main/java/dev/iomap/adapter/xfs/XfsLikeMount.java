@@ -6,7 +6,7 @@ import dev.iomap.adapter.support.ExtentMap;
 import dev.iomap.adapter.support.ExtentState;
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileType;
@@ -18,7 +18,7 @@ import dev.iomap.spi.InodeInfo;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.time.Instant;
@@ -35,13 +35,13 @@ import java.util.List;
  *
  * <p>When the running filesystem finds its metadata inconsistent it shuts down
  * ({@link XfsVolume#shutdown}): every later operation, unmount included, fails with
- * {@link dev.iomap.api.FilesystemShutdownException} and nothing more is written.
+ * {@link dev.iomap.api.FileSystemShutdownException} and nothing more is written.
  *
  * <p>Thread-safe; see {@link XfsVolume} for the locks. Every operation changing metadata runs under the
  * metadata lock and ends by letting the running transaction commit if it has grown large; fsync, sync
  * and unmount commit it.
  */
-final class XfsLikeMount implements MountedFilesystem {
+final class XfsLikeMount implements MountedFileSystem {
     private final XfsVolume volume;
     private final FileSpace space;
     private final Namespace namespace;
@@ -81,7 +81,7 @@ final class XfsLikeMount implements MountedFilesystem {
         }
         InodeState root = volume.inodes.get(XfsGeometry.ROOT_INO);
         if (root == null || !root.isDirectory()) {
-            throw new CorruptFilesystemException("xfs-like: the root directory (inode 1, inode table "
+            throw new CorruptFileSystemException("xfs-like: the root directory (inode 1, inode table "
                     + XfsLayout.where(geometry.inodeBlock(1), geometry.blockSize()) + ") is missing");
         }
         XfsLikeMount mount = new XfsLikeMount(volume);
@@ -244,7 +244,7 @@ final class XfsLikeMount implements MountedFilesystem {
         });
     }
 
-    /** @throws dev.iomap.api.FilesystemShutdownException after a shutdown, as every operation */
+    /** @throws dev.iomap.api.FileSystemShutdownException after a shutdown, as every operation */
     @Override
     public FsStat statfs() throws IOException {
         volume.checkNotShutDown();

@@ -5,7 +5,7 @@ import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.SuperblockCodec;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -59,11 +59,11 @@ record XfsSuperblock(XfsGeometry geometry, boolean clean, long uuid, String labe
      * Reads and checks the superblock of a device, through the device's own first block (the payload
      * fits in 512 bytes); the caller then sees the device in filesystem blocks ({@link BlockSizeView}).
      *
-     * @throws CorruptFilesystemException if it is foreign, damaged, or does not fit the device
+     * @throws CorruptFileSystemException if it is foreign, damaged, or does not fit the device
      */
     static XfsSuperblock read(BlockDevice device) throws IOException {
         if (device.capacity() < device.blockSize()) {
-            throw new CorruptFilesystemException("not an xfs-like image: the device is empty");
+            throw new CorruptFileSystemException("not an xfs-like image: the device is empty");
         }
         BlockReader reader = new BlockReader(CODEC.read(device, 0).payload(),
                 "xfs-like superblock payload at block 0 (device offset 0)");
@@ -81,12 +81,12 @@ record XfsSuperblock(XfsGeometry geometry, boolean clean, long uuid, String labe
         String label = reader.getString();
         String where = "xfs-like superblock at device offset 0";
         if (Integer.bitCount(blockSize) != 1 || blockSize < device.blockSize() || blockSize > 65536) {
-            throw new CorruptFilesystemException(where + ": block size " + blockSize
+            throw new CorruptFileSystemException(where + ": block size " + blockSize
                     + " is not a power of two from the device's " + device.blockSize() + " to 65536");
         }
         if (totalBlocks < XfsGeometry.MIN_BLOCKS || totalBlocks > device.capacity() / blockSize
                 || totalBlocks > XfsGeometry.maxBlocks(blockSize)) {
-            throw new CorruptFilesystemException(where + ": " + totalBlocks + " blocks do not fit the device's "
+            throw new CorruptFileSystemException(where + ": " + totalBlocks + " blocks do not fit the device's "
                     + device.capacity() / blockSize + " or the format's " + XfsGeometry.maxBlocks(blockSize));
         }
         if (journalStart != 1 || journalBlocks < XfsGeometry.MIN_JOURNAL_BLOCKS || inodeTableStart != journalStart + journalBlocks
@@ -94,7 +94,7 @@ record XfsSuperblock(XfsGeometry geometry, boolean clean, long uuid, String labe
                 || (clean & ~1) != 0 || agCount < 1 || agCount > XfsGeometry.MAX_AG_COUNT || agBlocks < 16
                 || agBlocks > XfsGeometry.maxAgBlocks(blockSize)
                 || !groupsTile(totalBlocks - inodeTableStart - inodeTableBlocks, agCount, agBlocks)) {
-            throw new CorruptFilesystemException(where + ": inconsistent geometry (journal " + journalStart + "+"
+            throw new CorruptFileSystemException(where + ": inconsistent geometry (journal " + journalStart + "+"
                     + journalBlocks + ", inode table " + inodeTableStart + "+" + inodeTableBlocks + ", "
                     + agCount + " AGs of " + agBlocks + " blocks, root " + rootIno + ", clean " + clean + ")");
         }

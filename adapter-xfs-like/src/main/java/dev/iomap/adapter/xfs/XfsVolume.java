@@ -5,7 +5,7 @@ import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentMap;
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.NoSpaceException;
@@ -89,7 +89,7 @@ final class XfsVolume {
      * counts them.
      *
      * @return the inode number
-     * @throws FilesystemShutdownException if a directory entry already names it (the filesystem shuts down)
+     * @throws FileSystemShutdownException if a directory entry already names it (the filesystem shuts down)
      */
     long allocateInodeNumber() throws IomapException {
         long ino = usedInodes.nextClearBit(2);
@@ -142,7 +142,7 @@ final class XfsVolume {
      * O(log runs); only blocks it holds are looked up in every inode, to name the holder (or, if none
      * holds them, to drop the stale run).
      *
-     * @throws FilesystemShutdownException if the blocks are referenced (they stay allocated, unused)
+     * @throws FileSystemShutdownException if the blocks are referenced (they stay allocated, unused)
      */
     BlockRange allocate(long want, long near) throws IomapException {
         checkMounted();
@@ -240,9 +240,9 @@ final class XfsVolume {
     /**
      * An extent about to be handed to I/O must lie in the data area: else the filesystem shuts down.
      *
-     * @throws FilesystemShutdownException if it does not
+     * @throws FileSystemShutdownException if it does not
      */
-    void checkInDataArea(InodeState inode, Extent extent) throws FilesystemShutdownException {
+    void checkInDataArea(InodeState inode, Extent extent) throws FileSystemShutdownException {
         if (!extent.state().hasDeviceBlocks()) {
             return;
         }
@@ -301,27 +301,27 @@ final class XfsVolume {
     /**
      * Shuts the filesystem down (XFS's {@code xfs_force_shutdown}): metadata was found inconsistent
      * before anything was written on top of it. From now on every operation fails with
-     * {@link FilesystemShutdownException}, nothing more is written to the device (no commit, no
+     * {@link FileSystemShutdownException}, nothing more is written to the device (no commit, no
      * checkpoint, no clean superblock) and unmount leaves the image marked unclean. The first reason
      * is kept.
      *
      * @param reason what was inconsistent and where, one line
      * @return the exception to throw
      */
-    FilesystemShutdownException shutdown(String reason) {
+    FileSystemShutdownException shutdown(String reason) {
         synchronized (this) {
             if (shutdownReason == null) {
                 shutdownReason = reason;
             }
         }
-        return new FilesystemShutdownException(shutdownMessage(shutdownReason));
+        return new FileSystemShutdownException(shutdownMessage(shutdownReason));
     }
 
-    /** @throws FilesystemShutdownException if the filesystem has shut down */
-    void checkNotShutDown() throws FilesystemShutdownException {
+    /** @throws FileSystemShutdownException if the filesystem has shut down */
+    void checkNotShutDown() throws FileSystemShutdownException {
         String reason = shutdownReason;
         if (reason != null) {
-            throw new FilesystemShutdownException(shutdownMessage(reason));
+            throw new FileSystemShutdownException(shutdownMessage(reason));
         }
     }
 

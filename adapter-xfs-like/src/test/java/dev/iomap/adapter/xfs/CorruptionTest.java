@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.SuperblockCodec;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.IomapFileSystems;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class CorruptionTest {
 
     private static void assertRefused(XfsFixture fx, String... fragments) {
-        var thrown = assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class);
+        var thrown = assertThatThrownBy(fx::mount).isInstanceOf(CorruptFileSystemException.class);
         for (String fragment : fragments) {
             thrown.hasMessageContaining(fragment);
         }
@@ -51,7 +51,7 @@ class CorruptionTest {
                 new SuperblockCodec("xfs-like", "XFS-LIKE", older).write(fx.device, 0, payload.duplicate());
                 String message = "xfs-like superblock at device offset 0 has format version " + older
                         + "; this build supports version 3";
-                assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class).hasMessage(message);
+                assertThatThrownBy(fx::mount).isInstanceOf(CorruptFileSystemException.class).hasMessage(message);
                 assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems()).containsExactly(message);
             }
             XfsSuperblock.CODEC.write(fx.device, 0, payload);

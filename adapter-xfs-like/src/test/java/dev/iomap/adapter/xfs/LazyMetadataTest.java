@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -147,7 +147,7 @@ class LazyMetadataTest {
                     "inode table: metadata block " + (stale - 1) + " (device offset " + (stale - 1) * BLOCK
                             + "): expected a 0x4f4e4958 \"XINO\" block, found magic 0xd5d5d5d5");
             assertThatThrownBy(() -> IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions()))
-                    .isInstanceOf(CorruptFilesystemException.class)
+                    .isInstanceOf(CorruptFileSystemException.class)
                     .hasMessageContaining("metadata block " + (stale - 2));
         }
     }
@@ -236,7 +236,7 @@ class LazyMetadataTest {
                             + " and 0",
                     "blocks [" + data + ", +" + free + ") (device offset " + data * BLOCK
                             + ") are neither free nor used: leaked");
-            assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class).hasMessageContaining(where);
+            assertThatThrownBy(fx::mount).isInstanceOf(CorruptFileSystemException.class).hasMessageContaining(where);
             flipBitmapBit(device, geometry, 3, 0);
 
             flipBitmapBit(device, geometry, 3, 1);
@@ -244,7 +244,7 @@ class LazyMetadataTest {
             String unreadable = "metadata block " + unused + " (device offset " + unused * BLOCK
                     + "): expected a 0x4f4e4258 \"XBNO\" block, found magic 0x00000000";
             assertThat(IomapFileSystems.fsck("xfs-like", device).problems()).containsExactly(unreadable);
-            assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class).hasMessage(unreadable);
+            assertThatThrownBy(fx::mount).isInstanceOf(CorruptFileSystemException.class).hasMessage(unreadable);
             flipBitmapBit(device, geometry, 3, 1);
 
             int pastTheLeaves = geometry.leaves(3);

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.api.FileType;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.XattrMode;
 import dev.iomap.core.CachedInode;
@@ -30,7 +30,7 @@ class ReferencedBlocksTest {
         volume.metaLock.lock();
         try {
             assertThatThrownBy(() -> volume.allocate(1, block))
-                    .isInstanceOf(FilesystemShutdownException.class)
+                    .isInstanceOf(FileSystemShutdownException.class)
                     .hasMessageContaining("handed out blocks").hasMessageContaining(holder);
         } finally {
             volume.metaLock.unlock();

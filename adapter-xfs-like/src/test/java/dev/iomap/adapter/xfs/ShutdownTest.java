@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.api.FileType;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.core.CachedInode;
 import java.io.IOException;
@@ -51,12 +51,12 @@ class ShutdownTest {
     private static void assertShutDown(DirectMount dm, Extent victim) throws IOException {
         long writes = dm.device.stats().writes();
         Throwable create = catchThrowable(() -> dm.mount.create(dm.mount.rootIno(), "late", FileType.REGULAR));
-        assertThat(create).isInstanceOf(FilesystemShutdownException.class).hasMessageNotContaining("\n");
+        assertThat(create).isInstanceOf(FileSystemShutdownException.class).hasMessageNotContaining("\n");
         assertThatThrownBy(() -> dm.mount.statfs()).as("statfs, like every operation")
-                .isInstanceOf(FilesystemShutdownException.class).hasMessage(create.getMessage());
-        assertThatThrownBy(() -> dm.mount.getattr(2)).isInstanceOf(FilesystemShutdownException.class);
-        assertThatThrownBy(() -> dm.mount.sync()).isInstanceOf(FilesystemShutdownException.class);
-        assertThatThrownBy(() -> dm.mount.unmount()).isInstanceOf(FilesystemShutdownException.class);
+                .isInstanceOf(FileSystemShutdownException.class).hasMessage(create.getMessage());
+        assertThatThrownBy(() -> dm.mount.getattr(2)).isInstanceOf(FileSystemShutdownException.class);
+        assertThatThrownBy(() -> dm.mount.sync()).isInstanceOf(FileSystemShutdownException.class);
+        assertThatThrownBy(() -> dm.mount.unmount()).isInstanceOf(FileSystemShutdownException.class);
         dm.cache.close();
         dm.mount = null;
         assertThat(dm.device.stats().writes()).as("device writes after the shutdown").isEqualTo(writes);
@@ -93,7 +93,7 @@ class ShutdownTest {
             Extent victim = victimExtent(dm);
             forgeFree(dm, victim);
             dm.mount.unlink(dm.mount.rootIno(), "victim");
-            assertThatThrownBy(() -> dm.mount.evict(2)).isInstanceOf(FilesystemShutdownException.class)
+            assertThatThrownBy(() -> dm.mount.evict(2)).isInstanceOf(FileSystemShutdownException.class)
                     .hasMessageContaining("free already");
             assertShutDown(dm, victim);
         }
@@ -112,7 +112,7 @@ class ShutdownTest {
             volume.allocator.group(volume.geometry.agOf(victim.deviceBlock())).refcounts()
                     .load(new RefcountMap.Record(victim.deviceBlock(), victim.length(), 0));
             dm.mount.unlink(dm.mount.rootIno(), "victim");
-            assertThatThrownBy(() -> dm.mount.evict(2)).isInstanceOf(FilesystemShutdownException.class)
+            assertThatThrownBy(() -> dm.mount.evict(2)).isInstanceOf(FileSystemShutdownException.class)
                     .hasMessageContaining("reference count record").hasMessageContaining("says 0 owners");
             assertShutDown(dm, victim);
         }
@@ -126,7 +126,7 @@ class ShutdownTest {
             root.directory.add("ghost", 3, FileType.REGULAR, 0);
             volume.nameAdded(3);
             assertThatThrownBy(() -> dm.mount.create(dm.mount.rootIno(), "new", FileType.REGULAR))
-                    .isInstanceOf(FilesystemShutdownException.class)
+                    .isInstanceOf(FileSystemShutdownException.class)
                     .hasMessageContaining("free inode 3").hasMessageContaining("still named");
             assertShutDown(dm, victimExtent(dm));
         }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.NewInodeAttributes;
 import java.nio.ByteBuffer;
@@ -32,7 +32,7 @@ class SlotCheckTest {
     }
 
     private static void assertRefused(XfsFixture fx, String message) throws Exception {
-        assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class).hasMessageContaining(message);
+        assertThatThrownBy(fx::mount).isInstanceOf(CorruptFileSystemException.class).hasMessageContaining(message);
         assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems())
                 .anySatisfy(problem -> assertThat(problem).contains(message).doesNotContain("\n"));
     }

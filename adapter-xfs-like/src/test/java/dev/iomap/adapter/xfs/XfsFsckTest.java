@@ -136,7 +136,7 @@ class XfsFsckTest {
             assertThat(fsck(fx).problems()).anySatisfy(p -> assertThat(p).contains(where)
                     .contains("says the longest free extent is 3 blocks, the leaves' longest is " + longest));
             org.assertj.core.api.Assertions.assertThatThrownBy(fx::mount)
-                    .isInstanceOf(dev.iomap.api.CorruptFilesystemException.class).hasMessageContaining(where);
+                    .isInstanceOf(dev.iomap.api.CorruptFileSystemException.class).hasMessageContaining(where);
             forgeLong(fx, header, XfsLayout.AG_HEADER, 40, longest);
             fx.mount();
         }
@@ -151,7 +151,7 @@ class XfsFsckTest {
             assertThat(fsck(fx).problems()).anySatisfy(p -> assertThat(p).startsWith(where)
                     .contains("directory block of inode 3 index 0").contains("expected inode 1"));
             org.assertj.core.api.Assertions.assertThatThrownBy(fx::mount)
-                    .isInstanceOf(dev.iomap.api.CorruptFilesystemException.class).hasMessageStartingWith(where);
+                    .isInstanceOf(dev.iomap.api.CorruptFileSystemException.class).hasMessageStartingWith(where);
             forgeLong(fx, block, XfsLayout.DIRECTORY, 0, XfsGeometry.ROOT_INO);
             fx.mount();
         }

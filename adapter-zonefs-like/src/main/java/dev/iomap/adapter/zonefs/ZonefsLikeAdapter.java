@@ -2,13 +2,13 @@ package dev.iomap.adapter.zonefs;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
-import dev.iomap.api.CorruptFilesystemException;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.api.CorruptFileSystemException;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.MountOptions;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.ProbedFormat;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
@@ -27,7 +27,7 @@ import java.util.Set;
  *
  * <p>Immutable and thread-safe; one instance serves every mount.
  */
-public final class ZonefsLikeAdapter implements FilesystemAdapter {
+public final class ZonefsLikeAdapter implements FileSystemAdapter {
     /** The adapter's name. */
     public static final String NAME = "zonefs-like";
     private static final System.Logger LOG = System.getLogger(ZonefsLikeAdapter.class.getName());
@@ -42,7 +42,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
      *       sequential zone file refuses a write not at its end ({@link SequentialFileException}).</li>
      *   <li>{@link Capability#TRUNCATE}: a sequential zone file truncates to 0 (zone reset) or to its
      *       capacity (zone finish); anything else, and any truncate of a conventional zone file to
-     *       another size than its own, is refused ({@link dev.iomap.spi.MountedFilesystem#checkSetSize}).</li>
+     *       another size than its own, is refused ({@link dev.iomap.spi.MountedFileSystem#checkSetSize}).</li>
      *   <li>{@link Capability#DURABLE_FSYNC}: fsync writes back and flushes the device, which makes
      *       the data and the zone write pointers (the sequential files' sizes) durable.</li>
      *   <li>{@link Capability#DIRECT_IO}: a conventional file takes aligned direct reads and writes
@@ -193,7 +193,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
      *     block): a sequential zone cannot take a rewrite
      */
     @Override
-    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+    public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
         options.checkAdapterOptions(NAME, Set.of());
         ZonedBlockDevice zoned = zoned(device);
         ZonefsSuperblock superblock = ZonefsSuperblock.read(zoned);
@@ -216,9 +216,9 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
      * Checks the zones are those mkfs saw (count and digest) and that the superblock's other fields
      * agree with them: the zone size, and how many conventional and sequential files mkfs made.
      */
-    static void checkLayout(ZonefsSuperblock superblock, List<Zone> zones) throws CorruptFilesystemException {
+    static void checkLayout(ZonefsSuperblock superblock, List<Zone> zones) throws CorruptFileSystemException {
         if (superblock.zoneCount() != zones.size() || superblock.layoutDigest() != ZonefsSuperblock.digest(zones)) {
-            throw new CorruptFilesystemException(NAME + ": the device's zones (" + zones.size() + ") are not the"
+            throw new CorruptFileSystemException(NAME + ": the device's zones (" + zones.size() + ") are not the"
                     + " ones mkfs found (" + superblock.zoneCount() + " zones, digest "
                     + Integer.toHexString(superblock.layoutDigest()) + ")");
         }
@@ -226,7 +226,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
         long conventionalFiles = zones.size() - 1 - sequentialFiles;
         if (superblock.zoneSize() != zones.getFirst().size() || superblock.conventionalFiles() != conventionalFiles
                 || superblock.sequentialFiles() != sequentialFiles) {
-            throw new CorruptFilesystemException(NAME + ": the superblock says " + superblock.conventionalFiles()
+            throw new CorruptFileSystemException(NAME + ": the superblock says " + superblock.conventionalFiles()
                     + " conventional and " + superblock.sequentialFiles() + " sequential files in zones of "
                     + superblock.zoneSize() + " bytes; the zones make " + conventionalFiles + " and "
                     + sequentialFiles + " in zones of " + zones.getFirst().size() + " bytes");

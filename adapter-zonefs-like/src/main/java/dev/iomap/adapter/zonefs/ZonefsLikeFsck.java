@@ -1,6 +1,6 @@
 package dev.iomap.adapter.zonefs;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FsckReport;
 import dev.iomap.device.Zone;
 import dev.iomap.device.ZoneCondition;
@@ -26,14 +26,14 @@ final class ZonefsLikeFsck {
         ZonefsSuperblock superblock;
         try {
             superblock = ZonefsSuperblock.read(device);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             problems.add(e.getMessage());
             return new FsckReport(problems, "the superblock and the zone state");
         }
         List<Zone> zones = device.zones();
         try {
             ZonefsLikeAdapter.checkLayout(superblock, zones);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             problems.add(e.getMessage());
             return new FsckReport(problems, "the superblock, the zone state and the zone layout");
         }

@@ -8,7 +8,7 @@ import dev.iomap.api.FsStat;
 import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.NotSupportedException.Refusal;
 import dev.iomap.spi.WritebackOps;
@@ -42,7 +42,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Thread-safe: the namespace is immutable; each file guards its own size.
  */
-final class ZonefsLikeMount implements MountedFilesystem {
+final class ZonefsLikeMount implements MountedFileSystem {
     static final String CONVENTIONAL_DIR = "cnv";
     static final String SEQUENTIAL_DIR = "seq";
 

@@ -5,7 +5,7 @@ import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.Crc32c;
 import dev.iomap.adapter.support.SuperblockCodec;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.device.Zone;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -65,7 +65,7 @@ record ZonefsSuperblock(int blockSize, int zoneCount, long zoneSize, int convent
                 reader.getInt(), reader.getInt(), reader.getLong(), reader.getString());
         if (Integer.bitCount(superblock.blockSize) != 1 || superblock.blockSize < device.blockSize()
                 || superblock.zoneCount < 2 || superblock.zoneSize <= 0) {
-            throw new CorruptFilesystemException(WHAT + " at device offset 0 is damaged: " + superblock);
+            throw new CorruptFileSystemException(WHAT + " at device offset 0 is damaged: " + superblock);
         }
         return superblock;
     }

@@ -12,7 +12,7 @@ import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.OpenFlag;
 import dev.iomap.api.UnrepresentableNameException;
 import dev.iomap.spi.AdapterPlugin;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.cli.UsageException;
 import dev.iomap.cli.jobfile.BenchPlan;
 import dev.iomap.cli.jobfile.JobSpec;
@@ -148,7 +148,7 @@ public final class BenchRunner {
     /** @return whether an adapter of that name, from any plugin on the class path, declares DIRECT_IO */
     private static boolean directIoCapable(String adapter) {
         for (AdapterPlugin plugin : ServiceLoader.load(AdapterPlugin.class)) {
-            for (FilesystemAdapter candidate : plugin.adapters()) {
+            for (FileSystemAdapter candidate : plugin.adapters()) {
                 if (candidate.name().equals(adapter)) {
                     return candidate.capabilities().contains(Capability.DIRECT_IO);
                 }

@@ -9,7 +9,7 @@ import dev.iomap.api.IomapFile;
 import dev.iomap.api.MappedFile;
 import dev.iomap.api.OpenFlag;
 import dev.iomap.core.dio.DirectIo;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.core.CachedInode;
 import dev.iomap.core.CopySource;
 import dev.iomap.core.OpenFile;
@@ -61,7 +61,7 @@ final class CoreFile implements IomapFile {
         }
     }
 
-    private MountedFilesystem mount() {
+    private MountedFileSystem mount() {
         return fs.mount();
     }
 
@@ -78,7 +78,7 @@ final class CoreFile implements IomapFile {
     @Override
     public int read(long pos, ByteBuffer dst) throws IOException {
         ensureOpen();
-        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, false)) {
             return direct != null ? direct.read(pos, dst) : handle.read(pos, dst);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -88,7 +88,7 @@ final class CoreFile implements IomapFile {
     @Override
     public long seekData(long offset) throws IOException {
         ensureOpen();
-        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, false)) {
             return inode.seekData(offset);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -98,7 +98,7 @@ final class CoreFile implements IomapFile {
     @Override
     public long seekHole(long offset) throws IOException {
         ensureOpen();
-        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, false)) {
             return inode.seekHole(offset);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -108,7 +108,7 @@ final class CoreFile implements IomapFile {
     @Override
     public List<FileExtent> fiemap(long offset, long length, boolean sync) throws IOException {
         ensureOpen();
-        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, false)) {
             return inode.fiemap(offset, length, sync);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -120,13 +120,13 @@ final class CoreFile implements IomapFile {
      *
      * <p>An {@link OpenFlag#APPEND} open takes the offset from the size under the exclusive inode lock,
      * held until the write ended (the kernel's {@code generic_write_checks} under {@code inode_lock}), and
-     * inside the adapter's {@link MountedFilesystem#use}, which on a cluster node holds the file's glock
+     * inside the adapter's {@link MountedFileSystem#use}, which on a cluster node holds the file's glock
      * and has set the size other nodes left.
      */
     @Override
     public int write(long pos, ByteBuffer src) throws IOException {
         ensureOpen();
-        try (MountedFilesystem.FileUse _ = mount().use(inode, true)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, true)) {
             if (src.hasRemaining()) {
                 fs.touch(inode);
             }
@@ -150,7 +150,7 @@ final class CoreFile implements IomapFile {
     /**
      * An {@link OpenFlag#APPEND} write: the offset is the size under the exclusive inode lock, held
      * until the write ended (the kernel's {@code generic_write_checks} under {@code inode_lock}); the
-     * caller's {@link MountedFilesystem#use} holds the file's glock on a cluster node and has set the
+     * caller's {@link MountedFileSystem#use} holds the file's glock on a cluster node and has set the
      * size other nodes left.
      */
     private int append(ByteBuffer src) throws IOException {
@@ -188,7 +188,7 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         fs.require(Capability.TRUNCATE, "truncate");
         InvalidRangeException.checkRange("truncate of inode " + inode.ino(), size, 0, inode.maxFileSize());
-        try (MountedFilesystem.FileUse _ = mount().use(inode, true)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, true)) {
             inode.withExclusiveLock(() -> {
                 mount().checkSetSize(inode, size);
                 inode.truncate(size, () -> mount().setSize(inode, size));
@@ -212,7 +212,7 @@ final class CoreFile implements IomapFile {
             default -> throw new IllegalStateException(mode.name());
         }
         long end = offset + length;
-        try (MountedFilesystem.FileUse _ = mount().use(inode, true)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, true)) {
             inode.withExclusiveLock(() -> {
                 if (mode == FallocateMode.ALLOCATE) {
                     long block = inode.blockSize();

@@ -17,7 +17,7 @@ import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.WriteOps;
 import dev.iomap.spi.WritebackContext;
 import dev.iomap.spi.WritebackOps;
@@ -50,7 +50,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link #updateTimes} when they start, never at writeback. Links, attributes and extended attributes
  * are {@link SnapInodes}'; like everything else they are in memory until the next commit.
  */
-final class SnapMount implements MountedFilesystem, IomapOps, WriteOps, WritebackOps {
+final class SnapMount implements MountedFileSystem, IomapOps, WriteOps, WritebackOps {
     static final long MAX_FILE_SIZE = 1L << 40;
 
     private final BlockDevice device;

@@ -15,7 +15,7 @@ import dev.iomap.api.OperationNotPermittedException;
 import dev.iomap.api.XattrMode;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.spi.InodeInfo;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NotLinkException;
@@ -41,7 +41,7 @@ class SnapMountLinksTest {
     @Test
     void linksCountNamesAndRenameOfTwoNamesOfOneInodeChangesNothing() throws IOException {
         RamBlockDevice device = formatted(8L << 20);
-        MountedFilesystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
+        MountedFileSystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
         long root = mount.rootIno();
         long file = mount.create(root, "a", FileType.REGULAR, OWNED);
         mount.link(file, root, "b");
@@ -63,7 +63,7 @@ class SnapMountLinksTest {
     @Test
     void aSymlinkKeepsItsTargetAndIsNoFileToReadlinkOtherwise() throws IOException {
         RamBlockDevice device = formatted(8L << 20);
-        MountedFilesystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
+        MountedFileSystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
         byte[] target = {'x', (byte) 0xff, '/'};
         long link = mount.symlink(mount.rootIno(), "l", target, OWNED);
         target[0] = 'y';
@@ -74,14 +74,14 @@ class SnapMountLinksTest {
         long file = mount.create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
         assertThatThrownBy(() -> mount.readlink(file)).isInstanceOf(NotLinkException.class);
         mount.unmount();
-        MountedFilesystem again = new SnapAdapter().mount(device, MountOptions.defaults());
+        MountedFileSystem again = new SnapAdapter().mount(device, MountOptions.defaults());
         assertThat(again.readlink(link)).containsExactly('x', 0xff, '/');
         again.unmount();
     }
 
     @Test
     void setattrAndUpdateTimesChangeWhatTheySayAndCtime() throws IOException {
-        MountedFilesystem mount = new SnapAdapter().mount(formatted(8L << 20), MountOptions.defaults());
+        MountedFileSystem mount = new SnapAdapter().mount(formatted(8L << 20), MountOptions.defaults());
         long file = mount.create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
         InodeInfo created = mount.getattr(file);
         Instant atime = Instant.ofEpochSecond(-1, 5);
@@ -101,7 +101,7 @@ class SnapMountLinksTest {
     void xattrModesAndAValueThatNoLongerFitsASlotIsNoSpaceAndChangesNothing() throws IOException {
         // 8 MiB: metadata slots of 512 KiB, so eight 64 KiB values fit and the ninth does not.
         RamBlockDevice device = formatted(8L << 20);
-        MountedFilesystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
+        MountedFileSystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
         long file = mount.create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
         InodeInfo before = mount.getattr(file);
         mount.setxattr(file, "user.a", new byte[] {1}, XattrMode.CREATE);
@@ -135,7 +135,7 @@ class SnapMountLinksTest {
 
     @Test
     void withoutPosixAttributesNewInodesGetTheDefaultsAndOneTime() throws IOException {
-        MountedFilesystem mount = SnapAdapter.without(Capability.POSIX_ATTRIBUTES)
+        MountedFileSystem mount = SnapAdapter.without(Capability.POSIX_ATTRIBUTES)
                 .mount(formatted(8L << 20), MountOptions.defaults());
         long file = mount.create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
         InodeInfo info = mount.getattr(file);

@@ -2,7 +2,7 @@ package dev.iomap.adapter.bcachefs.store;
 
 import dev.iomap.adapter.support.Crc32c;
 import dev.iomap.adapter.support.BlockIo;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -91,25 +91,25 @@ record BcachefsSuperblock(long sequence, int blockSize, long totalBlocks, long j
      * @param deviceBlocks the device's block count
      * @param where the copy's name, for messages
      * @return the decoded copy
-     * @throws CorruptFilesystemException naming the copy if it is not valid
+     * @throws CorruptFileSystemException naming the copy if it is not valid
      */
     static BcachefsSuperblock decode(ByteBuffer buf, int deviceBlockSize, long deviceBlocks, String where)
-            throws CorruptFilesystemException {
+            throws CorruptFileSystemException {
         if (!looksValid(buf)) {
-            throw new CorruptFilesystemException(where + ": bad magic or checksum");
+            throw new CorruptFileSystemException(where + ": bad magic or checksum");
         }
         if (buf.getInt(12) != VERSION) {
-            throw new CorruptFilesystemException(where + ": unknown version " + buf.getInt(12));
+            throw new CorruptFileSystemException(where + ": unknown version " + buf.getInt(12));
         }
         BcachefsSuperblock sb = new BcachefsSuperblock(buf.getLong(16), buf.getInt(24), buf.getLong(32), buf.getLong(40),
                 buf.getLong(48), buf.getLong(56), buf.getLong(64), buf.getInt(72), buf.getLong(80),
                 buf.getLong(88), buf.getLong(96), buf.getLong(104));
         if (sb.blockSize != deviceBlockSize || sb.totalBlocks != deviceBlocks) {
-            throw new CorruptFilesystemException(where + ": geometry " + sb.blockSize + " x " + sb.totalBlocks
+            throw new CorruptFileSystemException(where + ": geometry " + sb.blockSize + " x " + sb.totalBlocks
                     + " does not match the device's " + deviceBlockSize + " x " + deviceBlocks);
         }
         if (sb.sequence < 1 || sb.sequence > MAX_SEQUENCE || sb.checkpointSeq < 0 || sb.checkpointSeq > MAX_SEQUENCE) {
-            throw new CorruptFilesystemException(where + ": sequence " + sb.sequence + " or checkpoint seq "
+            throw new CorruptFileSystemException(where + ": sequence " + sb.sequence + " or checkpoint seq "
                     + sb.checkpointSeq + " out of range (1 to " + MAX_SEQUENCE + ")");
         }
         if (sb.journalStart != COPIES || sb.journalBlocks < 1 || sb.journalBlocks >= sb.totalBlocks
@@ -117,7 +117,7 @@ record BcachefsSuperblock(long sequence, int blockSize, long totalBlocks, long j
                 || sb.rootBlock < sb.dataStart() || sb.rootBlock >= sb.totalBlocks
                 || sb.rootLevel < 0 || sb.rootLevel > 64
                 || sb.journalTail < sb.journalStart || sb.journalTail >= sb.dataStart()) {
-            throw new CorruptFilesystemException(where + ": fields out of range: " + sb);
+            throw new CorruptFileSystemException(where + ": fields out of range: " + sb);
         }
         return sb;
     }
@@ -125,7 +125,7 @@ record BcachefsSuperblock(long sequence, int blockSize, long totalBlocks, long j
     /**
      * @param device a device
      * @return the valid copy with the higher sequence
-     * @throws CorruptFilesystemException if neither copy is valid (naming why for each)
+     * @throws CorruptFileSystemException if neither copy is valid (naming why for each)
      * @throws IOException if the device cannot be read
      */
     static BcachefsSuperblock readNewest(BlockDevice device) throws IOException {
@@ -139,12 +139,12 @@ record BcachefsSuperblock(long sequence, int blockSize, long totalBlocks, long j
                 if (best == null || sb.sequence() > best.sequence()) {
                     best = sb;
                 }
-            } catch (CorruptFilesystemException e) {
+            } catch (CorruptFileSystemException e) {
                 problems.add(e.getMessage());
             }
         }
         if (best == null) {
-            throw new CorruptFilesystemException("no valid store superblock: " + String.join("; ", problems));
+            throw new CorruptFileSystemException("no valid store superblock: " + String.join("; ", problems));
         }
         return best;
     }

@@ -1,7 +1,7 @@
 package dev.iomap.adapter.bcachefs.store;
 
 import dev.iomap.adapter.support.BlockRange;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +28,7 @@ final class BcachefsTransactions {
      * Checks a transaction and loads the nodes it touches, so that applying it cannot fail.
      *
      * @param space the live data space (to refuse references to free blocks), null during replay
-     * @throws CorruptFilesystemException if a reference change leaves the data region or drops a count
+     * @throws CorruptFileSystemException if a reference change leaves the data region or drops a count
      *     below 0, or a put or delete names a key of btree 0 (nothing is applied then)
      * @throws IllegalArgumentException if a reference is added to free blocks
      * @throws IOException if a node cannot be read
@@ -49,7 +49,7 @@ final class BcachefsTransactions {
             // Checked before any range is built: a replayed entry's start and length are the device's
             // bytes, and their sum may overflow.
             if (add.start() < dataStart || add.length() < 1 || add.length() > totalBlocks - add.start()) {
-                throw new CorruptFilesystemException("reference change on blocks [" + add.start() + ", +"
+                throw new CorruptFileSystemException("reference change on blocks [" + add.start() + ", +"
                         + add.length() + ") outside the data region [" + dataStart + ", " + totalBlocks + ")");
             }
         }
@@ -75,11 +75,11 @@ final class BcachefsTransactions {
      * ({@link StoreUpdate} refuses the rest), so a put or delete of one comes from a damaged journal entry.
      *
      * @return {@code key}
-     * @throws CorruptFilesystemException if {@code key} is in btree 0
+     * @throws CorruptFileSystemException if {@code key} is in btree 0
      */
-    private static BKey storeKeyFree(BKey key) throws CorruptFilesystemException {
+    private static BKey storeKeyFree(BKey key) throws CorruptFileSystemException {
         if (key.btree() == RefCounts.BTREE) {
-            throw new CorruptFilesystemException("journal op on " + key
+            throw new CorruptFileSystemException("journal op on " + key
                     + ": btree 0 is the store's allocation tree, changed only by reference changes");
         }
         return key;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Journal entries that are whole (nonce, sequence and CRC32C all right) but whose ops no store could
- * have written: replay refuses them with {@link CorruptFilesystemException}, and the store's check
+ * have written: replay refuses them with {@link CorruptFileSystemException}, and the store's check
  * reports them, instead of failing with an untyped exception.
  */
 class JournalDamageTest {
@@ -31,7 +31,7 @@ class JournalDamageTest {
     }
 
     private static void assertRefused(RamBlockDevice device, String expected) throws IOException {
-        CorruptFilesystemException open = assertThrows(CorruptFilesystemException.class,
+        CorruptFileSystemException open = assertThrows(CorruptFileSystemException.class,
                 () -> BtreeStore.open(device, false).close());
         assertTrue(open.getMessage().contains(expected), open.getMessage());
         List<String> problems = StoreCheck.check(device);

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import java.io.IOException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,7 +57,7 @@ class RefCountsTest {
         assertEquals(2, up.treeOps().size(), up.treeOps().toString());
         assertEquals(new StoreOp.Delete(RefCounts.key(14)), up.treeOps().getFirst());
         assertPut(up.treeOps().get(1), 10, 9, 2);
-        CorruptFilesystemException e = assertThrows(CorruptFilesystemException.class, () -> refs.apply(18, 3, -1));
+        CorruptFileSystemException e = assertThrows(CorruptFileSystemException.class, () -> refs.apply(18, 3, -1));
         assertEquals("reference count of blocks [19, 21) would drop below 0", e.getMessage());
         assertEquals("[RefRun[blocks=[10, +9), count=2]]", refs.runs().toString(), "nothing changed");
         assertEquals("[[8, +2), [19, +2)]", refs.zeroIn(new dev.iomap.adapter.support.BlockRange(8, 13)).toString());

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.support.lock;
 
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.IomapException;
 import dev.iomap.spi.lock.ClusterContext;
 import dev.iomap.spi.lock.ClusterJoin;
@@ -58,7 +58,7 @@ public final class InProcessCluster implements ClusterJoin {
     /**
      * Kills the node in {@code slot}, as a power cut of its machine would, in the order a real cluster
      * recovers: its fence trips (every later {@code checkWrite} of it fails with
-     * {@link FilesystemShutdownException}), another joined node's replay recovers its journal, then its
+     * {@link FileSystemShutdownException}), another joined node's replay recovers its journal, then its
      * glocks are dropped without callbacks (waiting requests of other nodes are granted) and its slot is
      * freed. The dead node's mount is left as it is: its page cache is never written back through the
      * cluster (its writes are fenced).
@@ -115,11 +115,11 @@ public final class InProcessCluster implements ClusterJoin {
             return slot;
         }
 
-        /** @throws FilesystemShutdownException once {@link #kill} killed this node */
+        /** @throws FileSystemShutdownException once {@link #kill} killed this node */
         @Override
-        public void checkWrite() throws FilesystemShutdownException {
+        public void checkWrite() throws FileSystemShutdownException {
             if (fenced) {
-                throw new FilesystemShutdownException(this + " was killed: it writes nothing more to the shared "
+                throw new FileSystemShutdownException(this + " was killed: it writes nothing more to the shared "
                         + "device; unmount it");
             }
         }

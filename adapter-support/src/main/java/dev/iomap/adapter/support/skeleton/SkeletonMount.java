@@ -12,7 +12,7 @@ import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
@@ -33,7 +33,7 @@ import java.util.TreeSet;
  *
  * <p>Not final, so that a test can plant a bug in a subclass ({@link SkeletonAdapter#createMount}).
  */
-public class SkeletonMount implements MountedFilesystem {
+public class SkeletonMount implements MountedFileSystem {
     private final Layout layout;
     private final BlockDevice device;
     private final Journal journal;

@@ -3,12 +3,12 @@ package dev.iomap.api;
 import java.io.Serial;
 
 /** An image is not what it claims to be: bad magic, bad checksum, inconsistent metadata. */
-public class CorruptFilesystemException extends IomapException {
+public class CorruptFileSystemException extends IomapException {
     @Serial
     private static final long serialVersionUID = 1L;
 
     /** @param message what is wrong and where (device offset, structure) */
-    public CorruptFilesystemException(String message) {
+    public CorruptFileSystemException(String message) {
         super(message);
     }
 }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * ZooKeeper state is keyed by it); an image made before that has none, and gets a stable one derived
  * from journal 0's random id, so that two images formatted alike are told apart there too.
  */
-class FilesystemUuidTest {
+class FileSystemUuidTest {
     private static final int BLOCK = 4096;
 
     @Test

@@ -13,12 +13,12 @@ import java.io.Serial;
  * unmount leaves the image marked unclean, so the next mount or fsck looks at it again. Unmount the
  * filesystem and run fsck.
  */
-public class FilesystemShutdownException extends IomapException {
+public class FileSystemShutdownException extends IomapException {
     @Serial
     private static final long serialVersionUID = 1L;
 
     /** @param message the one-line reason the filesystem shut down, naming the structure and where it is */
-    public FilesystemShutdownException(String message) {
+    public FileSystemShutdownException(String message) {
         super(message);
     }
 }

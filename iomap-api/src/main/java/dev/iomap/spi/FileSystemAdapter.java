@@ -3,7 +3,7 @@ package dev.iomap.spi;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.FsckOptions;
 import dev.iomap.api.Capability;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
@@ -21,10 +21,10 @@ import java.util.Set;
  * needs no Guice of its own.
  *
  * <p>The adapter owns the on-device format; the core owns the page cache and drives the adapter
- * through {@link MountedFilesystem}. Implementations are immutable and thread-safe; one instance
+ * through {@link MountedFileSystem}. Implementations are immutable and thread-safe; one instance
  * serves every mount.
  */
-public interface FilesystemAdapter {
+public interface FileSystemAdapter {
 
     /** @return the adapter's unique name, lower case with dashes (e.g. {@code xfs-like}) */
     String name();
@@ -127,10 +127,10 @@ public interface FilesystemAdapter {
      * @param device the device
      * @param options the mount options
      * @return the adapter's side of the mount
-     * @throws CorruptFilesystemException if the image is not this adapter's or is damaged
+     * @throws CorruptFileSystemException if the image is not this adapter's or is damaged
      * @throws IOException on a device error
      */
-    MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException;
+    MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException;
 
     /**
      * Checks every invariant of an unmounted image without changing it.
@@ -169,7 +169,7 @@ public interface FilesystemAdapter {
      * @return the adapter to mount the cluster node with
      * @throws NotSupportedException if this adapter cannot share a device with other nodes
      */
-    default FilesystemAdapter clusterNode(dev.iomap.spi.lock.ClusterJoin join) throws NotSupportedException {
+    default FileSystemAdapter clusterNode(dev.iomap.spi.lock.ClusterJoin join) throws NotSupportedException {
         throw new NotSupportedException(name() + " cannot mount as a cluster node (--cluster): only an adapter"
                 + " with a cluster mode can share its device with other nodes (gfs2-like)");
     }

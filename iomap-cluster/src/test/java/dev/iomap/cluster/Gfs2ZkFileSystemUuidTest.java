@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * was refused because nodes of the other held the journal slots, and glocks of one image's inodes
  * locked the other's. Now they are keyed by the filesystem's UUID, written at mkfs.
  */
-class Gfs2ZkFilesystemUuidTest {
+class Gfs2ZkFileSystemUuidTest {
     private static final int BLOCK = 4096;
     private static final MountOptions OPTIONS = new MountOptions(PageCacheOptions.defaults(), false);
 

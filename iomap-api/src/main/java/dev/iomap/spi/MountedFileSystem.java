@@ -1,7 +1,7 @@
 package dev.iomap.spi;
 
 import dev.iomap.api.AttributeChange;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileFlag;
@@ -55,9 +55,9 @@ import java.util.Set;
  *
  * <p>Errors: {@link java.nio.file.NoSuchFileException}, {@link java.nio.file.FileAlreadyExistsException},
  * {@link java.nio.file.DirectoryNotEmptyException}, {@link java.nio.file.NotDirectoryException},
- * {@link NoSpaceException}, {@link NotSupportedException}, {@link CorruptFilesystemException}.
+ * {@link NoSpaceException}, {@link NotSupportedException}, {@link CorruptFileSystemException}.
  */
-public interface MountedFilesystem {
+public interface MountedFileSystem {
 
     /** @return the filesystem block size */
     int blockSize();
