@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A cluster of nodes in one JVM: every node that joins gets an {@link InProcessLockManager} over one
  * shared {@link InProcessLockSpace} and the lowest free journal slot, freed again when it leaves. A node
  * cannot lose the cluster by itself; a test kills one with {@link #kill} (its fence trips, a surviving
- * node replays its journal, then its glocks are dropped). For tests and for trying several mounts of one
- * image in one process; one instance per filesystem. Thread-safe.
+ * node replays its journal, then its glocks are dropped). A test fixture, shipped in adapter-support's
+ * test jar only (the modules that test cluster nodes depend on it with {@code <type>test-jar</type>});
+ * one instance per filesystem. Thread-safe.
  */
 public final class InProcessCluster implements ClusterJoin {
     private final InProcessLockSpace space = new InProcessLockSpace();
