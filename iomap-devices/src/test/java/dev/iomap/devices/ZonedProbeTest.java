@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.CorruptFileSystemException;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.device.ReadOnlyDeviceException;
 import java.nio.ByteBuffer;

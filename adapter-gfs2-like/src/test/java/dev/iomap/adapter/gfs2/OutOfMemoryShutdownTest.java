@@ -13,7 +13,7 @@ import dev.iomap.api.PageCacheOptions;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.device.IoPurpose;
-import dev.iomap.devices.ForwardingBlockDevice;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;

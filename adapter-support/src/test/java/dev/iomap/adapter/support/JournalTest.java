@@ -202,7 +202,7 @@ class JournalTest {
     }
 
     /** While {@link #full}, writes only the first block of each write and fails it as a full host does. */
-    private static final class HostThatFills extends dev.iomap.devices.ForwardingBlockDevice {
+    private static final class HostThatFills extends dev.iomap.device.ForwardingBlockDevice {
         volatile boolean full;
 
         HostThatFills(BlockDevice delegate) {

@@ -9,7 +9,7 @@ import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.devices.CountingDevice;
 import dev.iomap.devices.CutMode;
 import dev.iomap.devices.Fault;
-import dev.iomap.devices.ForwardingBlockDevice;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.devices.PowerCutDevice;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.device.BlockDevice;

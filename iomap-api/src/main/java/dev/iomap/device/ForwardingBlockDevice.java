@@ -1,8 +1,5 @@
-package dev.iomap.devices;
+package dev.iomap.device;
 
-import dev.iomap.device.BlockDevice;
-import dev.iomap.device.DeviceStats;
-import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -10,10 +7,11 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A device that passes every call to another; test wrappers override only what they change.
+ * A device that passes every call to another; a wrapper (the test devices, a cluster node's fenced
+ * device) overrides only what it changes, as {@link java.io.FilterInputStream} does for streams.
  *
  * <p>As thread-safe as the delegate, and as the overrides make it. Each method does what the
- * delegate does, so a bad range gets the delegate's {@link dev.iomap.device.DeviceRangeException},
+ * delegate does, so a bad range gets the delegate's {@link DeviceRangeException},
  * and {@link #close()} closes the delegate, after which the delegate fails every I/O with
  * {@link IOException}.
  */
