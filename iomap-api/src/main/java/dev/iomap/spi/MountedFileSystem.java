@@ -6,6 +6,7 @@ import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileNames;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.NewInodeAttributes;
@@ -82,10 +83,11 @@ public interface MountedFileSystem {
 
     /**
      * @param ino an inode number
-     * @return its attributes
+     * @return its attributes; {@code size} is the size on the device (what survives a crash), which the
+     *     core replaces with the cached size where it has the inode cached
      * @throws IOException if there is no such inode
      */
-    InodeInfo getattr(long ino) throws IOException;
+    FileStat getattr(long ino) throws IOException;
 
     /**
      * @param dirIno a directory
@@ -168,7 +170,7 @@ public interface MountedFileSystem {
      * @return the attributes afterwards
      * @throws IOException on a device error
      */
-    default InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+    default FileStat setattr(long ino, AttributeChange change) throws IOException {
         throw new NotSupportedException("attribute changes are not supported");
     }
 

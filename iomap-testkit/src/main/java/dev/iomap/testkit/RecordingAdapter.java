@@ -4,6 +4,7 @@ import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.AttributeChange;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.XattrMode;
@@ -13,7 +14,6 @@ import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.FileSystemAdapter;
-import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.MountedFileSystem;
@@ -225,7 +225,7 @@ public final class RecordingAdapter implements FileSystemAdapter {
         }
 
         @Override
-        public InodeInfo getattr(long ino) throws IOException {
+        public FileStat getattr(long ino) throws IOException {
             return mount.getattr(ino);
         }
 
@@ -287,7 +287,7 @@ public final class RecordingAdapter implements FileSystemAdapter {
         }
 
         @Override
-        public InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+        public FileStat setattr(long ino, AttributeChange change) throws IOException {
             return mount.setattr(ino, change);
         }
 

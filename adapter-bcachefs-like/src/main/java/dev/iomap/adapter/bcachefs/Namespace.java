@@ -5,12 +5,12 @@ import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
-import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.MountedFileSystem;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
@@ -102,10 +102,10 @@ abstract class Namespace implements MountedFileSystem {
     }
 
     @Override
-    public InodeInfo getattr(long ino) throws IOException {
+    public FileStat getattr(long ino) throws IOException {
         return locked(() -> {
             InodeRecord r = volume.inode(ino);
-            return new InodeInfo(ino, r.type, r.size, r.blocks * volume.blockSize, r.nlink, r.mode, r.uid, r.gid,
+            return new FileStat(ino, r.type, r.size, r.blocks * volume.blockSize, r.nlink, r.mode, r.uid, r.gid,
                     r.atime, r.mtime, r.ctime, r.btime);
         });
     }
@@ -188,7 +188,7 @@ abstract class Namespace implements MountedFileSystem {
     }
 
     @Override
-    public InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+    public FileStat setattr(long ino, AttributeChange change) throws IOException {
         locked(() -> {
             InodeRecord r = volume.inode(ino);
             if (change.isEmpty()) {

@@ -5,11 +5,11 @@ import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
-import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.MountedFileSystem;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
@@ -124,10 +124,10 @@ abstract class Namespace implements MountedFileSystem {
     }
 
     @Override
-    public InodeInfo getattr(long ino) throws IOException {
+    public FileStat getattr(long ino) throws IOException {
         return glocked(NodeLocks.Plan.shared(ino), () -> read(() -> {
             Dinode d = volume.dinode(ino);
-            return new InodeInfo(ino, d.type, d.size, (d.blocks + 1) * blockSize(), d.nlink, d.mode, d.uid, d.gid,
+            return new FileStat(ino, d.type, d.size, (d.blocks + 1) * blockSize(), d.nlink, d.mode, d.uid, d.gid,
                     d.atime, d.mtime, d.ctime, d.btime);
         }));
     }
@@ -241,7 +241,7 @@ abstract class Namespace implements MountedFileSystem {
     }
 
     @Override
-    public InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+    public FileStat setattr(long ino, AttributeChange change) throws IOException {
         glocked(NodeLocks.Plan.exclusive(ino), () -> change(() -> {
             Dinode d = volume.dinode(ino);
             if (change.isEmpty()) {

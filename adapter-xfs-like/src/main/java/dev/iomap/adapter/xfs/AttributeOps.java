@@ -5,12 +5,12 @@ import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.ns.ChainBlocks;
 import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AttributeChange;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.XattrMode;
-import dev.iomap.spi.InodeInfo;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NotLinkException;
@@ -41,12 +41,12 @@ final class AttributeOps {
         this.volume = volume;
     }
 
-    InodeInfo getattr(long ino) throws IOException {
+    FileStat getattr(long ino) throws IOException {
         InodeState inode = volume.inode(ino);
         inode.lock.lock();
         try {
             long blocks = inode.data.mappedBlocks() + inode.cow.mappedBlocks() + inode.attachedBlocks();
-            return new InodeInfo(ino, inode.type, inode.diskSize, blocks * volume.geometry.blockSize(), inode.nlink,
+            return new FileStat(ino, inode.type, inode.diskSize, blocks * volume.geometry.blockSize(), inode.nlink,
                     inode.mode, inode.uid, inode.gid, inode.atime, inode.mtime, inode.ctime, inode.btime);
         } finally {
             inode.lock.unlock();
@@ -54,7 +54,7 @@ final class AttributeOps {
     }
 
     /** Applies a change; a non-empty one but a read's access also sets ctime to now. */
-    InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+    FileStat setattr(long ino, AttributeChange change) throws IOException {
         InodeState inode = volume.inode(ino);
         if (change.mode().isPresent() && inode.type == FileType.SYMLINK) {
             throw new NotSupportedException("inode " + ino + " is a symbolic link: its mode is always 0777");

@@ -5,6 +5,7 @@ import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentMap;
 import dev.iomap.adapter.support.ExtentState;
 import dev.iomap.adapter.support.Journal;
+import dev.iomap.api.FileStat;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.DirEntry;
@@ -14,7 +15,6 @@ import dev.iomap.api.FsStat;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.XattrMode;
-import dev.iomap.spi.InodeInfo;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
@@ -129,7 +129,7 @@ final class XfsLikeMount implements MountedFileSystem {
     }
 
     @Override
-    public InodeInfo getattr(long ino) throws IOException {
+    public FileStat getattr(long ino) throws IOException {
         return read(() -> attributes.getattr(ino));
     }
 
@@ -173,8 +173,8 @@ final class XfsLikeMount implements MountedFileSystem {
     }
 
     @Override
-    public InodeInfo setattr(long ino, AttributeChange change) throws IOException {
-        InodeInfo[] result = new InodeInfo[1];
+    public FileStat setattr(long ino, AttributeChange change) throws IOException {
+        FileStat[] result = new FileStat[1];
         change(() -> {
             result[0] = attributes.setattr(ino, change);
             return 0L;

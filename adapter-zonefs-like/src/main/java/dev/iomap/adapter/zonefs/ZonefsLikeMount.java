@@ -3,9 +3,9 @@ package dev.iomap.adapter.zonefs;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileNames;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
-import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.MountedFileSystem;
@@ -110,12 +110,12 @@ final class ZonefsLikeMount implements MountedFileSystem {
     }
 
     @Override
-    public InodeInfo getattr(long ino) throws IOException {
+    public FileStat getattr(long ino) throws IOException {
         if (directories.containsKey(ino)) {
-            return new InodeInfo(ino, FileType.DIRECTORY, 0, 0, 2, mountedMillis);
+            return new FileStat(ino, FileType.DIRECTORY, 0, 0, 2, mountedMillis);
         }
         ZoneFile file = file(ino);
-        return new InodeInfo(ino, FileType.REGULAR, file.written(), file.capacity(), 1, mountedMillis);
+        return new FileStat(ino, FileType.REGULAR, file.written(), file.capacity(), 1, mountedMillis);
     }
 
     @Override

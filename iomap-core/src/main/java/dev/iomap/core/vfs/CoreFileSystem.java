@@ -10,7 +10,6 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.FsStat;
-import dev.iomap.spi.InodeInfo;
 import dev.iomap.api.IoStats;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -489,15 +488,14 @@ final class CoreFileSystem implements IomapFileSystem {
 
     FileStat stat(long ino) throws IOException {
         CachedInode cached = cache.inode(ino);
-        InodeInfo info;
+        FileStat info;
         long size;
         MountedFileSystem.FileUse use = cached != null ? mount.use(cached, false) : MountedFileSystem.FileUse.NONE;
         try (MountedFileSystem.FileUse _ = use) {
             info = mount.getattr(ino);
             size = cached != null ? cached.size() : info.size();
         }
-        return new FileStat(ino, info.type(), size, info.allocatedBytes(), info.linkCount(), info.mode(), info.uid(),
-                info.gid(), info.atime(), info.mtime(), info.ctime(), info.btime());
+        return info.withSize(size);
     }
 
     @Override
@@ -590,7 +588,7 @@ final class CoreFileSystem implements IomapFileSystem {
     private IomapFile openInode(long ino, Set<OpenFlag> flags) throws IOException {
         CachedInode inode = cache.inode(ino);
         if (inode == null) {
-            InodeInfo info = mount.getattr(ino);
+            FileStat info = mount.getattr(ino);
             inode = cache.addInode(ino, mount.blockSize(), info.size(), mount.maxFileSize(), mount.iomapOps(),
                     mount.writebackOps());
         }

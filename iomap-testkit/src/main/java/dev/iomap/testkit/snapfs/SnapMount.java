@@ -4,13 +4,13 @@ import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileNames;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.OperationNotPermittedException;
 import dev.iomap.api.XattrMode;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.IoendCompletion;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapInode;
@@ -118,13 +118,13 @@ final class SnapMount implements MountedFileSystem, IomapOps, WriteOps, Writebac
      * declared: the default mode, owner 0 and the modification time in milliseconds as all four times.
      */
     @Override
-    public synchronized InodeInfo getattr(long ino) throws IOException {
+    public synchronized FileStat getattr(long ino) throws IOException {
         Inode inode = inode(ino);
         long allocated = (long) inode.blocks.size() * blockSize;
         if (!posixAttributes) {
-            return new InodeInfo(ino, inode.type, inode.size, allocated, inode.links, inode.mtime.toEpochMilli());
+            return new FileStat(ino, inode.type, inode.size, allocated, inode.links, inode.mtime.toEpochMilli());
         }
-        return new InodeInfo(ino, inode.type, inode.size, allocated, inode.links, inode.mode, inode.uid, inode.gid,
+        return new FileStat(ino, inode.type, inode.size, allocated, inode.links, inode.mode, inode.uid, inode.gid,
                 inode.atime, inode.mtime, inode.ctime, inode.btime);
     }
 
@@ -199,7 +199,7 @@ final class SnapMount implements MountedFileSystem, IomapOps, WriteOps, Writebac
 
     /** As {@link SnapInodes#setattr}. */
     @Override
-    public synchronized InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+    public synchronized FileStat setattr(long ino, AttributeChange change) throws IOException {
         inodes.setattr(inode(ino), change);
         return getattr(ino);
     }
