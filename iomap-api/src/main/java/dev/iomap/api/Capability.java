@@ -5,7 +5,7 @@ import java.util.Set;
 
 /**
  * What an adapter can do beyond reading and writing files, declared once in
- * {@link dev.iomap.spi.FilesystemAdapter#capabilities()}. An operation whose capability is absent fails with
+ * {@link dev.iomap.spi.FileSystemAdapter#capabilities()}. An operation whose capability is absent fails with
  * {@link NotSupportedException}.
  */
 public enum Capability {

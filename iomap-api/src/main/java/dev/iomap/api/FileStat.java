@@ -4,7 +4,9 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * What {@code stat} says of a file.
+ * What {@code stat} says of a file, and what an adapter says of an inode ({@code
+ * MountedFileSystem.getattr}, whose {@code size} is the size on the device, what survives a crash; the
+ * core's {@code stat} reports the size of the cached inode instead, through {@link #withSize}).
  *
  * <p>Times carry nanoseconds. {@code atime} is kept but not advanced by reads (mounts behave as
  * {@code noatime}); {@code mtime} and {@code ctime} advance on writes and truncates, {@code ctime}
@@ -58,6 +60,15 @@ public record FileStat(long ino, FileType type, long size, long allocatedBytes, 
         this(ino, type, size, allocatedBytes, linkCount, NewInodeAttributes.defaultMode(type), 0, 0,
                 Instant.ofEpochMilli(modifiedMillis), Instant.ofEpochMilli(modifiedMillis),
                 Instant.ofEpochMilli(modifiedMillis), Instant.ofEpochMilli(modifiedMillis));
+    }
+
+    /**
+     * @param newSize the size to report, at least 0
+     * @return these attributes with {@code size} replaced (the cached size over the adapter's on-device one)
+     */
+    public FileStat withSize(long newSize) {
+        return newSize == size ? this : new FileStat(ino, type, newSize, allocatedBytes, linkCount, mode, uid, gid,
+                atime, mtime, ctime, btime);
     }
 
     /** @return whether this is a directory */

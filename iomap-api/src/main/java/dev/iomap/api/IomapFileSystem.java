@@ -381,7 +381,7 @@ public interface IomapFileSystem extends Closeable {
      * {@code XFS_FSOP_GOING_FLAGS_LOGFLUSH} ({@code godown -f}, {@code xfs_io -c "shutdown -f"}): what
      * already reached the device (every completed fsync and journal commit) is made durable with a
      * device flush; nothing cached is written back. From then on every operation of the mount fails
-     * with {@link FilesystemShutdownException} (EIO), no write reaches the device, and {@link #close()}
+     * with {@link FileSystemShutdownException} (EIO), no write reaches the device, and {@link #close()}
      * writes nothing and throws that exception; the next mount recovers the image as after a crash
      * (journal replay), with every fsync'd change in it. Idempotent. This default refuses.
      *

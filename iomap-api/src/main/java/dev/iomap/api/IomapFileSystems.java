@@ -30,7 +30,7 @@ public final class IomapFileSystems {
      * @param device the device
      * @param options block size, label, adapter properties
      * @throws NotSupportedException if no adapter has that name
-     * @throws IOException as {@link dev.iomap.spi.FilesystemAdapter#format}
+     * @throws IOException as {@link dev.iomap.spi.FileSystemAdapter#format}
      */
     public static void format(String adapter, BlockDevice device, FormatOptions options) throws IOException {
         runtime().format(adapter, device, options);
@@ -44,7 +44,7 @@ public final class IomapFileSystems {
      * @param options page-cache options and whether the flusher runs
      * @return the mounted filesystem
      * @throws NotSupportedException if no adapter has that name
-     * @throws IOException as {@link dev.iomap.spi.FilesystemAdapter#mount}
+     * @throws IOException as {@link dev.iomap.spi.FileSystemAdapter#mount}
      */
     public static IomapFileSystem mount(String adapter, BlockDevice device, MountOptions options)
             throws IOException {
@@ -57,7 +57,7 @@ public final class IomapFileSystems {
      * @param adapter the adapter's name
      * @param device the device
      * @return the report
-     * @throws IOException as {@link dev.iomap.spi.FilesystemAdapter#fsck}
+     * @throws IOException as {@link dev.iomap.spi.FileSystemAdapter#fsck}
      */
     public static FsckReport fsck(String adapter, BlockDevice device) throws IOException {
         return runtime().fsck(adapter, device, FsckOptions.METADATA);
@@ -72,7 +72,7 @@ public final class IomapFileSystems {
      * @return the report
      * @throws NotSupportedException if no adapter has that name, or for a scrub of an adapter without
      *     {@link Capability#DATA_CHECKSUMS}
-     * @throws IOException as {@link dev.iomap.spi.FilesystemAdapter#fsck(BlockDevice, FsckOptions)}
+     * @throws IOException as {@link dev.iomap.spi.FileSystemAdapter#fsck(BlockDevice, FsckOptions)}
      */
     public static FsckReport fsck(String adapter, BlockDevice device, FsckOptions options) throws IOException {
         return runtime().fsck(adapter, device, options);

@@ -15,7 +15,7 @@ import java.util.Optional;
  * @param cluster the cluster to join as one node of several sharing the device (empty: a mount of its
  *     own). {@link IomapFileSystems#mount} connects through the scheme's
  *     {@link dev.iomap.spi.lock.ClusterJoinProvider}, mounts with the adapter's
- *     {@link dev.iomap.spi.FilesystemAdapter#clusterNode cluster node} (refused with
+ *     {@link dev.iomap.spi.FileSystemAdapter#clusterNode cluster node} (refused with
  *     {@link NotSupportedException} by an adapter without one: only gfs2-like has one), and closes the
  *     connection after the unmount. Every node must open the shared device so that it reads what the
  *     others wrote (e.g. {@code FileBlockDevice.openShared} with direct I/O). An adapter's own

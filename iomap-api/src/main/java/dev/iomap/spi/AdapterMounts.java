@@ -12,7 +12,7 @@ import java.util.ServiceLoader;
  * registered {@link AdapterPlugin}: one built with constructor arguments (a cluster node's lock
  * manager, a test's planted bug), or the very instance a test kit was given. {@code iomap-core}
  * provides the engine through {@link ServiceLoader} ({@code META-INF/services/dev.iomap.spi.AdapterMounts});
- * {@link #mount(FilesystemAdapter, BlockDevice, MountOptions)} is the static way in.
+ * {@link #mount(FileSystemAdapter, BlockDevice, MountOptions)} is the static way in.
  *
  * <p>{@link dev.iomap.api.IomapFileSystems#mount} mounts by name, with the instance the plugin
  * declared; this mounts exactly the instance passed, so the adapter's {@code mount} is called on it.
@@ -22,13 +22,13 @@ public interface AdapterMounts {
     /**
      * Mounts {@code device} with {@code adapter} and wraps the result in the engine's file API.
      *
-     * @param adapter the adapter instance whose {@link FilesystemAdapter#mount} is called
+     * @param adapter the adapter instance whose {@link FileSystemAdapter#mount} is called
      * @param device a device holding {@code adapter}'s format
      * @param options mount options
      * @return the mounted filesystem; closing it unmounts
-     * @throws IOException as {@link FilesystemAdapter#mount}
+     * @throws IOException as {@link FileSystemAdapter#mount}
      */
-    IomapFileSystem mountInstance(FilesystemAdapter adapter, BlockDevice device, MountOptions options)
+    IomapFileSystem mountInstance(FileSystemAdapter adapter, BlockDevice device, MountOptions options)
             throws IOException;
 
     /**
@@ -38,10 +38,10 @@ public interface AdapterMounts {
      * @param device a device holding {@code adapter}'s format
      * @param options mount options
      * @return the mounted filesystem
-     * @throws IOException as {@link FilesystemAdapter#mount}
+     * @throws IOException as {@link FileSystemAdapter#mount}
      * @throws IllegalStateException if no engine (such as {@code iomap-core}) is on the class path
      */
-    static IomapFileSystem mount(FilesystemAdapter adapter, BlockDevice device, MountOptions options)
+    static IomapFileSystem mount(FileSystemAdapter adapter, BlockDevice device, MountOptions options)
             throws IOException {
         Objects.requireNonNull(adapter, "adapter");
         Objects.requireNonNull(device, "device");

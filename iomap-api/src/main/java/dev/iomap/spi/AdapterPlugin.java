@@ -8,12 +8,12 @@ import java.util.List;
  * once per class loader).
  *
  * <p>A plugin only declares its adapters; the core binds each into its adapter map under
- * {@link FilesystemAdapter#name()} and refuses a name that is blank or taken by another adapter.
+ * {@link FileSystemAdapter#name()} and refuses a name that is blank or taken by another adapter.
  * Implementations need a public no-argument constructor, and {@link #adapters()} must be fast and
  * free of side effects (no I/O): it runs when the runtime starts.
  */
 public interface AdapterPlugin {
 
     /** @return the adapters this plugin contributes, each with a distinct name */
-    List<FilesystemAdapter> adapters();
+    List<FileSystemAdapter> adapters();
 }

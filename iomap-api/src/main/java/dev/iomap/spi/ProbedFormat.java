@@ -1,10 +1,10 @@
 package dev.iomap.spi;
 
 /**
- * What {@link FilesystemAdapter#probeFormat} found on a device: whose filesystem it holds and with
+ * What {@link FileSystemAdapter#probeFormat} found on a device: whose filesystem it holds and with
  * which block size, as its superblock says, so that a tool (like {@code blkid}) need not be told.
  *
- * @param adapter the adapter's {@link FilesystemAdapter#name() name}
+ * @param adapter the adapter's {@link FileSystemAdapter#name() name}
  * @param blockSize the filesystem's block size in bytes, a power of two from 512 to 65536; 0 if the
  *     superblock does not say or says something out of that range
  */

@@ -1,6 +1,6 @@
 /**
  * The adapter SPI: what a filesystem adapter implements ({@link dev.iomap.spi.AdapterPlugin},
- * {@link dev.iomap.spi.FilesystemAdapter}, {@link dev.iomap.spi.MountedFilesystem},
+ * {@link dev.iomap.spi.FileSystemAdapter}, {@link dev.iomap.spi.MountedFileSystem},
  * {@link dev.iomap.spi.IomapOps}, {@link dev.iomap.spi.WritebackOps}, {@link dev.iomap.spi.WriteOps})
  * and what the core hands it ({@link dev.iomap.spi.Iomap}, {@link dev.iomap.spi.IomapInode},
  * {@link dev.iomap.spi.IoendCompletion}). Optional hooks are default methods.

@@ -3,7 +3,7 @@ package dev.iomap.cli;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.AdapterPlugin;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.spi.ProbedFormat;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -21,8 +21,8 @@ final class Adapters {
      * @return the adapter
      * @throws UsageException if no adapter has that name
      */
-    static FilesystemAdapter named(String name) throws UsageException {
-        for (FilesystemAdapter adapter : all()) {
+    static FileSystemAdapter named(String name) throws UsageException {
+        for (FileSystemAdapter adapter : all()) {
             if (adapter.name().equals(name)) {
                 return adapter;
             }
@@ -38,7 +38,7 @@ final class Adapters {
      */
     static List<String> probe(BlockDevice device) throws IOException {
         List<String> found = new ArrayList<>();
-        for (FilesystemAdapter adapter : all()) {
+        for (FileSystemAdapter adapter : all()) {
             if (adapter.probe(device)) {
                 found.add(adapter.name());
             }
@@ -53,15 +53,15 @@ final class Adapters {
      */
     static List<ProbedFormat> probeFormats(BlockDevice device) throws IOException {
         List<ProbedFormat> found = new ArrayList<>();
-        for (FilesystemAdapter adapter : all()) {
+        for (FileSystemAdapter adapter : all()) {
             adapter.probeFormat(device).ifPresent(found::add);
         }
         return found;
     }
 
     /** @return every adapter every plugin on the class path declares, in the order ServiceLoader finds them */
-    static List<FilesystemAdapter> all() {
-        List<FilesystemAdapter> adapters = new ArrayList<>();
+    static List<FileSystemAdapter> all() {
+        List<FileSystemAdapter> adapters = new ArrayList<>();
         for (AdapterPlugin plugin : ServiceLoader.load(AdapterPlugin.class)) {
             adapters.addAll(plugin.adapters());
         }

@@ -1,7 +1,7 @@
 package dev.iomap.cli;
 
 import dev.iomap.api.Capability;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import java.io.PrintWriter;
 import java.util.Comparator;
 import java.util.List;
@@ -35,7 +35,7 @@ final class AdaptersCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        for (FilesystemAdapter adapter : sorted()) {
+        for (FileSystemAdapter adapter : sorted()) {
             out.println(adapter.name() + " (" + device(adapter) + "): " + adapter.description());
             out.println("    capabilities: " + capabilities(adapter));
         }
@@ -44,17 +44,17 @@ final class AdaptersCommand implements Callable<Integer> {
     }
 
     /** @return the adapters on the class path, sorted by name */
-    static List<FilesystemAdapter> sorted() {
-        return Adapters.all().stream().sorted(Comparator.comparing(FilesystemAdapter::name)).toList();
+    static List<FileSystemAdapter> sorted() {
+        return Adapters.all().stream().sorted(Comparator.comparing(FileSystemAdapter::name)).toList();
     }
 
     /** @return "zoned device" for an adapter that needs one, "block device" otherwise */
-    static String device(FilesystemAdapter adapter) {
+    static String device(FileSystemAdapter adapter) {
         return adapter.requiresZonedDevice() ? "zoned device" : "block device";
     }
 
     /** @return the adapter's capabilities with their implications, comma separated, or "none" */
-    static String capabilities(FilesystemAdapter adapter) {
+    static String capabilities(FileSystemAdapter adapter) {
         String list = Capability.withImplied(adapter.capabilities()).stream().sorted()
                 .map(Capability::name).collect(Collectors.joining(", "));
         return list.isEmpty() ? "none" : list;

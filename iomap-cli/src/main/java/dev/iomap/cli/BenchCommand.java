@@ -221,7 +221,7 @@ final class BenchCommand implements Callable<Integer> {
         TextReport text = new TextReport(out);
         Consumer<String> notices = line -> { };
         if (formats.normal()) {
-            text.preamble(plan, settings, Iomap.version());
+            text.preamble(plan, settings, IomapCli.version());
             notices = line -> {
                 out.println(line);
                 out.flush();
@@ -232,10 +232,10 @@ final class BenchCommand implements Callable<Integer> {
             text.results(run);
         }
         if (formats.json()) {
-            out.print(JsonReport.of(run, plan, Iomap.version()));
+            out.print(JsonReport.of(run, plan, IomapCli.version()));
         }
         if (report != null) {
-            Files.writeString(report, BenchHtmlReport.of(run, Iomap.version()), StandardCharsets.UTF_8);
+            Files.writeString(report, BenchHtmlReport.of(run, IomapCli.version()), StandardCharsets.UTF_8);
         }
         out.flush();
         reportErrors(run);
@@ -297,7 +297,7 @@ final class BenchCommand implements Callable<Integer> {
                     + device + (fsOptions.isEmpty() ? "" : ", -O " + FsOptions.format(FsOptions.parse(fsOptions)))));
         }
         if (formats.json()) {
-            out.print(report.json(plan, Iomap.version()));
+            out.print(report.json(plan, IomapCli.version()));
         }
         out.flush();
         return failed;

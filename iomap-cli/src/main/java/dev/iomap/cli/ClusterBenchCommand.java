@@ -7,7 +7,7 @@ import dev.iomap.cluster.ClusterBench;
 import dev.iomap.cluster.EmbeddedZooKeeper;
 import dev.iomap.devices.FileBlockDevice;
 import dev.iomap.spi.AdapterMounts;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -63,7 +63,7 @@ final class ClusterBenchCommand implements Callable<Integer> {
             throw new UsageException("--dir " + dir + " is not a directory");
         }
         PrintWriter out = spec.commandLine().getOut();
-        FilesystemAdapter gfs2 = Adapters.named("gfs2-like");
+        FileSystemAdapter gfs2 = Adapters.named("gfs2-like");
         Path image = Files.createTempFile(dir, "iomap-cluster-bench-", ".img");
         Path zkDir = zk == null ? Files.createTempDirectory("iomap-cluster-bench-zk-") : null;
         EmbeddedZooKeeper server = null;

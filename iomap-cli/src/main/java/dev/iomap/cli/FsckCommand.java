@@ -1,7 +1,7 @@
 package dev.iomap.cli;
 
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FsckOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.IomapFileSystems;
@@ -43,7 +43,7 @@ final class FsckCommand implements Callable<Integer> {
                 StatusLine line = StatusLine.start(spec.commandLine().getErr(), (scrub ? "scrubbing " : "checking ")
                         + image.name() + " (bytes read)", () -> device.stats().bytesRead(), 0)) {
             report = IomapFileSystems.fsck(image.adapter(), device, scrub ? FsckOptions.SCRUB : FsckOptions.METADATA);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             report = new FsckReport(List.of(e.getMessage()), "nothing: the image is not readable as " + image.adapter());
         }
         String format = image.adapter() + image.probedBlockSize().stream()

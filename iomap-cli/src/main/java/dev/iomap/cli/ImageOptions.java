@@ -8,7 +8,7 @@ import dev.iomap.devices.OverlayDevice;
 import dev.iomap.devices.ZonedDevice;
 import dev.iomap.devices.nbd.NbdBlockDevice;
 import dev.iomap.devices.nbd.NbdExport;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.spi.ProbedFormat;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
  * The options every image command shares: the adapter, the image file and its block size. An image
  * is opened as a device whose logical block size is the filesystem's block size (adapters such as
  * xfs-like require them to be equal). Like {@code blkid}, the commands on an existing image read the
- * adapter and the block size from its superblock ({@link FilesystemAdapter#probeFormat}, through a
+ * adapter and the block size from its superblock ({@link FileSystemAdapter#probeFormat}, through a
  * read-only 512-byte-block view, before the image is opened): {@code --adapter} and
  * {@code --block-size} are needed only by mkfs, and one given that disagrees with the image is
  * refused in one line.

@@ -24,7 +24,7 @@ final class LogLines extends Formatter {
 
     /**
      * Replaces the handlers of the process's root logger with one on standard error in this format.
-     * Called once, by {@link Iomap#main}, before any command runs.
+     * Called once, by {@link IomapCli#main}, before any command runs.
      *
      * @param debug whether to show stack traces and debug records
      */

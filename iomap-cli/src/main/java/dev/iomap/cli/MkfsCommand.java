@@ -1,7 +1,7 @@
 package dev.iomap.cli;
 
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapFileSystem;
@@ -14,7 +14,7 @@ import dev.iomap.devices.ZoneLayout;
 import dev.iomap.devices.ZonedDevice;
 import dev.iomap.devices.nbd.NbdBlockDevice;
 import dev.iomap.devices.nbd.NbdExport;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -82,7 +82,7 @@ final class MkfsCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new UsageException("bad format options: " + e.getMessage());
         }
-        FilesystemAdapter adapter = Adapters.named(image.adapterOrDefault());
+        FileSystemAdapter adapter = Adapters.named(image.adapterOrDefault());
         ZoneLayout layout = layout(adapter, zones, blockSize);
         long capacity = layout == null ? capacity(blockSize) : layout.zonedBytes();
         try {
@@ -152,7 +152,7 @@ final class MkfsCommand implements Callable<Integer> {
      * @return the zones to make, or null for a plain image
      * @throws UsageException if the settings do not fit the adapter, the size or the block size
      */
-    private ZoneLayout layout(FilesystemAdapter adapter, ZoneOptions zones, int blockSize)
+    private ZoneLayout layout(FileSystemAdapter adapter, ZoneOptions zones, int blockSize)
             throws UsageException, IOException {
         String name = adapter.name();
         if (!adapter.requiresZonedDevice()) {
@@ -286,7 +286,7 @@ final class MkfsCommand implements Callable<Integer> {
                     ? "an emulated zoned device (" + zoned.layout().zoneCount() + " zones of "
                             + zoned.layout().zoneSize() + " bytes)"
                     : "a " + String.join(" or ", found) + " filesystem on an emulated zoned device";
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             return "an emulated zoned device whose zones cannot be read (" + e.getMessage() + ")";
         }
     }

@@ -16,7 +16,7 @@ record Cli(int status, String out, String err) {
     static Cli run(String... args) {
         var out = new ByteArrayOutputStream();
         var err = new ByteArrayOutputStream();
-        int status = Iomap.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        int status = IomapCli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Cli(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }

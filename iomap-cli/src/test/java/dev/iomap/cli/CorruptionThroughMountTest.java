@@ -136,7 +136,7 @@ class CorruptionThroughMountTest {
         String java = ProcessHandle.current().info().command().orElseThrow();
         List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
                 "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
-                Iomap.class.getName()));
+                IomapCli.class.getName()));
         command.addAll(args);
         Process process = new ProcessBuilder(command).redirectError(err.toFile()).start();
         processes.add(process);

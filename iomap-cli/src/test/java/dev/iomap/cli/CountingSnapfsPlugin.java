@@ -6,8 +6,8 @@ import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.AdapterPlugin;
-import dev.iomap.spi.FilesystemAdapter;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
@@ -36,12 +36,12 @@ public final class CountingSnapfsPlugin implements AdapterPlugin {
 
     /** @return the counting adapter */
     @Override
-    public List<FilesystemAdapter> adapters() {
+    public List<FileSystemAdapter> adapters() {
         return List.of(new CountingAdapter(SnapAdapter.without(Capability.DURABLE_FSYNC)));
     }
 
     /** snapfs under another name, its mounts counting creates. */
-    private record CountingAdapter(FilesystemAdapter snapfs) implements FilesystemAdapter {
+    private record CountingAdapter(FileSystemAdapter snapfs) implements FileSystemAdapter {
         @Override
         public String name() {
             return NAME;
@@ -63,12 +63,12 @@ public final class CountingSnapfsPlugin implements AdapterPlugin {
         }
 
         @Override
-        public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+        public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
             options.checkAdapterOptions(NAME, Set.of("weight"));
             long weight = Long.parseLong(options.adapterOption("weight").orElse("1"));
-            MountedFilesystem mount = snapfs.mount(device, options.withAdapterOptions(Map.of()));
+            MountedFileSystem mount = snapfs.mount(device, options.withAdapterOptions(Map.of()));
             AtomicLong fsyncs = new AtomicLong();
-            return (MountedFilesystem) Proxy.newProxyInstance(CountingSnapfsPlugin.class.getClassLoader(),
+            return (MountedFileSystem) Proxy.newProxyInstance(CountingSnapfsPlugin.class.getClassLoader(),
                     mount.getClass().getInterfaces(), (proxy, method, args) -> {
                         if (method.getName().equals("counters") && method.getParameterCount() == 0) {
                             long count = fsyncs.get();

@@ -188,7 +188,7 @@ class NbdImageCommandsTest {
         String java = ProcessHandle.current().info().command().orElseThrow();
         List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
                 "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
-                Iomap.class.getName()));
+                IomapCli.class.getName()));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectError(err.toFile()).start();
         processes.add(process);

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 12: every command the hostile-user pass broke now fails with one line on stderr and a
+ * Every command the hostile-user pass of issue 12 tried fails with one line on stderr and a
  * non-zero exit, no stack trace; --debug adds the stack.
  */
 @Timeout(120)

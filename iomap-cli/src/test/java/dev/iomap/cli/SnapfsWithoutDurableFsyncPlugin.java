@@ -2,7 +2,7 @@ package dev.iomap.cli;
 
 import dev.iomap.api.Capability;
 import dev.iomap.spi.AdapterPlugin;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.util.List;
 
@@ -21,7 +21,7 @@ public final class SnapfsWithoutDurableFsyncPlugin implements AdapterPlugin {
 
     /** @return snapfs without DURABLE_FSYNC */
     @Override
-    public List<FilesystemAdapter> adapters() {
+    public List<FileSystemAdapter> adapters() {
         return List.of(SnapAdapter.without(Capability.DURABLE_FSYNC));
     }
 }

@@ -101,7 +101,7 @@ class TopCommandTmuxTest {
 
     private void startTop(String session) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String command = java + " -cp " + System.getProperty("java.class.path") + " dev.iomap.cli.Iomap top "
+        String command = java + " -cp " + System.getProperty("java.class.path") + " dev.iomap.cli.IomapCli top "
                 + mountPoint + "; echo TOP-EXITED $?; sleep 60";
         run("tmux", "-L", server, "new-session", "-d", "-s", session, "-x", "120", "-y", "40",
                 "-e", "XDG_RUNTIME_DIR=" + dir.resolve("xdg"), command);

@@ -156,7 +156,7 @@ class TraceAndMetricsThroughMountTest {
         String java = ProcessHandle.current().info().command().orElseThrow();
         List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
                 "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
-                Iomap.class.getName()));
+                IomapCli.class.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectError(err.toFile());
         Map<String, String> env = builder.environment();

@@ -227,8 +227,9 @@ class ClusterIncarnationTest {
     /**
      * Item 11: a holder entry of a dead incarnation that no journal marker protects (its journal was
      * recovered, or it left without releasing it; the issue's {@code RGRP-0/holders/b.7=EX} without a
-     * {@code demote/b}): a request waited for its demotion until the glock timeout. A request that
-     * finds no demote directory for a holder now checks whether it is stale and deletes it.
+     * {@code demote/b}), which no demotion will ever answer. A request that finds no demote
+     * directory for a holder checks whether it is stale and deletes it, instead of waiting for the glock
+     * timeout.
      */
     @Test
     void aStaleHolderEntryWithoutDemoteDirectoryIsDeletedByTheNextRequest() throws Exception {

@@ -4,7 +4,7 @@ import static dev.iomap.spi.lock.LockMode.EX;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.spi.lock.LockHandle;
 import dev.iomap.spi.lock.LockName;
 import java.io.IOException;
@@ -117,7 +117,7 @@ class ClusterMembershipTest {
 
         ZkTestServer.await("the fence trips", () -> a.fence().isFenced());
         assertThatThrownBy(() -> a.fence().check()).isInstanceOf(NodeFencedException.class)
-                .isInstanceOf(FilesystemShutdownException.class).hasMessageContaining("fenced itself");
+                .isInstanceOf(FileSystemShutdownException.class).hasMessageContaining("fenced itself");
         assertThatThrownBy(() -> manager.acquire(INODE, EX, new Recorder("A", events, 0), WAIT))
                 .isInstanceOf(NodeFencedException.class);
     }

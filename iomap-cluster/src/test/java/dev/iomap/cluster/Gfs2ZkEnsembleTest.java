@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.adapter.gfs2.Gfs2LikeAdapter;
 import dev.iomap.api.ClusterSpec;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -185,14 +185,14 @@ class Gfs2ZkEnsembleTest {
      * Unmounts every node, newest first.
      *
      * @param mayBeFenced whether a node may have fenced itself, so that its unmount fails with the fence's
-     *     {@link FilesystemShutdownException} (what a fenced node's unmount does is not judged here: the
+     *     {@link FileSystemShutdownException} (what a fenced node's unmount does is not judged here: the
      *     lease and fencing rules are being reworked; see the design notes, issue 40)
      */
     private void unmountAll(boolean mayBeFenced) {
         for (int i = mounted.size() - 1; i >= 0; i--) {
             try {
                 mounted.remove(i).close();
-            } catch (FilesystemShutdownException e) {
+            } catch (FileSystemShutdownException e) {
                 if (!mayBeFenced) {
                     throw new AssertionError("an unmount failed", e);
                 }

@@ -481,11 +481,11 @@ class ZkLockManagerTest {
 
     /**
      * A demote request that reaches the new holder's demoter between its grant's transaction and the
-     * handle recording its new mode: the demoter saw {@code UN} and deleted the request unanswered,
-     * so the requester waited out its deadline. The demoter now waits for the grant in flight (its
-     * transition lock) and looks again. The seam holds the grant in that window until the other
-     * node's request has been made, and for up to two seconds more for it to be deleted (which only
-     * the old behaviour does).
+     * handle recording its new mode: a demoter that took {@code UN} for the answer would delete the
+     * request unanswered and the requester would wait out its deadline. The demoter waits for the grant
+     * in flight (its transition lock) and looks again. The seam holds the grant in that window until the
+     * other node's request has been made, and for up to two seconds more for it to be deleted (which
+     * only a demoter that does not wait does).
      */
     @Test
     void aDemoteRequestArrivingWhileTheGrantIsRecordedIsAnswered() throws Exception {

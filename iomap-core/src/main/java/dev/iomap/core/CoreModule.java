@@ -2,13 +2,13 @@ package dev.iomap.core;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.multibindings.MapBinder;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.PageCacheOptions;
 import java.util.Objects;
 
 /**
  * The core's Guice bindings. Public bindings: {@link PageCacheOptions} (the instance given here),
- * {@link IomapEngine} (singleton) and the adapter {@code MapBinder<String, FilesystemAdapter>}
+ * {@link IomapEngine} (singleton) and the adapter {@code MapBinder<String, FileSystemAdapter>}
  * (declared here, so it exists even when no plugin declares an adapter; {@code AdapterModule}
  * fills it). Side-effect free.
  */
@@ -24,6 +24,6 @@ public final class CoreModule extends AbstractModule {
     protected void configure() {
         bind(PageCacheOptions.class).toInstance(options);
         bind(IomapEngine.class);
-        MapBinder.newMapBinder(binder(), String.class, FilesystemAdapter.class);
+        MapBinder.newMapBinder(binder(), String.class, FileSystemAdapter.class);
     }
 }

@@ -2,7 +2,7 @@ package dev.iomap.core;
 
 import com.google.common.collect.ImmutableSortedMap;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
 import jakarta.inject.Inject;
@@ -17,14 +17,14 @@ import java.util.SortedMap;
 @Singleton
 public final class IomapEngine {
     private final PageCacheOptions options;
-    private final SortedMap<String, FilesystemAdapter> adapters;
+    private final SortedMap<String, FileSystemAdapter> adapters;
 
     /**
      * @param options the options every new cache uses
      * @param adapters the adapters the plugins declared, bound by name by {@code AdapterModule}
      */
     @Inject
-    public IomapEngine(PageCacheOptions options, Map<String, FilesystemAdapter> adapters) {
+    public IomapEngine(PageCacheOptions options, Map<String, FileSystemAdapter> adapters) {
         this.options = options;
         this.adapters = ImmutableSortedMap.copyOf(adapters);
     }
@@ -35,7 +35,7 @@ public final class IomapEngine {
     }
 
     /** @return every adapter by name, sorted */
-    public SortedMap<String, FilesystemAdapter> adapters() {
+    public SortedMap<String, FileSystemAdapter> adapters() {
         return adapters;
     }
 
@@ -44,8 +44,8 @@ public final class IomapEngine {
      * @return the adapter
      * @throws NotSupportedException naming the adapters there are, if none has that name
      */
-    public FilesystemAdapter adapter(String name) throws NotSupportedException {
-        FilesystemAdapter adapter = adapters.get(name);
+    public FileSystemAdapter adapter(String name) throws NotSupportedException {
+        FileSystemAdapter adapter = adapters.get(name);
         if (adapter == null) {
             throw new NotSupportedException("no adapter named '" + name + "'; available: " + adapters.keySet());
         }

@@ -4,7 +4,7 @@
  * paths, writeback with ioends, the flusher and reclaim. Applications normally reach it through
  * {@code dev.iomap.api.IomapFileSystems}, served by {@link dev.iomap.core.vfs.CoreRuntime};
  * {@link dev.iomap.core.IomapCache} is the engine used directly, on a device with no filesystem
- * ({@link dev.iomap.core.example.QuickStart}). Adapters never see this package. Which kernel function
+ * (the test program {@code dev.iomap.core.example.QuickStart}). Adapters never see this package. Which kernel function
  * each class models is in {@code docs/kernel-map.md}.
  */
 package dev.iomap.core;

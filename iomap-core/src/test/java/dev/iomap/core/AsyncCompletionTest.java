@@ -13,7 +13,7 @@ import dev.iomap.api.PageCacheOptions;
 import dev.iomap.spi.WritebackOps;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.devices.FileBlockDevice;
-import dev.iomap.devices.ForwardingBlockDevice;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

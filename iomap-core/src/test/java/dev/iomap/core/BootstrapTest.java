@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.inject.CreationException;
 import com.google.inject.Guice;
 import dev.iomap.spi.AdapterPlugin;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.core.TestAdapterPlugin.TestAdapter;
@@ -21,7 +21,7 @@ class BootstrapTest {
         IomapEngine engine = Bootstrap.start(options);
 
         assertThat(engine.adapters()).containsOnlyKeys(TestAdapterPlugin.NAME);
-        FilesystemAdapter adapter = engine.adapter(TestAdapterPlugin.NAME);
+        FileSystemAdapter adapter = engine.adapter(TestAdapterPlugin.NAME);
         assertThat(adapter).isInstanceOf(TestAdapter.class);
         assertThat(adapter.name()).isEqualTo(TestAdapterPlugin.NAME);
         assertThat(adapter.description()).isEqualTo(TestAdapterPlugin.DESCRIPTION);

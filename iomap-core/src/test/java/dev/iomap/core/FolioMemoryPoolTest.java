@@ -289,7 +289,7 @@ class FolioMemoryPoolTest {
     }
 
     /** Holds every write's completion until released; after that, writes complete as usual. */
-    private static final class HeldWrites extends dev.iomap.devices.ForwardingBlockDevice {
+    private static final class HeldWrites extends dev.iomap.device.ForwardingBlockDevice {
         private final java.util.List<java.util.concurrent.CompletableFuture<Void>> held = new java.util.ArrayList<>();
         private boolean holding = true;
 

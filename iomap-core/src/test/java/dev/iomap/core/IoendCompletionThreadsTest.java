@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
-import dev.iomap.devices.ForwardingBlockDevice;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IoendCompletion;

@@ -2,7 +2,7 @@ package dev.iomap.core;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
-import dev.iomap.devices.ForwardingBlockDevice;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.spi.IoendCompletion;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapInode;

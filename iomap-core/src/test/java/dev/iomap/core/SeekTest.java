@@ -9,7 +9,7 @@ import dev.iomap.api.InvalidRangeException;
 import dev.iomap.core.mm.Folio;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
-import dev.iomap.devices.ForwardingBlockDevice;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.api.NoDataException;
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.devices.RamBlockDevice;

@@ -1,7 +1,7 @@
 package dev.iomap.core;
 
 import dev.iomap.spi.AdapterPlugin;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import java.util.List;
 
 /**
@@ -23,7 +23,7 @@ public final class TestAdapterPlugin implements AdapterPlugin {
     public static final java.util.concurrent.atomic.AtomicInteger DECLARED = new java.util.concurrent.atomic.AtomicInteger();
 
     @Override
-    public List<FilesystemAdapter> adapters() {
+    public List<FileSystemAdapter> adapters() {
         DECLARED.incrementAndGet();
         return List.of(new TestAdapter(NAME, DESCRIPTION));
     }
@@ -34,7 +34,7 @@ public final class TestAdapterPlugin implements AdapterPlugin {
      * @param name its name
      * @param description what it models
      */
-    public record TestAdapter(String name, String description) implements FilesystemAdapter {
+    public record TestAdapter(String name, String description) implements FileSystemAdapter {
 
         @Override
         public java.util.Set<dev.iomap.api.Capability> capabilities() {
@@ -48,7 +48,7 @@ public final class TestAdapterPlugin implements AdapterPlugin {
         }
 
         @Override
-        public dev.iomap.spi.MountedFilesystem mount(dev.iomap.device.BlockDevice device,
+        public dev.iomap.spi.MountedFileSystem mount(dev.iomap.device.BlockDevice device,
                 dev.iomap.api.MountOptions options) throws dev.iomap.api.NotSupportedException {
             throw new dev.iomap.api.NotSupportedException(name + " mounts nothing");
         }

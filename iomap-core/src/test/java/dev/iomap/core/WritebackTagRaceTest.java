@@ -27,15 +27,15 @@ import org.junit.jupiter.api.Test;
  * a partial tail block). The kernel keeps the dirty tag until {@code __folio_start_writeback} swaps it
  * for the writeback tag under one lock.
  *
- * <p>Writeback to clean: the writeback flag and the writeback tag must change together. When {@code finishWriteback} cleared
+ * <p>Writeback to clean: the writeback flag and the writeback tag must change together. If {@code finishWriteback} cleared
  * the flag and removed the tag in two steps, a thread holding the folio lock could see the flag clear
  * and start writeback again (its tag insertion a no-op, the old tag still there), and then lose the
  * tag to the late removal: the folio was under writeback but untagged, so fsync's wait skipped it and
  * returned before the write and its completion work.
  *
  * <p>The interleaving is forced, not hoped for: the completing thread is stopped at the tag removal,
- * the restarting thread runs until it either finishes (the old code: the flag was already clear) or
- * blocks (the fix: the flag and tag change under one monitor), and only then is the removal let go.
+ * the restarting thread runs until it either finishes (two steps: the flag was already clear) or
+ * blocks (the flag and tag change under one monitor), and only then is the removal let go.
  */
 class WritebackTagRaceTest {
 

@@ -2,6 +2,7 @@ package dev.iomap.devices;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceIoException;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.nio.ByteBuffer;

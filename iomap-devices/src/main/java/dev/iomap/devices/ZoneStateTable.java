@@ -1,7 +1,7 @@
 package dev.iomap.devices;
 
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.device.IoPurpose;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -130,20 +130,20 @@ final class ZoneStateTable {
         ByteBuffer block = read(backing, 0, backing.blockSize());
         String where = "zoned device geometry block of " + backing;
         if (!hasMagic(block, GEOMETRY_MAGIC)) {
-            throw new CorruptFilesystemException("not a zoned device image: no " + where);
+            throw new CorruptFileSystemException("not a zoned device image: no " + where);
         }
         if (block.getInt(GEOMETRY_CRC_AT) != crc(block, GEOMETRY_CRC_AT)) {
-            throw new CorruptFilesystemException(where + " has a bad checksum");
+            throw new CorruptFileSystemException(where + " has a bad checksum");
         }
         if (block.getInt(8) != VERSION || block.getInt(12) != backing.blockSize()) {
-            throw new CorruptFilesystemException(where + " has version " + block.getInt(8) + " and block size "
+            throw new CorruptFileSystemException(where + " has version " + block.getInt(8) + " and block size "
                     + block.getInt(12) + "; expected version " + VERSION + " and " + backing.blockSize());
         }
         try {
             return new ZoneLayout(block.getLong(16), block.getLong(24), block.getInt(32), block.getInt(36),
                     block.getInt(40));
         } catch (IllegalArgumentException e) {
-            throw new CorruptFilesystemException(where + ": " + e.getMessage());
+            throw new CorruptFileSystemException(where + ": " + e.getMessage());
         }
     }
 
@@ -186,7 +186,7 @@ final class ZoneStateTable {
 
     /**
      * @return the newest slot that verifies, and what is wrong with the slots
-     * @throws CorruptFilesystemException if neither verifies
+     * @throws CorruptFileSystemException if neither verifies
      */
     static Slots readState(BlockDevice backing, ZoneLayout layout) throws IOException {
         int bytes = slotBytes(layout.zoneCount(), backing.blockSize());
@@ -197,12 +197,12 @@ final class ZoneStateTable {
             try {
                 found[slot] = readSlot(read(backing, offset, bytes), layout, backing.blockSize(),
                         "zone state slot " + slot + " at backing offset " + offset);
-            } catch (CorruptFilesystemException e) {
+            } catch (CorruptFileSystemException e) {
                 damage[slot] = e.getMessage();
             }
         }
         if (found[0] == null && found[1] == null) {
-            throw new CorruptFilesystemException("no intact zone state on " + backing + ": " + damage[0] + "; "
+            throw new CorruptFileSystemException("no intact zone state on " + backing + ": " + damage[0] + "; "
                     + damage[1] + " (both copies damaged: the write pointers cannot be recovered exactly)");
         }
         int newest = found[1] == null || (found[0] != null && found[0].sequence() >= found[1].sequence()) ? 0 : 1;
@@ -223,14 +223,14 @@ final class ZoneStateTable {
     }
 
     private static State readSlot(ByteBuffer slot, ZoneLayout layout, int blockSize, String where)
-            throws CorruptFilesystemException {
+            throws CorruptFileSystemException {
         int zones = layout.zoneCount();
         if (!hasMagic(slot, STATE_MAGIC) || slot.getInt(16) != zones) {
-            throw new CorruptFilesystemException(where + " is empty or not for " + zones + " zones");
+            throw new CorruptFileSystemException(where + " is empty or not for " + zones + " zones");
         }
         int crcAt = SLOT_HEADER_BYTES + ENTRY_BYTES * zones;
         if (slot.getInt(crcAt) != crc(slot, crcAt)) {
-            throw new CorruptFilesystemException(where + " has a bad checksum");
+            throw new CorruptFileSystemException(where + " has a bad checksum");
         }
         long[] pointers = new long[zones];
         int[] flags = new int[zones];
@@ -243,16 +243,16 @@ final class ZoneStateTable {
     }
 
     private static void checkEntry(ZoneLayout layout, int blockSize, int zone, long pointer, String where)
-            throws CorruptFilesystemException {
+            throws CorruptFileSystemException {
         if (!layout.isSequential(zone)) {
             if (pointer != -1) {
-                throw new CorruptFilesystemException(where + " gives conventional zone " + zone
+                throw new CorruptFileSystemException(where + " gives conventional zone " + zone
                         + " write pointer offset " + pointer + " (expected -1)");
             }
             return;
         }
         if (pointer < 0 || pointer > layout.zoneCapacity() || pointer % blockSize != 0) {
-            throw new CorruptFilesystemException(where + " gives zone " + zone + " write pointer offset "
+            throw new CorruptFileSystemException(where + " gives zone " + zone + " write pointer offset "
                     + pointer + ", outside its capacity " + layout.zoneCapacity() + " or not block aligned");
         }
     }

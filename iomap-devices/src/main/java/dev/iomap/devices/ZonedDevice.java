@@ -5,7 +5,7 @@ import dev.iomap.device.DeviceStats;
 import dev.iomap.device.DeviceRangeException;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.device.ReadOnlyDeviceException;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.device.Zone;
 import dev.iomap.device.ZoneCondition;
@@ -169,7 +169,7 @@ public final class ZonedDevice implements ZonedBlockDevice {
      *
      * @param backing the device holding the zones; owned by the result from now on
      * @return the zoned device
-     * @throws dev.iomap.api.CorruptFilesystemException if the backing device holds no zoned device,
+     * @throws dev.iomap.api.CorruptFileSystemException if the backing device holds no zoned device,
      *     or both copies of its zone state are damaged (one line)
      * @throws IOException if the backing device fails
      */
@@ -201,7 +201,7 @@ public final class ZonedDevice implements ZonedBlockDevice {
      * @param backing any device whose block size is at most the zoned device's (512-byte blocks
      *     find every one)
      * @return the zoned device, read-only; empty if {@code backing} holds none
-     * @throws dev.iomap.api.CorruptFilesystemException if it holds one that cannot be opened: a block
+     * @throws dev.iomap.api.CorruptFileSystemException if it holds one that cannot be opened: a block
      *     size smaller than {@code backing}'s, a layout larger than it, or both copies of the zone
      *     state damaged (one line)
      * @throws IOException if the backing device cannot be read
@@ -212,14 +212,14 @@ public final class ZonedDevice implements ZonedBlockDevice {
             return Optional.empty();
         }
         if (recorded < backing.blockSize() || Integer.bitCount(recorded) != 1) {
-            throw new CorruptFilesystemException("the zoned device on " + backing + " has " + recorded
+            throw new CorruptFileSystemException("the zoned device on " + backing + " has " + recorded
                     + "-byte blocks, which a device of " + backing.blockSize() + "-byte blocks cannot show");
         }
         var view = new ReadOnlyView(backing, recorded);
         try {
             return Optional.of(open(view));
         } catch (DeviceRangeException e) {
-            throw new CorruptFilesystemException("the zoned device on " + backing + " does not fit it: "
+            throw new CorruptFileSystemException("the zoned device on " + backing + " does not fit it: "
                     + e.getMessage());
         }
     }

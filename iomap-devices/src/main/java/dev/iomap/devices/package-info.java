@@ -18,8 +18,8 @@
  *       it as a {@link dev.iomap.devices.CutMode} says, at an exact write or flush),
  *       {@link dev.iomap.devices.FaultInjectingDevice} (I/O errors and torn writes by
  *       {@link dev.iomap.devices.Fault} rules), {@link dev.iomap.devices.CountingDevice} (counts and
- *       records requests), and the base of such wrappers,
- *       {@link dev.iomap.devices.ForwardingBlockDevice}.</li>
+ *       records requests), and the base of such wrappers (in the API),
+ *       {@link dev.iomap.device.ForwardingBlockDevice}.</li>
  * </ul>
  *
  * <p>Every device is thread-safe, counts what it does in a {@link dev.iomap.devices.DeviceCounters},

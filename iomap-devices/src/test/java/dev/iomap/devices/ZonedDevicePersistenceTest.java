@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.device.Zone;
 import dev.iomap.device.ZoneCondition;
@@ -66,7 +66,7 @@ class ZonedDevicePersistenceTest {
     @Test
     void aDeviceThatWasNeverZonedIsRefused() throws IOException {
         try (RamBlockDevice blank = new RamBlockDevice(BLOCK, LAYOUT.backingBytes(BLOCK))) {
-            assertThatThrownBy(() -> ZonedDevice.open(blank)).isInstanceOf(CorruptFilesystemException.class)
+            assertThatThrownBy(() -> ZonedDevice.open(blank)).isInstanceOf(CorruptFileSystemException.class)
                     .hasMessageContaining("not a zoned device");
         }
     }
@@ -134,7 +134,7 @@ class ZonedDevicePersistenceTest {
                 }
             }
             flipByte(image, BLOCK + (long) (1 - damaged) * slotBytes + 30);
-            assertThatThrownBy(() -> ZonedDevice.open(image.copy())).isInstanceOf(CorruptFilesystemException.class)
+            assertThatThrownBy(() -> ZonedDevice.open(image.copy())).isInstanceOf(CorruptFileSystemException.class)
                     .hasMessageContaining("no intact zone state").hasMessageNotContaining("\n");
         }
     }

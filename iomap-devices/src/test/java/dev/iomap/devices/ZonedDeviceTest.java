@@ -421,7 +421,7 @@ class ZonedDeviceTest {
      * A backing device that can hold data writes (those past the zone-state region) until released,
      * and fail the first one held; it records the offsets of the data writes it passed on.
      */
-    static final class GatedDevice extends dev.iomap.devices.ForwardingBlockDevice {
+    static final class GatedDevice extends dev.iomap.device.ForwardingBlockDevice {
         private final long dataStart;
         private final List<Long> offsets = new ArrayList<>();
         private final List<Runnable> held = new ArrayList<>();

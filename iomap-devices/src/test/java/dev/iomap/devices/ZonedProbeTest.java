@@ -3,7 +3,8 @@ package dev.iomap.devices;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.device.ReadOnlyDeviceException;
 import java.nio.ByteBuffer;
@@ -72,7 +73,7 @@ class ZonedProbeTest {
             var copy = backing.copy();
             try (var large = new ReadOnlyView(copy, BLOCK)) {
                 assertThat(ZonedDevice.holdsZones(large)).isTrue();
-                assertThatThrownBy(() -> ZonedDevice.probe(large)).isInstanceOf(CorruptFilesystemException.class)
+                assertThatThrownBy(() -> ZonedDevice.probe(large)).isInstanceOf(CorruptFileSystemException.class)
                         .hasMessageContaining("has 512-byte blocks");
             }
         }

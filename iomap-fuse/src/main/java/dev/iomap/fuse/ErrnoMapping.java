@@ -24,7 +24,7 @@ import static dev.iomap.fuse.LinuxErrno.ERANGE;
 import static dev.iomap.fuse.LinuxErrno.EROFS;
 import static dev.iomap.fuse.LinuxErrno.EUCLEAN;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.ReadOnlyDeviceException;
@@ -90,7 +90,7 @@ import java.util.concurrent.ExecutionException;
  *     {@link IllegalArgumentException}</td><td>EINVAL</td></tr>
  * <tr><td>{@link ReadOnlyDeviceException}</td><td>EROFS</td></tr>
  * <tr><td>{@link NoDataException} (no data or hole at or past EOF)</td><td>ENXIO</td></tr>
- * <tr><td>{@link CorruptFilesystemException}</td><td>EUCLEAN (XFS's EFSCORRUPTED)</td></tr>
+ * <tr><td>{@link CorruptFileSystemException}</td><td>EUCLEAN (XFS's EFSCORRUPTED)</td></tr>
  * <tr><td>{@link WritebackException}, {@link DeviceIoException}, any other exception</td><td>EIO</td></tr>
  * <tr><td>{@link ClosedChannelException} (a closed or unknown file handle)</td><td>EBADF</td></tr>
  * <tr><td>{@link OutOfMemoryError}</td><td>ENOMEM</td></tr>
@@ -141,7 +141,7 @@ public final class ErrnoMapping {
             case InvalidRangeException e -> EINVAL;
             case UnrepresentableNameException e -> EILSEQ;
             case InvalidPathException e when NAME_TOO_LONG.equals(e.getReason()) -> ENAMETOOLONG;
-            case CorruptFilesystemException e -> EUCLEAN;
+            case CorruptFileSystemException e -> EUCLEAN;
             case ClosedChannelException e -> EBADF;
             case UnsupportedOperationException e -> EOPNOTSUPP;
             case IllegalArgumentException e -> EINVAL;

@@ -6,7 +6,7 @@ import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -212,10 +212,10 @@ public final class FuseBridge {
         return shutDown;
     }
 
-    /** @throws FilesystemShutdownException (EIO) once the mount was shut down */
-    private void live() throws FilesystemShutdownException {
+    /** @throws FileSystemShutdownException (EIO) once the mount was shut down */
+    private void live() throws FileSystemShutdownException {
         if (shutDown) {
-            throw new FilesystemShutdownException(fs.adapterName() + " mount was shut down: unmount it");
+            throw new FileSystemShutdownException(fs.adapterName() + " mount was shut down: unmount it");
         }
     }
 

@@ -19,7 +19,7 @@ import java.util.Objects;
  *     page cache all the same ({@link CacheMode}), so that repeated and sequential reads are served by
  *     the kernel (Linux 6.6 or later, where a direct write drops the cached pages it covers; on an older
  *     kernel the mount ignores it); every open that may write stays direct I/O; on by default. Off: every
- *     open is direct I/O (the behaviour before issue 19), for images that something else changes too
+ *     open is direct I/O, for images that something else changes too
  * @param writebackCache whether to ask the kernel for its writeback cache ({@code FUSE_CAP_WRITEBACK_CACHE}:
  *     writes gathered in the kernel's page cache and sent in large requests at its writeback; see
  *     {@link CacheMode.Mode#WRITEBACK}); it has no effect with {@code directIo}, so it is off by default

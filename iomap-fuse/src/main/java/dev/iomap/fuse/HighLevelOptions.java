@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The {@code -o} options of libfuse's high-level API ({@code struct fuse_config}), which mounts took
- * before issue 37 and {@code fuse_session_new} refuses: those that still mean something become the
+ * The {@code -o} options of libfuse's high-level API ({@code struct fuse_config}), which fstab lines and
+ * scripts written for a high-level mount pass and {@code fuse_session_new} refuses: those that still mean something become the
  * mount's {@link CacheMode} ({@code attr_timeout}, {@code entry_timeout}, {@code direct_io},
  * {@code writeback_cache}); those the low-level binding makes moot ({@code use_ino}, {@code readdir_ino},
  * {@code hard_remove}: node ids are inode numbers and no name is ever hidden; {@code kernel_cache},

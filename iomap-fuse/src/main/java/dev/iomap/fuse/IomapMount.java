@@ -4,7 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dev.iomap.api.Capability;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceNoSpaceException;
@@ -627,12 +627,12 @@ public final class IomapMount implements AutoCloseable {
 
         /**
          * Closes the file system; after a shutdown on request ({@link FuseBridge#shutDown}) its refusal to
-         * write anything ({@link FilesystemShutdownException}) is what was asked for, not a failure.
+         * write anything ({@link FileSystemShutdownException}) is what was asked for, not a failure.
          */
         private void closeFileSystem() throws IOException {
             try {
                 fs.close();
-            } catch (FilesystemShutdownException e) {
+            } catch (FileSystemShutdownException e) {
                 if (!bridge.isShutDown()) {
                     throw e;
                 }

@@ -2,7 +2,7 @@ package dev.iomap.fuse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.device.DeviceBusyException;
 import dev.iomap.device.ReadOnlyDeviceException;
@@ -78,7 +78,7 @@ class ErrnoMappingTest {
                 row(new InvalidPathException("/" + "n".repeat(256), "name longer than 255 bytes"),
                         LinuxErrno.ENAMETOOLONG),
                 row(new IllegalArgumentException("bad"), LinuxErrno.EINVAL),
-                row(new CorruptFilesystemException("bad magic"), LinuxErrno.EUCLEAN),
+                row(new CorruptFileSystemException("bad magic"), LinuxErrno.EUCLEAN),
                 row(new WritebackException("lost", new IOException("device")), LinuxErrno.EIO),
                 row(new DeviceIoException("read", 0, 4096, null), LinuxErrno.EIO),
                 row(new dev.iomap.device.DeviceNoSpaceException("write: the host filesystem is full", 0, 4096,

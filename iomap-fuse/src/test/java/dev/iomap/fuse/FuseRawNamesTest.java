@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * File names on a real mount are the bytes a program passes, as on any Linux filesystem: names
- * that are not UTF-8 stay distinct (issue 12: {@code caf\xe9.txt} and {@code caf\xe8.txt} used to
- * become one file), readdir gives back the same bytes, and the 255-byte limit counts bytes.
+ * that are not UTF-8 stay distinct ({@code caf\xe9.txt} and {@code caf\xe8.txt} are two files, not
+ * one decoded with replacement), readdir gives back the same bytes, and the 255-byte limit counts bytes.
  *
  * <p>Names go in and come out through bash ({@code $'\xHH'} quoting, a glob, {@code printf '%s\0'}),
  * since Java's own file API would decode them. Expected names are written here as ISO-8859-1
@@ -29,8 +29,8 @@ class FuseRawNamesTest {
     /** {@code caf\xe8.txt}: Latin-1 è, not valid UTF-8. */
     private static final String CAF_E8 = "caf\u00e8.txt";
     /**
-     * {@code caf\xef\xbf\xbd.txt}: a real U+FFFD in UTF-8, what jfuse 0.7.3 (the binding before issue 37)
-     * turned both names above into.
+     * {@code caf\xef\xbf\xbd.txt}: a real U+FFFD in UTF-8, what a binding that decodes names
+     * as UTF-8 with replacement (jfuse 0.7.3) turns both names above into.
      */
     private static final String CAF_FFFD = "caf\u00ef\u00bf\u00bd.txt";
 

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 35 item 4: a write that runs out of space after some of its bytes were written is a short write,
  * as in the kernel ({@code iomap_file_buffered_write} returns the bytes written when any were): the
- * program learns how many bytes landed, and the write of the rest gets ENOSPC. It used to get ENOSPC
- * for the whole write although the file had grown by the bytes written.
+ * program learns how many bytes landed, and the write of the rest gets ENOSPC; the write that
+ * landed bytes never reports ENOSPC for all of them.
  */
 class FuseShortWriteTest {
     private static final int BS = 4096;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -74,7 +74,7 @@ class FuseShutdownTest {
             }
             bridge.ioctl(Nodes.ROOT, InodeOperations.XFS_IOC_GOINGDOWN, none, FuseBridgeTest.ROOT_USER);
             bridge.releaseAll();
-            assertThatThrownBy(fs::close).isInstanceOf(FilesystemShutdownException.class);
+            assertThatThrownBy(fs::close).isInstanceOf(FileSystemShutdownException.class);
             assertThat(device.stats().writes()).as("nothing written after the shutdown").isEqualTo(writes);
 
             try (IomapFileSystem again = IomapFileSystems.mount(SnapAdapter.NAME, device, MountOptions.defaults());

@@ -256,7 +256,7 @@ class RealToolsCopyTest {
             steps.assertAllPassed();
         }
         var problems = MountedImage.fsck(adapter, image).problems();
-        steps.check("fsck (FilesystemAdapter.fsck) after unmount", problems.isEmpty(), "problems: " + problems);
+        steps.check("fsck (FileSystemAdapter.fsck) after unmount", problems.isEmpty(), "problems: " + problems);
         mount = MountedImage.mount(adapter, image, dir.resolve("mnt"));
         for (var copy : before.entrySet()) {
             Path tree = mount.mountPoint.resolve(copy.getKey());

@@ -112,7 +112,7 @@ class RealToolsGitAndSparseTest {
             steps.assertAllPassed();
         }
         var problems = MountedImage.fsck(adapter, image).problems();
-        steps.check("fsck (FilesystemAdapter.fsck) after unmount", problems.isEmpty(), "problems: " + problems);
+        steps.check("fsck (FileSystemAdapter.fsck) after unmount", problems.isEmpty(), "problems: " + problems);
         mount = MountedImage.mount(adapter, image, dir.resolve("mnt"));
         if (made) {
             steps.run("git fsck --full after remount", dir, git("fsck", repo));

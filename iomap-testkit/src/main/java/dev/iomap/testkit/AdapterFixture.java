@@ -3,7 +3,7 @@ package dev.iomap.testkit;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
 import dev.iomap.spi.AdapterMounts;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.FsckOptions;
@@ -53,7 +53,7 @@ public final class AdapterFixture {
          * @return the mounted filesystem
          * @throws IOException as {@link AdapterMounts#mount}
          */
-        IomapFileSystem mount(FilesystemAdapter adapter, BlockDevice device, MountOptions options) throws IOException;
+        IomapFileSystem mount(FileSystemAdapter adapter, BlockDevice device, MountOptions options) throws IOException;
     }
 
     /**
@@ -64,14 +64,14 @@ public final class AdapterFixture {
     public interface DeviceLayer {
         /**
          * @param device a blank kit device
-         * @return what {@link FilesystemAdapter#format} gets
+         * @return what {@link FileSystemAdapter#format} gets
          * @throws IOException if the layer cannot be set up
          */
         BlockDevice formatting(BlockDevice device) throws IOException;
 
         /**
          * @param device a kit device holding a formatted image
-         * @return what {@link FilesystemAdapter#mount} and {@link FilesystemAdapter#fsck} get
+         * @return what {@link FileSystemAdapter#mount} and {@link FileSystemAdapter#fsck} get
          * @throws IOException if the layer cannot be opened
          */
         BlockDevice opening(BlockDevice device) throws IOException;
@@ -138,7 +138,7 @@ public final class AdapterFixture {
     };
 
     /** Everything a fixture is made of. */
-    private record Parts(FilesystemAdapter adapter, Geometry geometry, Mounter mounter, long deviceBytes,
+    private record Parts(FileSystemAdapter adapter, Geometry geometry, Mounter mounter, long deviceBytes,
             int deviceBlockSize, Map<String, String> formatProperties, KitSettings settings, boolean memoryPressure,
             Map<String, String> knownFailures, DeviceLayer layer, ExistingFiles existingFiles) {
     }
@@ -150,12 +150,12 @@ public final class AdapterFixture {
     }
 
     /**
-     * @param adapter the adapter under test; its {@link FilesystemAdapter#capabilities()} are what the
+     * @param adapter the adapter under test; its {@link FileSystemAdapter#capabilities()} are what the
      *     kit holds it to
      * @param geometry block, page and folio sizes
      * @return a fixture mounting {@code adapter} itself through {@link AdapterMounts}
      */
-    public static AdapterFixture of(FilesystemAdapter adapter, Geometry geometry) {
+    public static AdapterFixture of(FileSystemAdapter adapter, Geometry geometry) {
         return new AdapterFixture(new Parts(Objects.requireNonNull(adapter, "adapter"),
                 Objects.requireNonNull(geometry, "geometry"),
                 AdapterMounts::mount,
@@ -305,7 +305,7 @@ public final class AdapterFixture {
     }
 
     /** @return the adapter under test */
-    public FilesystemAdapter adapter() {
+    public FileSystemAdapter adapter() {
         return parts.adapter;
     }
 
@@ -351,7 +351,7 @@ public final class AdapterFixture {
      * Formats with the geometry's block size and the fixture's properties.
      *
      * @param device the device
-     * @throws IOException as {@link FilesystemAdapter#format}
+     * @throws IOException as {@link FileSystemAdapter#format}
      */
     public void format(BlockDevice device) throws IOException {
         parts.adapter.format(parts.layer.formatting(device),
@@ -360,7 +360,7 @@ public final class AdapterFixture {
 
     /**
      * @return a new device holding a freshly formatted filesystem
-     * @throws IOException as {@link FilesystemAdapter#format}
+     * @throws IOException as {@link FileSystemAdapter#format}
      */
     public RamBlockDevice newFormattedDevice() throws IOException {
         RamBlockDevice device = newDevice();
@@ -373,7 +373,7 @@ public final class AdapterFixture {
      *
      * @param device a formatted device
      * @return the mounted filesystem
-     * @throws IOException as {@link FilesystemAdapter#mount}
+     * @throws IOException as {@link FileSystemAdapter#mount}
      */
     public IomapFileSystem mount(BlockDevice device) throws IOException {
         return mount(device, false);
@@ -383,7 +383,7 @@ public final class AdapterFixture {
      * @param device a formatted device
      * @param backgroundWriteback whether the flusher runs
      * @return the mounted filesystem
-     * @throws IOException as {@link FilesystemAdapter#mount}
+     * @throws IOException as {@link FileSystemAdapter#mount}
      */
     public IomapFileSystem mount(BlockDevice device, boolean backgroundWriteback) throws IOException {
         return parts.mounter.mount(parts.adapter, parts.layer.opening(device), mountOptions(backgroundWriteback));
@@ -412,7 +412,7 @@ public final class AdapterFixture {
     /**
      * @param device an unmounted device
      * @return the adapter's check of it
-     * @throws IOException as {@link FilesystemAdapter#fsck}
+     * @throws IOException as {@link FileSystemAdapter#fsck}
      */
     public FsckReport fsck(BlockDevice device) throws IOException {
         return parts.adapter.fsck(parts.layer.opening(device));
@@ -422,7 +422,7 @@ public final class AdapterFixture {
      * @param device an unmounted device
      * @param options what to check beyond the metadata (a scrub needs {@link Capability#DATA_CHECKSUMS})
      * @return the adapter's check of it
-     * @throws IOException as {@link FilesystemAdapter#fsck(BlockDevice, FsckOptions)}
+     * @throws IOException as {@link FileSystemAdapter#fsck(BlockDevice, FsckOptions)}
      */
     public FsckReport fsck(BlockDevice device, FsckOptions options) throws IOException {
         return parts.adapter.fsck(parts.layer.opening(device), options);

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Capabilities are declared in one place ({@link dev.iomap.spi.FilesystemAdapter#capabilities()}),
+ * Capabilities are declared in one place ({@link dev.iomap.spi.FileSystemAdapter#capabilities()}),
  * the mount reports them with their implications, and every capability declared absent fails its
  * operation with {@link NotSupportedException} (a clear message, nothing half-done). A declared one
  * must not.

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.Capability;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
@@ -204,7 +204,7 @@ public abstract class DurabilityContract extends AdapterContract {
     @Test
     void aBlankDeviceIsNotAFilesystem() throws IOException {
         RamBlockDevice blank = kit().newDevice();
-        assertThatThrownBy(() -> kit().mount(blank).close()).isInstanceOf(CorruptFilesystemException.class);
+        assertThatThrownBy(() -> kit().mount(blank).close()).isInstanceOf(CorruptFileSystemException.class);
     }
 
     @Test
@@ -213,7 +213,7 @@ public abstract class DurabilityContract extends AdapterContract {
         byte[] noise = new byte[1 << 20];
         new Random(42).nextBytes(noise);
         garbage.poke(0, noise, 0, noise.length);
-        assertThatThrownBy(() -> kit().mount(garbage).close()).isInstanceOf(CorruptFilesystemException.class);
+        assertThatThrownBy(() -> kit().mount(garbage).close()).isInstanceOf(CorruptFileSystemException.class);
     }
 
     @Test

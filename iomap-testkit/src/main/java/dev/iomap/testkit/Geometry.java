@@ -3,7 +3,7 @@ package dev.iomap.testkit;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.PageCacheOptions;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +62,7 @@ public record Geometry(int blockSize, int pageSize, int maxFolioOrder) {
 
     /**
      * The standard geometries an adapter declares it supports, by what its
-     * {@link FilesystemAdapter#checkFormat} accepts: a geometry is in when formatting a device of
+     * {@link FileSystemAdapter#checkFormat} accepts: a geometry is in when formatting a device of
      * {@link AdapterFixture#DEFAULT_DEVICE_BYTES} with its block size passes the check, on the kit's
      * 512-byte sectors or on sectors of the block size (an adapter that needs the latter uses
      * {@link AdapterFixture#withDeviceBlockSizeOfFilesystem()}). A kit test class parameterised over
@@ -73,7 +73,7 @@ public record Geometry(int blockSize, int pageSize, int maxFolioOrder) {
      * @param adapter the adapter, asked only through {@code checkFormat} (nothing is written)
      * @return the supported subset of {@link #standard()}, in its order
      */
-    public static List<Geometry> supportedBy(FilesystemAdapter adapter) {
+    public static List<Geometry> supportedBy(FileSystemAdapter adapter) {
         List<Geometry> supported = new ArrayList<>();
         for (Geometry geometry : standard()) {
             if (formats(adapter, AdapterFixture.SECTOR_SIZE, geometry.blockSize())
@@ -84,7 +84,7 @@ public record Geometry(int blockSize, int pageSize, int maxFolioOrder) {
         return List.copyOf(supported);
     }
 
-    private static boolean formats(FilesystemAdapter adapter, int deviceBlockSize, int blockSize) {
+    private static boolean formats(FileSystemAdapter adapter, int deviceBlockSize, int blockSize) {
         try {
             adapter.checkFormat(deviceBlockSize, AdapterFixture.DEFAULT_DEVICE_BYTES, FormatOptions.blockSize(blockSize));
             return true;

@@ -4,6 +4,7 @@ import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.AttributeChange;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.XattrMode;
@@ -12,11 +13,10 @@ import dev.iomap.api.FsStat;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.spi.FilesystemAdapter;
-import dev.iomap.spi.InodeInfo;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.time.Instant;
@@ -43,8 +43,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Thread-safe: calls may come from any thread. Unlike a real adapter it holds state (the record),
  * so use one instance per test.
  */
-public final class RecordingAdapter implements FilesystemAdapter {
-    private final FilesystemAdapter adapter;
+public final class RecordingAdapter implements FileSystemAdapter {
+    private final FileSystemAdapter adapter;
     private final Set<Capability> capabilities;
     private final List<String> calls;
     private final Map<String, Runnable> before;
@@ -54,15 +54,15 @@ public final class RecordingAdapter implements FilesystemAdapter {
      *
      * @param adapter the adapter to wrap
      */
-    public RecordingAdapter(FilesystemAdapter adapter) {
+    public RecordingAdapter(FileSystemAdapter adapter) {
         this(adapter, adapter.capabilities());
     }
 
-    private RecordingAdapter(FilesystemAdapter adapter, Set<Capability> capabilities) {
+    private RecordingAdapter(FileSystemAdapter adapter, Set<Capability> capabilities) {
         this(adapter, capabilities, Collections.synchronizedList(new ArrayList<>()), new ConcurrentHashMap<>());
     }
 
-    private RecordingAdapter(FilesystemAdapter adapter, Set<Capability> capabilities, List<String> calls,
+    private RecordingAdapter(FileSystemAdapter adapter, Set<Capability> capabilities, List<String> calls,
             Map<String, Runnable> before) {
         this.adapter = adapter;
         this.capabilities = capabilities;
@@ -157,7 +157,7 @@ public final class RecordingAdapter implements FilesystemAdapter {
 
     /** Mounts with the wrapped adapter; the returned mount records its calls here. */
     @Override
-    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+    public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
         return new RecordingMount(adapter.mount(device, options));
     }
 
@@ -196,16 +196,16 @@ public final class RecordingAdapter implements FilesystemAdapter {
      * this record, and {@link #beforeCall} actions apply to them).
      */
     @Override
-    public FilesystemAdapter clusterNode(dev.iomap.spi.lock.ClusterJoin join)
+    public FileSystemAdapter clusterNode(dev.iomap.spi.lock.ClusterJoin join)
             throws dev.iomap.api.NotSupportedException {
         return new RecordingAdapter(adapter.clusterNode(join), capabilities, calls, before);
     }
 
     /** Passes every call on, including the SPI's default methods, and records the cache hooks. */
-    private final class RecordingMount implements MountedFilesystem {
-        private final MountedFilesystem mount;
+    private final class RecordingMount implements MountedFileSystem {
+        private final MountedFileSystem mount;
 
-        RecordingMount(MountedFilesystem mount) {
+        RecordingMount(MountedFileSystem mount) {
             this.mount = mount;
         }
 
@@ -225,7 +225,7 @@ public final class RecordingAdapter implements FilesystemAdapter {
         }
 
         @Override
-        public InodeInfo getattr(long ino) throws IOException {
+        public FileStat getattr(long ino) throws IOException {
             return mount.getattr(ino);
         }
 
@@ -287,7 +287,7 @@ public final class RecordingAdapter implements FilesystemAdapter {
         }
 
         @Override
-        public InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+        public FileStat setattr(long ino, AttributeChange change) throws IOException {
             return mount.setattr(ino, change);
         }
 

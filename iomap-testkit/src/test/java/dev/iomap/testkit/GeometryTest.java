@@ -8,8 +8,8 @@ import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.spi.FilesystemAdapter;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
 import java.util.Set;
@@ -24,7 +24,7 @@ class GeometryTest {
     }
 
     /** An adapter that is only its format check; nothing else is called. */
-    private record CheckOnly(FormatCheck check) implements FilesystemAdapter {
+    private record CheckOnly(FormatCheck check) implements FileSystemAdapter {
         @Override
         public String name() {
             return "check-only";
@@ -51,7 +51,7 @@ class GeometryTest {
         }
 
         @Override
-        public MountedFilesystem mount(BlockDevice device, MountOptions options) {
+        public MountedFileSystem mount(BlockDevice device, MountOptions options) {
             throw new UnsupportedOperationException("not called");
         }
 

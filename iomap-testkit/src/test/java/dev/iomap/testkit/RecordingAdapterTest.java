@@ -7,8 +7,8 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.MountOptions;
 import dev.iomap.devices.RamBlockDevice;
-import dev.iomap.spi.FilesystemAdapter;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -26,7 +26,7 @@ class RecordingAdapterTest {
     void recordsTheCacheHooksInOrderAndRunsTheActionBeforeItsCall() throws IOException {
         RecordingAdapter recorder = new RecordingAdapter(new SnapAdapter());
         recorder.format(device, FormatOptions.blockSize(4096));
-        MountedFilesystem mount = recorder.mount(device, MountOptions.defaults());
+        MountedFileSystem mount = recorder.mount(device, MountOptions.defaults());
         long ino = mount.create(mount.rootIno(), "f", FileType.REGULAR);
         mount.unlink(mount.rootIno(), "f");
         List<List<String>> seenByTheAction = new ArrayList<>();
@@ -58,8 +58,8 @@ class RecordingAdapterTest {
     void theMountPassesOnEveryMethodOfTheSpi() throws IOException {
         RecordingAdapter recorder = new RecordingAdapter(new SnapAdapter());
         recorder.format(device, FormatOptions.blockSize(4096));
-        MountedFilesystem mount = recorder.mount(device, MountOptions.defaults());
-        for (Method method : MountedFilesystem.class.getMethods()) {
+        MountedFileSystem mount = recorder.mount(device, MountOptions.defaults());
+        for (Method method : MountedFileSystem.class.getMethods()) {
             if (Modifier.isStatic(method.getModifiers())) {
                 continue;
             }
@@ -72,7 +72,7 @@ class RecordingAdapterTest {
     @Test
     void theAdapterPassesOnEveryMethodOfTheSpi() {
         RecordingAdapter recorder = new RecordingAdapter(new SnapAdapter());
-        for (Method method : FilesystemAdapter.class.getMethods()) {
+        for (Method method : FileSystemAdapter.class.getMethods()) {
             if (Modifier.isStatic(method.getModifiers())) {
                 continue;
             }

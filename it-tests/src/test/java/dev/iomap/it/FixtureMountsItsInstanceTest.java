@@ -12,8 +12,8 @@ import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.devices.RamBlockDevice;
-import dev.iomap.spi.FilesystemAdapter;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.Geometry;
 import java.io.IOException;
@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 class FixtureMountsItsInstanceTest {
 
     /** xfs-like under another name, counting the calls that reach this instance. */
-    private static final class Counting implements FilesystemAdapter {
-        private final FilesystemAdapter inner = new XfsLikeAdapter();
+    private static final class Counting implements FileSystemAdapter {
+        private final FileSystemAdapter inner = new XfsLikeAdapter();
         final AtomicInteger formats = new AtomicInteger();
         final AtomicInteger mounts = new AtomicInteger();
         final AtomicInteger checks = new AtomicInteger();
@@ -58,7 +58,7 @@ class FixtureMountsItsInstanceTest {
         }
 
         @Override
-        public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+        public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
             mounts.incrementAndGet();
             return inner.mount(device, options);
         }

@@ -20,7 +20,7 @@ import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
 
 /**
- * The arrows of DESIGN.md point one way: adapters (every {@code adapter-*} module, support library
+ * The module arrows (README.md, Modules) point one way: adapters (every {@code adapter-*} module, support library
  * included) and the test kit see {@code iomap-api}, never the engine in {@code dev.iomap.core}. The
  * classes are imported from the adapter jars (or reactor {@code target/classes}) on the test class
  * path; the test fails if it found none, so a broken import cannot pass silently.
@@ -78,7 +78,7 @@ class LayeringTest {
         assertThat(modules).as("adapter modules on the class path").contains("adapter-support", "adapter-xfs-like");
         assertThat(adapters).as("adapter classes imported").isNotEmpty();
         noClasses().should().dependOnClassesThat().resideInAPackage("dev.iomap.core..")
-                .because("adapters compile against iomap-api only (DESIGN.md, Modules)")
+                .because("adapters compile against iomap-api only (README.md, Modules)")
                 .check(adapters);
     }
 
@@ -88,7 +88,7 @@ class LayeringTest {
         JavaClasses kit = importModules("iomap-testkit", modules);
         assertThat(kit).as("test kit classes imported").isNotEmpty();
         noClasses().should().dependOnClassesThat().resideInAPackage("dev.iomap.core..")
-                .because("the kit tests any engine through iomap-api (DESIGN.md, Modules)")
+                .because("the kit tests any engine through iomap-api (README.md, Modules)")
                 .check(kit);
     }
 
@@ -112,7 +112,7 @@ class LayeringTest {
         assertThat(api.containPackage("dev.iomap.spi")).isTrue();
         noClasses().that().resideInAPackage("dev.iomap.device")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.iomap.api", "dev.iomap.spi")
-                .because("devices are the bottom layer (DESIGN.md, Modules)")
+                .because("devices are the bottom layer (README.md, Modules)")
                 .check(api);
         noClasses().that().resideInAPackage("dev.iomap.api")
                 .should().dependOnClassesThat().resideInAPackage("dev.iomap.spi")
@@ -193,7 +193,7 @@ class LayeringTest {
                 .importLocations(concat(modulesNamed("iomap-nio", modules), modulesNamed("iomap-fuse", modules)));
         assertThat(modules).contains("iomap-nio", "iomap-fuse");
         noClasses().should().dependOnClassesThat().resideInAPackage("dev.iomap.core..")
-                .because("NIO and FUSE serve any IomapFileSystem (DESIGN.md, Modules)")
+                .because("NIO and FUSE serve any IomapFileSystem (README.md, Modules)")
                 .check(frontEnds);
     }
 

@@ -2,7 +2,7 @@ package dev.iomap.adapter.bcachefs;
 
 import dev.iomap.adapter.bcachefs.store.KeyStore;
 import dev.iomap.api.Capability;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckOptions;
@@ -10,8 +10,8 @@ import dev.iomap.api.FsckReport;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.spi.FilesystemAdapter;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.ProbedFormat;
 import java.io.IOException;
 import java.time.Instant;
@@ -37,7 +37,7 @@ import java.util.Set;
  *
  * <p>Thread-safe and immutable; one instance serves every mount.
  */
-public final class BcachefsLikeAdapter implements FilesystemAdapter {
+public final class BcachefsLikeAdapter implements FileSystemAdapter {
     /** The adapter's name. */
     public static final String NAME = "bcachefs-like";
     /** Known mount options: none. */
@@ -93,7 +93,7 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
         try (KeyStore store = stores.format(device, config)) {
             var update = store.update();
             update.put(Keys.config(), config.encode());
-            update.put(Keys.nextIno(), Volume.counters(Keys.ROOT_INO + 1, 1));
+            update.put(Keys.nextIno(), BcachefsVolume.counters(Keys.ROOT_INO + 1, 1));
             InodeRecord root = new InodeRecord(Keys.ROOT_INO);
             Instant now = Instant.now();
             root.type = FileType.DIRECTORY;
@@ -136,7 +136,7 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
     }
 
     @Override
-    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+    public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
         options.checkAdapterOptions(NAME, MOUNT_OPTIONS);
         refuseDamage(device);
         KeyStore store = stores.open(device, false);
@@ -160,7 +160,7 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
      * zeros from a node copied over another, or write new data over blocks a forged allocation tree
      * calls free.
      *
-     * @throws CorruptFilesystemException naming the first problem in one line, and how many more
+     * @throws CorruptFileSystemException naming the first problem in one line, and how many more
      */
     private void refuseDamage(BlockDevice device) throws IOException {
         List<String> problems = fsck(device, false).problems();
@@ -169,7 +169,7 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
         }
         int more = problems.size() - 1;
         String first = problems.getFirst().strip().lines().findFirst().orElse("");
-        throw new CorruptFilesystemException(NAME + ": " + first + (more > 0 ? " (and " + more + " more problems)" : "")
+        throw new CorruptFileSystemException(NAME + ": " + first + (more > 0 ? " (and " + more + " more problems)" : "")
                 + "; run fsck");
     }
 
@@ -203,10 +203,10 @@ public final class BcachefsLikeAdapter implements FilesystemAdapter {
         List<String> problems = new ArrayList<>(stores.check(device));
         long extents = 0;
         try (KeyStore store = stores.open(device, true)) {
-            Fsck fsck = new Fsck(store, device, stores.refCounts(device));
+            BcachefsFsck fsck = new BcachefsFsck(store, device, stores.refCounts(device));
             problems.addAll(fsck.check(scrub));
             extents = fsck.heldBlocks;
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             problems.add("the store cannot be opened: " + e.getMessage());
         }
         return new FsckReport(problems, "store tree, inodes, directory entries, extents and reference counts of "

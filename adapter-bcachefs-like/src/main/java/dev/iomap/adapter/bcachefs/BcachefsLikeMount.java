@@ -7,7 +7,7 @@ import dev.iomap.adapter.bcachefs.store.KeyValue;
 import dev.iomap.adapter.bcachefs.store.StoreStats;
 import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.adapter.support.BlockRange;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
@@ -39,7 +39,7 @@ final class BcachefsLikeMount extends Namespace {
     private final DataPath data;
     private final DataSpace space;
 
-    private BcachefsLikeMount(Volume volume, BlockDevice device) {
+    private BcachefsLikeMount(BcachefsVolume volume, BlockDevice device) {
         super(volume);
         this.reader = new ExtentReader(device, volume.blockSize);
         this.space = volume.store.space();
@@ -52,13 +52,13 @@ final class BcachefsLikeMount extends Namespace {
      * @param store the store, opened read-write on {@code device}
      * @param device the device
      * @return the mount
-     * @throws CorruptFilesystemException if the config or the root is missing or damaged
+     * @throws CorruptFileSystemException if the config or the root is missing or damaged
      * @throws IOException if the device fails
      */
     static BcachefsLikeMount mount(KeyStore store, BlockDevice device) throws IOException {
         byte[] config = store.get(Keys.config())
-                .orElseThrow(() -> new CorruptFilesystemException("bcachefs-like: the config key is missing"));
-        Volume volume = new Volume(store, Config.decode(config), device);
+                .orElseThrow(() -> new CorruptFileSystemException("bcachefs-like: the config key is missing"));
+        BcachefsVolume volume = new BcachefsVolume(store, Config.decode(config), device);
         BcachefsLikeMount mount = new BcachefsLikeMount(volume, device);
         mount.locked(() -> mount.inodeOf(Keys.ROOT_INO, FileType.DIRECTORY));
         mount.finishPending();
@@ -123,7 +123,7 @@ final class BcachefsLikeMount extends Namespace {
             boolean shrink = newSize < r.size || !volume.extents(r.ino, Math.ceilDiv(newSize, blockSize()),
                     Long.MAX_VALUE, 1).isEmpty();
             r.size = newSize;
-            Volume.Tx tx = volume.tx();
+            BcachefsVolume.Tx tx = volume.tx();
             if (shrink) {
                 tx.update.put(Keys.pending(r.ino, Keys.PENDING_TRUNCATE), new byte[0]);
             }
@@ -139,7 +139,7 @@ final class BcachefsLikeMount extends Namespace {
     /** Drops the extents past {@code size} in batches, then the pending-truncate key. Caller holds the lock. */
     private void trimTo(long ino, long size) throws IOException {
         dropAll(ino, Math.ceilDiv(size, blockSize()), Long.MAX_VALUE);
-        Volume.Tx tx = volume.tx().touch(ino);
+        BcachefsVolume.Tx tx = volume.tx().touch(ino);
         tx.update.delete(Keys.pending(ino, Keys.PENDING_TRUNCATE));
         tx.commit();
     }
@@ -149,9 +149,9 @@ final class BcachefsLikeMount extends Namespace {
         long at = from;
         while (at < to) {
             InodeRecord r = volume.inode(ino).copy();
-            Volume.Tx tx = volume.tx();
-            Volume.RefDeltas refs = new Volume.RefDeltas();
-            long next = volume.dropRange(tx, r, at, to, refs, Volume.BATCH);
+            BcachefsVolume.Tx tx = volume.tx();
+            BcachefsVolume.RefDeltas refs = new BcachefsVolume.RefDeltas();
+            long next = volume.dropRange(tx, r, at, to, refs, BcachefsVolume.BATCH);
             refs.applyTo(tx.update);
             tx.put(r).commit();
             volume.cache(r);
@@ -166,7 +166,7 @@ final class BcachefsLikeMount extends Namespace {
         if (r.type == FileType.REGULAR) {
             dropAll(ino, 0, Long.MAX_VALUE);
         }
-        Volume.Tx tx = volume.tx();
+        BcachefsVolume.Tx tx = volume.tx();
         freeSmallInode(tx, ino);
         tx.commit();
         FileState st = states.remove(ino);
@@ -205,7 +205,7 @@ final class BcachefsLikeMount extends Namespace {
         long b = first;
         int maxBlocks = volume.config.extentMaxBytes() / blockSize();
         while (b < end) {
-            List<Volume.Extent> next = volume.extents(ino, b, end, 1);
+            List<BcachefsVolume.Extent> next = volume.extents(ino, b, end, 1);
             if (!next.isEmpty() && next.get(0).start() <= b) {
                 b = next.get(0).end();
                 continue;
@@ -230,8 +230,8 @@ final class BcachefsLikeMount extends Namespace {
             ExtentValue v = new ExtentValue(run.start(), blocks, zeroes.length, 0, blocks, blocks, csum,
                     Codecs.COMPRESS_NONE, Codecs.checksum(csum, zeroes, zeroes.length));
             InodeRecord r = volume.inode(ino).copy();
-            Volume.Tx tx = volume.tx();
-            Volume.RefDeltas refs = new Volume.RefDeltas();
+            BcachefsVolume.Tx tx = volume.tx();
+            BcachefsVolume.RefDeltas refs = new BcachefsVolume.RefDeltas();
             volume.insert(tx, r, b + blocks, v, refs);
             refs.applyTo(tx.update);
             tx.put(r).commit();
@@ -256,14 +256,14 @@ final class BcachefsLikeMount extends Namespace {
             dropAll(target.ino(), dst, dst + blocks);
             long at = src;
             while (at < src + blocks) {
-                List<Volume.Extent> batch = volume.extents(source.ino(), at, src + blocks, Volume.BATCH);
+                List<BcachefsVolume.Extent> batch = volume.extents(source.ino(), at, src + blocks, BcachefsVolume.BATCH);
                 if (batch.isEmpty()) {
                     break;
                 }
                 InodeRecord r = volume.inode(target.ino()).copy();
-                Volume.Tx tx = volume.tx();
-                Volume.RefDeltas refs = new Volume.RefDeltas();
-                for (Volume.Extent e : batch) {
+                BcachefsVolume.Tx tx = volume.tx();
+                BcachefsVolume.RefDeltas refs = new BcachefsVolume.RefDeltas();
+                for (BcachefsVolume.Extent e : batch) {
                     long from = Math.max(e.start(), src);
                     long to = Math.min(e.end(), src + blocks);
                     ExtentValue part = e.value().fragment((int) (from - e.start()), (int) (to - from), bs);

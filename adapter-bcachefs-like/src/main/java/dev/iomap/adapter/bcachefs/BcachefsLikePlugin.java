@@ -1,7 +1,7 @@
 package dev.iomap.adapter.bcachefs;
 
 import dev.iomap.spi.AdapterPlugin;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import java.util.List;
 
 /**
@@ -15,7 +15,7 @@ public final class BcachefsLikePlugin implements AdapterPlugin {
     }
 
     @Override
-    public List<FilesystemAdapter> adapters() {
+    public List<FileSystemAdapter> adapters() {
         return List.of(new BcachefsLikeAdapter());
     }
 }

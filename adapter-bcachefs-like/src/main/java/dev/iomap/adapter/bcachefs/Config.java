@@ -1,6 +1,6 @@
 package dev.iomap.adapter.bcachefs;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.InvalidRangeException;
 import java.nio.ByteBuffer;
@@ -101,11 +101,11 @@ record Config(int checksum, int compression, int extentMaxBytes, boolean nocow, 
     /**
      * @param value the config key's value
      * @return the config
-     * @throws CorruptFilesystemException if the value is not a valid config
+     * @throws CorruptFileSystemException if the value is not a valid config
      */
-    static Config decode(byte[] value) throws CorruptFilesystemException {
+    static Config decode(byte[] value) throws CorruptFileSystemException {
         if (value.length != BYTES) {
-            throw new CorruptFilesystemException("bcachefs-like config key has " + value.length + " bytes, not " + BYTES);
+            throw new CorruptFileSystemException("bcachefs-like config key has " + value.length + " bytes, not " + BYTES);
         }
         ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
         int version = b.getInt();
@@ -117,7 +117,7 @@ record Config(int checksum, int compression, int extentMaxBytes, boolean nocow, 
         long journal = Integer.toUnsignedLong(b.getInt());
         if (version != VERSION || checksum < 0 || checksum > Codecs.CSUM_XXHASH64 || compression < 0
                 || compression > Codecs.COMPRESS_ZSTD || extentMax < 512 || (nocow & ~1) != 0) {
-            throw new CorruptFilesystemException("bcachefs-like config key is invalid (version " + version + ", checksum "
+            throw new CorruptFileSystemException("bcachefs-like config key is invalid (version " + version + ", checksum "
                     + checksum + ", compression " + compression + ", extentmax " + extentMax + ")");
         }
         return new Config(checksum, compression, extentMax, nocow == 1, journal);

@@ -40,14 +40,14 @@ import java.util.function.Supplier;
  * compression at submission, one key per extent committed at completion.
  */
 final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
-    private final Volume volume;
+    private final BcachefsVolume volume;
     private final ExtentReader reader;
     private final LongFunction<FileState> states;
     private final DataSpace space;
     private final DataReserve reserve;
     private final int bs;
 
-    DataPath(Volume volume, ExtentReader reader, LongFunction<FileState> states) {
+    DataPath(BcachefsVolume volume, ExtentReader reader, LongFunction<FileState> states) {
         this.volume = volume;
         this.reader = reader;
         this.states = states;
@@ -101,7 +101,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         long wantEnd = wantEnd(pos, length);
         boolean writing = request.contains(IomapRequest.WRITE) || request.contains(IomapRequest.FAULT)
                 || request.contains(IomapRequest.ZERO) || request.contains(IomapRequest.UNSHARE);
-        Optional<Volume.Extent> next = volume.extentAtOrAfter(inode.ino(), first);
+        Optional<BcachefsVolume.Extent> next = volume.extentAtOrAfter(inode.ino(), first);
         boolean mapped = next.isPresent() && next.get().start() <= first;
         long end;
         if (mapped) {
@@ -118,7 +118,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         }
         Iomap iomap;
         if (mapped) {
-            Volume.Extent e = next.get();
+            BcachefsVolume.Extent e = next.get();
             long address = e.value().narrowable() ? e.value().deviceBlockOf(first - e.start()) * bs
                     : e.value().devStart() * bs;
             // A report says whether the blocks are shared (reflinked), as bcachefs's fiemap does for
@@ -133,7 +133,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
     }
 
     /** @return whether some block of {@code e} is referenced more than once (by a clone) */
-    private boolean shared(Volume.Extent e) {
+    private boolean shared(BcachefsVolume.Extent e) {
         for (long b = e.value().devStart(); b < e.value().devStart() + e.value().physBlocks(); b++) {
             if (space.refCount(b) > 1) {
                 return true;
@@ -143,7 +143,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
     }
 
     /** @return whether writeback may overwrite {@code e}'s blocks in place (nocow, no checksum, not shared) */
-    private boolean inPlace(Volume.Extent e) {
+    private boolean inPlace(BcachefsVolume.Extent e) {
         if (!volume.config.nocow() || !e.value().narrowable()) {
             return false;
         }
@@ -222,7 +222,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         long block = pos / bs;
         long end = block + dst.remaining() / bs;
         while (block < end) {
-            Optional<Volume.Extent> next = volume.extentAtOrAfter(inode.ino(), block);
+            Optional<BcachefsVolume.Extent> next = volume.extentAtOrAfter(inode.ino(), block);
             long stop = next.isPresent() ? Math.min(end, Math.max(block, next.get().start())) : end;
             if (stop > block) {
                 int bytes = (int) ((stop - block) * bs);
@@ -230,7 +230,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
                 block = stop;
                 continue;
             }
-            Volume.Extent e = next.get();
+            BcachefsVolume.Extent e = next.get();
             long n = Math.min(end, e.end()) - block;
             ByteBuffer slice = dst.slice(dst.position(), (int) (n * bs));
             reader.read(e, block - e.start(), slice);
@@ -261,7 +261,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         long first = pos / bs;
         long want = Math.min(Math.ceilDiv(length, bs), volume.config.extentMaxBytes() / bs);
         if (volume.config.nocow()) {
-            Optional<Volume.Extent> e = volume.extentAtOrAfter(inode.ino(), first);
+            Optional<BcachefsVolume.Extent> e = volume.extentAtOrAfter(inode.ino(), first);
             if (e.isPresent() && e.get().start() <= first && inPlace(e.get())) {
                 long count = Math.min(want, e.get().end() - first);
                 state.release(first, first + count, reserve);
@@ -357,8 +357,8 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         volume.meta.lock();
         try {
             InodeRecord r = volume.inode(inode.ino()).copy();
-            Volume.Tx tx = volume.tx();
-            Volume.RefDeltas refs = new Volume.RefDeltas();
+            BcachefsVolume.Tx tx = volume.tx();
+            BcachefsVolume.RefDeltas refs = new BcachefsVolume.RefDeltas();
             long sizeBlocks = Math.ceilDiv(inode.size(), bs);
             if (!s.inPlace()) {
                 if (first >= sizeBlocks) {

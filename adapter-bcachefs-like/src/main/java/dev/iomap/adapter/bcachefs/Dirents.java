@@ -4,7 +4,7 @@ import dev.iomap.adapter.bcachefs.store.BKey;
 import dev.iomap.adapter.bcachefs.store.KeyStore;
 import dev.iomap.adapter.bcachefs.store.KeyValue;
 import dev.iomap.adapter.support.ns.FileTypeCodes;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NoSpaceException;
@@ -77,22 +77,22 @@ final class Dirents {
     }
 
     /** @return the entry of a key */
-    static Dirent decode(KeyValue kv) throws CorruptFilesystemException {
+    static Dirent decode(KeyValue kv) throws CorruptFileSystemException {
         byte[] v = kv.value();
         String where = "directory entry (dir " + kv.key().inode() + ", offset " + kv.key().offset() + ")";
         if (v.length < 11) {
-            throw new CorruptFilesystemException(where + " is " + v.length + " bytes");
+            throw new CorruptFileSystemException(where + " is " + v.length + " bytes");
         }
         ByteBuffer b = ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN);
         long ino = b.getLong();
         int code = b.get() & 0xff;
         int length = b.get() & 0xff;
         if (length == 0 || v.length != 10 + length || code == FileTypeCodes.FREE || code > FileTypeCodes.SYMLINK) {
-            throw new CorruptFilesystemException(where + " is malformed (type " + code + ", name length " + length + ")");
+            throw new CorruptFileSystemException(where + " is malformed (type " + code + ", name length " + length + ")");
         }
         byte[] name = Arrays.copyOfRange(v, 10, v.length);
         if (Keys.nameHash(name) != kv.key().offset() >>> 8) {
-            throw new CorruptFilesystemException(where + " is not at its name's hash");
+            throw new CorruptFileSystemException(where + " is not at its name's hash");
         }
         return new Dirent(kv.key(), ino, FileTypeCodes.typeOf(code), FileNames.decode(name));
     }

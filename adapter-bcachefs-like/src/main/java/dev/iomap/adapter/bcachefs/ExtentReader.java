@@ -60,7 +60,7 @@ final class ExtentReader {
      * @throws ChecksumException if the extent fails its checksum or does not decompress (nothing is copied)
      * @throws IOException if the device fails
      */
-    void read(Volume.Extent e, long skip, ByteBuffer dst) throws IOException {
+    void read(BcachefsVolume.Extent e, long skip, ByteBuffer dst) throws IOException {
         ExtentValue v = e.value();
         if (v.narrowable()) {
             device.read(v.deviceBlockOf(skip) * blockSize, dst);
@@ -76,7 +76,7 @@ final class ExtentReader {
      * @return its whole uncompressed data, verified
      * @throws ChecksumException on a mismatch or bad compressed data (counted)
      */
-    byte[] verified(Volume.Extent e) throws IOException {
+    byte[] verified(BcachefsVolume.Extent e) throws IOException {
         ExtentValue v = e.value();
         CacheKey key = new CacheKey(v.devStart(), v.physBlocks(), v.storedBytes(), v.compression(), v.checksum());
         long readEpoch;
@@ -128,7 +128,7 @@ final class ExtentReader {
      * @throws ChecksumException if it fails its checksum or does not decompress
      * @throws IOException if the device fails
      */
-    static byte[] load(BlockDevice device, int blockSize, Volume.Extent e) throws IOException {
+    static byte[] load(BlockDevice device, int blockSize, BcachefsVolume.Extent e) throws IOException {
         ExtentValue v = e.value();
         byte[] stored = new byte[v.physBlocks() * blockSize];
         device.read(v.devStart() * blockSize, ByteBuffer.wrap(stored));

@@ -1,7 +1,7 @@
 package dev.iomap.adapter.bcachefs;
 
 import dev.iomap.adapter.support.BlockRange;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -46,11 +46,11 @@ record ExtentValue(long devStart, int physBlocks, int storedBytes, int offset, i
      * @param value the key's value
      * @param blockSize the filesystem block size
      * @return the extent
-     * @throws CorruptFilesystemException if the value is inconsistent
+     * @throws CorruptFileSystemException if the value is inconsistent
      */
-    static ExtentValue decode(String where, byte[] value, int blockSize) throws CorruptFilesystemException {
+    static ExtentValue decode(String where, byte[] value, int blockSize) throws CorruptFileSystemException {
         if (value.length != BYTES) {
-            throw new CorruptFilesystemException(where + ": extent value of " + value.length + " bytes");
+            throw new CorruptFileSystemException(where + ": extent value of " + value.length + " bytes");
         }
         ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
         long devStart = b.getLong();
@@ -72,7 +72,7 @@ record ExtentValue(long devStart, int physBlocks, int storedBytes, int offset, i
                 || e.compression < Codecs.COMPRESS_NONE || e.compression > Codecs.COMPRESS_ZSTD
                 || (e.compression == Codecs.COMPRESS_NONE && e.uncompressedBlocks != e.physBlocks);
         if (bad) {
-            throw new CorruptFilesystemException(where + ": inconsistent extent " + e);
+            throw new CorruptFileSystemException(where + ": inconsistent extent " + e);
         }
         return e;
     }

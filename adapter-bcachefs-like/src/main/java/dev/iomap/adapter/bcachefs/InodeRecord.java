@@ -1,7 +1,7 @@
 package dev.iomap.adapter.bcachefs;
 
 import dev.iomap.adapter.support.ns.FileTypeCodes;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -57,34 +57,34 @@ final class InodeRecord {
      * @param ino the inode number (from the key)
      * @param value the key's value
      * @return the inode
-     * @throws CorruptFilesystemException if the value is not an inode
+     * @throws CorruptFileSystemException if the value is not an inode
      */
-    static InodeRecord decode(long ino, byte[] value) throws CorruptFilesystemException {
+    static InodeRecord decode(long ino, byte[] value) throws CorruptFileSystemException {
         if (value.length != BYTES) {
-            throw new CorruptFilesystemException("inode " + ino + " has a value of " + value.length + " bytes, not "
+            throw new CorruptFileSystemException("inode " + ino + " has a value of " + value.length + " bytes, not "
                     + BYTES);
         }
         ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
         InodeRecord r = new InodeRecord(ino);
         int code = b.get() & 0xff;
         if (code == FileTypeCodes.FREE || code > FileTypeCodes.SYMLINK) {
-            throw new CorruptFilesystemException("inode " + ino + " has type code " + code);
+            throw new CorruptFileSystemException("inode " + ino + " has type code " + code);
         }
         r.type = FileTypeCodes.typeOf(code);
         b.get();
         r.mode = b.getShort() & 0xffff;
         if ((r.mode & ~07777) != 0) {
-            throw new CorruptFilesystemException("inode " + ino + " has mode " + Integer.toOctalString(r.mode));
+            throw new CorruptFileSystemException("inode " + ino + " has mode " + Integer.toOctalString(r.mode));
         }
         r.uid = b.getInt();
         r.gid = b.getInt();
         r.nlink = b.getInt();
         r.size = b.getLong();
         if (r.nlink < 0 || r.size < 0) {
-            throw new CorruptFilesystemException("inode " + ino + " has link count " + r.nlink + " and size " + r.size);
+            throw new CorruptFileSystemException("inode " + ino + " has link count " + r.nlink + " and size " + r.size);
         }
         if (r.size > MAX_SIZE) {
-            throw new CorruptFilesystemException("inode " + ino + " has size " + r.size
+            throw new CorruptFileSystemException("inode " + ino + " has size " + r.size
                     + ", past the format's largest file size " + MAX_SIZE);
         }
         r.atime = instant(b.getLong());

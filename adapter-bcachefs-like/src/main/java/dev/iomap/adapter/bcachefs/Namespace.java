@@ -5,13 +5,13 @@ import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
-import dev.iomap.spi.InodeInfo;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -30,13 +30,13 @@ import java.util.Optional;
  * whole or not at all). An inode that loses its last name gets a pending-orphan key in the same
  * transaction; {@link #destroy} (at evict, or at the next mount) frees it.
  */
-abstract class Namespace implements MountedFilesystem {
+abstract class Namespace implements MountedFileSystem {
     /** Largest encoded attribute set of one inode. */
     static final int MAX_XATTR_BYTES = 256 * 1024;
 
-    final Volume volume;
+    final BcachefsVolume volume;
 
-    Namespace(Volume volume) {
+    Namespace(BcachefsVolume volume) {
         this.volume = volume;
     }
 
@@ -102,10 +102,10 @@ abstract class Namespace implements MountedFilesystem {
     }
 
     @Override
-    public InodeInfo getattr(long ino) throws IOException {
+    public FileStat getattr(long ino) throws IOException {
         return locked(() -> {
             InodeRecord r = volume.inode(ino);
-            return new InodeInfo(ino, r.type, r.size, r.blocks * volume.blockSize, r.nlink, r.mode, r.uid, r.gid,
+            return new FileStat(ino, r.type, r.size, r.blocks * volume.blockSize, r.nlink, r.mode, r.uid, r.gid,
                     r.atime, r.mtime, r.ctime, r.btime);
         });
     }
@@ -134,7 +134,7 @@ abstract class Namespace implements MountedFilesystem {
             throws IOException {
         noEntry(dirIno, name);
         InodeRecord dir = volume.inode(dirIno);
-        Volume.Tx tx = volume.tx();
+        BcachefsVolume.Tx tx = volume.tx();
         InodeRecord r = new InodeRecord(volume.newIno(tx));
         Instant now = Instant.now();
         r.type = type;
@@ -173,7 +173,7 @@ abstract class Namespace implements MountedFilesystem {
             noEntry(dirIno, name);
             InodeRecord dir = volume.inode(dirIno);
             InodeRecord r = volume.inode(ino);
-            Volume.Tx tx = volume.tx();
+            BcachefsVolume.Tx tx = volume.tx();
             Instant now = Instant.now();
             if (r.nlink == 0) {
                 tx.update.delete(Keys.pending(ino, Keys.PENDING_ORPHAN));
@@ -188,7 +188,7 @@ abstract class Namespace implements MountedFilesystem {
     }
 
     @Override
-    public InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+    public FileStat setattr(long ino, AttributeChange change) throws IOException {
         locked(() -> {
             InodeRecord r = volume.inode(ino);
             if (change.isEmpty()) {
@@ -253,7 +253,7 @@ abstract class Namespace implements MountedFilesystem {
 
     private void storeXattrs(long ino, XattrSet attrs) throws IOException {
         InodeRecord r = volume.inode(ino);
-        Volume.Tx tx = volume.tx();
+        BcachefsVolume.Tx tx = volume.tx();
         volume.writeBlob(tx, Keys.XATTRS, ino, attrs.isEmpty() ? new byte[0] : attrs.encode());
         r.ctime = Instant.now();
         tx.put(r).commit();
@@ -293,7 +293,7 @@ abstract class Namespace implements MountedFilesystem {
             }
             InodeRecord dir = volume.inode(dirIno);
             Instant now = Instant.now();
-            Volume.Tx tx = volume.tx();
+            BcachefsVolume.Tx tx = volume.tx();
             tx.update.delete(e.key());
             touched(dir, now);
             dropName(tx, volume.inode(e.ino()), now);
@@ -303,7 +303,7 @@ abstract class Namespace implements MountedFilesystem {
     }
 
     /** One name less; at zero the inode becomes a pending orphan until evict or the next mount frees it. */
-    private void dropName(Volume.Tx tx, InodeRecord r, Instant now) {
+    private void dropName(BcachefsVolume.Tx tx, InodeRecord r, Instant now) {
         r.nlink = r.type == FileType.DIRECTORY ? 0 : r.nlink - 1;
         r.ctime = now;
         if (r.nlink == 0) {
@@ -321,7 +321,7 @@ abstract class Namespace implements MountedFilesystem {
                 throw new DirectoryNotEmptyException(name);
             }
             InodeRecord dir = volume.inode(dirIno);
-            Volume.Tx tx = volume.tx();
+            BcachefsVolume.Tx tx = volume.tx();
             tx.update.delete(e.key());
             dir.nlink--;
             touched(dir, Instant.now());
@@ -332,7 +332,7 @@ abstract class Namespace implements MountedFilesystem {
     }
 
     /** Deletes an inode without extents (a directory or symlink) in {@code tx}. */
-    void freeSmallInode(Volume.Tx tx, long ino) throws IOException {
+    void freeSmallInode(BcachefsVolume.Tx tx, long ino) throws IOException {
         volume.writeBlob(tx, Keys.XATTRS, ino, new byte[0]);
         volume.writeBlob(tx, Keys.SYMLINKS, ino, new byte[0]);
         tx.update.delete(Keys.pending(ino, Keys.PENDING_ORPHAN)).delete(Keys.pending(ino, Keys.PENDING_TRUNCATE));
@@ -348,7 +348,7 @@ abstract class Namespace implements MountedFilesystem {
             InodeRecord from = volume.inode(fromDir);
             InodeRecord to = volume.inode(toDir);
             Instant now = Instant.now();
-            Volume.Tx tx = volume.tx();
+            BcachefsVolume.Tx tx = volume.tx();
             long lost = -1;
             if (replaced.isPresent()) {
                 InodeRecord victim = volume.inode(replaced.get().ino());
@@ -396,7 +396,7 @@ abstract class Namespace implements MountedFilesystem {
             InodeRecord d1 = volume.inode(dir1);
             InodeRecord d2 = volume.inode(dir2);
             Instant now = Instant.now();
-            Volume.Tx tx = volume.tx();
+            BcachefsVolume.Tx tx = volume.tx();
             tx.update.put(a.key(), Dirents.encode(b.ino(), b.type(), name1));
             tx.update.put(b.key(), Dirents.encode(a.ino(), a.type(), name2));
             if (dir1 != dir2) {

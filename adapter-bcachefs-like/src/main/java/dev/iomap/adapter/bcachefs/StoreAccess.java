@@ -39,7 +39,7 @@ interface StoreAccess {
      * @param device the device
      * @param readOnly whether nothing may be written (fsck)
      * @return the store
-     * @throws IOException if it is damaged ({@link dev.iomap.api.CorruptFilesystemException}) or the device fails
+     * @throws IOException if it is damaged ({@link dev.iomap.api.CorruptFileSystemException}) or the device fails
      */
     KeyStore open(BlockDevice device, boolean readOnly) throws IOException;
 

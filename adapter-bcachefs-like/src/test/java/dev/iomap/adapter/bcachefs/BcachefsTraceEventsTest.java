@@ -45,7 +45,7 @@ class BcachefsTraceEventsTest {
                 f.fsync();
                 ino = fs.stat("/f").ino();
             }
-            Volume.Extent extent = Images.extents(device).getFirst();
+            BcachefsVolume.Extent extent = Images.extents(device).getFirst();
             long at = extent.value().devStart() * 4096;
             device.poke(at, new byte[] {(byte) (device.peek(at, 1)[0] ^ 1)}, 0, 1);
             MountOptions noReadahead = MountOptions.of(PageCacheOptions.builder().maxReadaheadBytes(0).build());

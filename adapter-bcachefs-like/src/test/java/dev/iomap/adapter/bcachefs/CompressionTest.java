@@ -43,7 +43,7 @@ class CompressionTest {
                 assertThat(g.stat().allocatedBytes()).as("random data").isEqualTo(random.length);
             }
         }
-        List<Volume.Extent> extents = Images.extents(device);
+        List<BcachefsVolume.Extent> extents = Images.extents(device);
         assertThat(extents).filteredOn(e -> e.ino() == 2)
                 .allSatisfy(e -> assertThat(e.value().physBlocks()).isLessThan(e.value().uncompressedBlocks()));
         assertThat(extents).filteredOn(e -> e.ino() == 3)

@@ -27,7 +27,7 @@ class CopyOnWriteTest {
             f.write(0, ByteBuffer.wrap(first));
             f.fsync();
         }
-        List<Volume.Extent> old = Images.extents(ram);
+        List<BcachefsVolume.Extent> old = Images.extents(ram);
         assertThat(old).hasSize(4);
         CountingDevice counting = new CountingDevice(ram);
         byte[] second = TestData.pattern(2, 0, 256 * 1024);
@@ -41,7 +41,7 @@ class CopyOnWriteTest {
                     .filter(r -> r.kind() == Fault.Kind.WRITE).toList();
             assertThat(writes).filteredOn(r -> r.purpose() == IoPurpose.DATA).hasSizeGreaterThanOrEqualTo(4);
             for (CountingDevice.Request w : writes) {
-                for (Volume.Extent e : old) {
+                for (BcachefsVolume.Extent e : old) {
                     long start = e.value().devStart() * 4096;
                     long end = start + e.value().physBlocks() * 4096L;
                     assertThat(w.offset() + w.length() <= start || w.offset() >= end)

@@ -31,9 +31,9 @@ class DataChecksumTest {
             f.write(0, ByteBuffer.wrap(data));
             f.fsync();
         }
-        List<Volume.Extent> extents = Images.extents(device);
+        List<BcachefsVolume.Extent> extents = Images.extents(device);
         assertThat(extents).as("64 KiB extents").hasSize(3);
-        Volume.Extent victim = extents.get(1);
+        BcachefsVolume.Extent victim = extents.get(1);
         long flipAt = victim.value().devStart() * 4096 + victim.value().storedBytes() / 2;
         byte[] one = device.peek(flipAt, 1);
         device.poke(flipAt, new byte[] {(byte) (one[0] ^ 0x10)}, 0, 1);

@@ -31,13 +31,13 @@ final class Images {
     }
 
     /** @return the data extents of an unmounted image, in key order */
-    static List<Volume.Extent> extents(BlockDevice device) throws IOException {
-        List<Volume.Extent> out = new ArrayList<>();
+    static List<BcachefsVolume.Extent> extents(BlockDevice device) throws IOException {
+        List<BcachefsVolume.Extent> out = new ArrayList<>();
         try (BtreeStore store = BtreeStore.open(device, true)) {
             for (KeyValue kv : store.scan(new BKey(Keys.EXTENTS, 0, 0), new BKey(Keys.EXTENTS + 1, 0, 0),
                     Integer.MAX_VALUE)) {
                 ExtentValue v = ExtentValue.decode("test", kv.value(), device.blockSize());
-                out.add(new Volume.Extent(kv.key().inode(), kv.key().offset() - v.logicalBlocks(), kv.key().offset(),
+                out.add(new BcachefsVolume.Extent(kv.key().inode(), kv.key().offset() - v.logicalBlocks(), kv.key().offset(),
                         v));
             }
         }

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.iomap.adapter.bcachefs.store.BKey;
 import dev.iomap.adapter.bcachefs.store.BtreeStore;
 import dev.iomap.adapter.bcachefs.store.Update;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -62,7 +62,7 @@ class MountChecksTest {
         List<String> problems = Images.ADAPTER.fsck(image.copy()).problems();
         assertThat(problems).as("fsck's report of the forged image").anyMatch(p -> p.contains(expected));
         byte[] before = image.peek(0, (int) image.capacity());
-        assertThatThrownBy(() -> Images.mount(image).close()).isInstanceOf(CorruptFilesystemException.class)
+        assertThatThrownBy(() -> Images.mount(image).close()).isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageStartingWith("bcachefs-like: " + problems.getFirst()).hasMessageEndingWith("; run fsck")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
         assertThat(Arrays.equals(image.peek(0, (int) image.capacity()), before)).as("the refused mount wrote nothing")

@@ -27,7 +27,7 @@ class NocowTest {
             f.write(0, ByteBuffer.wrap(data));
             f.fsync();
         }
-        List<Volume.Extent> before = Images.extents(ram);
+        List<BcachefsVolume.Extent> before = Images.extents(ram);
         assertThat(before).singleElement().satisfies(e -> {
             assertThat(e.value().checksumType()).isEqualTo(Codecs.CSUM_NONE);
             assertThat(e.value().narrowable()).isTrue();

@@ -12,8 +12,8 @@ import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.core.vfs.CoreRuntime;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.spi.FilesystemAdapter;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.devices.RamBlockDevice;
@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ReservationAccountingTest {
 
     /** The adapter, handing out the mount it makes. */
-    private record Capturing(BcachefsLikeMount[] mounted) implements FilesystemAdapter {
+    private record Capturing(BcachefsLikeMount[] mounted) implements FileSystemAdapter {
         @Override
         public String name() {
             return Images.ADAPTER.name();
@@ -57,7 +57,7 @@ class ReservationAccountingTest {
         }
 
         @Override
-        public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+        public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
             mounted[0] = (BcachefsLikeMount) Images.ADAPTER.mount(device, options);
             return mounted[0];
         }
@@ -76,7 +76,7 @@ class ReservationAccountingTest {
         Random random = new Random(11);
         long availableMounted;
         BcachefsLikeMount[] mounted = new BcachefsLikeMount[1];
-        FilesystemAdapter capturing = new Capturing(mounted);
+        FileSystemAdapter capturing = new Capturing(mounted);
         try (IomapFileSystem fs = CoreRuntime.mount(capturing, device, MountOptions.defaults())) {
             try (IomapFile a = fs.create("/a"); IomapFile b = fs.create("/b")) {
                 for (int i = 0; i < 200; i++) {

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 35 item 4: a write must not find out that it has no space after it copied. Writeback can take
  * the reservation of a dirty block between a write's {@code begin} (which found the block reserved)
- * and the copy into its folio; {@code putFolio} then had to reserve again and, on a full device,
- * failed the write with ENOSPC after the bytes were in the file. The kernel's rule: ENOSPC comes from
+ * and the copy into its folio; a {@code putFolio} that reserved again would, on a full device, fail
+ * the write with ENOSPC after the bytes were in the file. The kernel's rule: ENOSPC comes from
  * {@code write_begin}, before anything is copied. So the mapping goes stale ({@code valid} is checked
  * with the folio locked, after writeback of that folio is done taking), and the core's new
  * {@code begin} reserves, or fails with ENOSPC, before the copy.

@@ -2,7 +2,7 @@ package dev.iomap.adapter.bcachefs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.devices.RamBlockDevice;
@@ -55,7 +55,7 @@ class TreeNodeDamageTest {
                     }
                 }
                 reported += fsckFound ? 1 : 0;
-            } catch (CorruptFilesystemException e) {
+            } catch (CorruptFileSystemException e) {
                 assertThat(e.getMessage()).as("one line").doesNotContain("\n");
                 refused++;
             } catch (IOException e) {

@@ -1,7 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -41,7 +41,7 @@ final class Chain {
         int length = Math.min(capacity, bytes.length - from);
         ByteBuffer p = ByteBuffer.allocate(MetadataBlock.maxPayload(blockSize)).order(ByteOrder.LITTLE_ENDIAN);
         p.putLong(owner).putLong(next).putInt(length).put(bytes, from, length).clear();
-        return Layout.image(new MetadataBlock(Layout.CHAIN_TYPE, blockNo, 0, p), blockSize);
+        return Gfs2Layout.image(new MetadataBlock(Gfs2Layout.CHAIN_TYPE, blockNo, 0, p), blockSize);
     }
 
     /**
@@ -57,19 +57,19 @@ final class Chain {
     /**
      * @param block a verified chain block
      * @return its fields
-     * @throws CorruptFilesystemException if its payload is shorter than the header or its length is impossible
+     * @throws CorruptFileSystemException if its payload is shorter than the header or its length is impossible
      */
-    static Link decode(MetadataBlock block) throws CorruptFilesystemException {
+    static Link decode(MetadataBlock block) throws CorruptFileSystemException {
         ByteBuffer p = block.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
         if (p.remaining() < HEADER_BYTES) {
-            throw new CorruptFilesystemException("chain block " + block.blockNo() + ": payload of " + p.remaining()
+            throw new CorruptFileSystemException("chain block " + block.blockNo() + ": payload of " + p.remaining()
                     + " bytes, shorter than its " + HEADER_BYTES + "-byte header");
         }
         long owner = p.getLong();
         long next = p.getLong();
         int length = p.getInt();
         if (length < 0 || length > p.remaining()) {
-            throw new CorruptFilesystemException("chain block " + block.blockNo() + ": bad length " + length);
+            throw new CorruptFileSystemException("chain block " + block.blockNo() + ": bad length " + length);
         }
         byte[] bytes = new byte[length];
         p.get(bytes);

@@ -1,7 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -38,25 +38,25 @@ final class Dinode {
     Instant mtime;
     Instant ctime;
     Instant btime;
-    /** Stuffed bytes (height 0), the inode's live inline buffer: {@link Layout#stuffedCapacity()} long. */
+    /** Stuffed bytes (height 0), the inode's live inline buffer: {@link Gfs2Layout#stuffedCapacity()} long. */
     final byte[] inline;
-    /** Top pointers (height at least 1): {@link Layout#dinodePointers()} long. */
+    /** Top pointers (height at least 1): {@link Gfs2Layout#dinodePointers()} long. */
     final long[] pointers;
     /** Bytes of a directory's entries or a symbolic link's target (regular files: unused). */
     byte[] content = new byte[0];
-    /** Bytes of a chained {@link #content} as decoded, before the chain is read ({@link Volume} reads it). */
+    /** Bytes of a chained {@link #content} as decoded, before the chain is read ({@link Gfs2Volume} reads it). */
     int chainedLength;
     /** Chain blocks holding {@link #content} when it does not fit stuffed. */
     long[] contentChain = new long[0];
     /**
-     * Encoded extended attributes, or null until {@link Volume#loadXattrs} reads them: a dinode is
+     * Encoded extended attributes, or null until {@link Gfs2Volume#loadXattrs} reads them: a dinode is
      * decoded without its attribute chain, so the file's data never depends on it.
      */
     byte[] xattrs = new byte[0];
     /** Chain blocks holding {@link #xattrs} (valid once they are loaded). */
     long[] xattrChain = new long[0];
 
-    Dinode(long ino, Layout layout) {
+    Dinode(long ino, Gfs2Layout layout) {
         this.ino = ino;
         this.inline = new byte[layout.stuffedCapacity()];
         this.pointers = new long[layout.dinodePointers()];
@@ -93,7 +93,7 @@ final class Dinode {
             }
         }
         p.clear();
-        return Layout.image(new MetadataBlock(Layout.DINODE_TYPE, ino, 0, p), blockSize);
+        return Gfs2Layout.image(new MetadataBlock(Gfs2Layout.DINODE_TYPE, ino, 0, p), blockSize);
     }
 
     /**
@@ -102,13 +102,13 @@ final class Dinode {
      * @param block the verified block
      * @param layout the layout
      * @return the dinode; its content chain is read by the caller, its attribute chain when asked
-     * @throws CorruptFilesystemException if a field is out of range
+     * @throws CorruptFileSystemException if a field is out of range
      */
-    static Dinode decode(MetadataBlock block, Layout layout) throws CorruptFilesystemException {
+    static Dinode decode(MetadataBlock block, Gfs2Layout layout) throws CorruptFileSystemException {
         ByteBuffer p = block.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
         int expected = MetadataBlock.maxPayload(layout.blockSize());
         if (p.remaining() != expected) {
-            throw new CorruptFilesystemException("dinode " + block.blockNo() + ": payload of " + p.remaining()
+            throw new CorruptFileSystemException("dinode " + block.blockNo() + ": payload of " + p.remaining()
                     + " bytes, expected " + expected);
         }
         Dinode d = new Dinode(block.blockNo(), layout);
@@ -132,13 +132,13 @@ final class Dinode {
         d.btime = getTime(p, d.ino, "btime");
         int maxHeight = d.type == FileType.REGULAR ? 16 : 1;
         if (d.height > maxHeight || d.size < 0 || (d.mode & ~07777) != 0 || contentLength < 0 || d.xattrLength < 0) {
-            throw new CorruptFilesystemException("dinode " + d.ino + ": bad height " + d.height + ", size " + d.size
+            throw new CorruptFileSystemException("dinode " + d.ino + ": bad height " + d.height + ", size " + d.size
                     + ", mode " + Integer.toOctalString(d.mode) + ", content length " + contentLength
                     + " or attribute length " + d.xattrLength);
         }
         if ((d.xattrHead == 0) != (d.xattrLength == 0)
                 || Chain.blocksFor(d.xattrLength, layout.blockSize()) > layout.totalBlocks()) {
-            throw new CorruptFilesystemException("dinode " + d.ino + ": attribute chain at block " + d.xattrHead
+            throw new CorruptFileSystemException("dinode " + d.ino + ": attribute chain at block " + d.xattrHead
                     + " holding " + d.xattrLength + " bytes");
         }
         layout.checkPointer(d.xattrHead, "dinode " + d.ino + " attribute chain");
@@ -146,12 +146,12 @@ final class Dinode {
             p.get(d.inline);
             if (d.type != FileType.REGULAR) {
                 if (contentLength > d.inline.length) {
-                    throw new CorruptFilesystemException("dinode " + d.ino + ": stuffed content of " + contentLength
+                    throw new CorruptFileSystemException("dinode " + d.ino + ": stuffed content of " + contentLength
                             + " bytes does not fit in " + d.inline.length);
                 }
                 d.content = Arrays.copyOf(d.inline, contentLength);
             } else if (d.size > d.inline.length) {
-                throw new CorruptFilesystemException("dinode " + d.ino + ": stuffed file of " + d.size
+                throw new CorruptFileSystemException("dinode " + d.ino + ": stuffed file of " + d.size
                         + " bytes does not fit in " + d.inline.length);
             }
         } else {
@@ -162,7 +162,7 @@ final class Dinode {
             if (d.type != FileType.REGULAR) {
                 if (d.pointers[0] == 0 || contentLength <= d.inline.length
                         || Chain.blocksFor(contentLength, layout.blockSize()) > layout.totalBlocks()) {
-                    throw new CorruptFilesystemException("dinode " + d.ino + ": content of " + contentLength
+                    throw new CorruptFileSystemException("dinode " + d.ino + ": content of " + contentLength
                             + " bytes in a chain from block " + d.pointers[0]);
                 }
                 d.chainedLength = contentLength;
@@ -182,12 +182,12 @@ final class Dinode {
         };
     }
 
-    private static FileType typeOf(int code, long ino) throws CorruptFilesystemException {
+    private static FileType typeOf(int code, long ino) throws CorruptFileSystemException {
         return switch (code) {
             case 1 -> FileType.REGULAR;
             case 2 -> FileType.DIRECTORY;
             case 3 -> FileType.SYMLINK;
-            default -> throw new CorruptFilesystemException("dinode " + ino + ": unknown type " + code);
+            default -> throw new CorruptFileSystemException("dinode " + ino + ": unknown type " + code);
         };
     }
 
@@ -195,12 +195,12 @@ final class Dinode {
         p.putLong(time.getEpochSecond()).putInt(time.getNano());
     }
 
-    private static Instant getTime(ByteBuffer p, long ino, String which) throws CorruptFilesystemException {
+    private static Instant getTime(ByteBuffer p, long ino, String which) throws CorruptFileSystemException {
         long seconds = p.getLong();
         int nanos = p.getInt();
         if (nanos < 0 || nanos > 999_999_999 || seconds < Instant.MIN.getEpochSecond()
                 || seconds > Instant.MAX.getEpochSecond()) {
-            throw new CorruptFilesystemException("dinode " + ino + ": " + which + " of " + seconds + " seconds and "
+            throw new CorruptFileSystemException("dinode " + ino + ": " + which + " of " + seconds + " seconds and "
                     + nanos + " nanoseconds is not a time");
         }
         return Instant.ofEpochSecond(seconds, nanos);

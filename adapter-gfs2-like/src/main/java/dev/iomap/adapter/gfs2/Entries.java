@@ -2,7 +2,7 @@ package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.ns.DirectoryBlocks;
 import dev.iomap.adapter.support.ns.FileTypeCodes;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import java.io.ByteArrayOutputStream;
@@ -39,11 +39,11 @@ final class Entries {
      * @param bytes a directory's content
      * @param dirIno the directory, for messages
      * @return its entries by name
-     * @throws CorruptFilesystemException if the encoding is broken, a name is invalid (adapter-support's
+     * @throws CorruptFileSystemException if the encoding is broken, a name is invalid (adapter-support's
      *     {@link DirectoryBlocks#validName}: empty, "." or "..", holding '/' or NUL, too long) or there twice,
      *     or an inode number is below 1
      */
-    static TreeMap<String, Entry> decodeDirectory(byte[] bytes, long dirIno) throws CorruptFilesystemException {
+    static TreeMap<String, Entry> decodeDirectory(byte[] bytes, long dirIno) throws CorruptFileSystemException {
         TreeMap<String, Entry> entries = sorted();
         ByteBuffer p = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         try {
@@ -53,22 +53,22 @@ final class Entries {
                 byte[] name = new byte[p.getShort() & 0xffff];
                 p.get(name);
                 if (code < FileTypeCodes.REGULAR || code > FileTypeCodes.SYMLINK) {
-                    throw new CorruptFilesystemException("directory " + dirIno + ": entry type " + code);
+                    throw new CorruptFileSystemException("directory " + dirIno + ": entry type " + code);
                 }
                 FileType type = FileTypeCodes.typeOf(code);
                 String decoded = FileNames.decode(name);
                 if (!DirectoryBlocks.validName(decoded) || ino < 1) {
-                    throw new CorruptFilesystemException("directory " + dirIno + ": bad entry '" + printable(decoded)
+                    throw new CorruptFileSystemException("directory " + dirIno + ": bad entry '" + printable(decoded)
                             + "' -> inode " + ino + " (a name is 1 to " + FileNames.MAX_NAME_BYTES
                             + " bytes, not '.' or '..', without '/' or NUL)");
                 }
                 if (entries.put(decoded, new Entry(ino, type)) != null) {
-                    throw new CorruptFilesystemException("directory " + dirIno + ": name '" + printable(decoded)
+                    throw new CorruptFileSystemException("directory " + dirIno + ": name '" + printable(decoded)
                             + "' twice");
                 }
             }
         } catch (java.nio.BufferUnderflowException e) {
-            throw new CorruptFilesystemException("directory " + dirIno + ": entries end mid-entry");
+            throw new CorruptFileSystemException("directory " + dirIno + ": entries end mid-entry");
         }
         return entries;
     }

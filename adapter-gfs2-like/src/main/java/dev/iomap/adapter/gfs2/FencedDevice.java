@@ -1,7 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.device.BlockDevice;
-import dev.iomap.device.DeviceStats;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.device.SyncSubmit;
 import java.io.IOException;
@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * lease is over or the fence tripped. Everything a cluster mount writes goes through it: the journal,
  * metadata written home, ordered and journaled data, and the core's data writeback (gfs2-like's
  * {@code writebackSubmit} writes to this device, not to the one the core has). Reads pass through. Closing
- * it does not close the device below (the mount does not own it).
+ * it does not close the device below (the mount does not own it). Reads, the geometry and the counts are
+ * {@link ForwardingBlockDevice}'s: the device below's.
  *
  * <h2>Check, then write, in one thread</h2>
  * A check made when a write is queued says nothing about when the device gets it: a process stopped
@@ -40,7 +41,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe.
  */
-final class FencedDevice implements BlockDevice {
+final class FencedDevice extends ForwardingBlockDevice {
     /** The threads that check and write a write nobody waits for at once, as many as a direct file device has. */
     private static final int WRITE_THREADS = 4;
     private static final long IDLE_THREAD_SECONDS = 10;
@@ -52,7 +53,6 @@ final class FencedDevice implements BlockDevice {
         void check() throws IOException;
     }
 
-    private final BlockDevice below;
     private volatile Check fence;
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong lateWrites = new AtomicLong();
@@ -63,7 +63,7 @@ final class FencedDevice implements BlockDevice {
      * @param fence the fence, or null until {@link #arm} (no check: joining, before the node has one)
      */
     FencedDevice(BlockDevice below, Check fence) {
-        this.below = Objects.requireNonNull(below, "below");
+        super(below);
         this.fence = fence;
         this.writers = new ThreadPoolExecutor(WRITE_THREADS, WRITE_THREADS, IDLE_THREAD_SECONDS, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), Thread.ofPlatform().name("iomap-fenced-write-", 1).daemon().factory());
@@ -114,26 +114,6 @@ final class FencedDevice implements BlockDevice {
         }
     }
 
-    @Override
-    public int blockSize() {
-        return below.blockSize();
-    }
-
-    @Override
-    public long capacity() {
-        return below.capacity();
-    }
-
-    @Override
-    public boolean readOnly() {
-        return below.readOnly();
-    }
-
-    @Override
-    public void read(long offset, ByteBuffer dst) throws IOException {
-        below.read(offset, dst);
-    }
-
     /**
      * @return the device's write, checked right before it in the thread that makes it and again once it
      *     completed; a future failed with the check's error if either failed (before: nothing written)
@@ -141,7 +121,7 @@ final class FencedDevice implements BlockDevice {
     @Override
     public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
         if (fence == null) {
-            return below.write(offset, srcs, purpose);
+            return delegate.write(offset, srcs, purpose);
         }
         try {
             check();
@@ -171,7 +151,7 @@ final class FencedDevice implements BlockDevice {
         List<CompletableFuture<Void>> written = new ArrayList<>(1);
         try {
             check();
-            SyncSubmit.run(() -> written.add(below.write(offset, srcs, purpose)));
+            SyncSubmit.run(() -> written.add(delegate.write(offset, srcs, purpose)));
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -189,7 +169,7 @@ final class FencedDevice implements BlockDevice {
     @Override
     public void flush() throws IOException {
         check();
-        below.flush();
+        delegate.flush();
         checkAfter();
     }
 
@@ -197,13 +177,8 @@ final class FencedDevice implements BlockDevice {
     @Override
     public void discard(long offset, long length) throws IOException {
         check();
-        below.discard(offset, length);
+        delegate.discard(offset, length);
         checkAfter();
-    }
-
-    @Override
-    public DeviceStats stats() {
-        return below.stats();
     }
 
     /** Does nothing to the device below, which is the caller's; this device's own threads end when idle. */

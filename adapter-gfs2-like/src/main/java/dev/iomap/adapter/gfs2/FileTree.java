@@ -7,17 +7,17 @@ import java.util.function.LongConsumer;
 
 /**
  * A regular file's height-indexed tree: the dinode holds the top pointers, each indirect block
- * {@link Layout#indirectPointers()} more, and a tree of height {@code h} addresses
- * {@link Layout#heightBlocks(int)} blocks. Lookups walk the metapath (one index per level, GFS2's
+ * {@link Gfs2Layout#indirectPointers()} more, and a tree of height {@code h} addresses
+ * {@link Gfs2Layout#heightBlocks(int)} blocks. Lookups walk the metapath (one index per level, GFS2's
  * {@code find_metapath}) and report the run of contiguous pointers inside one pointer block as one
  * mapping, with {@link Run#boundary()} where the run reaches the end of that block. Callers hold the
  * mount's metadata lock.
  */
 final class FileTree {
-    private final Volume volume;
-    private final Layout layout;
+    private final Gfs2Volume volume;
+    private final Gfs2Layout layout;
 
-    FileTree(Volume volume) {
+    FileTree(Gfs2Volume volume) {
         this.volume = volume;
         this.layout = volume.layout;
     }

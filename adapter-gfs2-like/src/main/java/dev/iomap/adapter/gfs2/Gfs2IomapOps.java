@@ -13,7 +13,7 @@ import dev.iomap.spi.WriteOps;
 import dev.iomap.spi.WritebackContext;
 import dev.iomap.spi.WritebackIoend;
 import dev.iomap.spi.WritebackOps;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.spi.lock.LockMode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -35,8 +35,8 @@ import java.util.function.Supplier;
  */
 final class Gfs2IomapOps implements IomapOps, WritebackOps {
     private final Gfs2LikeMount mount;
-    private final Volume volume;
-    private final Transactions tx;
+    private final Gfs2Volume volume;
+    private final Gfs2Transactions tx;
     private final FileTree tree;
 
     Gfs2IomapOps(Gfs2LikeMount mount) {
@@ -132,10 +132,10 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
 
     /**
      * Blocks one write mapping may add to the running transaction: its metadata, and for a journaled
-     * file its data (whose mappings are capped to {@link Transactions#jdataMappingBlocks}).
+     * file its data (whose mappings are capped to {@link Gfs2Transactions#jdataMappingBlocks}).
      */
     private long writeReservation() {
-        return Transactions.SMALL + tx.jdataMappingBlocks();
+        return Gfs2Transactions.SMALL + tx.jdataMappingBlocks();
     }
 
     /**
@@ -413,13 +413,13 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
         try {
             Dinode d = volume.dinode(inode.ino());
             if (d.stuffed()) {
-                throw new CorruptFilesystemException("writeback of stuffed inode " + d.ino + " at " + pos);
+                throw new CorruptFileSystemException("writeback of stuffed inode " + d.ino + " at " + pos);
             }
             int bs = volume.blockSize;
             long first = pos / bs;
             FileTree.Run run = tree.lookup(d, first, Math.max(1, Math.ceilDiv(pos + length, (long) bs) - first));
             if (run.hole()) {
-                throw new CorruptFilesystemException("inode " + d.ino + ": dirty data over a hole at " + pos
+                throw new CorruptFileSystemException("inode " + d.ino + ": dirty data over a hole at " + pos
                         + " (every write allocates in begin)");
             }
             return mapping(run, IomapType.MAPPED, EnumSet.noneOf(IomapFlag.class));

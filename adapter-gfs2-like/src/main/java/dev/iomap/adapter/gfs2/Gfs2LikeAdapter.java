@@ -8,8 +8,8 @@ import dev.iomap.api.FsckReport;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.spi.FilesystemAdapter;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.ProbedFormat;
 import dev.iomap.spi.lock.ClusterContext;
 import dev.iomap.spi.lock.ClusterJoin;
@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safe; one instance serves every mount (it holds only the lock space its mounts share, if given).
  */
-public final class Gfs2LikeAdapter implements FilesystemAdapter {
+public final class Gfs2LikeAdapter implements FileSystemAdapter {
     /** The adapter's name. */
     public static final String NAME = "gfs2-like";
 
@@ -45,7 +45,7 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
 
     /**
      * Creates an adapter whose mounts are nodes of a cluster sharing one device: each mount joins
-     * through {@code cluster}, naming the filesystem by its UUID ({@link Layout#filesystemUuid}, so two
+     * through {@code cluster}, naming the filesystem by its UUID ({@link Gfs2Layout#filesystemUuid}, so two
      * images formatted alike are two clusters), which gives it its journal slot and its lock manager (the mount option
      * {@code journal=K} is refused: the cluster assigns the slot). Such a mount takes inode glocks for
      * every inode operation, resource-group glocks to allocate and free, the rename glock for renames,
@@ -107,28 +107,28 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
      */
     @Override
     public void format(BlockDevice device, FormatOptions options) throws IOException {
-        Formatter.format(device, options);
+        Gfs2Formatter.format(device, options);
     }
 
     @Override
     public void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
-        Formatter.plan(deviceBlockSize, capacity, options);
+        Gfs2Formatter.plan(deviceBlockSize, capacity, options);
     }
 
     /** @return whether block 0 carries the gfs2-like superblock magic */
     @Override
     public boolean probe(BlockDevice device) throws IOException {
-        return Layout.CODEC.probe(device, 0);
+        return Gfs2Layout.CODEC.probe(device, 0);
     }
 
     /** @return gfs2-like with the block size in the superblock payload's first field, if block 0 has the magic */
     @Override
     public Optional<ProbedFormat> probeFormat(BlockDevice device) throws IOException {
-        return Layout.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
+        return Gfs2Layout.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
     }
 
     @Override
-    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+    public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
         options.checkAdapterOptions(NAME, Gfs2LikeMount.OPTIONS);
         String data = options.adapterOption("data").orElse("ordered");
         if (!data.equals("ordered") && !data.equals("journal")) {
@@ -139,7 +139,7 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
                 throw new InvalidRangeException("gfs2-like mount option journal= is not taken on a cluster mount: "
                         + "the cluster assigns the journal");
             }
-            Layout layout = Layout.read(device);
+            Gfs2Layout layout = Gfs2Layout.read(device);
             FencedDevice fenced = new FencedDevice(device, null);
             var reclaimDue = new java.util.concurrent.atomic.AtomicBoolean();
             ClusterContext context = cluster.join(layout.filesystemUuid(device).toString(), layout.journals(),
@@ -165,12 +165,12 @@ public final class Gfs2LikeAdapter implements FilesystemAdapter {
 
     @Override
     public FsckReport fsck(BlockDevice device) throws IOException {
-        return Fsck.check(device);
+        return Gfs2Fsck.check(device);
     }
 
     /** @return {@code new Gfs2LikeAdapter(join)}: what a mount with {@code MountOptions.cluster} mounts with */
     @Override
-    public FilesystemAdapter clusterNode(ClusterJoin join) {
+    public FileSystemAdapter clusterNode(ClusterJoin join) {
         return new Gfs2LikeAdapter(join);
     }
 }

@@ -6,11 +6,11 @@ import dev.iomap.spi.lock.DemoteCallbacks;
 import dev.iomap.spi.lock.LockManager;
 import dev.iomap.spi.lock.LockName;
 import dev.iomap.spi.lock.LockMode;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileType;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NotSupportedException;
@@ -32,8 +32,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Mount reads the superblock, replays this node's journal (journal 0 unless the mount option
  * {@code journal=K} says otherwise), loads the resource groups, runs fsck's checks on the replayed
- * image ({@link Fsck#verifyForMount}: a damaged one is refused) and frees the dinodes a crash left
- * unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Transactions} for the locks.
+ * image ({@link Gfs2Fsck#verifyForMount}: a damaged one is refused) and frees the dinodes a crash left
+ * unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Gfs2Transactions} for the locks.
  */
 final class Gfs2LikeMount extends Namespace {
     /** Known mount options: {@code data=ordered|journal}, {@code journal=K}. */
@@ -51,9 +51,9 @@ final class Gfs2LikeMount extends Namespace {
     /**
      * @param reclaimDue set when unlinked inodes may wait for a cluster node to free them ({@link Iopen})
      */
-    Gfs2LikeMount(Volume volume, boolean dataJournal, LockManager locks, ClusterContext cluster,
+    Gfs2LikeMount(Gfs2Volume volume, boolean dataJournal, LockManager locks, ClusterContext cluster,
             java.util.concurrent.atomic.AtomicBoolean reclaimDue) {
-        super(volume, new Transactions(volume));
+        super(volume, new Gfs2Transactions(volume));
         this.tree = new FileTree(volume);
         this.dataJournal = dataJournal;
         this.node = new NodeLocks(this, cluster);
@@ -119,7 +119,7 @@ final class Gfs2LikeMount extends Namespace {
     @Override
     void checkLive() throws IOException {
         if (closed) {
-            throw new FilesystemShutdownException("gfs2-like mount was unmounted");
+            throw new FileSystemShutdownException("gfs2-like mount was unmounted");
         }
         node.checkFence();
         tx.checkHealthy();
@@ -230,7 +230,7 @@ final class Gfs2LikeMount extends Namespace {
     }
 
     /**
-     * Sets the size in steps of {@link Transactions#stepBlocks} blocks freed each, from the end down:
+     * Sets the size in steps of {@link Gfs2Transactions#stepBlocks} blocks freed each, from the end down:
      * after each step the dinode's size covers exactly what is left of the old data below it (no block
      * past the size but those the final size keeps), so a power cut between steps leaves a consistent,
      * shorter file.
@@ -277,7 +277,7 @@ final class Gfs2LikeMount extends Namespace {
         }
     }
 
-    /** Punches {@code [first, end)} of a file in steps of {@link Transactions#stepBlocks} blocks freed each. */
+    /** Punches {@code [first, end)} of a file in steps of {@link Gfs2Transactions#stepBlocks} blocks freed each. */
     private void punchSteps(long ino, long first, long end) throws IOException {
         boolean more = true;
         while (more) {
@@ -316,7 +316,7 @@ final class Gfs2LikeMount extends Namespace {
     }
 
     /**
-     * Unstuffs if needed, then punches and allocates in steps of {@link Transactions#stepBlocks}
+     * Unstuffs if needed, then punches and allocates in steps of {@link Gfs2Transactions#stepBlocks}
      * blocks, each its own reservation (GFS2's fallocate allocates in chunks, each a transaction): a
      * power cut between steps leaves part of the range allocated and zeroed, all consistent.
      */
@@ -574,7 +574,7 @@ final class Gfs2LikeMount extends Namespace {
         return counters;
     }
 
-    /** @return the UUID mkfs wrote, or the one derived for an older image ({@link Layout#filesystemUuid}) */
+    /** @return the UUID mkfs wrote, or the one derived for an older image ({@link Gfs2Layout#filesystemUuid}) */
     @Override
     public Optional<java.util.UUID> uuid() throws IOException {
         return Optional.of(volume.layout.filesystemUuid(volume.device));

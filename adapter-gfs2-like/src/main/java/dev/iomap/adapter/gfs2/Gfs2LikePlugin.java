@@ -1,7 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.spi.AdapterPlugin;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import java.util.List;
 
 /**
@@ -15,7 +15,7 @@ public final class Gfs2LikePlugin implements AdapterPlugin {
     }
 
     @Override
-    public List<FilesystemAdapter> adapters() {
+    public List<FileSystemAdapter> adapters() {
         return List.of(new Gfs2LikeAdapter());
     }
 }

@@ -1,13 +1,13 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
  * One indirect block of a file's tree in memory: the owner's inode number, its level (1 for blocks
- * whose pointers address data) and {@link Layout#indirectPointers()} block pointers (0 = hole). Not
+ * whose pointers address data) and {@link Gfs2Layout#indirectPointers()} block pointers (0 = hole). Not
  * thread-safe: the mount's metadata lock guards it.
  */
 final class Indirect {
@@ -37,21 +37,21 @@ final class Indirect {
             p.putLong(pointer);
         }
         p.clear();
-        return Layout.image(new MetadataBlock(Layout.INDIRECT_TYPE, blockNo, 0, p), blockSize);
+        return Gfs2Layout.image(new MetadataBlock(Gfs2Layout.INDIRECT_TYPE, blockNo, 0, p), blockSize);
     }
 
     /**
      * @param block a verified indirect block
      * @param layout the layout (pointers per block, where pointers may point)
      * @return its contents
-     * @throws CorruptFilesystemException if the payload is not a whole block's, the level is out of
+     * @throws CorruptFileSystemException if the payload is not a whole block's, the level is out of
      *     range or a pointer is neither 0 nor in the resource groups' data area
      */
-    static Indirect decode(MetadataBlock block, Layout layout) throws CorruptFilesystemException {
+    static Indirect decode(MetadataBlock block, Gfs2Layout layout) throws CorruptFileSystemException {
         ByteBuffer p = block.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
         int expected = MetadataBlock.maxPayload(layout.blockSize());
         if (p.remaining() != expected) {
-            throw new CorruptFilesystemException("indirect block " + block.blockNo() + ": payload of " + p.remaining()
+            throw new CorruptFileSystemException("indirect block " + block.blockNo() + ": payload of " + p.remaining()
                     + " bytes, expected " + expected);
         }
         int count = layout.indirectPointers();
@@ -59,7 +59,7 @@ final class Indirect {
         p.getInt();
         long owner = p.getLong();
         if (level < 1 || level > 16) {
-            throw new CorruptFilesystemException("indirect block " + block.blockNo() + ": bad level " + level);
+            throw new CorruptFileSystemException("indirect block " + block.blockNo() + ": bad level " + level);
         }
         Indirect indirect = new Indirect(block.blockNo(), owner, level, count);
         for (int i = 0; i < count; i++) {

@@ -31,7 +31,7 @@ final class MountCounters {
      *     single node
      * @return the counters, a snapshot
      */
-    static Map<String, Long> of(Journal.Stats journal, Glocks glocks, Transactions tx, Map<String, Long> cluster) {
+    static Map<String, Long> of(Journal.Stats journal, Glocks glocks, Gfs2Transactions tx, Map<String, Long> cluster) {
         Map<String, Long> counters = new LinkedHashMap<>();
         LockStats locks = glocks.stats();
         counters.put("glock.acquisitions", locks.acquisitions() + locks.cachedHolds());

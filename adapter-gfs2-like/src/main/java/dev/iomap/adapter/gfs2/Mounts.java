@@ -1,7 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.Journal;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.device.BlockDevice;
@@ -26,13 +26,13 @@ final class Mounts {
      * @param journalIndex this node's journal
      * @param locks this node's lock manager (closed at unmount)
      * @return the mount
-     * @throws CorruptFilesystemException if the image is damaged: anything fsck's checks
-     *     flag on the replayed image refuses the mount ({@link Fsck#verifyForMount})
+     * @throws CorruptFileSystemException if the image is damaged: anything fsck's checks
+     *     flag on the replayed image refuses the mount ({@link Gfs2Fsck#verifyForMount})
      * @throws IOException if the device fails
      */
     static Gfs2LikeMount mount(BlockDevice device, boolean dataJournal, int journalIndex, LockManager locks)
             throws IOException {
-        return mount(device, Layout.read(device), dataJournal, journalIndex, locks, null,
+        return mount(device, Gfs2Layout.read(device), dataJournal, journalIndex, locks, null,
                 new java.util.concurrent.atomic.AtomicBoolean());
     }
 
@@ -51,7 +51,7 @@ final class Mounts {
      * @return the mount
      * @throws IOException if this node's journal cannot be replayed or the device fails
      */
-    static Gfs2LikeMount mountNode(BlockDevice device, Layout layout, boolean dataJournal, ClusterContext cluster,
+    static Gfs2LikeMount mountNode(BlockDevice device, Gfs2Layout layout, boolean dataJournal, ClusterContext cluster,
             java.util.concurrent.atomic.AtomicBoolean reclaimDue) throws IOException {
         reclaimDue.set(true);
         try {
@@ -76,7 +76,7 @@ final class Mounts {
      * @return the transactions it replayed
      * @throws IOException if the journal is damaged or the device fails
      */
-    static long replayJournal(BlockDevice device, Layout layout, int slot) throws IOException {
+    static long replayJournal(BlockDevice device, Gfs2Layout layout, int slot) throws IOException {
         if (slot < 0 || slot >= layout.journals()) {
             throw new InvalidRangeException("journal " + slot + " does not exist: the filesystem has "
                     + layout.journals() + " journals");
@@ -84,7 +84,7 @@ final class Mounts {
         return Journal.open(device, layout.journalStart(slot), layout.journalBlocks()).replay().transactions();
     }
 
-    private static Gfs2LikeMount mount(BlockDevice device, Layout layout, boolean dataJournal, int journalIndex,
+    private static Gfs2LikeMount mount(BlockDevice device, Gfs2Layout layout, boolean dataJournal, int journalIndex,
             LockManager locks, ClusterContext cluster, java.util.concurrent.atomic.AtomicBoolean reclaimDue)
             throws IOException {
         if (journalIndex < 0 || journalIndex >= layout.journals()) {
@@ -93,10 +93,10 @@ final class Mounts {
         }
         Journal journal = Journal.open(device, layout.journalStart(journalIndex), layout.journalBlocks());
         journal.replay();
-        ResourceGroup[] rgs = Volume.loadRgrps(journal, layout);
-        Volume volume = new Volume(device, layout, journal, rgs);
+        ResourceGroup[] rgs = Gfs2Volume.loadRgrps(journal, layout);
+        Gfs2Volume volume = new Gfs2Volume(device, layout, journal, rgs);
         if (cluster == null) {
-            Fsck.verifyForMount(volume);
+            Gfs2Fsck.verifyForMount(volume);
         }
         Gfs2LikeMount mount = new Gfs2LikeMount(volume, dataJournal, locks, cluster, reclaimDue);
         mount.node.glocked(NodeLocks.Plan.shared(layout.rootIno()),

@@ -5,12 +5,12 @@ import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
-import dev.iomap.spi.InodeInfo;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -29,11 +29,11 @@ import java.util.TreeMap;
  * change joins the running transaction under the metadata lock, so one operation commits whole or
  * not at all.
  */
-abstract class Namespace implements MountedFilesystem {
-    final Volume volume;
-    final Transactions tx;
+abstract class Namespace implements MountedFileSystem {
+    final Gfs2Volume volume;
+    final Gfs2Transactions tx;
 
-    Namespace(Volume volume, Transactions tx) {
+    Namespace(Gfs2Volume volume, Gfs2Transactions tx) {
         this.volume = volume;
         this.tx = tx;
     }
@@ -124,10 +124,10 @@ abstract class Namespace implements MountedFilesystem {
     }
 
     @Override
-    public InodeInfo getattr(long ino) throws IOException {
+    public FileStat getattr(long ino) throws IOException {
         return glocked(NodeLocks.Plan.shared(ino), () -> read(() -> {
             Dinode d = volume.dinode(ino);
-            return new InodeInfo(ino, d.type, d.size, (d.blocks + 1) * blockSize(), d.nlink, d.mode, d.uid, d.gid,
+            return new FileStat(ino, d.type, d.size, (d.blocks + 1) * blockSize(), d.nlink, d.mode, d.uid, d.gid,
                     d.atime, d.mtime, d.ctime, d.btime);
         }));
     }
@@ -241,7 +241,7 @@ abstract class Namespace implements MountedFilesystem {
     }
 
     @Override
-    public InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+    public FileStat setattr(long ino, AttributeChange change) throws IOException {
         glocked(NodeLocks.Plan.exclusive(ino), () -> change(() -> {
             Dinode d = volume.dinode(ino);
             if (change.isEmpty()) {

@@ -1,7 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.BitSet;
@@ -164,7 +164,7 @@ final class ResourceGroup {
     ByteBuffer encodeHeader(int blockSize) {
         ByteBuffer p = ByteBuffer.allocate(40).order(ByteOrder.LITTLE_ENDIAN);
         p.putInt(index).putInt(bitmapBlocks).putLong(start).putLong(length).putLong(free).putLong(dinodes).flip();
-        return Layout.image(new MetadataBlock(Layout.RGRP_TYPE, start, 0, p), blockSize);
+        return Gfs2Layout.image(new MetadataBlock(Gfs2Layout.RGRP_TYPE, start, 0, p), blockSize);
     }
 
     /** @return the image of bitmap block {@code i} */
@@ -173,7 +173,7 @@ final class ResourceGroup {
         int bytes = Math.min(blocksPerBitmap / 4, bits.length - from);
         ByteBuffer p = ByteBuffer.allocate(BITMAP_HEADER + bytes).order(ByteOrder.LITTLE_ENDIAN);
         p.putInt(index).putLong(start + (long) i * blocksPerBitmap).put(bits, from, bytes).flip();
-        return Layout.image(new MetadataBlock(Layout.BITMAP_TYPE, start + 1 + i, 0, p), blockSize);
+        return Gfs2Layout.image(new MetadataBlock(Gfs2Layout.BITMAP_TYPE, start + 1 + i, 0, p), blockSize);
     }
 
     /** @return the bitmap block that describes {@code block} */
@@ -191,13 +191,13 @@ final class ResourceGroup {
      * @param start the expected first block
      * @param length the expected length
      * @return the group
-     * @throws CorruptFilesystemException if a field disagrees with the layout or the counts with the bits
+     * @throws CorruptFileSystemException if a field disagrees with the layout or the counts with the bits
      */
     static ResourceGroup decode(MetadataBlock header, MetadataBlock[] bitmaps, int blocksPerBitmap, int index,
-            long start, long length) throws CorruptFilesystemException {
+            long start, long length) throws CorruptFileSystemException {
         ByteBuffer h = header.payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
         if (h.remaining() < HEADER_FIELDS) {
-            throw new CorruptFilesystemException("resource group header at block " + start + ": payload of "
+            throw new CorruptFileSystemException("resource group header at block " + start + ": payload of "
                     + h.remaining() + " bytes, shorter than its " + HEADER_FIELDS + " bytes of fields");
         }
         int storedIndex = h.getInt();
@@ -207,7 +207,7 @@ final class ResourceGroup {
         long storedFree = h.getLong();
         long storedDinodes = h.getLong();
         if (storedIndex != index || storedStart != start || storedLength != length || bitmapBlocks != bitmaps.length) {
-            throw new CorruptFilesystemException("resource group header at block " + start + " says group "
+            throw new CorruptFileSystemException("resource group header at block " + start + " says group "
                     + storedIndex + " at " + storedStart + "+" + storedLength + " with " + bitmapBlocks
                     + " bitmap blocks; the layout says group " + index + " at " + start + "+" + length);
         }
@@ -215,12 +215,12 @@ final class ResourceGroup {
         for (int i = 0; i < bitmaps.length; i++) {
             ByteBuffer p = bitmaps[i].payload().duplicate().order(ByteOrder.LITTLE_ENDIAN);
             if (p.remaining() < BITMAP_HEADER || p.getInt() != index || p.getLong() != start + (long) i * blocksPerBitmap) {
-                throw new CorruptFilesystemException("bitmap block " + bitmaps[i].blockNo() + " belongs elsewhere");
+                throw new CorruptFileSystemException("bitmap block " + bitmaps[i].blockNo() + " belongs elsewhere");
             }
             int from = i * (blocksPerBitmap / 4);
             int bytes = Math.min(blocksPerBitmap / 4, rg.bits.length - from);
             if (p.remaining() != bytes) {
-                throw new CorruptFilesystemException("bitmap block " + bitmaps[i].blockNo() + " holds "
+                throw new CorruptFileSystemException("bitmap block " + bitmaps[i].blockNo() + " holds "
                         + p.remaining() + " bytes of bits, not " + bytes);
             }
             p.get(rg.bits, from, bytes);
@@ -233,7 +233,7 @@ final class ResourceGroup {
             rg.dinodes += s >= UNLINKED ? 1 : 0;
         }
         if (rg.free != storedFree || rg.dinodes != storedDinodes) {
-            throw new CorruptFilesystemException("resource group " + index + " header counts " + storedFree
+            throw new CorruptFileSystemException("resource group " + index + " header counts " + storedFree
                     + " free and " + storedDinodes + " dinodes; its bitmap has " + rg.free + " and " + rg.dinodes);
         }
         return rg;

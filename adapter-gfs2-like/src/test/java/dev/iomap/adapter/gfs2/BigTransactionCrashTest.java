@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.FileType;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -90,7 +90,7 @@ class BigTransactionCrashTest {
         faulty.inject(Fault.flushes().times(1));
 
         assertThatThrownBy(mount::sync).isInstanceOf(IOException.class)
-                .isNotInstanceOf(FilesystemShutdownException.class);
+                .isNotInstanceOf(FileSystemShutdownException.class);
         mount.create(mount.rootIno(), "g", FileType.REGULAR);
         mount.sync();
         mount.unmount();
@@ -109,12 +109,12 @@ class BigTransactionCrashTest {
         mount.create(mount.rootIno(), "f", FileType.REGULAR);
         faulty.inject(Fault.metadataWrites().times(1));
 
-        assertThatThrownBy(mount::sync).isInstanceOf(FilesystemShutdownException.class)
+        assertThatThrownBy(mount::sync).isInstanceOf(FileSystemShutdownException.class)
                 .hasMessageContaining("a journal commit failed and the mount shut down")
                 .hasCauseInstanceOf(IOException.class);
         assertThatThrownBy(() -> mount.create(mount.rootIno(), "g", FileType.REGULAR))
-                .isInstanceOf(FilesystemShutdownException.class)
+                .isInstanceOf(FileSystemShutdownException.class)
                 .hasMessageContaining("a journal commit failed and the mount shut down");
-        assertThatThrownBy(mount::unmount).isInstanceOf(FilesystemShutdownException.class);
+        assertThatThrownBy(mount::unmount).isInstanceOf(FileSystemShutdownException.class);
     }
 }

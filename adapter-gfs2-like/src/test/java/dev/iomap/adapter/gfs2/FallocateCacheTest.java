@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * gfs2-like's fallocate allocates and zeroes on the device (there is no unwritten state); the core's
- * size change after it must not zero the same range again through the cache. It did: a 16 MiB fallocate
- * left 16 MiB of dirty large folios, which made the seed's E1 job write 149 bytes per byte instead of 16.
+ * size change after it must not zero the same range again through the cache (a cache that did would
+ * hold 16 MiB of dirty large folios after a 16 MiB fallocate, and the seed's E1 job would write 149 bytes
+ * per byte instead of 16).
  */
 class FallocateCacheTest {
     private static final int BLOCK = 4096;
@@ -48,7 +49,7 @@ class FallocateCacheTest {
                     .as("folios the fallocate created").isZero();
             // The 100 bytes were stuffed: unstuffing writes them to a new block 0; the adapter zeroes the
             // 63 other new blocks; the cache zeroes the old last block's tail past the old size and writes
-            // it back once. Before the fix the cache also rewrote all 63 zeroed blocks.
+            // it back once; none of the 63 zeroed blocks is written again through the cache.
             assertThat(after.device().dataBytesWritten() - before.device().dataBytesWritten())
                     .as("data bytes written by fallocate and fsync").isEqualTo((BLOCKS + 1L) * BLOCK);
             fs.dropCleanCache();

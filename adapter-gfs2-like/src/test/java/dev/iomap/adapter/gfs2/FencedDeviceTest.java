@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.device.SyncSubmit;
-import dev.iomap.devices.ForwardingBlockDevice;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.io.Serial;

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
  * from byte 279552) through the cache; writing back the range's folio journals that block (a jdata
  * transaction committed and flushed before the home write), so the zeroes are durable; the cut then
  * falls on the op's on-device zeroing of new blocks, and the op fails. Zeroes at 279552 are a legal
- * result of an op in progress; the kit used to record an op in its model only once it returned, so it
- * judged those bytes "not changed since the last fsync" (fixed in the kit's {@code CrashWorkload}).
+ * result of an op in progress: the kit's {@code CrashWorkload} records an op in its model before it
+ * runs it, so a cut during the op allows those bytes (a model that recorded the op only once it returned
+ * would judge them "not changed since the last fsync").
  */
 class JdataFallocateCrashTest {
     @Test

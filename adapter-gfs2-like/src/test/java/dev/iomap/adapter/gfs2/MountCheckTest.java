@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.adapter.support.Journal;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.MountOptions;
@@ -37,7 +37,7 @@ class MountCheckTest {
         DamagedImage image = new DamagedImage();
         image.flip(image.indirect, 100);
 
-        assertThatThrownBy(image::mount).isExactlyInstanceOf(CorruptFilesystemException.class)
+        assertThatThrownBy(image::mount).isExactlyInstanceOf(CorruptFileSystemException.class)
                 .hasMessageStartingWith("gfs2-like image is damaged: inode " + image.bigIno + " tree: metadata block "
                         + image.indirect + " (device offset " + image.indirect * DamagedImage.BLOCK + ")")
                 .hasMessageContaining("bad checksum")
@@ -51,7 +51,7 @@ class MountCheckTest {
         DamagedImage image = new DamagedImage();
         image.flip(image.xattrBlock, 100);
 
-        assertThatThrownBy(image::mount).isExactlyInstanceOf(CorruptFilesystemException.class)
+        assertThatThrownBy(image::mount).isExactlyInstanceOf(CorruptFileSystemException.class)
                 .hasMessageStartingWith("gfs2-like image is damaged: inode " + image.xIno + " attributes: metadata block "
                         + image.xattrBlock + " ")
                 .hasMessageEndingWith("; run fsck");
@@ -61,16 +61,16 @@ class MountCheckTest {
     void aDamagedAttributeChainLeavesTheDinodeAndItsDataReadable() throws IOException {
         DamagedImage image = new DamagedImage();
         image.flip(image.xattrBlock, 100);
-        Layout layout = Layout.read(image.device);
+        Gfs2Layout layout = Gfs2Layout.read(image.device);
         Journal journal = Journal.open(image.device, layout.journalStart(0), layout.journalBlocks());
         journal.replay();
-        Volume volume = new Volume(image.device, layout, journal, Volume.loadRgrps(journal, layout));
+        Gfs2Volume volume = new Gfs2Volume(image.device, layout, journal, Gfs2Volume.loadRgrps(journal, layout));
 
         Dinode x = volume.dinode(image.xIno);
         assertThat(x.size).isEqualTo(image.xData.length);
         assertThat(x.pointers[0]).isNotZero();
         assertThat(x.xattrs).as("attributes not read with the dinode").isNull();
-        assertThatThrownBy(() -> volume.loadXattrs(x)).isExactlyInstanceOf(CorruptFilesystemException.class)
+        assertThatThrownBy(() -> volume.loadXattrs(x)).isExactlyInstanceOf(CorruptFileSystemException.class)
                 .hasMessageContaining("metadata block " + image.xattrBlock + " ")
                 .hasMessageContaining("bad checksum");
     }

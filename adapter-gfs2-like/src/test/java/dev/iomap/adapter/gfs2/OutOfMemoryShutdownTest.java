@@ -3,7 +3,7 @@ package dev.iomap.adapter.gfs2;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -13,7 +13,7 @@ import dev.iomap.api.PageCacheOptions;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.device.IoPurpose;
-import dev.iomap.devices.ForwardingBlockDevice;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * An {@link OutOfMemoryError} in a thread of a mount shuts the mount down cleanly (issue 35, item 17):
  * met by the flusher (the thread that died in the report: the mount then hung) or by a caller's fsync,
- * the operation and every later one fail with {@link FilesystemShutdownException} (EIO), nothing more
+ * the operation and every later one fail with {@link FileSystemShutdownException} (EIO), nothing more
  * reaches the device, closing writes nothing and reports the shutdown, and the next mount replays the
  * journal: what was fsync'd before is there, and fsck is clean.
  */
@@ -60,7 +60,7 @@ class OutOfMemoryShutdownTest {
             device.failNextWrite();
             lost.write(0, ByteBuffer.wrap(pattern(2, 3 * BLOCK)));
             if (!flusher) {
-                assertThatThrownBy(lost::fsync).isInstanceOf(FilesystemShutdownException.class)
+                assertThatThrownBy(lost::fsync).isInstanceOf(FileSystemShutdownException.class)
                         .hasMessageContaining("out of memory");
             } else {
                 awaitShutdown(fs);
@@ -68,13 +68,13 @@ class OutOfMemoryShutdownTest {
             assertThat(device.failed()).as("the injected error was thrown").isTrue();
             DeviceStats atShutdown = ram.stats();
 
-            assertThatThrownBy(() -> fs.create("/after")).isInstanceOf(FilesystemShutdownException.class)
+            assertThatThrownBy(() -> fs.create("/after")).isInstanceOf(FileSystemShutdownException.class)
                     .hasMessageContaining("gfs2-like mount shut down: out of memory in thread");
             assertThatThrownBy(() -> lost.write(0, ByteBuffer.wrap(new byte[10])))
-                    .isInstanceOf(FilesystemShutdownException.class);
-            assertThatThrownBy(lost::fsync).isInstanceOf(FilesystemShutdownException.class);
-            assertThatThrownBy(fs::sync).isInstanceOf(FilesystemShutdownException.class);
-            assertThatThrownBy(fs::close).isInstanceOf(FilesystemShutdownException.class);
+                    .isInstanceOf(FileSystemShutdownException.class);
+            assertThatThrownBy(lost::fsync).isInstanceOf(FileSystemShutdownException.class);
+            assertThatThrownBy(fs::sync).isInstanceOf(FileSystemShutdownException.class);
+            assertThatThrownBy(fs::close).isInstanceOf(FileSystemShutdownException.class);
             assertThat(ram.stats().writes()).as("device writes after the shutdown").isEqualTo(atShutdown.writes());
             assertThat(ram.stats().flushes()).as("device flushes after the shutdown").isEqualTo(atShutdown.flushes());
         } finally {
@@ -97,7 +97,7 @@ class OutOfMemoryShutdownTest {
         while (System.nanoTime() < deadline) {
             try {
                 fs.statfs();
-            } catch (FilesystemShutdownException e) {
+            } catch (FileSystemShutdownException e) {
                 assertThat(e).hasMessageContaining("out of memory in thread iomap-flusher");
                 return;
             }

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.support;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * Reads the little-endian fields {@link BlockWriter} wrote, from bytes that came off a device and are
  * therefore untrusted: a field that runs past the end, a negative or oversized string length or bad
- * UTF-8 is a {@link CorruptFilesystemException} naming the structure and the payload offset, never an
+ * UTF-8 is a {@link CorruptFileSystemException} naming the structure and the payload offset, never an
  * unchecked exception.
  *
  * <p>Not thread-safe: one reader per thread. The source buffer's own position and limit are never
@@ -36,27 +36,27 @@ public final class BlockReader {
 
     /**
      * @return the next byte, 0..255
-     * @throws CorruptFilesystemException if none is left
+     * @throws CorruptFileSystemException if none is left
      */
-    public int getByte() throws CorruptFilesystemException {
+    public int getByte() throws CorruptFileSystemException {
         ensure(1, "byte");
         return source.get() & 0xFF;
     }
 
     /**
      * @return the next 4 bytes as a little-endian int
-     * @throws CorruptFilesystemException if fewer are left
+     * @throws CorruptFileSystemException if fewer are left
      */
-    public int getInt() throws CorruptFilesystemException {
+    public int getInt() throws CorruptFileSystemException {
         ensure(Integer.BYTES, "int");
         return source.getInt();
     }
 
     /**
      * @return the next 8 bytes as a little-endian long
-     * @throws CorruptFilesystemException if fewer are left
+     * @throws CorruptFileSystemException if fewer are left
      */
-    public long getLong() throws CorruptFilesystemException {
+    public long getLong() throws CorruptFileSystemException {
         ensure(Long.BYTES, "long");
         return source.getLong();
     }
@@ -64,9 +64,9 @@ public final class BlockReader {
     /**
      * @param length how many bytes, at least 0
      * @return a copy of the next {@code length} bytes
-     * @throws CorruptFilesystemException if fewer are left or {@code length} is negative
+     * @throws CorruptFileSystemException if fewer are left or {@code length} is negative
      */
-    public byte[] getBytes(int length) throws CorruptFilesystemException {
+    public byte[] getBytes(int length) throws CorruptFileSystemException {
         if (length < 0) {
             throw corrupt("negative byte count " + length);
         }
@@ -81,13 +81,13 @@ public final class BlockReader {
      * file name's into its {@code String} with {@link dev.iomap.api.FileNames#decode}).
      *
      * @return a copy of the next byte string: an int byte count, then that many bytes
-     * @throws CorruptFilesystemException if the count is negative or runs past the end
+     * @throws CorruptFileSystemException if the count is negative or runs past the end
      */
-    public byte[] getByteString() throws CorruptFilesystemException {
+    public byte[] getByteString() throws CorruptFileSystemException {
         int at = position();
         int length = getInt();
         if (length < 0 || length > source.remaining()) {
-            throw new CorruptFilesystemException(what + ": byte string at offset " + at + " claims "
+            throw new CorruptFileSystemException(what + ": byte string at offset " + at + " claims "
                     + length + " bytes but " + source.remaining() + " remain");
         }
         byte[] bytes = new byte[length];
@@ -97,14 +97,14 @@ public final class BlockReader {
 
     /**
      * @return the next string: an int byte count, then that many UTF-8 bytes
-     * @throws CorruptFilesystemException if the count is negative or runs past the end, or the bytes
+     * @throws CorruptFileSystemException if the count is negative or runs past the end, or the bytes
      *     are not UTF-8
      */
-    public String getString() throws CorruptFilesystemException {
+    public String getString() throws CorruptFileSystemException {
         int at = position();
         int length = getInt();
         if (length < 0 || length > source.remaining()) {
-            throw new CorruptFilesystemException(what + ": string at offset " + at + " claims "
+            throw new CorruptFileSystemException(what + ": string at offset " + at + " claims "
                     + length + " bytes but " + source.remaining() + " remain");
         }
         ByteBuffer utf8 = source.slice(source.position(), length);
@@ -117,15 +117,15 @@ public final class BlockReader {
             source.position(source.position() + length);
             return value;
         } catch (CharacterCodingException e) {
-            throw new CorruptFilesystemException(what + ": string at offset " + at + " is not UTF-8");
+            throw new CorruptFileSystemException(what + ": string at offset " + at + " is not UTF-8");
         }
     }
 
     /**
      * @param length how many bytes to pass over, at least 0
-     * @throws CorruptFilesystemException if fewer are left or {@code length} is negative
+     * @throws CorruptFileSystemException if fewer are left or {@code length} is negative
      */
-    public void skip(int length) throws CorruptFilesystemException {
+    public void skip(int length) throws CorruptFileSystemException {
         if (length < 0) {
             throw corrupt("negative skip " + length);
         }
@@ -149,13 +149,13 @@ public final class BlockReader {
      * @param detail what is wrong, e.g. "extent count -3 is negative"
      * @return an exception (not thrown) whose message names the structure and the current offset
      */
-    public CorruptFilesystemException corrupt(String detail) {
-        return new CorruptFilesystemException(what + ": " + detail + " (before offset " + position() + ")");
+    public CorruptFileSystemException corrupt(String detail) {
+        return new CorruptFileSystemException(what + ": " + detail + " (before offset " + position() + ")");
     }
 
-    private void ensure(int bytes, String field) throws CorruptFilesystemException {
+    private void ensure(int bytes, String field) throws CorruptFileSystemException {
         if (bytes > source.remaining()) {
-            throw new CorruptFilesystemException(what + ": truncated: " + field + " at offset "
+            throw new CorruptFileSystemException(what + ": truncated: " + field + " at offset "
                     + position() + " runs past the end (" + source.remaining() + " bytes left)");
         }
     }

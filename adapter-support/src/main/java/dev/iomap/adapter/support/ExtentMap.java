@@ -1,6 +1,6 @@
 package dev.iomap.adapter.support;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -20,7 +20,7 @@ import java.util.TreeMap;
  *
  * <p><b>Errors.</b> A range that is negative, empty where it must not be, or overflows gets
  * {@link InvalidRangeException}; so does an insert over an existing extent, naming both. Bytes that
- * do not decode get {@link CorruptFilesystemException}.
+ * do not decode get {@link CorruptFileSystemException}.
  *
  * <p><b>Encoding</b> (little-endian): an int extent count N, then N records of 28 bytes in file
  * order: file block (8), length (8), device block (8, -1 for delalloc), flags (4: bits 0-1 the
@@ -244,10 +244,10 @@ public final class ExtentMap {
      * @param bytes an encoding, between position and limit (extra bytes after it are ignored)
      * @param what the structure and where it was read, for messages
      * @return the map
-     * @throws CorruptFilesystemException if the bytes are truncated or describe invalid, unsorted or
+     * @throws CorruptFileSystemException if the bytes are truncated or describe invalid, unsorted or
      *     overlapping extents
      */
-    public static ExtentMap decode(ByteBuffer bytes, String what) throws CorruptFilesystemException {
+    public static ExtentMap decode(ByteBuffer bytes, String what) throws CorruptFileSystemException {
         return decode(new BlockReader(bytes, what));
     }
 
@@ -257,9 +257,9 @@ public final class ExtentMap {
      *
      * @param reader the source
      * @return the map
-     * @throws CorruptFilesystemException as {@link #decode(ByteBuffer, String)}
+     * @throws CorruptFileSystemException as {@link #decode(ByteBuffer, String)}
      */
-    public static ExtentMap decode(BlockReader reader) throws CorruptFilesystemException {
+    public static ExtentMap decode(BlockReader reader) throws CorruptFileSystemException {
         int count = reader.getInt();
         if (count < 0 || (long) count * ENCODED_EXTENT_BYTES > reader.remaining()) {
             throw reader.corrupt("extent count " + count + " does not fit in " + reader.remaining() + " bytes");
@@ -282,7 +282,7 @@ public final class ExtentMap {
         return map;
     }
 
-    private static Extent decodeExtent(BlockReader reader, int index) throws CorruptFilesystemException {
+    private static Extent decodeExtent(BlockReader reader, int index) throws CorruptFileSystemException {
         long fileBlock = reader.getLong();
         long length = reader.getLong();
         long deviceBlock = reader.getLong();
@@ -301,29 +301,29 @@ public final class ExtentMap {
     /**
      * Verifies the invariants in the class comment (for fsck, and for tests after every change).
      *
-     * @throws CorruptFilesystemException naming the first two extents that break them
+     * @throws CorruptFileSystemException naming the first two extents that break them
      */
-    public void checkInvariants() throws CorruptFilesystemException {
+    public void checkInvariants() throws CorruptFileSystemException {
         Extent previous = null;
         long blocks = 0;
         for (var entry : extents.entrySet()) {
             Extent extent = entry.getValue();
             if (entry.getKey() != extent.fileBlock()) {
-                throw new CorruptFilesystemException("extent map: " + extent + " is filed under block "
+                throw new CorruptFileSystemException("extent map: " + extent + " is filed under block "
                         + entry.getKey());
             }
             if (previous != null && extent.fileBlock() < previous.endBlock()) {
-                throw new CorruptFilesystemException("extent map: " + previous + " overlaps " + extent);
+                throw new CorruptFileSystemException("extent map: " + previous + " overlaps " + extent);
             }
             if (previous != null && previous.canMergeWith(extent)) {
-                throw new CorruptFilesystemException("extent map: " + previous + " and " + extent
+                throw new CorruptFileSystemException("extent map: " + previous + " and " + extent
                         + " should have been merged");
             }
             blocks += extent.length();
             previous = extent;
         }
         if (blocks != mappedBlocks) {
-            throw new CorruptFilesystemException("extent map: extents cover " + blocks
+            throw new CorruptFileSystemException("extent map: extents cover " + blocks
                     + " blocks but the count says " + mappedBlocks);
         }
     }

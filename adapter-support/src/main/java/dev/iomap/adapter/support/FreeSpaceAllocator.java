@@ -1,6 +1,6 @@
 package dev.iomap.adapter.support;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoSpaceException;
 import java.nio.ByteBuffer;
@@ -31,7 +31,7 @@ import java.util.TreeSet;
  *
  * <p><b>Errors.</b> Ranges outside the allocator's blocks, empty or negative ones, and
  * {@code minBlocks > wantBlocks} get {@link InvalidRangeException}; a free of blocks already free
- * (double free) gets {@link CorruptFilesystemException} naming both ranges; nothing changes then.
+ * (double free) gets {@link CorruptFileSystemException} naming both ranges; nothing changes then.
  *
  * <p><b>Encoding</b> (little-endian): first block (8), block count (8), free extent count N (4), then
  * N pairs of start (8) and length (8) in block order.
@@ -149,16 +149,16 @@ public final class FreeSpaceAllocator {
      *
      * @param start the first block
      * @param length blocks, at least 1
-     * @throws CorruptFilesystemException if some of them are already free (a double free: the
+     * @throws CorruptFileSystemException if some of them are already free (a double free: the
      *     filesystem's metadata disagrees with itself); nothing changes then
      * @throws InvalidRangeException if the range is empty or not inside the allocator's blocks
      */
     public synchronized void free(long start, long length)
-            throws CorruptFilesystemException, InvalidRangeException {
+            throws CorruptFileSystemException, InvalidRangeException {
         BlockRange freed = checkInside("free", start, length);
         Optional<BlockRange> overlap = firstFreeOverlap(freed);
         if (overlap.isPresent()) {
-            throw new CorruptFilesystemException("double free in " + this + ": freeing blocks " + freed
+            throw new CorruptFileSystemException("double free in " + this + ": freeing blocks " + freed
                     + " but free extent " + overlap.get() + " overlaps them");
         }
         long mergedStart = start;
@@ -274,10 +274,10 @@ public final class FreeSpaceAllocator {
      * @param bytes an encoding, between position and limit (extra bytes after it are ignored)
      * @param what the structure and where it was read, for messages
      * @return the allocator
-     * @throws CorruptFilesystemException if the bytes are truncated or the extents are outside the
+     * @throws CorruptFileSystemException if the bytes are truncated or the extents are outside the
      *     range, unsorted, overlapping or touching
      */
-    public static FreeSpaceAllocator decode(ByteBuffer bytes, String what) throws CorruptFilesystemException {
+    public static FreeSpaceAllocator decode(ByteBuffer bytes, String what) throws CorruptFileSystemException {
         return decode(new BlockReader(bytes, what));
     }
 
@@ -286,9 +286,9 @@ public final class FreeSpaceAllocator {
      *
      * @param reader the source
      * @return the allocator
-     * @throws CorruptFilesystemException as {@link #decode(ByteBuffer, String)}
+     * @throws CorruptFileSystemException as {@link #decode(ByteBuffer, String)}
      */
-    public static FreeSpaceAllocator decode(BlockReader reader) throws CorruptFilesystemException {
+    public static FreeSpaceAllocator decode(BlockReader reader) throws CorruptFileSystemException {
         long first = reader.getLong();
         long count = reader.getLong();
         int extents = reader.getInt();
@@ -317,32 +317,32 @@ public final class FreeSpaceAllocator {
     /**
      * Verifies the invariants in the class comment (for fsck).
      *
-     * @throws CorruptFilesystemException naming the first extent that breaks them
+     * @throws CorruptFileSystemException naming the first extent that breaks them
      */
-    public synchronized void checkConsistent() throws CorruptFilesystemException {
+    public synchronized void checkConsistent() throws CorruptFileSystemException {
         long sum = 0;
         BlockRange previous = null;
         for (var entry : byStart.entrySet()) {
             BlockRange range = entry.getValue();
             if (entry.getKey() != range.start() || !byLength.contains(range)) {
-                throw new CorruptFilesystemException(this + ": free extent " + range + " is indexed wrongly");
+                throw new CorruptFileSystemException(this + ": free extent " + range + " is indexed wrongly");
             }
             if (range.start() < firstBlock || range.end() > firstBlock + blockCount) {
-                throw new CorruptFilesystemException(this + ": free extent " + range + " is outside the range");
+                throw new CorruptFileSystemException(this + ": free extent " + range + " is outside the range");
             }
             if (previous != null && range.start() <= previous.end()) {
-                throw new CorruptFilesystemException(this + ": free extents " + previous + " and " + range
+                throw new CorruptFileSystemException(this + ": free extents " + previous + " and " + range
                         + " overlap or touch");
             }
             sum += range.length();
             previous = range;
         }
         if (byLength.size() != byStart.size()) {
-            throw new CorruptFilesystemException(this + ": " + byStart.size() + " extents by start but "
+            throw new CorruptFileSystemException(this + ": " + byStart.size() + " extents by start but "
                     + byLength.size() + " by length");
         }
         if (sum != freeBlocks) {
-            throw new CorruptFilesystemException(this + ": free extents hold " + sum
+            throw new CorruptFileSystemException(this + ": free extents hold " + sum
                     + " blocks but the count says " + freeBlocks);
         }
     }

@@ -3,7 +3,7 @@ package dev.iomap.adapter.support;
 import dev.iomap.adapter.support.JournalFormat.Superblock;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceNoSpaceException;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.NoSpaceException;
@@ -228,7 +228,7 @@ public final class Journal {
      * @param length blocks in the region, as given to {@link #format}
      * @return the journal, not yet replayed
      * @throws InvalidRangeException if the region is too small or not inside the device
-     * @throws CorruptFilesystemException if the superblock is damaged, of another version or block
+     * @throws CorruptFileSystemException if the superblock is damaged, of another version or block
      *     size, describes another region, or its header and tail sequence numbers differ
      * @throws IOException if the device fails
      */
@@ -238,20 +238,20 @@ public final class Journal {
         Superblock superblock = Superblock.decode(block);
         String where = "journal superblock at block " + start;
         if (block.sequence() != superblock.tailSequence()) {
-            throw new CorruptFilesystemException(where + ": its header says sequence " + block.sequence()
+            throw new CorruptFileSystemException(where + ": its header says sequence " + block.sequence()
                     + " and its payload tail sequence " + superblock.tailSequence() + "; they are written equal");
         }
         if (superblock.blockSize() != device.blockSize()) {
-            throw new CorruptFilesystemException(where + " was made for " + superblock.blockSize()
+            throw new CorruptFileSystemException(where + " was made for " + superblock.blockSize()
                     + "-byte blocks; the device has " + device.blockSize() + "-byte blocks");
         }
         if (superblock.regionStart() != start || superblock.regionLength() != length) {
-            throw new CorruptFilesystemException(where + " describes the region [" + superblock.regionStart()
+            throw new CorruptFileSystemException(where + " describes the region [" + superblock.regionStart()
                     + ", +" + superblock.regionLength() + "), not [" + start + ", +" + length + ")");
         }
         if (superblock.tailPosition() < 0 || superblock.tailPosition() >= length - 1
                 || superblock.tailSequence() < 1 || superblock.tailSequence() > MAX_SEQUENCE) {
-            throw new CorruptFilesystemException(where + ": bad tail position "
+            throw new CorruptFileSystemException(where + ": bad tail position "
                     + superblock.tailPosition() + " or sequence " + superblock.tailSequence());
         }
         return new Journal(device, superblock);
@@ -268,7 +268,7 @@ public final class Journal {
      * is harmless.
      *
      * @return what was applied
-     * @throws CorruptFilesystemException if the transaction the scan stopped at is followed in the log
+     * @throws CorruptFileSystemException if the transaction the scan stopped at is followed in the log
      *     by a later one of this journal: it was damaged, not torn, and nothing is applied or written
      * @throws IomapException if the journal was aborted
      * @throws IOException if the device fails (the journal is then aborted)
@@ -304,7 +304,7 @@ public final class Journal {
      * so is the answer.
      *
      * @return the complete transactions in the log and the block images they would leave at home
-     * @throws CorruptFilesystemException as {@link #replay()}: the scan stopped at a damaged
+     * @throws CorruptFileSystemException as {@link #replay()}: the scan stopped at a damaged
      *     transaction that a later one follows
      * @throws IomapException if the journal was aborted
      * @throws IOException if the device fails
@@ -351,7 +351,7 @@ public final class Journal {
     private JournalLog.LogScan scanLocked() throws IOException {
         try {
             return log.scanFrom(tailPosition, tailSequence);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             throw e;
         } catch (IOException e) {
             throw abort(e);

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.support;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -61,7 +61,7 @@ final class JournalFormat {
             return new MetadataBlock(SUPERBLOCK_TYPE, regionStart, tailSequence, payload).encode(blockSize);
         }
 
-        static Superblock decode(MetadataBlock block) throws CorruptFilesystemException {
+        static Superblock decode(MetadataBlock block) throws CorruptFileSystemException {
             BlockReader reader = block.reader();
             int version = reader.getInt();
             if (version < OLDEST_VERSION || version > VERSION) {
@@ -90,7 +90,7 @@ final class JournalFormat {
             return encodeList(DESCRIPTOR_TYPE, "journal descriptor", journalId, targets, blockNo, sequence, blockSize);
         }
 
-        static Descriptor decode(MetadataBlock block, int blockSize) throws CorruptFilesystemException {
+        static Descriptor decode(MetadataBlock block, int blockSize) throws CorruptFileSystemException {
             BlockReader reader = block.reader();
             return new Descriptor(reader.getLong(), decodeList(reader, blockSize));
         }
@@ -109,7 +109,7 @@ final class JournalFormat {
             return encodeList(REVOKE_TYPE, "journal revoke block", journalId, blocks, blockNo, sequence, blockSize);
         }
 
-        static Revoke decode(MetadataBlock block, int blockSize) throws CorruptFilesystemException {
+        static Revoke decode(MetadataBlock block, int blockSize) throws CorruptFileSystemException {
             BlockReader reader = block.reader();
             return new Revoke(reader.getLong(), decodeList(reader, blockSize));
         }
@@ -126,7 +126,7 @@ final class JournalFormat {
     }
 
     /** Reads the count and the block numbers after the journal id. */
-    private static List<Long> decodeList(BlockReader reader, int blockSize) throws CorruptFilesystemException {
+    private static List<Long> decodeList(BlockReader reader, int blockSize) throws CorruptFileSystemException {
         int count = reader.getInt();
         if (count < 1 || count > Descriptor.capacity(blockSize)) {
             throw reader.corrupt("lists " + count + " blocks");
@@ -159,7 +159,7 @@ final class JournalFormat {
             return new MetadataBlock(COMMIT_TYPE, blockNo, sequence, payload).encode(blockSize);
         }
 
-        static Commit decode(MetadataBlock block) throws CorruptFilesystemException {
+        static Commit decode(MetadataBlock block) throws CorruptFileSystemException {
             BlockReader reader = block.reader();
             return new Commit(reader.getLong(), reader.getInt(), reader.getInt(), reader.getInt());
         }

@@ -5,7 +5,7 @@ import dev.iomap.adapter.support.JournalFormat.Descriptor;
 import dev.iomap.adapter.support.JournalFormat.Revoke;
 import dev.iomap.adapter.support.JournalFormat.Superblock;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.device.IoPurpose;
@@ -199,7 +199,7 @@ final class JournalLog {
      * @param tailPosition log position of the tail
      * @param tailSequence sequence number of the transaction at the tail
      * @return what was found
-     * @throws CorruptFilesystemException if the transaction the scan stopped at is followed by a later
+     * @throws CorruptFileSystemException if the transaction the scan stopped at is followed by a later
      *     one of this journal (damaged, not torn)
      * @throws IOException if the device fails
      */
@@ -222,7 +222,7 @@ final class JournalLog {
         }
         long later = laterTransaction(sequence);
         if (later >= 0) {
-            throw new CorruptFilesystemException("journal transaction " + sequence + " at log position " + position
+            throw new CorruptFileSystemException("journal transaction " + sequence + " at log position " + position
                     + " (block " + blockNo(position) + ") is damaged, yet transaction " + later
                     + " was committed after it: replaying would lose committed transactions; nothing was replayed");
         }
@@ -262,7 +262,7 @@ final class JournalLog {
                 MetadataBlock header;
                 try {
                     header = MetadataBlock.decodeAnyType(block, blockNo(first + i));
-                } catch (CorruptFilesystemException e) {
+                } catch (CorruptFileSystemException e) {
                     continue;
                 }
                 boolean starts = header.type() == JournalFormat.DESCRIPTOR_TYPE
@@ -365,7 +365,7 @@ final class JournalLog {
             Revoke revoke;
             try {
                 revoke = Revoke.decode(header, blockSize);
-            } catch (CorruptFilesystemException e) {
+            } catch (CorruptFileSystemException e) {
                 return false;
             }
             if (revoke.journalId() != journalId || !revoke.blocks().stream().allMatch(JournalLog.this::isValidTarget)) {
@@ -380,7 +380,7 @@ final class JournalLog {
             Descriptor descriptor;
             try {
                 descriptor = Descriptor.decode(header, blockSize);
-            } catch (CorruptFilesystemException e) {
+            } catch (CorruptFileSystemException e) {
                 return false;
             }
             if (descriptor.journalId() != journalId || descriptor.targets().size() > room - used) {
@@ -402,7 +402,7 @@ final class JournalLog {
             Commit commit;
             try {
                 commit = Commit.decode(header);
-            } catch (CorruptFilesystemException e) {
+            } catch (CorruptFileSystemException e) {
                 return false;
             }
             return descriptors + revokeBlocks > 0
@@ -421,7 +421,7 @@ final class JournalLog {
         private static MetadataBlock decodeOrNull(ByteBuffer raw, long blockNo) {
             try {
                 return MetadataBlock.decodeAnyType(raw, blockNo);
-            } catch (CorruptFilesystemException e) {
+            } catch (CorruptFileSystemException e) {
                 return null;
             }
         }

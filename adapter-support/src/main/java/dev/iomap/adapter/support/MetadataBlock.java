@@ -1,7 +1,7 @@
 package dev.iomap.adapter.support;
 
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.device.IoPurpose;
 import java.io.IOException;
@@ -27,7 +27,7 @@ import java.nio.ByteOrder;
  *
  * <p>Verification ({@link #decode}, {@link #read}) checks, in this order: the type magic (a zeroed or
  * foreign block fails here), the length, the checksum, then the block number. Every failure is a
- * {@link CorruptFilesystemException} naming the block number, its device offset and the expected type.
+ * {@link CorruptFileSystemException} naming the block number, its device offset and the expected type.
  *
  * <p>A record: immutable and thread-safe. The payload is a read-only little-endian buffer, position 0.
  * Nothing here flushes the device.
@@ -95,16 +95,16 @@ public record MetadataBlock(int type, long blockNo, long sequence, ByteBuffer pa
      * @param blockNo where it was read
      * @param expectedType the type magic it must have
      * @return the block
-     * @throws CorruptFilesystemException on a wrong type, a bad length or checksum, or a block written
+     * @throws CorruptFileSystemException on a wrong type, a bad length or checksum, or a block written
      *     for another block number
      */
     public static MetadataBlock decode(ByteBuffer block, long blockNo, int expectedType)
-            throws CorruptFilesystemException {
+            throws CorruptFileSystemException {
         int found = block.remaining() < Integer.BYTES
                 ? 0
                 : block.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt(block.position());
         if (found != expectedType) {
-            throw new CorruptFilesystemException(where(block, blockNo) + ": expected a "
+            throw new CorruptFileSystemException(where(block, blockNo) + ": expected a "
                     + Magic.describe(expectedType) + " block, found magic " + Magic.describe(found));
         }
         return decodeAnyType(block, blockNo);
@@ -117,32 +117,32 @@ public record MetadataBlock(int type, long blockNo, long sequence, ByteBuffer pa
      * @param block one device block, between position and limit; not modified
      * @param blockNo where it was read
      * @return the block
-     * @throws CorruptFilesystemException on a bad length or checksum, or a block written for another
+     * @throws CorruptFileSystemException on a bad length or checksum, or a block written for another
      *     block number
      */
     public static MetadataBlock decodeAnyType(ByteBuffer block, long blockNo)
-            throws CorruptFilesystemException {
+            throws CorruptFileSystemException {
         ByteBuffer bytes = block.slice().order(ByteOrder.LITTLE_ENDIAN);
         if (bytes.remaining() < HEADER_BYTES + TRAILER_BYTES) {
-            throw new CorruptFilesystemException(where(block, blockNo) + ": truncated to "
+            throw new CorruptFileSystemException(where(block, blockNo) + ": truncated to "
                     + bytes.remaining() + " bytes");
         }
         int type = bytes.getInt(0);
         int length = bytes.getInt(4);
         String what = where(block, blockNo) + " (" + Magic.describe(type) + ")";
         if (length < 0 || length > maxPayload(bytes.remaining())) {
-            throw new CorruptFilesystemException(what + ": payload length " + length
+            throw new CorruptFileSystemException(what + ": payload length " + length
                     + " does not fit in " + bytes.remaining() + " bytes");
         }
         int stored = bytes.getInt(HEADER_BYTES + length);
         int computed = Crc32c.of(bytes, 0, HEADER_BYTES + length);
         if (stored != computed) {
-            throw new CorruptFilesystemException(what + ": bad checksum: stored "
+            throw new CorruptFileSystemException(what + ": bad checksum: stored "
                     + SuperblockCodec.hex(stored) + ", computed " + SuperblockCodec.hex(computed));
         }
         long writtenFor = bytes.getLong(8);
         if (writtenFor != blockNo) {
-            throw new CorruptFilesystemException(what + ": holds the block written for block "
+            throw new CorruptFileSystemException(what + ": holds the block written for block "
                     + writtenFor + " (a misdirected or lost write)");
         }
         return new MetadataBlock(type, blockNo, bytes.getLong(16), bytes.slice(HEADER_BYTES, length));
@@ -187,7 +187,7 @@ public record MetadataBlock(int type, long blockNo, long sequence, ByteBuffer pa
      * @param blockNo the block
      * @param expectedType the type magic it must have
      * @return the block
-     * @throws CorruptFilesystemException as {@link #decode} does
+     * @throws CorruptFileSystemException as {@link #decode} does
      * @throws IOException if the device fails or the block is outside it
      */
     public static MetadataBlock read(BlockDevice device, long blockNo, int expectedType) throws IOException {

@@ -1,7 +1,7 @@
 package dev.iomap.adapter.support;
 
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.device.IoPurpose;
 import java.io.IOException;
@@ -25,7 +25,7 @@ import java.util.Optional;
  *     20+L     -  zero up to the end of the block (not checked)
  * </pre>
  *
- * <p>{@link #decode} checks, in this order, and refuses with {@link CorruptFilesystemException} naming
+ * <p>{@link #decode} checks, in this order, and refuses with {@link CorruptFileSystemException} naming
  * the adapter and the device offset: a block too short for the header; a foreign magic ("not a NAME
  * image: magic ..."); a length that runs past the block; the checksum; a version outside
  * {@code [oldestVersion, version]} (naming both the image's and the supported versions). The framing
@@ -125,38 +125,38 @@ public final class SuperblockCodec {
      * @param block the bytes read from the device, between position and limit; not modified
      * @param deviceOffset where they were read, for messages
      * @return the version and payload
-     * @throws CorruptFilesystemException if the block is too short, foreign, has a bad length or
+     * @throws CorruptFileSystemException if the block is too short, foreign, has a bad length or
      *     checksum, or an unsupported version (see the class comment)
      */
-    public Decoded decode(ByteBuffer block, long deviceOffset) throws CorruptFilesystemException {
+    public Decoded decode(ByteBuffer block, long deviceOffset) throws CorruptFileSystemException {
         ByteBuffer bytes = block.slice().order(ByteOrder.LITTLE_ENDIAN);
         String where = " at device offset " + deviceOffset;
         if (bytes.remaining() < HEADER_BYTES + TRAILER_BYTES) {
-            throw new CorruptFilesystemException(name + " superblock" + where + " is truncated: "
+            throw new CorruptFileSystemException(name + " superblock" + where + " is truncated: "
                     + bytes.remaining() + " bytes, the header and checksum alone take "
                     + (HEADER_BYTES + TRAILER_BYTES));
         }
         byte[] found = new byte[magic.length];
         bytes.get(0, found);
         if (!Arrays.equals(found, magic)) {
-            throw new CorruptFilesystemException("not a " + name + " image: magic "
+            throw new CorruptFileSystemException("not a " + name + " image: magic "
                     + Magic.describe(found) + where + ", expected " + Magic.describe(magic));
         }
         int imageVersion = bytes.getInt(8);
         int length = bytes.getInt(12);
         if (length < 0 || length > bytes.remaining() - HEADER_BYTES - TRAILER_BYTES) {
-            throw new CorruptFilesystemException(name + " superblock" + where
+            throw new CorruptFileSystemException(name + " superblock" + where
                     + " is truncated or damaged: payload length " + length + " does not fit in "
                     + bytes.remaining() + " bytes");
         }
         int stored = bytes.getInt(HEADER_BYTES + length);
         int computed = Crc32c.of(bytes, 0, HEADER_BYTES + length);
         if (stored != computed) {
-            throw new CorruptFilesystemException(name + " superblock" + where
+            throw new CorruptFileSystemException(name + " superblock" + where
                     + " has a bad checksum: stored " + hex(stored) + ", computed " + hex(computed));
         }
         if (imageVersion < oldestVersion || imageVersion > version) {
-            throw new CorruptFilesystemException(name + " superblock" + where + " has format version "
+            throw new CorruptFileSystemException(name + " superblock" + where + " has format version "
                     + imageVersion + "; this build supports " + supportedVersions());
         }
         ByteBuffer payload = bytes.slice(HEADER_BYTES, length).asReadOnlyBuffer()
@@ -197,7 +197,7 @@ public final class SuperblockCodec {
      * @param device the device
      * @param blockNo the superblock's block
      * @return the version and payload
-     * @throws CorruptFilesystemException as {@link #decode} does
+     * @throws CorruptFileSystemException as {@link #decode} does
      * @throws IOException if the device fails or the block is outside it
      */
     public Decoded read(BlockDevice device, long blockNo) throws IOException {
@@ -206,7 +206,7 @@ public final class SuperblockCodec {
 
     /**
      * Whether block {@code blockNo} starts with this codec's magic, checksum or not: what
-     * {@code FilesystemAdapter.probe} asks. Reads one block; a device too small to hold it has none.
+     * {@code FileSystemAdapter.probe} asks. Reads one block; a device too small to hold it has none.
      *
      * @param device the device
      * @param blockNo the superblock's block
@@ -222,7 +222,7 @@ public final class SuperblockCodec {
 
     /**
      * The start of the payload at block {@code blockNo} if the block starts with this codec's magic:
-     * for {@code FilesystemAdapter.probeFormat}, which reads a field at a fixed place (such as the
+     * for {@code FileSystemAdapter.probeFormat}, which reads a field at a fixed place (such as the
      * block size) without trusting it. Neither the length nor the checksum is checked. Reads one
      * block; a device too small to hold it has none.
      *

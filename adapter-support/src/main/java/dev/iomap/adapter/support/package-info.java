@@ -16,7 +16,7 @@
  *       bytes); block {@code n} starts at device byte {@code n * blockSize()}. Block numbers, file
  *       block offsets and lengths are {@code long}, and all arithmetic on them is 64-bit.</li>
  *   <li>Everything on the device is little-endian.</li>
- *   <li>Damaged or foreign on-device data is a {@link dev.iomap.api.CorruptFilesystemException} whose
+ *   <li>Damaged or foreign on-device data is a {@link dev.iomap.api.CorruptFileSystemException} whose
  *       message names the structure and where it is (block number and device byte offset); a full
  *       allocator or journal is a {@link dev.iomap.api.NoSpaceException}; a bad argument is an
  *       {@link dev.iomap.api.InvalidRangeException}. Device failures pass through unchanged.</li>

@@ -3,7 +3,7 @@ package dev.iomap.adapter.support;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -78,7 +78,7 @@ class CodecTest {
         BlockReader reader = new BlockReader(ByteBuffer.wrap(new byte[] {1, 2, 3}), "superblock at block 0");
 
         assertThatThrownBy(reader::getInt)
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("superblock at block 0: truncated: int at offset 0 runs past the end (3 bytes left)");
     }
 
@@ -89,13 +89,13 @@ class CodecTest {
         var notUtf8 = BlockWriter.allocate(8, "t").putInt(1).putByte(0xFF).written();
 
         assertThatThrownBy(() -> new BlockReader(tooLong, "dir block 3").getString())
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("dir block 3: string at offset 0 claims 100 bytes but 4 remain");
         assertThatThrownBy(() -> new BlockReader(negative, "dir block 3").getString())
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageContaining("claims -1 bytes");
         assertThatThrownBy(() -> new BlockReader(notUtf8, "dir block 3").getString())
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("dir block 3: string at offset 0 is not UTF-8");
     }
 
@@ -124,10 +124,10 @@ class CodecTest {
                 .hasMessage("dir block 3: byte string of 4 bytes at offset 1 does not fit: 7 bytes left");
         assertThat(writer.position()).isEqualTo(1);
         assertThatThrownBy(() -> new BlockReader(tooLong, "dir block 3").getByteString())
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("dir block 3: byte string at offset 0 claims 5 bytes but 4 remain");
         assertThatThrownBy(() -> new BlockReader(negative, "dir block 3").getByteString())
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("dir block 3: byte string at offset 0 claims -2 bytes but 0 remain");
     }
 

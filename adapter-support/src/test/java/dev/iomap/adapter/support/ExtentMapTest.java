@@ -6,7 +6,7 @@ import static dev.iomap.adapter.support.Extent.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.spi.IomapType;
 import java.nio.ByteBuffer;
@@ -204,7 +204,7 @@ class ExtentMapTest {
                 "extent 1 Extent[fileBlock=12, length=1, deviceBlock=50, state=WRITTEN, shared=false] starts before"
                         + " the end 15 of the extent before it");
         assertThatThrownBy(() -> ExtentMap.decode(ByteBuffer.allocate(2), "inode 5 data fork"))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("inode 5 data fork: truncated: int at offset 0 runs past the end (2 bytes left)");
     }
 
@@ -317,7 +317,7 @@ class ExtentMapTest {
 
     private static void assertCorrupt(ByteBuffer encoding, String detail) {
         assertThatThrownBy(() -> ExtentMap.decode(encoding, "inode 5 data fork"))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageStartingWith("inode 5 data fork: " + detail);
     }
 }

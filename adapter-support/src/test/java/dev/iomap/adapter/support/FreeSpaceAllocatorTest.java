@@ -3,7 +3,7 @@ package dev.iomap.adapter.support;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoSpaceException;
 import java.nio.ByteBuffer;
@@ -131,10 +131,10 @@ class FreeSpaceAllocatorTest {
         allocator.allocateExact(0, 50);
 
         assertThatThrownBy(() -> allocator.free(45, 10))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("double free in free space of blocks [0, +100): freeing blocks [45, +10) but free extent"
                         + " [50, +50) overlaps them");
-        assertThatThrownBy(() -> allocator.free(60, 1)).isInstanceOf(CorruptFilesystemException.class);
+        assertThatThrownBy(() -> allocator.free(60, 1)).isInstanceOf(CorruptFileSystemException.class);
         assertThat(allocator.freeExtents()).containsExactly(new BlockRange(50, 50));
         assertThat(allocator.firstFreeOverlap(new BlockRange(40, 11))).contains(new BlockRange(50, 50));
         assertThat(allocator.firstFreeOverlap(new BlockRange(40, 10))).isEmpty();
@@ -184,7 +184,7 @@ class FreeSpaceAllocatorTest {
         assertCorrupt(encoding(5, -1), "bad block range [5, +-1)");
         ByteBuffer truncated = ByteBuffer.wrap(FreeSpaceAllocator.allFree(0, 8).encode(), 0, 30);
         assertThatThrownBy(() -> FreeSpaceAllocator.decode(truncated, "AG 3 free space"))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageStartingWith("AG 3 free space: free extent count 1 does not fit in 10 bytes");
     }
 
@@ -241,7 +241,7 @@ class FreeSpaceAllocatorTest {
                     if (used.get(from, from + (int) length).cardinality() < length) {
                         long freeBefore = allocator.freeBlocks();
                         assertThatThrownBy(() -> allocator.free(start, length))
-                                .isInstanceOf(CorruptFilesystemException.class);
+                                .isInstanceOf(CorruptFileSystemException.class);
                         assertThat(allocator.freeBlocks()).isEqualTo(freeBefore);
                     }
                 }
@@ -331,7 +331,7 @@ class FreeSpaceAllocatorTest {
 
     private static void assertCorrupt(ByteBuffer encoding, String detail) {
         assertThatThrownBy(() -> FreeSpaceAllocator.decode(encoding, "AG 3 free space"))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageStartingWith("AG 3 free space: " + detail);
     }
 }

@@ -3,7 +3,7 @@ package dev.iomap.adapter.support;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceIoException;
 import dev.iomap.device.DeviceNoSpaceException;
@@ -202,7 +202,7 @@ class JournalTest {
     }
 
     /** While {@link #full}, writes only the first block of each write and fails it as a full host does. */
-    private static final class HostThatFills extends dev.iomap.devices.ForwardingBlockDevice {
+    private static final class HostThatFills extends dev.iomap.device.ForwardingBlockDevice {
         volatile boolean full;
 
         HostThatFills(BlockDevice delegate) {
@@ -242,7 +242,7 @@ class JournalTest {
         var before = device.stats();
 
         assertThatThrownBy(() -> Journal.open(device, START, LENGTH).replay())
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("journal transaction 17 at log position 3 (block 204) is damaged, yet transaction 18 was "
                         + "committed after it: replaying would lose committed transactions; nothing was replayed");
         assertThat(device.stats().minus(before).writes()).as("writes").isZero();
@@ -408,12 +408,12 @@ class JournalTest {
                 .isInstanceOf(InvalidRangeException.class)
                 .hasMessage("journal region [254, +4) must be at least 4 blocks inside the device's 256 blocks");
         assertThatThrownBy(() -> Journal.open(device, START, LENGTH))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("metadata block 200 (device offset 102400): expected a 0x3142534a \"JSB1\" block,"
                         + " found magic 0x00000000");
         Journal.format(device, START, LENGTH, ID);
         assertThatThrownBy(() -> Journal.open(device, START, LENGTH - 1))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("journal superblock at block 200 describes the region [200, +16), not [200, +15)");
     }
 
@@ -430,14 +430,14 @@ class JournalTest {
         Journal.format(device, START, LENGTH, ID);
         forgeTailSequence(4096, 1);
         assertThatThrownBy(() -> Journal.open(device, START, LENGTH))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("journal superblock at block 200: its header says sequence 1 and its payload tail "
                         + "sequence 4096; they are written equal");
         forgeTailSequence(Journal.MAX_SEQUENCE, Journal.MAX_SEQUENCE);
         Journal.open(device, START, LENGTH).replay();
         forgeTailSequence(Long.MAX_VALUE, Long.MAX_VALUE);
         assertThatThrownBy(() -> Journal.open(device, START, LENGTH))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("journal superblock at block 200: bad tail position 0 or sequence " + Long.MAX_VALUE);
     }
 

@@ -4,7 +4,7 @@ import static dev.iomap.adapter.support.SuperblockCodecTest.hex;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.devices.RamBlockDevice;
@@ -54,7 +54,7 @@ class MetadataBlockTest {
         BlockIo.write(device, 9, meantFor7, IoPurpose.METADATA);
 
         assertThatThrownBy(() -> MetadataBlock.read(device, 9, AGF))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("metadata block 9 (device offset 9216) (0x31464741 \"AGF1\"): holds the block written"
                         + " for block 7 (a misdirected or lost write)");
     }
@@ -64,11 +64,11 @@ class MetadataBlockTest {
         MetadataBlock.write(device, 3, INODE, ByteBuffer.allocate(10));
 
         assertThatThrownBy(() -> MetadataBlock.read(device, 3, AGF))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("metadata block 3 (device offset 3072): expected a 0x31464741 \"AGF1\" block,"
                         + " found magic 0x444f4e49 \"INOD\"");
         assertThatThrownBy(() -> MetadataBlock.read(device, 4, AGF))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("metadata block 4 (device offset 4096): expected a 0x31464741 \"AGF1\" block,"
                         + " found magic 0x00000000");
     }
@@ -79,7 +79,7 @@ class MetadataBlockTest {
         device.poke(5L * BLOCK + 25, new byte[] {0}, 0, 1);
 
         assertThatThrownBy(() -> MetadataBlock.read(device, 5, AGF))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("metadata block 5 (device offset 5120) (0x31464741 \"AGF1\"): bad checksum:"
                         + " stored 0xa3e6bd55, computed 0x3ef27eed");
     }
@@ -90,7 +90,7 @@ class MetadataBlockTest {
         device.poke(5L * BLOCK + 4, new byte[] {(byte) 0xF0, 0x03, 0, 0}, 0, 4);
 
         assertThatThrownBy(() -> MetadataBlock.read(device, 5, AGF))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("metadata block 5 (device offset 5120) (0x31464741 \"AGF1\"): payload length 1008"
                         + " does not fit in 1024 bytes");
     }
@@ -98,7 +98,7 @@ class MetadataBlockTest {
     @Test
     void refusesATruncatedBuffer() {
         assertThatThrownBy(() -> MetadataBlock.decodeAnyType(ByteBuffer.allocate(20), 2))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("metadata block 2: truncated to 20 bytes");
     }
 

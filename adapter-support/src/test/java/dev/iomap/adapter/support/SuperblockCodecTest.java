@@ -3,7 +3,7 @@ package dev.iomap.adapter.support;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.devices.PowerCutDevice;
 import dev.iomap.devices.RamBlockDevice;
@@ -58,11 +58,11 @@ class SuperblockCodecTest {
         gfs2.write(device, 2, ByteBuffer.allocate(0));
 
         assertThatThrownBy(() -> codec.read(device, 2))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("not a xfs-like image: magic 0x494f4d4150474653 \"IOMAPGFS\" at device offset 1024,"
                         + " expected 0x494f4d4150584653 \"IOMAPXFS\"");
         assertThatThrownBy(() -> codec.read(device, 0))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("not a xfs-like image: magic 0x0000000000000000 at device offset 0,"
                         + " expected 0x494f4d4150584653 \"IOMAPXFS\"");
     }
@@ -73,14 +73,14 @@ class SuperblockCodecTest {
         ByteBuffer image = newer.encode(ByteBuffer.allocate(4), BLOCK);
 
         assertThatThrownBy(() -> codec.decode(image, 8192))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("xfs-like superblock at device offset 8192 has format version 3;"
                         + " this build supports version 2");
         assertThat(newer.decode(codec.encode(ByteBuffer.allocate(4), BLOCK), 0).version()).isEqualTo(2);
         var older = new SuperblockCodec("xfs-like", "IOMAPXFS".getBytes(StandardCharsets.US_ASCII), 3, 4);
         ByteBuffer version2 = codec.encode(ByteBuffer.allocate(4), BLOCK);
         assertThatThrownBy(() -> older.decode(version2, 0))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageEndingWith("has format version 2; this build supports versions 3 to 4");
     }
 
@@ -90,7 +90,7 @@ class SuperblockCodecTest {
         image.put(17, (byte) 0x7F);
 
         assertThatThrownBy(() -> codec.decode(image, 0))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageStartingWith("xfs-like superblock at device offset 0 has a bad checksum:"
                         + " stored 0x94d97a41, computed 0x")
                 .hasMessageNotContaining("computed 0x94d97a41");
@@ -102,12 +102,12 @@ class SuperblockCodecTest {
         image.order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(12, BLOCK - 19);
 
         assertThatThrownBy(() -> codec.decode(image, 512))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("xfs-like superblock at device offset 512 is truncated or damaged: payload length 493"
                         + " does not fit in 512 bytes");
         image.putInt(12, -1);
         assertThatThrownBy(() -> codec.decode(image, 512))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageContaining("payload length -1 does not fit");
     }
 
@@ -116,11 +116,11 @@ class SuperblockCodecTest {
         ByteBuffer image = codec.encode(ByteBuffer.wrap(new byte[] {1, 2, 3}), BLOCK);
 
         assertThatThrownBy(() -> codec.decode(image.slice(0, 22), 0))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("xfs-like superblock at device offset 0 is truncated or damaged: payload length 3"
                         + " does not fit in 22 bytes");
         assertThatThrownBy(() -> codec.decode(image.slice(0, 10), 0))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("xfs-like superblock at device offset 0 is truncated: 10 bytes, the header and"
                         + " checksum alone take 20");
     }

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.xfs;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.FreeSpaceAllocator;
@@ -34,7 +34,7 @@ import java.util.function.IntPredicate;
  * <p>Not thread-safe: used under the mount's metadata lock (the allocators lock themselves too).
  */
 final class AllocationGroup {
-    private final Geometry geometry;
+    private final XfsGeometry geometry;
     private final int agno;
     private final FreeSpaceAllocator onDisk;
     private final FreeSpaceAllocator available;
@@ -45,7 +45,7 @@ final class AllocationGroup {
      */
     private BitSet changedLeaves;
 
-    AllocationGroup(Geometry geometry, int agno, FreeSpaceAllocator onDisk, RefcountMap refcounts) {
+    AllocationGroup(XfsGeometry geometry, int agno, FreeSpaceAllocator onDisk, RefcountMap refcounts) {
         this.geometry = geometry;
         this.agno = agno;
         this.onDisk = onDisk;
@@ -61,7 +61,7 @@ final class AllocationGroup {
     }
 
     /** @return a freshly formatted group: everything free but its header blocks */
-    static AllocationGroup formatted(Geometry geometry, int agno) {
+    static AllocationGroup formatted(XfsGeometry geometry, int agno) {
         long start = geometry.agStart(agno);
         FreeSpaceAllocator free = FreeSpaceAllocator.allFree(start, geometry.agLength(agno));
         try {
@@ -123,9 +123,9 @@ final class AllocationGroup {
     /**
      * Removes an owner from every block of the range (see {@link RefcountMap#decrement}).
      *
-     * @throws CorruptFilesystemException if a count would go below 0; nothing changed
+     * @throws CorruptFileSystemException if a count would go below 0; nothing changed
      */
-    RefcountMap.Change decrementRefcount(long start, long length) throws CorruptFilesystemException {
+    RefcountMap.Change decrementRefcount(long start, long length) throws CorruptFileSystemException {
         long from = refcounts.recordStart(start - 1, start);
         RefcountMap.Change change = refcounts.decrement(start, length);
         changed(refcountLeafOf(from), refcountLeafOf(start + length));
@@ -245,7 +245,7 @@ final class AllocationGroup {
         }
         int bitmapBytes = Math.ceilDiv(geometry.leaves(agno), Byte.SIZE);
         byte[] bitmap = Arrays.copyOf(inUse.toByteArray(), bitmapBytes);
-        return BlockWriter.allocate(Geometry.AG_HEADER_FIXED_BYTES + bitmapBytes, "xfs-like AG header")
+        return BlockWriter.allocate(XfsGeometry.AG_HEADER_FIXED_BYTES + bitmapBytes, "xfs-like AG header")
                 .putInt(agno).putInt(0)
                 .putLong(firstBlock()).putLong(geometry.agLength(agno))
                 .putLong(onDisk.freeBlocks()).putLong(free.size()).putLong(longest)
@@ -256,7 +256,7 @@ final class AllocationGroup {
     }
 
     private ByteBuffer freeLeaf(int leaf, List<BlockRange> extents) throws InvalidRangeException {
-        BlockWriter writer = BlockWriter.allocate(Layout.LEAF_HEADER + extents.size() * Layout.FREE_RECORD_BYTES,
+        BlockWriter writer = BlockWriter.allocate(XfsLayout.LEAF_HEADER + extents.size() * XfsLayout.FREE_RECORD_BYTES,
                 "xfs-like free-space leaf").putInt(agno).putInt(leaf).putInt(extents.size()).putInt(0);
         for (BlockRange range : extents) {
             writer.putLong(range.start()).putLong(range.length());
@@ -266,7 +266,7 @@ final class AllocationGroup {
 
     private ByteBuffer refcountLeaf(int leaf, List<RefcountMap.Record> records) throws InvalidRangeException {
         BlockWriter writer = BlockWriter.allocate(
-                Layout.LEAF_HEADER + records.size() * Layout.REFCOUNT_RECORD_BYTES, "xfs-like refcount leaf")
+                XfsLayout.LEAF_HEADER + records.size() * XfsLayout.REFCOUNT_RECORD_BYTES, "xfs-like refcount leaf")
                 .putInt(agno).putInt(leaf).putInt(records.size()).putInt(0);
         for (RefcountMap.Record record : records) {
             writer.putLong(record.start()).putLong(record.length()).putInt(Math.toIntExact(record.count()));

@@ -5,12 +5,12 @@ import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.ns.ChainBlocks;
 import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AttributeChange;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.XattrMode;
-import dev.iomap.spi.InodeInfo;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NotLinkException;
@@ -32,21 +32,21 @@ import java.util.List;
  * are freed in the same transaction and stay busy until a checkpoint, so nothing overwrites them while
  * the committed state may still point at them. After a power cut the old set or the new one is there,
  * and a value of 64 KiB fits whatever the journal's size. An inode holds at most
- * {@value Layout#MAX_XATTR_SET_BYTES} encoded bytes of them (two values of 64 KiB with their names).
+ * {@value XfsLayout#MAX_XATTR_SET_BYTES} encoded bytes of them (two values of 64 KiB with their names).
  */
 final class AttributeOps {
-    private final Volume volume;
+    private final XfsVolume volume;
 
-    AttributeOps(Volume volume) {
+    AttributeOps(XfsVolume volume) {
         this.volume = volume;
     }
 
-    InodeInfo getattr(long ino) throws IOException {
+    FileStat getattr(long ino) throws IOException {
         InodeState inode = volume.inode(ino);
         inode.lock.lock();
         try {
             long blocks = inode.data.mappedBlocks() + inode.cow.mappedBlocks() + inode.attachedBlocks();
-            return new InodeInfo(ino, inode.type, inode.diskSize, blocks * volume.geometry.blockSize(), inode.nlink,
+            return new FileStat(ino, inode.type, inode.diskSize, blocks * volume.geometry.blockSize(), inode.nlink,
                     inode.mode, inode.uid, inode.gid, inode.atime, inode.mtime, inode.ctime, inode.btime);
         } finally {
             inode.lock.unlock();
@@ -54,7 +54,7 @@ final class AttributeOps {
     }
 
     /** Applies a change; a non-empty one but a read's access also sets ctime to now. */
-    InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+    FileStat setattr(long ino, AttributeChange change) throws IOException {
         InodeState inode = volume.inode(ino);
         if (change.mode().isPresent() && inode.type == FileType.SYMLINK) {
             throw new NotSupportedException("inode " + ino + " is a symbolic link: its mode is always 0777");
@@ -132,9 +132,9 @@ final class AttributeOps {
             throw new NoSuchAttributeException("inode " + ino, name);
         }
         int size = inode.xattrs.sizeWith(name, value.length);
-        if (size > Layout.MAX_XATTR_SET_BYTES) {
+        if (size > XfsLayout.MAX_XATTR_SET_BYTES) {
             throw new NoSpaceException("xfs-like: the extended attributes of inode " + ino + " would take " + size
-                    + " bytes, more than the " + Layout.MAX_XATTR_SET_BYTES + " an inode holds");
+                    + " bytes, more than the " + XfsLayout.MAX_XATTR_SET_BYTES + " an inode holds");
         }
         XattrSet changed = inode.xattrs.copy();
         changed.put(name, value);
@@ -176,7 +176,7 @@ final class AttributeOps {
      */
     private List<Long> writeChain(long owner, byte[] content) throws IOException {
         int blockSize = volume.geometry.blockSize();
-        int needed = Layout.chainBlocks(content.length, blockSize);
+        int needed = XfsLayout.chainBlocks(content.length, blockSize);
         volume.ensureAvailable(needed);
         volume.space.take(needed, true);
         List<Long> chain = new ArrayList<>(needed);
@@ -187,11 +187,11 @@ final class AttributeOps {
                     chain.add(block);
                 }
             }
-            int capacity = Layout.chainCapacity(blockSize);
+            int capacity = XfsLayout.chainCapacity(blockSize);
             long sequence = volume.log.commits() + 1;
             for (int i = 0; i < needed; i++) {
                 long next = i + 1 < needed ? chain.get(i + 1) : 0;
-                MetadataBlock.write(volume.device, chain.get(i), Layout.XATTR_BLOCK, sequence,
+                MetadataBlock.write(volume.device, chain.get(i), XfsLayout.XATTR_BLOCK, sequence,
                         ChainBlocks.encode(owner, next, i, content, capacity));
             }
         } catch (IOException e) {

@@ -1,7 +1,7 @@
 package dev.iomap.adapter.xfs;
 
 import dev.iomap.adapter.support.BlockRange;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.IomapException;
 import dev.iomap.api.NoSpaceException;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ import java.util.function.Function;
  * <p>Not thread-safe: used under the mount's metadata lock.
  */
 final class BlockAllocator {
-    private final Geometry geometry;
+    private final XfsGeometry geometry;
     private final AllocationGroup[] groups;
     private final BitSet dirty = new BitSet();
     /** Mirrors {@code !dirty.isEmpty()} for readers without the metadata lock. */
@@ -45,7 +45,7 @@ final class BlockAllocator {
         }
     }
 
-    BlockAllocator(Geometry geometry, AllocationGroup[] groups) {
+    BlockAllocator(XfsGeometry geometry, AllocationGroup[] groups) {
         this.geometry = geometry;
         this.groups = groups;
     }
@@ -182,7 +182,7 @@ final class BlockAllocator {
         RefcountMap.Change change;
         try {
             change = groups[agno].decrementRefcount(start, length);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             var _ = corruption.apply("freeing blocks " + new BlockRange(start, length) + " (device offset "
                     + start * geometry.blockSize() + "): " + e.getMessage());
             return new RefcountMap.Change(List.of(), List.of());

@@ -20,9 +20,9 @@ import java.util.List;
  * transaction and bumps the validity cookie of the forks it changed.
  */
 final class FileSpace {
-    private final Volume volume;
+    private final XfsVolume volume;
 
-    FileSpace(Volume volume) {
+    FileSpace(XfsVolume volume) {
         this.volume = volume;
     }
 
@@ -312,7 +312,7 @@ final class FileSpace {
                 }
             }
         }
-        Geometry geometry = volume.geometry;
+        XfsGeometry geometry = volume.geometry;
         return volume.allocator.group((int) (inode.ino % geometry.agCount())).firstDataBlock();
     }
 }

@@ -12,7 +12,7 @@ import dev.iomap.adapter.support.ns.ChainBlocks;
 import dev.iomap.adapter.support.ns.DirectoryBlocks;
 import dev.iomap.adapter.support.ns.FileTypeCodes;
 import dev.iomap.adapter.support.ns.XattrSet;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
@@ -32,12 +32,12 @@ import java.util.TreeMap;
 /**
  * Reads every metadata structure of an image into memory, verifying each block's checksum and each
  * structure's own consistency. Mount uses it strictly (the first problem is a
- * {@link CorruptFilesystemException} naming the structure and its device offset); fsck collects every
+ * {@link CorruptFileSystemException} naming the structure and its device offset); fsck collects every
  * problem and loads what it can. Reads only; never writes.
  */
 final class ImageLoader {
     private final BlockDevice device;
-    private final Geometry geometry;
+    private final XfsGeometry geometry;
     private final boolean strict;
     private final List<String> problems = new ArrayList<>();
 
@@ -51,7 +51,7 @@ final class ImageLoader {
         final Map<Long, Long> listBlocks = new HashMap<>();
     }
 
-    ImageLoader(BlockDevice device, Geometry geometry, boolean strict) {
+    ImageLoader(BlockDevice device, XfsGeometry geometry, boolean strict) {
         this.device = device;
         this.geometry = geometry;
         this.strict = strict;
@@ -79,9 +79,9 @@ final class ImageLoader {
         return image;
     }
 
-    void problem(String message) throws CorruptFilesystemException {
+    void problem(String message) throws CorruptFileSystemException {
         if (strict) {
-            throw new CorruptFilesystemException(message);
+            throw new CorruptFileSystemException(message);
         }
         problems.add(message);
     }
@@ -95,20 +95,20 @@ final class ImageLoader {
         long block = geometry.inodeTableStart() + index;
         InodeCodec.TableBlock table;
         try {
-            table = InodeCodec.decodeTableBlock(MetadataBlock.read(device, block, Layout.INODE_TABLE), geometry, index);
-        } catch (CorruptFilesystemException e) {
+            table = InodeCodec.decodeTableBlock(MetadataBlock.read(device, block, XfsLayout.INODE_TABLE), geometry, index);
+        } catch (CorruptFileSystemException e) {
             problem("inode table: " + e.getMessage());
             return 1;
         }
         for (InodeCodec.Slot slot : table.slots()) {
-            if (slot.typeCode() == Layout.TYPE_FREE) {
+            if (slot.typeCode() == XfsLayout.TYPE_FREE) {
                 continue;
             }
-            String where = "inode " + slot.ino() + " (inode table " + Layout.where(block, geometry.blockSize())
+            String where = "inode " + slot.ino() + " (inode table " + XfsLayout.where(block, geometry.blockSize())
                     + ", slot " + slot.ino() % geometry.inodesPerBlock() + ")";
             try {
                 image.inodes.put(slot.ino(), inodeOf(image, slot, where));
-            } catch (CorruptFilesystemException e) {
+            } catch (CorruptFileSystemException e) {
                 problem(e.getMessage());
             }
         }
@@ -117,7 +117,7 @@ final class ImageLoader {
 
     private InodeState inodeOf(Image image, InodeCodec.Slot slot, String where) throws IOException {
         if (slot.ino() == 0) {
-            throw new CorruptFilesystemException(where + ": inode 0 is never used");
+            throw new CorruptFileSystemException(where + ": inode 0 is never used");
         }
         InodeState inode = new InodeState(slot.ino(), FileTypeCodes.typeOf(slot.typeCode()));
         inode.nlink = slot.nlink();
@@ -133,7 +133,7 @@ final class ImageLoader {
         readAttached(inode, slot, where);
         List<Extent> extents = slot.listHead() == 0 ? slot.inline() : readList(image, inode, slot, where);
         if (extents.size() != slot.dataCount() + slot.cowCount()) {
-            throw new CorruptFilesystemException(where + ": holds " + extents.size() + " extents, counts say "
+            throw new CorruptFileSystemException(where + ": holds " + extents.size() + " extents, counts say "
                     + slot.dataCount() + " + " + slot.cowCount());
         }
         for (int i = 0; i < extents.size(); i++) {
@@ -142,7 +142,7 @@ final class ImageLoader {
             try {
                 (i < slot.dataCount() ? inode.data : inode.cow).insert(extent);
             } catch (InvalidRangeException e) {
-                throw new CorruptFilesystemException(where + ": " + e.getMessage());
+                throw new CorruptFileSystemException(where + ": " + e.getMessage());
             }
         }
         if (inode.type == FileType.DIRECTORY) {
@@ -157,10 +157,10 @@ final class ImageLoader {
             if (slot.targetHead() == 0) {
                 inode.target = slot.inlineTarget();
             } else {
-                byte[] target = ChainBlocks.read(device, Layout.SYMLINK_BLOCK, "symlink", slot.targetHead(), inode.ino,
+                byte[] target = ChainBlocks.read(device, XfsLayout.SYMLINK_BLOCK, "symlink", slot.targetHead(), inode.ino,
                         FileNames.MAX_TARGET_BYTES, dataArea(), inode.targetBlocks, where);
                 if (target.length != slot.size()) {
-                    throw new CorruptFilesystemException(where + ": symlink blocks hold " + target.length
+                    throw new CorruptFileSystemException(where + ": symlink blocks hold " + target.length
                             + " bytes, the size is " + slot.size());
                 }
                 InodeCodec.checkTarget(target, where);
@@ -168,27 +168,27 @@ final class ImageLoader {
             }
         }
         if (slot.xattrHead() != 0) {
-            byte[] encoded = ChainBlocks.read(device, Layout.XATTR_BLOCK, "xattr", slot.xattrHead(), inode.ino,
-                    Layout.MAX_XATTR_SET_BYTES, dataArea(), inode.xattrBlocks, where);
+            byte[] encoded = ChainBlocks.read(device, XfsLayout.XATTR_BLOCK, "xattr", slot.xattrHead(), inode.ino,
+                    XfsLayout.MAX_XATTR_SET_BYTES, dataArea(), inode.xattrBlocks, where);
             inode.xattrs = XattrSet.decode(encoded, where);
-            if (inode.xattrBlocks.size() != Layout.chainBlocks(encoded.length, geometry.blockSize())) {
-                throw new CorruptFilesystemException(where + ": " + inode.xattrBlocks.size()
+            if (inode.xattrBlocks.size() != XfsLayout.chainBlocks(encoded.length, geometry.blockSize())) {
+                throw new CorruptFileSystemException(where + ": " + inode.xattrBlocks.size()
                         + " extended-attribute blocks hold " + encoded.length + " bytes");
             }
         }
     }
 
-    private void checkExtent(Extent extent, String where) throws CorruptFilesystemException {
+    private void checkExtent(Extent extent, String where) throws CorruptFileSystemException {
         long end = extent.deviceBlock() + extent.length();
         if (extent.deviceBlock() < geometry.dataStart() || end > geometry.totalBlocks()) {
-            throw new CorruptFilesystemException(where + ": extent " + extent + " points outside the data area ["
+            throw new CorruptFileSystemException(where + ": extent " + extent + " points outside the data area ["
                     + geometry.dataStart() + ", " + geometry.totalBlocks() + ")");
         }
         if (geometry.agOf(extent.deviceBlock()) != geometry.agOf(end - 1)) {
-            throw new CorruptFilesystemException(where + ": extent " + extent + " crosses allocation groups");
+            throw new CorruptFileSystemException(where + ": extent " + extent + " crosses allocation groups");
         }
         if (extent.endBlock() > geometry.maxFileSize() / geometry.blockSize()) {
-            throw new CorruptFilesystemException(where + ": extent " + extent + " lies past the largest file size");
+            throw new CorruptFileSystemException(where + ": extent " + extent + " lies past the largest file size");
         }
     }
 
@@ -196,17 +196,17 @@ final class ImageLoader {
             throws IOException {
         List<Extent> extents = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
-        int capacity = Layout.extentListCapacity(geometry.blockSize());
+        int capacity = XfsLayout.extentListCapacity(geometry.blockSize());
         long block = slot.listHead();
         while (block != 0) {
             if (block < geometry.dataStart() || block >= geometry.totalBlocks() || !seen.add(block)) {
-                throw new CorruptFilesystemException(where + ": extent list block " + block
+                throw new CorruptFileSystemException(where + ": extent list block " + block
                         + " is outside the data area or repeated");
             }
             InodeCodec.ListBlock list = InodeCodec.decodeListBlock(
-                    MetadataBlock.read(device, block, Layout.EXTENT_LIST), capacity);
+                    MetadataBlock.read(device, block, XfsLayout.EXTENT_LIST), capacity);
             if (list.owner() != inode.ino) {
-                throw new CorruptFilesystemException(where + ": extent list " + Layout.where(block,
+                throw new CorruptFileSystemException(where + ": extent list " + XfsLayout.where(block,
                         geometry.blockSize()) + " belongs to inode " + list.owner());
             }
             extents.addAll(list.extents());
@@ -214,8 +214,8 @@ final class ImageLoader {
             image.listBlocks.put(block, inode.ino);
             block = list.next();
         }
-        if (extents.size() <= Layout.INLINE_EXTENTS) {
-            throw new CorruptFilesystemException(where + ": " + extents.size()
+        if (extents.size() <= XfsLayout.INLINE_EXTENTS) {
+            throw new CorruptFileSystemException(where + ": " + extents.size()
                     + " extents in an extent list; they fit in the inode");
         }
         return extents;
@@ -224,14 +224,14 @@ final class ImageLoader {
     private AllocationGroup loadGroup(int agno) throws IOException {
         long start = geometry.agStart(agno);
         long length = geometry.agLength(agno);
-        String where = "allocation group " + agno + " header at " + Layout.where(start, geometry.blockSize());
+        String where = "allocation group " + agno + " header at " + XfsLayout.where(start, geometry.blockSize());
         FreeSpaceAllocator free = FreeSpaceAllocator.allAllocated(start, length);
         RefcountMap refcounts = new RefcountMap();
         try {
             // The header and the place of free-space leaf 0, which holds a fresh group's free space: one read.
             ByteBuffer headerAndFirstLeaf = BlockIo.read(device, start, 2);
             int blockSize = geometry.blockSize();
-            BlockReader reader = MetadataBlock.decode(headerAndFirstLeaf.slice(0, blockSize), start, Layout.AG_HEADER)
+            BlockReader reader = MetadataBlock.decode(headerAndFirstLeaf.slice(0, blockSize), start, XfsLayout.AG_HEADER)
                     .reader();
             int storedAgno = reader.getInt();
             int zero = reader.getInt();
@@ -244,11 +244,11 @@ final class ImageLoader {
             int freeLeaves = reader.getInt();
             int refcountLeaves = reader.getInt();
             if (zero != 0) {
-                throw new CorruptFilesystemException(where + ": the reserved field at payload offset 4 is " + zero);
+                throw new CorruptFileSystemException(where + ": the reserved field at payload offset 4 is " + zero);
             }
             if (storedAgno != agno || storedStart != start || storedLength != length
                     || freeLeaves != geometry.freeLeaves(agno) || refcountLeaves != geometry.refcountLeaves(agno)) {
-                throw new CorruptFilesystemException(where + ": describes group " + storedAgno + " ["
+                throw new CorruptFileSystemException(where + ": describes group " + storedAgno + " ["
                         + storedStart + ", +" + storedLength + ") with " + freeLeaves + "+" + refcountLeaves
                         + " leaves");
             }
@@ -257,15 +257,15 @@ final class ImageLoader {
             loadRefcountLeaves(agno, refcounts, inUse);
             if (free.freeBlocks() != freeBlocks || free.freeExtentCount() != freeExtents
                     || refcounts.size() != refcountRecords) {
-                throw new CorruptFilesystemException(where + ": counts " + freeBlocks + " free blocks in "
+                throw new CorruptFileSystemException(where + ": counts " + freeBlocks + " free blocks in "
                         + freeExtents + " extents and " + refcountRecords + " refcount records, leaves hold "
                         + free.freeBlocks() + " in " + free.freeExtentCount() + " and " + refcounts.size());
             }
             if (free.largestFreeExtent() != longest) {
-                throw new CorruptFilesystemException(where + ": says the longest free extent is " + longest
+                throw new CorruptFileSystemException(where + ": says the longest free extent is " + longest
                         + " blocks, the leaves' longest is " + free.largestFreeExtent());
             }
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             problem(e.getMessage());
         }
         return new AllocationGroup(geometry, agno, free, refcounts);
@@ -275,15 +275,15 @@ final class ImageLoader {
      * Reads a group header's leaf bitmap: one bit per leaf, set if the leaf holds records (only those
      * are ever written); the header ends with it, and the bits past the last leaf are 0.
      */
-    private static BitSet leafBitmap(BlockReader reader, String where, int leaves) throws CorruptFilesystemException {
+    private static BitSet leafBitmap(BlockReader reader, String where, int leaves) throws CorruptFileSystemException {
         int bytes = Math.ceilDiv(leaves, Byte.SIZE);
         if (reader.remaining() != bytes) {
-            throw new CorruptFilesystemException(where + ": the leaf bitmap takes " + reader.remaining()
+            throw new CorruptFileSystemException(where + ": the leaf bitmap takes " + reader.remaining()
                     + " bytes, " + leaves + " leaves need " + bytes);
         }
         BitSet inUse = BitSet.valueOf(reader.getBytes(bytes));
         if (inUse.length() > leaves) {
-            throw new CorruptFilesystemException(where + ": the leaf bitmap marks leaf bit " + (inUse.length() - 1)
+            throw new CorruptFileSystemException(where + ": the leaf bitmap marks leaf bit " + (inUse.length() - 1)
                     + " in use; the group has " + leaves + " leaves");
         }
         return inUse;
@@ -297,8 +297,8 @@ final class ImageLoader {
                 leaf = inUse.nextSetBit(leaf + 1)) {
             long block = geometry.freeLeafBlock(agno, leaf);
             ByteBuffer bytes = leaf == 0 ? firstLeaf : BlockIo.read(device, block, 1);
-            BlockReader reader = MetadataBlock.decode(bytes, block, Layout.FREE_LEAF).reader();
-            int count = leafHeader(reader, agno, leaf, Layout.freeLeafCapacity(geometry.blockSize()));
+            BlockReader reader = MetadataBlock.decode(bytes, block, XfsLayout.FREE_LEAF).reader();
+            int count = leafHeader(reader, agno, leaf, XfsLayout.freeLeafCapacity(geometry.blockSize()));
             long low = geometry.agDataStart(agno) + leaf * geometry.freeLeafSpan();
             for (int i = 0; i < count; i++) {
                 long start = reader.getLong();
@@ -324,8 +324,8 @@ final class ImageLoader {
         for (int bit = inUse.nextSetBit(first); bit >= 0; bit = inUse.nextSetBit(bit + 1)) {
             int leaf = bit - first;
             long block = geometry.refcountLeafBlock(agno, leaf);
-            BlockReader reader = MetadataBlock.read(device, block, Layout.REFCOUNT_LEAF).reader();
-            int count = leafHeader(reader, agno, leaf, Layout.refcountLeafCapacity(geometry.blockSize()));
+            BlockReader reader = MetadataBlock.read(device, block, XfsLayout.REFCOUNT_LEAF).reader();
+            int count = leafHeader(reader, agno, leaf, XfsLayout.refcountLeafCapacity(geometry.blockSize()));
             long low = geometry.agDataStart(agno) + leaf * geometry.refcountLeafSpan();
             for (int i = 0; i < count; i++) {
                 long start = reader.getLong();
@@ -343,7 +343,7 @@ final class ImageLoader {
     }
 
     private static int leafHeader(BlockReader reader, int agno, int leaf, int capacity)
-            throws CorruptFilesystemException {
+            throws CorruptFileSystemException {
         int storedAgno = reader.getInt();
         int storedLeaf = reader.getInt();
         int count = reader.getInt();
@@ -366,26 +366,26 @@ final class ImageLoader {
         long current = -1;
         try {
             if (!dir.cow.isEmpty()) {
-                throw new CorruptFilesystemException(where + ": has a COW fork");
+                throw new CorruptFileSystemException(where + ": has a COW fork");
             }
             long blocks = dir.data.mappedBlocks();
             if (dir.data.endBlock() != blocks || dir.diskSize != blocks * geometry.blockSize()) {
-                throw new CorruptFilesystemException(where + ": size " + dir.diskSize + " and " + blocks
+                throw new CorruptFileSystemException(where + ": size " + dir.diskSize + " and " + blocks
                         + " blocks ending at file block " + dir.data.endBlock() + " disagree");
             }
             for (int index = 0; index < blocks; index++) {
                 BlockMapping mapping = dir.data.lookup(index);
                 if (!(mapping instanceof Extent extent) || extent.state() != ExtentState.WRITTEN || extent.shared()) {
-                    throw new CorruptFilesystemException(where + ": block " + index + " is " + mapping);
+                    throw new CorruptFileSystemException(where + ": block " + index + " is " + mapping);
                 }
                 long block = extent.deviceBlockOf(index);
                 current = block;
-                MetadataBlock read = MetadataBlock.read(device, block, Layout.DIRECTORY);
+                MetadataBlock read = MetadataBlock.read(device, block, XfsLayout.DIRECTORY);
                 dir.directory.decodeBlock(read.reader(), dir.ino, index);
             }
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             problem(current < 0 || e.getMessage().startsWith(where) ? e.getMessage()
-                    : where + " block at " + Layout.where(current, geometry.blockSize()) + ": " + e.getMessage());
+                    : where + " block at " + XfsLayout.where(current, geometry.blockSize()) + ": " + e.getMessage());
             dir.directory = new DirectoryBlocks(MetadataBlock.maxPayload(geometry.blockSize()));
         }
     }

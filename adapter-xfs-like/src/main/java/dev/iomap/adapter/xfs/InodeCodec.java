@@ -5,7 +5,7 @@ import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.ns.FileTypeCodes;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
@@ -81,7 +81,7 @@ final class InodeCodec {
      * @param states the in-memory inode by number, null for a free slot
      * @return the payload of the table block
      */
-    static ByteBuffer encodeTableBlock(Geometry geometry, long tableIndex, long initialisedBlocks,
+    static ByteBuffer encodeTableBlock(XfsGeometry geometry, long tableIndex, long initialisedBlocks,
             LongFunction<InodeState> states) {
         if (tableIndex >= initialisedBlocks || initialisedBlocks > geometry.inodeTableBlocks()) {
             throw new IllegalArgumentException("inode table block " + tableIndex + " is not among the "
@@ -89,13 +89,13 @@ final class InodeCodec {
         }
         int perBlock = geometry.inodesPerBlock();
         long first = tableIndex * perBlock;
-        BlockWriter writer = BlockWriter.allocate(Layout.INODE_TABLE_HEADER + perBlock * Layout.INODE_BYTES,
+        BlockWriter writer = BlockWriter.allocate(XfsLayout.INODE_TABLE_HEADER + perBlock * XfsLayout.INODE_BYTES,
                 "xfs-like inode table block");
         try {
             writer.putLong(first).putInt(perBlock).putInt(tableIndex == 0 ? Math.toIntExact(initialisedBlocks) : 0);
             for (int slot = 0; slot < perBlock; slot++) {
                 InodeState state = states.apply(first + slot);
-                writer.putBytes(state == null ? new byte[Layout.INODE_BYTES] : lockedSlot(state));
+                writer.putBytes(state == null ? new byte[XfsLayout.INODE_BYTES] : lockedSlot(state));
             }
         } catch (InvalidRangeException e) {
             throw new IllegalStateException("inode table block overflowed", e);
@@ -116,7 +116,7 @@ final class InodeCodec {
         List<Extent> data = state.persistedData();
         List<Extent> cow = state.persistedCow();
         boolean inList = !state.listBlocks.isEmpty();
-        BlockWriter writer = BlockWriter.allocate(Layout.INODE_BYTES, "xfs-like inode " + state.ino);
+        BlockWriter writer = BlockWriter.allocate(XfsLayout.INODE_BYTES, "xfs-like inode " + state.ino);
         writer.putByte(FileTypeCodes.code(state.type)).putByte(inList ? FLAG_EXTENT_LIST : 0)
                 .putByte(state.mode & 0xFF).putByte(state.mode >>> 8)
                 .putInt(state.nlink)
@@ -136,13 +136,13 @@ final class InodeCodec {
             writer.putBytes(state.target);
         } else if (!inList) {
             for (Extent extent : data) {
-                Layout.putExtent(writer, extent);
+                XfsLayout.putExtent(writer, extent);
             }
             for (Extent extent : cow) {
-                Layout.putExtent(writer, extent);
+                XfsLayout.putExtent(writer, extent);
             }
         }
-        byte[] slot = new byte[Layout.INODE_BYTES];
+        byte[] slot = new byte[XfsLayout.INODE_BYTES];
         byte[] written = writer.toByteArray();
         System.arraycopy(written, 0, slot, 0, written.length);
         return slot;
@@ -153,10 +153,10 @@ final class InodeCodec {
      * @param geometry the geometry
      * @param tableIndex which table block it is
      * @return its slots, free ones included, and (block 0) the count of initialised table blocks
-     * @throws CorruptFilesystemException if a slot does not decode, or the count is out of range
+     * @throws CorruptFileSystemException if a slot does not decode, or the count is out of range
      */
-    static TableBlock decodeTableBlock(MetadataBlock block, Geometry geometry, long tableIndex)
-            throws CorruptFilesystemException {
+    static TableBlock decodeTableBlock(MetadataBlock block, XfsGeometry geometry, long tableIndex)
+            throws CorruptFileSystemException {
         BlockReader reader = block.reader();
         int perBlock = geometry.inodesPerBlock();
         long first = reader.getLong();
@@ -178,7 +178,7 @@ final class InodeCodec {
         return new TableBlock(initialised, result);
     }
 
-    private static Slot decodeSlot(BlockReader reader, long expectedIno) throws CorruptFilesystemException {
+    private static Slot decodeSlot(BlockReader reader, long expectedIno) throws CorruptFileSystemException {
         int start = reader.position();
         int typeCode = reader.getByte();
         int flags = reader.getByte();
@@ -204,7 +204,7 @@ final class InodeCodec {
         List<Extent> inline = new ArrayList<>();
         Instant[] times = {Instant.EPOCH, Instant.EPOCH, Instant.EPOCH, Instant.EPOCH};
         byte[] inlineTarget = null;
-        if (typeCode != Layout.TYPE_FREE) {
+        if (typeCode != XfsLayout.TYPE_FREE) {
             FileType type = FileTypeCodes.typeOf(typeCode);
             if (ino != expectedIno || type == null || (flags & ~FLAG_EXTENT_LIST) != 0 || nlink < 0 || size < 0
                     || dataCount < 0 || cowCount < 0 || (mode & ~NewInodeAttributes.MODE_MASK) != 0
@@ -217,7 +217,7 @@ final class InodeCodec {
                 times[i] = time(reader, ino, i, seconds[i], nanos[i]);
             }
             boolean inList = (flags & FLAG_EXTENT_LIST) != 0;
-            if (!inList && dataCount + cowCount > Layout.INLINE_EXTENTS) {
+            if (!inList && dataCount + cowCount > XfsLayout.INLINE_EXTENTS) {
                 throw reader.corrupt("inode " + ino + " claims " + (dataCount + cowCount) + " inline extents");
             }
             if (inList == (listHead == 0)) {
@@ -231,18 +231,18 @@ final class InodeCodec {
                 }
                 if (!inList) {
                     for (int i = 0; i < dataCount + cowCount; i++) {
-                        inline.add(Layout.getExtent(reader));
+                        inline.add(XfsLayout.getExtent(reader));
                     }
                 }
             }
         }
-        reader.skip(Layout.INODE_BYTES - (reader.position() - start));
+        reader.skip(XfsLayout.INODE_BYTES - (reader.position() - start));
         return new Slot(ino, typeCode, flags, mode, nlink, size, parent, dataCount, cowCount, listHead, uid, gid,
                 List.of(times), xattrHead, targetHead, inline, inlineTarget);
     }
 
     private static Instant time(BlockReader reader, long ino, int which, long seconds, int nanos)
-            throws CorruptFilesystemException {
+            throws CorruptFileSystemException {
         String[] names = {"atime", "mtime", "ctime", "btime"};
         if (nanos < 0 || nanos > 999_999_999) {
             throw reader.corrupt("inode " + ino + " " + names[which] + " has " + nanos + " nanoseconds");
@@ -256,12 +256,12 @@ final class InodeCodec {
 
     /** @return the inline target of a symbolic link's slot, or null if it is in symlink blocks */
     private static byte[] symlinkTarget(BlockReader reader, long ino, long size, boolean hasExtents, long targetHead,
-            int mode) throws CorruptFilesystemException {
+            int mode) throws CorruptFileSystemException {
         if (size < 1 || size > FileNames.MAX_TARGET_BYTES || hasExtents || mode != 0777
-                || (size <= Layout.INLINE_TARGET_BYTES) != (targetHead == 0)) {
+                || (size <= XfsLayout.INLINE_TARGET_BYTES) != (targetHead == 0)) {
             throw reader.corrupt("symbolic link inode " + ino + " of " + size + " bytes, mode 0"
                     + Integer.toOctalString(mode) + ", has extents " + hasExtents + ", symlink block " + targetHead
-                    + " (a target of up to " + Layout.INLINE_TARGET_BYTES + " bytes is in the slot)");
+                    + " (a target of up to " + XfsLayout.INLINE_TARGET_BYTES + " bytes is in the slot)");
         }
         if (targetHead != 0) {
             return null;
@@ -271,22 +271,22 @@ final class InodeCodec {
         return target;
     }
 
-    /** @throws CorruptFilesystemException if a target holds a NUL */
-    static void checkTarget(byte[] target, String where) throws CorruptFilesystemException {
+    /** @throws CorruptFileSystemException if a target holds a NUL */
+    static void checkTarget(byte[] target, String where) throws CorruptFileSystemException {
         for (byte b : target) {
             if (b == 0) {
-                throw new CorruptFilesystemException(where + ": its target holds a NUL byte");
+                throw new CorruptFileSystemException(where + ": its target holds a NUL byte");
             }
         }
     }
 
     static ByteBuffer encodeListBlock(long owner, long next, List<Extent> extents) {
-        BlockWriter writer = BlockWriter.allocate(Layout.EXTENT_LIST_HEADER + extents.size() * Layout.EXTENT_BYTES,
+        BlockWriter writer = BlockWriter.allocate(XfsLayout.EXTENT_LIST_HEADER + extents.size() * XfsLayout.EXTENT_BYTES,
                 "xfs-like extent list");
         try {
             writer.putLong(owner).putLong(next).putInt(extents.size()).putInt(0);
             for (Extent extent : extents) {
-                Layout.putExtent(writer, extent);
+                XfsLayout.putExtent(writer, extent);
             }
         } catch (InvalidRangeException e) {
             throw new IllegalStateException("extent list block overflowed", e);
@@ -294,7 +294,7 @@ final class InodeCodec {
         return writer.written();
     }
 
-    static ListBlock decodeListBlock(MetadataBlock block, int capacity) throws CorruptFilesystemException {
+    static ListBlock decodeListBlock(MetadataBlock block, int capacity) throws CorruptFileSystemException {
         BlockReader reader = block.reader();
         long owner = reader.getLong();
         long next = reader.getLong();
@@ -305,7 +305,7 @@ final class InodeCodec {
         }
         List<Extent> extents = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            extents.add(Layout.getExtent(reader));
+            extents.add(XfsLayout.getExtent(reader));
         }
         return new ListBlock(owner, next, extents);
     }

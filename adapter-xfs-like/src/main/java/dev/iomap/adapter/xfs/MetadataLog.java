@@ -31,8 +31,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Used under the volume's metadata lock.
  */
 final class MetadataLog {
-    private final Volume volume;
-    private final Geometry geometry;
+    private final XfsVolume volume;
+    private final XfsGeometry geometry;
     private final TreeSet<Long> dirtyInodes = new TreeSet<>();
     /**
      * The blocks {@link #commitIfLarge} counts for {@link #dirtyInodes}: its slot's share and its extent
@@ -66,7 +66,7 @@ final class MetadataLog {
         }
     }
 
-    MetadataLog(Volume volume) {
+    MetadataLog(XfsVolume volume) {
         this.volume = volume;
         this.geometry = volume.geometry;
     }
@@ -249,8 +249,8 @@ final class MetadataLog {
         } finally {
             inode.lock.unlock();
         }
-        int capacity = Layout.extentListCapacity(geometry.blockSize());
-        int needed = count <= Layout.INLINE_EXTENTS ? 0 : Math.ceilDiv(count, capacity);
+        int capacity = XfsLayout.extentListCapacity(geometry.blockSize());
+        int needed = count <= XfsLayout.INLINE_EXTENTS ? 0 : Math.ceilDiv(count, capacity);
         while (inode.listBlocks.size() > needed) {
             volume.allocator.free(inode.listBlocks.removeLast(), 1, true);
             volume.space.release(1);
@@ -277,7 +277,7 @@ final class MetadataLog {
             long block = geometry.inodeTableStart() + tableIndex;
             ByteBuffer payload = InodeCodec.encodeTableBlock(geometry, tableIndex, volume.initialisedTableBlocks,
                     volume.inodes::get);
-            images.put(block, image(Layout.INODE_TABLE, block, sequence, payload));
+            images.put(block, image(XfsLayout.INODE_TABLE, block, sequence, payload));
         }
         for (long ino : dirtyInodes) {
             InodeState inode = volume.inodes.get(ino);
@@ -296,12 +296,12 @@ final class MetadataLog {
         } finally {
             inode.lock.unlock();
         }
-        int capacity = Layout.extentListCapacity(geometry.blockSize());
+        int capacity = XfsLayout.extentListCapacity(geometry.blockSize());
         for (int i = 0; i < inode.listBlocks.size(); i++) {
             long block = inode.listBlocks.get(i);
             long next = i + 1 < inode.listBlocks.size() ? inode.listBlocks.get(i + 1) : 0;
             List<Extent> chunk = all.subList(i * capacity, Math.min(all.size(), (i + 1) * capacity));
-            images.put(block, image(Layout.EXTENT_LIST, block, sequence,
+            images.put(block, image(XfsLayout.EXTENT_LIST, block, sequence,
                     InodeCodec.encodeListBlock(inode.ino, next, chunk)));
         }
     }
@@ -311,21 +311,21 @@ final class MetadataLog {
      * are never logged: {@link AttributeOps} writes them out of the journal, copy-on-write.
      */
     private void addAttachedImages(Map<Long, ByteBuffer> images, long sequence) {
-        int capacity = Layout.chainCapacity(geometry.blockSize());
+        int capacity = XfsLayout.chainCapacity(geometry.blockSize());
         for (long ino : dirtyAttached) {
             InodeState inode = volume.inodes.get(ino);
             if (inode == null) {
                 continue;
             }
             if (!inode.targetBlocks.isEmpty()) {
-                addChain(images, sequence, Layout.SYMLINK_BLOCK, inode.ino, inode.targetBlocks, inode.target, capacity);
+                addChain(images, sequence, XfsLayout.SYMLINK_BLOCK, inode.ino, inode.targetBlocks, inode.target, capacity);
             }
         }
     }
 
     private void addChain(Map<Long, ByteBuffer> images, long sequence, int type, long owner, List<Long> blocks,
             byte[] content, int capacity) {
-        if (blocks.size() != Layout.chainBlocks(content.length, geometry.blockSize())) {
+        if (blocks.size() != XfsLayout.chainBlocks(content.length, geometry.blockSize())) {
             throw new IllegalStateException("inode " + owner + " has " + blocks.size() + " chain blocks for "
                     + content.length + " bytes");
         }
@@ -343,7 +343,7 @@ final class MetadataLog {
                 continue;
             }
             long block = ((Extent) dir.data.lookup(dirty.block())).deviceBlockOf(dirty.block());
-            images.put(block, image(Layout.DIRECTORY, block, sequence,
+            images.put(block, image(XfsLayout.DIRECTORY, block, sequence,
                     dir.directory.encodeBlock(dir.ino, dirty.block())));
         }
     }

@@ -35,10 +35,10 @@ import java.util.List;
  * gives new inodes its group, and new directories the bit.
  */
 final class Namespace {
-    private final Volume volume;
+    private final XfsVolume volume;
     private final FileSpace space;
 
-    Namespace(Volume volume, FileSpace space) {
+    Namespace(XfsVolume volume, FileSpace space) {
         this.volume = volume;
         this.space = space;
     }
@@ -81,7 +81,7 @@ final class Namespace {
 
     /**
      * Creates a symbolic link (mode 0777, size the target's length). A target of up to
-     * {@value Layout#INLINE_TARGET_BYTES} bytes is kept in the slot, a longer one in symlink blocks,
+     * {@value XfsLayout#INLINE_TARGET_BYTES} bytes is kept in the slot, a longer one in symlink blocks,
      * allocated before anything else changes.
      */
     long symlink(long dirIno, String name, byte[] target, NewInodeAttributes attributes) throws IOException {
@@ -93,8 +93,8 @@ final class Namespace {
         checkAbsent(dir, name);
         long ino = volume.allocateInodeNumber();
         List<Long> blocks = new ArrayList<>();
-        if (target.length > Layout.INLINE_TARGET_BYTES) {
-            volume.resizeChain(blocks, Layout.chainBlocks(target.length, volume.geometry.blockSize()),
+        if (target.length > XfsLayout.INLINE_TARGET_BYTES) {
+            volume.resizeChain(blocks, XfsLayout.chainBlocks(target.length, volume.geometry.blockSize()),
                     "the target of symbolic link '" + name + "'");
         }
         int block;
@@ -278,7 +278,7 @@ final class Namespace {
             if (at == moved.ino) {
                 throw new FileSystemException(name, null, "cannot move a directory into itself");
             }
-            if (at == Geometry.ROOT_INO) {
+            if (at == XfsGeometry.ROOT_INO) {
                 return;
             }
         }

@@ -1,7 +1,7 @@
 package dev.iomap.adapter.xfs;
 
 import dev.iomap.adapter.support.BlockRange;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -85,12 +85,12 @@ final class RefcountMap {
      * @param start first block
      * @param length blocks, all owned
      * @return the blocks that have no owner left (to free) and those with exactly one (no longer shared)
-     * @throws CorruptFilesystemException if a record over the range counts fewer than 2 owners
+     * @throws CorruptFileSystemException if a record over the range counts fewer than 2 owners
      */
-    Change decrement(long start, long length) throws CorruptFilesystemException {
+    Change decrement(long start, long length) throws CorruptFileSystemException {
         for (Record record : overlapping(start, start + length)) {
             if (record.count() < 2) {
-                throw new CorruptFilesystemException("the reference count record of blocks [" + record.start() + ", "
+                throw new CorruptFileSystemException("the reference count record of blocks [" + record.start() + ", "
                         + record.end() + ") says " + record.count() + " owners; removing one would leave "
                         + (record.count() - 1));
             }

@@ -6,7 +6,7 @@ import java.util.TreeMap;
 /**
  * The blocks inodes reference, as disjoint runs: built at mount from every inode's extents, extent-list
  * blocks and chains (independently of the free-space metadata), grown by each allocation and shrunk by
- * each free. {@link Volume#allocate} asks it whether blocks the free space hands out are referenced, in
+ * each free. {@link XfsVolume#allocate} asks it whether blocks the free space hands out are referenced, in
  * O(log runs), instead of walking every inode of the filesystem per allocation (that walk made
  * write-back of many small files quadratic: 10,000 one-block files spent most of their write-back in
  * it). A block shared by several inodes is one run; it leaves when its last reference is freed.

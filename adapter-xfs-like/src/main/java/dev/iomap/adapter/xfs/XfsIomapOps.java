@@ -52,12 +52,12 @@ final class XfsIomapOps implements IomapOps, WriteOps {
     /** Files smaller than this get no preallocation; a write after a hole gets this much. */
     static final long MIN_PREALLOC_BYTES = 64 << 10;
 
-    private final Volume volume;
+    private final XfsVolume volume;
     private final int blockSize;
     /** Maps direct writes: real blocks now, as writeback maps dirty data. */
     private final XfsWritebackOps direct;
 
-    XfsIomapOps(Volume volume, XfsWritebackOps direct) {
+    XfsIomapOps(XfsVolume volume, XfsWritebackOps direct) {
         this.volume = volume;
         this.blockSize = volume.geometry.blockSize();
         this.direct = direct;

@@ -2,11 +2,11 @@ package dev.iomap.adapter.xfs;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.ProbedFormat;
 import java.io.IOException;
 import java.util.EnumSet;
@@ -21,7 +21,7 @@ import java.util.Set;
  *
  * <p>Immutable and thread-safe; one instance serves every mount.
  */
-public final class XfsLikeAdapter implements FilesystemAdapter {
+public final class XfsLikeAdapter implements FileSystemAdapter {
     /** The adapter's name. */
     public static final String NAME = "xfs-like";
 
@@ -63,18 +63,18 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
      */
     @Override
     public void format(BlockDevice device, FormatOptions options) throws IOException {
-        Formatter.format(device, options);
+        XfsFormatter.format(device, options);
     }
 
     @Override
     public void checkFormat(int deviceBlockSize, long capacity, FormatOptions options) throws IOException {
-        Formatter.check(deviceBlockSize, capacity, options);
+        XfsFormatter.check(deviceBlockSize, capacity, options);
     }
 
     /** @return whether block 0 carries the xfs-like superblock magic */
     @Override
     public boolean probe(BlockDevice device) throws IOException {
-        return Superblock.CODEC.probe(device, 0);
+        return XfsSuperblock.CODEC.probe(device, 0);
     }
 
     /**
@@ -83,17 +83,17 @@ public final class XfsLikeAdapter implements FilesystemAdapter {
      */
     @Override
     public Optional<ProbedFormat> probeFormat(BlockDevice device) throws IOException {
-        return Superblock.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
+        return XfsSuperblock.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
     }
 
     @Override
-    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+    public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
         options.checkAdapterOptions(NAME, java.util.Set.of());
         return XfsLikeMount.mount(device);
     }
 
     @Override
     public FsckReport fsck(BlockDevice device) throws IOException {
-        return Fsck.check(device);
+        return XfsFsck.check(device);
     }
 }

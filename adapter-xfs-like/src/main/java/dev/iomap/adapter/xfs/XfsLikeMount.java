@@ -5,8 +5,9 @@ import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentMap;
 import dev.iomap.adapter.support.ExtentState;
 import dev.iomap.adapter.support.Journal;
+import dev.iomap.api.FileStat;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileType;
@@ -14,11 +15,10 @@ import dev.iomap.api.FsStat;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.XattrMode;
-import dev.iomap.spi.InodeInfo;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.time.Instant;
@@ -28,28 +28,28 @@ import java.util.List;
  * One mounted xfs-like filesystem: the adapter's side of the mount.
  *
  * <p>Mount reads the superblock, replays the journal, loads every metadata structure (verifying its
- * checksum and its own rules), runs fsck's checks across structures ({@link Fsck#verifyForMount}),
+ * checksum and its own rules), runs fsck's checks across structures ({@link XfsFsck#verifyForMount}),
  * frees what a crash left behind (unlinked inodes still allocated, COW staging extents) and
  * marks the image in use. Unmount releases every reservation, frees unlinked inodes, commits,
  * checkpoints the journal and marks the image clean.
  *
  * <p>When the running filesystem finds its metadata inconsistent it shuts down
- * ({@link Volume#shutdown}): every later operation, unmount included, fails with
- * {@link dev.iomap.api.FilesystemShutdownException} and nothing more is written.
+ * ({@link XfsVolume#shutdown}): every later operation, unmount included, fails with
+ * {@link dev.iomap.api.FileSystemShutdownException} and nothing more is written.
  *
- * <p>Thread-safe; see {@link Volume} for the locks. Every operation changing metadata runs under the
+ * <p>Thread-safe; see {@link XfsVolume} for the locks. Every operation changing metadata runs under the
  * metadata lock and ends by letting the running transaction commit if it has grown large; fsync, sync
  * and unmount commit it.
  */
-final class XfsLikeMount implements MountedFilesystem {
-    private final Volume volume;
+final class XfsLikeMount implements MountedFileSystem {
+    private final XfsVolume volume;
     private final FileSpace space;
     private final Namespace namespace;
     private final XfsIomapOps iomapOps;
     private final XfsWritebackOps writebackOps;
     private final AttributeOps attributes;
 
-    private XfsLikeMount(Volume volume) {
+    private XfsLikeMount(XfsVolume volume) {
         this.volume = volume;
         this.attributes = new AttributeOps(volume);
         this.space = new FileSpace(volume);
@@ -59,14 +59,14 @@ final class XfsLikeMount implements MountedFilesystem {
     }
 
     static XfsLikeMount mount(BlockDevice raw) throws IOException {
-        Superblock superblock = Superblock.read(raw);
-        Geometry geometry = superblock.geometry();
+        XfsSuperblock superblock = XfsSuperblock.read(raw);
+        XfsGeometry geometry = superblock.geometry();
         BlockDevice device = BlockSizeView.of(raw, geometry.blockSize());
         Journal journal = Journal.open(device, geometry.journalStart(), geometry.journalBlocks());
         journal.replay();
         ImageLoader.Image image = new ImageLoader(device, geometry, true).load();
-        Fsck.verifyForMount(geometry, image);
-        Volume volume = new Volume(device, superblock, journal, new BlockAllocator(geometry, image.groups));
+        XfsFsck.verifyForMount(geometry, image);
+        XfsVolume volume = new XfsVolume(device, superblock, journal, new BlockAllocator(geometry, image.groups));
         volume.initialisedTableBlocks = image.initialisedTableBlocks;
         for (InodeState inode : image.inodes.values()) {
             volume.inodes.put(inode.ino, inode);
@@ -79,10 +79,10 @@ final class XfsLikeMount implements MountedFilesystem {
                 inode.directory.entries().forEach(entry -> volume.nameAdded(entry.ino()));
             }
         }
-        InodeState root = volume.inodes.get(Geometry.ROOT_INO);
+        InodeState root = volume.inodes.get(XfsGeometry.ROOT_INO);
         if (root == null || !root.isDirectory()) {
-            throw new CorruptFilesystemException("xfs-like: the root directory (inode 1, inode table "
-                    + Layout.where(geometry.inodeBlock(1), geometry.blockSize()) + ") is missing");
+            throw new CorruptFileSystemException("xfs-like: the root directory (inode 1, inode table "
+                    + XfsLayout.where(geometry.inodeBlock(1), geometry.blockSize()) + ") is missing");
         }
         XfsLikeMount mount = new XfsLikeMount(volume);
         mount.recover();
@@ -120,7 +120,7 @@ final class XfsLikeMount implements MountedFilesystem {
 
     @Override
     public long rootIno() {
-        return Geometry.ROOT_INO;
+        return XfsGeometry.ROOT_INO;
     }
 
     @Override
@@ -129,7 +129,7 @@ final class XfsLikeMount implements MountedFilesystem {
     }
 
     @Override
-    public InodeInfo getattr(long ino) throws IOException {
+    public FileStat getattr(long ino) throws IOException {
         return read(() -> attributes.getattr(ino));
     }
 
@@ -173,8 +173,8 @@ final class XfsLikeMount implements MountedFilesystem {
     }
 
     @Override
-    public InodeInfo setattr(long ino, AttributeChange change) throws IOException {
-        InodeInfo[] result = new InodeInfo[1];
+    public FileStat setattr(long ino, AttributeChange change) throws IOException {
+        FileStat[] result = new FileStat[1];
         change(() -> {
             result[0] = attributes.setattr(ino, change);
             return 0L;
@@ -244,7 +244,7 @@ final class XfsLikeMount implements MountedFilesystem {
         });
     }
 
-    /** @throws dev.iomap.api.FilesystemShutdownException after a shutdown, as every operation */
+    /** @throws dev.iomap.api.FileSystemShutdownException after a shutdown, as every operation */
     @Override
     public FsStat statfs() throws IOException {
         volume.checkNotShutDown();
@@ -463,7 +463,7 @@ final class XfsLikeMount implements MountedFilesystem {
     }
 
     /** @return the in-memory state, for tests */
-    Volume volume() {
+    XfsVolume volume() {
         return volume;
     }
 

@@ -30,11 +30,11 @@ import java.util.Set;
  * <p>Thread-safe: both take the metadata lock, then the inode lock.
  */
 final class XfsWritebackOps implements WritebackOps {
-    private final Volume volume;
+    private final XfsVolume volume;
     private final FileSpace space;
     private final int blockSize;
 
-    XfsWritebackOps(Volume volume, FileSpace space) {
+    XfsWritebackOps(XfsVolume volume, FileSpace space) {
         this.volume = volume;
         this.space = space;
         this.blockSize = volume.geometry.blockSize();

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.SuperblockCodec;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.IomapFileSystems;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class CorruptionTest {
 
     private static void assertRefused(XfsFixture fx, String... fragments) {
-        var thrown = assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class);
+        var thrown = assertThatThrownBy(fx::mount).isInstanceOf(CorruptFileSystemException.class);
         for (String fragment : fragments) {
             thrown.hasMessageContaining(fragment);
         }
@@ -46,15 +46,15 @@ class CorruptionTest {
     void imagesOfOlderFormatVersionsAreRefusedInOneLine() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.unmountAndCheck();
-            ByteBuffer payload = Superblock.CODEC.read(fx.device, 0).payload();
+            ByteBuffer payload = XfsSuperblock.CODEC.read(fx.device, 0).payload();
             for (int older : new int[] {1, 2}) {
                 new SuperblockCodec("xfs-like", "XFS-LIKE", older).write(fx.device, 0, payload.duplicate());
                 String message = "xfs-like superblock at device offset 0 has format version " + older
                         + "; this build supports version 3";
-                assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class).hasMessage(message);
+                assertThatThrownBy(fx::mount).isInstanceOf(CorruptFileSystemException.class).hasMessage(message);
                 assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems()).containsExactly(message);
             }
-            Superblock.CODEC.write(fx.device, 0, payload);
+            XfsSuperblock.CODEC.write(fx.device, 0, payload);
         }
     }
 
@@ -63,7 +63,7 @@ class CorruptionTest {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.write("/f", pattern(1, 0, 1000)).close();
             fx.unmountAndCheck();
-            Geometry geometry = Images.geometry(fx.device);
+            XfsGeometry geometry = Images.geometry(fx.device);
             long block = geometry.inodeTableStart();
             Images.flipByte(fx.device, block, 100);
             assertRefused(fx, "metadata block " + block, "device offset " + block * 4096, "bad checksum");
@@ -77,7 +77,7 @@ class CorruptionTest {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.write("/f", pattern(1, 0, 1000)).close();
             fx.unmountAndCheck();
-            InodeState root = Images.load(fx.device).inodes.get(Geometry.ROOT_INO);
+            InodeState root = Images.load(fx.device).inodes.get(XfsGeometry.ROOT_INO);
             long block = ((Extent) root.data.lookup(0)).deviceBlock();
             Images.flipByte(fx.device, block, 40);
             assertRefused(fx, "metadata block " + block, "device offset " + block * 4096);
@@ -88,7 +88,7 @@ class CorruptionTest {
     void aCorruptFreeSpaceLeafIsRefusedNamingIt() throws Exception {
         try (XfsFixture fx = XfsFixture.create()) {
             fx.unmountAndCheck();
-            Geometry geometry = Images.geometry(fx.device);
+            XfsGeometry geometry = Images.geometry(fx.device);
             long block = geometry.freeLeafBlock(1, 0);
             Images.flipByte(fx.device, block, 0);
             assertRefused(fx, "metadata block " + block, "device offset " + block * 4096, "XBNO");

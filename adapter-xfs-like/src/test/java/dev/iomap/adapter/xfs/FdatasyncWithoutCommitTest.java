@@ -24,7 +24,7 @@ class FdatasyncWithoutCommitTest {
             CachedInode inode = dm.create("f");
             DirectMount.write(inode, 0, pattern(1, 0, 4 * BLOCK));
             dm.fsync(inode);
-            Volume volume = dm.mount.volume();
+            XfsVolume volume = dm.mount.volume();
 
             // an overwrite of written blocks inside the on-disk size: nothing for fdatasync to commit
             DirectMount.write(inode, BLOCK, pattern(2, BLOCK, BLOCK));
@@ -69,7 +69,7 @@ class FdatasyncWithoutCommitTest {
         private final CountDownLatch release = new CountDownLatch(1);
         private final Thread holder;
 
-        HeldLock(Volume volume) throws InterruptedException {
+        HeldLock(XfsVolume volume) throws InterruptedException {
             CountDownLatch held = new CountDownLatch(1);
             holder = Thread.ofPlatform().start(() -> {
                 volume.metaLock.lock();

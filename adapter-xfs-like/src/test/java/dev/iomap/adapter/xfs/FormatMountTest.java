@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.Capability;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.IomapException;
@@ -124,7 +124,7 @@ class FormatMountTest {
     void anEmptyDeviceIsNotAnImage() throws Exception {
         try (RamBlockDevice device = new RamBlockDevice(4096, 16L << 20)) {
             assertThatThrownBy(() -> new XfsLikeAdapter().mount(device, XfsFixture.mountOptions()))
-                    .isInstanceOf(CorruptFilesystemException.class)
+                    .isInstanceOf(CorruptFileSystemException.class)
                     .hasMessageContaining("not a xfs-like image").hasMessageContaining("device offset 0");
             assertThat(new XfsLikeAdapter().fsck(device).problems()).singleElement().asString()
                     .contains("not a xfs-like image");

@@ -12,8 +12,8 @@ final class Images {
     private Images() {
     }
 
-    static Geometry geometry(BlockDevice device) throws IOException {
-        return Superblock.read(device).geometry();
+    static XfsGeometry geometry(BlockDevice device) throws IOException {
+        return XfsSuperblock.read(device).geometry();
     }
 
     static ImageLoader.Image load(BlockDevice device) throws IOException {
@@ -44,7 +44,7 @@ final class Images {
     }
 
     /** Writes a group's header and every leaf holding records as they are in memory (with valid checksums). */
-    static void writeGroup(BlockDevice device, Geometry geometry, AllocationGroup group) throws IOException {
+    static void writeGroup(BlockDevice device, XfsGeometry geometry, AllocationGroup group) throws IOException {
         for (var payload : group.encodeAll().entrySet()) {
             MetadataBlock.write(device, payload.getKey(), geometry.groupBlockType(group.agno(), payload.getKey()),
                     payload.getValue());
@@ -54,9 +54,9 @@ final class Images {
 
     /** Writes the inode table block holding {@code ino} as the loaded inodes say (with a valid checksum). */
     static void writeInodeTable(BlockDevice device, ImageLoader.Image image, long ino) throws IOException {
-        Geometry geometry = geometry(device);
+        XfsGeometry geometry = geometry(device);
         long index = ino / geometry.inodesPerBlock();
-        MetadataBlock.write(device, geometry.inodeTableStart() + index, Layout.INODE_TABLE,
+        MetadataBlock.write(device, geometry.inodeTableStart() + index, XfsLayout.INODE_TABLE,
                 InodeCodec.encodeTableBlock(geometry, index, image.initialisedTableBlocks, image.inodes::get));
         device.flush();
     }

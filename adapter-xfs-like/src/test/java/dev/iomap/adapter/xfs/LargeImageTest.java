@@ -46,7 +46,7 @@ class LargeImageTest {
         byte[] far = pattern(3, 3 * TIB, 5000);
         try (FileBlockDevice device = FileBlockDevice.open(image, BLOCK, BYTES, false)) {
             IomapFileSystems.format("xfs-like", device, FormatOptions.blockSize(BLOCK));
-            Geometry geometry = Images.geometry(device);
+            XfsGeometry geometry = Images.geometry(device);
             assertThat(geometry.agCount()).isEqualTo(929);
             // The superblock, the journal's, inode table block 0, and per group its header and first leaf.
             assertThat(device.stats().bytesWritten()).isEqualTo((3 + 2 * 929) * BLOCK);

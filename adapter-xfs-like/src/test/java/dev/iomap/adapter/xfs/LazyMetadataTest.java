@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -52,22 +52,22 @@ class LazyMetadataTest {
     }
 
     /** @return the leaf bitmap of a group header as it is on the device */
-    private static BitSet bitmap(RamBlockDevice device, Geometry geometry, int agno) throws Exception {
-        ByteBuffer payload = MetadataBlock.read(device, geometry.agStart(agno), Layout.AG_HEADER).payload();
-        byte[] bits = new byte[payload.remaining() - Geometry.AG_HEADER_FIXED_BYTES];
-        payload.get(Geometry.AG_HEADER_FIXED_BYTES, bits);
+    private static BitSet bitmap(RamBlockDevice device, XfsGeometry geometry, int agno) throws Exception {
+        ByteBuffer payload = MetadataBlock.read(device, geometry.agStart(agno), XfsLayout.AG_HEADER).payload();
+        byte[] bits = new byte[payload.remaining() - XfsGeometry.AG_HEADER_FIXED_BYTES];
+        payload.get(XfsGeometry.AG_HEADER_FIXED_BYTES, bits);
         return BitSet.valueOf(bits);
     }
 
     /** Rewrites a group header with one bit of its leaf bitmap flipped, keeping the checksum valid. */
-    private static void flipBitmapBit(RamBlockDevice device, Geometry geometry, int agno, int bit) throws Exception {
+    private static void flipBitmapBit(RamBlockDevice device, XfsGeometry geometry, int agno, int bit) throws Exception {
         long block = geometry.agStart(agno);
-        ByteBuffer payload = MetadataBlock.read(device, block, Layout.AG_HEADER).payload();
+        ByteBuffer payload = MetadataBlock.read(device, block, XfsLayout.AG_HEADER).payload();
         ByteBuffer copy = ByteBuffer.allocate(payload.remaining()).order(payload.order());
         copy.put(payload.duplicate()).flip();
-        int at = Geometry.AG_HEADER_FIXED_BYTES + bit / 8;
+        int at = XfsGeometry.AG_HEADER_FIXED_BYTES + bit / 8;
         copy.put(at, (byte) (copy.get(at) ^ (1 << (bit % 8))));
-        MetadataBlock.write(device, block, Layout.AG_HEADER, copy);
+        MetadataBlock.write(device, block, XfsLayout.AG_HEADER, copy);
     }
 
     private static BitSet bits(int... set) {
@@ -82,7 +82,7 @@ class LazyMetadataTest {
     void mkfsWritesTheSuperblocksTheFirstInodeBlockAndEachGroupsHeaderAndFirstLeafOnly() throws Exception {
         try (RamBlockDevice device = poisonedDevice()) {
             IomapFileSystems.format("xfs-like", device, FormatOptions.blockSize(BLOCK));
-            Geometry geometry = Images.geometry(device);
+            XfsGeometry geometry = Images.geometry(device);
             assertThat(geometry.agCount()).isEqualTo(4);
             assertThat(device.stats().bytesWritten()).isEqualTo((3 + 2 * 4) * BLOCK);
             assertThat(device.stats().writes()).isEqualTo(3 + 4);
@@ -101,7 +101,7 @@ class LazyMetadataTest {
     @Test
     void inodeTableBlocksAreWrittenWhenTheFirstInodeOfThemIsCreated() throws Exception {
         try (RamBlockDevice device = formatted()) {
-            Geometry geometry = Images.geometry(device);
+            XfsGeometry geometry = Images.geometry(device);
             int perBlock = geometry.inodesPerBlock();
             assertThat(perBlock).isEqualTo(13);
             try (IomapFileSystem fs = IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions())) {
@@ -130,16 +130,16 @@ class LazyMetadataTest {
     @Test
     void inodeTableBlocksPastTheCountAreNeverReadAndACountPastWhatWasWrittenIsFound() throws Exception {
         try (RamBlockDevice device = formatted()) {
-            Geometry geometry = Images.geometry(device);
+            XfsGeometry geometry = Images.geometry(device);
             long stale = geometry.inodeTableStart() + 3;
             ImageLoader.Image image = Images.load(device);
             // Garbage with a valid checksum, as a filesystem formatted earlier on the device leaves.
-            image.inodes.get(Geometry.ROOT_INO).nlink = 7;
-            MetadataBlock.write(device, stale, Layout.INODE_TABLE,
+            image.inodes.get(XfsGeometry.ROOT_INO).nlink = 7;
+            MetadataBlock.write(device, stale, XfsLayout.INODE_TABLE,
                     InodeCodec.encodeTableBlock(geometry, 0, 1, image.inodes::get));
             XfsFixture.assertClean(device);
-            image.inodes.get(Geometry.ROOT_INO).nlink = 2;
-            MetadataBlock.write(device, geometry.inodeTableStart(), Layout.INODE_TABLE,
+            image.inodes.get(XfsGeometry.ROOT_INO).nlink = 2;
+            MetadataBlock.write(device, geometry.inodeTableStart(), XfsLayout.INODE_TABLE,
                     InodeCodec.encodeTableBlock(geometry, 0, 3, image.inodes::get));
             assertThat(IomapFileSystems.fsck("xfs-like", device).problems()).containsExactly(
                     "inode table: metadata block " + (stale - 2) + " (device offset " + (stale - 2) * BLOCK
@@ -147,7 +147,7 @@ class LazyMetadataTest {
                     "inode table: metadata block " + (stale - 1) + " (device offset " + (stale - 1) * BLOCK
                             + "): expected a 0x4f4e4958 \"XINO\" block, found magic 0xd5d5d5d5");
             assertThatThrownBy(() -> IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions()))
-                    .isInstanceOf(CorruptFilesystemException.class)
+                    .isInstanceOf(CorruptFileSystemException.class)
                     .hasMessageContaining("metadata block " + (stale - 2));
         }
     }
@@ -155,7 +155,7 @@ class LazyMetadataTest {
     @Test
     void theLeafBitmapMarksExactlyTheLeavesHoldingRecordsAndRoundTrips() throws Exception {
         try (RamBlockDevice device = formatted()) {
-            Geometry geometry = Images.geometry(device);
+            XfsGeometry geometry = Images.geometry(device);
             AllocationGroup group = Images.load(device).groups[1];
             long data = geometry.agDataStart(1);
             long freeSpan = geometry.freeLeafSpan();
@@ -188,7 +188,7 @@ class LazyMetadataTest {
     @Test
     void aCommitWritesTheHeaderAndOnlyTheLeavesItsChangesTouched() throws Exception {
         try (RamBlockDevice device = formatted()) {
-            Geometry geometry = Images.geometry(device);
+            XfsGeometry geometry = Images.geometry(device);
             AllocationGroup group = Images.load(device).groups[2];
             long data = geometry.agDataStart(2);
             long span = geometry.freeLeafSpan();
@@ -206,7 +206,7 @@ class LazyMetadataTest {
             group.allocateOnDisk(data, 3 * span + 5);
             var payloads = group.encodeChanged();
             assertThat(payloads.keySet()).containsExactly(header, geometry.freeLeafBlock(2, 3));
-            ByteBuffer bitmap = payloads.get(header).position(Geometry.AG_HEADER_FIXED_BYTES);
+            ByteBuffer bitmap = payloads.get(header).position(XfsGeometry.AG_HEADER_FIXED_BYTES);
             byte[] bits = new byte[bitmap.remaining()];
             bitmap.get(bits);
             assertThat(BitSet.valueOf(bits)).isEqualTo(bits(3));
@@ -223,12 +223,12 @@ class LazyMetadataTest {
             fx.write("/f", pattern(1, 0, 100_000)).close();
             fx.unmountAndCheck();
             RamBlockDevice device = (RamBlockDevice) fx.device;
-            Geometry geometry = Images.geometry(device);
+            XfsGeometry geometry = Images.geometry(device);
             // Group 3 holds nothing: its free space is one extent, in free-space leaf 0.
             long data = geometry.agDataStart(3);
             long free = geometry.agLength(3) - geometry.agHeaderBlocks(3);
             assertThat(Images.load(device).groups[3].onDisk().freeExtents()).containsExactly(new BlockRange(data, free));
-            String where = "allocation group 3 header at " + Layout.where(geometry.agStart(3), BLOCK);
+            String where = "allocation group 3 header at " + XfsLayout.where(geometry.agStart(3), BLOCK);
 
             flipBitmapBit(device, geometry, 3, 0);
             assertThat(IomapFileSystems.fsck("xfs-like", device).problems()).containsExactly(
@@ -236,7 +236,7 @@ class LazyMetadataTest {
                             + " and 0",
                     "blocks [" + data + ", +" + free + ") (device offset " + data * BLOCK
                             + ") are neither free nor used: leaked");
-            assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class).hasMessageContaining(where);
+            assertThatThrownBy(fx::mount).isInstanceOf(CorruptFileSystemException.class).hasMessageContaining(where);
             flipBitmapBit(device, geometry, 3, 0);
 
             flipBitmapBit(device, geometry, 3, 1);
@@ -244,7 +244,7 @@ class LazyMetadataTest {
             String unreadable = "metadata block " + unused + " (device offset " + unused * BLOCK
                     + "): expected a 0x4f4e4258 \"XBNO\" block, found magic 0x00000000";
             assertThat(IomapFileSystems.fsck("xfs-like", device).problems()).containsExactly(unreadable);
-            assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class).hasMessage(unreadable);
+            assertThatThrownBy(fx::mount).isInstanceOf(CorruptFileSystemException.class).hasMessage(unreadable);
             flipBitmapBit(device, geometry, 3, 1);
 
             int pastTheLeaves = geometry.leaves(3);

@@ -124,7 +124,7 @@ class LinkTest {
             assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems()).containsExactly("inode " + ino
                     + " (inode table block " + tableBlock + " (device offset " + tableBlock * XfsFixture.BLOCK
                     + ")): link count 3 but 2 names");
-            assertThatThrownBy(fx::mount).isInstanceOf(dev.iomap.api.CorruptFilesystemException.class)
+            assertThatThrownBy(fx::mount).isInstanceOf(dev.iomap.api.CorruptFileSystemException.class)
                     .hasMessageContaining("link count 3 but 2 names");
             image.inodes.get(ino).nlink = 2;
             Images.writeInodeTable(fx.device, image, ino);

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.api.FileType;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.XattrMode;
 import dev.iomap.core.CachedInode;
@@ -23,14 +23,14 @@ import org.junit.jupiter.api.Test;
 class ReferencedBlocksTest {
     /** Pretends the free space holds {@code block}, then allocates there: the volume must shut down. */
     private static void assertHandingOutShutsDown(DirectMount dm, long block, String holder) throws IOException {
-        Volume volume = dm.mount.volume();
+        XfsVolume volume = dm.mount.volume();
         AllocationGroup group = volume.allocator.group(volume.geometry.agOf(block));
         group.onDisk().free(block, 1);
         group.available().free(block, 1);
         volume.metaLock.lock();
         try {
             assertThatThrownBy(() -> volume.allocate(1, block))
-                    .isInstanceOf(FilesystemShutdownException.class)
+                    .isInstanceOf(FileSystemShutdownException.class)
                     .hasMessageContaining("handed out blocks").hasMessageContaining(holder);
         } finally {
             volume.metaLock.unlock();

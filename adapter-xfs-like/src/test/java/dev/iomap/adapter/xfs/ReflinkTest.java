@@ -130,7 +130,7 @@ class ReflinkTest {
 
     /** Files are placed in allocation group (inode number mod group count); /src is inode 2. */
     private static long firstDataBlock(XfsFixture fx) throws Exception {
-        Geometry geometry = Images.geometry(fx.device);
+        XfsGeometry geometry = Images.geometry(fx.device);
         int agno = 2 % geometry.agCount();
         return geometry.agStart(agno) + geometry.agHeaderBlocks(agno);
     }

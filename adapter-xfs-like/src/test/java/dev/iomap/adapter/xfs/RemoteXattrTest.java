@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class RemoteXattrTest {
     private static final Map<String, String> SMALLEST_JOURNAL = Map.of("journalblocks",
-            "" + Geometry.MIN_JOURNAL_BLOCKS, "agcount", "1");
+            "" + XfsGeometry.MIN_JOURNAL_BLOCKS, "agcount", "1");
 
     @ParameterizedTest(name = "{0}-byte blocks")
     @ValueSource(ints = {512, 1024, 4096})
@@ -32,7 +32,7 @@ class RemoteXattrTest {
             throws Exception {
         byte[] first = pattern(11, 0, Xattrs.MAX_VALUE_BYTES);
         byte[] second = pattern(12, 0, Xattrs.MAX_VALUE_BYTES);
-        int chainBlocks = Layout.chainBlocks(4 + 5 + "user.big".length() + Xattrs.MAX_VALUE_BYTES, blockSize);
+        int chainBlocks = XfsLayout.chainBlocks(4 + 5 + "user.big".length() + Xattrs.MAX_VALUE_BYTES, blockSize);
         try (XfsFixture fx = XfsFixture.createWithPowerCut(blockSize, 16L << 20, SMALLEST_JOURNAL)) {
             fx.fs.create("/f").close();
             fx.fs.sync();

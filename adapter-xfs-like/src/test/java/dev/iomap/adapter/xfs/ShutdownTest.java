@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.api.FileType;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.core.CachedInode;
 import java.io.IOException;
@@ -41,7 +41,7 @@ class ShutdownTest {
 
     /** Pretends the free space says the victim's blocks are free, as a forged leaf would. */
     private static void forgeFree(DirectMount dm, Extent victim) throws IOException {
-        Volume volume = dm.mount.volume();
+        XfsVolume volume = dm.mount.volume();
         AllocationGroup group = volume.allocator.group(volume.geometry.agOf(victim.deviceBlock()));
         group.onDisk().free(victim.deviceBlock(), victim.length());
         group.available().free(victim.deviceBlock(), victim.length());
@@ -51,16 +51,16 @@ class ShutdownTest {
     private static void assertShutDown(DirectMount dm, Extent victim) throws IOException {
         long writes = dm.device.stats().writes();
         Throwable create = catchThrowable(() -> dm.mount.create(dm.mount.rootIno(), "late", FileType.REGULAR));
-        assertThat(create).isInstanceOf(FilesystemShutdownException.class).hasMessageNotContaining("\n");
+        assertThat(create).isInstanceOf(FileSystemShutdownException.class).hasMessageNotContaining("\n");
         assertThatThrownBy(() -> dm.mount.statfs()).as("statfs, like every operation")
-                .isInstanceOf(FilesystemShutdownException.class).hasMessage(create.getMessage());
-        assertThatThrownBy(() -> dm.mount.getattr(2)).isInstanceOf(FilesystemShutdownException.class);
-        assertThatThrownBy(() -> dm.mount.sync()).isInstanceOf(FilesystemShutdownException.class);
-        assertThatThrownBy(() -> dm.mount.unmount()).isInstanceOf(FilesystemShutdownException.class);
+                .isInstanceOf(FileSystemShutdownException.class).hasMessage(create.getMessage());
+        assertThatThrownBy(() -> dm.mount.getattr(2)).isInstanceOf(FileSystemShutdownException.class);
+        assertThatThrownBy(() -> dm.mount.sync()).isInstanceOf(FileSystemShutdownException.class);
+        assertThatThrownBy(() -> dm.mount.unmount()).isInstanceOf(FileSystemShutdownException.class);
         dm.cache.close();
         dm.mount = null;
         assertThat(dm.device.stats().writes()).as("device writes after the shutdown").isEqualTo(writes);
-        assertThat(Superblock.read(dm.device).clean()).as("superblock clean flag").isFalse();
+        assertThat(XfsSuperblock.read(dm.device).clean()).as("superblock clean flag").isFalse();
         assertThat(IomapFileSystems.fsck("xfs-like", dm.device).isClean()).isFalse();
         ByteBuffer bytes = ByteBuffer.allocate(VICTIM.length);
         dm.device.read(victim.deviceBlock() * DirectMount.BLOCK, bytes);
@@ -93,7 +93,7 @@ class ShutdownTest {
             Extent victim = victimExtent(dm);
             forgeFree(dm, victim);
             dm.mount.unlink(dm.mount.rootIno(), "victim");
-            assertThatThrownBy(() -> dm.mount.evict(2)).isInstanceOf(FilesystemShutdownException.class)
+            assertThatThrownBy(() -> dm.mount.evict(2)).isInstanceOf(FileSystemShutdownException.class)
                     .hasMessageContaining("free already");
             assertShutDown(dm, victim);
         }
@@ -107,12 +107,12 @@ class ShutdownTest {
     void aReferenceCountThatWouldGoNegativeShutsDown() throws Exception {
         try (DirectMount dm = withVictim()) {
             Extent victim = victimExtent(dm);
-            Volume volume = dm.mount.volume();
+            XfsVolume volume = dm.mount.volume();
             // A record no mount loads (counts are at least 2), as a forged leaf that slipped past mount would be.
             volume.allocator.group(volume.geometry.agOf(victim.deviceBlock())).refcounts()
                     .load(new RefcountMap.Record(victim.deviceBlock(), victim.length(), 0));
             dm.mount.unlink(dm.mount.rootIno(), "victim");
-            assertThatThrownBy(() -> dm.mount.evict(2)).isInstanceOf(FilesystemShutdownException.class)
+            assertThatThrownBy(() -> dm.mount.evict(2)).isInstanceOf(FileSystemShutdownException.class)
                     .hasMessageContaining("reference count record").hasMessageContaining("says 0 owners");
             assertShutDown(dm, victim);
         }
@@ -121,12 +121,12 @@ class ShutdownTest {
     @Test
     void aNewInodeNumberThatANameStillPointsAtShutsDown() throws Exception {
         try (DirectMount dm = withVictim()) {
-            Volume volume = dm.mount.volume();
-            InodeState root = volume.inodes.get(Geometry.ROOT_INO);
+            XfsVolume volume = dm.mount.volume();
+            InodeState root = volume.inodes.get(XfsGeometry.ROOT_INO);
             root.directory.add("ghost", 3, FileType.REGULAR, 0);
             volume.nameAdded(3);
             assertThatThrownBy(() -> dm.mount.create(dm.mount.rootIno(), "new", FileType.REGULAR))
-                    .isInstanceOf(FilesystemShutdownException.class)
+                    .isInstanceOf(FileSystemShutdownException.class)
                     .hasMessageContaining("free inode 3").hasMessageContaining("still named");
             assertShutDown(dm, victimExtent(dm));
         }

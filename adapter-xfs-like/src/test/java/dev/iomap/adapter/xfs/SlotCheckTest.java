@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.NewInodeAttributes;
 import java.nio.ByteBuffer;
@@ -20,25 +20,25 @@ class SlotCheckTest {
 
     /** Applies {@code forge} to inode {@code ino}'s slot (a little-endian view of its 296 bytes), re-checksummed. */
     private static ByteBuffer forgeSlot(XfsFixture fx, long ino, Consumer<ByteBuffer> forge) throws Exception {
-        Geometry geometry = Images.geometry(fx.device);
+        XfsGeometry geometry = Images.geometry(fx.device);
         long block = geometry.inodeBlock(ino);
-        ByteBuffer original = MetadataBlock.read(fx.device, block, Layout.INODE_TABLE).payload();
+        ByteBuffer original = MetadataBlock.read(fx.device, block, XfsLayout.INODE_TABLE).payload();
         ByteBuffer payload = ByteBuffer.allocate(original.remaining()).put(original.duplicate()).flip();
-        int at = Layout.INODE_TABLE_HEADER + (int) (ino % geometry.inodesPerBlock()) * Layout.INODE_BYTES;
-        forge.accept(payload.slice(at, Layout.INODE_BYTES).order(ByteOrder.LITTLE_ENDIAN));
-        MetadataBlock.write(fx.device, block, Layout.INODE_TABLE, payload);
+        int at = XfsLayout.INODE_TABLE_HEADER + (int) (ino % geometry.inodesPerBlock()) * XfsLayout.INODE_BYTES;
+        forge.accept(payload.slice(at, XfsLayout.INODE_BYTES).order(ByteOrder.LITTLE_ENDIAN));
+        MetadataBlock.write(fx.device, block, XfsLayout.INODE_TABLE, payload);
         fx.device.flush();
         return original;
     }
 
     private static void assertRefused(XfsFixture fx, String message) throws Exception {
-        assertThatThrownBy(fx::mount).isInstanceOf(CorruptFilesystemException.class).hasMessageContaining(message);
+        assertThatThrownBy(fx::mount).isInstanceOf(CorruptFileSystemException.class).hasMessageContaining(message);
         assertThat(IomapFileSystems.fsck("xfs-like", fx.device).problems())
                 .anySatisfy(problem -> assertThat(problem).contains(message).doesNotContain("\n"));
     }
 
     private static void restore(XfsFixture fx, long ino, ByteBuffer original) throws Exception {
-        MetadataBlock.write(fx.device, Images.geometry(fx.device).inodeBlock(ino), Layout.INODE_TABLE, original);
+        MetadataBlock.write(fx.device, Images.geometry(fx.device).inodeBlock(ino), XfsLayout.INODE_TABLE, original);
         fx.device.flush();
         fx.mount();
     }
@@ -69,7 +69,7 @@ class SlotCheckTest {
             fx.fs.createSymbolicLink("/l", "target", new NewInodeAttributes(0, 0, 0));
             long ino = fx.fs.lstat("/l").ino();
             fx.unmountAndCheck();
-            ByteBuffer original = forgeSlot(fx, ino, slot -> slot.put(Layout.INODE_CORE_BYTES + 2, (byte) 0));
+            ByteBuffer original = forgeSlot(fx, ino, slot -> slot.put(XfsLayout.INODE_CORE_BYTES + 2, (byte) 0));
             assertRefused(fx, "symbolic link inode " + ino + ": its target holds a NUL byte");
             restore(fx, ino, original);
             fx.unmountAndCheck();
@@ -77,8 +77,8 @@ class SlotCheckTest {
             assertRefused(fx, "symbolic link inode " + ino + " of 6 bytes, mode 0755");
             restore(fx, ino, original);
             fx.unmountAndCheck();
-            forgeSlot(fx, ino, slot -> slot.putLong(16, Layout.INLINE_TARGET_BYTES + 1));
-            assertRefused(fx, "symbolic link inode " + ino + " of " + (Layout.INLINE_TARGET_BYTES + 1) + " bytes");
+            forgeSlot(fx, ino, slot -> slot.putLong(16, XfsLayout.INLINE_TARGET_BYTES + 1));
+            assertRefused(fx, "symbolic link inode " + ino + " of " + (XfsLayout.INLINE_TARGET_BYTES + 1) + " bytes");
             restore(fx, ino, original);
             assertThat(fx.fs.readSymbolicLink("/l")).isEqualTo("target");
         }

@@ -87,9 +87,9 @@ class SpreadDamageTest {
     }
 
     private static void rewriteInodeTableBlock(XfsFixture fx, ImageLoader.Image image, long ino) throws IOException {
-        Geometry geometry = Images.geometry(fx.device);
+        XfsGeometry geometry = Images.geometry(fx.device);
         long tableIndex = ino / geometry.inodesPerBlock();
-        MetadataBlock.write(fx.device, geometry.inodeTableStart() + tableIndex, Layout.INODE_TABLE,
+        MetadataBlock.write(fx.device, geometry.inodeTableStart() + tableIndex, XfsLayout.INODE_TABLE,
                 InodeCodec.encodeTableBlock(geometry, tableIndex, image.initialisedTableBlocks, image.inodes::get));
         fx.device.flush();
     }
@@ -123,7 +123,7 @@ class SpreadDamageTest {
         try (XfsFixture fx = image()) {
             Extent victim = victimExtent(fx);
             ImageLoader.Image image = Images.load(fx.device);
-            Geometry geometry = Images.geometry(fx.device);
+            XfsGeometry geometry = Images.geometry(fx.device);
             AllocationGroup group = image.groups[geometry.agOf(victim.deviceBlock())];
             group.onDisk().free(victim.deviceBlock(), victim.length());
             Images.writeGroup(fx.device, geometry, group);
@@ -148,7 +148,7 @@ class SpreadDamageTest {
             Extent victim = victimExtent(fx);
             ImageLoader.Image image = Images.load(fx.device);
             InodeState other = image.inodes.remove(3L);
-            Geometry geometry = Images.geometry(fx.device);
+            XfsGeometry geometry = Images.geometry(fx.device);
             for (Extent extent : other.data.extents()) {
                 AllocationGroup group = image.groups[geometry.agOf(extent.deviceBlock())];
                 group.onDisk().free(extent.deviceBlock(), extent.length());

@@ -42,8 +42,8 @@ class SymlinkTest {
     @ParameterizedTest(name = "{0}-byte blocks")
     @ValueSource(ints = {512, 1024, 4096, 65536})
     void targetsOfEveryLengthClassReadBackExactlyAfterRemount(int blockSize) throws Exception {
-        int chain = Layout.chainCapacity(blockSize);
-        int[] lengths = {1, Layout.INLINE_TARGET_BYTES, Layout.INLINE_TARGET_BYTES + 1, Math.min(chain, 4095),
+        int chain = XfsLayout.chainCapacity(blockSize);
+        int[] lengths = {1, XfsLayout.INLINE_TARGET_BYTES, XfsLayout.INLINE_TARGET_BYTES + 1, Math.min(chain, 4095),
                 Math.min(chain + 1, 4095), 4095};
         try (XfsFixture fx = fixture(blockSize)) {
             fx.fs.create("/first").close();
@@ -64,7 +64,7 @@ class SymlinkTest {
                 assertThat(stat.uid()).isEqualTo(1000);
                 assertThat(stat.gid()).isEqualTo(100);
                 assertThat(stat.linkCount()).isEqualTo(1);
-                long expectedBlocks = lengths[i] <= Layout.INLINE_TARGET_BYTES ? 0
+                long expectedBlocks = lengths[i] <= XfsLayout.INLINE_TARGET_BYTES ? 0
                         : Math.ceilDiv(lengths[i], chain);
                 assertThat(stat.allocatedBytes()).isEqualTo(expectedBlocks * blockSize);
                 blocks += expectedBlocks;
@@ -146,7 +146,7 @@ class SymlinkTest {
             long ino = fx.fs.lstat("/long").ino();
             fx.unmountAndCheck();
             InodeState inode = Images.load(fx.device).inodes.get(ino);
-            assertThat(inode.targetBlocks).hasSize(Math.ceilDiv(4095, Layout.chainCapacity(1024)));
+            assertThat(inode.targetBlocks).hasSize(Math.ceilDiv(4095, XfsLayout.chainCapacity(1024)));
             assertThat(inode.target).isEqualTo(target);
             assertThat(Arrays.equals(inode.target, target)).isTrue();
             fx.mount();

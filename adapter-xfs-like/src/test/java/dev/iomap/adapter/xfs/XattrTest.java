@@ -69,7 +69,7 @@ class XattrTest {
             assertThatThrownBy(() -> fx.fs.setXattr("/d", "user.third", new byte[Xattrs.MAX_VALUE_BYTES],
                     XattrMode.CREATE)).isInstanceOf(NoSpaceException.class);
             long encoded = 4 + 2L * (5 + Xattrs.MAX_VALUE_BYTES) + "user.first".length() + "trusted.second".length();
-            long blocks = Math.ceilDiv(encoded, Layout.chainCapacity(blockSize));
+            long blocks = Math.ceilDiv(encoded, XfsLayout.chainCapacity(blockSize));
             assertThat(fx.fs.statfs().freeBlocks()).isEqualTo(free - blocks);
             fx.remount();
             assertThat(fx.fs.getXattr("/d", "user.first")).isEqualTo(first);

@@ -2,13 +2,13 @@ package dev.iomap.adapter.zonefs;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
-import dev.iomap.api.CorruptFilesystemException;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.api.CorruptFileSystemException;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.MountOptions;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.ProbedFormat;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.PageCacheOptions;
@@ -27,7 +27,7 @@ import java.util.Set;
  *
  * <p>Immutable and thread-safe; one instance serves every mount.
  */
-public final class ZonefsLikeAdapter implements FilesystemAdapter {
+public final class ZonefsLikeAdapter implements FileSystemAdapter {
     /** The adapter's name. */
     public static final String NAME = "zonefs-like";
     private static final System.Logger LOG = System.getLogger(ZonefsLikeAdapter.class.getName());
@@ -42,7 +42,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
      *       sequential zone file refuses a write not at its end ({@link SequentialFileException}).</li>
      *   <li>{@link Capability#TRUNCATE}: a sequential zone file truncates to 0 (zone reset) or to its
      *       capacity (zone finish); anything else, and any truncate of a conventional zone file to
-     *       another size than its own, is refused ({@link dev.iomap.spi.MountedFilesystem#checkSetSize}).</li>
+     *       another size than its own, is refused ({@link dev.iomap.spi.MountedFileSystem#checkSetSize}).</li>
      *   <li>{@link Capability#DURABLE_FSYNC}: fsync writes back and flushes the device, which makes
      *       the data and the zone write pointers (the sequential files' sizes) durable.</li>
      *   <li>{@link Capability#DIRECT_IO}: a conventional file takes aligned direct reads and writes
@@ -108,8 +108,8 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
         }
         int files = zones.size() - 1;
         int conventionalFiles = zones.getFirst().isSequential() ? conventional : conventional - 1;
-        new Superblock(options.blockSize(), zones.size(), zoned.zoneSize(), conventionalFiles,
-                files - conventionalFiles, Superblock.digest(zones), System.currentTimeMillis(), options.label())
+        new ZonefsSuperblock(options.blockSize(), zones.size(), zoned.zoneSize(), conventionalFiles,
+                files - conventionalFiles, ZonefsSuperblock.digest(zones), System.currentTimeMillis(), options.label())
                 .write(zoned);
         if (zones.getFirst().isSequential()) {
             zoned.finishZone(0);
@@ -145,7 +145,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
     /** @return whether the device is zoned and zone 0 starts with the zonefs-like superblock magic */
     @Override
     public boolean probe(BlockDevice device) throws IOException {
-        return device instanceof ZonedBlockDevice && Superblock.CODEC.probe(device, 0);
+        return device instanceof ZonedBlockDevice && ZonefsSuperblock.CODEC.probe(device, 0);
     }
 
     /**
@@ -157,7 +157,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
         if (!(device instanceof ZonedBlockDevice)) {
             return Optional.empty();
         }
-        return Superblock.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
+        return ZonefsSuperblock.CODEC.probePayload(device, 0).map(payload -> ProbedFormat.of(NAME, payload.getInt(0)));
     }
 
     private static void checkGeometry(int deviceBlockSize, List<Zone> zones, int blockSize)
@@ -193,10 +193,10 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
      *     block): a sequential zone cannot take a rewrite
      */
     @Override
-    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+    public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
         options.checkAdapterOptions(NAME, Set.of());
         ZonedBlockDevice zoned = zoned(device);
-        Superblock superblock = Superblock.read(zoned);
+        ZonefsSuperblock superblock = ZonefsSuperblock.read(zoned);
         List<Zone> zones = zoned.zones();
         checkLayout(superblock, zones);
         for (String problem : zoned.stateProblems()) {
@@ -216,9 +216,9 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
      * Checks the zones are those mkfs saw (count and digest) and that the superblock's other fields
      * agree with them: the zone size, and how many conventional and sequential files mkfs made.
      */
-    static void checkLayout(Superblock superblock, List<Zone> zones) throws CorruptFilesystemException {
-        if (superblock.zoneCount() != zones.size() || superblock.layoutDigest() != Superblock.digest(zones)) {
-            throw new CorruptFilesystemException(NAME + ": the device's zones (" + zones.size() + ") are not the"
+    static void checkLayout(ZonefsSuperblock superblock, List<Zone> zones) throws CorruptFileSystemException {
+        if (superblock.zoneCount() != zones.size() || superblock.layoutDigest() != ZonefsSuperblock.digest(zones)) {
+            throw new CorruptFileSystemException(NAME + ": the device's zones (" + zones.size() + ") are not the"
                     + " ones mkfs found (" + superblock.zoneCount() + " zones, digest "
                     + Integer.toHexString(superblock.layoutDigest()) + ")");
         }
@@ -226,7 +226,7 @@ public final class ZonefsLikeAdapter implements FilesystemAdapter {
         long conventionalFiles = zones.size() - 1 - sequentialFiles;
         if (superblock.zoneSize() != zones.getFirst().size() || superblock.conventionalFiles() != conventionalFiles
                 || superblock.sequentialFiles() != sequentialFiles) {
-            throw new CorruptFilesystemException(NAME + ": the superblock says " + superblock.conventionalFiles()
+            throw new CorruptFileSystemException(NAME + ": the superblock says " + superblock.conventionalFiles()
                     + " conventional and " + superblock.sequentialFiles() + " sequential files in zones of "
                     + superblock.zoneSize() + " bytes; the zones make " + conventionalFiles + " and "
                     + sequentialFiles + " in zones of " + zones.getFirst().size() + " bytes");

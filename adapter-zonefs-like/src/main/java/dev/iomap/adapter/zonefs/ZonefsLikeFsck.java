@@ -1,6 +1,6 @@
 package dev.iomap.adapter.zonefs;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FsckReport;
 import dev.iomap.device.Zone;
 import dev.iomap.device.ZoneCondition;
@@ -23,17 +23,17 @@ final class ZonefsLikeFsck {
 
     static FsckReport check(ZonedBlockDevice device) throws IOException {
         List<String> problems = new ArrayList<>(device.stateProblems());
-        Superblock superblock;
+        ZonefsSuperblock superblock;
         try {
-            superblock = Superblock.read(device);
-        } catch (CorruptFilesystemException e) {
+            superblock = ZonefsSuperblock.read(device);
+        } catch (CorruptFileSystemException e) {
             problems.add(e.getMessage());
             return new FsckReport(problems, "the superblock and the zone state");
         }
         List<Zone> zones = device.zones();
         try {
             ZonefsLikeAdapter.checkLayout(superblock, zones);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             problems.add(e.getMessage());
             return new FsckReport(problems, "the superblock, the zone state and the zone layout");
         }

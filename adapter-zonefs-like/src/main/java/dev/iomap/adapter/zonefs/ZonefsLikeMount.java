@@ -3,12 +3,12 @@ package dev.iomap.adapter.zonefs;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileNames;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
-import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.NotSupportedException.Refusal;
 import dev.iomap.spi.WritebackOps;
@@ -42,12 +42,12 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Thread-safe: the namespace is immutable; each file guards its own size.
  */
-final class ZonefsLikeMount implements MountedFilesystem {
+final class ZonefsLikeMount implements MountedFileSystem {
     static final String CONVENTIONAL_DIR = "cnv";
     static final String SEQUENTIAL_DIR = "seq";
 
     private final ZonedBlockDevice device;
-    private final Superblock superblock;
+    private final ZonefsSuperblock superblock;
     private final Map<Long, ZoneFile> files = new HashMap<>();
     private final Map<Long, TreeMap<String, Long>> directories = new HashMap<>();
     private final long rootIno;
@@ -59,7 +59,7 @@ final class ZonefsLikeMount implements MountedFilesystem {
     /** Zone finishes by truncates to the capacity since mount: the adapter counter {@code zone.finishes}. */
     private final LongAdder zoneFinishes = new LongAdder();
 
-    ZonefsLikeMount(ZonedBlockDevice device, Superblock superblock, List<Zone> zones) {
+    ZonefsLikeMount(ZonedBlockDevice device, ZonefsSuperblock superblock, List<Zone> zones) {
         this.device = device;
         this.superblock = superblock;
         this.rootIno = zones.size();
@@ -110,12 +110,12 @@ final class ZonefsLikeMount implements MountedFilesystem {
     }
 
     @Override
-    public InodeInfo getattr(long ino) throws IOException {
+    public FileStat getattr(long ino) throws IOException {
         if (directories.containsKey(ino)) {
-            return new InodeInfo(ino, FileType.DIRECTORY, 0, 0, 2, mountedMillis);
+            return new FileStat(ino, FileType.DIRECTORY, 0, 0, 2, mountedMillis);
         }
         ZoneFile file = file(ino);
-        return new InodeInfo(ino, FileType.REGULAR, file.written(), file.capacity(), 1, mountedMillis);
+        return new FileStat(ino, FileType.REGULAR, file.written(), file.capacity(), 1, mountedMillis);
     }
 
     @Override

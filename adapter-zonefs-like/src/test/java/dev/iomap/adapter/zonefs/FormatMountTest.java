@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.Capability;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
@@ -204,7 +204,7 @@ class FormatMountTest {
             device.read(0, java.nio.ByteBuffer.wrap(superblock));
             reformatted.write(0, java.nio.ByteBuffer.wrap(superblock), dev.iomap.device.IoPurpose.METADATA).join();
 
-            assertThatThrownBy(() -> ZonefsFixture.mount(reformatted)).isInstanceOf(CorruptFilesystemException.class)
+            assertThatThrownBy(() -> ZonefsFixture.mount(reformatted)).isInstanceOf(CorruptFileSystemException.class)
                     .hasMessageContaining("not the ones mkfs found");
             assertThat(IomapFileSystems.fsck(ZonefsLikeAdapter.NAME, reformatted).isClean()).isFalse();
             reformatted.close();
@@ -240,14 +240,14 @@ class FormatMountTest {
     @Test
     void fsckAndMountRefuseFileCountsTheZonesDoNotMake() throws Exception {
         try (ZonedDevice device = ZonefsFixture.newFormattedDevice(4096)) {
-            Superblock real = Superblock.read(device);
-            new Superblock(real.blockSize(), real.zoneCount(), real.zoneSize(), real.conventionalFiles() + 1,
+            ZonefsSuperblock real = ZonefsSuperblock.read(device);
+            new ZonefsSuperblock(real.blockSize(), real.zoneCount(), real.zoneSize(), real.conventionalFiles() + 1,
                     real.sequentialFiles() - 1, real.layoutDigest(), real.formattedMillis(), real.label())
                     .write(device);
 
             assertThat(IomapFileSystems.fsck(ZonefsLikeAdapter.NAME, device).problems()).singleElement().asString()
                     .contains("3 conventional and 4 sequential files").contains("the zones make 2 and 5");
-            assertThatThrownBy(() -> ZonefsFixture.mount(device)).isInstanceOf(CorruptFilesystemException.class)
+            assertThatThrownBy(() -> ZonefsFixture.mount(device)).isInstanceOf(CorruptFileSystemException.class)
                     .hasMessageContaining("sequential files");
         }
     }

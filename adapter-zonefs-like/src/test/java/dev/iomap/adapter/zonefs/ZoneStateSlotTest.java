@@ -5,7 +5,7 @@ import static dev.iomap.adapter.zonefs.ZonefsFixture.SECTOR;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.IomapFileSystems;
@@ -90,7 +90,7 @@ class ZoneStateSlotTest {
         ZonedDevice device;
         try {
             device = ZonedDevice.open(image.copy());
-        } catch (CorruptFilesystemException refused) {
+        } catch (CorruptFileSystemException refused) {
             assertThat(refused.getMessage()).doesNotContain("\n");
             return;
         }
@@ -140,7 +140,7 @@ class ZoneStateSlotTest {
         damage(image, 0, SLOT_BYTES);
         damage(image, 1, SLOT_BYTES);
 
-        assertThatThrownBy(() -> ZonedDevice.open(image.copy())).isInstanceOf(CorruptFilesystemException.class)
+        assertThatThrownBy(() -> ZonedDevice.open(image.copy())).isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageContaining("slot").hasMessageNotContaining("\n");
     }
 

@@ -24,7 +24,7 @@ public interface ClusterContext extends AutoCloseable {
      * journal, its metadata, its data) and again once the write completed: while the node may be
      * declared dead by the others, it must not write to the shared device.
      *
-     * @throws IOException a {@link dev.iomap.api.FilesystemShutdownException} saying why, once fenced
+     * @throws IOException a {@link dev.iomap.api.FileSystemShutdownException} saying why, once fenced
      *     (a fence never heals: the mount must be unmounted and mounted again); or another
      *     {@link IOException} while the node's lease on its membership is over, which may end (the
      *     operation fails, the mount goes on)

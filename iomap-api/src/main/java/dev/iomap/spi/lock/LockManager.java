@@ -11,9 +11,9 @@ import java.time.Duration;
  * one per mount and depends on this interface only.
  *
  * <h2>Lock order</h2>
- * A thread that holds several locks takes them in this order, and releases in any order (DESIGN.md,
- * "gfs2-like in detail"): the rename glock; inode glocks by increasing inode number; resource-group
- * glocks by increasing index; iopen glocks; then the journal transaction; the folio lock last. {@link LockName}'s
+ * A thread that holds several locks takes them in this order, and releases in any order
+ * (docs/design-notes.md, "Glocks"): the rename glock; inode glocks by increasing inode number;
+ * resource-group glocks by increasing index; iopen glocks; then the journal transaction; the folio lock last. {@link LockName}'s
  * natural order is the glock part of it. A manager need not enforce it; the in-process one checks it
  * per thread when asked to (a debug mode), and a thread that takes locks out of order may deadlock
  * against another node (a waiting request stops at its timeout).

@@ -1,7 +1,7 @@
 package dev.iomap.spi.lock;
 
 /**
- * What a glock protects. The declaration order is the lock order (DESIGN.md, "gfs2-like in detail"):
+ * What a glock protects. The declaration order is the lock order (docs/design-notes.md, "Glocks"):
  * a thread that holds several locks takes the rename lock first, then inode locks by increasing
  * inode number, then resource-group locks by increasing number, then iopen locks; after all glocks it
  * opens its journal transaction, and takes folio locks last. {@link LockName#compareTo} orders names

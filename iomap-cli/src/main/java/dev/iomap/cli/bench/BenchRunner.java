@@ -12,7 +12,7 @@ import dev.iomap.api.IomapFileSystems;
 import dev.iomap.api.OpenFlag;
 import dev.iomap.api.UnrepresentableNameException;
 import dev.iomap.spi.AdapterPlugin;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.cli.UsageException;
 import dev.iomap.cli.jobfile.BenchPlan;
 import dev.iomap.cli.jobfile.JobSpec;
@@ -39,7 +39,7 @@ import java.util.function.Consumer;
 
 /**
  * Runs a plan in process: formats a fresh device with the adapter, mounts it, and runs the groups
- * one after another, each as {@link Layout} then one {@link Worker} thread per job thread, all
+ * one after another, each as {@link FileLayout} then one {@link Worker} thread per job thread, all
  * started together. The filesystem's {@link IoStats} are read when the measured phase starts (after
  * the ramp time) and when the last thread ends; the group's result holds the difference.
  *
@@ -101,7 +101,7 @@ public final class BenchRunner {
         try (BlockDevice device = openDevice(capacity)) {
             IomapFileSystems.format(settings.adapter(), device, FormatOptions.blockSize(settings.blockSize()));
             try (IomapFileSystem fs = IomapFileSystems.mount(settings.adapter(), device, settings.mountOptions())) {
-                Layout layout = new Layout(fs, notices, settings.zones().isPresent());
+                FileLayout layout = new FileLayout(fs, notices, settings.zones().isPresent());
                 for (List<JobSpec> group : plan.groups()) {
                     layout.prepare(group);
                     groups.add(runGroup(fs, group));
@@ -148,7 +148,7 @@ public final class BenchRunner {
     /** @return whether an adapter of that name, from any plugin on the class path, declares DIRECT_IO */
     private static boolean directIoCapable(String adapter) {
         for (AdapterPlugin plugin : ServiceLoader.load(AdapterPlugin.class)) {
-            for (FilesystemAdapter candidate : plugin.adapters()) {
+            for (FileSystemAdapter candidate : plugin.adapters()) {
                 if (candidate.name().equals(adapter)) {
                     return candidate.capabilities().contains(Capability.DIRECT_IO);
                 }

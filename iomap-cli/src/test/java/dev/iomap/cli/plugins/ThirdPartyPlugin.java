@@ -6,8 +6,8 @@ import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.AdapterPlugin;
-import dev.iomap.spi.FilesystemAdapter;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.ProbedFormat;
 import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
@@ -31,12 +31,12 @@ public final class ThirdPartyPlugin implements AdapterPlugin {
 
     /** @return the adapter */
     @Override
-    public List<FilesystemAdapter> adapters() {
+    public List<FileSystemAdapter> adapters() {
         return List.of(new ThirdPartyAdapter(new SnapAdapter()));
     }
 
     /** snapfs under another name. */
-    private record ThirdPartyAdapter(FilesystemAdapter snapfs) implements FilesystemAdapter {
+    private record ThirdPartyAdapter(FileSystemAdapter snapfs) implements FileSystemAdapter {
         @Override
         public String name() {
             return NAME;
@@ -68,7 +68,7 @@ public final class ThirdPartyPlugin implements AdapterPlugin {
         }
 
         @Override
-        public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+        public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
             return snapfs.mount(device, options);
         }
 

@@ -1,17 +1,17 @@
 package dev.iomap.core.vfs;
 
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.core.CachedInode;
 import java.io.IOException;
 
-/** Reflink: checks, locking order and cache work around {@link MountedFilesystem#cloneRange}. */
+/** Reflink: checks, locking order and cache work around {@link MountedFileSystem#cloneRange}. */
 final class CloneRange {
 
     private CloneRange() {
     }
 
-    static void clone(MountedFilesystem mount, CachedInode source, long srcOffset, CachedInode target,
+    static void clone(MountedFileSystem mount, CachedInode source, long srcOffset, CachedInode target,
             long dstOffset, long length) throws IOException {
         long block = target.blockSize();
         InvalidRangeException.checkRange("clone source", srcOffset, length, source.maxFileSize());

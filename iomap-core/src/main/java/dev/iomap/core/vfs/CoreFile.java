@@ -10,7 +10,7 @@ import dev.iomap.api.MappedFile;
 import dev.iomap.api.OpenFlag;
 import dev.iomap.api.RwFlag;
 import dev.iomap.core.dio.DirectIo;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.core.CachedInode;
 import dev.iomap.core.CopySource;
 import dev.iomap.core.OpenFile;
@@ -62,7 +62,7 @@ final class CoreFile implements IomapFile {
         }
     }
 
-    private MountedFilesystem mount() {
+    private MountedFileSystem mount() {
         return fs.mount();
     }
 
@@ -89,7 +89,7 @@ final class CoreFile implements IomapFile {
 
     private int read(long pos, ByteBuffer dst, boolean uncached) throws IOException {
         ensureOpen();
-        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, false)) {
             return direct != null ? direct.read(pos, dst) : handle.read(pos, dst, uncached);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -99,7 +99,7 @@ final class CoreFile implements IomapFile {
     @Override
     public long seekData(long offset) throws IOException {
         ensureOpen();
-        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, false)) {
             return inode.seekData(offset);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -109,7 +109,7 @@ final class CoreFile implements IomapFile {
     @Override
     public long seekHole(long offset) throws IOException {
         ensureOpen();
-        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, false)) {
             return inode.seekHole(offset);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -119,7 +119,7 @@ final class CoreFile implements IomapFile {
     @Override
     public List<FileExtent> fiemap(long offset, long length, boolean sync) throws IOException {
         ensureOpen();
-        try (MountedFilesystem.FileUse _ = mount().use(inode, false)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, false)) {
             return inode.fiemap(offset, length, sync);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -131,7 +131,7 @@ final class CoreFile implements IomapFile {
      *
      * <p>An {@link OpenFlag#APPEND} open takes the offset from the size under the exclusive inode lock,
      * held until the write ended (the kernel's {@code generic_write_checks} under {@code inode_lock}), and
-     * inside the adapter's {@link MountedFilesystem#use}, which on a cluster node holds the file's glock
+     * inside the adapter's {@link MountedFileSystem#use}, which on a cluster node holds the file's glock
      * and has set the size other nodes left.
      */
     @Override
@@ -147,7 +147,7 @@ final class CoreFile implements IomapFile {
 
     private int write(long pos, ByteBuffer src, boolean uncached) throws IOException {
         ensureOpen();
-        try (MountedFilesystem.FileUse _ = mount().use(inode, true)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, true)) {
             if (src.hasRemaining()) {
                 fs.touch(inode);
             }
@@ -171,7 +171,7 @@ final class CoreFile implements IomapFile {
     /**
      * An {@link OpenFlag#APPEND} write: the offset is the size under the exclusive inode lock, held
      * until the write ended (the kernel's {@code generic_write_checks} under {@code inode_lock}); the
-     * caller's {@link MountedFilesystem#use} holds the file's glock on a cluster node and has set the
+     * caller's {@link MountedFileSystem#use} holds the file's glock on a cluster node and has set the
      * size other nodes left.
      */
     private int append(ByteBuffer src, boolean uncached) throws IOException {
@@ -210,7 +210,7 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         fs.require(Capability.TRUNCATE, "truncate");
         InvalidRangeException.checkRange("truncate of inode " + inode.ino(), size, 0, inode.maxFileSize());
-        try (MountedFilesystem.FileUse _ = mount().use(inode, true)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, true)) {
             inode.withExclusiveLock(() -> {
                 mount().checkSetSize(inode, size);
                 inode.truncate(size, () -> mount().setSize(inode, size));
@@ -234,7 +234,7 @@ final class CoreFile implements IomapFile {
             default -> throw new IllegalStateException(mode.name());
         }
         long end = offset + length;
-        try (MountedFilesystem.FileUse _ = mount().use(inode, true)) {
+        try (MountedFileSystem.FileUse _ = mount().use(inode, true)) {
             inode.withExclusiveLock(() -> {
                 if (mode == FallocateMode.ALLOCATE) {
                     long block = inode.blockSize();

@@ -7,10 +7,9 @@ import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
-import dev.iomap.api.FilesystemShutdownException;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.api.FileSystemShutdownException;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.FsStat;
-import dev.iomap.spi.InodeInfo;
 import dev.iomap.api.IoStats;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -19,7 +18,7 @@ import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.OperationNotPermittedException;
 import dev.iomap.api.XattrMode;
 import dev.iomap.api.Xattrs;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.OpenFlag;
 import dev.iomap.api.RenameFlag;
@@ -45,7 +44,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * {@link IomapFileSystem} over an adapter's {@link MountedFilesystem} and one {@link IomapCache}.
+ * {@link IomapFileSystem} over an adapter's {@link MountedFileSystem} and one {@link IomapCache}.
  *
  * <p>Namespace operations are serialised by one lock; file data goes through the cache with only
  * inode and folio locks. Inodes stay cached after their files close (their pages are the cache); an
@@ -55,14 +54,14 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>An {@link OutOfMemoryError} in any thread of the mount (a caller inside an operation, the
  * flusher, an ioend completion, background readahead) shuts the mount down ({@link #shutDown}): the
- * operation and every later one fail with {@link FilesystemShutdownException} (EIO), the device takes
+ * operation and every later one fail with {@link FileSystemShutdownException} (EIO), the device takes
  * no more writes ({@link ShutdownGate}), and {@link #close()} writes nothing, so the image is left as a
  * crash would leave it, for the adapter's journal replay or fsck at the next mount. Half of a change
  * the error interrupted never reaches the device through a later commit.
  */
 final class CoreFileSystem implements IomapFileSystem {
-    private final FilesystemAdapter adapter;
-    private final MountedFilesystem mount;
+    private final FileSystemAdapter adapter;
+    private final MountedFileSystem mount;
     private final IomapCache cache;
     private final Set<Capability> capabilities;
     private final ReentrantLock namespace = new ReentrantLock();
@@ -73,12 +72,12 @@ final class CoreFileSystem implements IomapFileSystem {
     /** Closed last by {@link #close()}, after the unmount: a cluster mount's connection; null if none. */
     private final java.io.Closeable afterUnmount;
 
-    CoreFileSystem(FilesystemAdapter adapter, MountedFilesystem mount, ShutdownGate device, MountOptions options) {
+    CoreFileSystem(FileSystemAdapter adapter, MountedFileSystem mount, ShutdownGate device, MountOptions options) {
         this(adapter, mount, device, options, null);
     }
 
     /** @param afterUnmount closed by {@link #close()} after the adapter unmounted (and the cache closed); may be null */
-    CoreFileSystem(FilesystemAdapter adapter, MountedFilesystem mount, ShutdownGate device, MountOptions options,
+    CoreFileSystem(FileSystemAdapter adapter, MountedFileSystem mount, ShutdownGate device, MountOptions options,
             java.io.Closeable afterUnmount) {
         this.afterUnmount = afterUnmount;
         this.gate = device;
@@ -92,7 +91,7 @@ final class CoreFileSystem implements IomapFileSystem {
         }
     }
 
-    MountedFilesystem mount() {
+    MountedFileSystem mount() {
         return mount;
     }
 
@@ -119,9 +118,9 @@ final class CoreFileSystem implements IomapFileSystem {
 
     /**
      * @throws ClosedFileSystemException if the filesystem was closed
-     * @throws FilesystemShutdownException if it was shut down
+     * @throws FileSystemShutdownException if it was shut down
      */
-    void ensureOpen() throws FilesystemShutdownException {
+    void ensureOpen() throws FileSystemShutdownException {
         if (closed) {
             throw new ClosedFileSystemException();
         }
@@ -135,9 +134,9 @@ final class CoreFileSystem implements IomapFileSystem {
      * @param error the error
      * @return what the operation that met the error throws instead
      */
-    FilesystemShutdownException shutDown(OutOfMemoryError error) {
+    FileSystemShutdownException shutDown(OutOfMemoryError error) {
         boolean first = !gate.isShutDown();
-        FilesystemShutdownException e = gate.shutDown(adapter.name() + " mount shut down: out of memory in thread "
+        FileSystemShutdownException e = gate.shutDown(adapter.name() + " mount shut down: out of memory in thread "
                 + Thread.currentThread().getName() + " (" + error.getMessage() + "); nothing more is written:"
                 + " unmount, and the next mount recovers the image (give Java more memory, -Xmx)", error);
         if (first) {
@@ -157,7 +156,7 @@ final class CoreFileSystem implements IomapFileSystem {
             throw new ClosedFileSystemException();
         }
         boolean first = !gate.isShutDown();
-        FilesystemShutdownException e = gate.shutDown(adapter.name() + " mount shut down on request: nothing more"
+        FileSystemShutdownException e = gate.shutDown(adapter.name() + " mount shut down on request: nothing more"
                 + " is written; unmount, and the next mount recovers the image (what was fsync'd is kept)", null);
         if (first) {
             System.getLogger(CoreFileSystem.class.getName()).log(System.Logger.Level.INFO, e.getMessage());
@@ -508,15 +507,14 @@ final class CoreFileSystem implements IomapFileSystem {
 
     FileStat stat(long ino) throws IOException {
         CachedInode cached = cache.inode(ino);
-        InodeInfo info;
+        FileStat info;
         long size;
-        MountedFilesystem.FileUse use = cached != null ? mount.use(cached, false) : MountedFilesystem.FileUse.NONE;
-        try (MountedFilesystem.FileUse _ = use) {
+        MountedFileSystem.FileUse use = cached != null ? mount.use(cached, false) : MountedFileSystem.FileUse.NONE;
+        try (MountedFileSystem.FileUse _ = use) {
             info = mount.getattr(ino);
             size = cached != null ? cached.size() : info.size();
         }
-        return new FileStat(ino, info.type(), size, info.allocatedBytes(), info.linkCount(), info.mode(), info.uid(),
-                info.gid(), info.atime(), info.mtime(), info.ctime(), info.btime());
+        return info.withSize(size);
     }
 
     @Override
@@ -609,7 +607,7 @@ final class CoreFileSystem implements IomapFileSystem {
     private IomapFile openInode(long ino, Set<OpenFlag> flags) throws IOException {
         CachedInode inode = cache.inode(ino);
         if (inode == null) {
-            InodeInfo info = mount.getattr(ino);
+            FileStat info = mount.getattr(ino);
             inode = cache.addInode(ino, mount.blockSize(), info.size(), mount.maxFileSize(), mount.iomapOps(),
                     mount.writebackOps());
         }
@@ -622,7 +620,7 @@ final class CoreFileSystem implements IomapFileSystem {
 
     /**
      * The last close of a file: evict it if it has no name left, as this mount unlinked it or as the
-     * adapter's {@link MountedFilesystem#dropInode} says (another node of a cluster may have unlinked
+     * adapter's {@link MountedFileSystem#dropInode} says (another node of a cluster may have unlinked
      * it); else let the adapter release it.
      */
     void released(long ino) throws IOException {

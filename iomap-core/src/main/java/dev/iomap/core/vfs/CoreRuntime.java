@@ -2,7 +2,7 @@ package dev.iomap.core.vfs;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.AdapterMounts;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckOptions;
 import dev.iomap.api.FsckReport;
@@ -49,7 +49,7 @@ public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime, Ad
         return current;
     }
 
-    private FilesystemAdapter adapter(String name) throws IOException {
+    private FileSystemAdapter adapter(String name) throws IOException {
         return engine().adapter(name);
     }
 
@@ -66,7 +66,7 @@ public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime, Ad
     /**
      * Mounts with an adapter instance that is not a plugin (tests, embedded use). With
      * {@link MountOptions#cluster()} set, the mount is a cluster node: the adapter's
-     * {@link FilesystemAdapter#clusterNode} (refused first, before any connection, by an adapter without
+     * {@link FileSystemAdapter#clusterNode} (refused first, before any connection, by an adapter without
      * one) is mounted, joining through a connection of the scheme's {@link ClusterJoinProvider}; the
      * connection is closed after the unmount, or at once if the mount fails. The adapter and the cache
      * get the device through the mount's {@link ShutdownGate}, which stops every write after a forced
@@ -78,9 +78,9 @@ public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime, Ad
      * @return the mounted filesystem
      * @throws dev.iomap.api.NotSupportedException for a cluster mount with an adapter without a cluster
      *     mode, or a scheme no provider serves
-     * @throws IOException as {@link FilesystemAdapter#mount}, or if the cluster cannot be reached
+     * @throws IOException as {@link FileSystemAdapter#mount}, or if the cluster cannot be reached
      */
-    public static IomapFileSystem mount(FilesystemAdapter adapter, BlockDevice device, MountOptions options)
+    public static IomapFileSystem mount(FileSystemAdapter adapter, BlockDevice device, MountOptions options)
             throws IOException {
         ShutdownGate gate = new ShutdownGate(device);
         if (options.cluster().isEmpty()) {
@@ -88,7 +88,7 @@ public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime, Ad
         }
         ClusterSpec spec = options.cluster().get();
         ConnectingJoin join = new ConnectingJoin(spec);
-        FilesystemAdapter node = adapter.clusterNode(join);
+        FileSystemAdapter node = adapter.clusterNode(join);
         ClusterJoinProvider.forScheme(spec.scheme());   // an unknown scheme is refused before the adapter reads
         try {
             return new CoreFileSystem(node, node.mount(gate, options), gate, options, join);
@@ -133,7 +133,7 @@ public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime, Ad
     }
 
     @Override
-    public IomapFileSystem mountInstance(FilesystemAdapter adapter, BlockDevice device, MountOptions options)
+    public IomapFileSystem mountInstance(FileSystemAdapter adapter, BlockDevice device, MountOptions options)
             throws IOException {
         return mount(adapter, device, options);
     }

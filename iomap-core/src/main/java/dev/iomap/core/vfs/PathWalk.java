@@ -4,7 +4,7 @@ import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.SymlinkLoopException;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import java.io.IOException;
 import java.nio.file.NotDirectoryException;
 import java.util.ArrayList;
@@ -17,7 +17,7 @@ import java.util.List;
  * one {@code getattr} per name. Caller holds the namespace lock.
  */
 final class PathWalk {
-    private final MountedFilesystem mount;
+    private final MountedFileSystem mount;
     private final String path;
     private final List<Step> chain = new ArrayList<>();
     private int follows;
@@ -30,7 +30,7 @@ final class PathWalk {
      * @param mount the mount walked
      * @param path the path being resolved, for error messages
      */
-    PathWalk(MountedFilesystem mount, String path) {
+    PathWalk(MountedFileSystem mount, String path) {
         this.mount = mount;
         this.path = path;
         chain.add(new Step(mount.rootIno(), null, FileType.DIRECTORY));

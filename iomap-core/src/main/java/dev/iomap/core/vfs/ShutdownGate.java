@@ -1,6 +1,6 @@
 package dev.iomap.core.vfs;
 
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.device.IoPurpose;
@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * A mount's device as its adapter and its cache see it, and the mount's forced shutdown (XFS's
  * {@code xfs_force_shutdown}, after which every buffer submitted fails with EIO): until
  * {@link #shutDown} it passes everything through; afterwards every write, flush and discard fails with
- * the shutdown's {@link FilesystemShutdownException} and reaches nothing, so the image stays as it was
+ * the shutdown's {@link FileSystemShutdownException} and reaches nothing, so the image stays as it was
  * at that instant, as after a crash, and the adapter's journal replay (or fsck) at the next mount
  * recovers it. Reads still pass. A zoned device's zone operations ({@link #zoned()}) are not gated.
  *
@@ -23,7 +23,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class ShutdownGate implements BlockDevice {
     private final BlockDevice device;
-    private volatile FilesystemShutdownException shutdown;
+    private volatile FileSystemShutdownException shutdown;
 
     /** @param device the device the mount was given */
     ShutdownGate(BlockDevice device) {
@@ -37,9 +37,9 @@ final class ShutdownGate implements BlockDevice {
      * @param cause what caused it
      * @return the shutdown's exception: the one of the first call
      */
-    synchronized FilesystemShutdownException shutDown(String reason, Throwable cause) {
+    synchronized FileSystemShutdownException shutDown(String reason, Throwable cause) {
         if (shutdown == null) {
-            FilesystemShutdownException e = new FilesystemShutdownException(reason);
+            FileSystemShutdownException e = new FileSystemShutdownException(reason);
             e.initCause(cause);
             shutdown = e;
         }
@@ -62,13 +62,13 @@ final class ShutdownGate implements BlockDevice {
     }
 
     /**
-     * @throws FilesystemShutdownException a new one with the shutdown's message, if the mount was shut
+     * @throws FileSystemShutdownException a new one with the shutdown's message, if the mount was shut
      *     down (without its cause: the first one, which {@link #shutDown} returned, carries that)
      */
-    void check() throws FilesystemShutdownException {
-        FilesystemShutdownException first = shutdown;
+    void check() throws FileSystemShutdownException {
+        FileSystemShutdownException first = shutdown;
         if (first != null) {
-            throw new FilesystemShutdownException(first.getMessage());
+            throw new FileSystemShutdownException(first.getMessage());
         }
     }
 
@@ -101,7 +101,7 @@ final class ShutdownGate implements BlockDevice {
     public CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
         try {
             check();
-        } catch (FilesystemShutdownException e) {
+        } catch (FileSystemShutdownException e) {
             return CompletableFuture.failedFuture(e);
         }
         return device.write(offset, srcs, purpose);

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Timeout;
  * A throttled writer's pause ({@link Flusher#throttle}) must not outlive the condition it waits for.
  *
  * <p>The writer counts itself as throttled, then takes the flusher's lock and waits; writeback's end
- * wakes throttled writers only when it sees one counted. When the pause waited unconditionally, a
- * wake-up sent between the count and the wait was lost and the writer slept its whole pause with its
- * limit already met. The pause now checks the limit under the lock the wake-up is sent under. These
+ * wakes throttled writers only when it sees one counted. A pause that waited unconditionally would
+ * lose a wake-up sent between the count and the wait, and the writer would sleep its whole pause with
+ * its limit already met. So the pause checks the limit under the lock the wake-up is sent under. These
  * tests give the pause an hour: without the check the first one would sleep it (and fail on its
  * timeout).
  */

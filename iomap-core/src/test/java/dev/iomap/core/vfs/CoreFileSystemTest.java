@@ -17,7 +17,7 @@ import dev.iomap.api.PageCacheOptions;
 import dev.iomap.devices.Fault;
 import dev.iomap.devices.FaultInjectingDevice;
 import dev.iomap.devices.RamBlockDevice;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.testkit.RecordingAdapter;
 import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.nio.ByteBuffer;
@@ -41,7 +41,7 @@ class CoreFileSystemTest {
 
     private final RamBlockDevice device = new RamBlockDevice(K1, 8L << 20);
 
-    private IomapFileSystem mount(FilesystemAdapter adapter) throws Exception {
+    private IomapFileSystem mount(FileSystemAdapter adapter) throws Exception {
         adapter.format(device, FormatOptions.blockSize(K1));
         return CoreRuntime.mount(adapter, device,
                 new MountOptions(PageCacheOptions.builder().maxFolioOrder(2).build(), false));

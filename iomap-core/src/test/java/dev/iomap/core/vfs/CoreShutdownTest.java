@@ -3,7 +3,7 @@ package dev.iomap.core.vfs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link IomapFileSystem#shutDown()} (issue 38, the FUSE mount's {@code XFS_IOC_GOINGDOWN}): the device
  * is flushed, nothing is written after, every operation and the final close fail with
- * {@link FilesystemShutdownException}, and the next mount has what was fsync'd.
+ * {@link FileSystemShutdownException}, and the next mount has what was fsync'd.
  */
 class CoreShutdownTest {
     @Test
@@ -35,11 +35,11 @@ class CoreShutdownTest {
             fs.shutDown();
             assertThat(device.stats().flushes()).isGreaterThan(flushes);
             long writes = device.stats().writes();
-            assertThatThrownBy(() -> fs.stat("/a")).isInstanceOf(FilesystemShutdownException.class);
-            assertThatThrownBy(() -> fs.create("/c")).isInstanceOf(FilesystemShutdownException.class);
-            assertThatThrownBy(fs::sync).isInstanceOf(FilesystemShutdownException.class);
+            assertThatThrownBy(() -> fs.stat("/a")).isInstanceOf(FileSystemShutdownException.class);
+            assertThatThrownBy(() -> fs.create("/c")).isInstanceOf(FileSystemShutdownException.class);
+            assertThatThrownBy(fs::sync).isInstanceOf(FileSystemShutdownException.class);
             fs.shutDown();
-            assertThatThrownBy(fs::close).isInstanceOf(FilesystemShutdownException.class);
+            assertThatThrownBy(fs::close).isInstanceOf(FileSystemShutdownException.class);
             assertThat(device.stats().writes()).as("nothing written after the shutdown").isEqualTo(writes);
 
             try (IomapFileSystem again = CoreRuntime.mount(new SnapAdapter(), device, MountOptions.defaults());

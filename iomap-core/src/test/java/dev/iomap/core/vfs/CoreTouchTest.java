@@ -11,7 +11,7 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.MappedFile;
 import dev.iomap.api.MountOptions;
 import dev.iomap.devices.RamBlockDevice;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.testkit.RecordingAdapter;
 import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code CoreFileSystem.touch}: a write or mapped store sets mtime and ctime through
- * {@code MountedFilesystem.updateTimes} when it starts, not when the data is written back; an empty
+ * {@code MountedFileSystem.updateTimes} when it starts, not when the data is written back; an empty
  * write sets nothing; an explicit {@code setAttributes} restarts the once-a-millisecond interval, so
  * the next write sets the times again; without POSIX_ATTRIBUTES the core sets no times.
  */
@@ -32,7 +32,7 @@ class CoreTouchTest {
 
     private final RamBlockDevice device = new RamBlockDevice(1024, 8L << 20);
 
-    private IomapFileSystem mount(FilesystemAdapter adapter) throws IOException {
+    private IomapFileSystem mount(FileSystemAdapter adapter) throws IOException {
         adapter.format(device, FormatOptions.blockSize(1024));
         return CoreRuntime.mount(adapter, device, MountOptions.defaults());
     }

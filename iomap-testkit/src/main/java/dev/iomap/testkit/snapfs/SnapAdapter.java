@@ -1,7 +1,7 @@
 package dev.iomap.testkit.snapfs;
 
 import dev.iomap.api.Capability;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
@@ -9,8 +9,8 @@ import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.Xattrs;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.spi.FilesystemAdapter;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.ProbedFormat;
 import dev.iomap.testkit.snapfs.SnapState.Inode;
 import java.io.IOException;
@@ -44,7 +44,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Not registered by the test kit's jar: a test that finds it by name lists {@link SnapPlugin} in
  * its own (test-scope) {@code META-INF/services/dev.iomap.spi.AdapterPlugin}.
  */
-public final class SnapAdapter implements FilesystemAdapter {
+public final class SnapAdapter implements FileSystemAdapter {
     /** The adapter's name, under which {@link SnapPlugin} registers it. */
     public static final String NAME = "snapfs";
 
@@ -203,22 +203,22 @@ public final class SnapAdapter implements FilesystemAdapter {
      * @param device a snapfs image
      * @param options ignored: snapfs has no mount options
      * @return the mount, whose calls are serialised on itself
-     * @throws CorruptFilesystemException if there is no snapfs superblock, no valid commit, or the
+     * @throws CorruptFileSystemException if there is no snapfs superblock, no valid commit, or the
      *     commit breaks a rule {@link #fsck} checks (one line, the first problem)
      * @throws IOException if the device fails
      */
     @Override
-    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+    public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
         options.checkAdapterOptions(name(), java.util.Set.of());
         SnapLayout layout = SnapLayout.readSuperblock(device);
         SnapLayout.Slot slot = layout.readNewestSlot(device);
         if (slot == null || slot.sequence() == 0) {
-            throw new CorruptFilesystemException("snapfs: no valid metadata slot");
+            throw new CorruptFileSystemException("snapfs: no valid metadata slot");
         }
         SnapState state = SnapState.deserialize(slot.payload(), layout);
         List<String> problems = problems(layout, state, slot.sequence());
         if (!problems.isEmpty()) {
-            throw new CorruptFilesystemException("snapfs: commit " + slot.sequence() + ": " + problems.getFirst()
+            throw new CorruptFileSystemException("snapfs: commit " + slot.sequence() + ": " + problems.getFirst()
                     + (problems.size() > 1 ? " (and " + (problems.size() - 1) + " more problems)" : "") + "; run fsck");
         }
         return new SnapMount(device, layout, state, slot.sequence(), afterWriteBegin,
@@ -244,7 +244,7 @@ public final class SnapAdapter implements FilesystemAdapter {
         SnapLayout layout;
         try {
             layout = SnapLayout.readSuperblock(device);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             return new FsckReport(List.of(e.getMessage()), "the superblock only");
         }
         SnapLayout.Slot slot = layout.readNewestSlot(device);
@@ -254,7 +254,7 @@ public final class SnapAdapter implements FilesystemAdapter {
         SnapState state;
         try {
             state = SnapState.deserialize(slot.payload(), layout);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             return new FsckReport(List.of(e.getMessage()), "superblock, commit " + slot.sequence());
         }
         long blocks = state.inodes.values().stream().mapToLong(inode -> inode.blocks.size()).sum();

@@ -1,6 +1,6 @@
 package dev.iomap.testkit.snapfs;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
@@ -74,22 +74,22 @@ record SnapLayout(int blockSize, long totalBlocks, int slotBlocks) {
         device.read(0, block);
         block.flip();
         if (block.getLong() != SUPER_MAGIC) {
-            throw new CorruptFilesystemException("snapfs: no superblock magic at device offset 0");
+            throw new CorruptFileSystemException("snapfs: no superblock magic at device offset 0");
         }
         int blockSize = block.getInt();
         long totalBlocks = block.getLong();
         int slotBlocks = block.getInt();
         int stored = block.getInt();
         if (stored != crc(block.array(), 0, 24)) {
-            throw new CorruptFilesystemException("snapfs: superblock checksum mismatch at device offset 0");
+            throw new CorruptFileSystemException("snapfs: superblock checksum mismatch at device offset 0");
         }
         if (Integer.bitCount(blockSize) != 1 || blockSize < device.blockSize() || totalBlocks < 0
                 || totalBlocks > device.capacity() / blockSize || slotBlocks <= 0) {
-            throw new CorruptFilesystemException("snapfs: superblock geometry does not fit the device");
+            throw new CorruptFileSystemException("snapfs: superblock geometry does not fit the device");
         }
         SnapLayout expected = forCapacity(totalBlocks * blockSize, blockSize);
         if (slotBlocks != expected.slotBlocks() || expected.dataBlocks() < 16) {
-            throw new CorruptFilesystemException("snapfs: superblock says " + slotBlocks + "-block metadata slots for "
+            throw new CorruptFileSystemException("snapfs: superblock says " + slotBlocks + "-block metadata slots for "
                     + totalBlocks + " blocks; format makes " + expected.slotBlocks() + "-block ones");
         }
         return new SnapLayout(blockSize, totalBlocks, slotBlocks);
@@ -123,12 +123,12 @@ record SnapLayout(int blockSize, long totalBlocks, int slotBlocks) {
      * valid slots whose commits are not consecutive, are damage no power cut leaves.
      *
      * @return the valid slot with the higher sequence, or null
-     * @throws CorruptFilesystemException if both slots verify but do not hold consecutive commits
+     * @throws CorruptFileSystemException if both slots verify but do not hold consecutive commits
      */
     Slot readNewestSlot(BlockDevice device) throws IOException {
         Slot[] slots = {readSlot(device, 0), readSlot(device, 1)};
         if (slots[0] != null && slots[1] != null && Math.abs(slots[0].sequence() - slots[1].sequence()) != 1) {
-            throw new CorruptFilesystemException("snapfs: the metadata slots hold commits " + slots[0].sequence()
+            throw new CorruptFileSystemException("snapfs: the metadata slots hold commits " + slots[0].sequence()
                     + " and " + slots[1].sequence() + ", which are not consecutive");
         }
         Slot best = null;

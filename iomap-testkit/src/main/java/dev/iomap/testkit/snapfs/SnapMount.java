@@ -4,20 +4,20 @@ import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileNames;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.OperationNotPermittedException;
 import dev.iomap.api.XattrMode;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.IoendCompletion;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.WriteOps;
 import dev.iomap.spi.WritebackContext;
 import dev.iomap.spi.WritebackOps;
@@ -50,7 +50,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link #updateTimes} when they start, never at writeback. Links, attributes and extended attributes
  * are {@link SnapInodes}'; like everything else they are in memory until the next commit.
  */
-final class SnapMount implements MountedFilesystem, IomapOps, WriteOps, WritebackOps {
+final class SnapMount implements MountedFileSystem, IomapOps, WriteOps, WritebackOps {
     static final long MAX_FILE_SIZE = 1L << 40;
 
     private final BlockDevice device;
@@ -118,13 +118,13 @@ final class SnapMount implements MountedFilesystem, IomapOps, WriteOps, Writebac
      * declared: the default mode, owner 0 and the modification time in milliseconds as all four times.
      */
     @Override
-    public synchronized InodeInfo getattr(long ino) throws IOException {
+    public synchronized FileStat getattr(long ino) throws IOException {
         Inode inode = inode(ino);
         long allocated = (long) inode.blocks.size() * blockSize;
         if (!posixAttributes) {
-            return new InodeInfo(ino, inode.type, inode.size, allocated, inode.links, inode.mtime.toEpochMilli());
+            return new FileStat(ino, inode.type, inode.size, allocated, inode.links, inode.mtime.toEpochMilli());
         }
-        return new InodeInfo(ino, inode.type, inode.size, allocated, inode.links, inode.mode, inode.uid, inode.gid,
+        return new FileStat(ino, inode.type, inode.size, allocated, inode.links, inode.mode, inode.uid, inode.gid,
                 inode.atime, inode.mtime, inode.ctime, inode.btime);
     }
 
@@ -199,7 +199,7 @@ final class SnapMount implements MountedFilesystem, IomapOps, WriteOps, Writebac
 
     /** As {@link SnapInodes#setattr}. */
     @Override
-    public synchronized InodeInfo setattr(long ino, AttributeChange change) throws IOException {
+    public synchronized FileStat setattr(long ino, AttributeChange change) throws IOException {
         inodes.setattr(inode(ino), change);
         return getattr(ino);
     }

@@ -1,7 +1,7 @@
 package dev.iomap.testkit.snapfs;
 
 import dev.iomap.spi.AdapterPlugin;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import java.util.List;
 
 /**
@@ -19,7 +19,7 @@ public final class SnapPlugin implements AdapterPlugin {
 
     /** @return one new {@link SnapAdapter} with every capability it supports */
     @Override
-    public List<FilesystemAdapter> adapters() {
+    public List<FileSystemAdapter> adapters() {
         return List.of(new SnapAdapter());
     }
 }

@@ -1,6 +1,6 @@
 package dev.iomap.testkit.snapfs;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.NewInodeAttributes;
@@ -225,19 +225,19 @@ final class SnapState {
             return;
         }
         if (in.readInt() != ATTRIBUTES_MAGIC) {
-            throw new CorruptFilesystemException("snapfs: no attributes section after the inodes");
+            throw new CorruptFileSystemException("snapfs: no attributes section after the inodes");
         }
         for (Inode inode : inodes.values()) {
             long ino = in.readLong();
             if (ino != inode.ino) {
-                throw new CorruptFilesystemException("snapfs: attributes of inode " + ino + " where inode " + inode.ino
+                throw new CorruptFileSystemException("snapfs: attributes of inode " + ino + " where inode " + inode.ino
                         + "'s belong");
             }
             inode.mode = in.readInt();
             inode.uid = in.readInt();
             inode.gid = in.readInt();
             if ((inode.mode & ~NewInodeAttributes.MODE_MASK) != 0) {
-                throw new CorruptFilesystemException("snapfs: inode " + ino + " has mode 0"
+                throw new CorruptFileSystemException("snapfs: inode " + ino + " has mode 0"
                         + Integer.toOctalString(inode.mode));
             }
             inode.atime = readTime(in, ino);
@@ -246,7 +246,7 @@ final class SnapState {
             inode.btime = readTime(in, ino);
             int target = in.readInt();
             if (target != -1 && (target < 1 || target > FileNames.MAX_TARGET_BYTES)) {
-                throw new CorruptFilesystemException("snapfs: inode " + ino + " has a target of " + target + " bytes");
+                throw new CorruptFileSystemException("snapfs: inode " + ino + " has a target of " + target + " bytes");
             }
             if (target > 0) {
                 inode.target = new byte[target];
@@ -254,24 +254,24 @@ final class SnapState {
             }
             int xattrs = in.readInt();
             if (xattrs < 0 || xattrs > rest.available()) {
-                throw new CorruptFilesystemException("snapfs: inode " + ino + " has " + xattrs + " extended attributes");
+                throw new CorruptFileSystemException("snapfs: inode " + ino + " has " + xattrs + " extended attributes");
             }
             for (int x = 0; x < xattrs; x++) {
                 String name = readName(in);
                 int length = in.readInt();
                 if (length < 0 || length > Xattrs.MAX_VALUE_BYTES) {
-                    throw new CorruptFilesystemException("snapfs: inode " + ino + " has an extended attribute of "
+                    throw new CorruptFileSystemException("snapfs: inode " + ino + " has an extended attribute of "
                             + length + " bytes");
                 }
                 byte[] value = new byte[length];
                 in.readFully(value);
                 if (inode.xattrs.put(name, value) != null) {
-                    throw new CorruptFilesystemException("snapfs: inode " + ino + " has an extended attribute twice");
+                    throw new CorruptFileSystemException("snapfs: inode " + ino + " has an extended attribute twice");
                 }
             }
         }
         if (rest.available() != 0) {
-            throw new CorruptFilesystemException("snapfs: " + rest.available() + " bytes after the attributes");
+            throw new CorruptFileSystemException("snapfs: " + rest.available() + " bytes after the attributes");
         }
     }
 
@@ -279,12 +279,12 @@ final class SnapState {
         long seconds = in.readLong();
         int nanos = in.readInt();
         if (nanos < 0 || nanos > 999_999_999) {
-            throw new CorruptFilesystemException("snapfs: inode " + ino + " has a time with " + nanos + " ns");
+            throw new CorruptFileSystemException("snapfs: inode " + ino + " has a time with " + nanos + " ns");
         }
         try {
             return Instant.ofEpochSecond(seconds, nanos);
         } catch (DateTimeException e) {
-            throw new CorruptFilesystemException("snapfs: inode " + ino + " has a time out of range: " + seconds);
+            throw new CorruptFileSystemException("snapfs: inode " + ino + " has a time out of range: " + seconds);
         }
     }
 
@@ -335,9 +335,9 @@ final class SnapState {
      * @param payload the slot's payload
      * @param layout the device's layout
      * @return the state
-     * @throws CorruptFilesystemException if the payload does not decode or a run is out of range
+     * @throws CorruptFileSystemException if the payload does not decode or a run is out of range
      */
-    static SnapState deserialize(byte[] payload, SnapLayout layout) throws CorruptFilesystemException {
+    static SnapState deserialize(byte[] payload, SnapLayout layout) throws CorruptFileSystemException {
         SnapState state = new SnapState();
         ByteArrayInputStream rest = new ByteArrayInputStream(payload);
         try (DataInputStream in = new DataInputStream(rest)) {
@@ -347,7 +347,7 @@ final class SnapState {
                 long ino = in.readLong();
                 int type = in.readByte();
                 if (type < 0 || type >= FileType.values().length) {
-                    throw new CorruptFilesystemException("snapfs: inode " + ino + " has bad type " + type);
+                    throw new CorruptFileSystemException("snapfs: inode " + ino + " has bad type " + type);
                 }
                 Inode inode = new Inode(ino, FileType.values()[type]);
                 inode.size = in.readLong();
@@ -357,7 +357,7 @@ final class SnapState {
                 for (int e = 0; e < entries; e++) {
                     String name = readName(in);
                     if (inode.entries.put(name, in.readLong()) != null) {
-                        throw new CorruptFilesystemException("snapfs: directory " + ino + " has the name '" + name
+                        throw new CorruptFileSystemException("snapfs: directory " + ino + " has the name '" + name
                                 + "' twice");
                     }
                 }
@@ -370,7 +370,7 @@ final class SnapState {
                     if (length < 1 || fileBlock < 0 || fileBlock > SnapMount.MAX_FILE_SIZE / layout.blockSize() - length
                             || device < layout.firstDataBlock() || device > layout.totalBlocks() - length
                             || (blockState != UNWRITTEN && blockState != WRITTEN)) {
-                        throw new CorruptFilesystemException("snapfs: inode " + ino + " maps file blocks [" + fileBlock
+                        throw new CorruptFileSystemException("snapfs: inode " + ino + " maps file blocks [" + fileBlock
                                 + ", +" + length + ") to device blocks from " + device + " in state " + blockState
                                 + ", outside the data area [" + layout.firstDataBlock() + ", " + layout.totalBlocks()
                                 + ") or not a committed state");
@@ -382,10 +382,10 @@ final class SnapState {
                 state.inodes.put(ino, inode);
             }
             state.readAttributes(in, rest);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             throw e;
         } catch (IOException e) {
-            throw new CorruptFilesystemException("snapfs: metadata does not decode: " + e);
+            throw new CorruptFileSystemException("snapfs: metadata does not decode: " + e);
         }
         return state;
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.Capability;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.MountOptions;
@@ -66,7 +66,7 @@ class SnapAdapterTest {
         ByteBuffer.wrap(payload).putInt(state.inodesLength() - 5, Integer.MAX_VALUE);
         layout(device).writeSlot(device, 2, payload);
         assertThatThrownBy(() -> new SnapAdapter().mount(device, MountOptions.defaults()))
-                .isInstanceOf(CorruptFilesystemException.class).hasMessageContaining("outside the data area")
+                .isInstanceOf(CorruptFileSystemException.class).hasMessageContaining("outside the data area")
                 .hasMessageNotContaining("\n");
         assertThat(new SnapAdapter().fsck(device).problems()).singleElement().asString()
                 .contains("outside the data area");
@@ -100,7 +100,7 @@ class SnapAdapterTest {
         SnapLayout layout = layout(device);
         new SnapLayout(layout.blockSize(), layout.totalBlocks(), 2 * layout.slotBlocks()).writeSuperblock(device);
         assertThatThrownBy(() -> new SnapAdapter().mount(device, MountOptions.defaults()))
-                .isInstanceOf(CorruptFilesystemException.class).hasMessageContaining("format makes 128-block ones");
+                .isInstanceOf(CorruptFileSystemException.class).hasMessageContaining("format makes 128-block ones");
         assertThat(new SnapAdapter().fsck(device).problems()).singleElement().asString().contains("format makes");
     }
 
@@ -109,7 +109,7 @@ class SnapAdapterTest {
         RamBlockDevice device = formatted();
         layout(device).writeSlot(device, 4, twoFiles().serialize());
         assertThatThrownBy(() -> new SnapAdapter().mount(device, MountOptions.defaults()))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("snapfs: the metadata slots hold commits 4 and 1, which are not consecutive");
     }
 
@@ -153,7 +153,7 @@ class SnapAdapterTest {
             layout(device).writeSlot(device, 2, state.serialize());
         }
         assertThatThrownBy(() -> new SnapAdapter().mount(device, MountOptions.defaults()))
-                .isInstanceOf(CorruptFilesystemException.class).hasMessageContaining(problem)
+                .isInstanceOf(CorruptFileSystemException.class).hasMessageContaining(problem)
                 .hasMessageNotContaining("\n");
         assertThat(new SnapAdapter().fsck(device).problems()).anySatisfy(p -> assertThat(p).contains(problem));
     }

@@ -3,7 +3,7 @@ package dev.iomap.testkit.snapfs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.MountOptions;
@@ -101,7 +101,7 @@ class SnapAttributesFormatTest {
     }
 
     private static void assertRefusedToDecode(byte[] payload, String problem) {
-        assertThatThrownBy(() -> SnapState.deserialize(payload, LAYOUT)).isInstanceOf(CorruptFilesystemException.class)
+        assertThatThrownBy(() -> SnapState.deserialize(payload, LAYOUT)).isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageContaining(problem);
     }
 
@@ -129,7 +129,7 @@ class SnapAttributesFormatTest {
         new SnapAdapter().format(device, FormatOptions.blockSize(4096));
         SnapLayout.readSuperblock(device).writeSlot(device, 2, state.serialize());
         assertThatThrownBy(() -> new SnapAdapter().mount(device, MountOptions.defaults()))
-                .isInstanceOf(CorruptFilesystemException.class).hasMessageContaining(problem);
+                .isInstanceOf(CorruptFileSystemException.class).hasMessageContaining(problem);
         assertThat(new SnapAdapter().fsck(device).problems()).anySatisfy(p -> assertThat(p).contains(problem));
     }
 }

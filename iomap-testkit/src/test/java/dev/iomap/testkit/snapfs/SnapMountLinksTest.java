@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.Capability;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.MountOptions;
@@ -14,8 +15,7 @@ import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.OperationNotPermittedException;
 import dev.iomap.api.XattrMode;
 import dev.iomap.devices.RamBlockDevice;
-import dev.iomap.spi.InodeInfo;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NotLinkException;
@@ -41,7 +41,7 @@ class SnapMountLinksTest {
     @Test
     void linksCountNamesAndRenameOfTwoNamesOfOneInodeChangesNothing() throws IOException {
         RamBlockDevice device = formatted(8L << 20);
-        MountedFilesystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
+        MountedFileSystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
         long root = mount.rootIno();
         long file = mount.create(root, "a", FileType.REGULAR, OWNED);
         mount.link(file, root, "b");
@@ -63,35 +63,35 @@ class SnapMountLinksTest {
     @Test
     void aSymlinkKeepsItsTargetAndIsNoFileToReadlinkOtherwise() throws IOException {
         RamBlockDevice device = formatted(8L << 20);
-        MountedFilesystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
+        MountedFileSystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
         byte[] target = {'x', (byte) 0xff, '/'};
         long link = mount.symlink(mount.rootIno(), "l", target, OWNED);
         target[0] = 'y';
-        InodeInfo info = mount.getattr(link);
+        FileStat info = mount.getattr(link);
         assertThat(Arrays.asList(info.type(), info.size(), info.mode(), info.uid(), info.gid()))
                 .containsExactly(FileType.SYMLINK, 3L, 0777, 5, 6);
         assertThat(mount.readlink(link)).containsExactly('x', 0xff, '/');
         long file = mount.create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
         assertThatThrownBy(() -> mount.readlink(file)).isInstanceOf(NotLinkException.class);
         mount.unmount();
-        MountedFilesystem again = new SnapAdapter().mount(device, MountOptions.defaults());
+        MountedFileSystem again = new SnapAdapter().mount(device, MountOptions.defaults());
         assertThat(again.readlink(link)).containsExactly('x', 0xff, '/');
         again.unmount();
     }
 
     @Test
     void setattrAndUpdateTimesChangeWhatTheySayAndCtime() throws IOException {
-        MountedFilesystem mount = new SnapAdapter().mount(formatted(8L << 20), MountOptions.defaults());
+        MountedFileSystem mount = new SnapAdapter().mount(formatted(8L << 20), MountOptions.defaults());
         long file = mount.create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
-        InodeInfo created = mount.getattr(file);
+        FileStat created = mount.getattr(file);
         Instant atime = Instant.ofEpochSecond(-1, 5);
-        InodeInfo changed = mount.setattr(file, AttributeChange.none().withMode(01000).withAtime(atime));
+        FileStat changed = mount.setattr(file, AttributeChange.none().withMode(01000).withAtime(atime));
         assertThat(Arrays.asList(changed.mode(), changed.uid(), changed.gid(), changed.atime(), changed.mtime(),
                 changed.btime())).containsExactly(01000, 5, 6, atime, created.mtime(), created.btime());
         assertThat(changed.ctime()).isAfterOrEqualTo(created.ctime());
         Instant now = Instant.parse("2030-01-01T00:00:00.5Z");
         mount.updateTimes(new TestInode(file), now);
-        InodeInfo touched = mount.getattr(file);
+        FileStat touched = mount.getattr(file);
         assertThat(Arrays.asList(touched.mtime(), touched.ctime(), touched.atime())).containsExactly(now, now, atime);
         mount.updateTimes(new TestInode(12345), now);
         mount.unmount();
@@ -101,9 +101,9 @@ class SnapMountLinksTest {
     void xattrModesAndAValueThatNoLongerFitsASlotIsNoSpaceAndChangesNothing() throws IOException {
         // 8 MiB: metadata slots of 512 KiB, so eight 64 KiB values fit and the ninth does not.
         RamBlockDevice device = formatted(8L << 20);
-        MountedFilesystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
+        MountedFileSystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
         long file = mount.create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
-        InodeInfo before = mount.getattr(file);
+        FileStat before = mount.getattr(file);
         mount.setxattr(file, "user.a", new byte[] {1}, XattrMode.CREATE);
         assertThatThrownBy(() -> mount.setxattr(file, "user.a", new byte[] {2}, XattrMode.CREATE))
                 .isInstanceOf(FileAlreadyExistsException.class);
@@ -135,10 +135,10 @@ class SnapMountLinksTest {
 
     @Test
     void withoutPosixAttributesNewInodesGetTheDefaultsAndOneTime() throws IOException {
-        MountedFilesystem mount = SnapAdapter.without(Capability.POSIX_ATTRIBUTES)
+        MountedFileSystem mount = SnapAdapter.without(Capability.POSIX_ATTRIBUTES)
                 .mount(formatted(8L << 20), MountOptions.defaults());
         long file = mount.create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
-        InodeInfo info = mount.getattr(file);
+        FileStat info = mount.getattr(file);
         assertThat(Arrays.asList(info.mode(), info.uid(), info.gid())).containsExactly(0644, 0, 0);
         assertThat(List.of(info.atime(), info.ctime(), info.btime())).containsOnly(info.mtime());
         assertThat(Instant.ofEpochMilli(info.mtime().toEpochMilli())).isEqualTo(info.mtime());

@@ -3,7 +3,7 @@ package dev.iomap.testkit.snapfs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import java.io.ByteArrayOutputStream;
@@ -99,7 +99,7 @@ class SnapStateTest {
         }
 
         assertThatThrownBy(() -> SnapState.deserialize(bytes.toByteArray(), LAYOUT))
-                .isInstanceOf(CorruptFilesystemException.class)
+                .isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageContaining("has the name 'a\uDCFF' twice");
     }
 

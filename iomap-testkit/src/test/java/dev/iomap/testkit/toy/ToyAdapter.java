@@ -2,11 +2,11 @@ package dev.iomap.testkit.toy;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
-import dev.iomap.spi.FilesystemAdapter;
+import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.testkit.AdapterFixture;
 import dev.iomap.testkit.Geometry;
@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Set;
 
 /** The adapter side of {@link ToyFileSystem}: format and fsck; mounting goes through a fixture's mounter. */
-public final class ToyAdapter implements FilesystemAdapter {
+public final class ToyAdapter implements FileSystemAdapter {
     private final Set<Capability> capabilities;
 
     /** The toy declaring {@link ToyFileSystem#CAPABILITIES}. */
@@ -51,7 +51,7 @@ public final class ToyAdapter implements FilesystemAdapter {
     }
 
     @Override
-    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+    public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
         throw new NotSupportedException("toy mounts through ToyAdapter.fixture");
     }
 

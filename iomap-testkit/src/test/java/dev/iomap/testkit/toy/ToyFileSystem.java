@@ -2,7 +2,7 @@ package dev.iomap.testkit.toy;
 
 import dev.iomap.device.BlockDevice;
 import dev.iomap.api.Capability;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.device.DeviceStats;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
@@ -144,14 +144,14 @@ public final class ToyFileSystem implements IomapFileSystem {
         device.read(0, head);
         int length = head.getInt(0);
         if (length <= 0 || length > device.capacity() - 4) {
-            throw new CorruptFilesystemException("toy: no filesystem at offset 0");
+            throw new CorruptFileSystemException("toy: no filesystem at offset 0");
         }
         int block = device.blockSize();
         ByteBuffer all = ByteBuffer.allocate((4 + length + block - 1) / block * block);
         device.read(0, all);
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(all.array(), 4, length))) {
             if (in.readInt() != MAGIC) {
-                throw new CorruptFilesystemException("toy: bad magic");
+                throw new CorruptFileSystemException("toy: bad magic");
             }
             nextIno = in.readLong();
             int count = in.readInt();

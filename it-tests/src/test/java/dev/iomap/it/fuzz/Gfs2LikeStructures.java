@@ -2,7 +2,7 @@ package dev.iomap.it.fuzz;
 
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.SuperblockCodec;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.devices.RamBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -84,7 +84,7 @@ final class Gfs2LikeStructures {
             try {
                 MetadataBlock.decodeAnyType(ByteBuffer.wrap(bytes), block);
                 metadata.put(block, bytes);
-            } catch (CorruptFilesystemException e) {
+            } catch (CorruptFileSystemException e) {
                 if (block < journalEnd) {
                     journalLog.add(block);
                 }

@@ -3,7 +3,7 @@ package dev.iomap.it.fuzz;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.SuperblockCodec;
 import dev.iomap.api.AttributeChange;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.NewInodeAttributes;
@@ -133,7 +133,7 @@ final class XfsLikeTarget extends FuzzTarget {
         try {
             ByteBuffer payload = SUPERBLOCK.decode(ByteBuffer.wrap(image.peek(0, blockSize())), 0).payload();
             return payload.getInt(64) == 1 ? CleanFlag.CLEAN : CleanFlag.NOT_CLEAN;
-        } catch (CorruptFilesystemException | IndexOutOfBoundsException e) {
+        } catch (CorruptFileSystemException | IndexOutOfBoundsException e) {
             return CleanFlag.NOT_CLEAN;
         }
     }
@@ -153,7 +153,7 @@ final class XfsLikeTarget extends FuzzTarget {
                 String magic = new String(bytes, 0, 4, StandardCharsets.US_ASCII);
                 structures.add(new Structure(magic, block * blockSize(), blockSize(), Framing.METADATA_BLOCK,
                         fields(magic, bytes)));
-            } catch (CorruptFilesystemException e) {
+            } catch (CorruptFileSystemException e) {
                 if (block >= journalStart && block < journalEnd) {
                     structures.add(new Structure("journal log", block * blockSize(), blockSize(), Framing.NONE, List.of()));
                 }

@@ -1,8 +1,8 @@
 package dev.iomap.adapter.bcachefs.store;
 
 import dev.iomap.adapter.support.BlockIo;
-import dev.iomap.api.CorruptFilesystemException;
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.CorruptFileSystemException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
@@ -26,7 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * without the lock (commits and reads go on meanwhile; a second flush waits for the first and then
  * writes what is left); a checkpoint holds the lock throughout. After a failed journal or checkpoint
  * write, or a transaction whose reference changes the counts contradict, the store refuses updates
- * ({@link FilesystemShutdownException}) and writes nothing more; reads go on.
+ * ({@link FileSystemShutdownException}) and writes nothing more; reads go on.
  */
 public final class BtreeStore implements KeyStore {
     /** Leaves kept loaded after a checkpoint: beyond this many, clean leaves are unloaded. */
@@ -38,9 +38,9 @@ public final class BtreeStore implements KeyStore {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition flushDone = lock.newCondition();
     private final RefCounts refs = new RefCounts();
-    private Superblock sb;
+    private BcachefsSuperblock sb;
     private Tree tree;
-    private Transactions transactions;
+    private BcachefsTransactions transactions;
     private StoreSpace space;
     private JournalRing ring;
     private final List<byte[]> pending = new ArrayList<>();
@@ -57,7 +57,7 @@ public final class BtreeStore implements KeyStore {
     private long checkpoints;
     private int leafCacheLimit = LEAF_CACHE_LIMIT;
 
-    private BtreeStore(BlockDevice device, Superblock sb, boolean readOnly) {
+    private BtreeStore(BlockDevice device, BcachefsSuperblock sb, boolean readOnly) {
         this.device = device;
         this.blockSize = device.blockSize();
         this.sb = sb;
@@ -87,8 +87,8 @@ public final class BtreeStore implements KeyStore {
             return false;
         }
         ByteBuffer two = BlockIo.read(device, 0, 2);
-        return Superblock.looksValid(two.slice(0, device.blockSize()).order(two.order()))
-                || Superblock.looksValid(two.slice(device.blockSize(), device.blockSize()).order(two.order()));
+        return BcachefsSuperblock.looksValid(two.slice(0, device.blockSize()).order(two.order()))
+                || BcachefsSuperblock.looksValid(two.slice(device.blockSize(), device.blockSize()).order(two.order()));
     }
 
     /**
@@ -99,7 +99,7 @@ public final class BtreeStore implements KeyStore {
      * @param device the device
      * @param readOnly whether to open without writing (updates then fail)
      * @return the store
-     * @throws CorruptFilesystemException if no superblock is valid or a node fails its checks
+     * @throws CorruptFileSystemException if no superblock is valid or a node fails its checks
      * @throws ReadOnlyDeviceException if {@code readOnly} is false and the device is read-only
      * @throws IOException if the device fails
      */
@@ -112,15 +112,15 @@ public final class BtreeStore implements KeyStore {
         return store;
     }
 
-    /** @return the newer valid superblock copy; see {@link Superblock#readNewest} */
-    static Superblock readSuperblock(BlockDevice device) throws IOException {
-        return Superblock.readNewest(device);
+    /** @return the newer valid superblock copy; see {@link BcachefsSuperblock#readNewest} */
+    static BcachefsSuperblock readSuperblock(BlockDevice device) throws IOException {
+        return BcachefsSuperblock.readNewest(device);
     }
 
     private void load() throws IOException {
         Node root = readNode(sb.rootBlock(), sb.rootLevel());
         tree = new Tree(this::readNode, blockSize, root);
-        transactions = new Transactions(tree, refs, sb.dataStart(), sb.totalBlocks());
+        transactions = new BcachefsTransactions(tree, refs, sb.dataStart(), sb.totalBlocks());
         Set<Long> nodeBlocks = new HashSet<>();
         collectNodeBlocks(root, KeyRange.ALL, nodeBlocks);
         List<KeyValue> alloc = new ArrayList<>();
@@ -160,7 +160,7 @@ public final class BtreeStore implements KeyStore {
      */
     private void collectNodeBlocks(Node node, KeyRange range, Set<Long> blocks) throws IOException {
         if (!blocks.add(node.block)) {
-            throw new CorruptFilesystemException("B-tree node block " + node.block + " is referenced twice");
+            throw new CorruptFileSystemException("B-tree node block " + node.block + " is referenced twice");
         }
         if (node.isLeaf()) {
             return;
@@ -169,7 +169,7 @@ public final class BtreeStore implements KeyStore {
             if (node.level > 1) {
                 collectNodeBlocks(tree.child(node, i, range), range.child(node, i), blocks);
             } else if (!blocks.add(node.childBlocks.get(i))) {
-                throw new CorruptFilesystemException("B-tree node block " + node.childBlocks.get(i)
+                throw new CorruptFileSystemException("B-tree node block " + node.childBlocks.get(i)
                         + " is referenced twice");
             }
         }
@@ -177,7 +177,7 @@ public final class BtreeStore implements KeyStore {
 
     private Node readNode(long block, int level) throws IOException {
         if (block < sb.dataStart() || block >= sb.totalBlocks()) {
-            throw new CorruptFilesystemException("B-tree node pointer to block " + block
+            throw new CorruptFileSystemException("B-tree node pointer to block " + block
                     + " is outside the node and data region");
         }
         return Node.decode(BlockIo.read(device, block, 1), block, level);
@@ -224,7 +224,7 @@ public final class BtreeStore implements KeyStore {
     }
 
     /** Commits a transaction's ops (from {@link StoreUpdate#commit}). */
-    long commit(List<Op> ops) throws IOException {
+    long commit(List<StoreOp> ops) throws IOException {
         lock.lock();
         try {
             checkWritable();
@@ -259,16 +259,16 @@ public final class BtreeStore implements KeyStore {
      * so the store shuts down (bcachefs goes emergency read-only) and nothing more is written. Caller
      * holds the lock.
      *
-     * @throws FilesystemShutdownException on such a conflict (nothing applied)
+     * @throws FileSystemShutdownException on such a conflict (nothing applied)
      */
-    private void prepare(List<Op> ops) throws IOException {
+    private void prepare(List<StoreOp> ops) throws IOException {
         try {
             transactions.prepare(ops, space);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             failure = e;
             throw shutdown();
         } catch (IllegalArgumentException e) {
-            failure = new CorruptFilesystemException(e.getMessage());
+            failure = new CorruptFileSystemException(e.getMessage());
             throw shutdown();
         }
     }
@@ -279,11 +279,11 @@ public final class BtreeStore implements KeyStore {
      * (writeback of reserved data, which must keep working), so checkpoints and deletions always find
      * blocks.
      */
-    private void checkNodeHeadroom(List<Op> ops) throws NoSpaceException {
-        if (ops.stream().noneMatch(op -> op instanceof Op.Put)) {
+    private void checkNodeHeadroom(List<StoreOp> ops) throws NoSpaceException {
+        if (ops.stream().noneMatch(op -> op instanceof StoreOp.Put)) {
             return;
         }
-        boolean addsReferences = ops.stream().anyMatch(op -> op instanceof Op.AddRefs add && add.delta() > 0);
+        boolean addsReferences = ops.stream().anyMatch(op -> op instanceof StoreOp.AddRefs add && add.delta() > 0);
         long floor = addsReferences ? space.nodeReserve() / 4 : space.nodeReserve() / 2;
         long headroom = space.nodeHeadroom(tree.dirtyCount());
         if (headroom < floor) {
@@ -558,10 +558,10 @@ public final class BtreeStore implements KeyStore {
         }
     }
 
-    private FilesystemShutdownException shutdown() {
-        String why = failure instanceof CorruptFilesystemException ? "found the allocation tree inconsistent"
+    private FileSystemShutdownException shutdown() {
+        String why = failure instanceof CorruptFileSystemException ? "found the allocation tree inconsistent"
                 : "failed writing";
-        var e = new FilesystemShutdownException("the store " + why + " and refuses updates (unmount and run fsck): "
+        var e = new FileSystemShutdownException("the store " + why + " and refuses updates (unmount and run fsck): "
                 + failure.getMessage());
         e.initCause(failure);
         return e;

@@ -24,7 +24,7 @@ final class Checkpointer {
      * @param superblock the superblock written
      * @param nodeBytes bytes of nodes written
      */
-    record Result(Superblock superblock, long nodeBytes) {
+    record Result(BcachefsSuperblock superblock, long nodeBytes) {
     }
 
     Checkpointer(BlockDevice device, StoreSpace space, Tree tree) {
@@ -41,7 +41,7 @@ final class Checkpointer {
      * @throws NoSpaceException if there are not enough blocks for the dirty nodes (nothing changed)
      * @throws IOException if a write or flush fails (the old superblock and journal stay valid)
      */
-    Result run(Superblock old, long checkpointSeq, long journalTail) throws IOException {
+    Result run(BcachefsSuperblock old, long checkpointSeq, long journalTail) throws IOException {
         int blockSize = old.blockSize();
         long sequence = old.sequence() + 1;
         List<Node> dirty = new ArrayList<>();
@@ -72,10 +72,10 @@ final class Checkpointer {
         BlockIo.awaitAll(writes);
         device.flush();
         Node root = tree.root();
-        Superblock next = new Superblock(sequence, blockSize, old.totalBlocks(), old.journalStart(),
+        BcachefsSuperblock next = new BcachefsSuperblock(sequence, blockSize, old.totalBlocks(), old.journalStart(),
                 old.journalBlocks(), old.nonce(), root.block, root.level, checkpointSeq, journalTail,
                 space.freeBlocks() + freed.size(), old.nodeBlocks() + fresh.size() - freed.size());
-        BlockIo.write(device, sequence % Superblock.COPIES, next.encode(), IoPurpose.METADATA);
+        BlockIo.write(device, sequence % BcachefsSuperblock.COPIES, next.encode(), IoPurpose.METADATA);
         device.flush();
         for (Node node : dirty) {
             node.dirty = false;

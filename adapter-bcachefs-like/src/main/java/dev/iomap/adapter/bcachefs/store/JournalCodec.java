@@ -23,47 +23,47 @@ final class JournalCodec {
     }
 
     /** One decoded entry. */
-    record Entry(long seq, List<Op> ops) {
+    record Entry(long seq, List<StoreOp> ops) {
     }
 
     /** A decoded batch header. */
     record BatchHeader(long firstSeq, int entryBytes, int blocks) {
     }
 
-    static int opBytes(Op op) {
+    static int opBytes(StoreOp op) {
         return switch (op) {
-            case Op.Put put -> 1 + Node.KEY_BYTES + 2 + put.value().length;
-            case Op.Delete ignored -> 1 + Node.KEY_BYTES;
-            case Op.AddRefs ignored -> 1 + 8 + 8 + 4;
+            case StoreOp.Put put -> 1 + Node.KEY_BYTES + 2 + put.value().length;
+            case StoreOp.Delete ignored -> 1 + Node.KEY_BYTES;
+            case StoreOp.AddRefs ignored -> 1 + 8 + 8 + 4;
         };
     }
 
     /** @return bytes of the entry of a transaction of {@code ops} */
-    static int entryBytes(List<Op> ops) {
+    static int entryBytes(List<StoreOp> ops) {
         int length = ENTRY_HEADER_BYTES;
-        for (Op op : ops) {
+        for (StoreOp op : ops) {
             length += opBytes(op);
         }
         return length;
     }
 
     /** @return the entry's bytes, checksummed */
-    static byte[] encodeEntry(long nonce, long seq, List<Op> ops) {
+    static byte[] encodeEntry(long nonce, long seq, List<StoreOp> ops) {
         int length = entryBytes(ops);
         ByteBuffer buf = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
         buf.putInt(length).putInt(0).putLong(nonce).putLong(seq).putInt(ops.size());
-        for (Op op : ops) {
+        for (StoreOp op : ops) {
             switch (op) {
-                case Op.Put put -> {
-                    buf.put(Op.PUT);
+                case StoreOp.Put put -> {
+                    buf.put(StoreOp.PUT);
                     Node.putKey(buf, put.key());
                     buf.putShort((short) put.value().length).put(put.value());
                 }
-                case Op.Delete delete -> {
-                    buf.put(Op.DELETE);
+                case StoreOp.Delete delete -> {
+                    buf.put(StoreOp.DELETE);
                     Node.putKey(buf, delete.key());
                 }
-                case Op.AddRefs refs -> buf.put(Op.ADD_REFS).putLong(refs.start()).putLong(refs.length())
+                case StoreOp.AddRefs refs -> buf.put(StoreOp.ADD_REFS).putLong(refs.start()).putLong(refs.length())
                         .putInt(refs.delta());
             }
         }
@@ -90,7 +90,7 @@ final class JournalCodec {
         ByteBuffer body = buf.slice(start + ENTRY_HEADER_BYTES, length - ENTRY_HEADER_BYTES)
                 .order(ByteOrder.LITTLE_ENDIAN);
         int count = buf.getInt(start + 24);
-        List<Op> ops = new ArrayList<>();
+        List<StoreOp> ops = new ArrayList<>();
         try {
             for (int i = 0; i < count; i++) {
                 ops.add(decodeOp(body));
@@ -105,10 +105,10 @@ final class JournalCodec {
         return new Entry(expectedSeq, ops);
     }
 
-    private static Op decodeOp(ByteBuffer body) {
+    private static StoreOp decodeOp(ByteBuffer body) {
         byte type = body.get();
         return switch (type) {
-            case Op.PUT -> {
+            case StoreOp.PUT -> {
                 BKey key = readKey(body);
                 int length = body.getShort() & 0xFFFF;
                 if (length > StoreLimits.MAX_VALUE_BYTES) {
@@ -116,17 +116,17 @@ final class JournalCodec {
                 }
                 byte[] value = new byte[length];
                 body.get(value);
-                yield new Op.Put(key, value);
+                yield new StoreOp.Put(key, value);
             }
-            case Op.DELETE -> new Op.Delete(readKey(body));
-            case Op.ADD_REFS -> {
+            case StoreOp.DELETE -> new StoreOp.Delete(readKey(body));
+            case StoreOp.ADD_REFS -> {
                 long start = body.getLong();
                 long length = body.getLong();
                 int delta = body.getInt();
                 if (start < 0 || length < 1 || (delta != 1 && delta != -1)) {
                     throw new IllegalArgumentException("bad reference change");
                 }
-                yield new Op.AddRefs(start, length, delta);
+                yield new StoreOp.AddRefs(start, length, delta);
             }
             default -> throw new IllegalArgumentException("unknown op type " + type);
         };

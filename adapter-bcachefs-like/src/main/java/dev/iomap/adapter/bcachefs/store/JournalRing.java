@@ -30,7 +30,7 @@ final class JournalRing {
     record Replay(List<JournalCodec.Entry> entries, long head, long usedBlocks) {
     }
 
-    JournalRing(Superblock sb, long head, long used) {
+    JournalRing(BcachefsSuperblock sb, long head, long used) {
         this.start = sb.journalStart();
         this.blocks = sb.journalBlocks();
         this.blockSize = sb.blockSize();
@@ -102,7 +102,7 @@ final class JournalRing {
      *
      * @throws IOException if the device cannot be read
      */
-    static Replay replay(BlockDevice device, Superblock sb) throws IOException {
+    static Replay replay(BlockDevice device, BcachefsSuperblock sb) throws IOException {
         long start = sb.journalStart();
         long end = start + sb.journalBlocks();
         long at = sb.journalTail();

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.bcachefs.store;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 
 /**
  * The keys a node may hold, as its parent gives them: {@code [low, high)}, {@code high} null for no
@@ -29,14 +29,14 @@ record KeyRange(BKey low, BKey high) {
      * node copied over another, or a forged key, is caught here before the read path follows it.
      *
      * @param node the node just decoded
-     * @throws CorruptFilesystemException naming the node's block and the key outside the range
+     * @throws CorruptFileSystemException naming the node's block and the key outside the range
      */
-    void check(Node node) throws CorruptFilesystemException {
+    void check(Node node) throws CorruptFileSystemException {
         for (int i = 0; i < node.size(); i++) {
             BKey key = node.keys.get(i);
             boolean belowLow = (node.isLeaf() || i > 0) && key.compareTo(low) < 0;
             if (belowLow || (high != null && key.compareTo(high) >= 0)) {
-                throw new CorruptFilesystemException("B-tree node at block " + node.block + ": key " + i + " " + key
+                throw new CorruptFileSystemException("B-tree node at block " + node.block + ": key " + i + " " + key
                         + " is outside the range " + this + " its parent gives it");
             }
         }

@@ -34,7 +34,7 @@ public interface KeyStore extends AutoCloseable {
      * @param key a key
      * @return its value (a copy) if present
      * @throws IOException if a node cannot be read or fails its checksum
-     *     ({@link dev.iomap.api.CorruptFilesystemException})
+     *     ({@link dev.iomap.api.CorruptFileSystemException})
      */
     Optional<byte[]> get(BKey key) throws IOException;
 

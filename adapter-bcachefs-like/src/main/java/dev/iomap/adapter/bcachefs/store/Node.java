@@ -1,7 +1,7 @@
 package dev.iomap.adapter.bcachefs.store;
 
 import dev.iomap.adapter.support.Crc32c;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -186,31 +186,31 @@ final class Node {
      * @param block where it was read
      * @param expectedLevel the level its parent (or the superblock) says it has
      * @return the node, clean
-     * @throws CorruptFilesystemException naming the block if anything is wrong
+     * @throws CorruptFileSystemException naming the block if anything is wrong
      */
-    static Node decode(ByteBuffer buf, long block, int expectedLevel) throws CorruptFilesystemException {
+    static Node decode(ByteBuffer buf, long block, int expectedLevel) throws CorruptFileSystemException {
         int blockSize = buf.capacity();
         String where = "B-tree node at block " + block;
         if (buf.getInt(0) != MAGIC) {
-            throw new CorruptFilesystemException(where + ": bad magic " + String.format("0x%08x", buf.getInt(0)));
+            throw new CorruptFileSystemException(where + ": bad magic " + String.format("0x%08x", buf.getInt(0)));
         }
         int crc = Crc32c.of(buf, 8, blockSize - 8);
         if (buf.getInt(4) != crc) {
-            throw new CorruptFilesystemException(where + ": checksum mismatch (stored "
+            throw new CorruptFileSystemException(where + ": checksum mismatch (stored "
                     + String.format("0x%08x", buf.getInt(4)) + ", computed " + String.format("0x%08x", crc) + ")");
         }
         if (buf.getLong(8) != block) {
-            throw new CorruptFilesystemException(where + ": header says block " + buf.getLong(8)
+            throw new CorruptFileSystemException(where + ": header says block " + buf.getLong(8)
                     + " (a misdirected write)");
         }
         int level = buf.get(24) & 0xFF;
         if (level != expectedLevel) {
-            throw new CorruptFilesystemException(where + ": level " + level + ", expected " + expectedLevel);
+            throw new CorruptFileSystemException(where + ": level " + level + ", expected " + expectedLevel);
         }
         int count = buf.getShort(26) & 0xFFFF;
         int bytes = buf.getInt(28);
         if (bytes < 0 || bytes > blockSize - HEADER_BYTES) {
-            throw new CorruptFilesystemException(where + ": entry bytes " + bytes + " do not fit");
+            throw new CorruptFileSystemException(where + ": entry bytes " + bytes + " do not fit");
         }
         Node node = new Node(level);
         node.block = block;
@@ -219,13 +219,13 @@ final class Node {
             for (int i = 0; i < count; i++) {
                 BKey key = getKey(buf, where);
                 if (i > 0 && node.keys.get(i - 1).compareTo(key) >= 0) {
-                    throw new CorruptFilesystemException(where + ": key " + i + " " + key
+                    throw new CorruptFileSystemException(where + ": key " + i + " " + key
                             + " is not above the key before it");
                 }
                 if (level == 0) {
                     int length = buf.getShort() & 0xFFFF;
                     if (length > StoreLimits.MAX_VALUE_BYTES) {
-                        throw new CorruptFilesystemException(where + ": value of " + length + " bytes");
+                        throw new CorruptFileSystemException(where + ": value of " + length + " bytes");
                     }
                     byte[] value = new byte[length];
                     buf.get(value);
@@ -236,14 +236,14 @@ final class Node {
                 }
             }
         } catch (java.nio.BufferUnderflowException e) {
-            throw new CorruptFilesystemException(where + ": " + count + " entries overrun " + bytes + " bytes");
+            throw new CorruptFileSystemException(where + ": " + count + " entries overrun " + bytes + " bytes");
         }
         if (buf.hasRemaining() || node.bytes != bytes) {
-            throw new CorruptFilesystemException(where + ": entries take " + node.bytes + " bytes, header says "
+            throw new CorruptFileSystemException(where + ": entries take " + node.bytes + " bytes, header says "
                     + bytes);
         }
         if (level > 0 && count == 0) {
-            throw new CorruptFilesystemException(where + ": internal node without children");
+            throw new CorruptFileSystemException(where + ": internal node without children");
         }
         return node;
     }
@@ -252,12 +252,12 @@ final class Node {
         buf.put((byte) key.btree()).putLong(key.inode()).putLong(key.offset());
     }
 
-    static BKey getKey(ByteBuffer buf, String where) throws CorruptFilesystemException {
+    static BKey getKey(ByteBuffer buf, String where) throws CorruptFileSystemException {
         int btree = buf.get() & 0xFF;
         long inode = buf.getLong();
         long offset = buf.getLong();
         if (btree > BKey.MAX_BTREE) {
-            throw new CorruptFilesystemException(where + ": btree id " + btree + " out of range");
+            throw new CorruptFileSystemException(where + ": btree id " + btree + " out of range");
         }
         return new BKey(btree, inode, offset);
     }

@@ -1,7 +1,7 @@
 package dev.iomap.adapter.bcachefs.store;
 
 import dev.iomap.adapter.support.BlockRange;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -29,7 +29,7 @@ final class RefCounts {
     }
 
     /** What a reference change did: the tree ops mirroring it and the blocks whose count fell to 0. */
-    record Change(List<Op> treeOps, List<BlockRange> zeroed) {
+    record Change(List<StoreOp> treeOps, List<BlockRange> zeroed) {
     }
 
     private final TreeMap<Long, Run> runs = new TreeMap<>();
@@ -44,25 +44,25 @@ final class RefCounts {
     }
 
     /** @return the run a key of the allocation tree describes */
-    static RefRun decode(BKey key, byte[] value, String where) throws CorruptFilesystemException {
+    static RefRun decode(BKey key, byte[] value, String where) throws CorruptFileSystemException {
         if (value.length != VALUE_BYTES || key.offset() != 0) {
-            throw new CorruptFilesystemException(where + ": allocation key " + key + " is malformed");
+            throw new CorruptFileSystemException(where + ": allocation key " + key + " is malformed");
         }
         ByteBuffer buf = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
         long length = buf.getLong();
         int count = buf.getInt();
         if (key.inode() < 0 || length < 1 || count < 1 || key.inode() > Long.MAX_VALUE - length) {
-            throw new CorruptFilesystemException(where + ": allocation key " + key + " has run of " + length
+            throw new CorruptFileSystemException(where + ": allocation key " + key + " has run of " + length
                     + " blocks with count " + count);
         }
         return new RefRun(new BlockRange(key.inode(), length), count);
     }
 
     /** Adds a run read from the tree, in ascending order, without merging. */
-    void load(RefRun run) throws CorruptFilesystemException {
+    void load(RefRun run) throws CorruptFileSystemException {
         Map.Entry<Long, Run> last = runs.lastEntry();
         if (last != null && last.getValue().end() > run.blocks().start()) {
-            throw new CorruptFilesystemException("allocation runs overlap at block " + run.blocks().start());
+            throw new CorruptFileSystemException("allocation runs overlap at block " + run.blocks().start());
         }
         runs.put(run.blocks().start(), new Run(run.blocks().start(), run.blocks().length(), run.count()));
     }
@@ -104,9 +104,9 @@ final class RefCounts {
     }
 
     /** @return a copy holding only the runs touching {@code ops}' ranges (to try a transaction on) */
-    RefCounts copyTouching(List<Op.AddRefs> ops) {
+    RefCounts copyTouching(List<StoreOp.AddRefs> ops) {
         RefCounts copy = new RefCounts();
-        for (Op.AddRefs op : ops) {
+        for (StoreOp.AddRefs op : ops) {
             for (Run run : touching(op.start(), op.start() + op.length())) {
                 copy.runs.put(run.start(), run);
             }
@@ -126,9 +126,9 @@ final class RefCounts {
      * Adds {@code delta} to the count of every block of {@code [start, start + length)}.
      *
      * @return the tree ops that make btree 0 match, and the blocks that fell to count 0
-     * @throws CorruptFilesystemException if a count would go below 0 (nothing changes then)
+     * @throws CorruptFileSystemException if a count would go below 0 (nothing changes then)
      */
-    Change apply(long start, long length, int delta) throws CorruptFilesystemException {
+    Change apply(long start, long length, int delta) throws CorruptFileSystemException {
         long end = start + length;
         List<Run> old = touching(start, end);
         TreeSet<Long> cuts = new TreeSet<>(List.of(start, end));
@@ -148,7 +148,7 @@ final class RefCounts {
             boolean inside = a >= start && a < end;
             int after = inside ? before + delta : before;
             if (after < 0) {
-                throw new CorruptFilesystemException("reference count of blocks [" + a + ", " + b
+                throw new CorruptFileSystemException("reference count of blocks [" + a + ", " + b
                         + ") would drop below 0");
             }
             if (inside && before > 0 && after == 0) {
@@ -164,17 +164,17 @@ final class RefCounts {
                 fresh.add(new Run(a, b - a, after));
             }
         }
-        List<Op> ops = new ArrayList<>();
+        List<StoreOp> ops = new ArrayList<>();
         for (Run run : old) {
             runs.remove(run.start());
             if (fresh.stream().noneMatch(f -> f.start() == run.start())) {
-                ops.add(new Op.Delete(key(run.start())));
+                ops.add(new StoreOp.Delete(key(run.start())));
             }
         }
         for (Run run : fresh) {
             runs.put(run.start(), run);
             if (!old.contains(run)) {
-                ops.add(new Op.Put(key(run.start()), value(run.length(), run.count())));
+                ops.add(new StoreOp.Put(key(run.start()), value(run.length(), run.count())));
             }
         }
         return new Change(ops, mergeAdjacent(zeroed));

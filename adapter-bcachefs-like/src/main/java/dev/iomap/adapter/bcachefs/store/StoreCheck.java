@@ -2,7 +2,7 @@ package dev.iomap.adapter.bcachefs.store;
 
 import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.adapter.support.BlockRange;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.device.BlockDevice;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -21,7 +21,7 @@ import java.util.TreeMap;
  */
 public final class StoreCheck {
     private final BlockDevice device;
-    private final Superblock sb;
+    private final BcachefsSuperblock sb;
     private final List<String> problems = new ArrayList<>();
     /** Node block to a description of where it was found. */
     private final Map<Long, String> nodeBlocks = new HashMap<>();
@@ -29,7 +29,7 @@ public final class StoreCheck {
     private final TreeMap<Long, RefRun> runs = new TreeMap<>();
     private BKey lastLeafKey;
 
-    private StoreCheck(BlockDevice device, Superblock sb) {
+    private StoreCheck(BlockDevice device, BcachefsSuperblock sb) {
         this.device = device;
         this.sb = sb;
     }
@@ -40,10 +40,10 @@ public final class StoreCheck {
      * @throws IOException only if the device cannot be read
      */
     public static List<String> check(BlockDevice device) throws IOException {
-        Superblock sb;
+        BcachefsSuperblock sb;
         try {
             sb = BtreeStore.readSuperblock(device);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             return List.of(e.getMessage());
         }
         StoreCheck check = new StoreCheck(device, sb);
@@ -61,7 +61,7 @@ public final class StoreCheck {
      *
      * @param device the device (not written)
      * @return the runs of blocks with a non-zero count, ascending
-     * @throws CorruptFilesystemException if the store cannot be opened
+     * @throws CorruptFileSystemException if the store cannot be opened
      * @throws IOException if the device cannot be read
      */
     public static List<RefRun> refCounts(BlockDevice device) throws IOException {
@@ -85,7 +85,7 @@ public final class StoreCheck {
         Node node;
         try {
             node = Node.decode(BlockIo.read(device, block, 1), block, level);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             problems.add(e.getMessage());
             return;
         }
@@ -121,7 +121,7 @@ public final class StoreCheck {
             try {
                 RefRun run = RefCounts.decode(key, leaf.values.get(i), where);
                 runs.put(run.blocks().start(), run);
-            } catch (CorruptFilesystemException e) {
+            } catch (CorruptFileSystemException e) {
                 problems.add(e.getMessage());
             }
         }
@@ -154,7 +154,7 @@ public final class StoreCheck {
     private void checkReplay() throws IOException {
         try (BtreeStore store = BtreeStore.open(device, true)) {
             store.lastSeq();
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             problems.add("journal replay after checkpoint " + sb.checkpointSeq() + " (tail block "
                     + sb.journalTail() + ") fails: " + e.getMessage());
         }

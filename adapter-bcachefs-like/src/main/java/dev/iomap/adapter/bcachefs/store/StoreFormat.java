@@ -61,7 +61,7 @@ public record StoreFormat(long journalBlocks) {
             throw new IllegalArgumentException("B-tree nodes need blocks of at least 1024 bytes, the device has "
                     + blockSize);
         }
-        if (Superblock.COPIES + journalBlocks + 64 > total) {
+        if (BcachefsSuperblock.COPIES + journalBlocks + 64 > total) {
             throw new IllegalArgumentException("device of " + total + " blocks is too small for a journal of "
                     + journalBlocks + " blocks");
         }
@@ -79,7 +79,7 @@ public record StoreFormat(long journalBlocks) {
         ByteBuffer zeroes = ByteBuffer.allocate(chunkBlocks * blockSize);
         for (long done = 0; done < journalBlocks; done += chunkBlocks) {
             int blocks = (int) Math.min(chunkBlocks, journalBlocks - done);
-            BlockIo.write(device, Superblock.COPIES + done, zeroes.duplicate().limit(blocks * blockSize),
+            BlockIo.write(device, BcachefsSuperblock.COPIES + done, zeroes.duplicate().limit(blocks * blockSize),
                     IoPurpose.METADATA);
         }
     }
@@ -94,12 +94,12 @@ public record StoreFormat(long journalBlocks) {
         int blockSize = device.blockSize();
         check(blockSize, device.capacity());
         long total = device.capacity() / blockSize;
-        long dataStart = Superblock.COPIES + journalBlocks;
+        long dataStart = BcachefsSuperblock.COPIES + journalBlocks;
         long nonce = ThreadLocalRandom.current().nextLong();
         Node root = new Node(0);
         root.block = dataStart;
-        Superblock first = new Superblock(1, blockSize, total, Superblock.COPIES, journalBlocks, nonce,
-                dataStart, 0, 0, Superblock.COPIES, total - dataStart - 1, 1);
+        BcachefsSuperblock first = new BcachefsSuperblock(1, blockSize, total, BcachefsSuperblock.COPIES, journalBlocks, nonce,
+                dataStart, 0, 0, BcachefsSuperblock.COPIES, total - dataStart - 1, 1);
         BlockIo.write(device, dataStart, root.encode(blockSize, 1), IoPurpose.METADATA);
         writeEmptyRing(device);
         BlockIo.write(device, 1, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);

@@ -2,7 +2,7 @@ package dev.iomap.adapter.bcachefs.store;
 
 import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.FreeSpaceAllocator;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoSpaceException;
 import java.io.IOException;
@@ -47,11 +47,11 @@ final class StoreSpace implements DataSpace {
     }
 
     /** At open: marks blocks in use (a node, or a referenced run). */
-    void markUsed(long start, long length, String what) throws CorruptFilesystemException {
+    void markUsed(long start, long length, String what) throws CorruptFileSystemException {
         try {
             allocator.allocateExact(start, length);
         } catch (NoSpaceException | InvalidRangeException e) {
-            throw new CorruptFilesystemException(what + " at blocks [" + start + ", +" + length
+            throw new CorruptFileSystemException(what + " at blocks [" + start + ", +" + length
                     + ") is outside the node and data region or used twice: " + e.getMessage());
         }
     }
@@ -165,7 +165,7 @@ final class StoreSpace implements DataSpace {
                 throw new IllegalStateException("cannot release " + blocks + ": some are referenced");
             }
             allocator.free(blocks.start(), blocks.length());
-        } catch (CorruptFilesystemException | InvalidRangeException e) {
+        } catch (CorruptFileSystemException | InvalidRangeException e) {
             throw new IllegalStateException("cannot release " + blocks + ": " + e.getMessage(), e);
         } finally {
             lock.unlock();

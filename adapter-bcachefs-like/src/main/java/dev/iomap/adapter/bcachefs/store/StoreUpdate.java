@@ -9,7 +9,7 @@ import java.util.Objects;
 /** A transaction of a {@link BtreeStore}: ops collected, then committed as one journal entry. */
 final class StoreUpdate implements Update {
     private final BtreeStore store;
-    private final List<Op> ops = new ArrayList<>();
+    private final List<StoreOp> ops = new ArrayList<>();
     private boolean committed;
 
     StoreUpdate(BtreeStore store) {
@@ -28,7 +28,7 @@ final class StoreUpdate implements Update {
             throw new IllegalArgumentException("value of " + value.length + " bytes for " + key + " exceeds "
                     + StoreLimits.MAX_VALUE_BYTES);
         }
-        ops.add(new Op.Put(key, value.clone()));
+        ops.add(new StoreOp.Put(key, value.clone()));
         return this;
     }
 
@@ -40,7 +40,7 @@ final class StoreUpdate implements Update {
     @Override
     public Update delete(BKey key) {
         checkKey(key);
-        ops.add(new Op.Delete(key));
+        ops.add(new StoreOp.Delete(key));
         return this;
     }
 
@@ -55,7 +55,7 @@ final class StoreUpdate implements Update {
         if (delta != 1 && delta != -1) {
             throw new IllegalArgumentException("reference delta must be +1 or -1, got " + delta);
         }
-        ops.add(new Op.AddRefs(blocks.start(), blocks.length(), delta));
+        ops.add(new StoreOp.AddRefs(blocks.start(), blocks.length(), delta));
         return this;
     }
 

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.bcachefs.store;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,7 +96,7 @@ final class Tree {
      * @param range the keys {@code node} may hold
      * @return child {@code i} of {@code node}, loading it: a child read from the device is checked against
      *     the range {@code node} gives it
-     * @throws CorruptFilesystemException if the child fails its own checks or holds a key outside its range
+     * @throws CorruptFileSystemException if the child fails its own checks or holds a key outside its range
      */
     Node child(Node node, int i, KeyRange range) throws IOException {
         Node child = node.children.get(i);

@@ -43,11 +43,11 @@ class DataSpaceTest {
             assertEquals(before - 4, space.available(), "zeroed blocks are not free before the flush");
             store.flush(seq);
             assertEquals(before - 2, space.available(), "free once the transaction is durable");
-            assertThrows(dev.iomap.api.FilesystemShutdownException.class,
+            assertThrows(dev.iomap.api.FileSystemShutdownException.class,
                     () -> store.update().addRefs(new BlockRange(blocks.start() + 1, 1), -1).commit(),
                     "a count dropping below 0 shuts the store down");
             assertEquals(1, space.refCount(blocks.start()));
-            assertThrows(dev.iomap.api.FilesystemShutdownException.class,
+            assertThrows(dev.iomap.api.FileSystemShutdownException.class,
                     () -> store.update().addRefs(blocks, 1).commit(), "and it refuses every later update");
         }
         try (BtreeStore store = BtreeStore.open(device, false)) {

@@ -35,7 +35,7 @@ class StoreCheckTest {
 
     /** @return the lowest internal node of the rightmost path */
     private static Node bottomInternal(RamBlockDevice device) throws IOException {
-        Superblock sb = BtreeStore.readSuperblock(device);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         Node node = Node.decode(BlockIo.read(device, sb.rootBlock(), 1), sb.rootBlock(), sb.rootLevel());
         while (node.level > 1) {
             long child = node.childBlocks.getLast();
@@ -101,7 +101,7 @@ class StoreCheckTest {
     @Test
     void aNodePointerIntoTheJournalIsReported() throws IOException {
         RamBlockDevice device = populated().device();
-        Superblock sb = BtreeStore.readSuperblock(device);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         Node parent = bottomInternal(device);
         parent.childBlocks.set(0, sb.journalStart() + 5);
         rewrite(device, parent);

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.iomap.adapter.support.BlockIo;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.devices.CutMode;
 import dev.iomap.devices.PowerCutDevice;
 import dev.iomap.devices.RamBlockDevice;
@@ -30,7 +30,7 @@ class StoreCorruptionTest {
     }
 
     private static Node root(RamBlockDevice device) throws IOException {
-        Superblock sb = BtreeStore.readSuperblock(device);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         return Node.decode(BlockIo.read(device, sb.rootBlock(), 1), sb.rootBlock(), sb.rootLevel());
     }
 
@@ -59,10 +59,10 @@ class StoreCorruptionTest {
         flipBit(device, leaf, 40);
         BKey inLeaf = new BKey(3, Long.MAX_VALUE, 0);
         try (BtreeStore store = BtreeStore.open(device, true)) {
-            CorruptFilesystemException get = assertThrows(CorruptFilesystemException.class, () -> store.get(inLeaf));
+            CorruptFileSystemException get = assertThrows(CorruptFileSystemException.class, () -> store.get(inLeaf));
             assertTrue(get.getMessage().contains("block " + leaf) && get.getMessage().contains("checksum"),
                     get.getMessage());
-            CorruptFilesystemException scan = assertThrows(CorruptFilesystemException.class,
+            CorruptFileSystemException scan = assertThrows(CorruptFileSystemException.class,
                     () -> store.scan(StoreBasicsTest.ALL_FROM, StoreBasicsTest.ALL_TO, Integer.MAX_VALUE));
             assertTrue(scan.getMessage().contains("block " + leaf), scan.getMessage());
             assertArrayEquals(StoreBasicsTest.value(0), store.get(StoreBasicsTest.key(0)).orElseThrow(),
@@ -77,10 +77,10 @@ class StoreCorruptionTest {
     @Test
     void aFlippedBitInTheRootFailsOpen() throws IOException {
         RamBlockDevice device = populated();
-        Superblock sb = BtreeStore.readSuperblock(device);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         assertTrue(sb.rootLevel() >= 1);
         flipBit(device, sb.rootBlock(), 700);
-        CorruptFilesystemException e = assertThrows(CorruptFilesystemException.class,
+        CorruptFileSystemException e = assertThrows(CorruptFileSystemException.class,
                 () -> BtreeStore.open(device, true));
         assertEquals("B-tree node at block " + sb.rootBlock() + ": checksum mismatch", e.getMessage().split(" \\(")[0]);
         List<String> problems = StoreCheck.check(device);
@@ -108,11 +108,11 @@ class StoreCorruptionTest {
         parent.keys.set(1, leaf.keys.get(1));
         BlockIo.write(device, parent.block, List.of(parent.encode(1024, checkpoint)), dev.iomap.device.IoPurpose.METADATA);
         try (BtreeStore store = BtreeStore.open(device, true)) {
-            CorruptFilesystemException e = assertThrows(CorruptFilesystemException.class,
+            CorruptFileSystemException e = assertThrows(CorruptFileSystemException.class,
                     () -> store.get(leaf.keys.get(1)));
             assertEquals("B-tree node at block " + leafBlock + ": key 0 " + leaf.keys.getFirst() + " is outside the range ["
                     + leaf.keys.get(1) + ", " + parent.keys.get(2) + ") its parent gives it", e.getMessage());
-            assertThrows(CorruptFilesystemException.class,
+            assertThrows(CorruptFileSystemException.class,
                     () -> store.scan(StoreBasicsTest.ALL_FROM, StoreBasicsTest.ALL_TO, Integer.MAX_VALUE));
         }
         assertTrue(StoreCheck.check(device).stream().anyMatch(p -> p.contains("outside the node's range")));
@@ -124,7 +124,7 @@ class StoreCorruptionTest {
         flipBit(device, 0, 20);
         flipBit(device, 1, 20);
         assertTrue(!BtreeStore.probe(device));
-        CorruptFilesystemException e = assertThrows(CorruptFilesystemException.class,
+        CorruptFileSystemException e = assertThrows(CorruptFileSystemException.class,
                 () -> BtreeStore.open(device, false));
         assertTrue(e.getMessage().startsWith("no valid store superblock"), e.getMessage());
         assertEquals(List.of(e.getMessage()), StoreCheck.check(device));
@@ -143,7 +143,7 @@ class StoreCorruptionTest {
                 flushedKeys.add(new BKey(5, i, i));
             }
             store.flush(seq);
-            Superblock before = BtreeStore.readSuperblock(device);
+            BcachefsSuperblock before = BtreeStore.readSuperblock(device);
             device.onWrite(w -> atSuperblock.add(device.image(CutMode.LOSE_UNFLUSHED, null)));
             store.checkpoint();
             device.onWrite(w -> { });
@@ -188,7 +188,7 @@ class StoreCorruptionTest {
             store.flush(update.commit());
             assertArrayEquals(new byte[] {42}, store.get(leaf.keys.getFirst()).orElseThrow());
             assertTrue(store.get(leaf.keys.getLast()).isEmpty());
-            assertThrows(CorruptFilesystemException.class, () -> store.get(parent.keys.get(parent.size() - 2)),
+            assertThrows(CorruptFileSystemException.class, () -> store.get(parent.keys.get(parent.size() - 2)),
                     "the corrupt sibling was never needed");
         }
     }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.iomap.api.FilesystemShutdownException;
+import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.device.DeviceIoException;
 import dev.iomap.device.ReadOnlyDeviceException;
 import dev.iomap.devices.CountingDevice;
@@ -24,16 +24,16 @@ class StoreFailureTest {
     @Test
     void aFailedJournalWriteShutsTheStoreDownAndKeepsWhatWasDurable() throws IOException {
         RamBlockDevice ram = StoreBasicsTest.formatted(1024, 2L << 20);
-        Superblock sb = BtreeStore.readSuperblock(ram);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(ram);
         FaultInjectingDevice device = new FaultInjectingDevice(ram);
         try (BtreeStore store = BtreeStore.open(device, false)) {
             store.flush(store.update().put(A, new byte[] {1}).commit());
             long seq = store.update().put(B, new byte[] {2}).commit();
             device.inject(Fault.writes(sb.journalStart() * 1024, sb.journalBlocks() * 1024).times(1));
             assertThrows(DeviceIoException.class, () -> store.flush(seq));
-            assertThrows(FilesystemShutdownException.class, () -> store.update().put(A, new byte[] {3}).commit());
-            assertThrows(FilesystemShutdownException.class, () -> store.flush(seq));
-            assertThrows(FilesystemShutdownException.class, store::checkpoint);
+            assertThrows(FileSystemShutdownException.class, () -> store.update().put(A, new byte[] {3}).commit());
+            assertThrows(FileSystemShutdownException.class, () -> store.flush(seq));
+            assertThrows(FileSystemShutdownException.class, store::checkpoint);
             assertArrayEquals(new byte[] {2}, store.get(B).orElseThrow(), "reads go on");
         }
         try (BtreeStore store = BtreeStore.open(ram, false)) {
@@ -50,7 +50,7 @@ class StoreFailureTest {
             long seq = store.update().put(A, new byte[] {1}).commit();
             device.inject(Fault.flushes().times(1));
             IOException failed = assertThrows(IOException.class, () -> store.flush(seq));
-            assertTrue(!(failed instanceof FilesystemShutdownException), failed.toString());
+            assertTrue(!(failed instanceof FileSystemShutdownException), failed.toString());
             assertEquals(List.of(Fault.Kind.FLUSH), device.injected().stream().map(i -> i.kind()).toList(),
                     "nothing but the preflush was tried");
             long next = store.update().put(B, new byte[] {2}).commit();
@@ -67,7 +67,7 @@ class StoreFailureTest {
     @Test
     void aFailedCheckpointLeavesThePreviousCheckpointAndTheJournalValid() throws IOException {
         RamBlockDevice ram = StoreBasicsTest.formatted(1024, 2L << 20);
-        Superblock sb = BtreeStore.readSuperblock(ram);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(ram);
         FaultInjectingDevice device = new FaultInjectingDevice(ram);
         try (BtreeStore store = BtreeStore.open(device, false)) {
             for (int i = 0; i < 100; i++) {
@@ -76,7 +76,7 @@ class StoreFailureTest {
             store.flushAll();
             device.inject(Fault.writes(sb.dataStart() * 1024, Long.MAX_VALUE).after(2).times(1));
             assertThrows(DeviceIoException.class, store::checkpoint);
-            assertThrows(FilesystemShutdownException.class, () -> store.update().delete(A).commit());
+            assertThrows(FileSystemShutdownException.class, () -> store.update().delete(A).commit());
         }
         assertEquals(List.of(), StoreCheck.check(ram));
         try (BtreeStore store = BtreeStore.open(ram, false)) {

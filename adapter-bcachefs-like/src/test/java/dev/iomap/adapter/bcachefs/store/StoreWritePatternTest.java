@@ -9,7 +9,7 @@ import dev.iomap.adapter.support.BlockIo;
 import dev.iomap.devices.CountingDevice;
 import dev.iomap.devices.CutMode;
 import dev.iomap.devices.Fault;
-import dev.iomap.devices.ForwardingBlockDevice;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.devices.PowerCutDevice;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.device.BlockDevice;
@@ -30,7 +30,7 @@ class StoreWritePatternTest {
 
     /** @return the node blocks of the tree the newest superblock points to */
     static Set<Long> onDiskNodes(BlockDevice device) throws IOException {
-        Superblock sb = BtreeStore.readSuperblock(device);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         Set<Long> blocks = new HashSet<>();
         collect(device, sb.rootBlock(), sb.rootLevel(), blocks);
         return blocks;
@@ -65,7 +65,7 @@ class StoreWritePatternTest {
         public synchronized CompletableFuture<Void> write(long offset, List<ByteBuffer> srcs, IoPurpose purpose) {
             long block = offset / blockSize();
             try {
-                Superblock sb = BtreeStore.readSuperblock(delegate);
+                BcachefsSuperblock sb = BtreeStore.readSuperblock(delegate);
                 if (sb.sequence() != cachedSequence) {
                     cached = onDiskNodes(delegate);
                     cachedSequence = sb.sequence();
@@ -79,7 +79,7 @@ class StoreWritePatternTest {
                     violations.add("node block " + block + " written while superblock " + cachedSequence
                             + " uses it");
                 }
-            } else if (block < Superblock.COPIES) {
+            } else if (block < BcachefsSuperblock.COPIES) {
                 superblockWrites++;
             }
             return delegate.write(offset, srcs, purpose);
@@ -113,7 +113,7 @@ class StoreWritePatternTest {
     @Test
     void everyStoreWriteIsMetadataInsideItsRegion() throws IOException {
         CountingDevice device = new CountingDevice(StoreBasicsTest.formatted(1024, 4L << 20));
-        Superblock sb = BtreeStore.readSuperblock(device);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         device.record(true);
         try (BtreeStore store = BtreeStore.open(device, false)) {
             for (int i = 0; i < 500; i++) {
@@ -164,7 +164,7 @@ class StoreWritePatternTest {
     @Test
     void theJournalRingWrapsManyTimesAndEveryFlushedStateReplays() throws IOException {
         PowerCutDevice device = new PowerCutDevice(StoreBasicsTest.formatted(1024, 1L << 20));
-        Superblock sb = BtreeStore.readSuperblock(device);
+        BcachefsSuperblock sb = BtreeStore.readSuperblock(device);
         assertEquals(64, sb.journalBlocks());
         TreeMap<BKey, byte[]> model = new TreeMap<>();
         int replayedAcrossWrap = 0;
@@ -177,7 +177,7 @@ class StoreWritePatternTest {
                 model.put(key, value);
                 if (i % 23 == 0) {
                     RamBlockDevice image = device.image(CutMode.LOSE_UNFLUSHED, null);
-                    Superblock at = BtreeStore.readSuperblock(image);
+                    BcachefsSuperblock at = BtreeStore.readSuperblock(image);
                     try (BtreeStore replayed = BtreeStore.open(image, true)) {
                         List<KeyValue> all = replayed.scan(new BKey(2, 0, 0), new BKey(3, 0, 0), 100);
                         assertEquals(model.size(), all.size());

@@ -4,7 +4,7 @@ import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.device.BlockDevice;
 import java.io.ByteArrayOutputStream;
@@ -86,7 +86,7 @@ public final class ChainBlocks {
      * @param blocks receives the chain's blocks, in order
      * @param where the inode, for messages
      * @return the string
-     * @throws CorruptFilesystemException if a block is outside {@code area}, repeated, foreign, damaged,
+     * @throws CorruptFileSystemException if a block is outside {@code area}, repeated, foreign, damaged,
      *     follows a block that is not full, or the chain holds more than {@code maxBytes} bytes
      * @throws IOException if the device fails
      */
@@ -102,10 +102,10 @@ public final class ChainBlocks {
             String at = where + ": " + kind + " block " + blocks.size() + " at block " + block
                     + " (device offset " + block * blockSize + ")";
             if (!area.contains(block) || !seen.add(block)) {
-                throw new CorruptFilesystemException(at + " is outside the data area or repeated");
+                throw new CorruptFileSystemException(at + " is outside the data area or repeated");
             }
             if (lastCount != capacity || content.size() >= maxBytes) {
-                throw new CorruptFilesystemException(at + " follows a block that is not full, or the chain holds "
+                throw new CorruptFileSystemException(at + " follows a block that is not full, or the chain holds "
                         + "more than " + maxBytes + " bytes");
             }
             BlockReader reader = MetadataBlock.read(device, block, type).reader();
@@ -115,7 +115,7 @@ public final class ChainBlocks {
             int count = reader.getInt();
             if (storedOwner != owner || index != blocks.size() || count < 1 || count > capacity
                     || count != reader.remaining()) {
-                throw new CorruptFilesystemException(at + " says owner " + storedOwner + ", index " + index
+                throw new CorruptFileSystemException(at + " says owner " + storedOwner + ", index " + index
                         + ", " + count + " bytes (" + reader.remaining() + " stored, at most " + capacity + ")");
             }
             content.writeBytes(reader.getBytes(count));
@@ -124,7 +124,7 @@ public final class ChainBlocks {
             block = next;
         }
         if (content.size() > maxBytes) {
-            throw new CorruptFilesystemException(where + ": its chain holds " + content.size()
+            throw new CorruptFileSystemException(where + ": its chain holds " + content.size()
                     + " bytes, more than " + maxBytes);
         }
         return content.toByteArray();

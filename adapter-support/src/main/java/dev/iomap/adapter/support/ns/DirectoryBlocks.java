@@ -2,7 +2,7 @@ package dev.iomap.adapter.support.ns;
 
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
@@ -268,11 +268,11 @@ public final class DirectoryBlocks {
      * @param reader the block's payload, positioned at its start
      * @param owner the directory's inode number
      * @param block the block's index: {@link #blockCount()}
-     * @throws CorruptFilesystemException if the block names another owner or index, is out of order, has
+     * @throws CorruptFileSystemException if the block names another owner or index, is out of order, has
      *     a bad name (empty, "." or "..", holding '/' or NUL, over {@value FileNames#MAX_NAME_BYTES}
      *     bytes), a name twice in the directory, an unknown type code, an inode below 1, or ends early
      */
-    public void decodeBlock(BlockReader reader, long owner, int block) throws CorruptFilesystemException {
+    public void decodeBlock(BlockReader reader, long owner, int block) throws CorruptFileSystemException {
         long storedOwner = reader.getLong();
         int index = reader.getInt();
         int count = reader.getInt();

@@ -2,7 +2,7 @@ package dev.iomap.adapter.support.ns;
 
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.Xattrs;
@@ -132,10 +132,10 @@ public final class XattrSet {
      * @param bytes what {@link #encode} wrote
      * @param where the inode, for messages (they start with {@code where + " extended attributes"})
      * @return the attributes
-     * @throws CorruptFilesystemException if the bytes are not such an encoding of at least one attribute
+     * @throws CorruptFileSystemException if the bytes are not such an encoding of at least one attribute
      *     with names Linux accepts, in order, each once
      */
-    public static XattrSet decode(byte[] bytes, String where) throws CorruptFilesystemException {
+    public static XattrSet decode(byte[] bytes, String where) throws CorruptFileSystemException {
         BlockReader reader = new BlockReader(ByteBuffer.wrap(bytes), where + " extended attributes");
         XattrSet set = new XattrSet();
         int count = reader.getInt();

@@ -37,7 +37,7 @@ final class Directories {
         for (int k = 0; k < dir.size() / meta.blockSize(); k++) {
             Run run = model.map(meta, dir, k, 1);
             if (run.isHole()) {
-                throw new dev.iomap.api.CorruptFilesystemException("directory " + dir.ino() + " has no block " + k);
+                throw new dev.iomap.api.CorruptFileSystemException("directory " + dir.ino() + " has no block " + k);
             }
             MetadataBlock block = MetadataBlock.decode(meta.read(run.deviceBlock()), run.deviceBlock(), MAGIC);
             blocks.decodeBlock(block.reader(), dir.ino(), k);

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.support.skeleton;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -17,7 +17,7 @@ final class InodeTable {
 
     /** Decodes the in-use inodes of inode-table block {@code index} into {@code inodes}. */
     static void decodeBlock(Layout layout, long index, ByteBuffer block, Map<Long, SkeletonInode> inodes)
-            throws CorruptFilesystemException {
+            throws CorruptFileSystemException {
         int recordBytes = Layout.recordBytes(layout.slots());
         for (int r = 0; r < layout.recordsPerBlock(); r++) {
             long ino = index * layout.recordsPerBlock() + r + 1;
@@ -28,7 +28,7 @@ final class InodeTable {
                 continue;
             }
             if (typeCode > 2) {
-                throw new CorruptFilesystemException("inode " + ino + " has type code " + typeCode + " (inode block "
+                throw new CorruptFileSystemException("inode " + ino + " has type code " + typeCode + " (inode block "
                         + (layout.inodeStart() + index) + ")");
             }
             int links = rec.getInt();

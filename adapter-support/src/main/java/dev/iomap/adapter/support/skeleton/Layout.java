@@ -2,7 +2,7 @@ package dev.iomap.adapter.support.skeleton;
 
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.InvalidRangeException;
 import java.nio.ByteBuffer;
 
@@ -65,7 +65,7 @@ record Layout(int blockSize, long totalBlocks, long journalStart, long journalBl
         return out.written();
     }
 
-    static Layout decode(ByteBuffer payload, long deviceCapacity, int expectedSlots) throws CorruptFilesystemException {
+    static Layout decode(ByteBuffer payload, long deviceCapacity, int expectedSlots) throws CorruptFileSystemException {
         BlockReader in = new BlockReader(payload, "skeleton superblock payload");
         Layout layout = new Layout(in.getInt(), in.getLong(), in.getLong(), in.getLong(), in.getLong(), in.getLong(),
                 in.getLong(), in.getLong(), in.getLong(), in.getInt());

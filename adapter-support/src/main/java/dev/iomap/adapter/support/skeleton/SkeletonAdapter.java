@@ -5,15 +5,15 @@ import dev.iomap.adapter.support.BlockSizeView;
 import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.SuperblockCodec;
 import dev.iomap.api.Capability;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
-import dev.iomap.spi.FilesystemAdapter;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.MountedFileSystem;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.BitSet;
@@ -33,7 +33,7 @@ import java.util.TreeMap;
  *
  * <p>Immutable and thread-safe, as the SPI requires: one instance serves every mount.
  */
-public class SkeletonAdapter implements FilesystemAdapter {
+public class SkeletonAdapter implements FileSystemAdapter {
     private final SkeletonConfig config;
     private final BlockMapModel model;
     private final SuperblockCodec codec;
@@ -130,10 +130,10 @@ public class SkeletonAdapter implements FilesystemAdapter {
      * Replays the journal, loads bitmap, inodes and directories, then frees what a power cut left behind
      * (inodes without a name, blocks past a file's size), committing if that changed anything.
      *
-     * @throws CorruptFilesystemException if the superblock, layout, inode table or a directory is damaged
+     * @throws CorruptFileSystemException if the superblock, layout, inode table or a directory is damaged
      */
     @Override
-    public MountedFilesystem mount(BlockDevice device, MountOptions options) throws IOException {
+    public MountedFileSystem mount(BlockDevice device, MountOptions options) throws IOException {
         options.checkAdapterOptions(name(), Set.of());
         Layout layout = readLayout(device);
         BlockDevice view = BlockSizeView.of(device, layout.blockSize());
@@ -143,7 +143,7 @@ public class SkeletonAdapter implements FilesystemAdapter {
         TreeMap<Long, SkeletonInode> inodes = readInodes(view, layout);
         SkeletonInode root = inodes.get(Layout.ROOT);
         if (root == null || root.type() != FileType.DIRECTORY) {
-            throw new CorruptFilesystemException(name() + ": the root directory (inode 1) is missing");
+            throw new CorruptFileSystemException(name() + ": the root directory (inode 1) is missing");
         }
         Directories dirs = new Directories(model, layout.blockSize(), inodes);
         for (SkeletonInode inode : inodes.values()) {
@@ -191,7 +191,7 @@ public class SkeletonAdapter implements FilesystemAdapter {
         Layout layout;
         try {
             layout = readLayout(device);
-        } catch (CorruptFilesystemException e) {
+        } catch (CorruptFileSystemException e) {
             return new FsckReport(List.of(e.getMessage()), "the superblock only");
         }
         return new SkeletonFsck(layout, BlockSizeView.of(device, layout.blockSize()), model).check();

@@ -4,15 +4,15 @@ import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.ns.DirectoryBlocks;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.device.BlockDevice;
-import dev.iomap.spi.InodeInfo;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
-import dev.iomap.spi.MountedFilesystem;
+import dev.iomap.spi.MountedFileSystem;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
@@ -33,7 +33,7 @@ import java.util.TreeSet;
  *
  * <p>Not final, so that a test can plant a bug in a subclass ({@link SkeletonAdapter#createMount}).
  */
-public class SkeletonMount implements MountedFilesystem {
+public class SkeletonMount implements MountedFileSystem {
     private final Layout layout;
     private final BlockDevice device;
     private final Journal journal;
@@ -118,11 +118,11 @@ public class SkeletonMount implements MountedFilesystem {
 
     /** The attributes of an adapter without POSIX attributes; allocated bytes count what the model owns. */
     @Override
-    public synchronized InodeInfo getattr(long ino) throws IOException {
+    public synchronized FileStat getattr(long ino) throws IOException {
         SkeletonInode inode = inode(ino);
         long[] owned = new long[1];
         model.owned(space, inode, block -> owned[0]++);
-        return new InodeInfo(ino, inode.type(), inode.size(), owned[0] * layout.blockSize(),
+        return new FileStat(ino, inode.type(), inode.size(), owned[0] * layout.blockSize(),
                 inode.links(), inode.mtimeMillis());
     }
 

@@ -100,7 +100,7 @@ class InProcessClusterTest {
         cluster.kill(1);
 
         assertThat(calls).containsExactly("replay 1 by A");
-        assertThatThrownBy(b::checkWrite).isInstanceOf(dev.iomap.api.FilesystemShutdownException.class)
+        assertThatThrownBy(b::checkWrite).isInstanceOf(dev.iomap.api.FileSystemShutdownException.class)
                 .hasMessage("node-2 (journal 1) was killed: it writes nothing more to the shared device; unmount it");
         assertThat(cluster.nodes()).isEqualTo(1);
         try (var managerA = a.lockManager()) {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -60,11 +60,11 @@ class ChainBlocksTest {
     @Test
     void aBlockOutsideTheAreaOrRepeatedIsCorruption() throws Exception {
         assertThatThrownBy(() -> ChainBlocks.read(device, TYPE, "symlink", 2, OWNER, 4096, AREA, new ArrayList<>(),
-                "inode 7")).isInstanceOf(CorruptFilesystemException.class).hasMessage(
+                "inode 7")).isInstanceOf(CorruptFileSystemException.class).hasMessage(
                         "inode 7: symlink block 0 at block 2 (device offset 2048) is outside the data area or repeated");
         MetadataBlock.write(device, 5, TYPE, 1, ChainBlocks.encode(OWNER, 5, 0, new byte[972], 972));
         assertThatThrownBy(() -> ChainBlocks.read(device, TYPE, "xattr", 5, OWNER, 4096, AREA, new ArrayList<>(),
-                "inode 7")).isInstanceOf(CorruptFilesystemException.class).hasMessage(
+                "inode 7")).isInstanceOf(CorruptFileSystemException.class).hasMessage(
                         "inode 7: xattr block 1 at block 5 (device offset 5120) is outside the data area or repeated");
     }
 
@@ -72,18 +72,18 @@ class ChainBlocksTest {
     void aForeignShortOrOverlongChainIsCorruption() throws Exception {
         write(new byte[100], 5);
         assertThatThrownBy(() -> ChainBlocks.read(device, TYPE, "symlink", 5, 8, 4096, AREA, new ArrayList<>(),
-                "inode 8")).isInstanceOf(CorruptFilesystemException.class)
+                "inode 8")).isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageContaining("says owner 7, index 0, 100 bytes (100 stored, at most 972)");
 
         MetadataBlock.write(device, 5, TYPE, 1, ChainBlocks.encode(OWNER, 6, 0, new byte[10], 972));
         MetadataBlock.write(device, 6, TYPE, 1, ChainBlocks.encode(OWNER, 0, 0, new byte[10], 972));
         assertThatThrownBy(() -> ChainBlocks.read(device, TYPE, "symlink", 5, OWNER, 4096, AREA, new ArrayList<>(),
-                "inode 7")).isInstanceOf(CorruptFilesystemException.class)
+                "inode 7")).isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageContaining("symlink block 1 at block 6 (device offset 6144) follows a block that is not full");
 
         write(new byte[1000], 5, 6);
         assertThatThrownBy(() -> ChainBlocks.read(device, TYPE, "symlink", 5, OWNER, 999, AREA, new ArrayList<>(),
-                "inode 7")).isInstanceOf(CorruptFilesystemException.class)
+                "inode 7")).isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("inode 7: its chain holds 1000 bytes, more than 999");
     }
 
@@ -93,7 +93,7 @@ class ChainBlocksTest {
                 ChainBlocks.encode(OWNER, 0, 0, new byte[10], 972));
 
         assertThatThrownBy(() -> ChainBlocks.read(device, TYPE, "symlink", 5, OWNER, 4096, AREA, new ArrayList<>(),
-                "inode 7")).isInstanceOf(CorruptFilesystemException.class);
+                "inode 7")).isInstanceOf(CorruptFileSystemException.class);
     }
 
     private void write(byte[] content, long... blocks) throws Exception {

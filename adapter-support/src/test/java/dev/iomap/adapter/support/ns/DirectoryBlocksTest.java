@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.MetadataBlock;
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
@@ -36,7 +36,7 @@ class DirectoryBlocksTest {
         return FileNames.decode(raw);
     }
 
-    private static DirectoryBlocks decoded(ByteBuffer payload) throws CorruptFilesystemException {
+    private static DirectoryBlocks decoded(ByteBuffer payload) throws CorruptFileSystemException {
         DirectoryBlocks directory = new DirectoryBlocks(PAYLOAD);
         directory.decodeBlock(new BlockReader(payload, "directory block 0"), DIR_INO, 0);
         return directory;
@@ -116,7 +116,7 @@ class DirectoryBlocksTest {
                     .putLong(3).putByte(FileTypeCodes.REGULAR).putByteString(raw).written();
 
             assertThatThrownBy(() -> decoded(block)).as(HexFormat.of().formatHex(raw))
-                    .isInstanceOf(CorruptFilesystemException.class)
+                    .isInstanceOf(CorruptFileSystemException.class)
                     .hasMessageContaining("bad directory entry");
         }
     }
@@ -127,7 +127,7 @@ class DirectoryBlocksTest {
                 .putLong(3).putByte(FileTypeCodes.REGULAR).putByteString(new byte[] {'c', (byte) 0xe9})
                 .putLong(4).putByte(FileTypeCodes.REGULAR).putByteString(new byte[] {'c', (byte) 0xe9}).written();
 
-        assertThatThrownBy(() -> decoded(block)).isInstanceOf(CorruptFilesystemException.class)
+        assertThatThrownBy(() -> decoded(block)).isInstanceOf(CorruptFileSystemException.class)
                 .hasMessageContaining("bad directory entry 'c\uDCE9' -> inode 4");
     }
 
@@ -174,13 +174,13 @@ class DirectoryBlocksTest {
     @Test
     void aBlockOfAnotherDirectoryOrOutOfOrderIsCorruption() throws Exception {
         ByteBuffer foreign = BlockWriter.allocate(16, "b").putLong(8).putInt(0).putInt(0).written();
-        assertThatThrownBy(() -> decoded(foreign)).isInstanceOf(CorruptFilesystemException.class)
+        assertThatThrownBy(() -> decoded(foreign)).isInstanceOf(CorruptFileSystemException.class)
                 .hasMessage("directory block 0: directory block of inode 8 index 0 with 0 entries, expected inode 7"
                         + " index 0 (before offset 16)");
         ByteBuffer second = BlockWriter.allocate(16, "b").putLong(DIR_INO).putInt(1).putInt(0).written();
         DirectoryBlocks directory = new DirectoryBlocks(PAYLOAD);
         assertThatThrownBy(() -> directory.decodeBlock(new BlockReader(second, "directory block 1"), DIR_INO, 1))
-                .isInstanceOf(CorruptFilesystemException.class).hasMessageContaining("directory block 1 out of order");
+                .isInstanceOf(CorruptFileSystemException.class).hasMessageContaining("directory block 1 out of order");
     }
 
     private static byte[] bytes(ByteBuffer buffer) {

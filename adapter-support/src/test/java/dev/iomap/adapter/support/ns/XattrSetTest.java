@@ -3,7 +3,7 @@ package dev.iomap.adapter.support.ns;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.iomap.api.CorruptFilesystemException;
+import dev.iomap.api.CorruptFileSystemException;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
@@ -74,7 +74,7 @@ class XattrSetTest {
         };
         for (String[] c : cases) {
             assertThatThrownBy(() -> XattrSet.decode(HEX.parseHex(c[0]), "inode 7")).as(c[1])
-                    .isInstanceOf(CorruptFilesystemException.class)
+                    .isInstanceOf(CorruptFileSystemException.class)
                     .hasMessageStartingWith("inode 7 extended attributes: ")
                     .hasMessageContaining(c[1]);
         }

@@ -1,7 +1,0 @@
-/**
- * Runnable examples of the engine. {@link dev.iomap.core.example.QuickStart} writes scattered 4 KiB
- * blocks through the page cache of a RAM device with no filesystem, reads them back through a cold
- * cache and prints the write amplification with and without per-block dirty tracking
- * ({@code mvn -q -pl iomap-core exec:java}).
- */
-package dev.iomap.core.example;
