@@ -6,6 +6,7 @@ import static dev.iomap.testkit.TestData.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.PageCacheOptions;
+import dev.iomap.core.mm.Folio;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.devices.RamBlockDevice;
 import java.nio.ByteBuffer;
