@@ -225,6 +225,11 @@ public final class RecordingAdapter implements FilesystemAdapter {
         }
 
         @Override
+        public dev.iomap.api.AtomicWriteLimits atomicWriteLimits() {
+            return mount.atomicWriteLimits();
+        }
+
+        @Override
         public InodeInfo getattr(long ino) throws IOException {
             return mount.getattr(ino);
         }
