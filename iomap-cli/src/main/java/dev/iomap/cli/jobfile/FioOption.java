@@ -59,6 +59,8 @@ public enum FioOption {
     IODEPTH("iodepth"),
     DIRECT("direct"),
     BUFFERED("buffered"),
+    /** fio's {@code atomic=1}: writes with {@code RWF_ATOMIC} (with {@code direct=1} only). */
+    ATOMIC("atomic"),
     THREAD("thread");
 
     private static final Map<String, FioOption> BY_KEY = new HashMap<>();

@@ -28,6 +28,8 @@ import java.util.stream.IntStream;
  *     flight; any other runs as "psync"
  * @param iodepth the depth named in the file (a synchronous engine runs at depth 1)
  * @param directIo where {@code direct=1} (or {@code buffered=0}) was asked for, if it was
+ * @param atomic where {@code atomic=1} was asked for, if it was: every write is an atomic write
+ *     ({@link dev.iomap.api.IomapFile#writeAtomic}, fio's {@code RWF_ATOMIC}); only with {@code directIo}
  * @param options the job section's own lines, for the JSON output's {@code "job options"}
  */
 public record JobSpec(
@@ -44,6 +46,7 @@ public record JobSpec(
         String ioengine,
         int iodepth,
         Optional<Location> directIo,
+        Optional<Location> atomic,
         Map<String, String> options) {
 
     /** The engine the benchmark runs by default: positional reads and writes, one at a time. */
