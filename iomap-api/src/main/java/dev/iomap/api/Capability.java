@@ -88,7 +88,20 @@ public enum Capability {
      * declaring it tells tools and the test kit not to expect holes (the kit then checks that there are
      * none).
      */
-    DENSE_FILES;
+    DENSE_FILES,
+    /**
+     * Atomic writes ({@link IomapFile#writeAtomic}, Linux's {@code RWF_ATOMIC}): a direct write of a
+     * power-of-two length within the mount's {@link dev.iomap.spi.MountedFileSystem#atomicWriteLimits},
+     * at an offset aligned to it, that a power cut leaves all old or all new. The adapter opts in by
+     * declaring it (with {@link #DIRECT_IO}) and keeps the promise: for a direct write whose request
+     * holds {@link dev.iomap.spi.IomapRequest#ATOMIC} it maps blocks out of place (copy on write, or
+     * new blocks of a log-structured format) and makes every mapping change of the write, and the size,
+     * durable together in {@link dev.iomap.spi.WritebackOps#atomicWriteCompleted} (one journal
+     * transaction). Without it, an atomic write fails with {@link NotSupportedException} (the kernel's
+     * EOPNOTSUPP for a file without {@code FMODE_CAN_ATOMIC_WRITE}) and files report
+     * {@link AtomicWriteLimits#NONE}.
+     */
+    ATOMIC_WRITES;
 
     /**
      * Adds what the declared capabilities imply.

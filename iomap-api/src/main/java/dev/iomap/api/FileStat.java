@@ -28,13 +28,16 @@ import java.util.Objects;
  * @param mtime last change of the contents
  * @param ctime last change of the contents or of the inode (attributes, names, extended attributes)
  * @param btime creation (birth)
+ * @param atomicWrite what atomic writes the file takes ({@code statx}'s {@code STATX_WRITE_ATOMIC}
+ *     fields): {@link AtomicWriteLimits#NONE} but for a regular file of an adapter with
+ *     {@link Capability#ATOMIC_WRITES}
  */
 public record FileStat(long ino, FileType type, long size, long allocatedBytes, int linkCount, int mode, int uid,
-        int gid, Instant atime, Instant mtime, Instant ctime, Instant btime) {
+        int gid, Instant atime, Instant mtime, Instant ctime, Instant btime, AtomicWriteLimits atomicWrite) {
 
     /**
      * @throws IllegalArgumentException if {@code mode} has bits outside {@code 07777}
-     * @throws NullPointerException if a time or the type is null
+     * @throws NullPointerException if a time, the type or the atomic write limits are null
      */
     public FileStat {
         Objects.requireNonNull(type, "type");
@@ -43,6 +46,29 @@ public record FileStat(long ino, FileType type, long size, long allocatedBytes, 
         Objects.requireNonNull(mtime, "mtime");
         Objects.requireNonNull(ctime, "ctime");
         Objects.requireNonNull(btime, "btime");
+        Objects.requireNonNull(atomicWrite, "atomicWrite");
+    }
+
+    /**
+     * A stat without atomic writes ({@link AtomicWriteLimits#NONE}); the parameters are the record's.
+     *
+     * @param ino inode number
+     * @param type what it is
+     * @param size bytes
+     * @param allocatedBytes bytes of device space held
+     * @param linkCount names pointing at it
+     * @param mode permission bits
+     * @param uid owner
+     * @param gid group
+     * @param atime last access
+     * @param mtime last change of the contents
+     * @param ctime last change of contents or inode
+     * @param btime creation
+     */
+    public FileStat(long ino, FileType type, long size, long allocatedBytes, int linkCount, int mode, int uid,
+            int gid, Instant atime, Instant mtime, Instant ctime, Instant btime) {
+        this(ino, type, size, allocatedBytes, linkCount, mode, uid, gid, atime, mtime, ctime, btime,
+                AtomicWriteLimits.NONE);
     }
 
     /**
@@ -68,7 +94,7 @@ public record FileStat(long ino, FileType type, long size, long allocatedBytes, 
      */
     public FileStat withSize(long newSize) {
         return newSize == size ? this : new FileStat(ino, type, newSize, allocatedBytes, linkCount, mode, uid, gid,
-                atime, mtime, ctime, btime);
+                atime, mtime, ctime, btime, atomicWrite);
     }
 
     /** @return whether this is a directory */

@@ -102,6 +102,36 @@ public interface IomapFile extends Closeable {
     }
 
     /**
+     * Writes all remaining bytes of {@code src} at {@code pos} as one atomic write: Linux's
+     * {@code pwritev2(fd, iov, 1, pos, RWF_ATOMIC)} on an {@code O_DIRECT} file. After any crash a
+     * read of {@code [pos, pos + src.remaining())} returns all the old bytes or all the new ones,
+     * never a mix; the write is durable only once {@link #fdatasync} returned (or at once for a
+     * {@link OpenFlag#DSYNC} open), as any direct write. It is never short: all of it, or nothing and
+     * an exception.
+     *
+     * <p>The rules, as the kernel's: the file was opened {@link OpenFlag#DIRECT} (atomic writes are
+     * direct I/O only), the length is a power of two between the file's
+     * {@link FileStat#atomicWrite() unit min and max}, and the offset is a multiple of the length (of
+     * the size, for an {@link OpenFlag#APPEND} open); one buffer is one segment.
+     *
+     * <p>This default refuses, as the kernel does for a file without {@code FMODE_CAN_ATOMIC_WRITE};
+     * the iomap engine overrides it.
+     *
+     * @param pos file offset, at least 0
+     * @param src the bytes; its position advances by all of them once written
+     * @return bytes written: all of them
+     * @throws AtomicWriteException (EINVAL) naming the rule the length or offset breaks; nothing written
+     * @throws NotSupportedException (EOPNOTSUPP) if the filesystem does not declare
+     *     {@link Capability#ATOMIC_WRITES}, or the file was not opened {@link OpenFlag#DIRECT}
+     * @throws BadAddressException if reading any byte of {@code src} faults; nothing written
+     * @throws IOException on no space or a device error; the range then holds the old bytes
+     */
+    default int writeAtomic(long pos, ByteBuffer src) throws IOException {
+        throw new NotSupportedException("atomic write of " + src.remaining() + " bytes at " + pos
+                + ": this file takes no atomic writes (EOPNOTSUPP)");
+    }
+
+    /**
      * The first offset at or after {@code offset} that holds data: {@code lseek(fd, offset, SEEK_DATA)}.
      *
      * <p>Data is what the filesystem has written or reserved for the file, and what the page cache

@@ -81,5 +81,16 @@ public enum IomapRequest {
      * that never overwrites in place allocates there). An adapter may also decline the direct path
      * for a range with {@link DirectFallbackException} (GFS2's {@code -ENOTBLK}).
      */
-    DIRECT
+    DIRECT,
+    /**
+     * With {@link #WRITE} and {@link #DIRECT}: the direct write is atomic ({@code IOMAP_ATOMIC}, asked
+     * only of an adapter declaring {@link dev.iomap.api.Capability#ATOMIC_WRITES}). The adapter maps
+     * every block of the range out of place, so that the old bytes stay where the file's mapping
+     * points until the write completes (the software atomic write of XFS, 6.16: blocks staged in the
+     * COW fork); the core holds the inode lock exclusively, never falls back to buffered I/O
+     * ({@link DirectFallbackException} fails the write), refuses {@link IomapType#INLINE}, and ends
+     * the write with one {@link WritebackOps#atomicWriteCompleted} for all its runs instead of
+     * {@link WritebackOps#ioendCompleted} for each.
+     */
+    ATOMIC
 }

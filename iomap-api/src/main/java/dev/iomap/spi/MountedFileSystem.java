@@ -70,6 +70,18 @@ public interface MountedFileSystem {
     long maxFileSize();
 
     /**
+     * What atomic writes the mount's regular files take (the kernel's per-inode
+     * {@code xfs_get_atomic_write_min/max}, reported by {@code statx}), read once at mount. Asked only
+     * of an adapter declaring {@link dev.iomap.api.Capability#ATOMIC_WRITES}; the unit min must be a
+     * multiple of {@link #blockSize()} (atomic writes are direct I/O). This default: none.
+     *
+     * @return the limits, {@link dev.iomap.api.AtomicWriteLimits#NONE} if there are none
+     */
+    default dev.iomap.api.AtomicWriteLimits atomicWriteLimits() {
+        return dev.iomap.api.AtomicWriteLimits.NONE;
+    }
+
+    /**
      * The filesystem's UUID, as its superblock records it (or as the adapter derives a stable one for
      * an image made before it recorded one), for tools ({@code iomap stat}) and for naming the
      * filesystem to a cluster. This default: none.

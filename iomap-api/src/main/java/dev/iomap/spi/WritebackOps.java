@@ -66,6 +66,32 @@ public interface WritebackOps {
     }
 
     /**
+     * An atomic direct write ({@link IomapRequest#ATOMIC}) finished: every run of it, in file order, each
+     * mapped by {@link IomapOps#begin} and written through {@link #writebackSubmit}. The kernel's
+     * {@code iomap_dio_ops->end_io} for an {@code IOCB_ATOMIC} write, which XFS ends with
+     * {@code xfs_reflink_end_atomic_cow}: one transaction that remaps all of it. Called once, on the
+     * writing thread, after every run's device write completed, with the in-memory size already
+     * covering the write if it extends the file; never together with {@link #ioendCompleted} for
+     * these runs.
+     *
+     * <p>If any run failed, every run carries an error (the first failure) and the adapter releases
+     * what it staged, changing nothing the file shows. Otherwise an adapter declaring
+     * {@link dev.iomap.api.Capability#ATOMIC_WRITES} makes all the runs' mapping changes and the size
+     * part of one transaction, so that a crash leaves all or none of them. This default completes each
+     * run with {@link #ioendCompleted}, which is not atomic: an adapter without the capability never
+     * gets here.
+     *
+     * @param inode the file
+     * @param runs the runs of the write, in file order, at least one
+     * @throws IOException if the completion failed; the write then fails
+     */
+    default void atomicWriteCompleted(IomapInode inode, java.util.List<IoendCompletion> runs) throws IOException {
+        for (IoendCompletion run : runs) {
+            ioendCompleted(inode, run);
+        }
+    }
+
+    /**
      * Whether a successfully written ioend needs no completion work at all, so that the core may end
      * writeback of its folios on the thread the device completed the write on, skipping
      * {@link #ioendCompleted} and the hand-off to a completion thread (one thread switch per ioend,

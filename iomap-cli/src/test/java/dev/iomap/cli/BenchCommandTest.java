@@ -242,6 +242,31 @@ class BenchCommandTest {
     }
 
     @Test
+    void atomicWritesAreRefusedForAnAdapterWithoutThemNamingTheLineAndTheAdapter() throws IOException {
+        Path file = job("atomic.fio", TINY + "\ndirect=1\natomic=1");
+
+        Cli cli = Cli.run("bench", "--adapter=gfs2-like", "--progress=never", "--device=ram:64m", file.toString());
+
+        assertThat(cli.status()).isEqualTo(1);
+        assertThat(cli.err()).contains("iomap: atomic=1 at " + file + ":10: adapter 'gfs2-like' does not support"
+                + " atomic writes");
+    }
+
+    /** 64 random 4 KiB atomic writes on xfs-like: each staged in the COW fork and remapped, none in place. */
+    @Test
+    void atomicWritesRunOnAnAdapterWithThem() throws IOException {
+        Path file = job("atomic.fio", TINY + "\ndirect=1\natomic=1");
+
+        Cli cli = Cli.run("bench", "--adapter=xfs-like", "--progress=never", "--device=ram:64m", file.toString());
+
+        assertThat(cli.status()).as(cli.err()).isZero();
+        assertThat(cli.out()).contains("issued rwts: total=0,64,0,0 ")
+                .contains("  app      : written=256KiB, read=0B\n")
+                .contains("(data=256KiB, metadata=")
+                .contains("  writeback: map_blocks=0, ioends=0, folio states allocated=0\n");
+    }
+
+    @Test
     void anUnknownOptionStopsTheRunWithItsLine() throws IOException {
         Path file = job("bad.fio", TINY + "\nbogus=1");
 

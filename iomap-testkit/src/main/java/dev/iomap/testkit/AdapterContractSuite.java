@@ -206,6 +206,15 @@ public abstract class AdapterContractSuite {
         }
     }
 
+    /** Atomic writes (RWF_ATOMIC): rules, limits, power cuts. */
+    @Nested
+    public class AtomicWrite extends AtomicWriteContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
     /** Power cuts. */
     @Nested
     public class Crash extends CrashContract {

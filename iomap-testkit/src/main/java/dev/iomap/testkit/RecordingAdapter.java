@@ -225,6 +225,11 @@ public final class RecordingAdapter implements FileSystemAdapter {
         }
 
         @Override
+        public dev.iomap.api.AtomicWriteLimits atomicWriteLimits() {
+            return mount.atomicWriteLimits();
+        }
+
+        @Override
         public FileStat getattr(long ino) throws IOException {
             return mount.getattr(ino);
         }

@@ -78,7 +78,7 @@ public final class BcachefsLikeAdapter implements FileSystemAdapter {
                 Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.COPY_ON_WRITE, Capability.CLONE,
                 Capability.TRUNCATE, Capability.RANDOM_WRITE, Capability.DURABLE_FSYNC, Capability.RENAME_EXCHANGE,
                 Capability.SYMLINKS, Capability.HARD_LINKS, Capability.POSIX_ATTRIBUTES, Capability.XATTRS,
-                Capability.DATA_CHECKSUMS, Capability.DIRECT_IO));
+                Capability.DATA_CHECKSUMS, Capability.DIRECT_IO, Capability.ATOMIC_WRITES));
     }
 
     /**

@@ -92,6 +92,21 @@ final class BcachefsLikeMount extends Namespace {
         return InodeRecord.MAX_SIZE;
     }
 
+    /** The most blocks of one atomic write: see {@link #atomicWriteLimits}. */
+    static final int ATOMIC_WRITE_MAX_BLOCKS = 16;
+
+    /**
+     * From one block up to {@link #ATOMIC_WRITE_MAX_BLOCKS}, also with {@code nocow}: an atomic write
+     * always gets new blocks ({@link DataPath#mapBlocks}) and all its extent keys and the size are one
+     * btree transaction ({@link DataPath#atomicWriteCompleted}), whose journal entry must fit half the
+     * journal ({@code BtreeStore.commit}): 16 extent keys, their fragments' trims and the inode are a few
+     * hundred bytes.
+     */
+    @Override
+    public dev.iomap.api.AtomicWriteLimits atomicWriteLimits() {
+        return dev.iomap.api.AtomicWriteLimits.of(blockSize(), blockSize() * ATOMIC_WRITE_MAX_BLOCKS);
+    }
+
     @Override
     public IomapOps iomapOps() {
         return data;

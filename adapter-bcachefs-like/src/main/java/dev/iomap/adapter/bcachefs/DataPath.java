@@ -60,8 +60,9 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
     public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request) throws IOException {
         if (request.contains(IomapRequest.DIRECT) && request.contains(IomapRequest.WRITE)) {
             // Never in place, direct or not: new blocks now, checksummed (and compressed) at submission by
-            // writebackSubmit, the key committed by ioendCompleted, as for writeback.
-            return IomapMapping.of(mapBlocks(inode, pos, length));
+            // writebackSubmit, the key committed by ioendCompleted, as for writeback (an atomic write's keys all
+            // in one transaction by atomicWriteCompleted, and never in place, also with nocow).
+            return IomapMapping.of(mapBlocks(inode, pos, length, request.contains(IomapRequest.ATOMIC)));
         }
         volume.checkLive();
         FileState state = states.apply(inode.ino());
@@ -247,20 +248,23 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
     @Override
     public long writebackRange(WritebackContext wpc, long pos, long length, long endPos) throws IOException {
         try {
-            return wpc.addToIoend(mapBlocks(wpc.inode(), pos, length), pos, length);
+            return wpc.addToIoend(mapBlocks(wpc.inode(), pos, length, false), pos, length);
         } catch (IOException | RuntimeException e) {
             states.apply(wpc.inode().ino()).release(pos / bs, Math.ceilDiv(Math.max(endPos, pos + length), bs), reserve);
             throw e;
         }
     }
 
-    /** New blocks for the dirty range at {@code pos} (in place for unshared {@code nocow} data), one run. */
-    Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
+    /**
+     * New blocks for the dirty range at {@code pos} (in place for unshared {@code nocow} data, unless
+     * {@code atomic}: an atomic write is always out of place), one run.
+     */
+    Iomap mapBlocks(IomapInode inode, long pos, long length, boolean atomic) throws IOException {
         volume.checkLive();
         FileState state = states.apply(inode.ino());
         long first = pos / bs;
         long want = Math.min(Math.ceilDiv(length, bs), volume.config.extentMaxBytes() / bs);
-        if (volume.config.nocow()) {
+        if (volume.config.nocow() && !atomic) {
             Optional<BcachefsVolume.Extent> e = volume.extentAtOrAfter(inode.ino(), first);
             if (e.isPresent() && e.get().start() <= first && inPlace(e.get())) {
                 long count = Math.min(want, e.get().end() - first);
@@ -331,6 +335,75 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         }
     }
 
+    /**
+     * The keys of all the runs of an atomic write, and the size, in one transaction: the old extents over
+     * the whole range dropped at once (a transaction's own changes are not visible to a second
+     * {@code dropRange}), then each run's extent inserted. A failed write is completed run by run as
+     * {@link #ioendCompleted} completes a failed ioend: the new blocks are released, the file unchanged.
+     */
+    @Override
+    public void atomicWriteCompleted(IomapInode inode, List<IoendCompletion> runs) throws IOException {
+        if (runs.getFirst().failed()) {
+            for (IoendCompletion run : runs) {
+                ioendCompleted(inode, run);
+            }
+            return;
+        }
+        FileState state = states.apply(inode.ino());
+        List<FileState.Submitted> submitted = new java.util.ArrayList<>(runs.size());
+        for (IoendCompletion run : runs) {
+            FileState.Submitted s = state.submitted.remove(run.offset());
+            if (s == null || s.inPlace()) {
+                throw new IOException("bcachefs-like: run at " + run.offset() + " of an atomic write to inode "
+                        + inode.ino() + " completed without being submitted out of place");
+            }
+            submitted.add(s);
+        }
+        long first = runs.getFirst().offset() / bs;
+        long sizeBlocks = Math.ceilDiv(inode.size(), bs);
+        volume.meta.lock();
+        try {
+            InodeRecord r = volume.inode(inode.ino()).copy();
+            BcachefsVolume.Tx tx = volume.tx();
+            BcachefsVolume.RefDeltas refs = new BcachefsVolume.RefDeltas();
+            long last = runs.getLast().offset() / bs + submitted.getLast().allocatedBlocks();
+            if (first < sizeBlocks) {
+                volume.dropRange(tx, r, first, Math.min(last, sizeBlocks), refs, Integer.MAX_VALUE);
+            }
+            for (int i = 0; i < runs.size(); i++) {
+                insertRun(tx, r, refs, runs.get(i).offset() / bs, submitted.get(i), sizeBlocks);
+            }
+            r.size = Math.max(r.size, Math.min(inode.size(), runs.getLast().end()));
+            tx.put(r);
+            refs.applyTo(tx.update);
+            tx.commit();
+            volume.cache(r);
+            state.generation.incrementAndGet();
+        } finally {
+            volume.meta.unlock();
+        }
+    }
+
+    /**
+     * Inserts the extent of a run written out of place at file block {@code first}, trimmed to the size
+     * ({@code sizeBlocks}); the blocks past it are released. The range must have been dropped in
+     * {@code tx}.
+     */
+    private void insertRun(BcachefsVolume.Tx tx, InodeRecord r, BcachefsVolume.RefDeltas refs, long first, FileState.Submitted s,
+            long sizeBlocks) {
+        long end = first + s.allocatedBlocks();
+        if (first >= sizeBlocks) {
+            space.release(s.value().physical());
+            return;
+        }
+        long keyEnd = Math.min(end, sizeBlocks);
+        ExtentValue v = keyEnd == end ? s.value() : s.value().fragment(0, (int) (keyEnd - first), bs);
+        if (keyEnd < end && v.narrowable()) {
+            space.release(new BlockRange(v.devStart() + v.physBlocks(), end - keyEnd));
+        }
+        volume.insert(tx, r, keyEnd, v, refs);
+    }
+
     @Override
     public void ioendCompleted(IomapInode inode, IoendCompletion completion) throws IOException {
         FileState state = states.apply(inode.ino());
@@ -361,17 +434,10 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
             BcachefsVolume.RefDeltas refs = new BcachefsVolume.RefDeltas();
             long sizeBlocks = Math.ceilDiv(inode.size(), bs);
             if (!s.inPlace()) {
-                if (first >= sizeBlocks) {
-                    space.release(s.value().physical());
-                } else {
-                    long keyEnd = Math.min(end, sizeBlocks);
-                    volume.dropRange(tx, r, first, keyEnd, refs, Integer.MAX_VALUE);
-                    ExtentValue v = keyEnd == end ? s.value() : s.value().fragment(0, (int) (keyEnd - first), bs);
-                    if (keyEnd < end && v.narrowable()) {
-                        space.release(new BlockRange(v.devStart() + v.physBlocks(), end - keyEnd));
-                    }
-                    volume.insert(tx, r, keyEnd, v, refs);
+                if (first < sizeBlocks) {
+                    volume.dropRange(tx, r, first, Math.min(end, sizeBlocks), refs, Integer.MAX_VALUE);
                 }
+                insertRun(tx, r, refs, first, s, sizeBlocks);
             }
             r.size = Math.max(r.size, Math.min(inode.size(), completion.end()));
             tx.put(r);

@@ -50,7 +50,7 @@ class ReservationRaceTest {
             // A second write over it finds the block reserved already; then, before its copy, writeback
             // of the block takes that reservation for its allocation, and other writes take the rest.
             Iomap second = data.begin(inode, 0, bs, write).iomap();
-            data.mapBlocks(inode, 0, bs);
+            data.mapBlocks(inode, 0, bs, false);
             mount.volume.reserve.reserve(mount.volume.reserve.available());
 
             assertThat(data.valid(inode, second))
@@ -78,7 +78,7 @@ class ReservationRaceTest {
             data.end(inode, 0, bs, bs, write, first);
 
             Iomap later = data.begin(inode, 4L * bs, 2L * bs, write).iomap();
-            data.mapBlocks(inode, 0, bs);
+            data.mapBlocks(inode, 0, bs, false);
             assertThat(data.valid(inode, later)).isTrue();
             data.end(inode, 4L * bs, 2L * bs, 0, write, later);
         } finally {

@@ -40,7 +40,9 @@ import java.util.Set;
  * as writeback maps dirty data ({@code xfs_direct_write_iomap_begin}), with real blocks now: a hole or
  * a leftover delayed allocation (speculative preallocation past EOF) gets blocks allocated unwritten,
  * an unwritten extent stays unwritten, shared blocks get a COW fork destination ({@code SHARED}); the
- * ioend completion converts, remaps and raises the on-disk size once the data is on the device.
+ * ioend completion converts, remaps and raises the on-disk size once the data is on the device. An
+ * atomic direct write ({@code WRITE|DIRECT|ATOMIC}) always goes to the COW fork, as XFS's software
+ * atomic write ({@code xfs_atomic_write_cow_iomap_begin}): see {@link XfsWritebackOps#mapAtomic}.
  *
  * <p>Thread-safe: takes only the inode lock and the space account's lock, never the metadata lock
  * (except for a direct write, which allocates under it as writeback does), so buffered writers never
@@ -67,7 +69,8 @@ final class XfsIomapOps implements IomapOps, WriteOps {
     public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request)
             throws IOException {
         if (request.contains(IomapRequest.DIRECT) && request.contains(IomapRequest.WRITE)) {
-            return IomapMapping.of(direct.mapBlocks(inode, pos, length));
+            return IomapMapping.of(request.contains(IomapRequest.ATOMIC) ? direct.mapAtomic(inode, pos, length)
+                    : direct.mapBlocks(inode, pos, length));
         }
         volume.checkMounted();
         InodeState state = volume.fileForIo(inode.ino());

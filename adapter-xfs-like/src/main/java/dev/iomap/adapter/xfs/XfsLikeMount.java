@@ -113,6 +113,9 @@ final class XfsLikeMount implements MountedFileSystem {
         }
     }
 
+    /** The most blocks of one atomic write: see {@link #atomicWriteLimits}. */
+    static final int ATOMIC_WRITE_MAX_BLOCKS = 16;
+
     @Override
     public int blockSize() {
         return volume.geometry.blockSize();
@@ -126,6 +129,20 @@ final class XfsLikeMount implements MountedFileSystem {
     @Override
     public long maxFileSize() {
         return volume.geometry.maxFileSize();
+    }
+
+    /**
+     * XFS's software atomic writes (6.16): from one block up to {@link #ATOMIC_WRITE_MAX_BLOCKS}. An atomic
+     * write is staged in the COW fork and remapped in one transaction
+     * ({@link XfsWritebackOps#atomicWriteCompleted}), which must fit the half of the smallest journal
+     * that one operation may take ({@link Geometry#MIN_JOURNAL_BLOCKS}): the remap of 16 blocks changes at
+     * most 16 extents of the inode (its slot and extent-list blocks) and the allocation-group blocks of
+     * the old and new blocks, as XFS bounds its unit max by the log reservation of the remap.
+     */
+    @Override
+    public dev.iomap.api.AtomicWriteLimits atomicWriteLimits() {
+        int block = volume.geometry.blockSize();
+        return dev.iomap.api.AtomicWriteLimits.of(block, block * ATOMIC_WRITE_MAX_BLOCKS);
     }
 
     @Override

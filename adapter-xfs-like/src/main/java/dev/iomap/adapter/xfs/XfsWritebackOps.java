@@ -12,6 +12,7 @@ import dev.iomap.spi.WritebackContext;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -75,6 +76,44 @@ final class XfsWritebackOps implements WritebackOps {
         }
     }
 
+    /**
+     * {@code xfs_atomic_write_cow_iomap_begin}: the run at {@code pos} of an atomic direct write, out of
+     * place whatever the data fork holds there: the COW fork's staging extent (allocated now if the COW
+     * fork has a hole or a delayed allocation there), flagged {@code SHARED}. The data fork keeps pointing
+     * at the old blocks until {@link #atomicWriteCompleted} remaps every run in one transaction.
+     */
+    Iomap mapAtomic(IomapInode inode, long pos, long length) throws IOException {
+        volume.checkMounted();
+        InodeState state = volume.fileForIo(inode.ino());
+        long fileBlock = pos / blockSize;
+        long endBlock = Math.max(fileBlock + 1, Math.ceilDiv(pos + length, blockSize));
+        volume.metaLock.lock();
+        try {
+            volume.ensureAvailable(endBlock - fileBlock);
+            Iomap iomap;
+            state.lock.lock();
+            try {
+                BlockMapping cow = state.cow.lookup(fileBlock);
+                Extent target;
+                if (cow instanceof Extent staged) {
+                    target = staged.state() == ExtentState.DELALLOC ? space.allocateDelalloc(state, state.cow,
+                            staged.slice(fileBlock, Math.min(staged.endBlock(), endBlock))) : staged;
+                } else {
+                    target = space.allocateUnwritten(state, state.cow, fileBlock,
+                            Math.min(cow.endBlock(), endBlock) - fileBlock);
+                }
+                iomap = mapping(target, fileBlock, endBlock, IomapType.MAPPED, EnumSet.of(IomapFlag.SHARED), state);
+            } finally {
+                state.lock.unlock();
+            }
+            volume.checkNotShutDown();
+            volume.log.commitIfLarge();
+            return iomap;
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
     private Iomap mapLocked(InodeState state, long fileBlock, long endBlock) throws IOException {
         if (state.cow.lookup(fileBlock) instanceof Extent staged) {
             Extent target = staged.state() == ExtentState.DELALLOC
@@ -124,6 +163,45 @@ final class XfsWritebackOps implements WritebackOps {
                     space.convertUnwritten(state, fileBlock, blocks, deviceBlock);
                 }
                 long newSize = Math.min(inode.size(), completion.end());
+                if (newSize > state.diskSize) {
+                    state.diskSize = newSize;
+                    volume.log.inodeChanged(state);
+                }
+            } finally {
+                state.lock.unlock();
+            }
+            volume.log.commitIfLarge();
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    /**
+     * {@code xfs_reflink_end_atomic_cow}: every run's staging extents remapped into the data fork, and the
+     * on-disk size raised, under the metadata lock without a commit between them, so that the running
+     * transaction holds all of it or none (a commit holds whole operations). A failed write changes
+     * nothing, as {@link #ioendCompleted} for a failed ioend: its staging extents stay in the COW fork for
+     * the next write there, and go at unmount or eviction.
+     */
+    @Override
+    public void atomicWriteCompleted(IomapInode inode, List<IoendCompletion> runs) throws IOException {
+        if (runs.getFirst().failed() || volume.isUnmounted() || volume.isShutDown()) {
+            return;
+        }
+        InodeState state = volume.inodes.get(inode.ino());
+        if (state == null) {
+            return;
+        }
+        volume.metaLock.lock();
+        try {
+            state.lock.lock();
+            try {
+                for (IoendCompletion run : runs) {
+                    long fileBlock = run.offset() / blockSize;
+                    space.remapCow(state, fileBlock, Math.ceilDiv(run.end(), blockSize) - fileBlock,
+                            run.address() / blockSize);
+                }
+                long newSize = Math.min(inode.size(), runs.getLast().end());
                 if (newSize > state.diskSize) {
                     state.diskSize = newSize;
                     volume.log.inodeChanged(state);

@@ -68,7 +68,10 @@ class CapabilitiesTest {
             Map.entry(Capability.XATTRS,
                     (fs, file, other) -> fs.setXattr("/cnv/0", "user.a", new byte[] {1}, XattrMode.ANY)),
             Map.entry(Capability.JOURNALED_DATA,
-                    (fs, file, other) -> fs.setFileFlags("/cnv/0", EnumSet.of(dev.iomap.api.FileFlag.JOURNAL_DATA))));
+                    (fs, file, other) -> fs.setFileFlags("/cnv/0", EnumSet.of(dev.iomap.api.FileFlag.JOURNAL_DATA))),
+            // A sequential zone's append advances the write pointer block by block and a conventional zone is
+            // overwritten in place, with no journal to switch a mapping: nothing can make a write all or nothing.
+            Map.entry(Capability.ATOMIC_WRITES, (fs, file, other) -> file.writeAtomic(0, ByteBuffer.allocate(4096))));
 
     /**
      * Absent capabilities that name a property of an operation, not one: no probe of their own here

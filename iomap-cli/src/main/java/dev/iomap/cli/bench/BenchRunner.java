@@ -130,6 +130,8 @@ public final class BenchRunner {
     /**
      * Refuses {@code direct=1} (or {@code buffered=0}) for an adapter without
      * {@link Capability#DIRECT_IO}; with it, the jobs' files are opened with {@link OpenFlag#DIRECT}.
+     * Refuses {@code atomic=1} for an adapter without {@link Capability#ATOMIC_WRITES}; with it, every
+     * write of the job is an atomic write.
      *
      * @param plan the jobs
      * @param adapter the adapter they would run on
@@ -138,19 +140,23 @@ public final class BenchRunner {
     public static void checkDirectIo(BenchPlan plan, String adapter) throws UsageException {
         for (JobSpec job : plan.jobs()) {
             Optional<Location> direct = job.directIo();
-            if (direct.isPresent() && !directIoCapable(adapter)) {
+            if (direct.isPresent() && !capable(adapter, Capability.DIRECT_IO)) {
                 throw new UsageException("direct=1 at " + direct.get() + ": adapter '" + adapter
                         + "' does not support direct I/O (it has no DIRECT_IO capability); use direct=0");
+            }
+            if (job.atomic().isPresent() && !capable(adapter, Capability.ATOMIC_WRITES)) {
+                throw new UsageException("atomic=1 at " + job.atomic().get() + ": adapter '" + adapter
+                        + "' does not support atomic writes (it has no ATOMIC_WRITES capability); use atomic=0");
             }
         }
     }
 
-    /** @return whether an adapter of that name, from any plugin on the class path, declares DIRECT_IO */
-    private static boolean directIoCapable(String adapter) {
+    /** @return whether an adapter of that name, from any plugin on the class path, declares the capability */
+    private static boolean capable(String adapter, Capability capability) {
         for (AdapterPlugin plugin : ServiceLoader.load(AdapterPlugin.class)) {
             for (FileSystemAdapter candidate : plugin.adapters()) {
                 if (candidate.name().equals(adapter)) {
-                    return candidate.capabilities().contains(Capability.DIRECT_IO);
+                    return candidate.capabilities().contains(capability);
                 }
             }
         }

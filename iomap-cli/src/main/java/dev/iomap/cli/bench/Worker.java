@@ -49,6 +49,8 @@ final class Worker implements Callable<ThreadResult> {
     private final LatencyStats sync = new LatencyStats();
     private final List<ThreadFile> files = new ArrayList<>();
     private final boolean resetZones;
+    /** Whether every write is an atomic write ({@code atomic=1}). */
+    private final boolean atomic;
     private int nextFile;
     private long writesIssued;
     private boolean measuring;
@@ -81,6 +83,7 @@ final class Worker implements Callable<ThreadResult> {
         this.fs = fs;
         this.job = job;
         this.rwFlags = job.uncached() ? EnumSet.of(RwFlag.DONTCACHE) : EnumSet.noneOf(RwFlag.class);
+        this.atomic = job.atomic().isPresent();
         this.thread = thread;
         this.gate = gate;
         this.finished = finished;
@@ -191,7 +194,11 @@ final class Worker implements Callable<ThreadResult> {
         if (resetZones && offset == 0 && !job.io().rw().random() && file.file().size() > 0) {
             file.file().truncate(0);
         }
-        file.file().write(offset, buffer, rwFlags);
+        if (atomic) {
+            file.file().writeAtomic(offset, buffer);
+        } else {
+            file.file().write(offset, buffer, rwFlags);
+        }
         lastCompletion = System.nanoTime();
         long latency = lastCompletion - before;
         int length = buffer.capacity();
@@ -286,6 +293,8 @@ final class Worker implements Callable<ThreadResult> {
                     long before = System.nanoTime();
                     if (request.isRead()) {
                         request.file().file().read(request.offset(), buffer, rwFlags);
+                    } else if (atomic) {
+                        request.file().file().writeAtomic(request.offset(), buffer);
                     } else {
                         request.file().file().write(request.offset(), buffer, rwFlags);
                     }

@@ -61,6 +61,8 @@ public enum FioOption {
     BUFFERED("buffered"),
     /** fio's {@code uncached=1} (newer than fio 3.33, so not in {@code fio-options.txt}): {@code RWF_DONTCACHE}. */
     UNCACHED("uncached"),
+    /** fio's {@code atomic=1}: writes with {@code RWF_ATOMIC} (with {@code direct=1} only). */
+    ATOMIC("atomic"),
     THREAD("thread");
 
     private static final Map<String, FioOption> BY_KEY = new HashMap<>();

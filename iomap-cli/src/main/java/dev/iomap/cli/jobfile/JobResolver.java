@@ -114,7 +114,7 @@ public final class JobResolver {
         return new JobSpec(name, group, settings.string(FioOption.DESCRIPTION, ""),
                 settings.integer(FioOption.NUMJOBS, 1, 1, 4096), io, files, sync, timing,
                 settings.bool(FioOption.GROUP_REPORTING, false), settings.percentiles(), engine, iodepth,
-                directIo(settings), settings.bool(FioOption.UNCACHED, false), own);
+                directIo(settings), settings.bool(FioOption.UNCACHED, false), atomic(settings), own);
     }
 
     private static JobSpec.IoPattern ioPattern(Settings settings) throws JobFileException {
@@ -180,6 +180,19 @@ public final class JobResolver {
         }
         return new JobSpec.Timing(runtime, timeBased, settings.integer(FioOption.LOOPS, 1, 1, Integer.MAX_VALUE),
                 settings.time(FioOption.RAMP_TIME, Duration.ZERO));
+    }
+
+    /** @return where {@code atomic=1} was asked for; refused without direct I/O, as fio's RWF_ATOMIC is */
+    private static Optional<Location> atomic(Settings settings) throws JobFileException {
+        OptionSetting atomic = settings.get(FioOption.ATOMIC);
+        if (atomic == null || !settings.bool(FioOption.ATOMIC, false)) {
+            return Optional.empty();
+        }
+        if (directIo(settings).isEmpty()) {
+            throw new JobFileException("atomic=1 at " + atomic.location() + " needs direct=1: atomic writes"
+                    + " (RWF_ATOMIC) are direct I/O only");
+        }
+        return Optional.of(atomic.location());
     }
 
     private static Optional<Location> directIo(Settings settings) throws JobFileException {

@@ -30,6 +30,8 @@ import java.util.stream.IntStream;
  * @param directIo where {@code direct=1} (or {@code buffered=0}) was asked for, if it was
  * @param uncached whether {@code uncached=1} was asked for: every read and write is given
  *     {@link dev.iomap.api.RwFlag#DONTCACHE} (fio's {@code RWF_DONTCACHE}; no effect with direct I/O)
+ * @param atomic where {@code atomic=1} was asked for, if it was: every write is an atomic write
+ *     ({@link dev.iomap.api.IomapFile#writeAtomic}, fio's {@code RWF_ATOMIC}); only with {@code directIo}
  * @param options the job section's own lines, for the JSON output's {@code "job options"}
  */
 public record JobSpec(
@@ -47,6 +49,7 @@ public record JobSpec(
         int iodepth,
         Optional<Location> directIo,
         boolean uncached,
+        Optional<Location> atomic,
         Map<String, String> options) {
 
     /** The engine the benchmark runs by default: positional reads and writes, one at a time. */

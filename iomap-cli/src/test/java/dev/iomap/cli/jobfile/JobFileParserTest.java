@@ -316,6 +316,18 @@ class JobFileParserTest {
     }
 
     @Test
+    void atomicWritesAreRememberedWithTheirLineAndNeedDirectIo() throws Exception {
+        Path job = file("atomic.fio", "[job]", "size=1m", "direct=1", "atomic=1");
+        assertThat(onlyJob(job).atomic()).contains(new Location(job, 4));
+        assertThat(onlyJob(file("plain.fio", "[job]", "size=1m", "direct=1", "atomic=0")).atomic()).isEmpty();
+
+        Path buffered = file("buffered-atomic.fio", "[job]", "size=1m", "atomic=1");
+        assertThatThrownBy(() -> plan(buffered)).isInstanceOf(JobFileException.class)
+                .hasMessage("atomic=1 at " + new Location(buffered, 3) + " needs direct=1: atomic writes (RWF_ATOMIC)"
+                        + " are direct I/O only");
+    }
+
+    @Test
     void fileNamesDirectoriesAndFileCounts() throws Exception {
         JobSpec generated = onlyJob(file("gen.fio", "[gen]", "size=1m", "nrfiles=2", "directory=./data:/other"));
         assertThat(generated.files().fileSize()).isEqualTo(512 * 1024);

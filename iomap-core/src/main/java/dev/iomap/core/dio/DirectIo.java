@@ -2,6 +2,7 @@ package dev.iomap.core.dio;
 
 import dev.iomap.core.trace.DioCompleteEvent;
 import dev.iomap.core.trace.DioRwBeginEvent;
+import dev.iomap.api.AtomicWriteLimits;
 import dev.iomap.api.BadAddressException;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.core.CachedInode;
@@ -70,7 +71,7 @@ public final class DirectIo {
         DioRwBeginEvent.emit(inode, pos, src.remaining(), true);
         int readable = SourceFaults.readablePrefix(src);
         if (readable == src.remaining()) {
-            return DioCompleteEvent.emitReturning(inode, pos, DirectWrite.write(access, pos, src));
+            return DioCompleteEvent.emitReturning(inode, pos, DirectWrite.write(access, pos, src, false));
         }
         int usable = readable / inode.blockSize() * inode.blockSize();
         if (usable == 0) {
@@ -79,9 +80,36 @@ public final class DirectIo {
                     + ", before its first whole block (EFAULT)", null);
         }
         ByteBuffer part = src.duplicate().limit(src.position() + usable);
-        int written = DirectWrite.write(access, pos, part);
+        int written = DirectWrite.write(access, pos, part, false);
         src.position(src.position() + written);
         return DioCompleteEvent.emitReturning(inode, pos, written);
+    }
+
+    /**
+     * Writes all of {@code src} at {@code pos} as one atomic write ({@code RWF_ATOMIC}): mapped with
+     * {@link dev.iomap.spi.IomapRequest#ATOMIC} under the exclusive inode lock, completed with one
+     * {@link dev.iomap.spi.WritebackOps#atomicWriteCompleted}. All of it, or nothing.
+     *
+     * @param pos file offset
+     * @param src the bytes; its position advances by all of them once written, not at all on failure
+     * @param limits the file's atomic write limits
+     * @return bytes written: all of them
+     * @throws dev.iomap.api.AtomicWriteException if the length or offset breaks a rule of {@code limits}
+     * @throws InvalidRangeException if the range passes the largest file size
+     * @throws BadAddressException if reading any byte of {@code src} faults (EFAULT); nothing written
+     * @throws IOException from the adapter or the device; the file shows none of the write
+     */
+    public int writeAtomic(long pos, ByteBuffer src, AtomicWriteLimits limits) throws IOException {
+        CachedInode inode = access.inode();
+        limits.check("atomic write to inode " + inode.ino(), pos, src.remaining());
+        check("atomic write", pos, src.remaining(), inode.maxFileSize());
+        int readable = SourceFaults.readablePrefix(src);
+        if (readable != src.remaining()) {
+            throw new BadAddressException("atomic write of " + src.remaining() + " bytes at " + pos + " to inode "
+                    + inode.ino() + ": reading the source faults at byte " + readable + " (EFAULT)", null);
+        }
+        DioRwBeginEvent.emit(inode, pos, src.remaining(), true);
+        return DioCompleteEvent.emitReturning(inode, pos, DirectWrite.write(access, pos, src, true));
     }
 
     private void check(String what, long pos, long length, long maxEnd) throws InvalidRangeException {

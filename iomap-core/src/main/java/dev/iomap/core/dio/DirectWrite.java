@@ -33,6 +33,8 @@ import java.util.concurrent.CompletionException;
  */
 final class DirectWrite {
     private static final Set<IomapRequest> DIRECT_WRITE = EnumSet.of(IomapRequest.WRITE, IomapRequest.DIRECT);
+    private static final Set<IomapRequest> ATOMIC_WRITE = EnumSet.of(IomapRequest.WRITE, IomapRequest.DIRECT,
+            IomapRequest.ATOMIC);
     private static final Set<IomapRequest> REPORT = EnumSet.of(IomapRequest.REPORT);
 
     /** One device write in flight, and what its completion tells the adapter. */
@@ -49,19 +51,23 @@ final class DirectWrite {
      * <p>The inode lock is taken shared when the write ends within EOF and the adapter reports only
      * written, unshared blocks over it (so it allocates, converts and remaps nothing, and concurrent
      * overwrites of disjoint ranges run in parallel, as in XFS); otherwise, and always for a file
-     * whose writeback goes in file order, exclusively.
+     * whose writeback goes in file order, and for an atomic write, exclusively.
+     *
+     * <p>An atomic write ({@link IomapRequest#ATOMIC}) never falls back to buffered I/O and completes all
+     * its runs together ({@link #completeAtomic}): all of it is written, or none.
      *
      * @param access the file
      * @param pos file offset, block aligned (checked by the caller)
      * @param src the bytes, a block-aligned count; its position advances by what was written
+     * @param atomic whether this is an atomic write (its rules checked by the caller)
      * @return bytes written, all of them
      * @throws IOException from the adapter or the device: nothing past the first failed run is
      *     converted or counted in the size, and {@code src}'s position has advanced over the bytes
      *     before it that were written and completed (a short write, as the kernel's)
      */
-    static int write(DirectIoAccess access, long pos, ByteBuffer src) throws IOException {
+    static int write(DirectIoAccess access, long pos, ByteBuffer src, boolean atomic) throws IOException {
         long end = pos + src.remaining();
-        boolean exclusive = access.writesInFileOrder();
+        boolean exclusive = atomic || access.writesInFileOrder();
         if (!exclusive) {
             access.lockShared();
             if (end > access.inode().size() || !pureOverwrite(access, pos, end)) {
@@ -82,7 +88,7 @@ final class DirectWrite {
             access.dropCleanRange(pos, end);
             long[] landed = new long[2];
             ByteBuffer data = src.slice(src.position(), src.remaining());
-            IOException failure = submitAndComplete(access, pos, data, landed);
+            IOException failure = submitAndComplete(access, pos, data, landed, atomic);
             long direct = landed[0];
             long buffered = 0;
             if (failure == null && landed[1] >= 0) {
@@ -139,9 +145,11 @@ final class DirectWrite {
      *     {@code pos} that were written directly and completed, {@code landed[1]} to where the adapter
      *     asked for a buffered fallback, -1 if it did not
      */
-    private static IOException submitAndComplete(DirectIoAccess access, long pos, ByteBuffer data, long[] landed) {
+    private static IOException submitAndComplete(DirectIoAccess access, long pos, ByteBuffer data, long[] landed,
+            boolean atomic) {
         List<Run> runs = new ArrayList<>();
-        IomapIter iter = new IomapIter(access.inode(), access.ops(), pos, data.remaining(), DIRECT_WRITE);
+        IomapIter iter = new IomapIter(access.inode(), access.ops(), pos, data.remaining(),
+                atomic ? ATOMIC_WRITE : DIRECT_WRITE);
         IOException failure = null;
         long fallback = -1;
         try {
@@ -153,6 +161,10 @@ final class DirectWrite {
                 switch (iomap.type()) {
                     case MAPPED, UNWRITTEN -> runs.add(submit(access, iomap, at, length, part));
                     case INLINE -> {
+                        if (atomic) {
+                            throw new IomapException("atomic write to inode " + access.inode().ino() + " at " + at
+                                    + ": the adapter returned " + iomap + "; an atomic write needs blocks out of place");
+                        }
                         part.get(0, iomap.inlineData(), (int) (at - iomap.offset()), length);
                         runs.add(new Run(at, length, IomapType.INLINE, Set.of(), Iomap.NULL_ADDR,
                                 CompletableFuture.completedFuture(null)));
@@ -165,12 +177,18 @@ final class DirectWrite {
             }
         } catch (DirectFallbackException e) {
             abort(iter, e);
-            fallback = iter.pos();
+            if (atomic) {
+                failure = new IomapException("atomic write to inode " + access.inode().ino() + " at " + iter.pos()
+                        + ": the adapter declined direct I/O there, and an atomic write has no buffered fallback", e);
+            } else {
+                fallback = iter.pos();
+            }
         } catch (IOException | RuntimeException e) {
             abort(iter, e);
             failure = e instanceof IOException io ? io : new IOException(e.toString(), e);
         }
-        IOException error = complete(access, pos, runs, failure, landed);
+        IOException error = atomic ? completeAtomic(access, pos, runs, failure, landed)
+                : complete(access, pos, runs, failure, landed);
         landed[1] = error == null ? fallback : -1;
         return error;
     }
@@ -231,6 +249,49 @@ final class DirectWrite {
         }
         landed[0] = done - pos;
         return mapFailure == null ? failure : addFailure(failure, mapFailure);
+    }
+
+    /**
+     * Waits for every run, then completes them all with one
+     * {@link dev.iomap.spi.WritebackOps#atomicWriteCompleted}: if none failed (and the mapping did not),
+     * after raising the size over the whole write, each as written; otherwise each with the first
+     * error, so the adapter releases what it staged and the file shows none of the write.
+     *
+     * @param mapFailure the error that stopped the mapping, or null
+     * @return the first error, or null; {@code landed[0]} is set to the whole length, or 0 on error
+     */
+    private static IOException completeAtomic(DirectIoAccess access, long pos, List<Run> runs, IOException mapFailure,
+            long[] landed) {
+        IOException failure = mapFailure;
+        for (Run run : runs) {
+            IOException own = await(run.write());
+            if (own != null) {
+                failure = addFailure(failure, own);
+            }
+        }
+        landed[0] = 0;
+        if (runs.isEmpty()) {
+            return failure;
+        }
+        Run last = runs.getLast();
+        long end = last.offset() + last.length();
+        if (failure == null) {
+            access.extendSize(end);
+        }
+        List<IoendCompletion> completions = new ArrayList<>(runs.size());
+        for (Run run : runs) {
+            completions.add(new IoendCompletion(run.offset(), run.length(), run.type(), run.flags(), run.address(),
+                    failure));
+        }
+        try {
+            access.writebackOps().atomicWriteCompleted(access.inode(), completions);
+        } catch (IOException | RuntimeException e) {
+            failure = addFailure(failure, e);
+        }
+        if (failure == null) {
+            landed[0] = end - pos;
+        }
+        return failure;
     }
 
     private static IOException addFailure(IOException failure, Exception e) {

@@ -7,6 +7,7 @@ import dev.iomap.api.FileStat;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.MappedFile;
+import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.OpenFlag;
 import dev.iomap.api.RwFlag;
 import dev.iomap.core.dio.DirectIo;
@@ -136,29 +137,52 @@ final class CoreFile implements IomapFile {
      */
     @Override
     public int write(long pos, ByteBuffer src) throws IOException {
-        return write(pos, src, false);
+        return write(pos, src, false, false);
     }
 
     /** {@inheritDoc} {@link RwFlag#DONTCACHE} is taken on every filesystem (the buffered path is the engine's). */
     @Override
     public int write(long pos, ByteBuffer src, Set<RwFlag> flags) throws IOException {
-        return write(pos, src, flags.contains(RwFlag.DONTCACHE));
+        return write(pos, src, flags.contains(RwFlag.DONTCACHE), false);
     }
 
-    private int write(long pos, ByteBuffer src, boolean uncached) throws IOException {
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Checked before anything changes, in the kernel's order: the capability (EOPNOTSUPP,
+     * {@code kiocb_set_rw_flags}), the length and offset rules (EINVAL, an {@link OpenFlag#APPEND} write's
+     * offset at the size it lands at), then the direct open (EOPNOTSUPP, the end of
+     * {@code generic_atomic_write_valid}). The direct write then maps with
+     * {@link dev.iomap.spi.IomapRequest#ATOMIC}.
+     */
+    @Override
+    public int writeAtomic(long pos, ByteBuffer src) throws IOException {
+        ensureOpen();
+        fs.require(Capability.ATOMIC_WRITES, "an atomic write");
+        if (!flags.contains(OpenFlag.APPEND)) {
+            fs.atomicWriteLimits().check("atomic write to inode " + inode.ino(), pos, src.remaining());
+        }
+        if (direct == null) {
+            throw new NotSupportedException("atomic write of " + src.remaining() + " bytes at " + pos + " to inode "
+                    + inode.ino() + ": atomic writes are direct I/O only; open the file with DIRECT (EOPNOTSUPP)");
+        }
+        return write(pos, src, false, true);
+    }
+
+    private int write(long pos, ByteBuffer src, boolean uncached, boolean atomic) throws IOException {
         ensureOpen();
         try (MountedFileSystem.FileUse _ = mount().use(inode, true)) {
             if (src.hasRemaining()) {
                 fs.touch(inode);
             }
             if (flags.contains(OpenFlag.APPEND)) {
-                return append(src, uncached);
+                return append(src, uncached, atomic);
             }
             // the message is built only when refused: this runs on every write
             if (pos != inode.size() && !fs.capabilities().contains(Capability.RANDOM_WRITE)) {
                 fs.require(Capability.RANDOM_WRITE, "a write at " + pos + " (not at EOF " + inode.size() + ")");
             }
-            int written = writeAt(pos, src, uncached);
+            int written = writeAt(pos, src, uncached, atomic);
             if (written > 0 && flags.contains(OpenFlag.DSYNC)) {
                 dataSync(pos, pos + written);
             }
@@ -174,11 +198,11 @@ final class CoreFile implements IomapFile {
      * caller's {@link MountedFileSystem#use} holds the file's glock on a cluster node and has set the
      * size other nodes left.
      */
-    private int append(ByteBuffer src, boolean uncached) throws IOException {
+    private int append(ByteBuffer src, boolean uncached, boolean atomic) throws IOException {
         long[] landed = new long[2];
         inode.withExclusiveLock(() -> {
             landed[0] = inode.size();
-            landed[1] = writeAt(landed[0], src, uncached);
+            landed[1] = writeAt(landed[0], src, uncached, atomic);
         });
         if (landed[1] > 0 && flags.contains(OpenFlag.DSYNC)) {
             dataSync(landed[0], landed[0] + landed[1]);
@@ -186,7 +210,10 @@ final class CoreFile implements IomapFile {
         return (int) landed[1];
     }
 
-    private int writeAt(long pos, ByteBuffer src, boolean uncached) throws IOException {
+    private int writeAt(long pos, ByteBuffer src, boolean uncached, boolean atomic) throws IOException {
+        if (atomic) {
+            return direct.writeAtomic(pos, src, fs.atomicWriteLimits());
+        }
         return direct != null ? direct.write(pos, src)
                 : (int) inode.write(pos, CopySource.of(src), src.remaining(), uncached);
     }

@@ -1,5 +1,6 @@
 package dev.iomap.core.vfs;
 
+import dev.iomap.api.AtomicWriteLimits;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
@@ -64,6 +65,8 @@ final class CoreFileSystem implements IomapFileSystem {
     private final MountedFileSystem mount;
     private final IomapCache cache;
     private final Set<Capability> capabilities;
+    /** What atomic writes the regular files take: the adapter's limits, checked once at mount. */
+    private final AtomicWriteLimits atomicWriteLimits;
     private final ReentrantLock namespace = new ReentrantLock();
     private final Map<Long, Integer> openCounts = new HashMap<>();
     private final Map<Long, Boolean> unlinked = new HashMap<>();
@@ -84,6 +87,7 @@ final class CoreFileSystem implements IomapFileSystem {
         this.adapter = adapter;
         this.mount = mount;
         this.capabilities = Capability.withImplied(adapter.capabilities());
+        this.atomicWriteLimits = atomicWriteLimits(adapter, mount, capabilities);
         this.cache = new IomapCache(options.pageCache(), device);
         cache.onOutOfMemory(this::shutDown);
         if (options.backgroundWriteback()) {
@@ -107,6 +111,33 @@ final class CoreFileSystem implements IomapFileSystem {
     @Override
     public Set<Capability> capabilities() {
         return capabilities;
+    }
+
+    /**
+     * @return the mount's {@link MountedFileSystem#atomicWriteLimits}, {@link AtomicWriteLimits#NONE}
+     *     without {@link Capability#ATOMIC_WRITES}
+     * @throws IllegalStateException if an adapter declaring the capability reports limits that direct I/O
+     *     cannot take: none, without {@link Capability#DIRECT_IO}, or a unit min not a multiple of the block
+     *     size
+     */
+    private static AtomicWriteLimits atomicWriteLimits(FileSystemAdapter adapter, MountedFileSystem mount,
+            Set<Capability> capabilities) {
+        if (!capabilities.contains(Capability.ATOMIC_WRITES)) {
+            return AtomicWriteLimits.NONE;
+        }
+        AtomicWriteLimits limits = mount.atomicWriteLimits();
+        if (!limits.supported() || !capabilities.contains(Capability.DIRECT_IO)
+                || limits.unitMin() % mount.blockSize() != 0) {
+            throw new IllegalStateException(adapter.name() + " declares ATOMIC_WRITES but reports " + limits
+                    + " for block size " + mount.blockSize() + (capabilities.contains(Capability.DIRECT_IO) ? ""
+                            : " without DIRECT_IO") + ": atomic writes are direct writes of whole blocks");
+        }
+        return limits;
+    }
+
+    /** @return what atomic writes the mount's regular files take */
+    AtomicWriteLimits atomicWriteLimits() {
+        return atomicWriteLimits;
     }
 
     void require(Capability capability, String operation) throws NotSupportedException {
@@ -514,7 +545,9 @@ final class CoreFileSystem implements IomapFileSystem {
             info = mount.getattr(ino);
             size = cached != null ? cached.size() : info.size();
         }
-        return info.withSize(size);
+        return new FileStat(ino, info.type(), size, info.allocatedBytes(), info.linkCount(), info.mode(), info.uid(),
+                info.gid(), info.atime(), info.mtime(), info.ctime(), info.btime(),
+                info.type() == FileType.REGULAR ? atomicWriteLimits : AtomicWriteLimits.NONE);
     }
 
     @Override

@@ -67,11 +67,51 @@ public final class MetadataCuts {
      */
     public static int check(AdapterFixture fixture, String what, Step setup, Step change, Step durable, Probe probe)
             throws IOException {
+        List<Image> images = observe(fixture, what, setup, change, durable, probe, POINTS);
+        for (Image image : images) {
+            List<String> allowed = image.afterDurable() ? List.of("new") : List.of("old", "new");
+            if (!allowed.contains(image.state())) {
+                throw new AssertionError(fixture.label() + ": " + image.where() + ": the recovered filesystem shows "
+                        + image.state() + ", expected " + String.join(" or ", allowed));
+            }
+        }
+        return images.size();
+    }
+
+    /**
+     * What one recovered image showed.
+     *
+     * @param where the change, the cut and the mode, for messages
+     * @param state what the probe said
+     * @param afterDurable whether the cut came after the durability call returned
+     */
+    public record Image(String where, String state, boolean afterDurable) {
+    }
+
+    /**
+     * Runs the cuts of {@link #check} and returns what each image showed, without judging the states:
+     * for a test that some cut shows a state (a torn write that the adapter does not promise to avoid).
+     * Every image must still mount and pass fsck.
+     *
+     * @param fixture the adapter under test (declaring DURABLE_FSYNC)
+     * @param what the change, for messages
+     * @param setup builds the old state; it is synced before the change
+     * @param change the change
+     * @param durable makes the change durable, or null for none
+     * @param probe tells the states apart
+     * @param points cuts per mode spread over the change's device writes; {@link Integer#MAX_VALUE}
+     *     cuts at every one of them
+     * @return every image's state: per mode, the cuts in write order, then the one after the change
+     * @throws IOException if a step fails before any cut, or a recovered image fails to mount
+     * @throws AssertionError naming the cut if an image is not clean
+     */
+    public static List<Image> observe(AdapterFixture fixture, String what, Step setup, Step change, Step durable,
+            Probe probe, int points) throws IOException {
         RamBlockDevice formatted = fixture.newFormattedDevice();
         long[] span = countWrites(fixture, formatted.copy(), setup, change, durable);
-        int checked = 0;
+        List<Image> images = new ArrayList<>();
         for (CutMode mode : CutMode.values()) {
-            for (long point : points(span[0], span[1])) {
+            for (long point : points(span[0], span[1], points)) {
                 Random random = new Random(point * 31 + mode.ordinal());
                 PowerCutDevice power = new PowerCutDevice(formatted.copy());
                 RamBlockDevice[] image = new RamBlockDevice[1];
@@ -92,9 +132,8 @@ public final class MetadataCuts {
                 } finally {
                     closeAfterCut(fs);
                 }
-                verify(fixture, what + ", cut at device write #" + point + " (" + mode + ")", image[0], probe,
-                        false);
-                checked++;
+                String where = what + ", cut at device write #" + point + " (" + mode + ")";
+                images.add(new Image(where, verify(fixture, where, image[0], probe), false));
             }
             PowerCutDevice power = new PowerCutDevice(formatted.copy());
             IomapFileSystem fs = fixture.mount(power);
@@ -110,11 +149,10 @@ public final class MetadataCuts {
             } finally {
                 closeAfterCut(fs);
             }
-            verify(fixture, what + ", cut after it" + (durable != null ? " was made durable" : "") + " (" + mode + ")",
-                    image, probe, durable != null);
-            checked++;
+            String where = what + ", cut after it" + (durable != null ? " was made durable" : "") + " (" + mode + ")";
+            images.add(new Image(where, verify(fixture, where, image, probe), durable != null));
         }
-        return checked;
+        return images;
     }
 
     /** @return {device writes before the change, after the durability call} */
@@ -133,18 +171,18 @@ public final class MetadataCuts {
         }
     }
 
-    /** @return up to {@link #POINTS} device-write counts in {@code (before, after]}, evenly spread */
-    private static List<Long> points(long before, long after) {
+    /** @return up to {@code count} device-write counts in {@code (before, after]}, evenly spread */
+    private static List<Long> points(long before, long after, int count) {
         List<Long> points = new ArrayList<>();
         long writes = after - before;
-        if (writes <= POINTS) {
+        if (writes <= count) {
             for (long p = before + 1; p <= after; p++) {
                 points.add(p);
             }
             return points;
         }
-        for (int i = 1; i <= POINTS; i++) {
-            points.add(before + Math.max(1, writes * i / POINTS));
+        for (int i = 1; i <= count; i++) {
+            points.add(before + Math.max(1, writes * i / count));
         }
         return points;
     }
@@ -171,21 +209,18 @@ public final class MetadataCuts {
         }
     }
 
-    private static void verify(AdapterFixture fixture, String where, RamBlockDevice image, Probe probe,
-            boolean mustBeNew) throws IOException {
+    /** @return what the recovered image shows; fails if it is not clean after the remount */
+    private static String verify(AdapterFixture fixture, String where, RamBlockDevice image, Probe probe)
+            throws IOException {
         String state;
         try (IomapFileSystem recovered = fixture.mount(image)) {
             state = probe.state(recovered);
-        }
-        List<String> allowed = mustBeNew ? List.of("new") : List.of("old", "new");
-        if (!allowed.contains(state)) {
-            throw new AssertionError(fixture.label() + ": " + where + ": the recovered filesystem shows " + state
-                    + ", expected " + String.join(" or ", allowed));
         }
         FsckReport report = fixture.fsck(image);
         if (!report.isClean()) {
             throw new AssertionError(fixture.label() + ": " + where + ": fsck (" + report.checked() + "): "
                     + report.problems());
         }
+        return state;
     }
 }
