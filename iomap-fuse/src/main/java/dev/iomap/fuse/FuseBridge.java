@@ -968,8 +968,10 @@ public final class FuseBridge {
 
     /**
      * @param dh a directory handle
-     * @param offset where readdir starts: 0 lists the directory again, unless nothing has read the
-     *     listing opendir took
+     * @param offset where readdir starts: 0 lists the directory again ({@code rewinddir}: POSIX wants the
+     *     names added since opendir), unless this is the first read of the listing opendir took and the
+     *     directory has not changed since (its mtime, ctime, size and links are those of opendir: every
+     *     name added or removed advances its mtime and ctime)
      * @return the listing to page through
      * @throws IOException EBADF for an unknown handle, or as the file system
      */
@@ -979,13 +981,20 @@ public final class FuseBridge {
         if (offset != 0) {
             return listing;
         }
+        FileStat now = stat(listing.nodeid());
         if (inodes.posix() && atime.mode() != AtimePolicy.Mode.NONE) {
-            accessed(listing.nodeid(), stat(listing.nodeid()), true);
+            accessed(listing.nodeid(), now, true);
         }
-        if (directories.firstRead(dh)) {
+        if (directories.firstRead(dh) && unchanged(listing.opened(), now)) {
             return listing;
         }
         return directories.replace(dh, onPath(listing.nodeid(), fs::readdir));
+    }
+
+    /** Whether a directory's names can have changed between two of its stats. */
+    private static boolean unchanged(FileStat before, FileStat after) {
+        return before.mtime().equals(after.mtime()) && before.ctime().equals(after.ctime())
+                && before.size() == after.size() && before.linkCount() == after.linkCount();
     }
 
     /**

@@ -250,6 +250,24 @@ class FuseBridgeTest {
         assertThat(errno(() -> bridge.listing(dh, 0))).isEqualTo(-LinuxErrno.EBADF);
     }
 
+    /**
+     * Names added after opendir and before the first readdir are listed (POSIX's rewinddir, xfstests'
+     * generic/471: opendir, create, rewinddir, readdir); an unchanged directory is listed once.
+     */
+    @Test
+    void namesAddedBetweenOpendirAndTheFirstReaddirAreListed() throws Exception {
+        create(ROOT, "a", 0644);
+        long dh = bridge.opendir(ROOT);
+        create(ROOT, "b", 0644);
+        assertThat(bridge.listing(dh, 0).entries()).extracting(DirEntry::name).containsExactly("a", "b");
+        bridge.releasedir(dh);
+
+        long unchanged = bridge.opendir(ROOT);
+        Directories.Listing taken = bridge.listing(unchanged);
+        assertThat(bridge.listing(unchanged, 0)).as("the listing opendir took").isSameAs(taken);
+        bridge.releasedir(unchanged);
+    }
+
     /** readdirplus counts a lookup only for what went into the reply. */
     @Test
     void describeCountsNothingAndHandedOutCountsOneLookup() throws Exception {
