@@ -192,7 +192,11 @@ EOF
 summarize() {
     local dir="$1"
     local report="$dir/results/result.xml"
-    [[ -f "$report" ]] || die "no report at $report (check failed to start: see $dir/check.log)"
+    if [[ ! -f "$report" ]] || ! grep -q "<testcase" "$report"; then
+        # check was stopped before it wrote its report: the per-test lines of check.log instead
+        summarize_log "$dir"
+        return
+    fi
     python3 - "$report" >"$dir/summary.tsv" <<'EOF'
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
@@ -206,6 +210,28 @@ for case in root.iter("testcase"):
             status, reason = "fail", child.get("message", "")
     reason = " ".join(reason.split())[:200]
     print(f"{name}\t{status}\t{case.get('time', '')}\t{reason}")
+EOF
+}
+
+# Reads check.log's per-test lines into summary.tsv (a run stopped before check wrote its report):
+# "generic/001   10s" passed, "[not run] REASON" not run, "[failed, ...]" or "- output mismatch" failed; the
+# test that was running when check was stopped has no verdict and is left out.
+summarize_log() {
+    local dir="$1"
+    [[ -f "$dir/check.log" ]] || die "no report and no check.log in $dir (check failed to start)"
+    python3 - "$dir/check.log" >"$dir/summary.tsv" <<'EOF'
+import re, sys
+for line in open(sys.argv[1], errors="replace"):
+    m = re.match(r"^([a-z0-9]+/[0-9]+)\s+(.*)$", line.rstrip("\n"))
+    if not m:
+        continue
+    name, rest = m.group(1), " ".join(m.group(2).split())
+    if rest.startswith("[not run]"):
+        print(f"{name}\tnotrun\t\t{rest[len('[not run]'):].strip()[:200]}")
+    elif rest.startswith("[failed") or rest.startswith("- "):
+        print(f"{name}\tfail\t\t{rest[:200]}")
+    elif re.fullmatch(r"([0-9]+s \.\.\. )?[0-9]+s", rest):
+        print(f"{name}\tpass\t{rest.split()[-1][:-1]}\t")
 EOF
 }
 
