@@ -313,7 +313,8 @@ if "ext4" in results:
         print("|---|---|---|")
         for name in missing:
             message = messages[config].get(name, "")
-            reason = next((r for p, r in reasons if p.search(message) or p.pattern == "test:" + name), None)
+            reason = next((r for p, r in reasons if p.pattern == "test:" + name), None) \
+                or next((r for p, r in reasons if not p.pattern.startswith("test:") and p.search(message)), None)
             if name not in results[config]:
                 reason = "not in this run"
             elif reason is None:
