@@ -12,8 +12,12 @@ public enum OpenFlag {
      * {@link NotSupportedException}).
      *
      * <p>The offset and the buffer's remaining length of every read and write must be multiples of
-     * the filesystem block size ({@link FsStat#blockSize()}); anything else fails with
-     * {@link InvalidRangeException} (EINVAL) before anything happens. A read stops at EOF (it returns
+     * the 512-byte logical sector; anything else fails with {@link InvalidRangeException} (EINVAL)
+     * before anything happens. Multiples of the filesystem block size ({@link FsStat#blockSize()}) go
+     * straight to the device; a range aligned to the sector but not to the block goes through the
+     * page cache, as XFS takes sub-block direct I/O: a write is written back and dropped from the cache
+     * before it returns (except on a file written in file order, a sequential zone, where the block
+     * rule stays). A read stops at EOF (it returns
      * fewer bytes when the range passes EOF, -1 at or past it; the buffer's bytes past EOF up to the
      * next block boundary are zeroed, the rest untouched); holes and preallocated (unwritten) ranges
      * read as zeroes. Direct and buffered access to the same file stay coherent: dirty cached data

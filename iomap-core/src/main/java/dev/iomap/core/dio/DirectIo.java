@@ -22,6 +22,12 @@ import java.nio.ByteBuffer;
  * (cluster lock, timestamps, synchronous-write commit).
  */
 public final class DirectIo {
+    /**
+     * The logical sector size (a block device's {@code logical_block_size}): direct I/O must be aligned
+     * to it; aligned to it but not to the block, it goes through the page cache.
+     */
+    public static final int SECTOR_SIZE = 512;
+
     private final DirectIoAccess access;
 
     /** @param inode the file */
@@ -36,10 +42,17 @@ public final class DirectIo {
      * @param dst where the bytes go; its remaining length a multiple of the block size; its position
      *     advances by the bytes read
      * @return bytes read (fewer at EOF, 0 for an empty buffer), or -1 if {@code pos} is at or past EOF
-     * @throws InvalidRangeException if {@code pos} or the length is negative or not block aligned
+     * @throws InvalidRangeException if {@code pos} or the length is negative or not block aligned (a
+     *     range aligned to the {@link #SECTOR_SIZE logical sector} but not to the block is read through
+     *     the page cache instead, as XFS takes sub-block direct I/O)
      * @throws IOException from the adapter or the device
      */
     public int read(long pos, ByteBuffer dst) throws IOException {
+        if (subBlock("direct read", pos, dst.remaining(), Long.MAX_VALUE)) {
+            // through the cache, which has the blocks around it (the device is read in whole blocks)
+            DioRwBeginEvent.emit(access.inode(), pos, dst.remaining(), false);
+            return DioCompleteEvent.emitReturning(access.inode(), pos, access.inode().read(pos, dst));
+        }
         check("direct read", pos, dst.remaining(), Long.MAX_VALUE);
         if (!dst.hasRemaining()) {
             return pos >= access.inode().size() ? -1 : 0;
@@ -55,7 +68,9 @@ public final class DirectIo {
      * @param src the bytes, a multiple of the block size; its position advances by the bytes written
      * @return bytes written
      * @throws InvalidRangeException if {@code pos} or the length is negative, not block aligned, or
-     *     passes the largest file size
+     *     passes the largest file size (a range aligned to the {@link #SECTOR_SIZE logical sector} but not
+     *     to the block is written through the page cache instead, written back and dropped before this
+     *     returns, as XFS takes sub-block direct I/O; not on a file written in file order)
      * @throws BadAddressException if reading {@code src} faults before its first whole block (a mapped
      *     file truncated under it: EFAULT); a fault after that makes a short write of the whole blocks
      *     before it, as the kernel's direct write is built from the user pages it could pin
@@ -64,6 +79,9 @@ public final class DirectIo {
      */
     public int write(long pos, ByteBuffer src) throws IOException {
         CachedInode inode = access.inode();
+        if (subBlock("direct write", pos, src.remaining(), inode.maxFileSize())) {
+            return subBlockWrite(pos, src);
+        }
         check("direct write", pos, src.remaining(), inode.maxFileSize());
         if (!src.hasRemaining()) {
             return 0;
@@ -110,6 +128,49 @@ public final class DirectIo {
         }
         DioRwBeginEvent.emit(inode, pos, src.remaining(), true);
         return DioCompleteEvent.emitReturning(inode, pos, DirectWrite.write(access, pos, src, true));
+    }
+
+    /**
+     * Whether a direct I/O is aligned to the {@link #SECTOR_SIZE logical sector} but not to the block:
+     * XFS takes those (its sub-block direct I/O), and so does this class, through the page cache. Not
+     * for a file whose writeback goes in file order (a sequential zone), which keeps the block rule.
+     */
+    private boolean subBlock(String what, long pos, long length, long maxEnd) throws InvalidRangeException {
+        CachedInode inode = access.inode();
+        long blockMask = inode.blockSize() - 1L;
+        if (((pos | length) & blockMask) == 0 || ((pos | length) & (SECTOR_SIZE - 1)) != 0) {
+            return false;
+        }
+        InvalidRangeException.checkRange(what + " of inode " + inode.ino(), pos, length, maxEnd);
+        return !access.writesInFileOrder();
+    }
+
+    /**
+     * A direct write aligned to the logical sector but not to the block: written through the cache,
+     * written back, waited for and dropped under the exclusive inode lock (the kernel's
+     * {@code direct_write_fallback}), so that the bytes are on the device when it returns and nothing of
+     * the range stays cached. All of it or, on a failure, an exception; a source that faults is refused
+     * whole (EFAULT).
+     */
+    private int subBlockWrite(long pos, ByteBuffer src) throws IOException {
+        CachedInode inode = access.inode();
+        int length = src.remaining();
+        if (SourceFaults.readablePrefix(src) != length) {
+            throw new BadAddressException("direct write of " + length + " bytes at " + pos + " to inode " + inode.ino()
+                    + ": reading the source faults (EFAULT)", null);
+        }
+        DioRwBeginEvent.emit(inode, pos, length, true);
+        access.lockExclusive();
+        try {
+            IOException failure = BufferedFallback.write(access, pos, src.slice(src.position(), length));
+            if (failure != null) {
+                throw failure;
+            }
+        } finally {
+            access.unlockExclusive();
+        }
+        src.position(src.position() + length);
+        return DioCompleteEvent.emitReturning(inode, pos, length);
     }
 
     private void check(String what, long pos, long length, long maxEnd) throws InvalidRangeException {
