@@ -1,6 +1,7 @@
 package dev.iomap.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
@@ -92,6 +93,35 @@ class MountHelperTest {
             Files.writeString(mountPoint.resolve("round"), Integer.toString(round));
             unmount(mountPoint);   // the next round mounts at once, while this mount may still be closing
         }
+        awaitFsckClean(image);
+    }
+
+    /**
+     * {@code mount -o remount,ro DIR} (xfstests' {@code _scratch_remount ro}) reaches the helper with the
+     * mount in place: the kernel changes the flags of that mount (no second iomap mount of the image,
+     * which would wait for it and be refused as busy), and {@code remount,rw} makes it writable again.
+     */
+    @Test
+    @Timeout(300)
+    void aRemountChangesTheMountThatIsThere() throws Exception {
+        assumeTrue(ClusterProcesses.fuseAvailable(), "no /dev/fuse or fusermount3");
+        assumeTrue("root".equals(System.getProperty("user.name")), "mount -o remount needs root");
+        Path image = image("xfs-like");
+        Path mountPoint = mountPoint("mnt");
+        Path helper = installHelper();
+        mount(helper, image, mountPoint, "rw,adapter=xfs-like,log=" + dir.resolve("log"));
+        Files.writeString(mountPoint.resolve("f"), "before");
+
+        run(List.of(helper.toString(), image.toString(), mountPoint.toString(), "-o", "remount,ro"));
+        assertThat(mountInfo(mountPoint).split(" ")[5]).as("the mount's own options").startsWith("ro");
+        assertThatThrownBy(() -> Files.writeString(mountPoint.resolve("g"), "refused"))
+                .isInstanceOf(java.nio.file.FileSystemException.class).hasMessageContaining("Read-only");
+        assertThat(Files.readString(mountPoint.resolve("f"))).isEqualTo("before");
+
+        run(List.of(helper.toString(), image.toString(), mountPoint.toString(), "-o", "remount,rw"));
+        assertThat(mountInfo(mountPoint).split(" ")[5]).startsWith("rw");
+        Files.writeString(mountPoint.resolve("g"), "after");
+        unmount(mountPoint);
         awaitFsckClean(image);
     }
 
