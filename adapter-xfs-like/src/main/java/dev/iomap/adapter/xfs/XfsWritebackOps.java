@@ -54,26 +54,7 @@ final class XfsWritebackOps implements WritebackOps {
 
     /** {@code xfs_map_blocks}: real blocks for the dirty range at {@code pos}, one contiguous run. */
     Iomap mapBlocks(IomapInode inode, long pos, long length) throws IOException {
-        volume.checkMounted();
-        InodeState state = volume.fileForIo(inode.ino());
-        long fileBlock = pos / blockSize;
-        long endBlock = Math.max(fileBlock + 1, Math.ceilDiv(pos + length, blockSize));
-        volume.metaLock.lock();
-        try {
-            volume.ensureAvailable(endBlock - fileBlock);
-            Iomap iomap;
-            state.lock.lock();
-            try {
-                iomap = mapLocked(state, fileBlock, endBlock);
-            } finally {
-                state.lock.unlock();
-            }
-            volume.checkNotShutDown();
-            volume.log.commitIfLarge();
-            return iomap;
-        } finally {
-            volume.metaLock.unlock();
-        }
+        return mapUnderLocks(inode, pos, length, this::mapLocked);
     }
 
     /**
@@ -83,6 +64,28 @@ final class XfsWritebackOps implements WritebackOps {
      * at the old blocks until {@link #atomicWriteCompleted} remaps every run in one transaction.
      */
     Iomap mapAtomic(IomapInode inode, long pos, long length) throws IOException {
+        return mapUnderLocks(inode, pos, length, (state, fileBlock, endBlock) -> {
+            BlockMapping cow = state.cow.lookup(fileBlock);
+            if (cow instanceof Extent) {
+                return mapLocked(state, fileBlock, endBlock);   // the staged extent, as writeback maps it
+            }
+            Extent target = space.allocateUnwritten(state, state.cow, fileBlock,
+                    Math.min(cow.endBlock(), endBlock) - fileBlock);
+            return mapping(target, fileBlock, endBlock, IomapType.MAPPED, EnumSet.of(IomapFlag.SHARED), state);
+        });
+    }
+
+    /** Maps blocks {@code [fileBlock, endBlock)} of a file under its lock (and the metadata lock). */
+    @FunctionalInterface
+    private interface LockedMapping {
+        Iomap map(InodeState state, long fileBlock, long endBlock) throws IOException;
+    }
+
+    /**
+     * The frame both mappings share: space for the range reserved, {@code how} run under the metadata
+     * lock and the file's lock, then the shutdown check and a commit if the log has grown large.
+     */
+    private Iomap mapUnderLocks(IomapInode inode, long pos, long length, LockedMapping how) throws IOException {
         volume.checkMounted();
         InodeState state = volume.fileForIo(inode.ino());
         long fileBlock = pos / blockSize;
@@ -93,16 +96,7 @@ final class XfsWritebackOps implements WritebackOps {
             Iomap iomap;
             state.lock.lock();
             try {
-                BlockMapping cow = state.cow.lookup(fileBlock);
-                Extent target;
-                if (cow instanceof Extent staged) {
-                    target = staged.state() == ExtentState.DELALLOC ? space.allocateDelalloc(state, state.cow,
-                            staged.slice(fileBlock, Math.min(staged.endBlock(), endBlock))) : staged;
-                } else {
-                    target = space.allocateUnwritten(state, state.cow, fileBlock,
-                            Math.min(cow.endBlock(), endBlock) - fileBlock);
-                }
-                iomap = mapping(target, fileBlock, endBlock, IomapType.MAPPED, EnumSet.of(IomapFlag.SHARED), state);
+                iomap = how.map(state, fileBlock, endBlock);
             } finally {
                 state.lock.unlock();
             }
