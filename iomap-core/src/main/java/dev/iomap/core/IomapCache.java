@@ -71,6 +71,7 @@ public final class IomapCache implements AutoCloseable {
     private volatile java.util.function.Consumer<OutOfMemoryError> outOfMemory = e -> { };
     /** The longest a throttled writer sleeps before it re-checks (the kernel's {@code MAX_PAUSE} is 200 ms). */
     private static final java.time.Duration THROTTLE_PAUSE = java.time.Duration.ofMillis(10);
+    private static final java.time.Duration DROP_WAITS_FOR_READAHEAD = java.time.Duration.ofSeconds(10);
 
     /**
      * @param options page size, folio orders, the experiment switches
@@ -267,10 +268,20 @@ public final class IomapCache implements AutoCloseable {
      * calling {@code invalidate_mapping_pages}, that is {@code mapping_try_invalidate}, on each inode);
      * dirty folios and folios under writeback stay.
      *
+     * <p>Background readahead already queued or running is waited for first, and a reclaimer already
+     * running is waited for rather than left to do the work (readahead for at most ten seconds): a folio that readahead still holds locked
+     * cannot be dropped, and a reclaimer that only shrinks to the budget leaves most of the cache in
+     * place, so without both waits a caller could find clean folios of its own reads still cached.
+     *
      * @return bytes freed
      */
     public long dropCleanCache() {
-        return reclaim.shrink(0);
+        try {
+            readahead.awaitQuiet(DROP_WAITS_FOR_READAHEAD);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return reclaim.shrinkNow(0);
     }
 
     /**

@@ -6,16 +6,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.iomap.api.PageCacheOptions;
 import dev.iomap.core.mm.ReadaheadStats;
+import dev.iomap.device.BlockDevice;
+import dev.iomap.device.ForwardingBlockDevice;
 import dev.iomap.device.IoPurpose;
 import dev.iomap.devices.CountingDevice;
 import dev.iomap.devices.Fault;
 import dev.iomap.devices.RamBlockDevice;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IomapType;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -104,6 +109,52 @@ class ReadaheadTest {
         assertThat(stats.asyncWindows()).isEqualTo(4);
         assertThat(stats.randomMisses()).isZero();
         assertThat(stats.bytesAdded()).isEqualTo(7 * MIB);
+    }
+
+    @Test
+    void droppingTheCleanCacheWaitsForAReadaheadReadInFlightAndDropsItsFolioToo() throws Exception {
+        // drop_caches right after a read found a background window's folio locked by the readahead
+        // task reading it and left it cached (a flaky CI failure); the drop now waits for the pool
+        CountDownLatch reading = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        BlockDevice slow = new ForwardingBlockDevice(device) {
+            @Override
+            public void read(long offset, ByteBuffer dst) throws IOException {
+                if (offset >= MIB && reading.getCount() > 0) {
+                    reading.countDown();
+                    awaitUninterruptibly(release);
+                }
+                super.read(offset, dst);
+            }
+        };
+        device.write(0, ByteBuffer.wrap(pattern(SEED, 0, (int) (2 * MIB))), IoPurpose.DATA).join();
+        ExtentTestOps ops = new ExtentTestOps(PAGE);
+        ops.set(0, 2 * MIB / PAGE, IomapType.MAPPED);
+        cache = new IomapCache(PageCacheOptions.builder().maxReadaheadBytes(MIB).build(), slow);
+        OpenFile file = cache.addInode(1, PAGE, 2 * MIB, 1L << 40, ops, ops).open();
+
+        assertThat(read(file, 0, (int) MIB)).isEqualTo(pattern(SEED, 0, (int) MIB));
+        assertThat(reading.await(10, TimeUnit.SECONDS)).as("the background window's read started").isTrue();
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            release.countDown();
+        });
+        cache.dropCleanCache();
+
+        assertThat(file.inode().pageCache().folioCount()).isZero();
+        assertThat(cache.cachedBytes()).isZero();
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.iomap.core.mm;
 
+import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -86,6 +87,28 @@ public final class ReadaheadPool {
             while (pending > 0) {
                 quiet.wait();
             }
+        }
+    }
+
+    /**
+     * As {@link #awaitQuiet()}, but gives up after {@code timeout}: a device read that hangs (a network
+     * device that went away) must not hang the caller too.
+     *
+     * @param timeout longest wait
+     * @return whether the pool became quiet in time
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean awaitQuiet(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (quiet) {
+            while (pending > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(quiet, left);
+            }
+            return true;
         }
     }
 
