@@ -1223,8 +1223,9 @@ public final class FuseBridge {
     /**
      * lseek(2) of an open file. The kernel sends only {@code SEEK_DATA} and {@code SEEK_HOLE}
      * (fs/fuse/file.c, {@code fuse_file_llseek}); they go to {@link IomapFile#seekData} and
-     * {@link IomapFile#seekHole} (ENXIO at or past EOF, and for {@code SEEK_DATA} in a hole that runs to
-     * EOF). {@code SEEK_SET} answers {@code offset} (EINVAL if negative); any other {@code whence} is
+     * {@link IomapFile#seekHole} (ENXIO before 0 and at or past EOF, as the kernel's
+     * {@code iomap_seek_hole} answers, and for {@code SEEK_DATA} in a hole that runs to EOF).
+     * {@code SEEK_SET} answers {@code offset} (EINVAL if negative); any other {@code whence} is
      * EINVAL: the current position and the size are the kernel's.
      *
      * @param fh an open file
@@ -1243,8 +1244,15 @@ public final class FuseBridge {
                 }
                 yield offset;
             }
-            case SEEK_DATA -> file.seekData(offset);
-            case SEEK_HOLE -> file.seekHole(offset);
+            case SEEK_DATA, SEEK_HOLE -> {
+                if (offset < 0) {
+                    // the kernel's iomap_seek_data and iomap_seek_hole: nothing before the start either
+                    String what = whence == SEEK_DATA ? "SEEK_DATA" : "SEEK_HOLE";
+                    throw new ErrnoException(LinuxErrno.ENXIO, "lseek " + what + " from " + offset
+                            + ": before the start of the file");
+                }
+                yield whence == SEEK_DATA ? file.seekData(offset) : file.seekHole(offset);
+            }
             default -> throw new ErrnoException(LinuxErrno.EINVAL, "lseek whence " + whence);
         };
     }

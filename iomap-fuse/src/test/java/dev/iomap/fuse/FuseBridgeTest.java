@@ -384,6 +384,10 @@ class FuseBridgeTest {
         assertThat(bridge.lseek(fh, 5, FuseBridge.SEEK_SET)).isEqualTo(5);
         assertThat(errno(() -> bridge.lseek(fh, 0, 1))).isEqualTo(-LinuxErrno.EINVAL);
         assertThat(errno(() -> bridge.lseek(fh, 1 << 20, FuseBridge.SEEK_DATA))).isEqualTo(-LinuxErrno.ENXIO);
+        assertThat(errno(() -> bridge.lseek(fh, -1, FuseBridge.SEEK_DATA))).as("xfstests generic/448, 18.02")
+                .isEqualTo(-LinuxErrno.ENXIO);
+        assertThat(errno(() -> bridge.lseek(fh, -4096, FuseBridge.SEEK_HOLE))).as("xfstests generic/448, 18.01")
+                .isEqualTo(-LinuxErrno.ENXIO);
 
         long out = create(ROOT, "g", 0644).opened().fh();
         assertThat(bridge.copyFileRange(fh, 0, out, 0, 10, 0)).isEqualTo(10);
