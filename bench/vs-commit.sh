@@ -46,6 +46,9 @@ done
 base_sha="$(git -C "$root" rev-parse --verify "$base^{commit}")" || { echo "vs-commit: no commit $base" >&2; exit 2; }
 this_sha="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ':!bench' || echo +dirty)"
 
+if (($(stat -c %Y "$root/iomap-cli/target/iomap.jar") < $(git -C "$root" log -1 --format=%ct HEAD))); then
+    echo "vs-commit: warning: iomap-cli/target/iomap.jar is older than HEAD; 'this' is what it was built from" >&2
+fi
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/iomap-vs-commit.XXXXXX")"
 cleanup() {
     git -C "$root" worktree remove --force "$scratch/base" >/dev/null 2>&1 || true
