@@ -30,6 +30,13 @@ public record Geometry(int blockSize, int pageSize, int maxFolioOrder) {
      */
     public static final String ALL_GEOMETRIES_PROPERTY = "kit.allGeometries";
 
+    /**
+     * The system property that narrows {@link #forKitRuns()} to the geometries it names, comma
+     * separated ({@code -Dkit.geometry=b16k-p4k-o0}), to run one geometry of a long kit class; empty
+     * or unset runs them all.
+     */
+    public static final String GEOMETRY_PROPERTY = "kit.geometry";
+
     /** Validates. */
     public Geometry {
         if (Integer.bitCount(blockSize) != 1 || blockSize < 512 || blockSize > MAX_BLOCK_SIZE) {
@@ -94,7 +101,7 @@ public record Geometry(int blockSize, int pageSize, int maxFolioOrder) {
     /**
      * The geometries a kit test class runs: the {@link #standard()} eight and {@link #largeBlock()},
      * plus {@link #moreLargeBlocks()} when the system property {@value #ALL_GEOMETRIES_PROPERTY} is
-     * {@code true}.
+     * {@code true}; only those named by {@value #GEOMETRY_PROPERTY} when it is set.
      *
      * @return the geometries, standard ones first
      */
@@ -103,6 +110,11 @@ public record Geometry(int blockSize, int pageSize, int maxFolioOrder) {
         all.add(largeBlock());
         if (Boolean.getBoolean(ALL_GEOMETRIES_PROPERTY)) {
             all.addAll(moreLargeBlocks());
+        }
+        String only = System.getProperty(GEOMETRY_PROPERTY, "").strip();
+        if (!only.isEmpty()) {
+            List<String> names = List.of(only.split("\\s*,\\s*"));
+            all.removeIf(geometry -> !names.contains(geometry.name()));
         }
         return List.copyOf(all);
     }

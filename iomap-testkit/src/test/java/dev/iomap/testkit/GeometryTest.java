@@ -86,7 +86,10 @@ class GeometryTest {
                     .startsWith(Geometry.standard().toArray(Geometry[]::new));
             System.setProperty(Geometry.ALL_GEOMETRIES_PROPERTY, "true");
             assertThat(Geometry.forKitRuns()).hasSize(12).endsWith(Geometry.moreLargeBlocks().toArray(Geometry[]::new));
+            System.setProperty(Geometry.GEOMETRY_PROPERTY, "b64k-p4k-o0, b1k-p4k-o0");
+            assertThat(Geometry.forKitRuns()).extracting(Geometry::name).containsExactly("b1k-p4k-o0", "b64k-p4k-o0");
         } finally {
+            System.clearProperty(Geometry.GEOMETRY_PROPERTY);
             if (before == null) {
                 System.clearProperty(Geometry.ALL_GEOMETRIES_PROPERTY);
             } else {
