@@ -228,6 +228,37 @@ class MinFolioOrderTest {
         assertThat(read(file, 0, 2 * BLOCK)).isEqualTo(expected);
     }
 
+    @Test
+    void aDirectWriteOfOneBlockDropsExactlyThatBlocksFolio() throws Exception {
+        CachedInode inode = file(options(0, 0), 4 * BLOCK);
+        OpenFile file = inode.open();
+        readAll(file);
+        device.clearRequests();
+        byte[] data = pattern(7, BLOCK, BLOCK);
+
+        new dev.iomap.core.dio.DirectIo(inode).write(BLOCK, ByteBuffer.wrap(data));
+
+        assertThat(folios(inode)).containsExactly(folio(0, 2), folio(8, 2), folio(12, 2));
+        assertThat(deviceRequests(Fault.Kind.WRITE)).containsExactly(io(BLOCK, BLOCK));
+        assertThat(read(file, BLOCK, BLOCK)).isEqualTo(data);
+    }
+
+    @Test
+    void aSubBlockDirectWriteGoesThroughTheBlocksFolioAndWritesTheWholeBlock() throws Exception {
+        CachedInode inode = file(options(0, 0), 4 * BLOCK);
+        byte[] data = pattern(8, 2 * BLOCK + PAGE, PAGE);
+
+        new dev.iomap.core.dio.DirectIo(inode).write(2 * BLOCK + PAGE, ByteBuffer.wrap(data));
+
+        // read to fill the block's folio, written back whole, and dropped
+        assertThat(deviceRequests(Fault.Kind.READ)).containsExactly(io(2 * BLOCK, BLOCK));
+        assertThat(deviceRequests(Fault.Kind.WRITE)).containsExactly(io(2 * BLOCK, BLOCK));
+        assertThat(folios(inode)).isEmpty();
+        byte[] expected = pattern(SEED, 0, 4 * BLOCK);
+        System.arraycopy(data, 0, expected, 2 * BLOCK + PAGE, PAGE);
+        assertThat(TestIo.readDevice(device, 0, 4 * BLOCK)).isEqualTo(expected);
+    }
+
     private static byte[] readAll(OpenFile file) throws Exception {
         return read(file, 0, (int) file.size());
     }
