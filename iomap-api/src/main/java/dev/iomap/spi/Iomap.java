@@ -32,7 +32,8 @@ import java.util.Set;
  * {@code INLINE} is refused as the kernel's writeback refuses it).
  *
  * <p>As in the kernel, the core accepts an inline mapping only if it starts at file offset 0, ends
- * within the first page ({@code PageCacheOptions.pageSize()}), reaches EOF (the file's size is at
+ * within the first page ({@code PageCacheOptions.pageSize()}; the first block when blocks are larger
+ * than pages, whose folios hold at least one block), reaches EOF (the file's size is at
  * most {@link #end()} when {@link IomapOps#begin} returns it) and is its own read source (no separate
  * {@code srcmap}, and no {@code INLINE} srcmap under another iomap); anything else fails the call with
  * an {@link dev.iomap.api.IomapException} naming the mapping. A file leaves the inline state

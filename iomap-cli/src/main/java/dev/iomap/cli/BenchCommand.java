@@ -82,8 +82,8 @@ final class BenchCommand implements Callable<Integer> {
     private ZoneLayout imageZones;
 
     @Option(names = "--page-size", paramLabel = "SIZE",
-            description = "page size of the cache, 4k to 64k (default: 4096, or the block size if that is larger:"
-                    + " a page is never smaller than a block)")
+            description = "page size of the cache, 4k to 64k (default: 4096; blocks larger than a page get folios"
+                    + " of at least one block, the kernel's minimum folio order)")
     private String pageSize;
 
     @Option(names = "--block-size", paramLabel = "SIZE",
@@ -326,7 +326,7 @@ final class BenchCommand implements Callable<Integer> {
             assignments.add(CacheSettings.Assignment.parse(setting));
         }
         variant.cacheSetting().ifPresent(assignments::add);
-        String pages = pageSize != null ? pageSize : Integer.toString(Math.max(4096, format.blockSize()));
+        String pages = pageSize != null ? pageSize : "4096";
         PageCacheOptions cache = CacheSettings.options(pages, assignments);
         Map<String, String> options = new LinkedHashMap<>(FsOptions.parse(fsOptions));
         options.putAll(variant.fsOptions());

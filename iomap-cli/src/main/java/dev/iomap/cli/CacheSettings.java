@@ -108,23 +108,4 @@ public final class CacheSettings {
             throw new IllegalArgumentException("expected one of " + Arrays.toString(StateLock.values()), e);
         }
     }
-
-    /**
-     * The page size a mount of {@code device} needs: a page is never smaller than a block, so without
-     * {@code --page-size} an image of blocks over 4 KiB gets pages of its block size (up to 64 KiB).
-     *
-     * @param cache the options built from the command line
-     * @param pageSize the {@code --page-size} value, or null if not given
-     * @param assignments the {@code --set} assignments
-     * @param device the opened image
-     * @return {@code cache}, or the same options with pages of the device's block size
-     * @throws UsageException if the options do not hold with the larger page
-     */
-    public static PageCacheOptions fitting(PageCacheOptions cache, String pageSize, List<Assignment> assignments,
-            dev.iomap.device.BlockDevice device) throws UsageException {
-        if (pageSize != null || device.blockSize() <= cache.pageSize()) {
-            return cache;
-        }
-        return options(Integer.toString(device.blockSize()), assignments);
-    }
 }

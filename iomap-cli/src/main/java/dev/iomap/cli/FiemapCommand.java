@@ -60,8 +60,7 @@ final class FiemapCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (BlockDevice device = image.openReadOnlyForMount()) {
-            PageCacheOptions cache = CacheSettings.fitting(CacheSettings.options("4096", List.of()), null, List.of(),
-                    device);
+            PageCacheOptions cache = CacheSettings.options("4096", List.of());
             MountOptions options = new MountOptions(cache, true, Map.of());
             try (IomapFileSystem fs = IomapFileSystems.mount(image.adapter(), device, options);
                     IomapFile file = fs.open(path)) {

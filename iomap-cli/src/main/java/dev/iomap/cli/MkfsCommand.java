@@ -133,7 +133,7 @@ final class MkfsCommand implements Callable<Integer> {
         try (BlockDevice device = layout == null ? file : ZonedDevice.create(file, layout)) {
             IomapFileSystems.format(image.adapterOrDefault(), device, options);
             try (IomapFileSystem fs = IomapFileSystems.mount(image.adapterOrDefault(), device,
-                    MountOptions.of(PageCacheOptions.builder().pageSize(Math.max(4096, blockSize)).build()))) {
+                    MountOptions.of(PageCacheOptions.defaults()))) {
                 FsStat stat = fs.statfs();
                 out.println(image.name() + ": " + image.adapterOrDefault() + " filesystem, " + capacity + " bytes, block size "
                         + stat.blockSize() + ", " + stat.totalBlocks() + " blocks (" + stat.freeBlocks() + " free)"

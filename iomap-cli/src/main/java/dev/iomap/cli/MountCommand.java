@@ -90,7 +90,8 @@ final class MountCommand implements Callable<Integer> {
     private boolean blkdev;
 
     @Option(names = "--page-size", paramLabel = "SIZE",
-            description = "page size of the mount's cache (default: 4096, or the image's block size if larger)")
+            description = "page size of the mount's cache (default: 4096, also under larger blocks: their folios"
+                    + " hold at least one block)")
     private String pageSize;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a page-cache option of the mount (repeatable)")
@@ -168,7 +169,6 @@ final class MountCommand implements Callable<Integer> {
         boolean attached = false;
         IomapFileSystem fs;
         try {
-            cache = CacheSettings.fitting(cache, pageSize, assignments, device);
             MountOptions options = new MountOptions(cache, !noFlusher, adapterOptions);
             if (cluster != null) {
                 options = options.withCluster(cluster);

@@ -39,7 +39,8 @@ final class StatCommand implements Callable<Integer> {
     private ImageOptions image;
 
     @Option(names = "--page-size", paramLabel = "SIZE",
-            description = "page size of the mount's cache (default: 4096, or the image's block size if larger)")
+            description = "page size of the mount's cache (default: 4096, also under larger blocks: their folios"
+                    + " hold at least one block)")
     private String pageSize;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a page-cache option of the mount (repeatable)")
@@ -60,8 +61,7 @@ final class StatCommand implements Callable<Integer> {
         PageCacheOptions cache = CacheSettings.options(pageSize == null ? "4096" : pageSize, assignments);
         PrintWriter out = spec.commandLine().getOut();
         try (BlockDevice device = image.openReadOnlyForMount()) {
-            report(out, device, new MountOptions(CacheSettings.fitting(cache, pageSize, assignments, device), true,
-                    adapterOptions), adapterOptions);
+            report(out, device, new MountOptions(cache, true, adapterOptions), adapterOptions);
         }
         return 0;
     }

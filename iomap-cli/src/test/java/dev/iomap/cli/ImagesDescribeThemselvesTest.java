@@ -38,12 +38,13 @@ class ImagesDescribeThemselvesTest {
             for (String blockSize : BLOCK_SIZES) {
                 Path image = mkfs(adapter, blockSize);
                 assertFsckClean(image, adapter, Units.parseSize(blockSize, 1024));
-                // The mount's page size follows the image's block size when that is over 4 KiB
+                // 4 KiB pages under every block size: larger blocks get folios of at least one block
                 Cli stat = Cli.run("stat", image.toString());
                 assertThat(stat.status()).as(stat.err()).isZero();
                 assertThat(stat.out()).as(image.toString())
                         .contains("adapter      : " + adapter + " (")
-                        .contains("block size   : " + Units.parseSize(blockSize, 1024) + "\n");
+                        .contains("block size   : " + Units.parseSize(blockSize, 1024) + "\n")
+                        .contains("page cache   : page size 4096,");
             }
         }
     }

@@ -295,7 +295,8 @@ final class BufferedWrite {
      * @return bytes accepted under this mapping
      */
     private long writeIter(IomapIter iter, CopySource src, boolean appWrite, long stop) throws IOException {
-        long maxFolioSize = inode.pageCache().options().maxFolioSize();
+        // The kernel's mapping_max_folio_size: the largest order raised to the minimum order.
+        long maxFolioSize = 1L << (inode.pageCache().pageShift() + inode.pageCache().maxOrder());
         long done = 0;
         long retry = 0;
         try {

@@ -75,19 +75,24 @@ public final class IomapCache implements AutoCloseable {
 
     /**
      * @param options page size, folio orders, the experiment switches
-     * @param device where the data lives; its block size must not exceed the page size
+     * @param device where the data lives; its block size may exceed the page size (up to
+     *     {@link PageCache#MAX_BLOCK_SIZE}), as may the block size of any inode added: the inode's
+     *     folios then have a minimum order (see {@link PageCache})
      */
     public IomapCache(PageCacheOptions options, BlockDevice device) {
         this.options = Objects.requireNonNull(options, "options");
         this.device = Objects.requireNonNull(device, "device");
-        if (device.blockSize() > options.pageSize()) {
+        if (device.blockSize() > PageCache.MAX_BLOCK_SIZE) {
             throw new IllegalArgumentException("device block size " + device.blockSize()
-                    + " is larger than the page size " + options.pageSize());
+                    + " is larger than the largest block the page cache takes, " + PageCache.MAX_BLOCK_SIZE);
         }
         // The budget plus one largest folio: reclaim keeps the cache under the budget, the slack
-        // lets a large folio be placed while the blocks freed by reclaim are still fragmented.
+        // lets a large folio be placed while the blocks freed by reclaim are still fragmented. The
+        // pool's largest order holds a device block too; an inode's larger blocks come as the pool's
+        // oversize blocks.
         this.folioMemory = new FolioMemoryPool(options.cacheBudgetBytes() + options.maxFolioSize(),
-                options.pageSize(), options.maxFolioOrder());
+                options.pageSize(), Math.max(options.maxFolioOrder(),
+                        PageCache.minOrder(device.blockSize(), options.pageSize())));
         // A throttled writer wakes when the writeback that ends brings the total under the limit.
         stats.onWritebackEnded(() -> {
             if (flusher.hasThrottled() && pendingBytes() <= options.dirtyLimitBytes()) {
@@ -136,7 +141,8 @@ public final class IomapCache implements AutoCloseable {
      * Adds an inode to the cache.
      *
      * @param ino inode number, not yet in this cache
-     * @param blockSize the filesystem block size: a power of two from 512 to the page size
+     * @param blockSize the filesystem block size: a power of two from 512 to
+     *     {@link PageCache#MAX_BLOCK_SIZE}; larger than the page size it sets the minimum folio order
      * @param size the current file size
      * @param maxFileSize the largest size the file may reach
      * @param ops how the adapter maps the file

@@ -120,6 +120,16 @@ public final class IomapIter {
     }
 
     /**
+     * The bytes every first folio of the file holds: a page, or one block when blocks are larger
+     * (the minimum folio order), so that inline data within them always sits in one folio. The kernel
+     * asks for a page ({@code iomap_inline_data_valid}); its filesystems with inline data (gfs2,
+     * erofs, ext4) have no blocks larger than a page.
+     */
+    private long firstFolioBytes() {
+        return 1L << (inode.pageCache().pageShift() + inode.pageCache().minOrder());
+    }
+
+    /**
      * Refuses an {@code INLINE} mapping the core cannot serve (see {@link Iomap}, "Inline data"): not
      * at file offset 0, past the first page, short of EOF, or paired with another source. The kernel
      * WARNs and fails with {@code -EIO} in {@code iomap_write_begin_inline},
@@ -137,9 +147,11 @@ public final class IomapIter {
             problem = "an INLINE mapping must be its own read source (no srcmap)";
         } else if (iomap.offset() != 0) {
             problem = "inline data must start at file offset 0";
-        } else if (iomap.end() > inode.pageCache().options().pageSize()) {
-            problem = "inline data must lie within the first page ("
-                    + inode.pageCache().options().pageSize() + " bytes)";
+        } else if (iomap.end() > firstFolioBytes()) {
+            problem = inode.pageCache().minOrder() == 0
+                    ? "inline data must lie within the first page (" + firstFolioBytes() + " bytes)"
+                    : "inline data must lie within the first block (" + firstFolioBytes()
+                            + " bytes, the smallest folio of blocks larger than a page)";
         } else if (inode.size() > iomap.end()) {
             problem = "inline data must reach EOF (size " + inode.size() + ")";
         }

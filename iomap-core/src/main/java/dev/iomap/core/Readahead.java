@@ -102,9 +102,14 @@ final class Readahead {
     private void start(ReadaheadState.Window window) {
         PageCache cache = inode.pageCache();
         long eofPages = (inode.size() + cache.options().pageSize() - 1) >>> cache.pageShift();
+        // Whole minimum-order folios: the start rounded down and the end up to the minimum order
+        // (page_cache_ra_unbounded's mapping_align_index and its min_nrpages steps), so a folio
+        // may reach past EOF by less than a block, as the block holding EOF does.
+        long minPages = 1L << cache.minOrder();
         long end = Math.min(window.end(), eofPages);
+        end = (end + minPages - 1) & -minPages;
         List<Folio> added = new ArrayList<>();
-        long index = window.start();
+        long index = cache.alignIndex(window.start());
         while (index < end) {
             Folio cached = cache.lookup(index);
             if (cached != null) {
@@ -149,13 +154,16 @@ final class Readahead {
         }
     }
 
-    /** The largest order a readahead folio at {@code index} may have: aligned, inside the window. */
+    /**
+     * The largest order a readahead folio at {@code index} may have: aligned, inside the window, and
+     * at least the mapping's minimum order ({@code page_cache_ra_order}'s {@code max(new_order,
+     * min_order)}); {@code index} and {@code end} are multiples of the minimum order's pages, so the
+     * minimum always fits.
+     */
     private int orderFor(long index, long end) {
-        int order = inode.pageCache().options().maxFolioOrder();
-        if (index != 0) {
-            order = Math.min(order, Long.numberOfTrailingZeros(index));
-        }
-        return Math.min(order, 63 - Long.numberOfLeadingZeros(end - index));
+        PageCache cache = inode.pageCache();
+        int order = Math.min(cache.maxOrder(), 63 - Long.numberOfLeadingZeros(end - index));
+        return cache.orderAt(index, order);
     }
 
     /**

@@ -44,6 +44,10 @@ class InlineRefusalTest {
     }
 
     private CachedInode file(long size, IomapMapping mapping) {
+        return file(1, K1, size, mapping);
+    }
+
+    private CachedInode file(long ino, int blockSize, long size, IomapMapping mapping) {
         IomapOps ops = new IomapOps() {
             @Override
             public IomapMapping begin(IomapInode inode, long pos, long length, Set<IomapRequest> request) {
@@ -59,7 +63,7 @@ class InlineRefusalTest {
         MapBlocksWriteback writeback = (inode, pos, length) -> {
             throw new IllegalStateException("no writeback expected");
         };
-        return cache.addInode(1, K1, size, 1L << 30, ops, writeback);
+        return cache.addInode(ino, blockSize, size, 1L << 30, ops, writeback);
     }
 
     @Test
@@ -80,6 +84,21 @@ class InlineRefusalTest {
                 .isInstanceOf(IomapException.class)
                 .hasMessageContaining("inline data must lie within the first page (4096 bytes)");
         assertThat(endWritten).containsExactly(0L);
+    }
+
+    @Test
+    void inlineDataMayFillABlockLargerThanThePageButNotCrossIt() throws Exception {
+        // the whole first block inline, 16244 bytes of it inside EOF (gfs2's stuffed dinode)
+        byte[] data = dev.iomap.testkit.TestData.pattern(3, 0, 16384);
+        Iomap stuffed = new Iomap(0, data.length, IomapType.INLINE, Set.of(), Iomap.NULL_ADDR, data, 0);
+        CachedInode inode = file(2, 16384, 16244, IomapMapping.of(stuffed));
+        CachedInode crossing = file(3, 16384, 100, IomapMapping.of(inline(0, 16384 + 1)));
+
+        assertThat(TestIo.read(inode.open(), 0, 16244)).isEqualTo(java.util.Arrays.copyOf(data, 16244));
+        assertThat(inode.pageCache().lookup(0).size()).isEqualTo(16384);
+        assertThatThrownBy(() -> crossing.open().read(0, ByteBuffer.allocate(10)))
+                .isInstanceOf(IomapException.class)
+                .hasMessageContaining("inline data must lie within the first block (16384 bytes");
     }
 
     @Test

@@ -49,7 +49,7 @@ public abstract class FallocateContract extends AdapterContract {
     void writesIntoPreallocatedSpaceReadBack() throws IOException {
         assumeCapable(Capability.FALLOCATE, Capability.RANDOM_WRITE);
         IomapFile file = create("/a");
-        long length = 4L * pageSize();
+        long length = 4L * Math.max(pageSize(), blockSize());
         file.fallocate(FallocateMode.ALLOCATE, 0, length, false);
         byte[] model = new byte[(int) length];
         long[] positions = {blockSize() / 2 + 1, pageSize() + 3, 2L * pageSize() + blockSize(), length - 5};

@@ -18,6 +18,11 @@ public abstract class MappedWriteContract extends AdapterContract {
         map.store(pos, ByteBuffer.wrap(data));
     }
 
+    /** @return the end of the page holding the byte before {@code size}: how far a mapping of the file reaches */
+    private int pageEnd(int size) {
+        return (size + pageSize() - 1) / pageSize() * pageSize();
+    }
+
     private static byte[] load(MappedFile map, long pos, int length) throws IOException {
         ByteBuffer dst = ByteBuffer.allocate(length);
         map.load(pos, dst);
@@ -27,7 +32,7 @@ public abstract class MappedWriteContract extends AdapterContract {
     @Test
     void aStoreShowsInReadsAndSurvivesRemount() throws IOException {
         IomapFile file = create("/a");
-        byte[] model = writePattern(file, 0, 3 * pageSize(), 1);
+        byte[] model = writePattern(file, 0, 3 * Math.max(pageSize(), blockSize()), 1);
         file.fsync();
         dropCache();
         MappedFile map = file.map();
@@ -80,7 +85,7 @@ public abstract class MappedWriteContract extends AdapterContract {
         IomapFile file = create("/a");
         int size = pageSize() + blockSize() / 2 + 7;
         writePattern(file, 0, size, 1);
-        int tail = 2 * pageSize() - size;
+        int tail = pageEnd(size) - size;
         assertBytes(load(file.map(), size, tail), new byte[tail], size);
         file.fsync();
         dropCache();
@@ -93,7 +98,7 @@ public abstract class MappedWriteContract extends AdapterContract {
         int size = pageSize() + blockSize() / 2 + 7;
         byte[] model = writePattern(file, 0, size, 1);
         file.fsync();
-        int tail = 2 * pageSize() - size;
+        int tail = pageEnd(size) - size;
         store(file.map(), size, TestData.pattern(2, size, tail));
         assertContent(file, model);
         file.fsync();

@@ -62,6 +62,43 @@ class GeometryTest {
     }
 
     @Test
+    void aBlockMayBeLargerThanThePageAndSetsTheMinimumFolioOrder() {
+        Geometry large = Geometry.largeBlock();
+
+        assertThat(large.name()).isEqualTo("b16k-p4k-o0");
+        assertThat(large.minFolioOrder()).isEqualTo(2);
+        assertThat(large.maxFolioSize()).isEqualTo(16384);
+        assertThat(large.pageCacheOptions().pageSize()).isEqualTo(4096);
+        assertThat(new Geometry(65536, 4096, 0).minFolioOrder()).isEqualTo(4);
+        assertThat(new Geometry(1024, 4096, 0).minFolioOrder()).isZero();
+        assertThat(Geometry.moreLargeBlocks()).extracting(Geometry::name)
+                .containsExactly("b16k-p4k-o9", "b64k-p4k-o0", "b64k-p4k-o9");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Geometry(131072, 4096, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("512 to 65536");
+    }
+
+    @Test
+    void kitRunsAreTheStandardEightAndOneLargeBlockUnlessAllGeometriesAreAskedFor() {
+        String before = System.getProperty(Geometry.ALL_GEOMETRIES_PROPERTY);
+        try {
+            System.clearProperty(Geometry.ALL_GEOMETRIES_PROPERTY);
+            assertThat(Geometry.forKitRuns()).hasSize(9).endsWith(Geometry.largeBlock())
+                    .startsWith(Geometry.standard().toArray(Geometry[]::new));
+            System.setProperty(Geometry.ALL_GEOMETRIES_PROPERTY, "true");
+            assertThat(Geometry.forKitRuns()).hasSize(12).endsWith(Geometry.moreLargeBlocks().toArray(Geometry[]::new));
+            System.setProperty(Geometry.GEOMETRY_PROPERTY, "b64k-p4k-o0, b1k-p4k-o0");
+            assertThat(Geometry.forKitRuns()).extracting(Geometry::name).containsExactly("b1k-p4k-o0", "b64k-p4k-o0");
+        } finally {
+            System.clearProperty(Geometry.GEOMETRY_PROPERTY);
+            if (before == null) {
+                System.clearProperty(Geometry.ALL_GEOMETRIES_PROPERTY);
+            } else {
+                System.setProperty(Geometry.ALL_GEOMETRIES_PROPERTY, before);
+            }
+        }
+    }
+
+    @Test
     void anAdapterThatFormatsEveryBlockSizeRunsAllEightGeometries() {
         assertThat(Geometry.supportedBy(new SnapAdapter())).isEqualTo(Geometry.standard());
     }

@@ -10,11 +10,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * bcachefs-like with its default format (crc32c checksums, no compression, copy-on-write) through the
- * whole kit, the model checker and the power-cut tests on every standard geometry. It needs the
+ * whole kit, the model checker and the power-cut tests on every standard geometry and a block larger than the page (Geometries#forKitRuns). It needs the
  * device's block size to be its own.
  */
 @ParameterizedClass(name = "bcachefs-like {0}")
-@MethodSource("dev.iomap.it.Geometries#standard")
+@MethodSource("dev.iomap.it.Geometries#forKitRuns")
 class BcachefsLikeKitTest extends AdapterContractSuite {
     @Parameter
     Geometry geometry;

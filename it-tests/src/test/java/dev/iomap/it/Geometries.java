@@ -13,4 +13,13 @@ final class Geometries {
     static List<Geometry> standard() {
         return Geometry.standard();
     }
+
+    /**
+     * @return the standard eight and one block-larger-than-page geometry (16 KiB blocks on 4 KiB
+     *     pages), plus 16 KiB and 64 KiB blocks with 2 MiB folios and 64 KiB single-block folios with
+     *     {@code -Dkit.allGeometries=true}: see {@link Geometry#forKitRuns()}
+     */
+    static List<Geometry> forKitRuns() {
+        return Geometry.forKitRuns();
+    }
 }

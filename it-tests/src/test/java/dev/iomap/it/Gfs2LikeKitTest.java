@@ -9,11 +9,11 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * gfs2-like in its default data mode (ordered) through the whole kit on every standard geometry. It
+ * gfs2-like in its default data mode (ordered) through the whole kit on every standard geometry and a block larger than the page (Geometries#forKitRuns). It
  * needs the device's block size to be its own.
  */
 @ParameterizedClass(name = "gfs2-like {0}")
-@MethodSource("dev.iomap.it.Geometries#standard")
+@MethodSource("dev.iomap.it.Geometries#forKitRuns")
 class Gfs2LikeKitTest extends AdapterContractSuite {
     @Parameter
     Geometry geometry;

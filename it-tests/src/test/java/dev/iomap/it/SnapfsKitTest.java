@@ -12,9 +12,9 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** snapfs, the kit's example adapter, through the whole kit on every standard geometry. */
+/** snapfs, the kit's example adapter, through the whole kit on every standard geometry and a block larger than the page (Geometries#forKitRuns). */
 @ParameterizedClass(name = "snapfs {0}")
-@MethodSource("dev.iomap.it.Geometries#standard")
+@MethodSource("dev.iomap.it.Geometries#forKitRuns")
 class SnapfsKitTest extends AdapterContractSuite {
     @Parameter
     Geometry geometry;

@@ -13,11 +13,11 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * xfs-like through the whole kit on every standard geometry. It needs the device's block size to be
+ * xfs-like through the whole kit on every standard geometry and a block larger than the page (Geometries#forKitRuns). It needs the device's block size to be
  * its own, so its devices have blocks of the geometry's block size.
  */
 @ParameterizedClass(name = "xfs-like {0}")
-@MethodSource("dev.iomap.it.Geometries#standard")
+@MethodSource("dev.iomap.it.Geometries#forKitRuns")
 class XfsLikeKitTest extends AdapterContractSuite {
     @Parameter
     Geometry geometry;

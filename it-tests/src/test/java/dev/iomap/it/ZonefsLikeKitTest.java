@@ -28,7 +28,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * zonefs-like through the parts of the kit that fit it, on every standard geometry. Its namespace is
+ * zonefs-like through the parts of the kit that fit it, on every standard geometry and a block larger than the page (Geometries#forKitRuns). Its namespace is
  * fixed (no create) and its rules differ by kind of file, so the contract suites that create their
  * files do not apply. What does:
  *
@@ -51,7 +51,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * rebuilt from it at every mount.
  */
 @ParameterizedClass(name = "zonefs-like {0}")
-@MethodSource("dev.iomap.it.Geometries#standard")
+@MethodSource("dev.iomap.it.Geometries#forKitRuns")
 class ZonefsLikeKitTest {
     /** Zone 0 (superblock) and two conventional zones, then nine sequential zones of 3 MiB capacity. */
     private static final ZoneLayout LAYOUT = new ZoneLayout(4L << 20, 3L << 20, 12, 3, 4);

@@ -1,5 +1,6 @@
 package dev.iomap.core.mm;
 
+import dev.iomap.api.PageCacheOptions;
 import dev.iomap.devices.AnonymousMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,6 +26,12 @@ import java.util.Arrays;
  * order (a folio's order is a hint) or reclaims. {@link #allocateOverflow} is the last resort when
  * nothing can be reclaimed (every folio dirty, locked or under writeback): a block of its own arena,
  * counted, and given back to the system as soon as it is freed.
+ *
+ * <p>A block of an order above the pool's largest (the minimum folio order of a mapping whose blocks
+ * are larger than the pool's largest folio: 16 KiB blocks on a cache of single-page folios) is an
+ * oversize block: an arena of its own as an overflow block, but within the capacity and counted in
+ * use, as the kernel's buddy allocator serves orders above the page cache's largest
+ * ({@code MAX_PAGE_ORDER}). Reserved chunks and oversize blocks together never exceed the capacity.
  *
  * <p>Thread-safe: one lock, held for the free-list updates only (no memory is touched under it).
  * Memory is not cleared between uses; callers fill what they expose (poisoning shows a mistake).
@@ -56,6 +63,12 @@ public final class FolioMemoryPool implements AutoCloseable {
     private volatile long allocations;
     private long overflowBytes;
     private long overflowAllocations;
+    /** Bytes of oversize blocks handed out and not freed: part of {@link #inUseBytes}, outside the chunks. */
+    private long oversizeBytes;
+    /** The handle of an oversize block. */
+    private static final long OVERSIZE = -2;
+    /** The handle of an overflow block. */
+    private static final long OVERFLOW = -1;
     private boolean closed;
 
     /**
@@ -115,19 +128,27 @@ public final class FolioMemoryPool implements AutoCloseable {
      * chunk), from the pool: the smallest free block of at least that order, split down (the kernel's
      * {@code __rmqueue_smallest} and {@code expand}, now called through {@code page_del_and_expand}).
      *
-     * @param order folio order, 0 to the largest
+     * @param order folio order, 0 to {@link PageCacheOptions#MAX_ORDER}; above {@link #maxOrder} an
+     *     oversize block (see the class comment)
      * @return the block, or null if the pool has no block of that order and may not grow
      * @throws IllegalStateException after {@link #close}
      */
-    public synchronized FolioMemory allocate(int order) {
+    public FolioMemory allocate(int order) {
         checkOrder(order);
+        if (order > maxOrder) {
+            return allocateOversize(order);
+        }
+        return allocatePooled(order);
+    }
+
+    private synchronized FolioMemory allocatePooled(int order) {
         ensureOpen();
         int from = order;
         while (from <= maxOrder && free[from].isEmpty()) {
             from++;
         }
         if (from > maxOrder) {
-            if (chunks.size() >= maxChunks) {
+            if (chunks.size() >= maxChunks || (chunks.size() + 1) * chunkSize + oversizeBytes > capacity()) {
                 return null;
             }
             long handle = (long) chunks.size() * chunkSize;
@@ -145,6 +166,23 @@ public final class FolioMemoryPool implements AutoCloseable {
         allocations++;
         MemorySegment chunk = chunks.get((int) (handle / chunkSize));
         return new FolioMemory(chunk.asSlice(handle % chunkSize, blockSize(order)), order, handle, null);
+    }
+
+    /** An oversize block, if the capacity has room for it beside the reserved chunks. */
+    @SuppressWarnings("MustBeClosedChecker") // the arena goes to the returned FolioMemory, which closes it
+    private FolioMemory allocateOversize(int order) {
+        long size = blockSize(order);
+        synchronized (this) {
+            ensureOpen();
+            if (chunks.size() * chunkSize + oversizeBytes + size > capacity()) {
+                return null;
+            }
+            oversizeBytes += size;
+            inUseBytes += size;
+            allocations++;
+        }
+        Arena own = Arena.ofShared();
+        return new FolioMemory(own.allocate(size, 1L << pageShift), order, OVERSIZE, own);
     }
 
     /**
@@ -166,7 +204,7 @@ public final class FolioMemoryPool implements AutoCloseable {
             overflowAllocations++;
             allocations++;
         }
-        return new FolioMemory(segment, order, -1, own);
+        return new FolioMemory(segment, order, OVERFLOW, own);
     }
 
     /**
@@ -191,7 +229,12 @@ public final class FolioMemoryPool implements AutoCloseable {
     public void free(FolioMemory memory) {
         if (memory.overflowArena() != null) {
             synchronized (this) {
-                overflowBytes -= memory.segment().byteSize();
+                if (memory.handle() == OVERSIZE) {
+                    oversizeBytes -= memory.segment().byteSize();
+                    inUseBytes -= memory.segment().byteSize();
+                } else {
+                    overflowBytes -= memory.segment().byteSize();
+                }
             }
             memory.overflowArena().close();
             return;
@@ -216,6 +259,11 @@ public final class FolioMemoryPool implements AutoCloseable {
             }
             free[order].add(handle);
         }
+    }
+
+    /** @return the largest order of a block this pool hands out (a chunk is one block of it) */
+    public int maxOrder() {
+        return maxOrder;
     }
 
     /** @return bytes reserved from the system for the pool (chunks taken so far) */
@@ -263,8 +311,9 @@ public final class FolioMemoryPool implements AutoCloseable {
     }
 
     private void checkOrder(int order) {
-        if (order < 0 || order > maxOrder) {
-            throw new IllegalArgumentException("order must be 0.." + maxOrder + ", got " + order);
+        if (order < 0 || order > Math.max(maxOrder, PageCacheOptions.MAX_ORDER)) {
+            throw new IllegalArgumentException("order must be 0.." + Math.max(maxOrder, PageCacheOptions.MAX_ORDER)
+                    + ", got " + order);
         }
     }
 
@@ -351,8 +400,8 @@ public final class FolioMemoryPool implements AutoCloseable {
      *
      * @param segment the memory
      * @param order its order
-     * @param handle its place in the pool, or -1 for an overflow block
-     * @param overflowArena the arena of an overflow block, else null
+     * @param handle its place in the pool, or -1 for an overflow block, -2 for an oversize one
+     * @param overflowArena the arena of an overflow or oversize block, else null
      */
     public record FolioMemory(MemorySegment segment, int order, long handle, Arena overflowArena) {
     }

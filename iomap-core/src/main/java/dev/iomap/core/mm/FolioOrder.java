@@ -2,7 +2,9 @@ package dev.iomap.core.mm;
 
 /**
  * The folio order a write of a given length would like: the kernel's {@code fgf_set_order(len)}.
- * A hint only: the page cache caps it and falls back to smaller orders, never failing for it.
+ * A hint only: the page cache raises it to the mapping's minimum order, caps it at the largest
+ * ({@link PageCache#orderAt}) and falls back to smaller orders, never below the minimum and never
+ * failing for it.
  */
 public final class FolioOrder {
 

@@ -17,11 +17,22 @@ import java.util.function.LongConsumer;
  * are lock-free; insertion and removal take the cache's insert lock (and, briefly, the index's own).
  * Dirty and writeback folios are tagged at their first index with the index's marks so that
  * writeback and fsync find them in index order without scanning clean ones.
+ *
+ * <p>A block larger than a page sets the mapping's minimum folio order (the kernel's
+ * {@code mapping_set_folio_min_order}, 6.12): {@code log2(blockSize / pageSize)}, so that a folio
+ * always holds whole blocks. Every folio of the cache has at least that order and an index that is a
+ * multiple of {@code 2^minOrder} ({@link #alignIndex}, the kernel's {@code mapping_align_index}); the
+ * largest order is raised to at least the minimum ({@link #maxOrder}). Folios are never split, so
+ * nothing here or above can leave a folio smaller than a block.
  */
 public final class PageCache {
     private final PageCacheOptions options;
     private final int pageShift;
     private final int blockShift;
+    /** The order of one block: every folio has at least this order (the kernel's {@code mapping_min_folio_order}). */
+    private final int minOrder;
+    /** The largest folio order: the options' largest, raised to {@link #minOrder} (the kernel's {@code mapping_max_folio_order}). */
+    private final int maxOrder;
     private final CacheStats stats;
     private final FolioIndex folios = new FolioIndex();
     /**
@@ -49,19 +60,22 @@ public final class PageCache {
      * short-lived caches; an {@code IomapCache} gives its inodes one pool and closes it.
      *
      * @param options page size, largest order, poisoning, budget
-     * @param blockSize the filesystem block size: a power of two, at most the page size
+     * @param blockSize the filesystem block size: a power of two from 512 to {@link #MAX_BLOCK_SIZE}
      * @param stats where folio creation is counted
      */
     public PageCache(PageCacheOptions options, int blockSize, CacheStats stats) {
         this(options, blockSize, stats, new FolioMemoryPool(options.cacheBudgetBytes(), options.pageSize(),
-                options.maxFolioOrder()), new FolioLru(), bytes -> { }, () -> { });
+                Math.max(options.maxFolioOrder(), minOrder(blockSize, options.pageSize()))), new FolioLru(),
+                bytes -> { }, () -> { });
     }
 
     /**
      * @param options page size, largest order, poisoning
-     * @param blockSize the filesystem block size: a power of two, at most the page size
+     * @param blockSize the filesystem block size: a power of two from 512 to {@link #MAX_BLOCK_SIZE};
+     *     larger than the page size it sets the minimum folio order
      * @param stats where folio creation is counted
-     * @param memory where folio memory comes from and goes back to
+     * @param memory where folio memory comes from and goes back to (a minimum order above its largest
+     *     is served as oversize blocks, see {@link FolioMemoryPool})
      * @param lru the list of folios reclaim looks at, shared by the caches of one memory pool
      * @param beforeAllocate told the size of each new folio before it is allocated (direct reclaim
      *     when the cache is over budget)
@@ -70,18 +84,36 @@ public final class PageCache {
      */
     public PageCache(PageCacheOptions options, int blockSize, CacheStats stats, FolioMemoryPool memory, FolioLru lru,
             LongConsumer beforeAllocate, Runnable onMemoryExhausted) {
-        if (Integer.bitCount(blockSize) != 1 || blockSize < 512 || blockSize > options.pageSize()) {
-            throw new IllegalArgumentException("block size must be a power of two from 512 to the page size "
-                    + options.pageSize() + ", got " + blockSize);
+        if (Integer.bitCount(blockSize) != 1 || blockSize < 512 || blockSize > MAX_BLOCK_SIZE) {
+            throw new IllegalArgumentException("block size must be a power of two from 512 to " + MAX_BLOCK_SIZE
+                    + ", got " + blockSize);
         }
         this.options = options;
         this.pageShift = options.pageShift();
         this.blockShift = Integer.numberOfTrailingZeros(blockSize);
+        this.minOrder = minOrder(blockSize, options.pageSize());
+        this.maxOrder = Math.max(options.maxFolioOrder(), minOrder);
         this.stats = stats;
         this.memory = memory;
         this.lru = lru;
         this.beforeAllocate = beforeAllocate;
         this.onMemoryExhausted = onMemoryExhausted;
+    }
+
+    /** The largest block size a cache takes: 64 KiB, as the kernel's largest filesystem block. */
+    public static final int MAX_BLOCK_SIZE = 65536;
+
+    /**
+     * The minimum folio order of a mapping whose blocks are {@code blockSize} bytes: the order of one
+     * block, 0 when a block fits in a page (the kernel's {@code mapping_set_folio_min_order} argument,
+     * as xfs computes it from {@code sb_blocklog - PAGE_SHIFT}).
+     *
+     * @param blockSize block size, a power of two
+     * @param pageSize page size, a power of two
+     * @return {@code max(0, log2(blockSize / pageSize))}
+     */
+    public static int minOrder(int blockSize, int pageSize) {
+        return Math.max(0, Integer.numberOfTrailingZeros(blockSize) - Integer.numberOfTrailingZeros(pageSize));
     }
 
     /**
@@ -125,6 +157,52 @@ public final class PageCache {
         return blockShift;
     }
 
+    /**
+     * @return the smallest order of any folio of this cache: one block's worth of pages when a block
+     *     is larger than a page, else 0 (the kernel's {@code mapping_min_folio_order})
+     */
+    public int minOrder() {
+        return minOrder;
+    }
+
+    /**
+     * @return the largest order of any folio of this cache: the options' largest folio order, raised
+     *     to {@link #minOrder} (the kernel's {@code mapping_max_folio_order})
+     */
+    public int maxOrder() {
+        return maxOrder;
+    }
+
+    /**
+     * The first page index of the smallest folio that can hold {@code index}: {@code index} rounded
+     * down to a multiple of {@code 2^minOrder} (the kernel's {@code mapping_align_index}).
+     *
+     * @param index page index, at least 0
+     * @return the aligned index
+     */
+    public long alignIndex(long index) {
+        return index & -(1L << minOrder);
+    }
+
+    /**
+     * The order a new folio at {@code index} is asked for with: {@code preferredOrder} raised to
+     * {@link #minOrder}, capped at {@link #maxOrder} and at the alignment of {@link #alignIndex
+     * alignIndex(index)} (never below the minimum, to which every aligned index is aligned). What
+     * {@code __filemap_get_folio} does to its {@code fgf_set_order} hint before it allocates.
+     *
+     * @param index page index
+     * @param preferredOrder the order the caller would like (a hint, may be out of range)
+     * @return the order, from {@link #minOrder} to {@link #maxOrder}
+     */
+    public int orderAt(long index, int preferredOrder) {
+        int order = Math.min(Math.max(preferredOrder, minOrder), maxOrder);
+        long aligned = alignIndex(index);
+        if (aligned != 0) {
+            order = Math.min(order, Long.numberOfTrailingZeros(aligned));
+        }
+        return order;
+    }
+
     /** @return the options this cache was built with */
     public PageCacheOptions options() {
         return options;
@@ -160,10 +238,10 @@ public final class PageCache {
     }
 
     /**
-     * The folio covering {@code index}, created if missing with {@code preferredOrder} capped at the
-     * largest order, at the alignment of {@code index}, and lowered until it fits between cached
-     * folios. Returned locked and not under writeback: the kernel's {@code __filemap_get_folio} with
-     * {@code FGP_WRITEBEGIN}, as {@code iomap_get_folio} calls it.
+     * The folio covering {@code index}, created if missing at {@link #alignIndex alignIndex(index)}
+     * with the order {@link #orderAt} gives, lowered (not below {@link #minOrder}) until it fits
+     * between cached folios. Returned locked and not under writeback: the kernel's
+     * {@code __filemap_get_folio} with {@code FGP_WRITEBEGIN}, as {@code iomap_get_folio} calls it.
      *
      * @param index page index
      * @param preferredOrder the order the caller would like (a hint)
@@ -173,8 +251,7 @@ public final class PageCache {
         while (true) {
             Folio folio = lookup(index);
             if (folio == null) {
-                beforeAllocate.accept((long) options.pageSize() << Math.min(preferredOrder,
-                        options.maxFolioOrder()));
+                beforeAllocate.accept((long) options.pageSize() << orderAt(index, preferredOrder));
                 folio = create(index, preferredOrder, false, false);
                 if (folio == null) {
                     onMemoryExhausted.run();
@@ -197,24 +274,25 @@ public final class PageCache {
      * and only from the pool (reclaim runs first if the cache is over budget, but readahead never
      * takes memory from outside the pool).
      *
-     * @param index page index
-     * @param order the order wanted: lowered to the alignment of {@code index}, to fit before the next
-     *     cached folio, and to what the pool has
+     * @param index page index; the folio starts at {@link #alignIndex alignIndex(index)}
+     * @param order the order wanted: raised to {@link #minOrder}, lowered to the alignment of the
+     *     index, to fit before the next cached folio, and to what the pool has, never below the minimum
      * @return the new folio, or null if a folio already covers {@code index} or the pool has no memory
      */
     public Folio addForReadahead(long index, int order) {
         if (lookup(index) != null) {
             return null;
         }
-        beforeAllocate.accept((long) options.pageSize() << Math.min(order, options.maxFolioOrder()));
+        beforeAllocate.accept((long) options.pageSize() << orderAt(index, order));
         return create(index, order, false, true);
     }
 
     /**
-     * Inserts a new folio at {@code index}, or returns the one another thread inserted first (the
-     * kernel's {@code filemap_add_folio}). Its order is the preferred one, lowered to the alignment of
-     * {@code index}, until it fits between cached folios, and until the pool has a block of that order
-     * (a large folio is a hint, as with the kernel's {@code __filemap_get_folio}, whose loop, in
+     * Inserts a new folio at {@link #alignIndex alignIndex(index)}, or returns the one another thread
+     * inserted first (the kernel's {@code filemap_add_folio}). Its order is {@link #orderAt}'s, lowered
+     * until it fits between cached folios, and until the pool has a block of that order, never below
+     * {@link #minOrder} (a min-order slot at an aligned index is either wholly free or covered by the
+     * folio found first, as every folio is min-order aligned). A large folio is a hint (as with the kernel's {@code __filemap_get_folio}, whose loop, in
      * {@code __filemap_get_folio_mpol} in the newest kernels, tries the next smaller order when
      * {@code filemap_alloc_folio} fails).
      *
@@ -229,15 +307,13 @@ public final class PageCache {
             if (existing != null) {
                 return newOnly ? null : existing;
             }
-            int order = Math.min(Math.max(preferredOrder, 0), options.maxFolioOrder());
-            if (index != 0) {
-                order = Math.min(order, Long.numberOfTrailingZeros(index));
-            }
-            while (order > 0 && overlapsCached(index, 1L << order)) {
+            int order = orderAt(index, preferredOrder);
+            long start = alignIndex(index);
+            while (order > minOrder && overlapsCached(start, 1L << order)) {
                 order--;
             }
             FolioMemoryPool.FolioMemory block = memory.allocate(order);
-            while (block == null && order > 0) {
+            while (block == null && order > minOrder) {
                 order--;
                 block = memory.allocate(order);
             }
@@ -250,7 +326,7 @@ public final class PageCache {
             if (options.poisonNewFolios()) {
                 block.segment().fill(PageCacheOptions.POISON_BYTE);
             }
-            Folio folio = new Folio(this, index, order, block, memory.copyView(block));
+            Folio folio = new Folio(this, start, order, block, memory.copyView(block));
             folios.insert(folio);
             // Stamped at its allocation, so that the access it was made for (a read or write right
             // after) is not a second one, which would earn it a second chance in reclaim.

@@ -18,6 +18,85 @@ class PageCacheTest {
         return folio;
     }
 
+    /** 16 KiB blocks over 4 KiB pages: minimum folio order 2. */
+    private PageCache largeBlockCache(int maxOrder) {
+        return new PageCache(PageCacheOptions.builder().maxFolioOrder(maxOrder).build(), 16384, stats);
+    }
+
+    @Test
+    void aBlockLargerThanThePageSetsTheMinimumOrderAndRaisesTheLargest() {
+        PageCache cache = largeBlockCache(0);
+
+        assertThat(cache.minOrder()).isEqualTo(2);
+        assertThat(cache.maxOrder()).isEqualTo(2);
+        assertThat(largeBlockCache(9).maxOrder()).isEqualTo(9);
+        assertThat(cache(3).minOrder()).isZero();
+        assertThat(PageCache.minOrder(65536, 4096)).isEqualTo(4);
+        assertThat(PageCache.minOrder(1024, 4096)).isZero();
+    }
+
+    @Test
+    void aFolioGrabbedInsideABlockStartsAtTheBlockAndHoldsIt() {
+        PageCache cache = largeBlockCache(0);
+
+        Folio folio = grab(cache, 7, 0);
+
+        assertThat(folio.index()).isEqualTo(4);
+        assertThat(folio.order()).isEqualTo(2);
+        assertThat(cache.lookup(4)).isSameAs(folio);
+        assertThat(grab(cache, 5, 9)).isSameAs(folio);
+        assertThat(cache.folioCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aLargerOrderIsLoweredToFitBetweenCachedFoliosButNeverBelowTheMinimum() {
+        PageCache cache = largeBlockCache(9);
+        grab(cache, 8, 0);   // [8, 12)
+
+        Folio first = grab(cache, 1, 5);
+        Folio after = grab(cache, 12, 5);
+
+        assertThat(first.index()).isZero();
+        assertThat(first.order()).isEqualTo(3);
+        assertThat(after.index()).isEqualTo(12);
+        assertThat(after.order()).isEqualTo(2);
+    }
+
+    @Test
+    void readaheadInsertsMinimumOrderFoliosAtTheAlignedIndexOrNothingOverACachedOne() {
+        PageCache cache = largeBlockCache(0);
+
+        Folio folio = cache.addForReadahead(10, 0);
+
+        assertThat(folio.index()).isEqualTo(8);
+        assertThat(folio.order()).isEqualTo(2);
+        assertThat(folio.isLockedByCurrentThread()).isFalse();
+        assertThat(cache.addForReadahead(11, 0)).isNull();
+        assertThat(cache.addForReadahead(12, 3).order()).isEqualTo(2);
+    }
+
+    @Test
+    void aMinimumOrderAboveThePoolsLargestIsServedAsOversizeBlocksWithinItsCapacity() {
+        PageCacheOptions options = PageCacheOptions.builder().maxFolioOrder(0).build();
+        FolioMemoryPool pool = new FolioMemoryPool(3 * 65536, 4096, 0);
+        PageCache cache = new PageCache(options, 65536, stats, pool, new FolioLru(), bytes -> { }, () -> { });
+
+        Folio first = cache.addForReadahead(0, 0);
+        cache.addForReadahead(16, 0);
+        cache.addForReadahead(32, 0);
+
+        assertThat(first.order()).isEqualTo(4);
+        assertThat(first.size()).isEqualTo(65536);
+        assertThat(pool.inUseBytes()).isEqualTo(3 * 65536);
+        assertThat(cache.addForReadahead(48, 0)).as("the capacity is used up").isNull();
+        first.lock();
+        cache.remove(first);
+        first.unlock();
+        assertThat(pool.inUseBytes()).isEqualTo(2 * 65536);
+        assertThat(cache.addForReadahead(48, 0).index()).isEqualTo(48);
+        pool.close();
+    }
+
     @Test
     void orderHintIsFloorLog2OfTheLengthInPages() {
         assertThat(FolioOrder.hint(0, 12)).isZero();
