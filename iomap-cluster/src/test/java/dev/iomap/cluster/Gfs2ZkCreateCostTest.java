@@ -111,7 +111,8 @@ class Gfs2ZkCreateCostTest {
                 + " %.2f glock grants, %.2f cached glock uses, %.2f journal commits, %.2f checkpoints,"
                 + " %.2f device reads, %.2f writes, %.2f flushes; %.2f ms per create%n", FILES,
                 (double) zkWrites / FILES, (double) requests / FILES, (double) grants / FILES, (double) cached / FILES,
-                (double) commits / FILES, (double) checkpoints / FILES, (double) (after.reads() - before.reads()) / FILES,
+                (double) commits / FILES, (double) checkpoints / FILES,
+                (double) (after.reads() - before.reads()) / FILES,
                 (double) (after.writes() - before.writes()) / FILES,
                 (double) (after.flushes() - before.flushes()) / FILES, nanos / 1e6 / FILES);
         // One transaction registers each new inode's two glocks (a glock nobody uses is granted with the
