@@ -220,7 +220,7 @@ final class ZkLockHandle implements LockHandle {
         }
         boolean granted = false;
         try {
-            obtainThenClearFlag(wanted, deadline);
+            obtainThenClearFlag(wanted, deadline, true);
             granted = true;
         } finally {
             if (!granted) {
@@ -235,8 +235,13 @@ final class ZkLockHandle implements LockHandle {
     }
 
     private void obtainThenClearFlag(LockMode wanted, ZkDeadline deadline) throws IOException {
+        obtainThenClearFlag(wanted, deadline, false);
+    }
+
+    /** @param first whether this is the handle's first request ({@link #obtain}) */
+    private void obtainThenClearFlag(LockMode wanted, ZkDeadline deadline, boolean first) throws IOException {
         try {
-            obtain(wanted, deadline);
+            obtain(wanted, deadline, first);
         } finally {
             state.lock();
             try {
@@ -426,11 +431,18 @@ final class ZkLockHandle implements LockHandle {
 
     /**
      * Queues a request for {@code wanted}, waits for its turn, demotes the holders in the way and is
-     * granted; on failure deletes what it created. The caller set {@link #obtaining}.
+     * granted; on failure deletes what it created. The caller set {@link #obtaining}. A handle's first
+     * request tries {@link #grantIfIdle} first: a glock this node uses for the first time is often one
+     * nobody uses (a new inode's), and is then granted in one transaction.
+     *
+     * @param first whether this is the handle's first request
      */
-    private void obtain(LockMode wanted, ZkDeadline deadline) throws IOException {
+    private void obtain(LockMode wanted, ZkDeadline deadline, boolean first) throws IOException {
         manager.checkOpen();
         manager.fenceForHandles().check();
+        if (first && grantIfIdle(wanted, deadline)) {
+            return;
+        }
         String queueDir = manager.paths().queue(name);
         byte[] data = (holderId + " " + wanted).getBytes(StandardCharsets.UTF_8);
         // A name of this request's own before ZooKeeper's sequence number: an interrupt can cut the
@@ -473,6 +485,131 @@ final class ZkLockHandle implements LockHandle {
                 });
                 deleteIfIdleUnlessHeld();
             }
+        }
+    }
+
+    /**
+     * Grants {@code wanted} at once if the glock's znodes do not exist: nobody holds or waits for it then,
+     * and one transaction creates them with this holder's entry ({@link ZkLockNodes#createHeld}).
+     *
+     * @return whether it was granted (one use started); false if the znodes exist (queue as usual)
+     */
+    private boolean grantIfIdle(LockMode wanted, ZkDeadline deadline) throws IOException {
+        return grantAllIfIdle(List.of(this), List.of(wanted), deadline);
+    }
+
+    /**
+     * The first request of several new handles of one manager ({@link ZkLockManager#acquireAll}): grants
+     * each its mode in one transaction if none of their glocks' znodes exist. The caller set
+     * {@link #obtaining} on each, or is the handle's own first request.
+     *
+     * <p>Holds each handle's {@link #transition} from the transaction until its mode is recorded, as
+     * {@link #tryGrant} does, so that a demote request arriving in between waits for the mode. If the
+     * transaction's outcome is unknown (a connection loss, an interrupt), the entries are looked for and
+     * deleted where they were made, before the failure is thrown: a holder entry this node does not know it
+     * has would never be demoted.
+     *
+     * @param handles new handles of one manager, of different glocks
+     * @param modes the mode each wants
+     * @return whether all were granted (one use started on each); false if the znodes of one exist, and
+     *     nothing was granted
+     */
+    static boolean grantAllIfIdle(List<ZkLockHandle> handles, List<LockMode> modes, ZkDeadline deadline)
+            throws IOException {
+        ZkLockManager manager = handles.get(0).manager;
+        List<ZkLockNodes.Held> glocks = new ArrayList<>();
+        for (int i = 0; i < handles.size(); i++) {
+            ZkLockHandle h = handles.get(i);
+            glocks.add(new ZkLockNodes.Held(h.name, ZkPaths.holderEntry(h.holderId, modes.get(i))));
+        }
+        int locked = 0;
+        try {
+            for (ZkLockHandle h : handles) {
+                deadline.lock(h.transition, h + " waiting for its own demotion to finish");
+                locked++;
+            }
+            boolean created;
+            try {
+                manager.beforeChangeSeam();
+                created = ZkLockNodes.createHeld(manager.zk(), manager.client(), manager.paths(), glocks);
+            } catch (KeeperException e) {
+                undoIdleGrants(manager, glocks);
+                throw new IOException("ZooKeeper request failed: create " + glocks + " held: " + e.getMessage(), e);
+            } catch (IOException | RuntimeException e) {
+                undoIdleGrants(manager, glocks);
+                throw e;
+            }
+            if (!created) {
+                return false;
+            }
+            manager.afterGrantSeam();
+            for (int i = 0; i < handles.size(); i++) {
+                handles.get(i).recordGrant(modes.get(i), deadline);
+            }
+            return true;
+        } finally {
+            for (int i = 0; i < locked; i++) {
+                handles.get(i).transition.unlock();
+            }
+        }
+    }
+
+    /** Records a grant's new mode and starts one use; the caller holds {@link #transition}. */
+    private void recordGrant(LockMode wanted, ZkDeadline deadline) {
+        state.lock();
+        try {
+            GlockStateChangeEvent.emit(manager.nodeId(), name, mode, wanted);
+            GlockPromoteEvent.emit(manager.nodeId(), name, wanted, deadline.elapsedNanos());
+            mode = wanted;
+            uses.start(wanted);
+            manager.countAcquisition();
+        } finally {
+            state.unlock();
+        }
+    }
+
+    /**
+     * After {@link #grantAllIfIdle}'s transaction failed with an unknown outcome: deletes each holder
+     * entry that was made (its glock's znodes too, if nobody else came meanwhile). The checks go to the
+     * server after the transaction on the same session.
+     */
+    private static void undoIdleGrants(ZkLockManager manager, List<ZkLockNodes.Held> glocks) {
+        cleanUp(() -> {
+            for (ZkLockNodes.Held g : glocks) {
+                String path = manager.paths().holders(g.name()) + "/" + g.entry();
+                if (manager.exists(path)) {
+                    manager.deleteQuietly(path);
+                    manager.deleteIfIdle(g.name());
+                }
+            }
+        });
+    }
+
+    /** Marks a handle {@link ZkLockManager#acquireAll} made as obtaining (before {@link #grantAllIfIdle}). */
+    void startObtaining() {
+        state.lock();
+        try {
+            obtaining = true;
+        } finally {
+            state.unlock();
+        }
+    }
+
+    /**
+     * Ends {@link #startObtaining}; a handle not granted is marked released (its manager forgets it).
+     *
+     * @param granted whether the handle was granted
+     */
+    void endObtaining(boolean granted) {
+        state.lock();
+        try {
+            obtaining = false;
+            if (!granted) {
+                released = true;
+            }
+            changed.signalAll();
+        } finally {
+            state.unlock();
         }
     }
 

@@ -61,7 +61,9 @@ import org.apache.zookeeper.Watcher;
  * <h2>The glocks' znodes</h2>
  * A glock's znodes are created at its use and deleted by the release of its last holder when nobody
  * waits for it ({@link ZkLockNodes}): ZooKeeper holds the glocks in use, and the manager remembers only
- * its handles.
+ * its handles. So a handle's first request first tries to create them with its own holder entry in one
+ * transaction, which succeeds only if nobody held or waited for the glock and is then its grant, without
+ * queueing (one request; {@link #acquireAll} does so for several glocks at once, as for a new inode's).
  *
  * <h2>Dead nodes and fencing</h2>
  * Holder znodes are persistent: a node that dies keeps its glocks until a survivor recovered its
@@ -167,6 +169,55 @@ public final class ZkLockManager implements LockManager {
             }
         }
         return handle;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Glocks that nobody holds or waits for (their znodes do not exist, as for a new inode's) are
+     * granted all in one transaction ({@link ZkLockNodes#createHeld}); if one of them is in use, each is
+     * acquired in turn as {@link #acquire} does.
+     */
+    @Override
+    public List<LockHandle> acquireAll(List<Request> requests, Duration timeout) throws IOException {
+        if (requests.size() < 2) {
+            return LockManager.super.acquireAll(requests, timeout);
+        }
+        for (Request r : requests) {
+            Objects.requireNonNull(r.name(), "name");
+            Objects.requireNonNull(r.callbacks(), "callbacks");
+            if (r.mode() == LockMode.UN) {
+                throw new IllegalArgumentException("a lock is asked for in SH, DF or EX, not UN");
+            }
+        }
+        ZkDeadline deadline = ZkDeadline.after(timeout);
+        checkOpen();
+        fence.check();
+        List<ZkLockHandle> made = new ArrayList<>();
+        List<LockMode> modes = new ArrayList<>();
+        for (Request r : requests) {
+            long seq = nextSeq.getAndIncrement();
+            ZkLockHandle handle = new ZkLockHandle(this, r.name(), seq, r.callbacks());
+            handles.put(seq, handle);
+            made.add(handle);
+            modes.add(r.mode());
+        }
+        made.forEach(ZkLockHandle::startObtaining);
+        boolean together = false;
+        try {
+            together = ZkLockHandle.grantAllIfIdle(made, modes, deadline);
+        } finally {
+            for (ZkLockHandle handle : made) {
+                handle.endObtaining(together);
+                if (!together) {
+                    handles.remove(handle.seq());
+                }
+            }
+        }
+        if (together) {
+            return List.copyOf(made);
+        }
+        return LockManager.super.acquireAll(requests, timeout);
     }
 
     @Override
@@ -352,7 +403,7 @@ public final class ZkLockManager implements LockManager {
      */
     void changeEntry(LockName name, String holderId, LockMode from, LockMode to, String alsoDelete)
             throws IOException {
-        beforeChange.run();
+        beforeChangeSeam();
         String dir = paths.holders(name);
         zk.checked("change " + holderId + " on " + name + " from " + from + " to " + to, () -> {
             List<CuratorOp> ops = new ArrayList<>();
@@ -370,12 +421,18 @@ public final class ZkLockManager implements LockManager {
     }
 
     /**
-     * Sets the {@link #changeEntry} seam (tests only: to interrupt a grant just before its transaction).
+     * Sets the seam before a grant's transaction ({@link #changeEntry}, and the transaction that creates
+     * an idle glock held) (tests only: to interrupt a grant just before its transaction).
      *
      * @param hook what runs before each change; a no-op to remove it
      */
     void beforeChangeForTesting(Runnable hook) {
         beforeChange = hook;
+    }
+
+    /** Runs the seam set by {@link #beforeChangeForTesting(Runnable)}: a grant calls it before its transaction. */
+    void beforeChangeSeam() {
+        beforeChange.run();
     }
 
     /**

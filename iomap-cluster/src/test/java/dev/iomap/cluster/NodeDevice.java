@@ -10,13 +10,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One node's view of a shared device, for tests: counts the writes, bytes and flushes that reach the
+ * One node's view of a shared device, for tests: counts the reads, and the writes, bytes and flushes that reach the
  * device, and can be cut like the power of that node's machine: from {@link #cut} on, nothing of it
  * reaches the device (writes fail, flushes fail) and the refused calls are counted. Closing does not
  * close the shared device. Thread-safe.
  */
 final class NodeDevice implements BlockDevice {
     private final BlockDevice shared;
+    private final AtomicLong reads = new AtomicLong();
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
     private final AtomicLong flushes = new AtomicLong();
@@ -30,6 +31,11 @@ final class NodeDevice implements BlockDevice {
     /** Cuts the power: no later write or flush reaches the shared device. */
     void cut() {
         cut = true;
+    }
+
+    /** @return reads passed to the shared device */
+    long reads() {
+        return reads.get();
     }
 
     /** @return writes that reached the shared device */
@@ -64,6 +70,7 @@ final class NodeDevice implements BlockDevice {
 
     @Override
     public void read(long offset, ByteBuffer dst) throws IOException {
+        reads.incrementAndGet();
         shared.read(offset, dst);
     }
 

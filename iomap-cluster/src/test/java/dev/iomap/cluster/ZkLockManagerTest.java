@@ -120,6 +120,61 @@ class ZkLockManagerTest {
         granted.unlock();
     }
 
+    /**
+     * A glock nobody holds or waits for (its znodes do not exist) is granted in one request, the
+     * transaction that creates its znodes with the holder's entry; a second node then queues as usual
+     * and demotes the first.
+     */
+    @Test
+    void anIdleGlockIsGrantedInOneRequestAndAnotherNodeStillDemotesItsHolder() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        a.acquire(LockName.inode(99), EX, new Recorder("A-99", events, 0), WAIT).unlock();   // creates locks/
+        long before = a.roundTrips();
+        LockHandle onA = a.acquire(INODE, EX, new Recorder("A", events, 0), WAIT);
+
+        assertThat(a.roundTrips() - before).as("requests of the grant").isEqualTo(1);
+        assertThat(holderEntries(INODE)).containsExactly("A.1.2=EX");
+        assertThat(queued(INODE)).isZero();
+        onA.unlock();
+        LockHandle onB = b.acquire(INODE, SH, new Recorder("B", events, 0), WAIT);
+        assertThat(events).containsExactly("A.sync EX>SH");
+        assertThat(holderEntries(INODE)).containsExactly("A.1.2=SH", "B.1.1=SH");
+        onB.unlock();
+    }
+
+    /**
+     * Several idle glocks asked for together ({@code acquireAll}, a new inode's glock and iopen glock) are
+     * granted in one request; if one of them is held elsewhere, each is asked for in turn and the holder
+     * demoted: all are granted either way.
+     */
+    @Test
+    void idleGlocksAskedForTogetherAreGrantedInOneRequestAndAHeldOneInTurn() throws Exception {
+        ZkLockManager a = node("A");
+        ZkLockManager b = node("B");
+        LockName iopen = LockName.iopen(7);
+        a.acquire(LockName.inode(99), EX, new Recorder("A-99", events, 0), WAIT).unlock();   // creates locks/
+        long before = a.roundTrips();
+        List<LockHandle> both = a.acquireAll(List.of(new dev.iomap.spi.lock.LockManager.Request(INODE, EX,
+                new Recorder("A", events, 0)), new dev.iomap.spi.lock.LockManager.Request(iopen, SH,
+                new Recorder("A-iopen", events, 0))), WAIT);
+
+        assertThat(a.roundTrips() - before).as("requests of the two grants").isEqualTo(1);
+        assertThat(both).extracting(LockHandle::mode).containsExactly(EX, SH);
+        assertThat(holderEntries(INODE)).containsExactly("A.1.2=EX");
+        assertThat(holderEntries(iopen)).containsExactly("A.1.3=SH");
+        both.forEach(LockHandle::unlock);
+
+        List<LockHandle> onB = b.acquireAll(List.of(new dev.iomap.spi.lock.LockManager.Request(INODE, EX,
+                new Recorder("B", events, 0)), new dev.iomap.spi.lock.LockManager.Request(iopen, SH,
+                new Recorder("B-iopen", events, 0))), WAIT);
+        assertThat(onB).extracting(LockHandle::mode).containsExactly(EX, SH);
+        assertThat(events).containsExactly("A.sync EX>UN", "A.invalidate EX>UN");
+        assertThat(holderEntries(INODE)).containsExactly("B.1.3=EX");
+        assertThat(holderEntries(iopen)).containsExactly("A.1.3=SH", "B.1.4=SH");
+        onB.forEach(LockHandle::unlock);
+    }
+
     @Test
     void sharersOnTwoNodesHoldAtOnceWithoutCallbacks() throws Exception {
         ZkLockManager a = node("A");

@@ -135,11 +135,11 @@ final class Gfs2LikeMount extends Namespace {
         iopen.reclaimIfDue();
     }
 
+    /** A cluster node takes the new inode's glock and iopen glock ({@link Glocks#claimNew}). */
     @Override
     void claim(long ino) throws IOException {
         if (node.clustered()) {
-            glocks.lock(ino, LockMode.EX);
-            glocks.unlock(ino);
+            glocks.claimNew(ino);
         }
     }
 

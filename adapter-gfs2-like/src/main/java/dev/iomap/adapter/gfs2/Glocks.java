@@ -92,6 +92,36 @@ final class Glocks {
     }
 
     /**
+     * Takes the glocks of an inode this node just allocated, before anyone may find it: the inode's glock
+     * in EX and its iopen glock in SH (GFS2's create takes both), kept cached with no use in progress. A
+     * number this node has no handle of yet goes to the lock manager as one {@link LockManager#acquireAll}:
+     * on ZooKeeper one transaction when nobody uses the two glocks, as nobody can for a new inode (unless a
+     * node that freed the number still holds them; then each is asked for in turn).
+     *
+     * @param ino the new inode
+     * @throws IOException if a lock cannot be had
+     */
+    void claimNew(long ino) throws IOException {
+        LockName inode = LockName.inode(ino);
+        LockName iopen = LockName.iopen(ino);
+        synchronized (this) {
+            if (!handles.containsKey(inode) && !handles.containsKey(iopen)) {
+                List<LockHandle> taken = manager.acquireAll(List.of(
+                        new LockManager.Request(inode, LockMode.EX, inodeCallbacks),
+                        new LockManager.Request(iopen, LockMode.SH, iopenCallbacks)), TIMEOUT);
+                handles.put(inode, taken.get(0));
+                handles.put(iopen, taken.get(1));
+                taken.get(0).unlock();
+                taken.get(1).unlock();
+                return;
+            }
+        }
+        lock(ino, LockMode.EX);
+        unlock(ino);
+        holdIopen(ino);
+    }
+
+    /**
      * Takes one use of the inode's glock in {@code mode} only if the node holds a covering mode and no
      * demotion is pending ({@link LockHandle#lockIfCached}): no waiting, no request to the manager,
      * nobody's callbacks run in this thread.

@@ -50,6 +50,49 @@ public interface LockManager extends AutoCloseable {
     LockHandle acquire(LockName name, LockMode mode, DemoteCallbacks callbacks, Duration timeout)
             throws IOException;
 
+    /**
+     * One lock of {@link #acquireAll}.
+     *
+     * @param name the lock
+     * @param mode the mode wanted, not {@code UN}
+     * @param callbacks what its holder does when demoted or released
+     */
+    record Request(LockName name, LockMode mode, DemoteCallbacks callbacks) {
+    }
+
+    /**
+     * Acquires several locks as {@link #acquire} acquires each (a new holder per request, one use
+     * started), in the order given, which is the lock order. A manager may grant in one request locks
+     * that nobody holds or waits for, as the glocks of an inode just allocated; the default acquires them
+     * one after the other, each waiting at most {@code timeout}. On failure nothing is left held: the
+     * handles acquired already are unlocked and released, and the failure is thrown.
+     *
+     * @param requests the locks, in lock order
+     * @param timeout how long each may wait at most
+     * @return the handles, in the order of {@code requests}
+     * @throws IOException as {@link #acquire}
+     */
+    default java.util.List<LockHandle> acquireAll(java.util.List<Request> requests, Duration timeout)
+            throws IOException {
+        java.util.List<LockHandle> handles = new java.util.ArrayList<>();
+        try {
+            for (Request r : requests) {
+                handles.add(acquire(r.name(), r.mode(), r.callbacks(), timeout));
+            }
+            return handles;
+        } catch (IOException | RuntimeException e) {
+            for (LockHandle h : handles) {
+                try {
+                    h.unlock();
+                    h.release();
+                } catch (IOException | RuntimeException f) {
+                    e.addSuppressed(f);
+                }
+            }
+            throw e;
+        }
+    }
+
     /** @return this manager's counters so far */
     LockStats stats();
 
