@@ -11,7 +11,11 @@ import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
+import dev.iomap.spi.FileOps;
+import dev.iomap.spi.InodeOps;
 import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.SuperOps;
+import dev.iomap.spi.XattrOps;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -30,7 +34,7 @@ import java.util.Optional;
  * whole or not at all). An inode that loses its last name gets a pending-orphan key in the same
  * transaction; {@link #destroy} (at evict, or at the next mount) frees it.
  */
-abstract class Namespace implements MountedFileSystem {
+abstract class Namespace implements MountedFileSystem, SuperOps, InodeOps, FileOps, XattrOps {
     /** Largest encoded attribute set of one inode. */
     static final int MAX_XATTR_BYTES = 256 * 1024;
 
@@ -422,5 +426,25 @@ abstract class Namespace implements MountedFileSystem {
         volume.inode(e.ino()).parent = to.ino;
         from.nlink--;
         to.nlink++;
+    }
+
+    @Override
+    public SuperOps superOps() {
+        return this;
+    }
+
+    @Override
+    public InodeOps inodeOps() {
+        return this;
+    }
+
+    @Override
+    public FileOps fileOps() {
+        return this;
+    }
+
+    @Override
+    public XattrOps xattrOps() {
+        return this;
     }
 }

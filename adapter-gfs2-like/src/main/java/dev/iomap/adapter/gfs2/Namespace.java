@@ -10,7 +10,11 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
+import dev.iomap.spi.FileOps;
+import dev.iomap.spi.InodeOps;
 import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.SuperOps;
+import dev.iomap.spi.XattrOps;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -29,7 +33,7 @@ import java.util.TreeMap;
  * change joins the running transaction under the metadata lock, so one operation commits whole or
  * not at all.
  */
-abstract class Namespace implements MountedFileSystem {
+abstract class Namespace implements MountedFileSystem, SuperOps, InodeOps, FileOps, XattrOps {
     final Gfs2Volume volume;
     final Gfs2Transactions tx;
 
@@ -484,5 +488,25 @@ abstract class Namespace implements MountedFileSystem {
         to.nlink++;
         from.ctime = now;
         to.ctime = now;
+    }
+
+    @Override
+    public SuperOps superOps() {
+        return this;
+    }
+
+    @Override
+    public InodeOps inodeOps() {
+        return this;
+    }
+
+    @Override
+    public FileOps fileOps() {
+        return this;
+    }
+
+    @Override
+    public XattrOps xattrOps() {
+        return this;
     }
 }
