@@ -20,7 +20,9 @@ import java.util.Set;
  * {@code rmdir}, {@code rename}, {@code getattr}, {@code setattr}, {@code fileattr_get/set},
  * {@code update_time}) plus a directory's {@code iterate_shared} ({@link #readdir}), which the kernel
  * keeps in the directory's {@code file_operations} and which the core calls here by inode number.
- * Reached through {@link MountedFileSystem#inodeOps()}.
+ * Reached through {@link MountedFileSystem#inodeOps()}. {@code adapter-support}'s
+ * {@code dev.iomap.adapter.support.ns.PosixNamespace} implements the POSIX rules of the namespace
+ * changes here over a store of the adapter's directories and inodes.
  *
  * <p>Locking the core guarantees: namespace changes ({@link #create}, {@link #unlink},
  * {@link #rename}...) are serialised.
