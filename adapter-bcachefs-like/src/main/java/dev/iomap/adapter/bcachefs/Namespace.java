@@ -11,10 +11,7 @@ import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
-import dev.iomap.spi.FileOps;
 import dev.iomap.spi.InodeOps;
-import dev.iomap.spi.MountedFileSystem;
-import dev.iomap.spi.SuperOps;
 import dev.iomap.spi.XattrOps;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -35,7 +32,7 @@ import java.util.Optional;
  * whole or not at all). An inode that loses its last name gets a pending-orphan key in the same
  * transaction; {@link #destroy} (at evict, or at the next mount) frees it.
  */
-abstract class Namespace implements MountedFileSystem, SuperOps, InodeOps, FileOps, XattrOps {
+abstract class Namespace implements InodeOps, XattrOps {
     /** Largest encoded attribute set of one inode. */
     static final int MAX_XATTR_BYTES = 256 * 1024;
 
@@ -77,16 +74,6 @@ abstract class Namespace implements MountedFileSystem, SuperOps, InodeOps, FileO
             throw new NoSuchFileException("inode " + ino + " is a " + r.type);
         }
         return r;
-    }
-
-    @Override
-    public int blockSize() {
-        return volume.blockSize;
-    }
-
-    @Override
-    public long rootIno() {
-        return Keys.ROOT_INO;
     }
 
     @Override
@@ -389,25 +376,5 @@ abstract class Namespace implements MountedFileSystem, SuperOps, InodeOps, FileO
                 volume.cache(r);
             }
         }
-    }
-
-    @Override
-    public SuperOps superOps() {
-        return this;
-    }
-
-    @Override
-    public InodeOps inodeOps() {
-        return this;
-    }
-
-    @Override
-    public FileOps fileOps() {
-        return this;
-    }
-
-    @Override
-    public XattrOps xattrOps() {
-        return this;
     }
 }

@@ -10,10 +10,7 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
-import dev.iomap.spi.FileOps;
 import dev.iomap.spi.InodeOps;
-import dev.iomap.spi.MountedFileSystem;
-import dev.iomap.spi.SuperOps;
 import dev.iomap.spi.XattrOps;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -36,7 +33,7 @@ import java.util.TreeMap;
  * change joins the running transaction under the metadata lock, so one operation commits whole or
  * not at all.
  */
-abstract class Namespace implements MountedFileSystem, SuperOps, InodeOps, FileOps, XattrOps {
+abstract class Namespace implements InodeOps, XattrOps {
     final Gfs2Volume volume;
     final Gfs2Transactions tx;
 
@@ -115,20 +112,10 @@ abstract class Namespace implements MountedFileSystem, SuperOps, InodeOps, FileO
     }
 
     @Override
-    public int blockSize() {
-        return volume.blockSize;
-    }
-
-    @Override
-    public long rootIno() {
-        return volume.layout.rootIno();
-    }
-
-    @Override
     public FileStat getattr(long ino) throws IOException {
         return glocked(NodeLocks.Plan.shared(ino), () -> read(() -> {
             Dinode d = volume.dinode(ino);
-            return new FileStat(ino, d.type, d.size, (d.blocks + 1) * blockSize(), d.nlink, d.mode, d.uid, d.gid,
+            return new FileStat(ino, d.type, d.size, (d.blocks + 1) * volume.blockSize, d.nlink, d.mode, d.uid, d.gid,
                     d.atime, d.mtime, d.ctime, d.btime);
         }));
     }
@@ -436,25 +423,5 @@ abstract class Namespace implements MountedFileSystem, SuperOps, InodeOps, FileO
                 destroy(dir);
             }
         }
-    }
-
-    @Override
-    public SuperOps superOps() {
-        return this;
-    }
-
-    @Override
-    public InodeOps inodeOps() {
-        return this;
-    }
-
-    @Override
-    public FileOps fileOps() {
-        return this;
-    }
-
-    @Override
-    public XattrOps xattrOps() {
-        return this;
     }
 }
