@@ -16,7 +16,7 @@ import java.util.TreeMap;
  * @param folioStatesAllocated per-block folio states created
  * @param foliosByOrder folios created, indexed by order (copied)
  * @param adapterCounters the adapter's own counters by name (lock acquisitions, journal commits...),
- *     as {@link dev.iomap.spi.MountedFileSystem#counters()} gives them; sorted by name, copied
+ *     as {@link dev.iomap.spi.SuperOps#counters()} gives them; sorted by name, copied
  */
 public record IoStats(
         long appBytesWritten,

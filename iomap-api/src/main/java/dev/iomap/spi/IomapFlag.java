@@ -14,7 +14,7 @@ public enum IomapFlag {
     /**
      * The inode has metadata changes not yet durable; fdatasync must write them
      * ({@code IOMAP_F_DIRTY}). The core does not read it: fdatasync always calls the adapter's
-     * {@link MountedFileSystem#fsync}.
+     * {@link FileOps#fsync}.
      */
     DIRTY,
     /**

@@ -44,7 +44,7 @@ public interface IomapInode {
      * Writes back the dirty cache of {@code [start, end)} and waits until the device has it (not yet
      * flushed): the kernel's {@code filemap_write_and_wait_range}. A zone file needs it before the
      * zone is finished; a cluster lock's demotion needs it before another node may read. May be called
-     * with the inode lock held (from {@link MountedFileSystem#setSize}); must not be called from an
+     * with the inode lock held (from {@link FileOps#setSize}); must not be called from an
      * ioend completion. Writeback errors go where every writeback error goes: the next fsync.
      *
      * @param start first byte
@@ -94,7 +94,7 @@ public interface IomapInode {
 
     /**
      * Sets the in-memory size to the size the device holds, after another node changed the file: a
-     * cluster adapter calls it from {@link MountedFileSystem#use} when it took the file's glock
+     * cluster adapter calls it from {@link FileOps#use} when it took the file's glock
      * again after a demotion had dropped the cache (GFS2's {@code gfs2_inode_refresh} setting
      * {@code i_size}). The cache holds no folio of the file then (the demotion dropped them), so
      * nothing is zeroed or truncated. Takes no lock.

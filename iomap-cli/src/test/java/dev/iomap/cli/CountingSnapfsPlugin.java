@@ -78,7 +78,9 @@ public final class CountingSnapfsPlugin implements AdapterPlugin {
                             fsyncs.incrementAndGet();
                         }
                         try {
-                            return method.invoke(mount, args);
+                            // A table the snapfs mount is itself is this proxy's table too.
+                            Object result = method.invoke(mount, args);
+                            return result == mount ? proxy : result;
                         } catch (InvocationTargetException e) {
                             throw e.getCause();
                         }

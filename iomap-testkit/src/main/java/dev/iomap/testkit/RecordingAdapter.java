@@ -13,11 +13,15 @@ import dev.iomap.api.FsStat;
 import dev.iomap.api.FsckReport;
 import dev.iomap.api.MountOptions;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.FileOps;
 import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.InodeOps;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.SuperOps;
 import dev.iomap.spi.WritebackOps;
+import dev.iomap.spi.XattrOps;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -201,8 +205,11 @@ public final class RecordingAdapter implements FileSystemAdapter {
         return new RecordingAdapter(adapter.clusterNode(join), capabilities, calls, before);
     }
 
-    /** Passes every call on, including the SPI's default methods, and records the cache hooks. */
-    private final class RecordingMount implements MountedFileSystem {
+    /**
+     * Passes every call of every table on, including the SPI's default methods, and records the cache
+     * hooks. It is its own table of each kind, over the wrapped mount's tables.
+     */
+    private final class RecordingMount implements MountedFileSystem, SuperOps, InodeOps, FileOps, XattrOps {
         private final MountedFileSystem mount;
 
         RecordingMount(MountedFileSystem mount) {
@@ -231,116 +238,136 @@ public final class RecordingAdapter implements FileSystemAdapter {
 
         @Override
         public FileStat getattr(long ino) throws IOException {
-            return mount.getattr(ino);
+            return mount.inodeOps().getattr(ino);
         }
 
         @Override
         public long lookup(long dirIno, String name) throws IOException {
-            return mount.lookup(dirIno, name);
+            return mount.inodeOps().lookup(dirIno, name);
         }
 
         @Override
         public long create(long dirIno, String name, FileType type) throws IOException {
-            return mount.create(dirIno, name, type);
+            return mount.inodeOps().create(dirIno, name, type);
         }
 
         @Override
         public List<DirEntry> readdir(long dirIno) throws IOException {
-            return mount.readdir(dirIno);
+            return mount.inodeOps().readdir(dirIno);
         }
 
         @Override
         public void unlink(long dirIno, String name) throws IOException {
-            mount.unlink(dirIno, name);
+            mount.inodeOps().unlink(dirIno, name);
         }
 
         @Override
         public void rmdir(long dirIno, String name) throws IOException {
-            mount.rmdir(dirIno, name);
+            mount.inodeOps().rmdir(dirIno, name);
         }
 
         @Override
         public long rename(long fromDir, String fromName, long toDir, String toName) throws IOException {
-            return mount.rename(fromDir, fromName, toDir, toName);
+            return mount.inodeOps().rename(fromDir, fromName, toDir, toName);
         }
 
         @Override
         public void exchange(long dir1, String name1, long dir2, String name2) throws IOException {
-            mount.exchange(dir1, name1, dir2, name2);
+            mount.inodeOps().exchange(dir1, name1, dir2, name2);
         }
 
         @Override
         public long create(long dirIno, String name, FileType type, NewInodeAttributes attributes)
                 throws IOException {
-            return mount.create(dirIno, name, type, attributes);
+            return mount.inodeOps().create(dirIno, name, type, attributes);
         }
 
         @Override
         public long symlink(long dirIno, String name, byte[] target, NewInodeAttributes attributes)
                 throws IOException {
-            return mount.symlink(dirIno, name, target, attributes);
+            return mount.inodeOps().symlink(dirIno, name, target, attributes);
         }
 
         @Override
         public byte[] readlink(long ino) throws IOException {
-            return mount.readlink(ino);
+            return mount.inodeOps().readlink(ino);
         }
 
         @Override
         public void link(long ino, long dirIno, String name) throws IOException {
-            mount.link(ino, dirIno, name);
+            mount.inodeOps().link(ino, dirIno, name);
         }
 
         @Override
         public FileStat setattr(long ino, AttributeChange change) throws IOException {
-            return mount.setattr(ino, change);
+            return mount.inodeOps().setattr(ino, change);
         }
 
         @Override
         public void updateTimes(IomapInode inode, Instant now) throws IOException {
-            mount.updateTimes(inode, now);
+            mount.inodeOps().updateTimes(inode, now);
         }
 
         @Override
         public byte[] getxattr(long ino, String name) throws IOException {
-            return mount.getxattr(ino, name);
+            return mount.xattrOps().getxattr(ino, name);
         }
 
         @Override
         public List<String> listxattr(long ino) throws IOException {
-            return mount.listxattr(ino);
+            return mount.xattrOps().listxattr(ino);
         }
 
         @Override
         public void setxattr(long ino, String name, byte[] value, XattrMode mode) throws IOException {
-            mount.setxattr(ino, name, value, mode);
+            mount.xattrOps().setxattr(ino, name, value, mode);
         }
 
         @Override
         public void removexattr(long ino, String name) throws IOException {
-            mount.removexattr(ino, name);
+            mount.xattrOps().removexattr(ino, name);
         }
 
         @Override
         public java.util.Set<dev.iomap.api.FileFlag> getflags(long ino) throws IOException {
-            return mount.getflags(ino);
+            return mount.inodeOps().getflags(ino);
         }
 
         @Override
         public void setflags(long ino, java.util.Optional<IomapInode> cached, java.util.Set<dev.iomap.api.FileFlag> flags)
                 throws IOException {
             record("setflags", ino);
-            mount.setflags(ino, cached, flags);
+            mount.inodeOps().setflags(ino, cached, flags);
         }
 
         @Override
         public java.util.Map<String, Long> counters() {
-            return mount.counters();
+            return mount.superOps().counters();
         }
 
         @Override
         public FsStat statfs() throws IOException {
-            return mount.statfs();
+            return mount.superOps().statfs();
+        }
+
+        @Override
+        public SuperOps superOps() {
+            return this;
+        }
+
+        @Override
+        public InodeOps inodeOps() {
+            return this;
+        }
+
+        @Override
+        public FileOps fileOps() {
+            return this;
+        }
+
+        @Override
+        public XattrOps xattrOps() {
+            return this;
         }
 
         @Override
@@ -355,75 +382,75 @@ public final class RecordingAdapter implements FileSystemAdapter {
 
         @Override
         public void checkSetSize(IomapInode inode, long newSize) throws IOException {
-            mount.checkSetSize(inode, newSize);
+            mount.fileOps().checkSetSize(inode, newSize);
         }
 
         @Override
         public void setSize(IomapInode inode, long newSize) throws IOException {
             record("setSize", inode.ino(), newSize);
-            mount.setSize(inode, newSize);
+            mount.fileOps().setSize(inode, newSize);
         }
 
         @Override
         public void fallocate(IomapInode inode, FallocateMode mode, long offset, long length) throws IOException {
             record("fallocate", mode, offset, length);
-            mount.fallocate(inode, mode, offset, length);
+            mount.fileOps().fallocate(inode, mode, offset, length);
         }
 
         @Override
         public void cloneRange(IomapInode source, long srcOffset, IomapInode target, long dstOffset, long length)
                 throws IOException {
             record("cloneRange", source.ino(), srcOffset, target.ino(), dstOffset, length);
-            mount.cloneRange(source, srcOffset, target, dstOffset, length);
+            mount.fileOps().cloneRange(source, srcOffset, target, dstOffset, length);
         }
 
         @Override
         public void fsync(IomapInode inode, boolean dataOnly) throws IOException {
             record(dataOnly ? "fdatasync" : "fsync", inode.ino());
-            mount.fsync(inode, dataOnly);
+            mount.fileOps().fsync(inode, dataOnly);
         }
 
         @Override
         public void release(IomapInode inode) throws IOException {
-            mount.release(inode);
+            mount.fileOps().release(inode);
         }
 
         @Override
         public void open(IomapInode inode) throws IOException {
-            mount.open(inode);
+            mount.fileOps().open(inode);
         }
 
         @Override
         public boolean dropInode(IomapInode inode) {
-            return mount.dropInode(inode);
+            return mount.superOps().dropInode(inode);
         }
 
         @Override
         public java.util.Optional<java.util.UUID> uuid() throws IOException {
-            return mount.uuid();
+            return mount.superOps().uuid();
         }
 
         @Override
         public FileUse use(IomapInode inode, boolean write) throws IOException {
-            return mount.use(inode, write);
+            return mount.fileOps().use(inode, write);
         }
 
         @Override
         public void evict(long ino) throws IOException {
             record("evict", ino);
-            mount.evict(ino);
+            mount.superOps().evict(ino);
         }
 
         @Override
         public void sync() throws IOException {
             record("sync");
-            mount.sync();
+            mount.superOps().sync();
         }
 
         @Override
         public void unmount() throws IOException {
             record("unmount");
-            mount.unmount();
+            mount.superOps().unmount();
         }
     }
 }

@@ -7,8 +7,12 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.FormatOptions;
 import dev.iomap.api.MountOptions;
 import dev.iomap.devices.RamBlockDevice;
+import dev.iomap.spi.FileOps;
 import dev.iomap.spi.FileSystemAdapter;
+import dev.iomap.spi.InodeOps;
 import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.SuperOps;
+import dev.iomap.spi.XattrOps;
 import dev.iomap.testkit.snapfs.SnapAdapter;
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -16,6 +20,7 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RecordingAdapterTest {
@@ -27,14 +32,14 @@ class RecordingAdapterTest {
         RecordingAdapter recorder = new RecordingAdapter(new SnapAdapter());
         recorder.format(device, FormatOptions.blockSize(4096));
         MountedFileSystem mount = recorder.mount(device, MountOptions.defaults());
-        long ino = mount.create(mount.rootIno(), "f", FileType.REGULAR);
-        mount.unlink(mount.rootIno(), "f");
+        long ino = mount.inodeOps().create(mount.rootIno(), "f", FileType.REGULAR);
+        mount.inodeOps().unlink(mount.rootIno(), "f");
         List<List<String>> seenByTheAction = new ArrayList<>();
         recorder.beforeCall("unmount", () -> seenByTheAction.add(recorder.calls()));
 
-        mount.evict(ino);
-        mount.sync();
-        mount.unmount();
+        mount.superOps().evict(ino);
+        mount.superOps().sync();
+        mount.superOps().unmount();
 
         assertThat(recorder.calls()).containsExactly("evict " + ino, "sync", "unmount");
         assertThat(seenByTheAction).containsExactly(List.of("evict " + ino, "sync", "unmount"));
@@ -53,19 +58,26 @@ class RecordingAdapterTest {
         assertThat(recorder.capabilities()).doesNotContain(Capability.CLONE);
     }
 
-    /** A method the SPI gains later, default or not, must be passed on, not silently defaulted. */
+    /**
+     * A method the SPI gains later, default or not, must be passed on, not silently defaulted: the
+     * mount's own methods and those of each of its tables.
+     */
     @Test
     void theMountPassesOnEveryMethodOfTheSpi() throws IOException {
         RecordingAdapter recorder = new RecordingAdapter(new SnapAdapter());
         recorder.format(device, FormatOptions.blockSize(4096));
         MountedFileSystem mount = recorder.mount(device, MountOptions.defaults());
-        for (Method method : MountedFileSystem.class.getMethods()) {
-            if (Modifier.isStatic(method.getModifiers())) {
-                continue;
+        Map<Class<?>, Object> tables = Map.of(MountedFileSystem.class, mount, SuperOps.class, mount.superOps(),
+                InodeOps.class, mount.inodeOps(), FileOps.class, mount.fileOps(), XattrOps.class, mount.xattrOps());
+        for (var table : tables.entrySet()) {
+            for (Method method : table.getKey().getMethods()) {
+                if (Modifier.isStatic(method.getModifiers())) {
+                    continue;
+                }
+                assertThat(declares(table.getValue().getClass(), method)).as(method.getName()).isTrue();
             }
-            assertThat(declares(mount.getClass(), method)).as(method.getName()).isTrue();
         }
-        mount.unmount();
+        mount.superOps().unmount();
     }
 
     /** The same for the adapter itself: a refusal before formatting must be the wrapped adapter's. */

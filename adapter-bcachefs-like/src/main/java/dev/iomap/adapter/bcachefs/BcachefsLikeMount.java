@@ -14,9 +14,14 @@ import dev.iomap.api.FsStat;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
+import dev.iomap.spi.FileOps;
+import dev.iomap.spi.InodeOps;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
+import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.SuperOps;
 import dev.iomap.spi.WritebackOps;
+import dev.iomap.spi.XattrOps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -33,7 +38,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * the work a crash left pending: inodes unlinked while open are freed, truncates that did not drop
  * all their extents are completed. Unmount commits and checkpoints the store. Thread-safe.
  */
-final class BcachefsLikeMount extends Namespace {
+final class BcachefsLikeMount extends Namespace implements MountedFileSystem, SuperOps, FileOps {
     private final Map<Long, FileState> states = new ConcurrentHashMap<>();
     private final ExtentReader reader;
     private final DataPath data;
@@ -85,6 +90,36 @@ final class BcachefsLikeMount extends Namespace {
 
     FileState state(long ino) {
         return states.computeIfAbsent(ino, FileState::new);
+    }
+
+    @Override
+    public int blockSize() {
+        return volume.blockSize;
+    }
+
+    @Override
+    public long rootIno() {
+        return Keys.ROOT_INO;
+    }
+
+    @Override
+    public SuperOps superOps() {
+        return this;
+    }
+
+    @Override
+    public InodeOps inodeOps() {
+        return this;
+    }
+
+    @Override
+    public FileOps fileOps() {
+        return this;
+    }
+
+    @Override
+    public XattrOps xattrOps() {
+        return this;
     }
 
     @Override

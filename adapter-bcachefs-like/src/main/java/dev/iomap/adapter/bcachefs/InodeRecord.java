@@ -1,6 +1,7 @@
 package dev.iomap.adapter.bcachefs;
 
 import dev.iomap.adapter.support.ns.FileTypeCodes;
+import dev.iomap.adapter.support.ns.NamespaceInode;
 import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import java.nio.ByteBuffer;
@@ -12,7 +13,7 @@ import java.time.Instant;
  * mount keeps the current copy of every inode it has touched and puts it in each transaction that
  * changes it, under the mount's metadata lock.
  */
-final class InodeRecord {
+final class InodeRecord implements NamespaceInode {
     /** Encoded size. */
     static final int BYTES = 84;
     /** The largest size of any inode, the format's limit (1 TiB): a larger one is damage. */
@@ -129,5 +130,52 @@ final class InodeRecord {
 
     private static Instant instant(long nanos) {
         return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+    }
+
+    @Override
+    public long ino() {
+        return ino;
+    }
+
+    @Override
+    public FileType type() {
+        return type;
+    }
+
+    @Override
+    public int mode() {
+        return mode;
+    }
+
+    @Override
+    public int gid() {
+        return gid;
+    }
+
+    @Override
+    public int linkCount() {
+        return nlink;
+    }
+
+    @Override
+    public void setLinkCount(int count) {
+        nlink = count;
+    }
+
+    /** Sets the parent of a directory; a file's stays 0. */
+    @Override
+    public void setParent(long dirIno) {
+        parent = type == FileType.DIRECTORY ? dirIno : 0;
+    }
+
+    @Override
+    public void setCtime(Instant now) {
+        ctime = now;
+    }
+
+    @Override
+    public void setMtimeAndCtime(Instant now) {
+        mtime = now;
+        ctime = now;
     }
 }

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.bcachefs;
 
-import dev.iomap.adapter.support.ns.PosixRules;
+import dev.iomap.adapter.support.ns.PosixNamespace;
 import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
@@ -11,17 +11,19 @@ import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
-import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.InodeOps;
+import dev.iomap.spi.XattrOps;
 import java.io.IOException;
-import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.NotLinkException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -30,7 +32,7 @@ import java.util.Optional;
  * whole or not at all). An inode that loses its last name gets a pending-orphan key in the same
  * transaction; {@link #destroy} (at evict, or at the next mount) frees it.
  */
-abstract class Namespace implements MountedFileSystem {
+abstract class Namespace implements InodeOps, XattrOps {
     /** Largest encoded attribute set of one inode. */
     static final int MAX_XATTR_BYTES = 256 * 1024;
 
@@ -74,33 +76,6 @@ abstract class Namespace implements MountedFileSystem {
         return r;
     }
 
-    private Dirents.Dirent entry(long dir, String name) throws IOException {
-        inodeOf(dir, FileType.DIRECTORY);
-        return Dirents.find(volume.store, dir, name).orElseThrow(() -> new NoSuchFileException(name));
-    }
-
-    private void noEntry(long dir, String name) throws IOException {
-        inodeOf(dir, FileType.DIRECTORY);
-        if (Dirents.find(volume.store, dir, name).isPresent()) {
-            throw new FileAlreadyExistsException(name);
-        }
-    }
-
-    private static void touched(InodeRecord dir, Instant now) {
-        dir.mtime = now;
-        dir.ctime = now;
-    }
-
-    @Override
-    public int blockSize() {
-        return volume.blockSize;
-    }
-
-    @Override
-    public long rootIno() {
-        return Keys.ROOT_INO;
-    }
-
     @Override
     public FileStat getattr(long ino) throws IOException {
         return locked(() -> {
@@ -112,7 +87,7 @@ abstract class Namespace implements MountedFileSystem {
 
     @Override
     public long lookup(long dirIno, String name) throws IOException {
-        return locked(() -> entry(dirIno, name).ino());
+        return locked(() -> PosixNamespace.lookup(new TxStore(), dirIno, name));
     }
 
     @Override
@@ -122,41 +97,12 @@ abstract class Namespace implements MountedFileSystem {
 
     @Override
     public long create(long dirIno, String name, FileType type, NewInodeAttributes attributes) throws IOException {
-        return locked(() -> newInode(dirIno, name, type, attributes, null));
+        return change(store -> PosixNamespace.create(store, dirIno, name, type, attributes));
     }
 
     @Override
     public long symlink(long dirIno, String name, byte[] target, NewInodeAttributes attributes) throws IOException {
-        return locked(() -> newInode(dirIno, name, FileType.SYMLINK, attributes, target.clone()));
-    }
-
-    private long newInode(long dirIno, String name, FileType type, NewInodeAttributes attributes, byte[] target)
-            throws IOException {
-        noEntry(dirIno, name);
-        InodeRecord dir = volume.inode(dirIno);
-        BcachefsVolume.Tx tx = volume.tx();
-        InodeRecord r = new InodeRecord(volume.newIno(tx));
-        Instant now = Instant.now();
-        r.type = type;
-        r.mode = PosixRules.newMode(type, type == FileType.SYMLINK ? 0777 : attributes.mode(), dir.mode);
-        r.uid = attributes.uid();
-        r.gid = PosixRules.newGid(attributes, dir.mode, dir.gid);
-        r.nlink = type == FileType.DIRECTORY ? 2 : 1;
-        r.parent = type == FileType.DIRECTORY ? dirIno : 0;
-        r.atime = r.mtime = r.ctime = r.btime = now;
-        if (target != null) {
-            r.size = target.length;
-            volume.writeBlob(tx, Keys.SYMLINKS, r.ino, target);
-        }
-        if (type == FileType.DIRECTORY) {
-            dir.nlink++;
-        }
-        touched(dir, now);
-        tx.update.put(Dirents.freeKey(volume.store, dirIno, name), Dirents.encode(r.ino, type, name));
-        tx.put(r).put(dir);
-        tx.commit();
-        volume.cache(r);
-        return r.ino;
+        return change(store -> PosixNamespace.symlink(store, dirIno, name, target, attributes));
     }
 
     @Override
@@ -169,20 +115,8 @@ abstract class Namespace implements MountedFileSystem {
 
     @Override
     public void link(long ino, long dirIno, String name) throws IOException {
-        locked(() -> {
-            noEntry(dirIno, name);
-            InodeRecord dir = volume.inode(dirIno);
-            InodeRecord r = volume.inode(ino);
-            BcachefsVolume.Tx tx = volume.tx();
-            Instant now = Instant.now();
-            if (r.nlink == 0) {
-                tx.update.delete(Keys.pending(ino, Keys.PENDING_ORPHAN));
-            }
-            r.nlink++;
-            r.ctime = now;
-            touched(dir, now);
-            tx.update.put(Dirents.freeKey(volume.store, dirIno, name), Dirents.encode(ino, r.type, name));
-            tx.put(r).put(dir).commit();
+        change(store -> {
+            PosixNamespace.link(store, ino, dirIno, name);
             return null;
         });
     }
@@ -286,47 +220,16 @@ abstract class Namespace implements MountedFileSystem {
 
     @Override
     public void unlink(long dirIno, String name) throws IOException {
-        locked(() -> {
-            Dirents.Dirent e = entry(dirIno, name);
-            if (e.type() == FileType.DIRECTORY) {
-                throw new FileSystemException(name, null, "is a directory");
-            }
-            InodeRecord dir = volume.inode(dirIno);
-            Instant now = Instant.now();
-            BcachefsVolume.Tx tx = volume.tx();
-            tx.update.delete(e.key());
-            touched(dir, now);
-            dropName(tx, volume.inode(e.ino()), now);
-            tx.put(dir).commit();
+        change(store -> {
+            PosixNamespace.unlink(store, dirIno, name);
             return null;
         });
     }
 
-    /** One name less; at zero the inode becomes a pending orphan until evict or the next mount frees it. */
-    private void dropName(BcachefsVolume.Tx tx, InodeRecord r, Instant now) {
-        r.nlink = r.type == FileType.DIRECTORY ? 0 : r.nlink - 1;
-        r.ctime = now;
-        if (r.nlink == 0) {
-            tx.update.put(Keys.pending(r.ino, Keys.PENDING_ORPHAN), new byte[0]);
-        }
-        tx.put(r);
-    }
-
     @Override
     public void rmdir(long dirIno, String name) throws IOException {
-        locked(() -> {
-            Dirents.Dirent e = entry(dirIno, name);
-            inodeOf(e.ino(), FileType.DIRECTORY);
-            if (!Dirents.isEmpty(volume.store, e.ino())) {
-                throw new DirectoryNotEmptyException(name);
-            }
-            InodeRecord dir = volume.inode(dirIno);
-            BcachefsVolume.Tx tx = volume.tx();
-            tx.update.delete(e.key());
-            dir.nlink--;
-            touched(dir, Instant.now());
-            freeSmallInode(tx, e.ino());
-            tx.put(dir).commit();
+        change(store -> {
+            PosixNamespace.rmdir(store, dirIno, name);
             return null;
         });
     }
@@ -341,86 +244,137 @@ abstract class Namespace implements MountedFileSystem {
 
     @Override
     public long rename(long fromDir, String fromName, long toDir, String toName) throws IOException {
-        return locked(() -> {
-            Dirents.Dirent moving = entry(fromDir, fromName);
-            inodeOf(toDir, FileType.DIRECTORY);
-            Optional<Dirents.Dirent> replaced = Dirents.find(volume.store, toDir, toName);
-            InodeRecord from = volume.inode(fromDir);
-            InodeRecord to = volume.inode(toDir);
-            Instant now = Instant.now();
-            BcachefsVolume.Tx tx = volume.tx();
-            long lost = -1;
-            if (replaced.isPresent()) {
-                InodeRecord victim = volume.inode(replaced.get().ino());
-                if (victim.type == FileType.DIRECTORY) {
-                    if (moving.type() != FileType.DIRECTORY) {
-                        throw new FileSystemException(toName, null, "is a directory");
-                    }
-                    if (!Dirents.isEmpty(volume.store, victim.ino)) {
-                        throw new DirectoryNotEmptyException(toName);
-                    }
-                    to.nlink--;
-                    freeSmallInode(tx, victim.ino);
-                } else {
-                    if (moving.type() == FileType.DIRECTORY) {
-                        throw new NotDirectoryException(toName);
-                    }
-                    dropName(tx, victim, now);
-                    lost = victim.nlink == 0 ? victim.ino : -1;
-                }
-                tx.update.put(replaced.get().key(), Dirents.encode(moving.ino(), moving.type(), toName));
-            } else {
-                tx.update.put(Dirents.freeKey(volume.store, toDir, toName),
-                        Dirents.encode(moving.ino(), moving.type(), toName));
-            }
-            tx.update.delete(moving.key());
-            InodeRecord r = volume.inode(moving.ino());
-            r.ctime = now;
-            if (moving.type() == FileType.DIRECTORY && fromDir != toDir) {
-                r.parent = toDir;
-                from.nlink--;
-                to.nlink++;
-            }
-            touched(from, now);
-            touched(to, now);
-            tx.put(r).put(from).put(to).commit();
-            return lost;
-        });
+        return change(store -> PosixNamespace.rename(store, fromDir, fromName, toDir, toName));
     }
 
     @Override
     public void exchange(long dir1, String name1, long dir2, String name2) throws IOException {
-        locked(() -> {
-            Dirents.Dirent a = entry(dir1, name1);
-            Dirents.Dirent b = entry(dir2, name2);
-            InodeRecord d1 = volume.inode(dir1);
-            InodeRecord d2 = volume.inode(dir2);
-            Instant now = Instant.now();
-            BcachefsVolume.Tx tx = volume.tx();
-            tx.update.put(a.key(), Dirents.encode(b.ino(), b.type(), name1));
-            tx.update.put(b.key(), Dirents.encode(a.ino(), a.type(), name2));
-            if (dir1 != dir2) {
-                moveDirectory(a, d1, d2);
-                moveDirectory(b, d2, d1);
-            }
-            for (Dirents.Dirent e : List.of(a, b)) {
-                InodeRecord r = volume.inode(e.ino());
-                r.ctime = now;
-                tx.put(r);
-            }
-            touched(d1, now);
-            touched(d2, now);
-            tx.put(d1).put(d2).commit();
+        change(store -> {
+            PosixNamespace.exchange(store, dir1, name1, dir2, name2);
             return null;
         });
     }
 
-    private void moveDirectory(Dirents.Dirent e, InodeRecord from, InodeRecord to) throws IOException {
-        if (e.type() != FileType.DIRECTORY) {
-            return;
+    /** One namespace change in one store transaction, as {@link PosixNamespace} uses it. */
+    @FunctionalInterface
+    private interface StoreChange<T> {
+        T run(TxStore store) throws IOException;
+    }
+
+    /** Runs {@code change} under the metadata lock in one transaction, committed if it returns normally. */
+    private <T> T change(StoreChange<T> change) throws IOException {
+        return locked(() -> {
+            TxStore store = new TxStore();
+            T result = change.run(store);
+            store.commit();
+            return result;
+        });
+    }
+
+    /**
+     * The dirents and inodes of one store transaction: entries go into the transaction as they change,
+     * inode records when it commits (so each is encoded once, in its final state).
+     */
+    private final class TxStore implements PosixNamespace.Store<InodeRecord> {
+        private final BcachefsVolume.Tx tx = volume.tx();
+        /** Entries found in this transaction, by directory and name, for their keys. */
+        private final Map<String, Dirents.Dirent> found = new HashMap<>();
+        private final Map<Long, InodeRecord> changed = new LinkedHashMap<>();
+        private final List<InodeRecord> created = new ArrayList<>();
+
+        @Override
+        public InodeRecord inode(long ino) throws IOException {
+            return volume.inode(ino);
         }
-        volume.inode(e.ino()).parent = to.ino;
-        from.nlink--;
-        to.nlink++;
+
+        @Override
+        public Optional<DirEntry> find(InodeRecord dir, String name) throws IOException {
+            Optional<Dirents.Dirent> entry = Dirents.find(volume.store, dir.ino, name);
+            entry.ifPresent(e -> found.put(dir.ino + "/" + name, e));
+            return entry.map(e -> new DirEntry(name, e.ino(), e.type()));
+        }
+
+        private Dirents.Dirent dirent(InodeRecord dir, String name) throws IOException {
+            Dirents.Dirent entry = found.get(dir.ino + "/" + name);
+            if (entry != null) {
+                return entry;
+            }
+            return Dirents.find(volume.store, dir.ino, name).orElseThrow(() -> new NoSuchFileException(name));
+        }
+
+        @Override
+        public boolean isEmpty(InodeRecord dir) throws IOException {
+            return Dirents.isEmpty(volume.store, dir.ino);
+        }
+
+        @Override
+        public InodeRecord allocate(InodeRecord dir, String name, PosixNamespace.NewInode inode) throws IOException {
+            InodeRecord r = new InodeRecord(volume.newIno(tx));
+            r.type = inode.type();
+            r.mode = inode.mode();
+            r.uid = inode.uid();
+            r.gid = inode.gid();
+            r.nlink = inode.linkCount();
+            r.parent = inode.type() == FileType.DIRECTORY ? inode.dirIno() : 0;
+            r.atime = r.mtime = r.ctime = r.btime = inode.now();
+            if (inode.target() != null) {
+                r.size = inode.target().length;
+                volume.writeBlob(tx, Keys.SYMLINKS, r.ino, inode.target());
+            }
+            changed.put(r.ino, r);
+            created.add(r);
+            return r;
+        }
+
+        @Override
+        public void addEntry(InodeRecord dir, String name, long ino, FileType type) throws IOException {
+            tx.update.put(Dirents.freeKey(volume.store, dir.ino, name), Dirents.encode(ino, type, name));
+        }
+
+        @Override
+        public void replaceEntry(InodeRecord dir, String name, long ino, FileType type) throws IOException {
+            tx.update.put(dirent(dir, name).key(), Dirents.encode(ino, type, name));
+        }
+
+        @Override
+        public void removeEntry(InodeRecord dir, String name) throws IOException {
+            tx.update.delete(dirent(dir, name).key());
+        }
+
+        @Override
+        public void changed(InodeRecord inode) {
+            changed.put(inode.ino, inode);
+        }
+
+        /** An inode without a name that gets one again is no longer an orphan. */
+        @Override
+        public void linking(InodeRecord inode) {
+            if (inode.nlink == 0) {
+                tx.update.delete(Keys.pending(inode.ino, Keys.PENDING_ORPHAN));
+            }
+        }
+
+        /** At zero names the inode becomes a pending orphan until evict or the next mount frees it. */
+        @Override
+        public void orphaned(InodeRecord inode) {
+            tx.update.put(Keys.pending(inode.ino, Keys.PENDING_ORPHAN), new byte[0]);
+        }
+
+        @Override
+        public void freeDirectory(InodeRecord dir) throws IOException {
+            changed.remove(dir.ino);
+            freeSmallInode(tx, dir.ino);
+        }
+
+        /** Puts every changed record and commits; caches the new inodes. */
+        void commit() throws IOException {
+            for (InodeRecord r : changed.values()) {
+                tx.put(r);
+            }
+            tx.commit();
+            for (InodeRecord r : created) {
+                volume.cache(r);
+            }
+        }
     }
 }

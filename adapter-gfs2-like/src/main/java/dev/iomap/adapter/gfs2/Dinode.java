@@ -1,6 +1,7 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.MetadataBlock;
+import dev.iomap.adapter.support.ns.NamespaceInode;
 import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileType;
 import java.nio.ByteBuffer;
@@ -15,7 +16,7 @@ import java.util.Arrays;
  * bytes stuffed while they fit and in a chain of blocks after that (height 1, first chain block in
  * pointer 0). Not thread-safe: the mount's metadata lock guards it.
  */
-final class Dinode {
+final class Dinode implements NamespaceInode {
     /** Bytes of the header before the stuffed data or pointers. */
     static final int HEADER_BYTES = 112;
     /** Flag bit: data journaled (on a directory: inherited by new children). */
@@ -204,5 +205,51 @@ final class Dinode {
                     + nanos + " nanoseconds is not a time");
         }
         return Instant.ofEpochSecond(seconds, nanos);
+    }
+
+    @Override
+    public long ino() {
+        return ino;
+    }
+
+    @Override
+    public FileType type() {
+        return type;
+    }
+
+    @Override
+    public int mode() {
+        return mode;
+    }
+
+    @Override
+    public int gid() {
+        return gid;
+    }
+
+    @Override
+    public int linkCount() {
+        return nlink;
+    }
+
+    @Override
+    public void setLinkCount(int count) {
+        nlink = count;
+    }
+
+    @Override
+    public void setParent(long dirIno) {
+        parent = dirIno;
+    }
+
+    @Override
+    public void setCtime(Instant now) {
+        ctime = now;
+    }
+
+    @Override
+    public void setMtimeAndCtime(Instant now) {
+        mtime = now;
+        ctime = now;
     }
 }

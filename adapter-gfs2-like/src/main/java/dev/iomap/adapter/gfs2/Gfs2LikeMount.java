@@ -1,11 +1,16 @@
 package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.lock.InodeGlockCallbacks;
+import dev.iomap.spi.FileOps;
+import dev.iomap.spi.InodeOps;
+import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.SuperOps;
+import dev.iomap.spi.XattrOps;
 import dev.iomap.spi.lock.ClusterContext;
 import dev.iomap.spi.lock.DemoteCallbacks;
 import dev.iomap.spi.lock.LockManager;
-import dev.iomap.spi.lock.LockName;
 import dev.iomap.spi.lock.LockMode;
+import dev.iomap.spi.lock.LockName;
 import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.api.FileFlag;
@@ -35,7 +40,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * image ({@link Gfs2Fsck#verifyForMount}: a damaged one is refused) and frees the dinodes a crash left
  * unlinked. Unmount commits and checkpoints. Thread-safe: see {@link Gfs2Transactions} for the locks.
  */
-final class Gfs2LikeMount extends Namespace {
+final class Gfs2LikeMount extends Namespace implements MountedFileSystem, SuperOps, FileOps {
     /** Known mount options: {@code data=ordered|journal}, {@code journal=K}. */
     static final Set<String> OPTIONS = Set.of("data", "journal");
 
@@ -181,6 +186,36 @@ final class Gfs2LikeMount extends Namespace {
     public FileUse use(IomapInode inode, boolean write) throws IOException {
         remember(inode);
         return node.use(inode, write);
+    }
+
+    @Override
+    public int blockSize() {
+        return volume.blockSize;
+    }
+
+    @Override
+    public long rootIno() {
+        return volume.layout.rootIno();
+    }
+
+    @Override
+    public SuperOps superOps() {
+        return this;
+    }
+
+    @Override
+    public InodeOps inodeOps() {
+        return this;
+    }
+
+    @Override
+    public FileOps fileOps() {
+        return this;
+    }
+
+    @Override
+    public XattrOps xattrOps() {
+        return this;
     }
 
     @Override

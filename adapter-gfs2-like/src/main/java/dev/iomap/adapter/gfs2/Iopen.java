@@ -121,7 +121,7 @@ final class Iopen {
     }
 
     /**
-     * The first open of an inode on this node ({@code MountedFileSystem.open}): holds its iopen glock
+     * The first open of an inode on this node ({@code FileOps.open}): holds its iopen glock
      * in SH, then checks that it still has a name (another node may have unlinked it since the path was
      * resolved, and freed it: its block may not be a dinode any more).
      *

@@ -1,6 +1,6 @@
 package dev.iomap.adapter.gfs2;
 
-import dev.iomap.adapter.support.ns.PosixRules;
+import dev.iomap.adapter.support.ns.PosixNamespace;
 import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
@@ -10,17 +10,21 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
-import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.InodeOps;
+import dev.iomap.spi.XattrOps;
 import java.io.IOException;
-import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.NotLinkException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -29,7 +33,7 @@ import java.util.TreeMap;
  * change joins the running transaction under the metadata lock, so one operation commits whole or
  * not at all.
  */
-abstract class Namespace implements MountedFileSystem {
+abstract class Namespace implements InodeOps, XattrOps {
     final Gfs2Volume volume;
     final Gfs2Transactions tx;
 
@@ -107,27 +111,11 @@ abstract class Namespace implements MountedFileSystem {
         return Entries.decodeDirectory(dir.content, dir.ino);
     }
 
-    private void store(Dinode dir, TreeMap<String, Entries.Entry> entries, Instant now) throws IOException {
-        volume.setContent(dir, Entries.encodeDirectory(entries));
-        dir.mtime = now;
-        dir.ctime = now;
-    }
-
-    @Override
-    public int blockSize() {
-        return volume.blockSize;
-    }
-
-    @Override
-    public long rootIno() {
-        return volume.layout.rootIno();
-    }
-
     @Override
     public FileStat getattr(long ino) throws IOException {
         return glocked(NodeLocks.Plan.shared(ino), () -> read(() -> {
             Dinode d = volume.dinode(ino);
-            return new FileStat(ino, d.type, d.size, (d.blocks + 1) * blockSize(), d.nlink, d.mode, d.uid, d.gid,
+            return new FileStat(ino, d.type, d.size, (d.blocks + 1) * volume.blockSize, d.nlink, d.mode, d.uid, d.gid,
                     d.atime, d.mtime, d.ctime, d.btime);
         }));
     }
@@ -150,7 +138,7 @@ abstract class Namespace implements MountedFileSystem {
     public long create(long dirIno, String name, FileType type, NewInodeAttributes attributes) throws IOException {
         beforeNewInode();
         return glocked(NodeLocks.Plan.allocatingOnly(newInodeBlocks(name, 0), dirIno), () -> {
-            long ino = change(() -> newInode(dirIno, name, type, attributes, null).ino);
+            long ino = posix(store -> PosixNamespace.create(store, dirIno, name, type, attributes));
             claim(ino);
             return ino;
         });
@@ -174,41 +162,11 @@ abstract class Namespace implements MountedFileSystem {
         return Chain.blocksFor(volume.layout.stuffedCapacity() + entry, volume.blockSize) + 1L;
     }
 
-    private Dinode newInode(long dirIno, String name, FileType type, NewInodeAttributes attributes, byte[] target)
-            throws IOException {
-        Dinode dir = dinodeOf(dirIno, FileType.DIRECTORY);
-        TreeMap<String, Entries.Entry> entries = entries(dir);
-        if (entries.containsKey(name)) {
-            throw new FileAlreadyExistsException(name);
-        }
-        long ino = volume.allocate(dirIno, dirIno, 1, ResourceGroup.DINODE)[0];
-        Dinode d = new Dinode(ino, volume.layout);
-        Instant now = Instant.now();
-        d.type = type;
-        d.mode = PosixRules.newMode(type, type == FileType.SYMLINK ? 0777 : attributes.mode(), dir.mode);
-        d.uid = attributes.uid();
-        d.gid = PosixRules.newGid(attributes, dir.mode, dir.gid);
-        d.nlink = type == FileType.DIRECTORY ? 2 : 1;
-        d.parent = dirIno;
-        d.flags = dir.flags & Dinode.FLAG_JDATA;
-        d.atime = d.mtime = d.ctime = d.btime = now;
-        volume.add(d);
-        if (target != null) {
-            volume.setContent(d, target);
-        }
-        if (type == FileType.DIRECTORY) {
-            dir.nlink++;
-        }
-        entries.put(name, new Entries.Entry(ino, type));
-        store(dir, entries, now);
-        return d;
-    }
-
     @Override
     public long symlink(long dirIno, String name, byte[] target, NewInodeAttributes attributes) throws IOException {
         beforeNewInode();
         return glocked(NodeLocks.Plan.allocatingOnly(newInodeBlocks(name, target.length), dirIno), () -> {
-            long ino = change(() -> newInode(dirIno, name, FileType.SYMLINK, attributes, target.clone()).ino);
+            long ino = posix(store -> PosixNamespace.symlink(store, dirIno, name, target, attributes));
             claim(ino);
             return ino;
         });
@@ -222,20 +180,8 @@ abstract class Namespace implements MountedFileSystem {
 
     @Override
     public void link(long ino, long dirIno, String name) throws IOException {
-        glocked(NodeLocks.Plan.allocatingOnly(newEntryBlocks(name), ino, dirIno), () -> change(() -> {
-            Dinode dir = dinodeOf(dirIno, FileType.DIRECTORY);
-            Dinode d = volume.dinode(ino);
-            TreeMap<String, Entries.Entry> entries = entries(dir);
-            if (entries.containsKey(name)) {
-                throw new FileAlreadyExistsException(name);
-            }
-            Instant now = Instant.now();
-            entries.put(name, new Entries.Entry(ino, d.type));
-            store(dir, entries, now);
-            d.nlink++;
-            d.ctime = now;
-            volume.setState(ino, ResourceGroup.DINODE);
-            volume.dirtyDinode(d);
+        glocked(NodeLocks.Plan.allocatingOnly(newEntryBlocks(name), ino, dirIno), () -> posix(store -> {
+            PosixNamespace.link(store, ino, dirIno, name);
             return null;
         }));
     }
@@ -324,56 +270,17 @@ abstract class Namespace implements MountedFileSystem {
     @Override
     public void unlink(long dirIno, String name) throws IOException {
         glocked(NodeLocks.Plan.exclusive(dirIno), () -> glocked(NodeLocks.Plan.allocating(entryIno(dirIno, name)),
-                () -> change(() -> {
-            Dinode dir = dinodeOf(dirIno, FileType.DIRECTORY);
-            TreeMap<String, Entries.Entry> entries = entries(dir);
-            Entries.Entry e = entries.get(name);
-            if (e == null) {
-                throw new NoSuchFileException(name);
-            }
-            if (e.type() == FileType.DIRECTORY) {
-                throw new java.nio.file.FileSystemException(name, null, "is a directory");
-            }
-            Instant now = Instant.now();
-            entries.remove(name);
-            store(dir, entries, now);
-            dropName(volume.dinode(e.ino()), now);
+                () -> posix(store -> {
+            PosixNamespace.unlink(store, dirIno, name);
             return null;
         })));
-    }
-
-    /**
-     * One name less: at zero the dinode is marked unlinked until evict (or the next mount) frees it; on a
-     * cluster node, once no node has it open ({@link Iopen}).
-     */
-    private void dropName(Dinode d, Instant now) {
-        d.nlink = d.type == FileType.DIRECTORY ? 0 : d.nlink - 1;
-        d.ctime = now;
-        if (d.nlink == 0) {
-            volume.setState(d.ino, ResourceGroup.UNLINKED);
-        }
-        volume.dirtyDinode(d);
     }
 
     @Override
     public void rmdir(long dirIno, String name) throws IOException {
         glocked(NodeLocks.Plan.exclusive(dirIno), () -> glocked(NodeLocks.Plan.allocating(entryIno(dirIno, name)),
-                () -> change(() -> {
-            Dinode dir = dinodeOf(dirIno, FileType.DIRECTORY);
-            TreeMap<String, Entries.Entry> entries = entries(dir);
-            Entries.Entry e = entries.get(name);
-            if (e == null) {
-                throw new NoSuchFileException(name);
-            }
-            Dinode victim = dinodeOf(e.ino(), FileType.DIRECTORY);
-            if (!entries(victim).isEmpty()) {
-                throw new DirectoryNotEmptyException(name);
-            }
-            Instant now = Instant.now();
-            entries.remove(name);
-            dir.nlink--;
-            store(dir, entries, now);
-            destroy(victim);
+                () -> posix(store -> {
+            PosixNamespace.rmdir(store, dirIno, name);
             return null;
         })));
     }
@@ -382,107 +289,139 @@ abstract class Namespace implements MountedFileSystem {
     public long rename(long fromDir, String fromName, long toDir, String toName) throws IOException {
         return glocked(NodeLocks.Plan.exclusive(fromDir, toDir).withRename(), () -> glocked(
                 NodeLocks.Plan.allocating(entryIno(fromDir, fromName), entryIno(toDir, toName)),
-                () -> renameLocked(fromDir, fromName, toDir, toName)));
-    }
-
-    private long renameLocked(long fromDir, String fromName, long toDir, String toName) throws IOException {
-        return change(() -> {
-            Dinode from = dinodeOf(fromDir, FileType.DIRECTORY);
-            Dinode to = dinodeOf(toDir, FileType.DIRECTORY);
-            TreeMap<String, Entries.Entry> fromEntries = entries(from);
-            Entries.Entry moving = fromEntries.get(fromName);
-            if (moving == null) {
-                throw new NoSuchFileException(fromName);
-            }
-            TreeMap<String, Entries.Entry> toEntries = fromDir == toDir ? fromEntries : entries(to);
-            Entries.Entry replaced = toEntries.get(toName);
-            Instant now = Instant.now();
-            long lost = -1;
-            if (replaced != null) {
-                Dinode victim = volume.dinode(replaced.ino());
-                if (victim.type == FileType.DIRECTORY) {
-                    if (moving.type() != FileType.DIRECTORY) {
-                        throw new java.nio.file.FileSystemException(toName, null, "is a directory");
-                    }
-                    if (!entries(victim).isEmpty()) {
-                        throw new DirectoryNotEmptyException(toName);
-                    }
-                    to.nlink--;
-                } else if (moving.type() == FileType.DIRECTORY) {
-                    throw new NotDirectoryException(toName);
-                }
-                dropName(victim, now);
-                lost = victim.nlink == 0 ? victim.ino : -1;
-            }
-            fromEntries.remove(fromName);
-            toEntries.put(toName, moving);
-            Dinode d = volume.dinode(moving.ino());
-            d.ctime = now;
-            if (moving.type() == FileType.DIRECTORY && fromDir != toDir) {
-                d.parent = toDir;
-                from.nlink--;
-                to.nlink++;
-            }
-            volume.dirtyDinode(d);
-            store(from, fromEntries, now);
-            if (fromDir != toDir) {
-                store(to, toEntries, now);
-            }
-            if (lost >= 0 && replaced.type() == FileType.DIRECTORY) {
-                destroy(volume.dinode(lost));
-                return -1L;
-            }
-            return lost;
-        });
+                () -> posix(store -> PosixNamespace.rename(store, fromDir, fromName, toDir, toName))));
     }
 
     @Override
     public void exchange(long dir1, String name1, long dir2, String name2) throws IOException {
         glocked(NodeLocks.Plan.exclusive(dir1, dir2).withRename(), () -> glocked(
                 NodeLocks.Plan.allocating(entryIno(dir1, name1), entryIno(dir2, name2)),
-                () -> exchangeLocked(dir1, name1, dir2, name2)));
+                () -> posix(store -> {
+            PosixNamespace.exchange(store, dir1, name1, dir2, name2);
+            return null;
+        })));
     }
 
-    private Void exchangeLocked(long dir1, String name1, long dir2, String name2) throws IOException {
+    /** One namespace change in the running transaction, as {@link PosixNamespace} uses it. */
+    @FunctionalInterface
+    private interface StoreChange<T> {
+        T run(DinodeStore store) throws IOException;
+    }
+
+    /** Runs {@code change} as {@link #change} does, then stores the directories it changed. */
+    private <T> T posix(StoreChange<T> change) throws IOException {
         return change(() -> {
-            Dinode d1 = dinodeOf(dir1, FileType.DIRECTORY);
-            Dinode d2 = dinodeOf(dir2, FileType.DIRECTORY);
-            TreeMap<String, Entries.Entry> e1 = entries(d1);
-            TreeMap<String, Entries.Entry> e2 = dir1 == dir2 ? e1 : entries(d2);
-            Entries.Entry a = e1.get(name1);
-            Entries.Entry b = e2.get(name2);
-            if (a == null || b == null) {
-                throw new NoSuchFileException(a == null ? name1 : name2);
-            }
-            Instant now = Instant.now();
-            e1.put(name1, b);
-            e2.put(name2, a);
-            if (dir1 != dir2) {
-                moveDirectory(a, d1, d2, now);
-                moveDirectory(b, d2, d1, now);
-            }
-            for (Entries.Entry e : List.of(a, b)) {
-                Dinode d = volume.dinode(e.ino());
-                d.ctime = now;
-                volume.dirtyDinode(d);
-            }
-            store(d1, e1, now);
-            if (dir1 != dir2) {
-                store(d2, e2, now);
-            }
-            return null;
+            DinodeStore store = new DinodeStore();
+            T result = change.run(store);
+            store.finish();
+            return result;
         });
     }
 
-    private void moveDirectory(Entries.Entry e, Dinode from, Dinode to, Instant now) throws IOException {
-        if (e.type() != FileType.DIRECTORY) {
-            return;
+    /**
+     * The dinodes and directories of one change: a directory's entries are decoded once and stored
+     * back whole when the change finishes, then the directories it removed are destroyed.
+     */
+    private final class DinodeStore implements PosixNamespace.Store<Dinode> {
+        private final Map<Long, TreeMap<String, Entries.Entry>> directories = new LinkedHashMap<>();
+        private final Set<Long> changedDirectories = new LinkedHashSet<>();
+        private final List<Dinode> removed = new ArrayList<>();
+
+        private TreeMap<String, Entries.Entry> entriesOf(Dinode dir) throws IOException {
+            TreeMap<String, Entries.Entry> entries = directories.get(dir.ino);
+            if (entries == null) {
+                entries = entries(dir);
+                directories.put(dir.ino, entries);
+            }
+            return entries;
         }
-        Dinode d = volume.dinode(e.ino());
-        d.parent = to.ino;
-        from.nlink--;
-        to.nlink++;
-        from.ctime = now;
-        to.ctime = now;
+
+        @Override
+        public Dinode inode(long ino) throws IOException {
+            return volume.dinode(ino);
+        }
+
+        @Override
+        public Optional<DirEntry> find(Dinode dir, String name) throws IOException {
+            Entries.Entry e = entriesOf(dir).get(name);
+            return e == null ? Optional.empty() : Optional.of(new DirEntry(name, e.ino(), e.type()));
+        }
+
+        @Override
+        public boolean isEmpty(Dinode dir) throws IOException {
+            return entriesOf(dir).isEmpty();
+        }
+
+        @Override
+        public Dinode allocate(Dinode dir, String name, PosixNamespace.NewInode inode) throws IOException {
+            long ino = volume.allocate(dir.ino, dir.ino, 1, ResourceGroup.DINODE)[0];
+            Dinode d = new Dinode(ino, volume.layout);
+            d.type = inode.type();
+            d.mode = inode.mode();
+            d.uid = inode.uid();
+            d.gid = inode.gid();
+            d.nlink = inode.linkCount();
+            d.parent = inode.dirIno();
+            d.flags = dir.flags & Dinode.FLAG_JDATA;
+            d.atime = d.mtime = d.ctime = d.btime = inode.now();
+            volume.add(d);
+            if (inode.target() != null) {
+                volume.setContent(d, inode.target());
+            }
+            return d;
+        }
+
+        @Override
+        public void addEntry(Dinode dir, String name, long ino, FileType type) throws IOException {
+            entriesOf(dir).put(name, new Entries.Entry(ino, type));
+            changedDirectories.add(dir.ino);
+        }
+
+        @Override
+        public void replaceEntry(Dinode dir, String name, long ino, FileType type) throws IOException {
+            addEntry(dir, name, ino, type);
+        }
+
+        @Override
+        public void removeEntry(Dinode dir, String name) throws IOException {
+            entriesOf(dir).remove(name);
+            changedDirectories.add(dir.ino);
+        }
+
+        @Override
+        public void changed(Dinode inode) {
+            volume.dirtyDinode(inode);
+        }
+
+        /** A dinode without a name that gets one again is a live dinode again. */
+        @Override
+        public void linking(Dinode inode) {
+            volume.setState(inode.ino, ResourceGroup.DINODE);
+        }
+
+        /**
+         * At zero names the dinode is marked unlinked until evict (or the next mount) frees it; on a
+         * cluster node, once no node has it open ({@link Iopen}).
+         */
+        @Override
+        public void orphaned(Dinode inode) {
+            volume.setState(inode.ino, ResourceGroup.UNLINKED);
+        }
+
+        @Override
+        public void freeDirectory(Dinode dir) {
+            removed.add(dir);
+        }
+
+        /** Stores the changed directories' entries, then destroys the removed directories. */
+        void finish() throws IOException {
+            for (long ino : changedDirectories) {
+                Dinode dir = volume.dinode(ino);
+                volume.setContent(dir, Entries.encodeDirectory(directories.get(ino)));
+            }
+            for (Dinode dir : removed) {
+                destroy(dir);
+            }
+        }
     }
 }

@@ -276,7 +276,7 @@ final class NodeLocks {
     }
 
     /**
-     * Holds the file's glock for one core operation ({@link dev.iomap.spi.MountedFileSystem#use}): SH
+     * Holds the file's glock for one core operation ({@link dev.iomap.spi.FileOps#use}): SH
      * for a read, EX for a change, registered as this thread's so that the operation's own glock uses
      * ({@link #lockInode}) take nothing more; if a demotion dropped the inode's cache since the last use
      * ({@link #invalidated}), sets the in-memory size from the dinode read again from the device. On a
@@ -287,11 +287,11 @@ final class NodeLocks {
      * @return the use
      * @throws IOException if the glock cannot be had or the dinode read
      */
-    dev.iomap.spi.MountedFileSystem.FileUse use(IomapInode inode, boolean write) throws IOException {
+    dev.iomap.spi.FileOps.FileUse use(IomapInode inode, boolean write) throws IOException {
         long ino = inode.ino();
         Set<Long> held = heldInodes.get();
         if (cluster == null || held.contains(ino)) {
-            return dev.iomap.spi.MountedFileSystem.FileUse.NONE;
+            return dev.iomap.spi.FileOps.FileUse.NONE;
         }
         mount.glocks.lock(ino, write ? LockMode.EX : LockMode.SH);
         held.add(ino);

@@ -6,6 +6,7 @@ import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentMap;
 import dev.iomap.adapter.support.ExtentState;
 import dev.iomap.adapter.support.ns.DirectoryBlocks;
+import dev.iomap.adapter.support.ns.NamespaceInode;
 import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.FileType;
 import java.time.Instant;
@@ -25,7 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * every change of a persisted extent, also needs the mount's metadata lock, taken first. The
  * {@link #sequence} is the validity cookie: bumped by every change of either fork.
  */
-final class InodeState {
+final class InodeState implements NamespaceInode {
     final long ino;
     final ReentrantLock lock = new ReentrantLock();
     final ExtentMap data = new ExtentMap();
@@ -197,5 +198,53 @@ final class InodeState {
     @Override
     public String toString() {
         return "inode " + ino;
+    }
+
+    @Override
+    public long ino() {
+        return ino;
+    }
+
+    @Override
+    public FileType type() {
+        return type;
+    }
+
+    @Override
+    public int mode() {
+        return mode;
+    }
+
+    @Override
+    public int gid() {
+        return gid;
+    }
+
+    @Override
+    public int linkCount() {
+        return nlink;
+    }
+
+    @Override
+    public void setLinkCount(int count) {
+        nlink = count;
+    }
+
+    /** Sets the parent of a directory; a file's stays 0. */
+    @Override
+    public void setParent(long dirIno) {
+        parent = isDirectory() ? dirIno : 0;
+    }
+
+    /** As {@link #statusChanged}. */
+    @Override
+    public void setCtime(Instant now) {
+        statusChanged(now);
+    }
+
+    /** As {@link #modified}. */
+    @Override
+    public void setMtimeAndCtime(Instant now) {
+        modified(now);
     }
 }

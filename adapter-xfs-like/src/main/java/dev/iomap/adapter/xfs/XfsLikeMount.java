@@ -16,10 +16,14 @@ import dev.iomap.api.AttributeChange;
 import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.XattrMode;
 import dev.iomap.api.InvalidRangeException;
+import dev.iomap.spi.FileOps;
+import dev.iomap.spi.InodeOps;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.SuperOps;
 import dev.iomap.spi.WritebackOps;
+import dev.iomap.spi.XattrOps;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
@@ -41,7 +45,7 @@ import java.util.List;
  * metadata lock and ends by letting the running transaction commit if it has grown large; fsync, sync
  * and unmount commit it.
  */
-final class XfsLikeMount implements MountedFileSystem {
+final class XfsLikeMount implements MountedFileSystem, SuperOps, InodeOps, FileOps, XattrOps {
     private final XfsVolume volume;
     private final FileSpace space;
     private final Namespace namespace;
@@ -273,6 +277,26 @@ final class XfsLikeMount implements MountedFileSystem {
         } finally {
             volume.metaLock.unlock();
         }
+    }
+
+    @Override
+    public SuperOps superOps() {
+        return this;
+    }
+
+    @Override
+    public InodeOps inodeOps() {
+        return this;
+    }
+
+    @Override
+    public FileOps fileOps() {
+        return this;
+    }
+
+    @Override
+    public XattrOps xattrOps() {
+        return this;
     }
 
     @Override

@@ -42,7 +42,7 @@ public final class ZonefsLikeAdapter implements FileSystemAdapter {
      *       sequential zone file refuses a write not at its end ({@link SequentialFileException}).</li>
      *   <li>{@link Capability#TRUNCATE}: a sequential zone file truncates to 0 (zone reset) or to its
      *       capacity (zone finish); anything else, and any truncate of a conventional zone file to
-     *       another size than its own, is refused ({@link dev.iomap.spi.MountedFileSystem#checkSetSize}).</li>
+     *       another size than its own, is refused ({@link dev.iomap.spi.FileOps#checkSetSize}).</li>
      *   <li>{@link Capability#DURABLE_FSYNC}: fsync writes back and flushes the device, which makes
      *       the data and the zone write pointers (the sequential files' sizes) durable.</li>
      *   <li>{@link Capability#DIRECT_IO}: a conventional file takes aligned direct reads and writes

@@ -6,9 +6,12 @@ import dev.iomap.api.FileNames;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
+import dev.iomap.spi.FileOps;
+import dev.iomap.spi.InodeOps;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.SuperOps;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.NotSupportedException.Refusal;
 import dev.iomap.spi.WritebackOps;
@@ -42,7 +45,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Thread-safe: the namespace is immutable; each file guards its own size.
  */
-final class ZonefsLikeMount implements MountedFileSystem {
+final class ZonefsLikeMount implements MountedFileSystem, SuperOps, InodeOps, FileOps {
     static final String CONVENTIONAL_DIR = "cnv";
     static final String SEQUENTIAL_DIR = "seq";
 
@@ -189,6 +192,21 @@ final class ZonefsLikeMount implements MountedFileSystem {
         }
         int block = superblock.blockSize();
         return new FsStat(block, total / block, free / block, files.size() + directories.size(), 0);
+    }
+
+    @Override
+    public SuperOps superOps() {
+        return this;
+    }
+
+    @Override
+    public InodeOps inodeOps() {
+        return this;
+    }
+
+    @Override
+    public FileOps fileOps() {
+        return this;
     }
 
     @Override

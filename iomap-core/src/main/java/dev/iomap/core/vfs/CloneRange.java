@@ -1,17 +1,17 @@
 package dev.iomap.core.vfs;
 
 import dev.iomap.api.InvalidRangeException;
-import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.FileOps;
 import dev.iomap.core.CachedInode;
 import java.io.IOException;
 
-/** Reflink: checks, locking order and cache work around {@link MountedFileSystem#cloneRange}. */
+/** Reflink: checks, locking order and cache work around {@link FileOps#cloneRange}. */
 final class CloneRange {
 
     private CloneRange() {
     }
 
-    static void clone(MountedFileSystem mount, CachedInode source, long srcOffset, CachedInode target,
+    static void clone(FileOps files, CachedInode source, long srcOffset, CachedInode target,
             long dstOffset, long length) throws IOException {
         long block = target.blockSize();
         InvalidRangeException.checkRange("clone source", srcOffset, length, source.maxFileSize());
@@ -43,12 +43,12 @@ final class CloneRange {
             }
             long end = dstOffset + length;
             if (end > target.size()) {
-                target.truncate(end, () -> mount.setSize(target, end));
+                target.truncate(end, () -> files.setSize(target, end));
             }
             source.writeAndWait(srcOffset, srcOffset + length);
             long alignedEnd = (end + block - 1) & -block;
             target.flushAndInvalidate(dstOffset, alignedEnd);
-            mount.cloneRange(source, srcOffset, target, dstOffset, length);
+            files.cloneRange(source, srcOffset, target, dstOffset, length);
         }));
     }
 }

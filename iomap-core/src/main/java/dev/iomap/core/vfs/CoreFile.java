@@ -11,7 +11,7 @@ import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.OpenFlag;
 import dev.iomap.api.RwFlag;
 import dev.iomap.core.dio.DirectIo;
-import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.FileOps;
 import dev.iomap.core.CachedInode;
 import dev.iomap.core.CopySource;
 import dev.iomap.core.OpenFile;
@@ -63,10 +63,6 @@ final class CoreFile implements IomapFile {
         }
     }
 
-    private MountedFileSystem mount() {
-        return fs.mount();
-    }
-
     @Override
     public long ino() {
         return inode.ino();
@@ -90,7 +86,7 @@ final class CoreFile implements IomapFile {
 
     private int read(long pos, ByteBuffer dst, boolean uncached) throws IOException {
         ensureOpen();
-        try (MountedFileSystem.FileUse _ = mount().use(inode, false)) {
+        try (FileOps.FileUse _ = fs.files().use(inode, false)) {
             return direct != null ? direct.read(pos, dst) : handle.read(pos, dst, uncached);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -100,7 +96,7 @@ final class CoreFile implements IomapFile {
     @Override
     public long seekData(long offset) throws IOException {
         ensureOpen();
-        try (MountedFileSystem.FileUse _ = mount().use(inode, false)) {
+        try (FileOps.FileUse _ = fs.files().use(inode, false)) {
             return inode.seekData(offset);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -110,7 +106,7 @@ final class CoreFile implements IomapFile {
     @Override
     public long seekHole(long offset) throws IOException {
         ensureOpen();
-        try (MountedFileSystem.FileUse _ = mount().use(inode, false)) {
+        try (FileOps.FileUse _ = fs.files().use(inode, false)) {
             return inode.seekHole(offset);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -120,7 +116,7 @@ final class CoreFile implements IomapFile {
     @Override
     public List<FileExtent> fiemap(long offset, long length, boolean sync) throws IOException {
         ensureOpen();
-        try (MountedFileSystem.FileUse _ = mount().use(inode, false)) {
+        try (FileOps.FileUse _ = fs.files().use(inode, false)) {
             return inode.fiemap(offset, length, sync);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -132,7 +128,7 @@ final class CoreFile implements IomapFile {
      *
      * <p>An {@link OpenFlag#APPEND} open takes the offset from the size under the exclusive inode lock,
      * held until the write ended (the kernel's {@code generic_write_checks} under {@code inode_lock}), and
-     * inside the adapter's {@link MountedFileSystem#use}, which on a cluster node holds the file's glock
+     * inside the adapter's {@link FileOps#use}, which on a cluster node holds the file's glock
      * and has set the size other nodes left.
      */
     @Override
@@ -171,7 +167,7 @@ final class CoreFile implements IomapFile {
 
     private int write(long pos, ByteBuffer src, boolean uncached, boolean atomic) throws IOException {
         ensureOpen();
-        try (MountedFileSystem.FileUse _ = mount().use(inode, true)) {
+        try (FileOps.FileUse _ = fs.files().use(inode, true)) {
             if (src.hasRemaining()) {
                 fs.touch(inode);
             }
@@ -195,7 +191,7 @@ final class CoreFile implements IomapFile {
     /**
      * An {@link OpenFlag#APPEND} write: the offset is the size under the exclusive inode lock, held
      * until the write ended (the kernel's {@code generic_write_checks} under {@code inode_lock}); the
-     * caller's {@link MountedFileSystem#use} holds the file's glock on a cluster node and has set the
+     * caller's {@link FileOps#use} holds the file's glock on a cluster node and has set the
      * size other nodes left.
      */
     private int append(ByteBuffer src, boolean uncached, boolean atomic) throws IOException {
@@ -227,7 +223,7 @@ final class CoreFile implements IomapFile {
         if (direct == null) {
             inode.writeAndWait(start, end);
         }
-        mount().fsync(inode, true);
+        fs.files().fsync(inode, true);
         fs.cache().device().flush();
         handle.checkWritebackError();
     }
@@ -237,10 +233,10 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         fs.require(Capability.TRUNCATE, "truncate");
         InvalidRangeException.checkRange("truncate of inode " + inode.ino(), size, 0, inode.maxFileSize());
-        try (MountedFileSystem.FileUse _ = mount().use(inode, true)) {
+        try (FileOps.FileUse _ = fs.files().use(inode, true)) {
             inode.withExclusiveLock(() -> {
-                mount().checkSetSize(inode, size);
-                inode.truncate(size, () -> mount().setSize(inode, size));
+                fs.files().checkSetSize(inode, size);
+                inode.truncate(size, () -> fs.files().setSize(inode, size));
             });
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
@@ -261,19 +257,19 @@ final class CoreFile implements IomapFile {
             default -> throw new IllegalStateException(mode.name());
         }
         long end = offset + length;
-        try (MountedFileSystem.FileUse _ = mount().use(inode, true)) {
+        try (FileOps.FileUse _ = fs.files().use(inode, true)) {
             inode.withExclusiveLock(() -> {
                 if (mode == FallocateMode.ALLOCATE) {
                     long block = inode.blockSize();
                     long start = offset & -block;
-                    mount().fallocate(inode, mode, start, ((end + block - 1) & -block) - start);
+                    fs.files().fallocate(inode, mode, start, ((end + block - 1) & -block) - start);
                 } else {
                     clearRange(mode, offset, end);
                 }
                 if (!keepSize && mode != FallocateMode.PUNCH_HOLE && end > inode.size()) {
                     // [offset, end) reads as zeros now (unwritten, zeroed or just cleared): only the part
                     // between the old size and offset may hold stale bytes to zero.
-                    inode.truncate(end, offset, () -> mount().setSize(inode, end));
+                    inode.truncate(end, offset, () -> fs.files().setSize(inode, end));
                 }
             });
         } catch (OutOfMemoryError e) {
@@ -296,7 +292,7 @@ final class CoreFile implements IomapFile {
         inode.zeroRange(offset, first - offset);
         inode.zeroRange(last, end - last);
         inode.flushAndInvalidate(first, last);
-        mount().fallocate(inode, mode, first, last - first);
+        fs.files().fallocate(inode, mode, first, last - first);
     }
 
     @Override
@@ -314,7 +310,7 @@ final class CoreFile implements IomapFile {
             throw new InvalidRangeException("clone source must be an open file of the same filesystem");
         }
         src.ensureOpen();
-        CloneRange.clone(fs.mount(), src.inode, srcOffset, inode, dstOffset, length);
+        CloneRange.clone(fs.files(), src.inode, srcOffset, inode, dstOffset, length);
     }
 
     @Override
@@ -331,7 +327,7 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         try {
             inode.writeAndWait(0, Long.MAX_VALUE);
-            mount().fsync(inode, dataOnly);
+            fs.files().fsync(inode, dataOnly);
         } catch (OutOfMemoryError e) {
             throw fs.shutDown(e);
         }

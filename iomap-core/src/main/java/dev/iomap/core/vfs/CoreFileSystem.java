@@ -19,7 +19,11 @@ import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.OperationNotPermittedException;
 import dev.iomap.api.XattrMode;
 import dev.iomap.api.Xattrs;
+import dev.iomap.spi.FileOps;
+import dev.iomap.spi.InodeOps;
 import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.SuperOps;
+import dev.iomap.spi.XattrOps;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.OpenFlag;
 import dev.iomap.api.RenameFlag;
@@ -63,6 +67,10 @@ import java.util.concurrent.locks.ReentrantLock;
 final class CoreFileSystem implements IomapFileSystem {
     private final FileSystemAdapter adapter;
     private final MountedFileSystem mount;
+    private final SuperOps supers;
+    private final InodeOps inodes;
+    private final FileOps files;
+    private final XattrOps xattrs;
     private final IomapCache cache;
     private final Set<Capability> capabilities;
     /** What atomic writes the regular files take: the adapter's limits, checked once at mount. */
@@ -86,6 +94,10 @@ final class CoreFileSystem implements IomapFileSystem {
         this.gate = device;
         this.adapter = adapter;
         this.mount = mount;
+        this.supers = mount.superOps();
+        this.inodes = mount.inodeOps();
+        this.files = mount.fileOps();
+        this.xattrs = mount.xattrOps();
         this.capabilities = Capability.withImplied(adapter.capabilities());
         this.atomicWriteLimits = atomicWriteLimits(adapter, mount, capabilities);
         this.cache = new IomapCache(options.pageCache(), device);
@@ -97,6 +109,16 @@ final class CoreFileSystem implements IomapFileSystem {
 
     MountedFileSystem mount() {
         return mount;
+    }
+
+    /** @return the mount's inode operations, as asked for once at mount */
+    InodeOps inodes() {
+        return inodes;
+    }
+
+    /** @return the mount's file operations, as asked for once at mount */
+    FileOps files() {
+        return files;
     }
 
     IomapCache cache() {
@@ -207,7 +229,7 @@ final class CoreFileSystem implements IomapFileSystem {
         }
         return locked(() -> {
             Parent parent = parent(path);
-            long ino = mount.create(parent.dir(), parent.name(), FileType.REGULAR, attributes);
+            long ino = inodes.create(parent.dir(), parent.name(), FileType.REGULAR, attributes);
             return openInode(ino);
         });
     }
@@ -225,7 +247,7 @@ final class CoreFileSystem implements IomapFileSystem {
         }
         return locked(() -> {
             long ino = resolve(path, true);
-            FileType type = mount.getattr(ino).type();
+            FileType type = inodes.getattr(ino).type();
             if (type != FileType.REGULAR) {
                 throw new FileSystemException(path, null, type == FileType.DIRECTORY ? "Is a directory"
                         : "not a regular file: " + type);
@@ -244,14 +266,14 @@ final class CoreFileSystem implements IomapFileSystem {
         require(Capability.DIRECTORIES, "mkdir");
         locked(() -> {
             Parent parent = parent(path);
-            return mount.create(parent.dir(), parent.name(), FileType.DIRECTORY, attributes);
+            return inodes.create(parent.dir(), parent.name(), FileType.DIRECTORY, attributes);
         });
     }
 
     @Override
     public String realPath(String path) throws IOException {
         return locked(() -> {
-            PathWalk walk = new PathWalk(mount, path);
+            PathWalk walk = new PathWalk(mount.rootIno(), inodes, path);
             walk.names(Paths.names(path), true);
             return walk.path();
         });
@@ -263,7 +285,7 @@ final class CoreFileSystem implements IomapFileSystem {
         byte[] bytes = FileNames.checkTarget(target);
         locked(() -> {
             Parent parent = parent(link);
-            return mount.symlink(parent.dir(), parent.name(), bytes, attributes);
+            return inodes.symlink(parent.dir(), parent.name(), bytes, attributes);
         });
     }
 
@@ -272,10 +294,10 @@ final class CoreFileSystem implements IomapFileSystem {
         require(Capability.SYMLINKS, "symbolic link");
         return locked(() -> {
             long ino = resolve(link, false);
-            if (mount.getattr(ino).type() != FileType.SYMLINK) {
+            if (inodes.getattr(ino).type() != FileType.SYMLINK) {
                 throw new NotLinkException(link, null, "not a symbolic link");
             }
-            return FileNames.decode(mount.readlink(ino));
+            return FileNames.decode(inodes.readlink(ino));
         });
     }
 
@@ -284,11 +306,11 @@ final class CoreFileSystem implements IomapFileSystem {
         require(Capability.HARD_LINKS, "hard link");
         locked(() -> {
             long ino = resolve(existing, false);
-            if (mount.getattr(ino).type() == FileType.DIRECTORY) {
+            if (inodes.getattr(ino).type() == FileType.DIRECTORY) {
                 throw new OperationNotPermittedException(existing, "hard link to a directory");
             }
             Parent parent = parent(link);
-            mount.link(ino, parent.dir(), parent.name());
+            inodes.link(ino, parent.dir(), parent.name());
             return null;
         });
     }
@@ -298,7 +320,7 @@ final class CoreFileSystem implements IomapFileSystem {
         require(Capability.POSIX_ATTRIBUTES, "attribute change");
         return locked(() -> {
             long ino = resolve(path, false);
-            if (change.mode().isPresent() && mount.getattr(ino).type() == FileType.SYMLINK) {
+            if (change.mode().isPresent() && inodes.getattr(ino).type() == FileType.SYMLINK) {
                 throw new NotSupportedException("mode of symbolic link '" + path + "': links have no mode of"
                         + " their own");
             }
@@ -307,7 +329,7 @@ final class CoreFileSystem implements IomapFileSystem {
                 if (cached != null) {
                     cached.forgetTimesSet();
                 }
-                mount.setattr(ino, change);
+                inodes.setattr(ino, change);
             }
             return stat(ino);
         });
@@ -317,13 +339,13 @@ final class CoreFileSystem implements IomapFileSystem {
     public byte[] getXattr(String path, String name) throws IOException {
         require(Capability.XATTRS, "extended attributes");
         Xattrs.checkName(name);
-        return locked(() -> mount.getxattr(resolve(path, false), name));
+        return locked(() -> xattrs.getxattr(resolve(path, false), name));
     }
 
     @Override
     public List<String> listXattrs(String path) throws IOException {
         require(Capability.XATTRS, "extended attributes");
-        return locked(() -> mount.listxattr(resolve(path, false)));
+        return locked(() -> xattrs.listxattr(resolve(path, false)));
     }
 
     @Override
@@ -335,7 +357,7 @@ final class CoreFileSystem implements IomapFileSystem {
         locked(() -> {
             long ino = resolve(path, false);
             refuseUserXattrOnLink(path, ino, name);
-            mount.setxattr(ino, name, copy, mode);
+            xattrs.setxattr(ino, name, copy, mode);
             return null;
         });
     }
@@ -347,14 +369,14 @@ final class CoreFileSystem implements IomapFileSystem {
         locked(() -> {
             long ino = resolve(path, false);
             refuseUserXattrOnLink(path, ino, name);
-            mount.removexattr(ino, name);
+            xattrs.removexattr(ino, name);
             return null;
         });
     }
 
     @Override
     public Set<FileFlag> getFileFlags(String path) throws IOException {
-        return locked(() -> mount.getflags(resolve(path, true)));
+        return locked(() -> inodes.getflags(resolve(path, true)));
     }
 
     @Override
@@ -365,14 +387,14 @@ final class CoreFileSystem implements IomapFileSystem {
         }
         locked(() -> {
             long ino = resolve(path, true);
-            mount.setflags(ino, Optional.ofNullable(cache.inode(ino)), copy);
+            inodes.setflags(ino, Optional.ofNullable(cache.inode(ino)), copy);
             return null;
         });
     }
 
     /** Linux keeps {@code user.} attributes off symbolic links (and devices): EPERM. */
     private void refuseUserXattrOnLink(String path, long ino, String name) throws IOException {
-        if (Xattrs.isUser(name) && mount.getattr(ino).type() == FileType.SYMLINK) {
+        if (Xattrs.isUser(name) && inodes.getattr(ino).type() == FileType.SYMLINK) {
             throw new OperationNotPermittedException(path, "user." + " extended attribute on a symbolic link");
         }
     }
@@ -385,7 +407,7 @@ final class CoreFileSystem implements IomapFileSystem {
     void touch(CachedInode inode) throws IOException {
         if (capabilities.contains(Capability.POSIX_ATTRIBUTES)
                 && inode.timesDue(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(1))) {
-            mount.updateTimes(inode, Instant.now());
+            inodes.updateTimes(inode, Instant.now());
         }
     }
 
@@ -393,10 +415,10 @@ final class CoreFileSystem implements IomapFileSystem {
     public List<DirEntry> readdir(String path) throws IOException {
         return locked(() -> {
             long ino = resolve(path, true);
-            if (mount.getattr(ino).type() != FileType.DIRECTORY) {
+            if (inodes.getattr(ino).type() != FileType.DIRECTORY) {
                 throw new NotDirectoryException(path);
             }
-            return mount.readdir(ino);
+            return inodes.readdir(ino);
         });
     }
 
@@ -404,11 +426,11 @@ final class CoreFileSystem implements IomapFileSystem {
     public void unlink(String path) throws IOException {
         locked(() -> {
             Parent parent = parent(path);
-            long ino = mount.lookup(parent.dir(), parent.name());
-            if (hasTrailingSlash(path) && mount.getattr(ino).type() != FileType.DIRECTORY) {
+            long ino = inodes.lookup(parent.dir(), parent.name());
+            if (hasTrailingSlash(path) && inodes.getattr(ino).type() != FileType.DIRECTORY) {
                 throw new NotDirectoryException(path);
             }
-            mount.unlink(parent.dir(), parent.name());
+            inodes.unlink(parent.dir(), parent.name());
             forgetIfUnlinked(ino);
             return null;
         });
@@ -418,7 +440,7 @@ final class CoreFileSystem implements IomapFileSystem {
     public void rmdir(String path) throws IOException {
         locked(() -> {
             Parent parent = parent(path);
-            mount.rmdir(parent.dir(), parent.name());
+            inodes.rmdir(parent.dir(), parent.name());
             return null;
         });
     }
@@ -429,13 +451,13 @@ final class CoreFileSystem implements IomapFileSystem {
         locked(() -> {
             Parent source = parent(from);
             Parent target = parent(to);
-            long sourceIno = mount.lookup(source.dir(), source.name());
+            long sourceIno = inodes.lookup(source.dir(), source.name());
             long targetIno = lookupIfPresent(target);
             if (targetIno == sourceIno) {
                 return null; // two names of one inode: rename(2) does nothing and both names stay
             }
             refuseAncestors(source, sourceIno, target, targetIno, to);
-            long orphan = mount.rename(source.dir(), source.name(), target.dir(), target.name());
+            long orphan = inodes.rename(source.dir(), source.name(), target.dir(), target.name());
             if (orphan >= 0) {
                 forgetIfUnlinked(orphan);
             }
@@ -464,12 +486,12 @@ final class CoreFileSystem implements IomapFileSystem {
         locked(() -> {
             Parent source = parent(from);
             Parent target = parent(to);
-            long sourceIno = mount.lookup(source.dir(), source.name());
+            long sourceIno = inodes.lookup(source.dir(), source.name());
             if (lookupIfPresent(target) >= 0) {
                 throw new FileAlreadyExistsException(to, null, "exists, and rename was asked not to replace it");
             }
             refuseAncestors(source, sourceIno, target, -1, to);
-            mount.rename(source.dir(), source.name(), target.dir(), target.name());
+            inodes.rename(source.dir(), source.name(), target.dir(), target.name());
             return null;
         });
     }
@@ -484,12 +506,12 @@ final class CoreFileSystem implements IomapFileSystem {
         locked(() -> {
             Parent first = parent(from);
             Parent second = parent(to);
-            mount.lookup(first.dir(), first.name());
-            mount.lookup(second.dir(), second.name());
+            inodes.lookup(first.dir(), first.name());
+            inodes.lookup(second.dir(), second.name());
             if (first.dir() == second.dir() && first.name().equals(second.name())) {
                 return null;
             }
-            mount.exchange(first.dir(), first.name(), second.dir(), second.name());
+            inodes.exchange(first.dir(), first.name(), second.dir(), second.name());
             return null;
         });
     }
@@ -516,7 +538,7 @@ final class CoreFileSystem implements IomapFileSystem {
     /** @return the inode a name points at, or -1 if it is free */
     private long lookupIfPresent(Parent parent) throws IOException {
         try {
-            return mount.lookup(parent.dir(), parent.name());
+            return inodes.lookup(parent.dir(), parent.name());
         } catch (NoSuchFileException e) {
             return -1;
         }
@@ -540,9 +562,9 @@ final class CoreFileSystem implements IomapFileSystem {
         CachedInode cached = cache.inode(ino);
         FileStat info;
         long size;
-        MountedFileSystem.FileUse use = cached != null ? mount.use(cached, false) : MountedFileSystem.FileUse.NONE;
-        try (MountedFileSystem.FileUse _ = use) {
-            info = mount.getattr(ino);
+        FileOps.FileUse use = cached != null ? files.use(cached, false) : FileOps.FileUse.NONE;
+        try (FileOps.FileUse _ = use) {
+            info = inodes.getattr(ino);
             size = cached != null ? cached.size() : info.size();
         }
         return new FileStat(ino, info.type(), size, info.allocatedBytes(), info.linkCount(), info.mode(), info.uid(),
@@ -553,13 +575,13 @@ final class CoreFileSystem implements IomapFileSystem {
     @Override
     public FsStat statfs() throws IOException {
         ensureOpen();
-        return mount.statfs();
+        return supers.statfs();
     }
 
     @Override
     public java.util.Optional<java.util.UUID> uuid() throws IOException {
         ensureOpen();
-        return mount.uuid();
+        return supers.uuid();
     }
 
     @Override
@@ -572,7 +594,7 @@ final class CoreFileSystem implements IomapFileSystem {
         ensureOpen();
         try {
             cache.syncAll();
-            mount.sync();
+            supers.sync();
         } catch (OutOfMemoryError e) {
             throw shutDown(e);
         }
@@ -588,7 +610,7 @@ final class CoreFileSystem implements IomapFileSystem {
 
     @Override
     public IoStats stats() {
-        return cache.stats().withAdapterCounters(mount.counters());
+        return cache.stats().withAdapterCounters(supers.counters());
     }
 
     @Override
@@ -614,7 +636,7 @@ final class CoreFileSystem implements IomapFileSystem {
                 cache.stopReadahead();
                 gate.check();
                 cache.syncAll();
-                mount.unmount();
+                supers.unmount();
             } catch (OutOfMemoryError e) {
                 throw shutDown(e);
             } finally {
@@ -640,12 +662,12 @@ final class CoreFileSystem implements IomapFileSystem {
     private IomapFile openInode(long ino, Set<OpenFlag> flags) throws IOException {
         CachedInode inode = cache.inode(ino);
         if (inode == null) {
-            FileStat info = mount.getattr(ino);
+            FileStat info = inodes.getattr(ino);
             inode = cache.addInode(ino, mount.blockSize(), info.size(), mount.maxFileSize(), mount.iomapOps(),
                     mount.writebackOps());
         }
         if (!openCounts.containsKey(ino)) {
-            mount.open(inode);
+            files.open(inode);
         }
         openCounts.merge(ino, 1, Integer::sum);
         return new CoreFile(this, inode, flags);
@@ -653,7 +675,7 @@ final class CoreFileSystem implements IomapFileSystem {
 
     /**
      * The last close of a file: evict it if it has no name left, as this mount unlinked it or as the
-     * adapter's {@link MountedFileSystem#dropInode} says (another node of a cluster may have unlinked
+     * adapter's {@link SuperOps#dropInode} says (another node of a cluster may have unlinked
      * it); else let the adapter release it.
      */
     void released(long ino) throws IOException {
@@ -667,10 +689,10 @@ final class CoreFileSystem implements IomapFileSystem {
                     evict(ino);
                 } else {
                     CachedInode inode = cache.inode(ino);
-                    if (inode != null && mount.dropInode(inode)) {
+                    if (inode != null && supers.dropInode(inode)) {
                         evict(ino);
                     } else if (inode != null) {
-                        inode.withExclusiveLock(() -> mount.release(inode));
+                        inode.withExclusiveLock(() -> files.release(inode));
                     }
                 }
             }
@@ -680,7 +702,7 @@ final class CoreFileSystem implements IomapFileSystem {
     }
 
     private void forgetIfUnlinked(long ino) throws IOException {
-        if (mount.getattr(ino).linkCount() > 0) {
+        if (inodes.getattr(ino).linkCount() > 0) {
             return;
         }
         if (openCounts.containsKey(ino)) {
@@ -692,7 +714,7 @@ final class CoreFileSystem implements IomapFileSystem {
 
     private void evict(long ino) throws IOException {
         cache.removeInode(ino);
-        mount.evict(ino);
+        supers.evict(ino);
     }
 
     /**
@@ -701,7 +723,7 @@ final class CoreFileSystem implements IomapFileSystem {
      * @return the inode the path names
      */
     private long resolve(String path, boolean followLast) throws IOException {
-        PathWalk walk = new PathWalk(mount, path);
+        PathWalk walk = new PathWalk(mount.rootIno(), inodes, path);
         boolean slash = hasTrailingSlash(path);
         walk.names(Paths.names(path), followLast || slash);
         if (slash) {
@@ -724,7 +746,7 @@ final class CoreFileSystem implements IomapFileSystem {
         if (names.isEmpty()) {
             throw new FileSystemException(path, null, "the root has no parent");
         }
-        PathWalk walk = new PathWalk(mount, path);
+        PathWalk walk = new PathWalk(mount.rootIno(), inodes, path);
         walk.names(names.subList(0, names.size() - 1), true);
         walk.requireDirectory();
         return new Parent(walk.top(), names.getLast(), walk.inodes());

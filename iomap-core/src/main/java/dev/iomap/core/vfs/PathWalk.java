@@ -4,7 +4,7 @@ import dev.iomap.api.FileNames;
 import dev.iomap.api.FileType;
 import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.SymlinkLoopException;
-import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.InodeOps;
 import java.io.IOException;
 import java.nio.file.NotDirectoryException;
 import java.util.ArrayList;
@@ -17,7 +17,7 @@ import java.util.List;
  * one {@code getattr} per name. Caller holds the namespace lock.
  */
 final class PathWalk {
-    private final MountedFileSystem mount;
+    private final InodeOps inodes;
     private final String path;
     private final List<Step> chain = new ArrayList<>();
     private int follows;
@@ -27,13 +27,14 @@ final class PathWalk {
     }
 
     /**
-     * @param mount the mount walked
+     * @param rootIno the mount's root directory
+     * @param inodes the mount's inode operations, which the walk looks names up with
      * @param path the path being resolved, for error messages
      */
-    PathWalk(MountedFileSystem mount, String path) {
-        this.mount = mount;
+    PathWalk(long rootIno, InodeOps inodes, String path) {
+        this.inodes = inodes;
         this.path = path;
-        chain.add(new Step(mount.rootIno(), null, FileType.DIRECTORY));
+        chain.add(new Step(rootIno, null, FileType.DIRECTORY));
     }
 
     /** @return the inode the walk has reached */
@@ -84,8 +85,8 @@ final class PathWalk {
                 }
                 continue;
             }
-            long child = mount.lookup(top(), name);
-            FileType type = mount.getattr(child).type();
+            long child = inodes.lookup(top(), name);
+            FileType type = inodes.getattr(child).type();
             if (type == FileType.SYMLINK && (i < names.size() - 1 || followLast)) {
                 follow(child);
             } else {
@@ -98,7 +99,7 @@ final class PathWalk {
         if (++follows > IomapFileSystem.MAX_SYMLINK_FOLLOWS) {
             throw new SymlinkLoopException(path);
         }
-        String target = FileNames.decode(mount.readlink(link));
+        String target = FileNames.decode(inodes.readlink(link));
         if (target.startsWith("/")) {
             chain.subList(1, chain.size()).clear();
         }

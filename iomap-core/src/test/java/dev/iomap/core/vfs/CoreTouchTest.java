@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code CoreFileSystem.touch}: a write or mapped store sets mtime and ctime through
- * {@code MountedFileSystem.updateTimes} when it starts, not when the data is written back; an empty
+ * {@code InodeOps.updateTimes} when it starts, not when the data is written back; an empty
  * write sets nothing; an explicit {@code setAttributes} restarts the once-a-millisecond interval, so
  * the next write sets the times again; without POSIX_ATTRIBUTES the core sets no times.
  */

@@ -11,6 +11,8 @@ import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.OperationNotPermittedException;
 import dev.iomap.api.XattrMode;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.FileOps;
+import dev.iomap.spi.InodeOps;
 import dev.iomap.spi.IoendCompletion;
 import dev.iomap.spi.Iomap;
 import dev.iomap.spi.IomapInode;
@@ -18,9 +20,11 @@ import dev.iomap.spi.IomapMapping;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.SuperOps;
 import dev.iomap.spi.WriteOps;
 import dev.iomap.spi.WritebackContext;
 import dev.iomap.spi.WritebackOps;
+import dev.iomap.spi.XattrOps;
 import dev.iomap.testkit.snapfs.SnapState.Inode;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
@@ -50,7 +54,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link #updateTimes} when they start, never at writeback. Links, attributes and extended attributes
  * are {@link SnapInodes}'; like everything else they are in memory until the next commit.
  */
-final class SnapMount implements MountedFileSystem, IomapOps, WriteOps, WritebackOps {
+final class SnapMount implements MountedFileSystem, SuperOps, InodeOps, FileOps, XattrOps, IomapOps, WriteOps, WritebackOps {
     static final long MAX_FILE_SIZE = 1L << 40;
 
     private final BlockDevice device;
@@ -344,6 +348,26 @@ final class SnapMount implements MountedFileSystem, IomapOps, WriteOps, Writebac
     }
 
     /** @return this mount: mappings come from its block maps */
+    @Override
+    public SuperOps superOps() {
+        return this;
+    }
+
+    @Override
+    public InodeOps inodeOps() {
+        return this;
+    }
+
+    @Override
+    public FileOps fileOps() {
+        return this;
+    }
+
+    @Override
+    public XattrOps xattrOps() {
+        return this;
+    }
+
     @Override
     public IomapOps iomapOps() {
         return this;

@@ -43,20 +43,20 @@ class SnapMountLinksTest {
         RamBlockDevice device = formatted(8L << 20);
         MountedFileSystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
         long root = mount.rootIno();
-        long file = mount.create(root, "a", FileType.REGULAR, OWNED);
-        mount.link(file, root, "b");
-        assertThat(mount.getattr(file).linkCount()).isEqualTo(2);
-        assertThat(mount.rename(root, "a", root, "b")).isEqualTo(-1);
-        assertThat(mount.lookup(root, "a")).isEqualTo(file);
-        assertThat(mount.lookup(root, "b")).isEqualTo(file);
-        assertThatThrownBy(() -> mount.link(file, root, "a")).isInstanceOf(FileAlreadyExistsException.class);
-        long dir = mount.create(root, "d", FileType.DIRECTORY, OWNED);
-        assertThatThrownBy(() -> mount.link(dir, root, "e")).isInstanceOf(OperationNotPermittedException.class);
-        long other = mount.create(root, "c", FileType.REGULAR, OWNED);
-        assertThat(mount.rename(root, "c", root, "a")).isEqualTo(file);
-        assertThat(mount.getattr(file).linkCount()).isEqualTo(1);
-        assertThat(mount.lookup(root, "a")).isEqualTo(other);
-        mount.unmount();
+        long file = mount.inodeOps().create(root, "a", FileType.REGULAR, OWNED);
+        mount.inodeOps().link(file, root, "b");
+        assertThat(mount.inodeOps().getattr(file).linkCount()).isEqualTo(2);
+        assertThat(mount.inodeOps().rename(root, "a", root, "b")).isEqualTo(-1);
+        assertThat(mount.inodeOps().lookup(root, "a")).isEqualTo(file);
+        assertThat(mount.inodeOps().lookup(root, "b")).isEqualTo(file);
+        assertThatThrownBy(() -> mount.inodeOps().link(file, root, "a")).isInstanceOf(FileAlreadyExistsException.class);
+        long dir = mount.inodeOps().create(root, "d", FileType.DIRECTORY, OWNED);
+        assertThatThrownBy(() -> mount.inodeOps().link(dir, root, "e")).isInstanceOf(OperationNotPermittedException.class);
+        long other = mount.inodeOps().create(root, "c", FileType.REGULAR, OWNED);
+        assertThat(mount.inodeOps().rename(root, "c", root, "a")).isEqualTo(file);
+        assertThat(mount.inodeOps().getattr(file).linkCount()).isEqualTo(1);
+        assertThat(mount.inodeOps().lookup(root, "a")).isEqualTo(other);
+        mount.superOps().unmount();
         assertThat(new SnapAdapter().fsck(device).problems()).isEmpty();
     }
 
@@ -65,36 +65,36 @@ class SnapMountLinksTest {
         RamBlockDevice device = formatted(8L << 20);
         MountedFileSystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
         byte[] target = {'x', (byte) 0xff, '/'};
-        long link = mount.symlink(mount.rootIno(), "l", target, OWNED);
+        long link = mount.inodeOps().symlink(mount.rootIno(), "l", target, OWNED);
         target[0] = 'y';
-        FileStat info = mount.getattr(link);
+        FileStat info = mount.inodeOps().getattr(link);
         assertThat(Arrays.asList(info.type(), info.size(), info.mode(), info.uid(), info.gid()))
                 .containsExactly(FileType.SYMLINK, 3L, 0777, 5, 6);
-        assertThat(mount.readlink(link)).containsExactly('x', 0xff, '/');
-        long file = mount.create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
-        assertThatThrownBy(() -> mount.readlink(file)).isInstanceOf(NotLinkException.class);
-        mount.unmount();
+        assertThat(mount.inodeOps().readlink(link)).containsExactly('x', 0xff, '/');
+        long file = mount.inodeOps().create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
+        assertThatThrownBy(() -> mount.inodeOps().readlink(file)).isInstanceOf(NotLinkException.class);
+        mount.superOps().unmount();
         MountedFileSystem again = new SnapAdapter().mount(device, MountOptions.defaults());
-        assertThat(again.readlink(link)).containsExactly('x', 0xff, '/');
-        again.unmount();
+        assertThat(again.inodeOps().readlink(link)).containsExactly('x', 0xff, '/');
+        again.superOps().unmount();
     }
 
     @Test
     void setattrAndUpdateTimesChangeWhatTheySayAndCtime() throws IOException {
         MountedFileSystem mount = new SnapAdapter().mount(formatted(8L << 20), MountOptions.defaults());
-        long file = mount.create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
-        FileStat created = mount.getattr(file);
+        long file = mount.inodeOps().create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
+        FileStat created = mount.inodeOps().getattr(file);
         Instant atime = Instant.ofEpochSecond(-1, 5);
-        FileStat changed = mount.setattr(file, AttributeChange.none().withMode(01000).withAtime(atime));
+        FileStat changed = mount.inodeOps().setattr(file, AttributeChange.none().withMode(01000).withAtime(atime));
         assertThat(Arrays.asList(changed.mode(), changed.uid(), changed.gid(), changed.atime(), changed.mtime(),
                 changed.btime())).containsExactly(01000, 5, 6, atime, created.mtime(), created.btime());
         assertThat(changed.ctime()).isAfterOrEqualTo(created.ctime());
         Instant now = Instant.parse("2030-01-01T00:00:00.5Z");
-        mount.updateTimes(new TestInode(file), now);
-        FileStat touched = mount.getattr(file);
+        mount.inodeOps().updateTimes(new TestInode(file), now);
+        FileStat touched = mount.inodeOps().getattr(file);
         assertThat(Arrays.asList(touched.mtime(), touched.ctime(), touched.atime())).containsExactly(now, now, atime);
-        mount.updateTimes(new TestInode(12345), now);
-        mount.unmount();
+        mount.inodeOps().updateTimes(new TestInode(12345), now);
+        mount.superOps().unmount();
     }
 
     @Test
@@ -102,21 +102,21 @@ class SnapMountLinksTest {
         // 8 MiB: metadata slots of 512 KiB, so eight 64 KiB values fit and the ninth does not.
         RamBlockDevice device = formatted(8L << 20);
         MountedFileSystem mount = new SnapAdapter().mount(device, MountOptions.defaults());
-        long file = mount.create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
-        FileStat before = mount.getattr(file);
-        mount.setxattr(file, "user.a", new byte[] {1}, XattrMode.CREATE);
-        assertThatThrownBy(() -> mount.setxattr(file, "user.a", new byte[] {2}, XattrMode.CREATE))
+        long file = mount.inodeOps().create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
+        FileStat before = mount.inodeOps().getattr(file);
+        mount.xattrOps().setxattr(file, "user.a", new byte[] {1}, XattrMode.CREATE);
+        assertThatThrownBy(() -> mount.xattrOps().setxattr(file, "user.a", new byte[] {2}, XattrMode.CREATE))
                 .isInstanceOf(FileAlreadyExistsException.class);
-        assertThatThrownBy(() -> mount.setxattr(file, "user.b", new byte[] {2}, XattrMode.REPLACE))
+        assertThatThrownBy(() -> mount.xattrOps().setxattr(file, "user.b", new byte[] {2}, XattrMode.REPLACE))
                 .isInstanceOf(NoSuchAttributeException.class);
-        assertThatThrownBy(() -> mount.getxattr(file, "user.b")).isInstanceOf(NoSuchAttributeException.class);
-        assertThatThrownBy(() -> mount.removexattr(file, "user.b")).isInstanceOf(NoSuchAttributeException.class);
+        assertThatThrownBy(() -> mount.xattrOps().getxattr(file, "user.b")).isInstanceOf(NoSuchAttributeException.class);
+        assertThatThrownBy(() -> mount.xattrOps().removexattr(file, "user.b")).isInstanceOf(NoSuchAttributeException.class);
         byte[] big = new byte[65536];
         int stored = 0;
         NoSpaceException full = null;
         for (int i = 0; i < 10 && full == null; i++) {
             try {
-                mount.setxattr(file, "user.big" + i, big, XattrMode.ANY);
+                mount.xattrOps().setxattr(file, "user.big" + i, big, XattrMode.ANY);
                 stored++;
             } catch (NoSpaceException e) {
                 full = e;
@@ -124,12 +124,12 @@ class SnapMountLinksTest {
         }
         assertThat(full).isNotNull();
         assertThat(stored).isEqualTo(7);
-        assertThat(mount.listxattr(file)).hasSize(1 + stored).doesNotContain("user.big" + stored);
-        assertThatThrownBy(() -> mount.setxattr(file, "user.a", big, XattrMode.REPLACE))
+        assertThat(mount.xattrOps().listxattr(file)).hasSize(1 + stored).doesNotContain("user.big" + stored);
+        assertThatThrownBy(() -> mount.xattrOps().setxattr(file, "user.a", big, XattrMode.REPLACE))
                 .isInstanceOf(NoSpaceException.class);
-        assertThat(mount.getxattr(file, "user.a")).containsExactly(1);
-        assertThat(mount.getattr(file).ctime()).isAfterOrEqualTo(before.ctime());
-        mount.unmount();
+        assertThat(mount.xattrOps().getxattr(file, "user.a")).containsExactly(1);
+        assertThat(mount.inodeOps().getattr(file).ctime()).isAfterOrEqualTo(before.ctime());
+        mount.superOps().unmount();
         assertThat(new SnapAdapter().fsck(device).problems()).isEmpty();
     }
 
@@ -137,12 +137,12 @@ class SnapMountLinksTest {
     void withoutPosixAttributesNewInodesGetTheDefaultsAndOneTime() throws IOException {
         MountedFileSystem mount = SnapAdapter.without(Capability.POSIX_ATTRIBUTES)
                 .mount(formatted(8L << 20), MountOptions.defaults());
-        long file = mount.create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
-        FileStat info = mount.getattr(file);
+        long file = mount.inodeOps().create(mount.rootIno(), "f", FileType.REGULAR, OWNED);
+        FileStat info = mount.inodeOps().getattr(file);
         assertThat(Arrays.asList(info.mode(), info.uid(), info.gid())).containsExactly(0644, 0, 0);
         assertThat(List.of(info.atime(), info.ctime(), info.btime())).containsOnly(info.mtime());
         assertThat(Instant.ofEpochMilli(info.mtime().toEpochMilli())).isEqualTo(info.mtime());
-        mount.unmount();
+        mount.superOps().unmount();
     }
 
     /** The inode the SPI's {@code updateTimes} names: only its number matters to snapfs. */

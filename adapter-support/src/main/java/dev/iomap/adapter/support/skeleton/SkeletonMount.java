@@ -10,9 +10,12 @@ import dev.iomap.api.FsStat;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.spi.FileOps;
+import dev.iomap.spi.InodeOps;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.MountedFileSystem;
+import dev.iomap.spi.SuperOps;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
@@ -33,7 +36,7 @@ import java.util.TreeSet;
  *
  * <p>Not final, so that a test can plant a bug in a subclass ({@link SkeletonAdapter#createMount}).
  */
-public class SkeletonMount implements MountedFileSystem {
+public class SkeletonMount implements MountedFileSystem, SuperOps, InodeOps, FileOps {
     private final Layout layout;
     private final BlockDevice device;
     private final Journal journal;
@@ -246,6 +249,21 @@ public class SkeletonMount implements MountedFileSystem {
     }
 
     /** @return the allocate-at-write mappings of {@link FileBlocks} */
+    @Override
+    public SuperOps superOps() {
+        return this;
+    }
+
+    @Override
+    public InodeOps inodeOps() {
+        return this;
+    }
+
+    @Override
+    public FileOps fileOps() {
+        return this;
+    }
+
     @Override
     public IomapOps iomapOps() {
         return files;

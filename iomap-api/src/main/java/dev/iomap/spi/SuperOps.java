@@ -1,0 +1,86 @@
+package dev.iomap.spi;
+
+import dev.iomap.api.FsStat;
+import java.io.IOException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The mount's whole-filesystem operations, the kernel's {@code super_operations}: space counts,
+ * durability, unmount, and the end of an inode's life ({@code evict_inode}, {@code drop_inode}).
+ * Reached through {@link MountedFileSystem#superOps()}; thread-safe.
+ *
+ * <p>Errors: {@link dev.iomap.api.NoSpaceException}, {@link dev.iomap.api.NotSupportedException},
+ * {@link dev.iomap.api.CorruptFileSystemException}, or the device's {@link IOException}.
+ */
+public interface SuperOps {
+
+    /**
+     * @return space and inode counts
+     * @throws IOException on a device error
+     */
+    FsStat statfs() throws IOException;
+
+    /**
+     * The filesystem's UUID, as its superblock records it (or as the adapter derives a stable one for
+     * an image made before it recorded one), for tools ({@code iomap stat}) and for naming the
+     * filesystem to a cluster. This default: none.
+     *
+     * @return the UUID, or empty if the format has none
+     * @throws IOException if the device fails while the adapter derives it
+     */
+    default Optional<UUID> uuid() throws IOException {
+        return Optional.empty();
+    }
+
+    /**
+     * The adapter's own counters, for {@link dev.iomap.api.IoStats#adapterCounters()}: names such as
+     * {@code "glock.acquisitions"} or {@code "journal.commits"} mapped to totals since mount. Cheap and
+     * thread-safe; a snapshot. This default: none.
+     *
+     * @return the counters by name
+     */
+    default Map<String, Long> counters() {
+        return Map.of();
+    }
+
+    /**
+     * Whether the last close of an inode on this mount should evict it ({@link #evict}) rather than
+     * release it ({@link FileOps#release}), although this mount did not unlink it: the kernel's
+     * {@code drop_inode}, which looks at the link count the filesystem keeps up to date. A cluster adapter
+     * answers true for an inode another node unlinked while it was open here. The core evicts the inodes
+     * it unlinked itself without asking. Called under the core's namespace lock; must not wait for other
+     * nodes. This default: false.
+     *
+     * @param inode the file whose last open file here is closing
+     * @return whether it has no name left and is to be evicted
+     */
+    default boolean dropInode(IomapInode inode) {
+        return false;
+    }
+
+    /**
+     * The inode has no name and no open file left on this mount: free it and its blocks (a cluster
+     * adapter frees them only once no other node has the inode open either). An inode another node
+     * unlinked while it was open here comes here too if {@link #dropInode} said so.
+     *
+     * @param ino the inode
+     * @throws IOException on a device error
+     */
+    void evict(long ino) throws IOException;
+
+    /**
+     * Makes everything durable (after the core wrote back every file).
+     *
+     * @throws IOException on a device error
+     */
+    void sync() throws IOException;
+
+    /**
+     * Makes everything durable and marks the image clean. The mount is unusable afterwards.
+     *
+     * @throws IOException on a device error
+     */
+    void unmount() throws IOException;
+}
