@@ -35,6 +35,33 @@ public interface SuperOps {
     }
 
     /**
+     * The filesystem's label ({@code blkid}'s LABEL, {@code FS_IOC_GETFSLABEL}), as mkfs or
+     * {@link #setLabel} left it in the superblock. This default: the format keeps none.
+     *
+     * @return the label, empty if none was given
+     * @throws dev.iomap.api.NotSupportedException if the format keeps no label
+     * @throws IOException on a device error
+     */
+    default String label() throws IOException {
+        throw new dev.iomap.api.NotSupportedException("this file system keeps no label");
+    }
+
+    /**
+     * Sets the label ({@code FS_IOC_SETFSLABEL}): when this returns the device holds it (written and
+     * flushed), and {@link #label} and the next mount answer it. This default: refused.
+     *
+     * @param label the new label, UTF-8 text without NUL; empty clears it
+     * @throws dev.iomap.api.InvalidRangeException if it is longer than the format holds
+     * @throws dev.iomap.api.NotSupportedException if the format keeps no label, or sets it only at mkfs
+     * @throws dev.iomap.api.FileSystemShutdownException after a shutdown
+     * @throws IOException on a device error ({@link dev.iomap.device.ReadOnlyDeviceException} on a
+     *     read-only device)
+     */
+    default void setLabel(String label) throws IOException {
+        throw new dev.iomap.api.NotSupportedException("this file system keeps no label");
+    }
+
+    /**
      * The adapter's own counters, for {@link dev.iomap.api.IoStats#adapterCounters()}: names such as
      * {@code "glock.acquisitions"} or {@code "journal.commits"} mapped to totals since mount. Cheap and
      * thread-safe; a snapshot. This default: none.

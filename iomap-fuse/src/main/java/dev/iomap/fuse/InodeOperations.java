@@ -64,6 +64,12 @@ final class InodeOperations {
      * ({@link FuseBridge#shutDown}).
      */
     static final int XFS_IOC_GOINGDOWN = 0x8004587d;
+    /** {@code FS_IOC_GETFSLABEL}, {@code _IOR(0x94, 49, char[FSLABEL_MAX])} ({@link FuseBridge#label}). */
+    static final int FS_IOC_GETFSLABEL = 0x81009431;
+    /** {@code FS_IOC_SETFSLABEL}, {@code _IOW(0x94, 50, char[FSLABEL_MAX])}. */
+    static final int FS_IOC_SETFSLABEL = 0x41009432;
+    /** {@code FSLABEL_MAX}: bytes of the label ioctls' buffer, the label and its NUL. */
+    static final int FSLABEL_MAX = 256;
 
     /**
      * Who made the current request ({@code fuse_req_ctx}).
@@ -542,12 +548,14 @@ final class InodeOperations {
      * @param command an ioctl command
      * @return the bytes of its buffer that {@link #ioctl} reads or writes: {@value #FLAGS_BYTES} for the
      *     flags commands (the kernel's fileattr path passes {@code sizeof(unsigned int)}, whatever the
-     *     command's encoded size says), {@value #FSXATTR_BYTES} for {@code FS_IOC_FSGETXATTR}, else 0
+     *     command's encoded size says), {@value #FSXATTR_BYTES} for {@code FS_IOC_FSGETXATTR},
+     *     {@value #FSLABEL_MAX} for the label commands, else 0
      */
     static int ioctlBytes(int command) {
         return switch (command) {
             case FS_IOC_GETFLAGS, FS_IOC_SETFLAGS -> FLAGS_BYTES;
             case FS_IOC_FSGETXATTR -> FSXATTR_BYTES;
+            case FS_IOC_GETFSLABEL, FS_IOC_SETFSLABEL -> FSLABEL_MAX;
             default -> 0;
         };
     }
@@ -557,6 +565,6 @@ final class InodeOperations {
      * @return whether {@link #ioctl} writes its buffer (the get commands) rather than reads it
      */
     static boolean ioctlAnswers(int command) {
-        return command == FS_IOC_GETFLAGS || command == FS_IOC_FSGETXATTR;
+        return command == FS_IOC_GETFLAGS || command == FS_IOC_FSGETXATTR || command == FS_IOC_GETFSLABEL;
     }
 }

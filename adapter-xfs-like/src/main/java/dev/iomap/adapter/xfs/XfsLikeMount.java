@@ -280,6 +280,31 @@ final class XfsLikeMount implements MountedFileSystem, SuperOps, InodeOps, FileO
     }
 
     @Override
+    public String label() throws IOException {
+        volume.checkNotShutDown();
+        return volume.superblock.label();
+    }
+
+    /**
+     * Rewrites the superblock with the new label (unclean, as it is while mounted) and flushes it, under
+     * the metadata lock that unmount's clean superblock takes too, so the last superblock written has it.
+     */
+    @Override
+    public void setLabel(String label) throws IOException {
+        XfsSuperblock.checkLabel(label);
+        volume.metaLock.lock();
+        try {
+            volume.checkMounted();
+            XfsSuperblock changed = volume.superblock.withLabel(label);
+            changed.withClean(false).write(volume.device);
+            volume.device.flush();
+            volume.superblock = changed;
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    @Override
     public SuperOps superOps() {
         return this;
     }
