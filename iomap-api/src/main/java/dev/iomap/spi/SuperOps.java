@@ -62,6 +62,26 @@ public interface SuperOps {
     }
 
     /**
+     * Discards the free space of the byte range {@code [start, start + length)} (clipped to the file
+     * system) in free extents of at least {@code minLength} bytes, as {@code FITRIM} ({@code fstrim})
+     * asks: the device is told those blocks' contents are no longer needed (an image file gets holes
+     * back). Only space that is free on the device is discarded, never space freed by a transaction not
+     * yet durable (a crash could give it back to its owner). This default: refused.
+     *
+     * @param start first byte, at least 0, below the file system's size
+     * @param length bytes, at least one block
+     * @param minLength smallest free extent worth discarding, in bytes, at least 0
+     * @return bytes discarded
+     * @throws dev.iomap.api.InvalidRangeException for a range as above
+     * @throws dev.iomap.api.NotSupportedException if the adapter cannot (this default)
+     * @throws IOException on a device error ({@link dev.iomap.device.ReadOnlyDeviceException} on a
+     *     read-only device)
+     */
+    default long trim(long start, long length, long minLength) throws IOException {
+        throw new dev.iomap.api.NotSupportedException("this file system does not trim its free space");
+    }
+
+    /**
      * The adapter's own counters, for {@link dev.iomap.api.IoStats#adapterCounters()}: names such as
      * {@code "glock.acquisitions"} or {@code "journal.commits"} mapped to totals since mount. Cheap and
      * thread-safe; a snapshot. This default: none.

@@ -1140,8 +1140,8 @@ public final class FuseBridge {
     }
 
     /**
-     * ioctl by a caller: the shutdown command ({@link #shutDown}), the label commands ({@link #label})
-     * and the inode flags' commands.
+     * ioctl by a caller: the shutdown command ({@link #shutDown}), the label commands ({@link #label}),
+     * {@code FITRIM} ({@link #trim}) and the inode flags' commands.
      *
      * @param nodeid the file or directory
      * @param command the command
@@ -1155,6 +1155,11 @@ public final class FuseBridge {
             shutDown(caller);
             return;
         }
+        if (command == InodeOperations.FITRIM) {
+            live();
+            trim(data, caller);
+            return;
+        }
         if (command == InodeOperations.FS_IOC_GETFSLABEL || command == InodeOperations.FS_IOC_SETFSLABEL) {
             live();
             label(command == InodeOperations.FS_IOC_SETFSLABEL, data, caller);
@@ -1164,6 +1169,36 @@ public final class FuseBridge {
             inodes.ioctl(path, command, data);
             return null;
         });
+    }
+
+    /**
+     * {@code FITRIM} ({@code fstrim}), as XFS's {@code xfs_ioc_trim} contracts it: root only
+     * ({@code CAP_SYS_ADMIN}: EPERM); the {@code struct fstrim_range} names the byte range and the smallest
+     * free extent worth discarding; on return its {@code len} holds the bytes discarded. EINVAL for a
+     * range that starts past the file system or covers less than a block, EOPNOTSUPP where the adapter
+     * cannot trim, EROFS on a read-only device.
+     *
+     * @param data the {@link InodeOperations#FSTRIM_RANGE_BYTES}-byte range: read, and {@code len} written
+     * @param caller who asks
+     * @throws IOException as above, or as the file system
+     */
+    void trim(ByteBuffer data, InodeOperations.Caller caller) throws IOException {
+        if (data.capacity() < InodeOperations.FSTRIM_RANGE_BYTES) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "FITRIM: short buffer");
+        }
+        if (caller.uid() != 0) {
+            throw new ErrnoException(LinuxErrno.EPERM, "FITRIM by uid " + caller.uid() + ": root only");
+        }
+        ByteBuffer range = data.duplicate().order(java.nio.ByteOrder.nativeOrder());
+        long start = range.getLong(0);
+        long length = range.getLong(8);
+        long minLength = range.getLong(16);
+        if (start < 0 || minLength < 0) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "FITRIM from " + Long.toUnsignedString(start)
+                    + ", extents of at least " + Long.toUnsignedString(minLength) + " bytes: out of range");
+        }
+        long trimmed = fs.trim(start, length < 0 ? Long.MAX_VALUE - start : length, minLength);
+        range.putLong(8, trimmed);
     }
 
     /**

@@ -70,6 +70,10 @@ final class InodeOperations {
     static final int FS_IOC_SETFSLABEL = 0x41009432;
     /** {@code FSLABEL_MAX}: bytes of the label ioctls' buffer, the label and its NUL. */
     static final int FSLABEL_MAX = 256;
+    /** {@code FITRIM}, {@code _IOWR('X', 121, struct fstrim_range)} ({@link FuseBridge#trim}). */
+    static final int FITRIM = 0xc0185879;
+    /** Bytes of {@code struct fstrim_range}: start, len, minlen, each a {@code __u64}. */
+    static final int FSTRIM_RANGE_BYTES = 24;
 
     /**
      * Who made the current request ({@code fuse_req_ctx}).
@@ -549,13 +553,15 @@ final class InodeOperations {
      * @return the bytes of its buffer that {@link #ioctl} reads or writes: {@value #FLAGS_BYTES} for the
      *     flags commands (the kernel's fileattr path passes {@code sizeof(unsigned int)}, whatever the
      *     command's encoded size says), {@value #FSXATTR_BYTES} for {@code FS_IOC_FSGETXATTR},
-     *     {@value #FSLABEL_MAX} for the label commands, else 0
+     *     {@value #FSLABEL_MAX} for the label commands, {@value #FSTRIM_RANGE_BYTES} for {@code FITRIM},
+     *     else 0
      */
     static int ioctlBytes(int command) {
         return switch (command) {
             case FS_IOC_GETFLAGS, FS_IOC_SETFLAGS -> FLAGS_BYTES;
             case FS_IOC_FSGETXATTR -> FSXATTR_BYTES;
             case FS_IOC_GETFSLABEL, FS_IOC_SETFSLABEL -> FSLABEL_MAX;
+            case FITRIM -> FSTRIM_RANGE_BYTES;
             default -> 0;
         };
     }
@@ -565,6 +571,16 @@ final class InodeOperations {
      * @return whether {@link #ioctl} writes its buffer (the get commands) rather than reads it
      */
     static boolean ioctlAnswers(int command) {
-        return command == FS_IOC_GETFLAGS || command == FS_IOC_FSGETXATTR || command == FS_IOC_GETFSLABEL;
+        return command == FS_IOC_GETFLAGS || command == FS_IOC_FSGETXATTR || command == FS_IOC_GETFSLABEL
+                || command == FITRIM;
+    }
+
+    /**
+     * @param command an ioctl command
+     * @return whether {@link #ioctl} reads its buffer's input: the set commands, and {@code FITRIM}, which
+     *     reads its range and answers the bytes trimmed in it
+     */
+    static boolean ioctlReads(int command) {
+        return !ioctlAnswers(command) || command == FITRIM;
     }
 }

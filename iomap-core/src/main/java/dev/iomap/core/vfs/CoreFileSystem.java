@@ -601,6 +601,16 @@ final class CoreFileSystem implements IomapFileSystem {
     }
 
     @Override
+    public long trim(long start, long length, long minLength) throws IOException {
+        ensureOpen();
+        if (start < 0 || length < 0 || minLength < 0) {
+            throw new InvalidRangeException(adapter.name() + ": trim of " + length + " bytes at " + start
+                    + ", extents of at least " + minLength + ": negative");
+        }
+        return supers.trim(start, length, minLength);
+    }
+
+    @Override
     public long maxFileSize() {
         return mount.maxFileSize();
     }
