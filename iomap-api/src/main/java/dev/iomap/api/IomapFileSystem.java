@@ -360,6 +360,44 @@ public interface IomapFileSystem extends Closeable {
     }
 
     /**
+     * @return the filesystem's label ({@code blkid}'s LABEL), empty if none was given
+     * @throws NotSupportedException if the adapter's format keeps no label (this default)
+     * @throws IOException on a device error
+     */
+    default String label() throws IOException {
+        throw new NotSupportedException(adapterName() + " keeps no label");
+    }
+
+    /**
+     * Sets the filesystem's label durably (written and flushed when this returns), as
+     * {@code FS_IOC_SETFSLABEL} does.
+     *
+     * @param label UTF-8 text without NUL, at most what the format holds; empty clears it
+     * @throws InvalidRangeException if it is too long for the format or holds a NUL
+     * @throws NotSupportedException if the format keeps no label or sets it only at mkfs (this default)
+     * @throws IOException on a device error, e.g. {@link dev.iomap.device.ReadOnlyDeviceException}
+     */
+    default void setLabel(String label) throws IOException {
+        throw new NotSupportedException(adapterName() + " keeps no label");
+    }
+
+    /**
+     * Discards the free space in a byte range ({@code FITRIM}, {@code fstrim}): see the adapter's
+     * {@link dev.iomap.spi.SuperOps#trim}.
+     *
+     * @param start first byte, at least 0, below the file system's size
+     * @param length bytes, at least one block
+     * @param minLength smallest free extent worth discarding, in bytes
+     * @return bytes discarded
+     * @throws InvalidRangeException for a range as above
+     * @throws NotSupportedException if the adapter cannot (this default)
+     * @throws IOException on a device error
+     */
+    default long trim(long start, long length, long minLength) throws IOException {
+        throw new NotSupportedException(adapterName() + " does not trim its free space");
+    }
+
+    /**
      * The largest size a regular file can reach, in bytes: a write, truncate or fallocate past it fails
      * with {@link InvalidRangeException} (the kernel's {@code s_maxbytes}; EFBIG). An adapter's mapping
      * model sets it (direct and indirect pointers, an extent format's offset field), and it may be far

@@ -35,6 +35,53 @@ public interface SuperOps {
     }
 
     /**
+     * The filesystem's label ({@code blkid}'s LABEL, {@code FS_IOC_GETFSLABEL}), as mkfs or
+     * {@link #setLabel} left it in the superblock. This default: the format keeps none.
+     *
+     * @return the label, empty if none was given
+     * @throws dev.iomap.api.NotSupportedException if the format keeps no label
+     * @throws IOException on a device error
+     */
+    default String label() throws IOException {
+        throw new dev.iomap.api.NotSupportedException("this file system keeps no label");
+    }
+
+    /**
+     * Sets the label ({@code FS_IOC_SETFSLABEL}): when this returns the device holds it (written and
+     * flushed), and {@link #label} and the next mount answer it. This default: refused.
+     *
+     * @param label the new label, UTF-8 text without NUL; empty clears it
+     * @throws dev.iomap.api.InvalidRangeException if it is longer than the format holds
+     * @throws dev.iomap.api.NotSupportedException if the format keeps no label, or sets it only at mkfs
+     * @throws dev.iomap.api.FileSystemShutdownException after a shutdown
+     * @throws IOException on a device error ({@link dev.iomap.device.ReadOnlyDeviceException} on a
+     *     read-only device)
+     */
+    default void setLabel(String label) throws IOException {
+        throw new dev.iomap.api.NotSupportedException("this file system keeps no label");
+    }
+
+    /**
+     * Discards the free space of the byte range {@code [start, start + length)} (clipped to the file
+     * system) in free extents of at least {@code minLength} bytes, as {@code FITRIM} ({@code fstrim})
+     * asks: the device is told those blocks' contents are no longer needed (an image file gets holes
+     * back). Only space that is free on the device is discarded, never space freed by a transaction not
+     * yet durable (a crash could give it back to its owner). This default: refused.
+     *
+     * @param start first byte, at least 0, below the file system's size
+     * @param length bytes, at least one block
+     * @param minLength smallest free extent worth discarding, in bytes, at least 0
+     * @return bytes discarded
+     * @throws dev.iomap.api.InvalidRangeException for a range as above
+     * @throws dev.iomap.api.NotSupportedException if the adapter cannot (this default)
+     * @throws IOException on a device error ({@link dev.iomap.device.ReadOnlyDeviceException} on a
+     *     read-only device)
+     */
+    default long trim(long start, long length, long minLength) throws IOException {
+        throw new dev.iomap.api.NotSupportedException("this file system does not trim its free space");
+    }
+
+    /**
      * The adapter's own counters, for {@link dev.iomap.api.IoStats#adapterCounters()}: names such as
      * {@code "glock.acquisitions"} or {@code "journal.commits"} mapped to totals since mount. Cheap and
      * thread-safe; a snapshot. This default: none.

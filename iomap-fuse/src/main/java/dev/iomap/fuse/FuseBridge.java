@@ -16,6 +16,7 @@ import dev.iomap.api.OpenFlag;
 import dev.iomap.api.RenameFlag;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.time.Instant;
@@ -1139,7 +1140,8 @@ public final class FuseBridge {
     }
 
     /**
-     * ioctl by a caller: the shutdown command ({@link #shutDown}) and the inode flags' commands.
+     * ioctl by a caller: the shutdown command ({@link #shutDown}), the label commands ({@link #label}),
+     * {@code FITRIM} ({@link #trim}) and the inode flags' commands.
      *
      * @param nodeid the file or directory
      * @param command the command
@@ -1153,10 +1155,105 @@ public final class FuseBridge {
             shutDown(caller);
             return;
         }
+        if (command == InodeOperations.FITRIM) {
+            live();
+            trim(data, caller);
+            return;
+        }
+        if (command == InodeOperations.FS_IOC_GETFSLABEL || command == InodeOperations.FS_IOC_SETFSLABEL) {
+            live();
+            label(command == InodeOperations.FS_IOC_SETFSLABEL, data, caller);
+            return;
+        }
         onPath(nodeid, path -> {
             inodes.ioctl(path, command, data);
             return null;
         });
+    }
+
+    /**
+     * {@code FITRIM} ({@code fstrim}), as XFS's {@code xfs_ioc_trim} contracts it: root only
+     * ({@code CAP_SYS_ADMIN}: EPERM); the {@code struct fstrim_range} names the byte range and the smallest
+     * free extent worth discarding; on return its {@code len} holds the bytes discarded. EINVAL for a
+     * range that starts past the file system or covers less than a block, EOPNOTSUPP where the adapter
+     * cannot trim, EROFS on a read-only device.
+     *
+     * @param data the {@link InodeOperations#FSTRIM_RANGE_BYTES}-byte range: read, and {@code len} written
+     * @param caller who asks
+     * @throws IOException as above, or as the file system
+     */
+    void trim(ByteBuffer data, InodeOperations.Caller caller) throws IOException {
+        if (data.capacity() < InodeOperations.FSTRIM_RANGE_BYTES) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "FITRIM: short buffer");
+        }
+        if (caller.uid() != 0) {
+            throw new ErrnoException(LinuxErrno.EPERM, "FITRIM by uid " + caller.uid() + ": root only");
+        }
+        ByteBuffer range = data.duplicate().order(java.nio.ByteOrder.nativeOrder());
+        long start = range.getLong(0);
+        long length = range.getLong(8);
+        long minLength = range.getLong(16);
+        if (start < 0 || minLength < 0) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "FITRIM from " + Long.toUnsignedString(start)
+                    + ", extents of at least " + Long.toUnsignedString(minLength) + " bytes: out of range");
+        }
+        long trimmed = fs.trim(start, length < 0 ? Long.MAX_VALUE - start : length, minLength);
+        range.putLong(8, trimmed);
+    }
+
+    /**
+     * The label ioctls, as fs/ioctl.c's {@code ioctl_getfslabel}/{@code ioctl_setfslabel} contract
+     * them: a get answers the label NUL-padded to {@link InodeOperations#FSLABEL_MAX} bytes; a set takes
+     * the bytes up to the first NUL (EINVAL if there is none), root only ({@code CAP_SYS_ADMIN}). A file
+     * system that keeps no label answers ENOTTY, as a kernel file system without the ioctl does; one that
+     * sets it only at mkfs answers EOPNOTSUPP to a set; a label too long for the format is EINVAL.
+     *
+     * @param set whether {@code FS_IOC_SETFSLABEL} (else {@code FS_IOC_GETFSLABEL})
+     * @param data the {@link InodeOperations#FSLABEL_MAX}-byte buffer: written by a get, read by a set
+     * @param caller who asks
+     * @throws IOException as above, EROFS on a read-only device, or as the file system
+     */
+    void label(boolean set, ByteBuffer data, InodeOperations.Caller caller) throws IOException {
+        int max = InodeOperations.FSLABEL_MAX;
+        if (data.capacity() < max) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "label ioctl: short buffer");
+        }
+        if (!set) {
+            String label;
+            try {
+                label = fs.label();
+            } catch (NotSupportedException none) {
+                throw new ErrnoException(LinuxErrno.ENOTTY, fs.adapterName() + " keeps no label");
+            }
+            byte[] bytes = label.getBytes(StandardCharsets.UTF_8);
+            if (bytes.length >= max) {
+                throw new ErrnoException(LinuxErrno.EFBIG, "label of " + bytes.length + " bytes does not fit");
+            }
+            data.put(0, bytes).put(bytes.length, new byte[max - bytes.length]);
+            return;
+        }
+        if (caller.uid() != 0) {
+            throw new ErrnoException(LinuxErrno.EPERM, "setting the label by uid " + caller.uid() + ": root only");
+        }
+        byte[] bytes = new byte[max];
+        data.get(0, bytes);
+        int length = 0;
+        while (length < max && bytes[length] != 0) {
+            length++;
+        }
+        if (length == max) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "label ioctl: no NUL in " + max + " bytes");
+        }
+        try {
+            fs.setLabel(new String(bytes, 0, length, StandardCharsets.UTF_8));
+        } catch (NotSupportedException refused) {
+            try {
+                fs.label();
+            } catch (NotSupportedException none) {
+                throw new ErrnoException(LinuxErrno.ENOTTY, fs.adapterName() + " keeps no label");
+            }
+            throw refused;
+        }
     }
 
     /**

@@ -64,6 +64,16 @@ final class InodeOperations {
      * ({@link FuseBridge#shutDown}).
      */
     static final int XFS_IOC_GOINGDOWN = 0x8004587d;
+    /** {@code FS_IOC_GETFSLABEL}, {@code _IOR(0x94, 49, char[FSLABEL_MAX])} ({@link FuseBridge#label}). */
+    static final int FS_IOC_GETFSLABEL = 0x81009431;
+    /** {@code FS_IOC_SETFSLABEL}, {@code _IOW(0x94, 50, char[FSLABEL_MAX])}. */
+    static final int FS_IOC_SETFSLABEL = 0x41009432;
+    /** {@code FSLABEL_MAX}: bytes of the label ioctls' buffer, the label and its NUL. */
+    static final int FSLABEL_MAX = 256;
+    /** {@code FITRIM}, {@code _IOWR('X', 121, struct fstrim_range)} ({@link FuseBridge#trim}). */
+    static final int FITRIM = 0xc0185879;
+    /** Bytes of {@code struct fstrim_range}: start, len, minlen, each a {@code __u64}. */
+    static final int FSTRIM_RANGE_BYTES = 24;
 
     /**
      * Who made the current request ({@code fuse_req_ctx}).
@@ -542,12 +552,16 @@ final class InodeOperations {
      * @param command an ioctl command
      * @return the bytes of its buffer that {@link #ioctl} reads or writes: {@value #FLAGS_BYTES} for the
      *     flags commands (the kernel's fileattr path passes {@code sizeof(unsigned int)}, whatever the
-     *     command's encoded size says), {@value #FSXATTR_BYTES} for {@code FS_IOC_FSGETXATTR}, else 0
+     *     command's encoded size says), {@value #FSXATTR_BYTES} for {@code FS_IOC_FSGETXATTR},
+     *     {@value #FSLABEL_MAX} for the label commands, {@value #FSTRIM_RANGE_BYTES} for {@code FITRIM},
+     *     else 0
      */
     static int ioctlBytes(int command) {
         return switch (command) {
             case FS_IOC_GETFLAGS, FS_IOC_SETFLAGS -> FLAGS_BYTES;
             case FS_IOC_FSGETXATTR -> FSXATTR_BYTES;
+            case FS_IOC_GETFSLABEL, FS_IOC_SETFSLABEL -> FSLABEL_MAX;
+            case FITRIM -> FSTRIM_RANGE_BYTES;
             default -> 0;
         };
     }
@@ -557,6 +571,16 @@ final class InodeOperations {
      * @return whether {@link #ioctl} writes its buffer (the get commands) rather than reads it
      */
     static boolean ioctlAnswers(int command) {
-        return command == FS_IOC_GETFLAGS || command == FS_IOC_FSGETXATTR;
+        return command == FS_IOC_GETFLAGS || command == FS_IOC_FSGETXATTR || command == FS_IOC_GETFSLABEL
+                || command == FITRIM;
+    }
+
+    /**
+     * @param command an ioctl command
+     * @return whether {@link #ioctl} reads its buffer's input: the set commands, and {@code FITRIM}, which
+     *     reads its range and answers the bytes trimmed in it
+     */
+    static boolean ioctlReads(int command) {
+        return !ioctlAnswers(command) || command == FITRIM;
     }
 }

@@ -640,8 +640,9 @@ final class LowLevelOps {
 
     /**
      * {@code ioctl(req, ino, cmd, arg, fi, flags, in_buf, in_bufsz, out_bufsz)}: the inode flags' commands
-     * ({@link InodeOperations#ioctl}); a get answers {@link InodeOperations#ioctlBytes} bytes (at most
-     * {@code out_bufsz}), a set reads them from {@code in_buf}. The shutdown command
+     * ({@link InodeOperations#ioctl}), the label commands and {@code FITRIM}; a get answers
+     * {@link InodeOperations#ioctlBytes} bytes (at most {@code out_bufsz}), a set reads them from
+     * {@code in_buf}, {@code FITRIM} both. The shutdown command
      * ({@link FuseBridge#shutDown}) reads nothing (the kernel passes an {@code _IOR} command no input)
      * and answers no bytes.
      */
@@ -652,7 +653,7 @@ final class LowLevelOps {
             int bytes = InodeOperations.ioctlBytes(command);
             MemorySegment buffer = ReplyMemory.current().buffer(Math.max(bytes, 1)).asSlice(0, bytes);
             buffer.fill((byte) 0);
-            if (!InodeOperations.ioctlAnswers(command) && bytes > 0) {
+            if (InodeOperations.ioctlReads(command) && bytes > 0) {
                 if (inSize < bytes || inBuf.equals(MemorySegment.NULL)) {
                     replyErr(req, LinuxErrno.EINVAL);
                     return;

@@ -614,4 +614,21 @@ final class Gfs2LikeMount extends Namespace implements MountedFileSystem, SuperO
     public Optional<java.util.UUID> uuid() throws IOException {
         return Optional.of(volume.layout.filesystemUuid(volume.device));
     }
+
+    @Override
+    public String label() throws IOException {
+        checkLive();
+        return volume.layout.label();
+    }
+
+    /**
+     * Refused: every node of a cluster reads the superblock once, at mount, so a label changed by one
+     * would be stale on the others; GFS2's label, likewise, changes only on an unmounted device
+     * ({@code tunegfs2 -L}). mkfs sets it ({@code iomap mkfs --label}).
+     */
+    @Override
+    public void setLabel(String label) throws IOException {
+        throw new NotSupportedException("gfs2-like: the label is set by mkfs only, on a device no node has mounted"
+                + " (as tunegfs2 -L changes GFS2's)");
+    }
 }

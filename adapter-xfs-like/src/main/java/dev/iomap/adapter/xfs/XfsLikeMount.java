@@ -1,5 +1,6 @@
 package dev.iomap.adapter.xfs;
 
+import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.BlockSizeView;
 import dev.iomap.adapter.support.Extent;
 import dev.iomap.adapter.support.ExtentMap;
@@ -277,6 +278,72 @@ final class XfsLikeMount implements MountedFileSystem, SuperOps, InodeOps, FileO
         } finally {
             volume.metaLock.unlock();
         }
+    }
+
+    @Override
+    public String label() throws IOException {
+        volume.checkNotShutDown();
+        return volume.superblock.label();
+    }
+
+    /**
+     * Rewrites the superblock with the new label (unclean, as it is while mounted) and flushes it, under
+     * the metadata lock that unmount's clean superblock takes too, so the last superblock written has it.
+     */
+    @Override
+    public void setLabel(String label) throws IOException {
+        XfsSuperblock.checkLabel(label);
+        volume.metaLock.lock();
+        try {
+            volume.checkMounted();
+            XfsSuperblock changed = volume.superblock.withLabel(label);
+            changed.withClean(false).write(volume.device);
+            volume.device.flush();
+            volume.superblock = changed;
+        } finally {
+            volume.metaLock.unlock();
+        }
+    }
+
+    /**
+     * XFS's {@code xfs_ioc_trim}: the running transaction is committed first (XFS forces its log), so
+     * that space freed before the call is durably free and no longer busy; then, one allocation group at
+     * a time, under the metadata lock (so nothing is allocated from an extent while it is discarded),
+     * every extent of the group's available free space (busy extents, freed by a transaction not yet
+     * durable, are not in it) that overlaps the range by at least the minimum is discarded.
+     */
+    @Override
+    public long trim(long start, long length, long minLength) throws IOException {
+        volume.checkMounted();
+        long bs = blockSize();
+        long totalBlocks = volume.geometry.totalBlocks();
+        if (start < 0 || minLength < 0 || length < bs || start >= totalBlocks * bs) {
+            throw new InvalidRangeException("xfs-like: trim of " + length + " bytes at " + start + " (extents of at least "
+                    + minLength + "): the range must start inside the " + totalBlocks * bs
+                    + "-byte file system and cover a block");
+        }
+        long first = start / bs;
+        long end = Math.min(totalBlocks, first + Math.ceilDiv(Math.min(length, totalBlocks * bs - first * bs), bs));
+        long minBlocks = Math.max(1, Math.ceilDiv(minLength, bs));
+        sync();
+        long trimmed = 0;
+        for (int agno = 0; agno < volume.geometry.agCount(); agno++) {
+            volume.metaLock.lock();
+            try {
+                volume.checkMounted();
+                for (BlockRange free : volume.allocator.group(agno).available().freeExtents()) {
+                    long from = Math.max(free.start(), first);
+                    long to = Math.min(free.start() + free.length(), end);
+                    if (to - from >= minBlocks) {
+                        volume.device.discard(from * bs, (to - from) * bs);
+                        trimmed += (to - from) * bs;
+                    }
+                }
+            } finally {
+                volume.metaLock.unlock();
+            }
+        }
+        return trimmed;
     }
 
     @Override

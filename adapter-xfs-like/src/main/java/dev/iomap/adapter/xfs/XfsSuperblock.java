@@ -13,8 +13,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * The superblock (block 0): the geometry, whether the image was cleanly unmounted, and the label. Framed
  * by {@link SuperblockCodec} (magic {@code XFS-LIKE}, version, length, CRC32C). Written directly, never
- * through the journal: at mkfs, at mount (clean = false) and at unmount (clean = true), each time
- * followed by a flush.
+ * through the journal: at mkfs, at mount (clean = false), at a label change and at unmount (clean =
+ * true), each time followed by a flush.
  *
  * @param geometry where everything is
  * @param clean whether the image was unmounted cleanly (the journal is empty)
@@ -35,6 +35,10 @@ record XfsSuperblock(XfsGeometry geometry, boolean clean, long uuid, String labe
 
     XfsSuperblock withClean(boolean isClean) {
         return new XfsSuperblock(geometry, isClean, uuid, label);
+    }
+
+    XfsSuperblock withLabel(String newLabel) {
+        return new XfsSuperblock(geometry, clean, uuid, newLabel);
     }
 
     void write(BlockDevice device) throws IOException {

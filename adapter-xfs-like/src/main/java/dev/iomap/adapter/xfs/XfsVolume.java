@@ -29,7 +29,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class XfsVolume {
     final BlockDevice device;
     final XfsGeometry geometry;
-    final XfsSuperblock superblock;
+    /** The superblock as the device holds it; replaced, under {@link #metaLock}, by a label change. */
+    volatile XfsSuperblock superblock;
     final Journal journal;
     final ReentrantLock metaLock = new ReentrantLock();
     final Map<Long, InodeState> inodes = new ConcurrentHashMap<>();

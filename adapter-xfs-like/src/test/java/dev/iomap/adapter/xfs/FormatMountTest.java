@@ -52,6 +52,36 @@ class FormatMountTest {
     }
 
     @Test
+    void theLabelMkfsGaveIsReadAndASetLabelIsOnTheDeviceAtOnceAndAfterRemount() throws Exception {
+        try (RamBlockDevice device = new RamBlockDevice(4096, 16L << 20)) {
+            IomapFileSystems.format("xfs-like", device, new FormatOptions(4096, "scratch", Map.of()));
+            try (var fs = IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions())) {
+                assertThat(fs.label()).isEqualTo("scratch");
+                long flushes = device.stats().flushes();
+                fs.setLabel("backup-2026");
+                assertThat(fs.label()).isEqualTo("backup-2026");
+                assertThat(device.stats().flushes()).as("durable when setLabel returns").isGreaterThan(flushes);
+                assertThat(XfsSuperblock.read(device).label()).isEqualTo("backup-2026");
+                assertThat(XfsSuperblock.read(device).clean()).as("still mounted").isFalse();
+                assertThatThrownBy(() -> fs.setLabel("x".repeat(33))).isInstanceOf(InvalidRangeException.class)
+                        .hasMessageContaining("32 bytes");
+                assertThatThrownBy(() -> fs.setLabel("a\0b")).isInstanceOf(InvalidRangeException.class)
+                        .hasMessageContaining("NUL");
+                assertThat(fs.label()).isEqualTo("backup-2026");
+            }
+            XfsFixture.assertClean(device);
+            assertThat(XfsSuperblock.read(device).label()).isEqualTo("backup-2026");
+            try (var fs = IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions())) {
+                assertThat(fs.label()).isEqualTo("backup-2026");
+                fs.setLabel("");
+            }
+            try (var fs = IomapFileSystems.mount("xfs-like", device, XfsFixture.mountOptions())) {
+                assertThat(fs.label()).isEmpty();
+            }
+        }
+    }
+
+    @Test
     void formatRefusesWhatItCannotDo() throws Exception {
         try (RamBlockDevice device = new RamBlockDevice(4096, 16L << 20);
                 RamBlockDevice tiny = new RamBlockDevice(4096, 64 * 4096)) {

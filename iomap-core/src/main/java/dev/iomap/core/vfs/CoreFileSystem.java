@@ -11,6 +11,7 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.spi.FileSystemAdapter;
 import dev.iomap.api.FsStat;
+import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.IoStats;
 import dev.iomap.api.IomapFile;
 import dev.iomap.api.IomapFileSystem;
@@ -582,6 +583,31 @@ final class CoreFileSystem implements IomapFileSystem {
     public java.util.Optional<java.util.UUID> uuid() throws IOException {
         ensureOpen();
         return supers.uuid();
+    }
+
+    @Override
+    public String label() throws IOException {
+        ensureOpen();
+        return supers.label();
+    }
+
+    @Override
+    public void setLabel(String label) throws IOException {
+        ensureOpen();
+        if (label.indexOf('\0') >= 0) {
+            throw new InvalidRangeException(adapter.name() + ": a label cannot hold a NUL");
+        }
+        supers.setLabel(label);
+    }
+
+    @Override
+    public long trim(long start, long length, long minLength) throws IOException {
+        ensureOpen();
+        if (start < 0 || length < 0 || minLength < 0) {
+            throw new InvalidRangeException(adapter.name() + ": trim of " + length + " bytes at " + start
+                    + ", extents of at least " + minLength + ": negative");
+        }
+        return supers.trim(start, length, minLength);
     }
 
     @Override
