@@ -431,6 +431,23 @@ public final class RecordingAdapter implements FileSystemAdapter {
         }
 
         @Override
+        public String label() throws IOException {
+            return mount.superOps().label();
+        }
+
+        @Override
+        public void setLabel(String label) throws IOException {
+            record("setLabel", label);
+            mount.superOps().setLabel(label);
+        }
+
+        @Override
+        public long trim(long start, long length, long minLength) throws IOException {
+            record("trim", start, length, minLength);
+            return mount.superOps().trim(start, length, minLength);
+        }
+
+        @Override
         public FileUse use(IomapInode inode, boolean write) throws IOException {
             return mount.fileOps().use(inode, write);
         }
