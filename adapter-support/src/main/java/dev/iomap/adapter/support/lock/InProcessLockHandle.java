@@ -270,14 +270,19 @@ final class InProcessLockHandle implements LockHandle {
 
     /**
      * @return the holder whose mode must change before {@code wanted} can be granted to this one, or
-     *     null: another holder with an incompatible mode, or this one if going from its mode to
-     *     {@code wanted} would need its cache dropped ({@code SH} to {@code DF}) or another thread's use
+     *     null: another holder with an incompatible mode, or this one if its mode does not cover
+     *     {@code wanted} and going from it to {@code wanted} would need its cache dropped
+     *     ({@code SH} to {@code DF}) or another thread's use
      *     in progress ended first ({@link #usesInTheWay})
      */
     private InProcessLockHandle inTheWay(InProcessLockSpace.Resource resource, LockMode wanted) {
         for (InProcessLockHandle holder : resource.holders) {
             if (holder == this) {
-                if ((mode.allowsCaching() && !wanted.allowsCaching()) || usesInTheWay(wanted)) {
+                // a mode that covers wanted (granted to another thread of this node while the request
+                // queued: EX for a DF request) needs no change; dropping it would sync and invalidate
+                // under that thread's use in progress
+                boolean dropsCache = mode.allowsCaching() && !wanted.allowsCaching();
+                if (!mode.covers(wanted) && (dropsCache || usesInTheWay(wanted))) {
                     return this;
                 }
             } else if (!holder.mode.compatibleWith(wanted)) {
