@@ -543,10 +543,8 @@ public final class FileBlockDevice implements BlockDevice {
     }
 
     /**
-     * Punches a hole in the image over the range ({@code fallocate(PUNCH_HOLE | KEEP_SIZE)}, so the
-     * host gets the space back), or where the host's filesystem cannot, or the C library is not at hand,
-     * writes zeroes over it; in the calling thread, even if interrupted (see the class comment); later
-     * reads of it return zeroes. Counted as
+     * Writes zeroes over the range, in the calling thread,
+     * even if interrupted (see the class comment); later reads of it return zeroes. Counted as
      * discarded bytes, not as bytes written. Not ordered with respect to writes in flight.
      *
      * @param offset device byte offset, block aligned
@@ -562,9 +560,7 @@ public final class FileBlockDevice implements BlockDevice {
         ensureWritable("discard in");
         DeviceCounters.checkRequest("discard", offset, length, blockSize, capacity);
         inCaller("discard in", offset, length, (io, file) -> {
-            if (!channel.punchHole(offset, length)) {
-                writeZeroes(io, offset, length);
-            }
+            writeZeroes(io, offset, length);
             return null;
         });
         counters.countDiscard(length);

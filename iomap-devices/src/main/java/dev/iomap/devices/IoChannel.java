@@ -45,8 +45,6 @@ final class IoChannel {
     private final int directIoAlignment;
     /** Gathering direct writes beside the channel, or null; closed with it. */
     private final VectoredWrites vectored;
-    /** Holes punched for discards, or null for a read-only channel; closed with it. */
-    private final HolePunch holes;
     private final Object reopening = new Object();
     private volatile Open open;
     private volatile boolean closed;
@@ -65,8 +63,6 @@ final class IoChannel {
         this.path = path;
         this.options = options.clone();
         this.vectored = vectored;
-        this.holes = java.util.Arrays.asList(options).contains(java.nio.file.StandardOpenOption.WRITE)
-                ? new HolePunch(path) : null;
         this.directIoAlignment = directIoAlignment;
         this.open = new Open(channel, new PositionalIo(channel, directIoAlignment, vectored));
     }
@@ -118,16 +114,6 @@ final class IoChannel {
         }
     }
 
-    /**
-     * Punches a hole in the file where the C library is at hand (see {@link HolePunch#punch}).
-     *
-     * @return true if punched; false if it cannot be done here, and nothing was done
-     * @throws IOException if the kernel refuses for another reason than lack of support
-     */
-    boolean punchHole(long position, long length) throws IOException {
-        return holes != null && holes.punch(position, length);
-    }
-
     /** @return whether writes of several buffers can go out as gathering direct writes */
     boolean gathers() {
         return vectored != null;
@@ -146,8 +132,8 @@ final class IoChannel {
     }
 
     /**
-     * Closes the channel (calls in flight and later fail with {@link ClosedChannelException}), the
-     * gathering direct writes, which first wait for their writes in progress, and the hole punching.
+     * Closes the channel (calls in flight and later fail with {@link ClosedChannelException}) and the
+     * gathering direct writes, which first wait for their writes in progress.
      */
     void close() throws IOException {
         synchronized (reopening) {
@@ -155,14 +141,8 @@ final class IoChannel {
             try {
                 open.channel().close();
             } finally {
-                try {
-                    if (vectored != null) {
-                        vectored.close();
-                    }
-                } finally {
-                    if (holes != null) {
-                        holes.close();
-                    }
+                if (vectored != null) {
+                    vectored.close();
                 }
             }
         }

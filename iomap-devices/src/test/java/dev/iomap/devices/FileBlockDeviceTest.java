@@ -166,37 +166,6 @@ class FileBlockDeviceTest extends BlockDeviceContractTest {
     }
 
     @Test
-    void aDiscardPunchesAHoleSoTheHostGetsTheSpaceBackAndReadsAreZeroes() throws Exception {
-        Path path = dir.resolve("sparse.img");
-        int mib = 1 << 20;
-        try (var image = FileBlockDevice.open(path, BLOCK, 4L * mib, false)) {
-            ByteBuffer data = ByteBuffer.allocateDirect(2 * mib);
-            data.put(randomBytes(2 * mib)).flip();
-            await(image.write(0, data, IoPurpose.DATA));
-            image.flush();
-            long written = hostBlocks(path);
-            assertThat(written).isGreaterThanOrEqualTo(2L * mib);
-
-            image.discard(BLOCK, mib);
-
-            assertThat(hostBlocks(path)).as("the host's blocks of the image").isEqualTo(written - mib);
-            ByteBuffer read = ByteBuffer.allocate(mib);
-            image.read(BLOCK, read);
-            assertThat(read.array()).containsOnly(0);
-            assertThat(image.stats().discardedBytes()).isEqualTo(mib);
-            assertThat(image.stats().bytesWritten()).as("no zeroes written").isEqualTo(2L * mib);
-        }
-    }
-
-    /** @return the bytes the host's filesystem allocates to {@code path} ({@code stat -c %b}) */
-    private static long hostBlocks(Path path) throws Exception {
-        Process stat = new ProcessBuilder("stat", "-c", "%b", path.toString()).redirectErrorStream(true).start();
-        String out = new String(stat.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).strip();
-        assertThat(stat.waitFor()).as(out).isZero();
-        return Long.parseLong(out) * 512;
-    }
-
-    @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
     void readFlushAndDiscardFromACompletionCallbackDoNotDeadlock() throws Exception {
         byte[] data = randomBytes(BLOCK);
