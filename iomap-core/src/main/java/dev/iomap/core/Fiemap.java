@@ -107,6 +107,11 @@ final class Fiemap {
             }
             long hole = Seek.scan(inode, data, end, Seek.CachedData.DIRTY, false);
             long stop = hole < 0 ? end : hole;
+            if (stop <= data) {
+                // written back (writeback or reclaim runs beside fiemap) between the two scans: no run here
+                pos = data + 1;
+                continue;
+            }
             runs.add(new FileExtent(data, 0, stop - data,
                     EnumSet.of(FileExtent.Flag.DELALLOC, FileExtent.Flag.UNKNOWN)));
             pos = stop;
