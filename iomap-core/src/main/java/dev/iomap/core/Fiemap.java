@@ -53,7 +53,7 @@ final class Fiemap {
                     extents.add(extent(iomap, start, length));
                     iter.advance(length);
                 } else {
-                    List<FileExtent> cached = cachedRuns(inode, start, start + length);
+                    List<FileExtent> cached = cachedRuns(inode, start, start + length, DirtyScan.CACHE);
                     if (!inode.writeOps().valid(inode, iomap)) {
                         iter.markStale();
                     } else {
@@ -96,20 +96,41 @@ final class Fiemap {
         return new FileExtent(start, physical, length, flags);
     }
 
-    /** The runs of blocks in {@code [start, end)}, a hole on the device, that the cache holds dirty. */
-    private static List<FileExtent> cachedRuns(IomapContext inode, long start, long end) {
+    /**
+     * How {@link #cachedRuns} looks into the cache: {@link Seek#scan} with {@link Seek.CachedData#DIRTY}.
+     * A seam for tests, which run writeback between two looks as the flusher or reclaim can.
+     */
+    @FunctionalInterface
+    interface DirtyScan {
+        /** The cache itself. */
+        DirtyScan CACHE = (inode, from, end, wantData) -> Seek.scan(inode, from, end, Seek.CachedData.DIRTY, wantData);
+
+        /**
+         * @return as {@link Seek#scan}: the first offset of {@code [from, end)} whose block is dirty
+         *     ({@code wantData}) or clean, or -1 if there is none
+         */
+        long scan(IomapContext inode, long from, long end, boolean wantData);
+    }
+
+    /**
+     * The runs of blocks in {@code [start, end)}, a hole on the device, that the cache holds dirty. Each
+     * run is found with two looks into the cache, for its first dirty block and for its end; writeback
+     * (the flusher, reclaim) may clean that block between them, and then there is no run there.
+     */
+    static List<FileExtent> cachedRuns(IomapContext inode, long start, long end, DirtyScan cache) {
         List<FileExtent> runs = new ArrayList<>();
+        long blockMask = -(long) inode.blockSize();
         long pos = start;
         while (pos < end) {
-            long data = Seek.scan(inode, pos, end, Seek.CachedData.DIRTY, true);
+            long data = cache.scan(inode, pos, end, true);
             if (data < 0) {
                 break;
             }
-            long hole = Seek.scan(inode, data, end, Seek.CachedData.DIRTY, false);
+            long hole = cache.scan(inode, data, end, false);
             long stop = hole < 0 ? end : hole;
             if (stop <= data) {
-                // written back (writeback or reclaim runs beside fiemap) between the two scans: no run here
-                pos = data + 1;
+                // written back between the two looks: no run here; go on from the next block
+                pos = (data & blockMask) + inode.blockSize();
                 continue;
             }
             runs.add(new FileExtent(data, 0, stop - data,
