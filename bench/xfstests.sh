@@ -28,6 +28,9 @@
 #   XFSTESTS_WORK     images, mount points and results (default XFSTESTS_BUILD/work)
 #   XFSTESTS_SIZE     size of each image (default 8g)
 #   XFSTESTS_INSTALL  0: only check the packages, install nothing (default 1)
+#   XFSTESTS_JOBS     how many configs run at once (default 1); each config always runs in a mount
+#                     namespace of its own, so its mounts are seen by nobody else (no other process's df
+#                     or statfs keeps them busy at umount) and the configs' mounts never meet
 # Needs root, fuse3, losetup, and a built checkout (mvn -q install -DskipTests).
 set -euo pipefail
 
@@ -334,6 +337,12 @@ main() {
         table "$@"
         return
     fi
+    if [[ "$1" == _in-namespace ]]; then
+        # main's own call, inside the config's mount namespace: one config, its TESTs
+        shift
+        run_config "$@"
+        return
+    fi
     [[ $(id -u) -eq 0 ]] || die "xfstests needs root (mount, losetup, the fsgqa users)"
     local config="$1"
     shift
@@ -349,9 +358,26 @@ main() {
     if [[ "$config" != ext4 && "$config" != xfs ]]; then
         "$iomap" install-mount-helper >/dev/null
     fi
+    local jobs="${XFSTESTS_JOBS:-1}"
+    [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "XFSTESTS_JOBS=$jobs: give a count of 1 or more"
+    local started
+    started=$(date +%s)
+    local running=0 failed=0
     for one in "${configs[@]}"; do
-        run_config "$one" "$@"
+        if ((running >= jobs)); then
+            wait -n || failed=1
+            running=$((running - 1))
+        fi
+        # A private mount namespace per config; the config's FUSE daemons live in it too, and it ends with them.
+        unshare --mount --propagation private "$script_dir/xfstests.sh" _in-namespace "$one" "$@" &
+        running=$((running + 1))
     done
+    while ((running > 0)); do
+        wait -n || failed=1
+        running=$((running - 1))
+    done
+    echo "xfstests.sh: ${configs[*]}: $(($(date +%s) - started)) s with XFSTESTS_JOBS=$jobs" >&2
+    return "$failed"
 }
 
 main "$@"
