@@ -16,7 +16,9 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -76,6 +78,9 @@ import org.apache.zookeeper.Watcher;
  * <p>The manager does not own the Curator client: close the client after the manager. Thread-safe.
  */
 public final class ZkLockManager implements LockManager {
+    /** How many handles a closing mount releases at once (see {@link #releaseAll}). */
+    static final int CLOSE_RELEASERS = 16;
+
     private final CuratorFramework client;
     private final ZkPaths paths;
     private final Incarnation self;
@@ -284,11 +289,7 @@ public final class ZkLockManager implements LockManager {
             open = new ArrayList<>(handles.values());
         }
         try {
-            for (ZkLockHandle handle : open) {
-                if (!handle.isReleased()) {
-                    handle.release();
-                }
-            }
+            releaseAll(open);
         } finally {
             demoter.shutdown();
             if (!fence.isFenced()) {
@@ -309,6 +310,70 @@ public final class ZkLockManager implements LockManager {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * Releases every handle of a closing mount, {@link #CLOSE_RELEASERS} at a time: each release is its own
+     * callbacks (sync, invalidate) and two or three ZooKeeper calls, one round trip each, and a mount that
+     * touched thousands of files holds thousands of handles (3,000 creates on the test bed with a 1 ms delay
+     * each way took more than 60 s to unmount one at a time). The handles are of different glocks, so their
+     * releases are independent, as the demoter's are. Every release is tried; the first failure is thrown,
+     * with the others suppressed.
+     */
+    private void releaseAll(List<ZkLockHandle> open) throws IOException {
+        List<ZkLockHandle> held = open.stream().filter(handle -> !handle.isReleased()).toList();
+        if (held.size() <= 1) {
+            for (ZkLockHandle handle : held) {
+                handle.release();
+            }
+            return;
+        }
+        ExecutorService releasers = Executors.newFixedThreadPool(Math.min(CLOSE_RELEASERS, held.size()), r -> {
+            Thread t = new Thread(r, "iomap-glock-close-" + self);
+            t.setDaemon(true);
+            return t;
+        });
+        List<Future<?>> releases = new ArrayList<>(held.size());
+        try {
+            for (ZkLockHandle handle : held) {
+                releases.add(releasers.submit(() -> {
+                    handle.release();
+                    return null;
+                }));
+            }
+            Throwable failure = null;
+            boolean interrupted = false;
+            for (Future<?> release : releases) {
+                while (true) {
+                    try {
+                        release.get();
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true; // every release is waited for: the mount must not end under them
+                    } catch (ExecutionException e) {
+                        if (failure == null) {
+                            failure = e.getCause();
+                        } else {
+                            failure.addSuppressed(e.getCause());
+                        }
+                        break;
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            switch (failure) {
+                case null -> {
+                }
+                case IOException e -> throw e;
+                case RuntimeException e -> throw e;
+                case Error e -> throw e;
+                default -> throw new IOException(failure);
+            }
+        } finally {
+            releasers.shutdown();
         }
     }
 

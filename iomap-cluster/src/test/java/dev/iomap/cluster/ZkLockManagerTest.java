@@ -643,11 +643,37 @@ class ZkLockManagerTest {
 
         a.close();
 
-        assertThat(events).containsExactly("A.sync EX>UN", "A.invalidate EX>UN", "A8.invalidate SH>UN");
+        // the handles are released side by side: each one's callbacks in order, the two in any order
+        assertThat(events).containsExactlyInAnyOrder("A.sync EX>UN", "A.invalidate EX>UN", "A8.invalidate SH>UN");
+        assertThat(events.stream().filter(e -> e.startsWith("A.")))
+                .containsExactly("A.sync EX>UN", "A.invalidate EX>UN");
         assertThat(a.stats()).isEqualTo(new LockStats(2, 0, 0, 2, 3));
         assertThat(holderEntries(INODE)).isEmpty();
         assertThat(holderEntries(LockName.inode(8))).isEmpty();
         assertThatThrownBy(() -> a.acquire(INODE, EX, new Recorder("A", events, 1), WAIT))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    void closeReleasesManyHandlesSideBySideAndEveryOneOfThemOnce() throws Exception {
+        ZkLockManager a = node("A");
+        int count = 3 * ZkLockManager.CLOSE_RELEASERS + 5;
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            a.acquire(LockName.inode(100 + i), EX, new Recorder("I" + i, events, 1), WAIT).unlock();
+            expected.add("I" + i + ".sync EX>UN");
+            expected.add("I" + i + ".invalidate EX>UN");
+        }
+
+        a.close();
+
+        assertThat(events).containsExactlyInAnyOrderElementsOf(expected);
+        for (int i = 0; i < count; i++) {
+            String prefix = "I" + i + ".";
+            assertThat(events.stream().filter(e -> e.startsWith(prefix)))
+                    .containsExactly(prefix + "sync EX>UN", prefix + "invalidate EX>UN");
+            assertThat(holderEntries(LockName.inode(100 + i))).isEmpty();
+        }
+        assertThat(a.handleCount()).isZero();
     }
 }
