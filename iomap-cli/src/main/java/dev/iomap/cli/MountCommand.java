@@ -122,7 +122,9 @@ final class MountCommand implements Callable<Integer> {
 
     @Option(names = {"-o", "--options"}, paramLabel = "LIST",
             description = "a comma list of options: this command's own (long names without dashes), FUSE's"
-                    + " (allow_other, ro, noatime, ...) and the adapter's (data=journal) (repeatable)")
+                    + " (allow_other, ro, noatime, ...) and the adapter's (data=journal) (repeatable); ro opens the"
+                    + " image read-only: what the mount itself writes (its mounted flag, a journal replay) stays in"
+                    + " memory, and no access time is updated")
     private List<String> optionLists = new ArrayList<>();
 
     /** The FUSE options of {@link #optionLists}, each one option, escaped for libfuse. */
@@ -165,7 +167,11 @@ final class MountCommand implements Callable<Integer> {
                 .withSharedImage(cluster != null).withFuseOptions(fuseOptions);
         fuse = withReadAhead(fuse);
         Path loop = loopDeviceGiven();
-        BlockDevice device = openWaiting(cluster != null);
+        if (fuse.readOnly() && cluster != null) {
+            throw new UsageException("-o ro: a cluster node mounts read-write (a read-only node would still hold"
+                    + " a journal and take part in recovery); mount without ro");
+        }
+        BlockDevice device = openWaiting(cluster != null, fuse.readOnly());
         boolean attached = false;
         IomapFileSystem fs;
         try {
@@ -281,15 +287,18 @@ final class MountCommand implements Callable<Integer> {
      * returns before the file system has heard of it).
      *
      * @param shared whether for a cluster node
+     * @param readOnly whether for a read-only mount ({@code -o ro}): the image opened read-only under an
+     *     in-memory overlay that keeps what the mount itself writes (its mounted flag, a journal replay), so
+     *     that the image is not changed by one byte
      * @throws DeviceBusyException if it is still held when the time is up (the holder's refusal, and how long
      *     it waited), or at once with {@code --busy-timeout 0}
      */
-    private BlockDevice openWaiting(boolean shared) throws IOException, UsageException {
+    private BlockDevice openWaiting(boolean shared, boolean readOnly) throws IOException, UsageException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(busyTimeoutSeconds);
         boolean said = false;
         while (true) {
             try {
-                return shared ? image.openShared() : image.openExisting();
+                return readOnly ? image.openReadOnlyForMount() : shared ? image.openShared() : image.openExisting();
             } catch (DeviceBusyException busy) {
                 if (busyTimeoutSeconds <= 0) {
                     throw busy;

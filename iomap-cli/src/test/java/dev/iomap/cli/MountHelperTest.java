@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -123,6 +125,76 @@ class MountHelperTest {
         Files.writeString(mountPoint.resolve("g"), "after");
         unmount(mountPoint);
         awaitFsckClean(image);
+    }
+
+    /**
+     * {@code mount -t fuse.iomap -o ro} (xfstests generic/003 mounts {@code ro,strictatime} and lists a
+     * directory): the mount changes not one byte of the image, updates no access time (Linux's
+     * {@code touch_atime} skips a read-only mount; the mount updated it in memory and wrote it back before),
+     * and refuses writes. A {@code remount,ro} of a writable mount is
+     * {@link #aRemountToReadOnlyUpdatesNoAccessTime}.
+     */
+    @Test
+    @Timeout(300)
+    void aReadOnlyMountChangesNotOneByteOfTheImageAndUpdatesNoAccessTime() throws Exception {
+        assumeTrue(ClusterProcesses.fuseAvailable(), "no /dev/fuse or fusermount3");
+        Path image = image("xfs-like");
+        Path mountPoint = mountPoint("mnt");
+        Path helper = installHelper();
+        mount(helper, image, mountPoint, "rw,adapter=xfs-like,log=" + dir.resolve("log"));
+        Files.createDirectory(mountPoint.resolve("d"));
+        Files.writeString(mountPoint.resolve("d/f"), "data");
+        unmount(mountPoint);
+        awaitFsckClean(image);
+        byte[] before = Files.readAllBytes(image);
+
+        mount(helper, image, mountPoint, "ro,strictatime,attr_timeout=0,adapter=xfs-like,log=" + dir.resolve("log"));
+        assertThat(mountInfo(mountPoint).split(" ")[5]).as("the mount's own options").startsWith("ro");
+        FileTime directory = accessTime(mountPoint.resolve("d"));
+        FileTime file = accessTime(mountPoint.resolve("d/f"));
+        Thread.sleep(20);
+        try (var listing = Files.list(mountPoint.resolve("d"))) {
+            assertThat(listing.map(p -> p.getFileName().toString())).containsExactly("f");
+        }
+        assertThat(Files.readString(mountPoint.resolve("d/f"))).isEqualTo("data");
+        assertThat(accessTime(mountPoint.resolve("d"))).as("the directory's access time").isEqualTo(directory);
+        assertThat(accessTime(mountPoint.resolve("d/f"))).as("the file's access time").isEqualTo(file);
+        assertThatThrownBy(() -> Files.writeString(mountPoint.resolve("g"), "refused"))
+                .isInstanceOf(java.nio.file.FileSystemException.class).hasMessageContaining("Read-only");
+        unmount(mountPoint);
+        awaitFsckClean(image);
+
+        assertThat(Files.readAllBytes(image)).as("the image after a read-only mount").isEqualTo(before);
+    }
+
+    /** {@code mount -o remount,ro} of a writable mount: from then on, no access time is updated either. */
+    @Test
+    @Timeout(300)
+    void aRemountToReadOnlyUpdatesNoAccessTime() throws Exception {
+        assumeTrue(ClusterProcesses.fuseAvailable(), "no /dev/fuse or fusermount3");
+        assumeTrue("root".equals(System.getProperty("user.name")), "mount -o remount needs root");
+        Path image = image("xfs-like");
+        Path mountPoint = mountPoint("mnt");
+        Path helper = installHelper();
+        mount(helper, image, mountPoint, "rw,strictatime,attr_timeout=0,adapter=xfs-like,log=" + dir.resolve("log"));
+        Files.createDirectory(mountPoint.resolve("d"));
+        Files.writeString(mountPoint.resolve("d/f"), "data");
+        FileTime written = accessTime(mountPoint.resolve("d/f"));
+        Thread.sleep(20);
+        assertThat(Files.readString(mountPoint.resolve("d/f"))).isEqualTo("data");
+        FileTime read = accessTime(mountPoint.resolve("d/f"));
+        assertThat(read).as("strictatime, writable: a read updates the access time").isGreaterThan(written);
+
+        run(List.of(helper.toString(), image.toString(), mountPoint.toString(), "-o", "remount,ro"));
+        Thread.sleep(1100); // the mount reads the mount table at most once a second
+        assertThat(Files.readString(mountPoint.resolve("d/f"))).isEqualTo("data");
+        assertThat(accessTime(mountPoint.resolve("d/f"))).as("read after remount,ro").isEqualTo(read);
+        unmount(mountPoint);
+        awaitFsckClean(image);
+    }
+
+    private static FileTime accessTime(Path path) throws IOException {
+        return Files.readAttributes(path, BasicFileAttributes.class).lastAccessTime();
     }
 
     @Test

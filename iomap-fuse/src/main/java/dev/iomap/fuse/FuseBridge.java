@@ -22,8 +22,10 @@ import java.nio.file.NoSuchFileException;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.Lock;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 
 /**
@@ -122,6 +124,7 @@ public final class FuseBridge {
     private final InodeOperations inodes;
     private final CacheMode cache;
     private final AtimePolicy atime;
+    private volatile BooleanSupplier readOnlyMount = () -> false;
     private final int oDirect;
     /** Whether the kernel granted its writeback cache at INIT: it then does {@code O_APPEND} itself. */
     private volatile boolean kernelWritebackCache;
@@ -812,6 +815,19 @@ public final class FuseBridge {
     }
 
     /**
+     * Tells the bridge how to learn whether its mount is read-only now ({@code ro}, or remounted
+     * {@code ro} since: the kernel sends no request for a remount). A read-only mount updates no access
+     * time, as Linux's {@code touch_atime} skips a read-only mount. Until this is called, the mount is
+     * taken as writable.
+     *
+     * @param readOnly asked only when an access would update an access time; it may cache its answer
+     *     briefly
+     */
+    void readOnlyWhen(BooleanSupplier readOnly) {
+        this.readOnlyMount = Objects.requireNonNull(readOnly, "readOnly");
+    }
+
+    /**
      * The access time after a read or a directory listing, as the mount's {@link AtimePolicy} says (the
      * kernel's {@code touch_atime}: the change time stays). Best effort, as in Linux: a file unlinked
      * meanwhile, or a file system that refuses the change (read-only), keeps its access time.
@@ -822,7 +838,7 @@ public final class FuseBridge {
      */
     private void accessed(long nodeid, FileStat stat, boolean directory) {
         Instant now = Instant.now();
-        if (!inodes.posix() || !atime.needsUpdate(stat, directory, now)) {
+        if (!inodes.posix() || !atime.needsUpdate(stat, directory, now) || readOnlyMount.getAsBoolean()) {
             return;
         }
         try {

@@ -172,6 +172,24 @@ public record FuseMountOptions(boolean directIo, boolean readCache, boolean writ
                 sharedImage, device.toString(), true);
     }
 
+    /**
+     * @return whether {@link #fuseOptions()} ask for a read-only mount: {@code ro}, unless a later
+     *     {@code rw} takes it back (the last of the two wins, as with mount(8))
+     */
+    public boolean readOnly() {
+        boolean readOnly = false;
+        for (String list : fuseOptions) {
+            for (String option : list.split(",")) {
+                if (option.equals("ro")) {
+                    readOnly = true;
+                } else if (option.equals("rw")) {
+                    readOnly = false;
+                }
+            }
+        }
+        return readOnly;
+    }
+
     /** @return the atime options among {@link #fuseOptions()} ({@link AtimePolicy#of}) */
     public AtimePolicy atime() {
         return AtimePolicy.of(fuseOptions);

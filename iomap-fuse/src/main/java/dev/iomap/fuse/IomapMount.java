@@ -140,6 +140,7 @@ public final class IomapMount implements AutoCloseable {
             upcalls.close();
             throw new IOException("mounting " + fs.adapterName() + " on " + real + " failed: " + e.getMessage(), e);
         }
+        bridge.readOnlyWhen(new ReadOnlyProbe(real));
         bridge.onAttributesChanged(nodeid -> invalidateAttributes(libfuse, session, nodeid));
         bridge.onShutDown(() -> invalidateAll(libfuse, session, bridge));
         var loopEnded = new CountDownLatch(1);

@@ -65,7 +65,7 @@ final class MountTable {
     }
 
     /**
-     * mountinfo(5): field 5 is the mount point (octal escapes), the file system type follows " - ".
+     * mountinfo(5): field 5 is the mount point, field 6 its options (octal escapes), the file system type follows " - ".
      *
      * @return the space-separated fields of each line of a FUSE file system mounted at {@code mountPoint},
      *     in the table's order
@@ -75,7 +75,7 @@ final class MountTable {
         for (String line : mountinfo) {
             String[] fields = line.split(" ");
             int separator = line.indexOf(" - ");
-            if (fields.length < 5 || separator < 0) {
+            if (fields.length < 6 || separator < 0) {
                 continue;
             }
             String type = line.substring(separator + 3).split(" ")[0];
@@ -84,6 +84,22 @@ final class MountTable {
             }
         }
         return entries;
+    }
+
+    /**
+     * Whether the FUSE mount at {@code mountPoint} is read-only now: mountinfo(5)'s sixth field, the
+     * mount's own options, begins {@code ro} (a mount made {@code ro}, or {@code mount -o remount,ro}
+     * since, which the kernel does not tell a FUSE file system about); of the mount on top where mounts
+     * stack there.
+     *
+     * @param mountinfo the lines of {@code /proc/self/mountinfo}
+     * @param mountPoint a real (symlink-free, absolute) path
+     * @return whether it is mounted read-only; false if no FUSE file system is mounted there
+     */
+    static boolean isReadOnly(List<String> mountinfo, String mountPoint) {
+        return fuseEntries(mountinfo, mountPoint).stream().map(fields -> fields[5])
+                .reduce((first, second) -> second)
+                .map(options -> options.equals("ro") || options.startsWith("ro,")).orElse(false);
     }
 
     /**
