@@ -1,9 +1,11 @@
 package dev.iomap.fuse;
 
 import dev.iomap.api.IomapFile;
+import dev.iomap.api.OpenFlag;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -17,8 +19,12 @@ final class FileHandles {
      *
      * @param nodeid the node it was opened through
      * @param file the file
+     * @param flags what it was opened with
      */
-    record Handle(long nodeid, IomapFile file) {
+    record Handle(long nodeid, IomapFile file, Set<OpenFlag> flags) {
+        Handle {
+            flags = Set.copyOf(flags);
+        }
     }
 
     private final ConcurrentHashMap<Long, Handle> open = new ConcurrentHashMap<>();
@@ -30,8 +36,18 @@ final class FileHandles {
      * @return its new handle
      */
     long add(long nodeid, IomapFile file) {
+        return add(nodeid, file, Set.of());
+    }
+
+    /**
+     * @param nodeid the node the file was opened through
+     * @param file the open file
+     * @param flags what it was opened with
+     * @return its new handle
+     */
+    long add(long nodeid, IomapFile file, Set<OpenFlag> flags) {
         long handle = next.getAndIncrement();
-        open.put(handle, new Handle(nodeid, file));
+        open.put(handle, new Handle(nodeid, file, flags));
         return handle;
     }
 

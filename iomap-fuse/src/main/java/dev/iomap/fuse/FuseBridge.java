@@ -24,6 +24,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
@@ -125,11 +126,14 @@ public final class FuseBridge {
     private final CacheMode cache;
     private final AtimePolicy atime;
     private volatile BooleanSupplier readOnlyMount = () -> false;
+    /** {@link #cacheWriter}s by handle. */
+    private final ConcurrentHashMap<Long, IomapFile> cacheWriters =
+            new ConcurrentHashMap<>();
     private final int oDirect;
     /** Whether the kernel granted its writeback cache at INIT: it then does {@code O_APPEND} itself. */
     private volatile boolean kernelWritebackCache;
     /** Handles of opens for writing of files with capabilities: the first write removes them. */
-    private final Set<Long> capabilityHolders = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Long> capabilityHolders = ConcurrentHashMap.newKeySet();
     private volatile LongConsumer attributesChanged = nodeid -> { };
     /** Set once by {@link #shutDown}: every operation then fails with EIO. */
     private volatile boolean shutDown;
@@ -664,7 +668,7 @@ public final class FuseBridge {
     }
 
     private Opened opened(long nodeid, IomapFile file, int flags) {
-        long fh = handles.add(nodeid, file);
+        long fh = handles.add(nodeid, file, openFlags(flags));
         nodes.opened(nodeid, file);
         boolean direct = cache.bypasses(flags, oDirect);
         return new Opened(fh, direct, !direct && cache.keepsKernelCache());
@@ -866,6 +870,27 @@ public final class FuseBridge {
      * @throws IOException EBADF for an unknown handle, or as the file system
      */
     int write(long fh, long offset, ByteBuffer buf, boolean killPrivileges) throws IOException {
+        return write(fh, offset, buf, killPrivileges, false);
+    }
+
+    /**
+     * write, as {@link #write(long, long, ByteBuffer, boolean)}; with {@code fromPageCache} (the kernel's
+     * {@code FUSE_WRITE_CACHE}: pages of its cache written back, a shared mapping's or the writeback
+     * cache's) a positional buffered write whatever the handle was opened with, since the kernel sends it
+     * through any writable handle of the inode: through an {@code O_DIRECT} handle it is not aligned (a
+     * mapping's last page ends at EOF; msync failed EINVAL, xfstests generic/263), through an
+     * {@code O_APPEND} handle it belongs at its offset, not at the end.
+     *
+     * @param fh an open file
+     * @param offset where
+     * @param buf the bytes
+     * @param killPrivileges whether the write clears set-user-ID and set-group-ID
+     * @param fromPageCache whether the kernel is writing back its page cache
+     * @return bytes written, as {@link #write(long, long, ByteBuffer, boolean)}
+     * @throws IOException EBADF for an unknown handle, or as the file system
+     */
+    int write(long fh, long offset, ByteBuffer buf, boolean killPrivileges, boolean fromPageCache)
+            throws IOException {
         live();
         FileHandles.Handle handle = handles.handle(fh);
         if (killPrivileges && hasPrivileges(handle.file())) {
@@ -879,6 +904,9 @@ public final class FuseBridge {
         }
         int start = buf.position();
         try {
+            if (fromPageCache && (handle.flags().contains(OpenFlag.DIRECT) || handle.flags().contains(OpenFlag.APPEND))) {
+                return cacheWriter(fh, handle).write(offset, buf);
+            }
             return handle.file().write(offset, buf);
         } catch (NoSpaceException e) {
             int written = buf.position() - start;   // IomapFile.write reports what it wrote by the position
@@ -935,10 +963,41 @@ public final class FuseBridge {
     void release(long fh) throws IOException {
         FileHandles.Handle handle = handles.remove(fh);
         capabilityHolders.remove(fh);
+        IomapFile writer = cacheWriters.remove(fh);
         if (handle != null) {
             nodes.closed(handle.nodeid(), handle.file());
-            handle.file().close();
+            try (IomapFile _ = writer) {
+                handle.file().close();
+            }
+        } else if (writer != null) {
+            writer.close();
         }
+    }
+
+    /**
+     * The plain (positional, buffered) open of a handle's file that the kernel's page-cache writes through
+     * an {@code O_DIRECT} or {@code O_APPEND} handle go to: opened at the first such write, closed with the
+     * handle.
+     *
+     * @throws IOException ESTALE if the handle's node now names another inode, or as the file system
+     */
+    private IomapFile cacheWriter(long fh, FileHandles.Handle handle) throws IOException {
+        IomapFile writer = cacheWriters.get(fh);
+        if (writer != null) {
+            return writer;
+        }
+        IomapFile opened = onPath(handle.nodeid(), path -> fs.open(path));
+        if (opened.ino() != handle.file().ino()) {
+            opened.close();
+            throw new ErrnoException(LinuxErrno.ESTALE, "page-cache write through handle " + fh + ": its name now"
+                    + " names inode " + opened.ino());
+        }
+        IomapFile raced = cacheWriters.putIfAbsent(fh, opened);
+        if (raced != null) {
+            opened.close();
+            return raced;
+        }
+        return opened;
     }
 
     /**

@@ -42,6 +42,13 @@ final class KernelAbi {
     static final int FOPEN_DIRECT_IO = 1;
     /** Open flags: {@code FOPEN_PARALLEL_DIRECT_WRITES} (direct writes to one inode are not serialised). */
     static final int FOPEN_PARALLEL_DIRECT_WRITES = 1 << 6;
+    /**
+     * Write flags: {@code FUSE_WRITE_CACHE}, a write of the kernel's page cache (writeback of pages a
+     * shared mapping dirtied, or of the writeback cache), sent through whichever writable handle of the
+     * inode the kernel found ({@code fuse_write_file_get}): it is positional and buffered whatever that
+     * handle was opened with.
+     */
+    static final int FUSE_WRITE_CACHE = 1;
     /** Write flags: {@code FUSE_WRITE_KILL_SUIDGID} (the writer lacks {@code CAP_FSETID}). */
     static final int FUSE_WRITE_KILL_SUIDGID = 1 << 2;
 
@@ -63,11 +70,30 @@ final class KernelAbi {
      * @return whether {@code FUSE_WRITE_KILL_SUIDGID} is set
      */
     static boolean killsPrivileges(MemorySegment writeIn, long fh, long offset, long size) {
+        return (writeFlags(writeIn, fh, offset, size) & FUSE_WRITE_KILL_SUIDGID) != 0;
+    }
+
+    /**
+     * Whether a WRITE is the kernel's page cache being written back ({@link #FUSE_WRITE_CACHE}), read as
+     * {@link #killsPrivileges} reads its flag.
+     *
+     * @param writeIn as for {@link #killsPrivileges}
+     * @param fh the request's handle
+     * @param offset its offset
+     * @param size its size
+     * @return whether {@code FUSE_WRITE_CACHE} is set
+     */
+    static boolean fromPageCache(MemorySegment writeIn, long fh, long offset, long size) {
+        return (writeFlags(writeIn, fh, offset, size) & FUSE_WRITE_CACHE) != 0;
+    }
+
+    /** The request's {@code write_flags}, or 0 where the struct is not the request's own. */
+    private static int writeFlags(MemorySegment writeIn, long fh, long offset, long size) {
         if (writeIn.get(JAVA_LONG, WRITE_IN_FH) != fh || writeIn.get(JAVA_LONG, WRITE_IN_OFFSET) != offset
                 || Integer.toUnsignedLong(writeIn.get(JAVA_INT, WRITE_IN_SIZE)) != size) {
-            return false;
+            return 0;
         }
-        return (writeIn.get(JAVA_INT, WRITE_IN_WRITE_FLAGS) & FUSE_WRITE_KILL_SUIDGID) != 0;
+        return writeIn.get(JAVA_INT, WRITE_IN_WRITE_FLAGS);
     }
 
     /**

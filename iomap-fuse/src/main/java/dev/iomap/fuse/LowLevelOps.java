@@ -488,8 +488,8 @@ final class LowLevelOps {
 
     /**
      * {@code write(req, ino, const char *buf, size_t size, off_t off, fi)}: the data is written straight
-     * from libfuse's buffer; {@code FUSE_WRITE_KILL_SUIDGID} is read from the request before it
-     * ({@link KernelAbi#killsPrivileges}).
+     * from libfuse's buffer; {@code FUSE_WRITE_KILL_SUIDGID} and {@code FUSE_WRITE_CACHE} are read from the
+     * request before it ({@link KernelAbi#killsPrivileges}, {@link KernelAbi#fromPageCache}).
      */
     @SuppressWarnings("restricted") // libfuse's request buffer: the data and the fuse_write_in before it
     void write(MemorySegment req, long nodeid, MemorySegment buf, long size, long offset, MemorySegment fi) {
@@ -498,7 +498,8 @@ final class LowLevelOps {
             MemorySegment writeIn = MemorySegment.ofAddress(buf.address() - KernelAbi.WRITE_IN_BYTES)
                     .reinterpret(KernelAbi.WRITE_IN_BYTES);
             boolean kill = KernelAbi.killsPrivileges(writeIn, fh, offset, size);
-            int n = bridge.write(fh, offset, buf.reinterpret(size).asByteBuffer(), kill);
+            boolean fromCache = KernelAbi.fromPageCache(writeIn, fh, offset, size);
+            int n = bridge.write(fh, offset, buf.reinterpret(size).asByteBuffer(), kill, fromCache);
             int ignored = (int) libfuse.replyWrite.invokeExact(req, (long) n);
         } catch (Throwable t) {
             error(req, "write", nodeid, t);

@@ -17,6 +17,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -122,5 +124,43 @@ class FuseMmapTest {
                         .stdout()).as("the kernel page cache maps it either way").isEqualTo("ok\n");
             }
         }
+    }
+
+    /**
+     * Stores through a shared mapping of a file opened with the flags given (names of os.O_*), whose size
+     * (5000) does not end on a block; msync; prints "ok" or the errno's name.
+     */
+    private static String mmapWriteThrough(String flags) {
+        return "python3 -c 'import errno, mmap, os, sys\n"
+                + "fd = os.open(sys.argv[1], os.O_RDWR | " + flags + ")\n"
+                + "m = mmap.mmap(fd, 5000, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)\n"
+                + "m[4090:4100] = b\"0123456789\"\n"
+                + "m[4995:5000] = b\"abcde\"\n"
+                + "try:\n"
+                + "    m.flush()\n"
+                + "except OSError as e:\n"
+                + "    print(errno.errorcode[e.errno]); sys.exit(0)\n"
+                + "m.close()\n"
+                + "os.close(fd)\n"
+                + "print(\"ok\")\n"
+                + "' ";
+    }
+
+    /**
+     * The kernel writes the mapping's pages back through whichever writable handle of the file it finds,
+     * with {@code FUSE_WRITE_CACHE}: through an {@code O_DIRECT} handle the write of the last page is not
+     * block-aligned (it ends at EOF), and the mount refused it EINVAL, so msync failed (xfstests generic/263,
+     * fsx -Z with mapped writes); through an {@code O_APPEND} handle it belongs at its offset, not at the end.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"os.O_DIRECT", "os.O_APPEND"})
+    void aMappingWrittenBackThroughADirectOrAppendHandleLandsAtItsOffset(String flags) throws Exception {
+        mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"));
+        mount.sh("head -c 5000 /dev/zero | tr '\\0' x > m.bin");
+
+        assertThat(mount.sh(mmapWriteThrough(flags) + "m.bin")).as("msync").isEqualTo("ok\n");
+
+        assertThat(mount.sh("stat -c %s m.bin && tail -c +4091 m.bin | head -c 10 && tail -c 6 m.bin"))
+                .isEqualTo("5000\n0123456789xabcde");
     }
 }
