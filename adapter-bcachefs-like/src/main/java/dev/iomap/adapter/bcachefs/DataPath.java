@@ -270,7 +270,7 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
                 long count = Math.min(want, e.get().end() - first);
                 state.release(first, first + count, reserve);
                 long dev = e.get().value().deviceBlockOf(first - e.get().start());
-                state.planned.put(first, new FileState.Planned(first, dev, count, true));
+                state.planned.add(new FileState.PlanKey(first, dev), new FileState.Planned(first, dev, count, true));
                 return new Iomap(first * bs, count * bs, IomapType.MAPPED, Set.of(IomapFlag.BOUNDARY), dev * bs, null,
                         state.generation.get());
             }
@@ -281,7 +281,8 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         if (run.length() < taken) {
             state.giveBack(first + run.length(), first + taken);
         }
-        state.planned.put(first, new FileState.Planned(first, run.start(), run.length(), false));
+        state.planned.add(new FileState.PlanKey(first, run.start()),
+                new FileState.Planned(first, run.start(), run.length(), false));
         return new Iomap(first * bs, run.length() * bs, IomapType.MAPPED, Set.of(IomapFlag.BOUNDARY),
                 run.start() * bs, null, state.generation.get());
     }
@@ -299,10 +300,11 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
             long first = ioend.offset() / bs;
             int blocks = (int) (ioend.length() / bs);
             long devStart = ioend.address() / bs;
-            FileState.Planned plan = state.planned.remove(first);
+            FileState.Planned plan = state.planned.take(new FileState.PlanKey(first, devStart));
             if (plan != null && plan.blocks() > blocks) {
-                state.planned.put(first + blocks, new FileState.Planned(first + blocks, plan.devStart() + blocks,
-                        plan.blocks() - blocks, plan.inPlace()));
+                state.planned.add(new FileState.PlanKey(first + blocks, plan.devStart() + blocks),
+                        new FileState.Planned(first + blocks, plan.devStart() + blocks, plan.blocks() - blocks,
+                                plan.inPlace()));
             }
             boolean inPlace = plan != null && plan.inPlace();
             byte[] bytes = new byte[blocks * bs];
@@ -328,7 +330,8 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
                             compression, Codecs.checksum(checksumType, packed, packed.length));
                 }
             }
-            state.submitted.put(ioend.offset(), new FileState.Submitted(value, blocks, inPlace));
+            state.submitted.add(new FileState.SubmitKey(ioend.offset(), ioend.address(), ioend.length()),
+                    new FileState.Submitted(value, blocks, inPlace));
             return volume.device().write(ioend.address(), List.of(ByteBuffer.wrap(out)), IoPurpose.DATA);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -352,7 +355,8 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
         FileState state = states.apply(inode.ino());
         List<FileState.Submitted> submitted = new java.util.ArrayList<>(runs.size());
         for (IoendCompletion run : runs) {
-            FileState.Submitted s = state.submitted.remove(run.offset());
+            FileState.Submitted s = state.submitted.take(
+                    new FileState.SubmitKey(run.offset(), run.address(), run.length()));
             if (s == null || s.inPlace()) {
                 throw new IOException("bcachefs-like: run at " + run.offset() + " of an atomic write to inode "
                         + inode.ino() + " completed without being submitted out of place");
@@ -407,9 +411,11 @@ final class DataPath implements IomapOps, WriteOps, WritebackOps, ReadOps {
     @Override
     public void ioendCompleted(IomapInode inode, IoendCompletion completion) throws IOException {
         FileState state = states.apply(inode.ino());
-        FileState.Submitted s = state.submitted.remove(completion.offset());
+        FileState.Submitted s = state.submitted.take(
+                new FileState.SubmitKey(completion.offset(), completion.address(), completion.length()));
         if (s == null && completion.failed()) {
-            FileState.Planned plan = state.planned.remove(completion.offset() / bs);
+            FileState.Planned plan = state.planned.take(
+                    new FileState.PlanKey(completion.offset() / bs, completion.address() / bs));
             if (plan != null && !plan.inPlace()) {
                 space.release(new BlockRange(plan.devStart(), plan.blocks()));
             }

@@ -5,9 +5,10 @@ import dev.iomap.api.NoSpaceException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -55,8 +56,53 @@ final class FileState {
     final AtomicLong generation = new AtomicLong(1);
     /** The block ranges {@code [first, end)} of write mappings being handed out or in use, by first block. */
     private final TreeMap<Long, List<Long>> openWrites = new TreeMap<>();
-    final Map<Long, Planned> planned = new ConcurrentHashMap<>();
-    final Map<Long, Submitted> submitted = new ConcurrentHashMap<>();
+    /**
+     * The runs {@code mapBlocks} handed out, by first file block and first device block: direct writes of
+     * one range may be in flight at once (each with blocks of its own), so the file block alone does not
+     * say whose run it is.
+     */
+    final InFlight<PlanKey, Planned> planned = new InFlight<>();
+    /**
+     * What each ioend in flight was submitted with, by file offset, device address and length (as its
+     * completion reports them): two direct writes of one range in flight at once have one offset, and
+     * keyed by it alone the second's record replaced the first's, so that the second's completion found
+     * none and failed EIO (xfstests generic/113, aio-stress -O -S).
+     */
+    final InFlight<SubmitKey, Submitted> submitted = new InFlight<>();
+
+    /** A key of {@link #planned}. */
+    record PlanKey(long fileBlock, long devStart) {
+    }
+
+    /** A key of {@link #submitted}. */
+    record SubmitKey(long offset, long address, long length) {
+    }
+
+    /**
+     * Records of writes in flight by key, first in first out where several share one (in-place runs of one
+     * range, which are alike). Thread-safe.
+     */
+    static final class InFlight<K, V> {
+        private final Map<K, ArrayDeque<V>> byKey = new HashMap<>();
+
+        /** Adds a record under {@code key}. */
+        synchronized void add(K key, V value) {
+            byKey.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(value);
+        }
+
+        /** @return the oldest record under {@code key}, removed; null if there is none */
+        synchronized V take(K key) {
+            ArrayDeque<V> records = byKey.get(key);
+            if (records == null) {
+                return null;
+            }
+            V value = records.pollFirst();
+            if (records.isEmpty()) {
+                byKey.remove(key);
+            }
+            return value;
+        }
+    }
     private final TreeMap<Long, State> states = new TreeMap<>();
 
     FileState(long ino) {
