@@ -127,8 +127,7 @@ public final class FuseBridge {
     private final AtimePolicy atime;
     private volatile BooleanSupplier readOnlyMount = () -> false;
     /** {@link #cacheWriter}s by handle. */
-    private final ConcurrentHashMap<Long, IomapFile> cacheWriters =
-            new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, IomapFile> cacheWriters = new ConcurrentHashMap<>();
     private final int oDirect;
     /** Whether the kernel granted its writeback cache at INIT: it then does {@code O_APPEND} itself. */
     private volatile boolean kernelWritebackCache;

@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.iomap.api.FileType;
 import dev.iomap.api.MountOptions;
 import dev.iomap.devices.RamBlockDevice;
-import dev.iomap.spi.DelallocPunch;
 import dev.iomap.spi.Iomap;
-import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapRequest;
 import dev.iomap.spi.IoendCompletion;
 import dev.iomap.spi.WritebackIoend;
@@ -40,7 +38,7 @@ class DirectWriteRaceTest {
         long ino;
         try {
             ino = mount.create(mount.rootIno(), "f", FileType.REGULAR);
-            Inode inode = new Inode(ino, 4L * BS, BS);
+            DataPathInode inode = new DataPathInode(ino, 4L * BS, BS);
             DataPath data = (DataPath) mount.iomapOps();
 
             Iomap first = data.begin(inode, 0, 4L * BS, DIRECT).iomap();
@@ -87,24 +85,6 @@ class DirectWriteRaceTest {
         @Override
         public CompletableFuture<Void> submit() {
             throw new UnsupportedOperationException("bcachefs-like writes its ioends itself");
-        }
-    }
-
-    /** The core's inode as the data path sees it: a number, a size, a block size. */
-    private record Inode(long ino, long size, int blockSize) implements IomapInode {
-        @Override
-        public void releaseDelalloc(long pos, long length, long written, DelallocPunch punch) throws IOException {
-            if (written < length) {
-                punch.punch(this, pos + written, length - written);
-            }
-        }
-
-        @Override
-        public void writeAndWait(long start, long end) {
-        }
-
-        @Override
-        public void shrinkSizeAfterLostWrite(long size) {
         }
     }
 }

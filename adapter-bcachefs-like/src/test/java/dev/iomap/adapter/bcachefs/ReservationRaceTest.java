@@ -7,9 +7,7 @@ import dev.iomap.api.FileType;
 import dev.iomap.api.MountOptions;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.devices.RamBlockDevice;
-import dev.iomap.spi.DelallocPunch;
 import dev.iomap.spi.Iomap;
-import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapRequest;
 import java.io.IOException;
 import java.util.Map;
@@ -38,7 +36,7 @@ class ReservationRaceTest {
         BcachefsLikeMount mount = (BcachefsLikeMount) Images.ADAPTER.mount(device, MountOptions.defaults());
         try {
             long ino = mount.create(mount.rootIno(), "f", FileType.REGULAR);
-            Inode inode = new Inode(ino, bs, bs);
+            DataPathInode inode = new DataPathInode(ino, bs, bs);
             DataPath data = (DataPath) mount.iomapOps();
             Set<IomapRequest> write = Set.of(IomapRequest.WRITE);
 
@@ -70,7 +68,7 @@ class ReservationRaceTest {
         BcachefsLikeMount mount = (BcachefsLikeMount) Images.ADAPTER.mount(device, MountOptions.defaults());
         try {
             long ino = mount.create(mount.rootIno(), "f", FileType.REGULAR);
-            Inode inode = new Inode(ino, 8L * bs, bs);
+            DataPathInode inode = new DataPathInode(ino, 8L * bs, bs);
             DataPath data = (DataPath) mount.iomapOps();
             Set<IomapRequest> write = Set.of(IomapRequest.WRITE);
             Iomap first = data.begin(inode, 0, bs, write).iomap();
@@ -83,24 +81,6 @@ class ReservationRaceTest {
             data.end(inode, 4L * bs, 2L * bs, 0, write, later);
         } finally {
             mount.unmount();
-        }
-    }
-
-    /** The core's inode as the data path sees it: a number, a size, a block size. */
-    private record Inode(long ino, long size, int blockSize) implements IomapInode {
-        @Override
-        public void releaseDelalloc(long pos, long length, long written, DelallocPunch punch) throws IOException {
-            if (written < length) {
-                punch.punch(this, pos + written, length - written);
-            }
-        }
-
-        @Override
-        public void writeAndWait(long start, long end) {
-        }
-
-        @Override
-        public void shrinkSizeAfterLostWrite(long size) {
         }
     }
 }
