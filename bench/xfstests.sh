@@ -28,6 +28,9 @@
 #   XFSTESTS_WORK     images, mount points and results (default XFSTESTS_BUILD/work)
 #   XFSTESTS_SIZE     size of each image (default 8g)
 #   XFSTESTS_INSTALL  0: only check the packages, install nothing (default 1)
+#   XFSTESTS_SERVER   1 (default): each FUSE config's mounts and mkfs run in one mount server (iomap serve, in
+#                     the config's namespace; its log is server.log beside the results), not a JVM each;
+#                     0: a JVM per mount, as a user's mount without IOMAP_SERVER
 #   XFSTESTS_JOBS     how many configs run at once (default 1); each config always runs in a mount
 #                     namespace of its own, so its mounts are seen by nobody else (no other process's df
 #                     or statfs keeps them busy at umount) and the configs' mounts never meet
@@ -95,14 +98,19 @@ ensure_xfstests() {
 }
 
 # Applies each bench/xfstests/*.patch not yet applied to the unpacked copy (shell scripts only: no rebuild).
+# What was applied is recorded (name and checksum) in the copy: a patch on top of another (mount-untyped on
+# mount-subtype) no longer reverses alone, so a reverse dry run cannot tell that the one below is in.
 apply_patches() {
-    local patch
+    local patch sum record="$src/.iomap4j-patches"
+    touch "$record"
     for patch in "$script_dir"/xfstests/*.patch; do
         [[ -e "$patch" ]] || continue
-        if patch -d "$src" -p1 -R --dry-run -s -f <"$patch" >/dev/null 2>&1; then
-            continue
+        sum="$(sha256sum <"$patch" | cut -d' ' -f1) $(basename "$patch")"
+        grep -qxF "$sum" "$record" && continue
+        if ! patch -d "$src" -p1 -R --dry-run -s -f <"$patch" >/dev/null 2>&1; then
+            patch -d "$src" -p1 -s -f --no-backup-if-mismatch -r - <"$patch" || die "$patch does not apply to $src"
         fi
-        patch -d "$src" -p1 -s -f <"$patch" || die "$patch does not apply to $src"
+        echo "$sum" >>"$record"
     done
 }
 
@@ -114,6 +122,41 @@ new_loop() {
     losetup --find --show "$file"
 }
 
+# Starts the config's mount server (XFSTESTS_SERVER=1) and exports IOMAP_SERVER for bin/iomap, the mount
+# helper and fuse-mkfs.sh; waits until it serves.
+start_server() {
+    local dir="$1"
+    local server="$dir/server"
+    setsid "$iomap" serve "$server" >>"$dir/server.log" 2>&1 </dev/null &
+    echo $! >"$dir/server.launcher"
+    local i
+    for ((i = 0; i < 600; i++)); do
+        if [[ -f "$server/pid" ]] && kill -0 "$(cat "$server/pid")" 2>/dev/null; then
+            export IOMAP_SERVER="$server"
+            return
+        fi
+        sleep 0.1
+    done
+    die "the mount server did not start in 60 s: see $dir/server.log"
+}
+
+# Stops the config's mount server (SIGTERM unmounts what it serves); SIGKILL after 60 s.
+stop_server() {
+    local dir="$1"
+    local pid
+    unset IOMAP_SERVER
+    pid="$(cat "$dir/server/pid" 2>/dev/null || true)"
+    [[ -n "$pid" ]] || return 0
+    kill -TERM "$pid" 2>/dev/null || return 0
+    local i
+    for ((i = 0; i < 600; i++)); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    echo "xfstests.sh: the mount server (pid $pid) did not end in 60 s of SIGTERM; killed" >&2
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
 cleanup_config() {
     local dir="$1"
     local loop
@@ -122,6 +165,7 @@ cleanup_config() {
             umount "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
         fi
     done
+    stop_server "$dir"
     for image in "$dir/test.img" "$dir/scratch.img"; do
         [[ -e "$image" ]] || continue
         for loop in $(losetup -j "$image" -O NAME -n 2>/dev/null); do
@@ -247,6 +291,10 @@ run_config() {
     cleanup_config "$dir"
     rm -rf "$dir/results"
     trap 'cleanup_config "'"$dir"'"' EXIT
+    if [[ "$config" != ext4 && "$config" != xfs && "${XFSTESTS_SERVER:-1}" == 1 ]]; then
+        rm -f "$dir/server.log"
+        start_server "$dir"
+    fi
     prepare "$config" "$dir"
     local fstyp_flag=()
     [[ "$config" == ext4 || "$config" == xfs ]] || fstyp_flag=(-fuse)

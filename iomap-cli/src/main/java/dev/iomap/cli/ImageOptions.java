@@ -79,7 +79,7 @@ final class ImageOptions {
             description = "the image file, or an NBD export: nbd://HOST[:PORT]/EXPORT[?retry=SECONDS&fua=on]")
     void image(String spec) {
         if (!NbdExport.isNbd(spec)) {
-            image = Path.of(spec);
+            image = WorkingDirectory.resolve(spec);
             return;
         }
         try {

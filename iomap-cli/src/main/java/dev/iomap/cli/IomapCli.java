@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Properties;
 import java.util.stream.Collectors;
@@ -32,7 +33,7 @@ import picocli.CommandLine.ScopeType;
                 + "filesystems of the iomap4j adapters.",
         subcommands = {BenchCommand.class, MkfsCommand.class, FsckCommand.class, StatCommand.class, FiemapCommand.class, MountCommand.class,
                 TraceCommand.class, TopCommand.class, ReportCommand.class,
-                ZookeeperCommand.class, ClusterBenchCommand.class, AdaptersCommand.class, CommandLine.HelpCommand.class})
+                ZookeeperCommand.class, ClusterBenchCommand.class, AdaptersCommand.class, ServeCommand.class, CommandLine.HelpCommand.class})
 public final class IomapCli {
 
     /** Declared for parsing and help; {@link #run} reads it from the arguments, before parsing. */
@@ -61,7 +62,23 @@ public final class IomapCli {
      * @return the exit status
      */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        CommandLine commandLine = new CommandLine(new IomapCli());
+        return run(args, out, err, CommandLine.defaultFactory());
+    }
+
+    /**
+     * Runs a command line with the given streams and a factory of its commands (the mount server's gives
+     * {@code mount} its own way of saying it is mounted, {@link MountCommand.Ready}). Paths on the command
+     * line are relative to {@link WorkingDirectory}.
+     *
+     * @param args the command line
+     * @param out standard output
+     * @param err standard error
+     * @param factory makes the command objects
+     * @return the exit status
+     */
+    static int run(String[] args, PrintStream out, PrintStream err, CommandLine.IFactory factory) {
+        CommandLine commandLine = new CommandLine(new IomapCli(), factory);
+        commandLine.registerConverter(Path.class, WorkingDirectory::resolve);
         commandLine.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         commandLine.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         boolean printStacks = Arrays.asList(args).contains("--debug");

@@ -60,6 +60,34 @@ import picocli.CommandLine.Parameters;
 final class MountCommand implements Callable<Integer> {
     private static final long BUSY_POLL_MILLIS = 100;
 
+    /**
+     * What a mount does once it is up, before it serves the mount until unmounted: by default it detaches
+     * from {@code bin/iomap} ({@link Detach}); the mount server ({@link MountServer}) answers its client.
+     */
+    interface Ready {
+        /**
+         * Called once, with the mount up and the command's output flushed.
+         *
+         * @param mount the mount
+         * @param foreground whether {@code -f} was given (the caller is to hear only when it is unmounted)
+         * @throws IOException if the mount cannot go on: it is then unmounted, and the command fails
+         */
+        void mounted(IomapMount mount, boolean foreground) throws IOException;
+    }
+
+    /** What is done once mounted; null: detach from bin/iomap, if it launched this process to. */
+    private final Ready ready;
+
+    /** A mount run by bin/iomap: it detaches once mounted if bin/iomap launched it to ({@link Detach}). */
+    MountCommand() {
+        this(null);
+    }
+
+    /** @param ready what is done once mounted, instead of detaching from bin/iomap */
+    MountCommand(Ready ready) {
+        this.ready = ready;
+    }
+
     @Spec
     private CommandSpec spec;
 
@@ -209,9 +237,20 @@ final class MountCommand implements Callable<Integer> {
         if (attached) {
             LoopDevice.detach(loop);   // autoclear: it goes when the kernel lets go of it at unmount
         }
-        detachIfLaunched(mount);
-        // Blocks until unmounted; from here the mount owns fs and device and closes both.
+        spec.commandLine().getOut().flush();
+        spec.commandLine().getErr().flush();
+        // From here the mount owns fs and device and closes both; serving blocks until unmounted.
         try (MountObservation _ = observation) {
+            if (ready == null) {
+                detachIfLaunched(mount);
+            } else {
+                try {
+                    ready.mounted(mount, foreground);
+                } catch (IOException | RuntimeException e) {
+                    mount.close();
+                    throw e;
+                }
+            }
             return mount.serveUntilUnmounted();
         }
     }
