@@ -127,8 +127,8 @@ new_loop() {
 start_server() {
     local dir="$1"
     local server="$dir/server"
+    mkdir -p "$dir"
     setsid "$iomap" serve "$server" >>"$dir/server.log" 2>&1 </dev/null &
-    echo $! >"$dir/server.launcher"
     local i
     for ((i = 0; i < 600; i++)); do
         if [[ -f "$server/pid" ]] && kill -0 "$(cat "$server/pid")" 2>/dev/null; then
