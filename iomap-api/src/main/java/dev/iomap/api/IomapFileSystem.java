@@ -416,9 +416,12 @@ public interface IomapFileSystem extends Closeable {
 
     /**
      * Shuts the mount down on request, as XFS's {@code XFS_IOC_GOINGDOWN} with
-     * {@code XFS_FSOP_GOING_FLAGS_LOGFLUSH} ({@code godown -f}, {@code xfs_io -c "shutdown -f"}): what
-     * already reached the device (every completed fsync and journal commit) is made durable with a
-     * device flush; nothing cached is written back. From then on every operation of the mount fails
+     * {@code XFS_FSOP_GOING_FLAGS_LOGFLUSH} ({@code godown -f}, {@code xfs_io -c "shutdown -f"}): first the
+     * log force, so that every change made before the call is durable (a file created before it is there
+     * after the next mount); since committed metadata must never point at blocks whose data was not
+     * written (stale data), the log force is a {@link #sync}: files are written back, then the metadata
+     * committed and the device flushed (if that fails, the mount is shut down all the same with what had
+     * reached the device). From then on every operation of the mount fails
      * with {@link FileSystemShutdownException} (EIO), no write reaches the device, and {@link #close()}
      * writes nothing and throws that exception; the next mount recovers the image as after a crash
      * (journal replay), with every fsync'd change in it. Idempotent. This default refuses.

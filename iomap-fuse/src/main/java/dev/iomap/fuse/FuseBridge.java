@@ -228,8 +228,8 @@ public final class FuseBridge {
 
     /**
      * The shutdown ioctl ({@code XFS_IOC_GOINGDOWN}, {@link InodeOperations#XFS_IOC_GOINGDOWN}), as XFS
-     * answers it with {@code XFS_FSOP_GOING_FLAGS_LOGFLUSH}: root only; what reached the device is made
-     * durable and nothing more is written ({@link IomapFileSystem#shutDown()}); from then on every
+     * answers it with {@code XFS_FSOP_GOING_FLAGS_LOGFLUSH}: root only; the log force makes every change
+     * made before it durable, then nothing more is written ({@link IomapFileSystem#shutDown()}); from then on every
      * operation fails with EIO (reads too, as on XFS), and unmounting writes nothing back. Through FUSE
      * the ioctl is a restricted one whose argument is output only ({@code _IOR}), so godown's flag never
      * reaches the file system: every shutdown is the log-flushing one. A second shutdown succeeds and does

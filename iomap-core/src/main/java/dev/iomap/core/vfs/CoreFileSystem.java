@@ -200,9 +200,11 @@ final class CoreFileSystem implements IomapFileSystem {
     }
 
     /**
-     * Shuts the mount down on request ({@link IomapFileSystem#shutDown()}): the gate closes first, so that
-     * no write submitted later reaches the device, then the device is flushed, so that every write that
-     * completed before (fsyncs and journal commits) is durable.
+     * Shuts the mount down on request ({@link IomapFileSystem#shutDown()}): first the log force, a
+     * {@link #sync} (every file written back, then the adapter's commit: what was changed before the call
+     * is durable, and no committed metadata points at blocks whose data was not written), unless the mount
+     * is shut down already; then the gate closes, so that no write submitted later reaches the device, and
+     * the device is flushed. A log force that fails is logged, and the mount is shut down all the same.
      */
     @Override
     public void shutDown() throws IOException {
@@ -210,6 +212,15 @@ final class CoreFileSystem implements IomapFileSystem {
             throw new ClosedFileSystemException();
         }
         boolean first = !gate.isShutDown();
+        if (first) {
+            try {
+                sync();
+            } catch (IOException | RuntimeException e) {
+                System.getLogger(CoreFileSystem.class.getName()).log(System.Logger.Level.WARNING, adapter.name()
+                        + ": the log force before the shutdown on request failed (" + e.getMessage() + "); what it"
+                        + " had not made durable is lost");
+            }
+        }
         FileSystemShutdownException e = gate.shutDown(adapter.name() + " mount shut down on request: nothing more"
                 + " is written; unmount, and the next mount recovers the image (what was fsync'd is kept)", null);
         if (first) {
