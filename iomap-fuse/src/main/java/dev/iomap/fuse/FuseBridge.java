@@ -114,8 +114,9 @@ public final class FuseBridge {
      * @param freeBlocks blocks free
      * @param files inodes in all
      * @param freeFiles inodes free
+     * @param availableBlocks free blocks that file data can have (f_bavail, df's available)
      */
-    record Statfs(long blockSize, long blocks, long freeBlocks, long files, long freeFiles) {
+    record Statfs(long blockSize, long blocks, long freeBlocks, long files, long freeFiles, long availableBlocks) {
     }
 
     private final IomapFileSystem fs;
@@ -1114,7 +1115,7 @@ public final class FuseBridge {
         live();
         FsStat stat = fs.statfs();
         return new Statfs(stat.blockSize(), stat.totalBlocks(), stat.freeBlocks(), stat.totalInodes(),
-                stat.freeInodes());
+                stat.freeInodes(), stat.availableBlocks());
     }
 
     /**

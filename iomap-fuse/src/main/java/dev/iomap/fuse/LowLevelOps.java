@@ -577,7 +577,7 @@ final class LowLevelOps {
             vfs.set(JAVA_LONG, FuseStructs.offset(layout, "f_frsize"), stat.blockSize());
             vfs.set(JAVA_LONG, FuseStructs.offset(layout, "f_blocks"), stat.blocks());
             vfs.set(JAVA_LONG, FuseStructs.offset(layout, "f_bfree"), stat.freeBlocks());
-            vfs.set(JAVA_LONG, FuseStructs.offset(layout, "f_bavail"), stat.freeBlocks());
+            vfs.set(JAVA_LONG, FuseStructs.offset(layout, "f_bavail"), stat.availableBlocks());
             vfs.set(JAVA_LONG, FuseStructs.offset(layout, "f_files"), stat.files());
             vfs.set(JAVA_LONG, FuseStructs.offset(layout, "f_ffree"), stat.freeFiles());
             vfs.set(JAVA_LONG, FuseStructs.offset(layout, "f_favail"), stat.freeFiles());

@@ -46,7 +46,8 @@ final class IomapFileStore extends FileStore {
 
     @Override
     public long getUsableSpace() throws IOException {
-        return getUnallocatedSpace();
+        FsStat stat = statfs();
+        return stat.availableBlocks() * stat.blockSize();
     }
 
     @Override

@@ -172,6 +172,49 @@ record Gfs2Layout(int blockSize, long totalBlocks, int journals, long journalBlo
     }
 
     /**
+     * @param blocks file blocks {@code [0, blocks)}, all mapped
+     * @return the indirect blocks a file's tree needs to map them: one per pointer block's worth of the
+     *     level below, at each level between the dinode and the data
+     */
+    long indirectBlocksFor(long blocks) {
+        if (blocks <= 0) {
+            return 0;
+        }
+        int height = 1;
+        while (heightBlocks(height) < blocks) {
+            height++;
+        }
+        long total = 0;
+        long level = blocks;
+        for (int h = 1; h < height; h++) {
+            level = Math.ceilDiv(level, (long) indirectPointers());
+            total += level;
+        }
+        return total;
+    }
+
+    /**
+     * The most data blocks one file can be given out of {@code free} blocks, the indirect blocks that map
+     * them being taken from {@code free} too.
+     *
+     * @param free free blocks, at least 0
+     * @return the largest {@code d} with {@code d + indirectBlocksFor(d) <= free}
+     */
+    long dataBlocksWithin(long free) {
+        long low = 0;
+        long high = Math.max(0, free);
+        while (low < high) {
+            long mid = low + (high - low + 1) / 2;
+            if (mid + indirectBlocksFor(mid) <= free) {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        return low;
+    }
+
+    /**
      * Writes the superblock to block 0 (not flushed).
      *
      * @param device the device

@@ -242,7 +242,10 @@ final class Gfs2LikeMount extends Namespace implements MountedFileSystem, SuperO
                 dinodes += rg.dinodes();
             }
             long free = volume.freeBlocks();
-            return new FsStat(blockSize(), volume.layout.totalBlocks(), free, dinodes + free, free);
+            // Available (f_bavail, df's): what the data of one new file can have, its dinode block and the
+            // indirect blocks that map its data coming out of the free space too.
+            return new FsStat(blockSize(), volume.layout.totalBlocks(), free, dinodes + free, free,
+                    volume.layout.dataBlocksWithin(Math.max(0, free - 1)));
         }));
     }
 
