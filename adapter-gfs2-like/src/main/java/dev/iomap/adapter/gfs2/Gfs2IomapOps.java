@@ -199,9 +199,7 @@ final class Gfs2IomapOps implements IomapOps, WritebackOps {
             volume.newBlocks.computeIfAbsent(d.ino, k -> new java.util.ArrayList<>())
                     .add(new long[] {run.block(), run.block() + run.count()});
             if (zeroNew) {
-                for (long b = 0; b < run.count(); b++) {
-                    volume.writeData(run.address() + b, new byte[0]);
-                }
+                volume.zeroData(run.address(), run.count());
             } else if (!mount.jdata(d)) {
                 volume.ordered.put(d.ino, inode);
             }

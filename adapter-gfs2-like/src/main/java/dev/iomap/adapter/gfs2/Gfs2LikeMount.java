@@ -409,9 +409,7 @@ final class Gfs2LikeMount extends Namespace implements MountedFileSystem, SuperO
             FileTree.Run run = tree.lookup(d, b, end - b);
             if (run.hole()) {
                 run = tree.allocate(d, b, Math.min(left, Math.min(run.count(), end - b)));
-                for (long i = 0; i < run.count(); i++) {
-                    volume.writeData(run.address() + i, new byte[0]);
-                }
+                volume.zeroData(run.address(), run.count());
                 left -= run.count();
             }
             b += run.count();

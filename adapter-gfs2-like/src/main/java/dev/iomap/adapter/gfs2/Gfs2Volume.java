@@ -609,6 +609,27 @@ final class Gfs2Volume {
         pendingFrees = 0;
     }
 
+    /** Most bytes of zeroes {@link #zeroData} writes at once. */
+    private static final int ZERO_CHUNK_BYTES = 1 << 20;
+
+    /**
+     * Writes zeroes to data blocks {@code [block, block + count)}, in writes of up to 1 MiB (a newly
+     * allocated run that is not to hold stale data: fallocate's, and direct I/O's into holes).
+     *
+     * @param block first device block
+     * @param count blocks, at least 0
+     * @throws IOException if the device fails
+     */
+    void zeroData(long block, long count) throws IOException {
+        int perWrite = Math.max(1, ZERO_CHUNK_BYTES / blockSize);
+        ByteBuffer zeroes = ByteBuffer.allocate((int) Math.min(count, perWrite) * blockSize);
+        for (long done = 0; done < count; done += perWrite) {
+            int blocks = (int) Math.min(perWrite, count - done);
+            ByteBuffer chunk = zeroes.duplicate().limit(blocks * blockSize);
+            BlockIo.write(device, block + done, chunk, dev.iomap.device.IoPurpose.DATA);
+        }
+    }
+
     /**
      * Writes {@code data} straight to a newly allocated block (an unstuffed file's first block: it
      * reaches the device before the commit that makes it part of the file, as ordered data does).
