@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -330,7 +331,8 @@ final class MountCommand implements Callable<Integer> {
      *     in-memory overlay that keeps what the mount itself writes (its mounted flag, a journal replay), so
      *     that the image is not changed by one byte
      * @throws DeviceBusyException if it is still held when the time is up (the holder's refusal, and how long
-     *     it waited), or at once with {@code --busy-timeout 0}
+     *     it waited); at once with {@code --busy-timeout 0}, or where the mount table lists a mount of the
+     *     image ({@link MountedImages})
      */
     private BlockDevice openWaiting(boolean shared, boolean readOnly) throws IOException, UsageException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(busyTimeoutSeconds);
@@ -341,6 +343,14 @@ final class MountCommand implements Callable<Integer> {
             } catch (DeviceBusyException busy) {
                 if (busyTimeoutSeconds <= 0) {
                     throw busy;
+                }
+                // Mounted (still in the mount table): waiting would be in vain; only a mount unmounted a moment
+                // ago, still writing back, is waited for.
+                Optional<Path> mounted = image.image == null ? Optional.<Path>empty()
+                        : MountedImages.mountPointOf(image.image);
+                if (mounted.isPresent()) {
+                    throw new DeviceBusyException(image.name() + " is mounted on " + mounted.get() + ": unmount it"
+                            + " first (an image has one writer; findmnt -S " + image.name() + ")", busy);
                 }
                 if (System.nanoTime() - deadline >= 0) {
                     throw new DeviceBusyException(busy.getMessage() + " (waited " + busyTimeoutSeconds + " s for it"

@@ -115,6 +115,34 @@ class MountServerTest {
         }
     }
 
+    /**
+     * A mount of an image that is mounted (the mount table lists it) is refused at once, not after the busy
+     * timeout: only an image unmounted a moment ago, still writing back, is waited for (xfstests
+     * generic/409-411 mount the mounted scratch device again, dozens of times).
+     */
+    @Test
+    @Timeout(300)
+    void aMountOfAMountedImageIsRefusedAtOnceNamingWhereItIsMounted() throws Exception {
+        assumeTrue(ClusterProcesses.fuseAvailable(), "no /dev/fuse or fusermount3");
+        Path serverDir = startServer();
+        Path image = dir.resolve("x.img");
+        Path first = mountPoint("first");
+        Path second = mountPoint("second");
+        assertThat(client(serverDir, dir, "mkfs", "--size=32m", image.toString()).status()).isZero();
+        assertThat(client(serverDir, dir, "mount", image.toString(), first.toString()).status()).isZero();
+
+        Result again = client(serverDir, dir, "mount", image.toString(), second.toString());
+
+        assertThat(again.status()).isEqualTo(1);
+        assertThat(again.output()).contains(image + " is mounted on " + first + ": unmount it first")
+                .doesNotContain("waiting");
+        assertThat(mountInfo(second)).isNull();
+        unmount(first);
+        assertThat(client(serverDir, dir, "mount", image.toString(), second.toString()).status())
+                .as("mounted once the first mount is gone").isZero();
+        unmount(second);
+    }
+
     @Test
     @Timeout(120)
     void relativePathsAreTheClientsAndAFailedCommandSaysWhyWithItsStatus() throws Exception {
