@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -119,12 +120,25 @@ public final class MountMetrics implements AutoCloseable {
         return labels.build();
     }
 
+    /**
+     * Registers the bean as {@code dev.iomap:type=Mount,name="MOUNTPOINT"}; where a mount at the same mount
+     * point in this process is still closing (the mount server, after {@code umount} then {@code mount}),
+     * as {@code ...,generation=N} with the first N from 2 that is free, so that neither mount's bean is
+     * taken by the other.
+     */
     private static ObjectName register(IomapFileSystem fs, Path mountPoint) throws IOException {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        String base = "dev.iomap:type=Mount,name=" + ObjectName.quote(mountPoint.toString());
         try {
-            ObjectName name = new ObjectName("dev.iomap:type=Mount,name=" + ObjectName.quote(mountPoint.toString()));
-            server.registerMBean(new Bean(fs, mountPoint), name);
-            return name;
+            for (int generation = 1; ; generation++) {
+                ObjectName name = new ObjectName(generation == 1 ? base : base + ",generation=" + generation);
+                try {
+                    server.registerMBean(new Bean(fs, mountPoint), name);
+                    return name;
+                } catch (InstanceAlreadyExistsException taken) {
+                    // the previous mount here is still closing: the next generation
+                }
+            }
         } catch (JMException e) {
             throw new IOException("cannot register the mount's JMX bean for " + mountPoint + ": " + e.getMessage(), e);
         }

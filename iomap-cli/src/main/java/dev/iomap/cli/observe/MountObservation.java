@@ -39,7 +39,7 @@ public final class MountObservation implements AutoCloseable {
         MountMetrics metrics = MountMetrics.start(fs, real, metricsAddress);
         ObservationServer server = null;
         try {
-            server = ObservationServer.start(fs, runtime.socket(real));
+            server = ObservationServer.start(fs, runtime.newSocket(real));
             Optional<String> address = metrics.port() < 0 ? Optional.empty()
                     : Optional.of(metricsAddress.substring(0, metricsAddress.lastIndexOf(':') + 1) + metrics.port());
             runtime.publish(new MountInfo(ProcessHandle.current().pid(), real, server.socket(), address));
@@ -62,7 +62,7 @@ public final class MountObservation implements AutoCloseable {
     @Override
     public void close() throws IOException {
         try {
-            runtime.withdraw(mountPoint);
+            runtime.withdraw(mountPoint, server.socket());
         } finally {
             try {
                 server.close();

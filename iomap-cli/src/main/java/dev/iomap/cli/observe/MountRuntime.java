@@ -19,8 +19,10 @@ import java.util.Set;
 
 /**
  * Where a running mount says how to reach it: a directory only its user may enter, holding for each mount
- * point a socket ({@code KEY.sock}) and a small properties file ({@code KEY.mount}: pid, mount point,
- * socket, metrics address), {@code KEY} being a hash of the mount point's real path. The directory is
+ * point a small properties file ({@code KEY.mount}: pid, mount point, socket, metrics address) and the
+ * socket it names ({@code KEY-PID-N.sock}, one per mount, so that a mount still closing at a mount point,
+ * in this process or another, never takes the socket or file of the mount that followed it there),
+ * {@code KEY} being a hash of the mount point's real path. The directory is
  * {@code $XDG_RUNTIME_DIR/iomap} when that variable names a directory, else {@code /run/iomap} for root,
  * else {@code java.io.tmpdir/iomap-USER}; it is made with mode 0700, and one that another user owns or
  * that others may enter is refused, so no other user can place a socket there or reach one in it.
@@ -29,6 +31,8 @@ import java.util.Set;
  */
 public record MountRuntime(Path directory) {
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+    /** Sockets made by this process, for {@link #newSocket}. */
+    private static final java.util.concurrent.atomic.AtomicLong SOCKETS = new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * The runtime directory of this process's user, made if missing.
@@ -108,11 +112,12 @@ public record MountRuntime(Path directory) {
 
     /**
      * @param mountPoint the mount point
-     * @return the path of its socket
+     * @return a path for a new mount's socket there, no other mount's (of any process)
      * @throws IOException if the mount point does not exist
      */
-    public Path socket(Path mountPoint) throws IOException {
-        return directory.resolve(key(mountPoint) + ".sock");
+    public Path newSocket(Path mountPoint) throws IOException {
+        return directory.resolve(key(mountPoint) + "-" + ProcessHandle.current().pid() + "-" + SOCKETS.incrementAndGet()
+                + ".sock");
     }
 
     /**
@@ -133,10 +138,12 @@ public record MountRuntime(Path directory) {
     public void publish(MountInfo info) throws IOException {
         Path file = infoFile(info.mountPoint());
         Path temporary = directory.resolve(file.getFileName() + ".tmp");
-        try (OutputStream out = Files.newOutputStream(temporary)) {
-            info.toProperties().store(out, "iomap mount: how to reach it (iomap trace, iomap top)");
-        }
-        Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        exclusively(() -> {
+            try (OutputStream out = Files.newOutputStream(temporary)) {
+                info.toProperties().store(out, "iomap mount: how to reach it (iomap trace, iomap top)");
+            }
+            Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        });
     }
 
     /**
@@ -164,14 +171,47 @@ public record MountRuntime(Path directory) {
     }
 
     /**
-     * Removes a mount's files (at unmount).
+     * Removes a mount's files (at unmount): its socket, and the properties file if it still names that
+     * socket (a mount that followed at the same mount point, in this process or another, has replaced it).
      *
      * @param mountPoint the mount point
+     * @param socket the mount's socket
      * @throws IOException if they cannot be removed
      */
-    public void withdraw(Path mountPoint) throws IOException {
-        Files.deleteIfExists(infoFile(mountPoint));
-        Files.deleteIfExists(socket(mountPoint));
+    public void withdraw(Path mountPoint, Path socket) throws IOException {
+        Path file = infoFile(mountPoint);
+        exclusively(() -> {
+            Properties properties = new Properties();
+            try (InputStream in = Files.newInputStream(file)) {
+                properties.load(in);
+                if (MountInfo.fromProperties(properties).socket().equals(socket)) {
+                    Files.deleteIfExists(file);
+                }
+            } catch (NoSuchFileException gone) {
+                // withdrawn already
+            } catch (IllegalArgumentException unreadable) {
+                Files.deleteIfExists(file);
+            }
+        });
+        Files.deleteIfExists(socket);
+    }
+
+    /** Something done with a mount point's files while no other mount of this process changes them. */
+    @FunctionalInterface
+    private interface FileAction {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs {@code action} under this process's lock of runtime files: in one process (the mount server) a
+     * mount closing never removes the file of the mount that followed it. Between processes a window of a
+     * read and a delete is left (a mount process ending as another starts at its mount point); losing it
+     * costs the newer mount its runtime file (iomap top and trace do not find it), never data.
+     */
+    private static void exclusively(FileAction action) throws IOException {
+        synchronized (MountRuntime.class) {
+            action.run();
+        }
     }
 
     /** No running mount at the mount point asked about. */

@@ -194,12 +194,41 @@ class MountObservationTest {
         observation = MountObservation.start(fs, mountPoint, null, runtime);
     }
 
+    /**
+     * The mount server: after {@code umount} then {@code mount} at the same mount point, the new mount's
+     * observation starts while the old one's has not closed yet; the old one, closing, takes nothing of the
+     * new one's (its JMX bean, its runtime file, its socket).
+     */
+    @Test
+    void aMountFollowingOneStillClosingAtItsMountPointKeepsItsBeanFileAndSocket() throws Exception {
+        MountObservation following = MountObservation.start(fs, mountPoint, null, runtime);
+        try {
+            Path followingSocket = runtime.find(mountPoint).socket();
+            ObjectName second = new ObjectName("dev.iomap:type=Mount,name="
+                    + ObjectName.quote(mountPoint.toRealPath().toString()) + ",generation=2");
+            assertThat(ManagementFactory.getPlatformMBeanServer().isRegistered(second)).isTrue();
+
+            observation.close();
+
+            assertThat(runtime.find(mountPoint).socket()).as("the runtime file names the following mount")
+                    .isEqualTo(followingSocket);
+            assertThat(followingSocket).exists();
+            assertThat(ManagementFactory.getPlatformMBeanServer().isRegistered(second)).isTrue();
+            writeAndFsync("/g", 4096);
+            assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(second, "AppWrittenBytes")).isEqualTo(4096L);
+        } finally {
+            following.close();
+            observation = MountObservation.start(fs, mountPoint, null, runtime);
+        }
+        assertThat(runtime.find(mountPoint).socket()).exists();
+    }
+
     @Test
     void anotherUserIsRefusedByThePeerCredentialsEvenWhereItCouldReachTheSocket() throws Exception {
         // Open the way on purpose (the runtime directory normally stops other users before the socket):
         // the server's own check must still refuse.
         Files.setPosixFilePermissions(runtime.directory(), PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path socket = runtime.socket(mountPoint);
+        Path socket = runtime.find(mountPoint).socket();
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         // reads what the server says on connecting, to the end (it refuses before any request)
