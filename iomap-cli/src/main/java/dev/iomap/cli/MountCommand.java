@@ -149,6 +149,11 @@ final class MountCommand implements Callable<Integer> {
             + " own (default: 1m, the largest request the mount takes)")
     private String readAhead;
 
+    @Option(names = "--norecovery", description = "with ro only, as XFS takes it (-o ro,norecovery): the journal"
+            + " is not replayed onto the image. Every ro mount here leaves the image as it is: a journal that needs"
+            + " replaying is replayed in memory only, so the mount shows the recovered file system")
+    private boolean norecovery;
+
     @Option(names = {"-o", "--options"}, paramLabel = "LIST",
             description = "a comma list of options: this command's own (long names without dashes), FUSE's"
                     + " (allow_other, ro, noatime, ...) and the adapter's (data=journal) (repeatable); ro opens the"
@@ -196,6 +201,10 @@ final class MountCommand implements Callable<Integer> {
                 .withSharedImage(cluster != null).withFuseOptions(fuseOptions);
         fuse = withReadAhead(fuse);
         Path loop = loopDeviceGiven();
+        if (norecovery && !fuse.readOnly()) {
+            throw new UsageException("-o norecovery needs ro (-o ro,norecovery): a read-write mount replays the"
+                    + " journal first");
+        }
         if (fuse.readOnly() && cluster != null) {
             throw new UsageException("-o ro: a cluster node mounts read-write (a read-only node would still hold"
                     + " a journal and take part in recovery); mount without ro");

@@ -143,6 +143,27 @@ class MountServerTest {
         unmount(second);
     }
 
+    /** {@code -o ro,norecovery} mounts (xfstests generic/537); {@code norecovery} without {@code ro} is refused. */
+    @Test
+    @Timeout(300)
+    void norecoveryMountsWithRoAndIsRefusedWithout() throws Exception {
+        assumeTrue(ClusterProcesses.fuseAvailable(), "no /dev/fuse or fusermount3");
+        Path serverDir = startServer();
+        Path image = dir.resolve("x.img");
+        Path mnt = mountPoint("mnt");
+        assertThat(client(serverDir, dir, "mkfs", "--size=32m", image.toString()).status()).isZero();
+
+        Result refused = client(serverDir, dir, "mount", image.toString(), mnt.toString(), "-o", "norecovery");
+        assertThat(refused.status()).isNotZero();
+        assertThat(refused.output()).contains("-o norecovery needs ro");
+        assertThat(mountInfo(mnt)).isNull();
+
+        Result mounted = client(serverDir, dir, "mount", image.toString(), mnt.toString(), "-o", "ro,norecovery");
+        assertThat(mounted.status()).as(mounted.output()).isZero();
+        assertThat(mountInfo(mnt).split(" ")[5]).as("the mount's own options").startsWith("ro");
+        unmount(mnt);
+    }
+
     @Test
     @Timeout(120)
     void relativePathsAreTheClientsAndAFailedCommandSaysWhyWithItsStatus() throws Exception {

@@ -824,8 +824,8 @@ public final class FuseBridge {
      * time, as Linux's {@code touch_atime} skips a read-only mount. Until this is called, the mount is
      * taken as writable.
      *
-     * @param readOnly asked only when an access would update an access time; it may cache its answer
-     *     briefly
+     * @param readOnly asked when an access would update an access time, and by {@code FITRIM}; it may cache
+     *     its answer briefly
      */
     void readOnlyWhen(BooleanSupplier readOnly) {
         this.readOnlyMount = Objects.requireNonNull(readOnly, "readOnly");
@@ -1251,7 +1251,7 @@ public final class FuseBridge {
      * ({@code CAP_SYS_ADMIN}: EPERM); the {@code struct fstrim_range} names the byte range and the smallest
      * free extent worth discarding; on return its {@code len} holds the bytes discarded. EINVAL for a
      * range that starts past the file system or covers less than a block, EOPNOTSUPP where the adapter
-     * cannot trim, EROFS on a read-only device.
+     * cannot trim, EROFS on a read-only mount ({@code ro}, or remounted so) or device.
      *
      * @param data the {@link InodeOperations#FSTRIM_RANGE_BYTES}-byte range: read, and {@code len} written
      * @param caller who asks
@@ -1263,6 +1263,10 @@ public final class FuseBridge {
         }
         if (caller.uid() != 0) {
             throw new ErrnoException(LinuxErrno.EPERM, "FITRIM by uid " + caller.uid() + ": root only");
+        }
+        if (readOnlyMount.getAsBoolean()) {
+            // Nothing reaches the image of a read-only mount (and under ro,norecovery XFS refuses it too).
+            throw new ErrnoException(LinuxErrno.EROFS, "FITRIM on a read-only mount");
         }
         ByteBuffer range = data.duplicate().order(java.nio.ByteOrder.nativeOrder());
         long start = range.getLong(0);

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code fstrim} on a mount (FITRIM; xfstests' {@code _require_batched_discard}, generic/251, 260): the
- * deleted file's blocks are discarded, fstrim reports what it trimmed, and the file system stays whole.
+ * deleted file's blocks are discarded, fstrim reports what it trimmed, and the file system stays whole;
+ * on a read-only mount it is refused with EROFS (generic/537: under {@code ro,norecovery} fstrim must fail).
  */
 class FuseTrimTest {
     @TempDir
@@ -35,5 +36,21 @@ class FuseTrimTest {
             mount.unmount();
         }
         assertThat(MountedImage.fsck(MountedImage.ADAPTER, image).problems()).isEmpty();
+    }
+
+    @Test
+    void fstrimOnAReadOnlyMountIsRefused() throws Exception {
+        MountedImage.assumeFuse();
+        assumeTrue(MountedImage.onPath("fstrim"), "fstrim (util-linux) missing");
+        assumeTrue(MountedImage.ADAPTER.equals("xfs-like"), "xfs-like trims its free space");
+        Path image = dir.resolve("disk.img");
+        MountedImage.format(MountedImage.ADAPTER, image, 64L << 20);
+        FuseMountOptions readOnly = FuseMountOptions.defaults().withFuseOptions(List.of("ro"));
+        try (MountedImage mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"), readOnly)) {
+            MountedImage.ShellResult result = mount.shell("fstrim -v .");
+            assertThat(result.exit()).as(result.stdout()).isNotZero();
+            assertThat(result.stderr()).contains("Read-only file system");
+            mount.unmount();
+        }
     }
 }
