@@ -57,7 +57,7 @@ class MountOptionListTest {
 
     /**
      * A mount of an image another device holds waits for it (a mount just unmounted, still closing), says
-     * so, and gives up after --busy-timeout with the holder's refusal first; -o busy_timeout=0 refuses at
+     * so once it has waited a second, and gives up after --busy-timeout with the holder's refusal first; -o busy_timeout=0 refuses at
      * once.
      */
     @Test
@@ -67,13 +67,13 @@ class MountOptionListTest {
         Path mountPoint = Files.createDirectory(dir.resolve("mnt"));
         try (var holder = dev.iomap.devices.FileBlockDevice.open(image, 512, false)) {
             assertThat(holder.readOnly()).isFalse();
-            Cli waited = Cli.run("mount", "-f", "-o", "busy_timeout=1", image.toString(), mountPoint.toString());
+            Cli waited = Cli.run("mount", "-f", "-o", "busy_timeout=2", image.toString(), mountPoint.toString());
             Cli atOnce = Cli.run("mount", "-f", "-o", "busy_timeout=0", image.toString(), mountPoint.toString());
 
             assertThat(waited.status()).isNotZero();
-            assertThat(waited.err()).startsWith("iomap: " + image + " is busy; waiting up to 1 s for its previous"
+            assertThat(waited.err()).startsWith("iomap: " + image + " is busy; waiting up to 2 s for its previous"
                     + " holder to finish\niomap: " + image + " is in use: ")
-                    .contains("(waited 1 s for it to be let go of: is it mounted elsewhere, findmnt -S " + image);
+                    .contains("(waited 2 s for it to be let go of: is it mounted elsewhere, findmnt -S " + image);
             assertThat(atOnce.status()).isNotZero();
             assertThat(atOnce.err()).startsWith("iomap: " + image + " is in use: ").doesNotContain("waiting");
         }

@@ -672,7 +672,7 @@ final class LowLevelOps {
 
     void fallocate(MemorySegment req, long nodeid, int mode, long offset, long length, MemorySegment fi) {
         try {
-            bridge.fallocate(fh(fi), mode, offset, length);
+            bridge.fallocate(fh(fi), mode, offset, length, caller(req));
             replyErr(req, 0);
         } catch (Throwable t) {
             error(req, "fallocate", nodeid, t);

@@ -375,12 +375,12 @@ class FuseBridgeTest {
         long fh = create(ROOT, "f", 0644).opened().fh();
         write(fh, 0, "x".repeat(3 * 4096));
         int keep = FuseBridge.FALLOC_FL_KEEP_SIZE;
-        bridge.fallocate(fh, FuseBridge.FALLOC_FL_PUNCH_HOLE | keep, 4096, 4096);
+        bridge.fallocate(fh, FuseBridge.FALLOC_FL_PUNCH_HOLE | keep, 4096, 4096, ROOT_USER);
         assertThat(read(fh, 4096, 4096)).isEqualTo("\0".repeat(4096));
-        assertThat(errno(() -> bridge.fallocate(fh, FuseBridge.FALLOC_FL_PUNCH_HOLE, 0, 4096)))
+        assertThat(errno(() -> bridge.fallocate(fh, FuseBridge.FALLOC_FL_PUNCH_HOLE, 0, 4096, ROOT_USER)))
                 .as("punch without KEEP_SIZE").isEqualTo(-LinuxErrno.EOPNOTSUPP);
-        assertThat(errno(() -> bridge.fallocate(fh, 0x08, 0, 4096))).isEqualTo(-LinuxErrno.EOPNOTSUPP);
-        assertThat(errno(() -> bridge.fallocate(fh, 0, -1, 4096))).isEqualTo(-LinuxErrno.EINVAL);
+        assertThat(errno(() -> bridge.fallocate(fh, 0x08, 0, 4096, ROOT_USER))).isEqualTo(-LinuxErrno.EOPNOTSUPP);
+        assertThat(errno(() -> bridge.fallocate(fh, 0, -1, 4096, ROOT_USER))).isEqualTo(-LinuxErrno.EINVAL);
         assertThat(bridge.lseek(fh, 5, FuseBridge.SEEK_SET)).isEqualTo(5);
         assertThat(errno(() -> bridge.lseek(fh, 0, 1))).isEqualTo(-LinuxErrno.EINVAL);
         assertThat(errno(() -> bridge.lseek(fh, 1 << 20, FuseBridge.SEEK_DATA))).isEqualTo(-LinuxErrno.ENXIO);
@@ -453,6 +453,23 @@ class FuseBridgeTest {
         assertThat(fs.lstat("/s").mode()).isEqualTo(04755);
         bridge.open(created.entry().nodeid(), O_RDWR | FuseBridge.O_TRUNC, USER);
         assertThat(fs.lstat("/s").mode()).isEqualTo(0755);
+    }
+
+    /**
+     * A fallocate by a caller other than root clears set-user-ID, and set-group-ID where group execute is
+     * set (xfstests generic/683-685); root's keeps them (CAP_FSETID).
+     */
+    @Test
+    void aFallocateByAUserClearsSetUserIdAndExecutableSetGroupId() throws Exception {
+        FuseBridge.Created created = create(ROOT, "s", 06775);
+        long fh = created.opened().fh();
+        bridge.fallocate(fh, 0, 0, 4096, ROOT_USER);
+        assertThat(fs.lstat("/s").mode()).isEqualTo(06775);
+        bridge.fallocate(fh, FuseBridge.FALLOC_FL_PUNCH_HOLE | FuseBridge.FALLOC_FL_KEEP_SIZE, 0, 4096, USER);
+        assertThat(fs.lstat("/s").mode()).isEqualTo(0775);
+        bridge.setattr(created.entry().nodeid(), new SetAttributes(06765, null, null, null, null, null, false), 0);
+        bridge.fallocate(fh, FuseBridge.FALLOC_FL_ZERO_RANGE, 0, 4096, USER);
+        assertThat(fs.lstat("/s").mode()).as("set-group-ID stays without group execute").isEqualTo(02765);
     }
 
     @Test
