@@ -209,9 +209,14 @@ final class FuseStructs {
     /**
      * @param stat a {@code struct stat}
      * @param offset one of its times
-     * @return that time
+     * @return that time, clamped to the range of an {@link Instant} (years -1e9 to 1e9), as a kernel file
+     *     system clamps a time to the range its format holds ({@code timestamp_truncate}): {@code touch -d
+     *     'Dec 31 23:59:59 UTC 2147483647'} sets the latest time there is (xfstests generic/634, 635; it
+     *     failed EIO)
      */
     static Instant time(MemorySegment stat, long offset) {
-        return Instant.ofEpochSecond(stat.get(JAVA_LONG, offset), stat.get(JAVA_LONG, offset + JAVA_LONG.byteSize()));
+        long seconds = Math.clamp(stat.get(JAVA_LONG, offset), Instant.MIN.getEpochSecond(), Instant.MAX.getEpochSecond());
+        long nanos = Math.clamp(stat.get(JAVA_LONG, offset + JAVA_LONG.byteSize()), 0L, 999_999_999L);
+        return Instant.ofEpochSecond(seconds, nanos);
     }
 }

@@ -79,6 +79,24 @@ class FuseStructsTest {
         assertLayout("fuse_custom_io", FuseStructs.CUSTOM_IO, "writev", "read", "splice_receive", "splice_send");
     }
 
+    /** Times beyond what an Instant holds are clamped to its ends, not refused (generic/634, 635). */
+    @Test
+    void aTimeBeyondTheRangeOfAnInstantIsClampedToItsEnd() {
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment stat = arena.allocate(FuseStructs.STAT);
+            long mtime = FuseStructs.offset(FuseStructs.STAT, "st_mtim");
+            stat.set(java.lang.foreign.ValueLayout.JAVA_LONG, mtime, 67767976233316799L);   // Dec 31 23:59:59 UTC 2147483647
+            stat.set(java.lang.foreign.ValueLayout.JAVA_LONG, mtime + 8, 0L);
+            assertThat(FuseStructs.time(stat, mtime)).isEqualTo(java.time.Instant.ofEpochSecond(
+                    java.time.Instant.MAX.getEpochSecond()));
+            stat.set(java.lang.foreign.ValueLayout.JAVA_LONG, mtime, Long.MIN_VALUE);
+            assertThat(FuseStructs.time(stat, mtime)).isEqualTo(java.time.Instant.MIN);
+            stat.set(java.lang.foreign.ValueLayout.JAVA_LONG, mtime, 1_700_000_000L);
+            stat.set(java.lang.foreign.ValueLayout.JAVA_LONG, mtime + 8, 123L);
+            assertThat(FuseStructs.time(stat, mtime)).isEqualTo(java.time.Instant.ofEpochSecond(1_700_000_000L, 123));
+        }
+    }
+
     @Test
     void fileInfoBitFields() {
         assertThat(FuseStructs.FI_BITS).isEqualTo(4);
