@@ -97,20 +97,30 @@ ensure_xfstests() {
     touch "$stamp"
 }
 
-# Applies each bench/xfstests/*.patch not yet applied to the unpacked copy (shell scripts only: no rebuild).
-# What was applied is recorded (name and checksum) in the copy: a patch on top of another (mount-untyped on
-# mount-subtype) no longer reverses alone, so a reverse dry run cannot tell that the one below is in.
+# Brings the unpacked copy's patches up to date with bench/xfstests/*.patch (shell scripts only: no rebuild).
+# A copy of each patch applied is kept in the unpacked tree (.iomap4j-applied/); when any patch changed, was
+# added or went away, the applied ones are reverted, latest first, and today's applied in name order.
 apply_patches() {
-    local patch sum record="$src/.iomap4j-patches"
-    touch "$record"
+    local applied="$src/.iomap4j-applied" patch old changed=0
+    mkdir -p "$applied"
     for patch in "$script_dir"/xfstests/*.patch; do
         [[ -e "$patch" ]] || continue
-        sum="$(sha256sum <"$patch" | cut -d' ' -f1) $(basename "$patch")"
-        grep -qxF "$sum" "$record" && continue
-        if ! patch -d "$src" -p1 -R --dry-run -s -f <"$patch" >/dev/null 2>&1; then
-            patch -d "$src" -p1 -s -f --no-backup-if-mismatch -r - <"$patch" || die "$patch does not apply to $src"
-        fi
-        echo "$sum" >>"$record"
+        cmp -s "$patch" "$applied/$(basename "$patch")" || changed=1
+    done
+    for old in "$applied"/*.patch; do
+        [[ -e "$old" ]] || continue
+        [[ -e "$script_dir/xfstests/$(basename "$old")" ]] || changed=1
+    done
+    [[ "$changed" == 1 ]] || return 0
+    for old in $(ls -r "$applied"/*.patch 2>/dev/null); do
+        patch -d "$src" -p1 -R -s -f --no-backup-if-mismatch -r - <"$old" \
+            || die "cannot revert $old in $src: remove $src to unpack xfstests again"
+        rm -f "$old"
+    done
+    for patch in "$script_dir"/xfstests/*.patch; do
+        [[ -e "$patch" ]] || continue
+        patch -d "$src" -p1 -s -f --no-backup-if-mismatch -r - <"$patch" || die "$patch does not apply to $src"
+        cp "$patch" "$applied/"
     done
 }
 
