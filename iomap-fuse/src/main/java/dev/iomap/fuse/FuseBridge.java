@@ -1363,9 +1363,10 @@ public final class FuseBridge {
     /**
      * fallocate(2) of an open file: mode 0 allocates, {@code PUNCH_HOLE} (only with {@code KEEP_SIZE},
      * as the kernel requires) punches, {@code ZERO_RANGE} zeroes, {@code UNSHARE_RANGE} unshares; any
-     * other mode is EOPNOTSUPP. As a write, it clears set-user-ID, and set-group-ID where group execute is
-     * set, when the caller is not root (no {@code CAP_FSETID}): XFS and ext4 call {@code file_modified},
-     * and FUSE's {@code fallocate} request carries no flag asking for it (xfstests generic/683-685).
+     * other mode is EOPNOTSUPP. When the caller is not root (no {@code CAP_FSETID}) it clears set-user-ID,
+     * and set-group-ID where group execute is set or the caller is not in the file's group, as XFS's and
+     * ext4's {@code file_modified} does ({@link InodeOperations#privilegesKilled(FileStat, int)}); FUSE's
+     * {@code fallocate} request carries no flag asking for it (xfstests generic/683-685).
      *
      * @param fh an open file
      * @param mode fallocate's mode
@@ -1396,7 +1397,15 @@ public final class FuseBridge {
             throw new ErrnoException(LinuxErrno.EOPNOTSUPP, "fallocate mode " + Integer.toHexString(mode));
         }
         if (caller.uid() != 0 && hasPrivileges(file)) {
-            killPrivileges(handle.nodeid());
+            boolean changed;
+            try {
+                changed = onPath(handle.nodeid(), path -> inodes.killPrivileges(path, caller.gid()));
+            } catch (NoSuchFileException unlinked) {
+                changed = false;   // its mode dies with it
+            }
+            if (changed) {
+                attributesChanged.accept(handle.nodeid());
+            }
         }
         if ((mode & ~FALLOC_FL_KEEP_SIZE) != FALLOC_FL_UNSHARE_RANGE) {
             file.fallocate(what, offset, length, keepSize);

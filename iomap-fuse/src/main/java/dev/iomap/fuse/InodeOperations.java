@@ -356,6 +356,47 @@ final class InodeOperations {
     }
 
     /**
+     * @param file a file's stat
+     * @param callerGid the group of the process changing it
+     * @return its permission bits as Linux's {@code file_modified} leaves them for a process without
+     *     {@code CAP_FSETID} (since 6.2, {@code setattr_should_drop_sgid}): no set-user-ID, and no
+     *     set-group-ID where group execute is set or the process is not in the file's group (only its
+     *     primary group is known here); a directory's as they are
+     */
+    static int privilegesKilled(FileStat file, int callerGid) {
+        if (file.isDirectory()) {
+            return file.mode();
+        }
+        int mode = file.mode() & ~S_ISUID;
+        if ((mode & S_ISGID) != 0 && ((mode & S_IXGRP) != 0 || file.gid() != callerGid)) {
+            mode &= ~S_ISGID;
+        }
+        return mode;
+    }
+
+    /**
+     * Clears privileges as {@link #privilegesKilled(FileStat, int)} says ({@code fallocate} by a process
+     * without {@code CAP_FSETID}).
+     *
+     * @param path the file
+     * @param callerGid the group of the process
+     * @return whether the mode changed
+     * @throws IOException as the file system
+     */
+    boolean killPrivileges(String path, int callerGid) throws IOException {
+        if (!posix) {
+            return false;
+        }
+        FileStat file = lstat(path);
+        int mode = privilegesKilled(file, callerGid);
+        if (mode == file.mode()) {
+            return false;
+        }
+        fs.setAttributes(path, AttributeChange.none().withMode(mode));
+        return true;
+    }
+
+    /**
      * Clears set-user-ID and set-group-ID (where group execute is set) of a file, as a write, truncate or
      * open with {@code O_TRUNC} by an unprivileged process does.
      *

@@ -457,19 +457,28 @@ class FuseBridgeTest {
 
     /**
      * A fallocate by a caller other than root clears set-user-ID, and set-group-ID where group execute is
-     * set (xfstests generic/683-685); root's keeps them (CAP_FSETID).
+     * set or the caller is not in the file's group (xfstests generic/683-685, Linux 6.2's rule); root's keeps
+     * them (CAP_FSETID).
      */
     @Test
-    void aFallocateByAUserClearsSetUserIdAndExecutableSetGroupId() throws Exception {
+    void aFallocateByAUserClearsSetUserIdAndSetGroupIdAsLinuxDoes() throws Exception {
         FuseBridge.Created created = create(ROOT, "s", 06775);
         long fh = created.opened().fh();
+        long nodeid = created.entry().nodeid();
+        int group = fs.lstat("/s").gid();
         bridge.fallocate(fh, 0, 0, 4096, ROOT_USER);
         assertThat(fs.lstat("/s").mode()).isEqualTo(06775);
-        bridge.fallocate(fh, FuseBridge.FALLOC_FL_PUNCH_HOLE | FuseBridge.FALLOC_FL_KEEP_SIZE, 0, 4096, USER);
-        assertThat(fs.lstat("/s").mode()).isEqualTo(0775);
-        bridge.setattr(created.entry().nodeid(), new SetAttributes(06765, null, null, null, null, null, false), 0);
-        bridge.fallocate(fh, FuseBridge.FALLOC_FL_ZERO_RANGE, 0, 4096, USER);
-        assertThat(fs.lstat("/s").mode()).as("set-group-ID stays without group execute").isEqualTo(02765);
+        bridge.fallocate(fh, FuseBridge.FALLOC_FL_PUNCH_HOLE | FuseBridge.FALLOC_FL_KEEP_SIZE, 0, 4096,
+                new InodeOperations.Caller(4321, group));
+        assertThat(fs.lstat("/s").mode()).as("group execute: set-group-ID goes too").isEqualTo(0775);
+
+        bridge.setattr(nodeid, new SetAttributes(06765, null, null, null, null, null, false), 0);
+        bridge.fallocate(fh, FuseBridge.FALLOC_FL_ZERO_RANGE, 0, 4096, new InodeOperations.Caller(4321, group));
+        assertThat(fs.lstat("/s").mode()).as("no group execute, caller in the group").isEqualTo(02765);
+
+        bridge.setattr(nodeid, new SetAttributes(06766, null, null, null, null, null, false), 0);
+        bridge.fallocate(fh, 0, 0, 8192, new InodeOperations.Caller(4321, group + 1));
+        assertThat(fs.lstat("/s").mode()).as("no group execute, caller not in the group").isEqualTo(0766);
     }
 
     @Test
