@@ -203,7 +203,7 @@ final class MountServer {
         Path cwd;
         try {
             args = readArgs(request.resolve(ARGS));
-            cwd = Path.of(Files.readString(request.resolve(CWD), StandardCharsets.UTF_8).strip());
+            cwd = Path.of(Files.readString(request.resolve(CWD), StandardCharsets.UTF_8).replaceFirst("\n$", ""));
         } catch (IOException | RuntimeException e) {
             log.println("iomap serve: request " + request.getFileName() + " cannot be read: " + e.getMessage());
             answerQuietly(request, "iomap serve: the request cannot be read: " + e.getMessage() + "\n", 2);
