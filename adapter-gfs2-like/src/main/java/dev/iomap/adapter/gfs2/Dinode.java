@@ -45,6 +45,10 @@ final class Dinode implements NamespaceInode {
     final long[] pointers;
     /** Bytes of a directory's entries or a symbolic link's target (regular files: unused). */
     byte[] content = new byte[0];
+    /** The {@link #content} array {@link #decodedEntries} was decoded from (a directory's read cache). */
+    byte[] decodedFrom;
+    /** A directory's entries as decoded from {@link #decodedFrom}; read only. */
+    java.util.SortedMap<String, Entries.Entry> decodedEntries;
     /** Bytes of a chained {@link #content} as decoded, before the chain is read ({@link Gfs2Volume} reads it). */
     int chainedLength;
     /** Chain blocks holding {@link #content} when it does not fit stuffed. */
