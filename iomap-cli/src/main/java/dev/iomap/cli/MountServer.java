@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -170,7 +171,7 @@ final class MountServer {
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(queue)) {
             entries.forEach(requests::add);
         }
-        Set<String> present = ConcurrentHashMap.newKeySet();
+        Set<String> present = new HashSet<>();
         for (Path request : requests) {
             String name = request.getFileName().toString();
             present.add(name);

@@ -1,8 +1,7 @@
 package dev.iomap.cli;
 
+import dev.iomap.fuse.MountTable;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -15,8 +14,6 @@ import java.util.Optional;
  * image that is not in the table (a mount unmounted a moment ago, still writing back) is waited for.
  */
 final class MountedImages {
-    private static final Path MOUNT_INFO = Path.of("/proc/self/mountinfo");
-
     private MountedImages() {
     }
 
@@ -26,7 +23,7 @@ final class MountedImages {
      * @throws IOException if the mount table cannot be read
      */
     static Optional<Path> mountPointOf(Path image) throws IOException {
-        return mountPointOf(image, Files.readAllLines(MOUNT_INFO, StandardCharsets.UTF_8));
+        return mountPointOf(image, MountTable.read());
     }
 
     /**
@@ -36,30 +33,14 @@ final class MountedImages {
      */
     static Optional<Path> mountPointOf(Path image, List<String> mountInfo) {
         Path target = canonical(image);
-        for (String line : mountInfo) {
-            int separator = line.indexOf(" - ");
-            if (separator < 0) {
-                continue;
-            }
-            String[] fields = line.substring(0, separator).split(" ");
-            String[] after = line.substring(separator + 3).split(" ");
-            if (fields.length < 5 || after.length < 2) {
-                continue;
-            }
-            String type = after[0];
-            if (!type.equals("fuse.iomap") && !type.equals("fuseblk.iomap")) {
-                continue;
-            }
-            Path source = Path.of(unescape(after[1]));
-            if (type.equals("fuseblk.iomap")) {
-                Optional<Path> backing = backingFile(source);
-                if (backing.isEmpty()) {
-                    continue;
-                }
-                source = backing.get();
-            }
-            if (canonical(source).equals(target)) {
-                return Optional.of(Path.of(unescape(fields[4])));
+        for (MountTable.FuseMount mount : MountTable.fuseMounts(mountInfo)) {
+            Optional<Path> source = switch (mount.type()) {
+                case "fuse.iomap" -> Optional.of(Path.of(mount.source()));
+                case "fuseblk.iomap" -> backingFile(Path.of(mount.source()));
+                default -> Optional.empty();
+            };
+            if (source.isPresent() && canonical(source.get()).equals(target)) {
+                return Optional.of(mount.mountPoint());
             }
         }
         return Optional.empty();
@@ -80,33 +61,5 @@ final class MountedImages {
         } catch (IOException e) {
             return path.toAbsolutePath().normalize();
         }
-    }
-
-    /** mountinfo(5) escapes space, tab, newline and backslash as octal ({@code \040}). */
-    static String unescape(String field) {
-        StringBuilder text = new StringBuilder(field.length());
-        for (int i = 0; i < field.length(); i++) {
-            char c = field.charAt(i);
-            if (c == '\\' && isOctal(field, i + 1)) {
-                text.append((char) Integer.parseInt(field.substring(i + 1, i + 4), 8));
-                i += 3;
-            } else {
-                text.append(c);
-            }
-        }
-        return text.toString();
-    }
-
-    private static boolean isOctal(String field, int from) {
-        if (from + 3 > field.length()) {
-            return false;
-        }
-        for (int i = from; i < from + 3; i++) {
-            char c = field.charAt(i);
-            if (c < '0' || c > '7') {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -47,7 +47,7 @@ class MountHelperTest {
     @AfterEach
     void leaveNothingBehind() throws Exception {
         for (Path mountPoint : mountPoints) {
-            if (mountInfo(mountPoint) != null) {
+            if (ProcessMounts.line(mountPoint) != null) {
                 new ProcessBuilder("fusermount3", "-u", "-z", mountPoint.toString()).inheritIO().start()
                         .waitFor(10, TimeUnit.SECONDS);
             }
@@ -71,7 +71,7 @@ class MountHelperTest {
 
         mount(helper, image, mountPoint, "defaults,noauto,adapter=" + adapter + ",allow_other,log=" + dir.resolve("log"));
 
-        assertThat(mountInfo(mountPoint)).as("the mount's type and source")
+        assertThat(ProcessMounts.line(mountPoint)).as("the mount's type and source")
                 .contains(" - fuse.iomap " + image + " ");
         Files.writeString(mountPoint.resolve("f"), adapter);
         unmount(mountPoint);
@@ -115,13 +115,13 @@ class MountHelperTest {
         Files.writeString(mountPoint.resolve("f"), "before");
 
         run(List.of(helper.toString(), image.toString(), mountPoint.toString(), "-o", "remount,ro"));
-        assertThat(mountInfo(mountPoint).split(" ")[5]).as("the mount's own options").startsWith("ro");
+        assertThat(ProcessMounts.line(mountPoint).split(" ")[5]).as("the mount's own options").startsWith("ro");
         assertThatThrownBy(() -> Files.writeString(mountPoint.resolve("g"), "refused"))
                 .isInstanceOf(java.nio.file.FileSystemException.class).hasMessageContaining("Read-only");
         assertThat(Files.readString(mountPoint.resolve("f"))).isEqualTo("before");
 
         run(List.of(helper.toString(), image.toString(), mountPoint.toString(), "-o", "remount,rw"));
-        assertThat(mountInfo(mountPoint).split(" ")[5]).startsWith("rw");
+        assertThat(ProcessMounts.line(mountPoint).split(" ")[5]).startsWith("rw");
         Files.writeString(mountPoint.resolve("g"), "after");
         unmount(mountPoint);
         awaitFsckClean(image);
@@ -149,7 +149,7 @@ class MountHelperTest {
         byte[] before = Files.readAllBytes(image);
 
         mount(helper, image, mountPoint, "ro,strictatime,attr_timeout=0,adapter=xfs-like,log=" + dir.resolve("log"));
-        assertThat(mountInfo(mountPoint).split(" ")[5]).as("the mount's own options").startsWith("ro");
+        assertThat(ProcessMounts.line(mountPoint).split(" ")[5]).as("the mount's own options").startsWith("ro");
         FileTime directory = accessTime(mountPoint.resolve("d"));
         FileTime file = accessTime(mountPoint.resolve("d/f"));
         Thread.sleep(20);
@@ -212,7 +212,7 @@ class MountHelperTest {
             mount(installHelper(), image, mountPoint, "adapter=gfs2-like,cluster=" + cluster.cluster() + ",node_id=a,log="
                     + dir.resolve("log"));
 
-            assertThat(mountInfo(mountPoint)).contains(" - fuse.iomap " + image + " ");
+            assertThat(ProcessMounts.line(mountPoint)).contains(" - fuse.iomap " + image + " ");
             Files.writeString(mountPoint.resolve("f"), "node a");
             unmount(mountPoint);
             awaitFsckClean(image);
@@ -237,7 +237,7 @@ class MountHelperTest {
         run(List.of(helper.toString(), image.toString(), mountPoint.toString(), "-o",
                 "adapter=xfs-like,blkdev,log=" + dir.resolve("log")), MOUNT_ENVIRONMENT);
 
-        String line = mountInfo(mountPoint);
+        String line = ProcessMounts.line(mountPoint);
         assertThat(line).as("mounted as fuseblk over a loop device").contains(" - fuseblk.iomap /dev/loop");
         String loop = line.substring(line.indexOf(" - fuseblk.iomap ") + " - fuseblk.iomap ".length()).split(" ")[0];
         Files.writeString(mountPoint.resolve("f"), "over " + loop);
@@ -270,21 +270,21 @@ class MountHelperTest {
     /** {@code bin/iomap install-mount-helper DIR}: the helper, calling this checkout's bin/iomap. */
     private Path installHelper() throws Exception {
         Path bin = Files.createDirectories(dir.resolve("sbin"));
-        run(List.of(checkout().resolve("bin/iomap").toString(), "install-mount-helper", bin.toString()));
+        run(List.of(ProcessMounts.checkout().resolve("bin/iomap").toString(), "install-mount-helper", bin.toString()));
         return bin.resolve("mount.fuse.iomap");
     }
 
     /** The helper as mount(8) calls it; it must have returned 0 with the image mounted. */
     private void mount(Path helper, Path image, Path mountPoint, String options) throws Exception {
         run(List.of(helper.toString(), image.toString(), mountPoint.toString(), "-o", options));
-        assertThat(mountInfo(mountPoint)).as("mounted once the helper returned").isNotNull();
+        assertThat(ProcessMounts.line(mountPoint)).as("mounted once the helper returned").isNotNull();
     }
 
     /** {@code umount} as root (what xfstests does), {@code fusermount3 -u} otherwise. */
     private void unmount(Path mountPoint) throws Exception {
         boolean root = "root".equals(System.getProperty("user.name"));
         run(root ? List.of("umount", mountPoint.toString()) : List.of("fusermount3", "-u", mountPoint.toString()));
-        assertThat(mountInfo(mountPoint)).as("unmounted").isNull();
+        assertThat(ProcessMounts.line(mountPoint)).as("unmounted").isNull();
     }
 
     /** fsck finds the image clean once the unmounted mount's process has let go of it. */
@@ -325,17 +325,7 @@ class MountHelperTest {
         assertThat(process.exitValue()).as(command + ": " + Files.readString(out)).isZero();
     }
 
-    /** @return the checkout: bin/ beside this module */
-    private static Path checkout() {
-        return Path.of("").toAbsolutePath().getParent();
-    }
 
-    /** @return the line of /proc/self/mountinfo for {@code mountPoint}, or null if it is not mounted */
-    private static String mountInfo(Path mountPoint) throws IOException {
-        String target = " " + mountPoint + " ";
-        return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().filter(line -> line.contains(target))
-                .findFirst().orElse(null);
-    }
 
     /** @return the processes whose command line names {@code image} (a detached mount of it) */
     private static List<ProcessHandle> holders(Path image) {

@@ -38,7 +38,7 @@ class MountServerTest {
     @AfterEach
     void stopEverything() throws Exception {
         for (Path mountPoint : mountPoints) {
-            if (mountInfo(mountPoint) != null) {
+            if (ProcessMounts.line(mountPoint) != null) {
                 new ProcessBuilder("fusermount3", "-u", "-z", mountPoint.toString()).inheritIO().start()
                         .waitFor(10, TimeUnit.SECONDS);
             }
@@ -65,7 +65,7 @@ class MountServerTest {
             Result mount = command(serverDir, dir, List.of(helper.toString(), image.toString(), mountPoint.toString(),
                     "-o", "rw,adapter=xfs-like"));
             assertThat(mount.status()).as(mount.output()).isZero();
-            assertThat(mountInfo(mountPoint)).as("mounted once the helper returned").contains(" - fuse.iomap " + image + " ");
+            assertThat(ProcessMounts.line(mountPoint)).as("mounted once the helper returned").contains(" - fuse.iomap " + image + " ");
             if (round > 0) {
                 assertThat(Files.readString(mountPoint.resolve("round"))).as("round %d", round)
                         .isEqualTo(Integer.toString(round - 1));
@@ -103,7 +103,7 @@ class MountServerTest {
         assertThat(server.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)).as("the server ended").isTrue();
 
         for (int i = 0; i < 2; i++) {
-            assertThat(mountInfo(points.get(i))).as("unmounted with the server").isNull();
+            assertThat(ProcessMounts.line(points.get(i))).as("unmounted with the server").isNull();
             Cli fsck = Cli.run("fsck", images.get(i).toString());
             assertThat(fsck.status()).as(fsck.out() + fsck.err()).isZero();
         }
@@ -136,7 +136,7 @@ class MountServerTest {
         assertThat(again.status()).isEqualTo(1);
         assertThat(again.output()).contains(image + " is mounted on " + first + ": unmount it first")
                 .doesNotContain("waiting");
-        assertThat(mountInfo(second)).isNull();
+        assertThat(ProcessMounts.line(second)).isNull();
         unmount(first);
         assertThat(client(serverDir, dir, "mount", image.toString(), second.toString()).status())
                 .as("mounted once the first mount is gone").isZero();
@@ -156,11 +156,11 @@ class MountServerTest {
         Result refused = client(serverDir, dir, "mount", image.toString(), mnt.toString(), "-o", "norecovery");
         assertThat(refused.status()).isNotZero();
         assertThat(refused.output()).contains("-o norecovery needs ro");
-        assertThat(mountInfo(mnt)).isNull();
+        assertThat(ProcessMounts.line(mnt)).isNull();
 
         Result mounted = client(serverDir, dir, "mount", image.toString(), mnt.toString(), "-o", "ro,norecovery");
         assertThat(mounted.status()).as(mounted.output()).isZero();
-        assertThat(mountInfo(mnt).split(" ")[5]).as("the mount's own options").startsWith("ro");
+        assertThat(ProcessMounts.line(mnt).split(" ")[5]).as("the mount's own options").startsWith("ro");
         unmount(mnt);
     }
 
@@ -206,7 +206,7 @@ class MountServerTest {
             throw new IllegalStateException("one server at a time");
         }
         Path serverDir = dir.resolve("server");
-        ProcessBuilder builder = new ProcessBuilder(checkout().resolve("bin/iomap").toString(), "serve", serverDir.toString())
+        ProcessBuilder builder = new ProcessBuilder(ProcessMounts.checkout().resolve("bin/iomap").toString(), "serve", serverDir.toString())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile()));
         environment(builder.environment());
         server = builder.start();
@@ -227,7 +227,7 @@ class MountServerTest {
     /** {@code bin/iomap ARGS} with {@code IOMAP_SERVER} set, from {@code cwd}. */
     private Result client(Path serverDir, Path cwd, String... args) throws Exception {
         List<String> command = new ArrayList<>();
-        command.add(checkout().resolve("bin/iomap").toString());
+        command.add(ProcessMounts.checkout().resolve("bin/iomap").toString());
         command.addAll(List.of(args));
         return command(serverDir, cwd, command);
     }
@@ -271,7 +271,7 @@ class MountServerTest {
 
     private Path installHelper() throws Exception {
         Path bin = Files.createDirectories(dir.resolve("sbin"));
-        Process process = new ProcessBuilder(checkout().resolve("bin/iomap").toString(), "install-mount-helper",
+        Process process = new ProcessBuilder(ProcessMounts.checkout().resolve("bin/iomap").toString(), "install-mount-helper",
                 bin.toString()).redirectErrorStream(true).start();
         assertThat(process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).isZero();
@@ -284,18 +284,10 @@ class MountServerTest {
                 : List.of("fusermount3", "-u", mountPoint.toString())).inheritIO().start();
         assertThat(process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).isZero();
-        assertThat(mountInfo(mountPoint)).as("unmounted").isNull();
+        assertThat(ProcessMounts.line(mountPoint)).as("unmounted").isNull();
     }
 
-    private static Path checkout() {
-        return Path.of("").toAbsolutePath().getParent();
-    }
 
-    private static String mountInfo(Path mountPoint) throws IOException {
-        String target = " " + mountPoint + " ";
-        return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().filter(line -> line.contains(target))
-                .findFirst().orElse(null);
-    }
 
     /** @return how many mounts the server's log says it ran to their unmount */
     private long mountsServed() throws IOException {

@@ -932,9 +932,14 @@ public final class FuseBridge {
     }
 
     private void killPrivileges(long nodeid) throws IOException {
+        killPrivileges(nodeid, inodes::killPrivileges);
+    }
+
+    /** Clears the node's privileges as {@code kill} does on its path, and tells the kernel if they changed. */
+    private void killPrivileges(long nodeid, PathBody<Boolean> kill) throws IOException {
         boolean changed;
         try {
-            changed = onPath(nodeid, inodes::killPrivileges);
+            changed = onPath(nodeid, kill);
         } catch (NoSuchFileException unlinked) {
             return; // nobody can exec an unlinked file by name, and its mode dies with it
         }
@@ -1397,15 +1402,7 @@ public final class FuseBridge {
             throw new ErrnoException(LinuxErrno.EOPNOTSUPP, "fallocate mode " + Integer.toHexString(mode));
         }
         if (caller.uid() != 0 && hasPrivileges(file)) {
-            boolean changed;
-            try {
-                changed = onPath(handle.nodeid(), path -> inodes.killPrivileges(path, caller.gid()));
-            } catch (NoSuchFileException unlinked) {
-                changed = false;   // its mode dies with it
-            }
-            if (changed) {
-                attributesChanged.accept(handle.nodeid());
-            }
+            killPrivileges(handle.nodeid(), path -> inodes.killPrivileges(path, caller.gid()));
         }
         if ((mode & ~FALLOC_FL_KEEP_SIZE) != FALLOC_FL_UNSHARE_RANGE) {
             file.fallocate(what, offset, length, keepSize);

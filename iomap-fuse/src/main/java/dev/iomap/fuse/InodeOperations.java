@@ -18,6 +18,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 
 /**
  * The inode side of {@link FuseBridge}, on paths the bridge has resolved: what {@code getattr} reports,
@@ -345,14 +346,7 @@ final class InodeOperations {
      *     set (what a write, truncate or chown by an unprivileged process leaves); a directory's as they are
      */
     static int privilegesKilled(FileStat file) {
-        if (file.isDirectory()) {
-            return file.mode();
-        }
-        int mode = file.mode() & ~S_ISUID;
-        if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) {
-            mode &= ~S_ISGID;
-        }
-        return mode;
+        return privilegesKilled(file, file.gid());   // a caller in the file's group: group execute decides
     }
 
     /**
@@ -384,16 +378,7 @@ final class InodeOperations {
      * @throws IOException as the file system
      */
     boolean killPrivileges(String path, int callerGid) throws IOException {
-        if (!posix) {
-            return false;
-        }
-        FileStat file = lstat(path);
-        int mode = privilegesKilled(file, callerGid);
-        if (mode == file.mode()) {
-            return false;
-        }
-        fs.setAttributes(path, AttributeChange.none().withMode(mode));
-        return true;
+        return setMode(path, file -> privilegesKilled(file, callerGid));
     }
 
     /**
@@ -405,11 +390,16 @@ final class InodeOperations {
      * @throws IOException as the file system
      */
     boolean killPrivileges(String path) throws IOException {
+        return setMode(path, InodeOperations::privilegesKilled);
+    }
+
+    /** Sets the mode {@code newMode} gives the file's stat, if it differs; nothing where modes are not kept. */
+    private boolean setMode(String path, ToIntFunction<FileStat> newMode) throws IOException {
         if (!posix) {
             return false;
         }
         FileStat file = lstat(path);
-        int mode = privilegesKilled(file);
+        int mode = newMode.applyAsInt(file);
         if (mode == file.mode()) {
             return false;
         }

@@ -8,8 +8,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Reads the kernel's mount table ({@code /proc/self/mountinfo}) to see whether a FUSE mount is there. */
-final class MountTable {
+/**
+ * Reads the kernel's mount table ({@code /proc/self/mountinfo}): whether a FUSE mount is there, whether it
+ * is read-only, and (for the command line, {@link #fuseMounts}) which FUSE mounts there are and of what.
+ */
+public final class MountTable {
     private static final Path MOUNTINFO = Path.of("/proc/self/mountinfo");
 
     private MountTable() {
@@ -103,18 +106,49 @@ final class MountTable {
     }
 
     /**
+     * A FUSE mount as the mount table lists it, octal escapes undone.
+     *
+     * @param mountPoint where it is mounted
+     * @param type its file system type ({@code fuse.iomap}, {@code fuseblk.iomap}, ...)
+     * @param source its source (an image's path, a loop device, ...)
+     */
+    public record FuseMount(Path mountPoint, String type, String source) {
+    }
+
+    /**
+     * @param mountinfo the lines of a mount table (mountinfo(5))
+     * @return its FUSE mounts, in the table's order; lines too short to read are skipped
+     */
+    public static List<FuseMount> fuseMounts(List<String> mountinfo) {
+        List<FuseMount> mounts = new ArrayList<>();
+        for (String line : mountinfo) {
+            int separator = line.indexOf(" - ");
+            if (separator < 0) {
+                continue;
+            }
+            String[] fields = line.substring(0, separator).split(" ");
+            String[] after = line.substring(separator + 3).split(" ");
+            if (fields.length >= 5 && after.length >= 2 && after[0].startsWith("fuse")) {
+                mounts.add(new FuseMount(Path.of(unescape(fields[4])), after[0], unescape(after[1])));
+            }
+        }
+        return mounts;
+    }
+
+    /**
      * @return the lines of {@code /proc/self/mountinfo}
      * @throws IOException if it cannot be read
      */
-    static List<String> read() throws IOException {
+    public static List<String> read() throws IOException {
         return Files.readAllLines(MOUNTINFO);
     }
 
-    private static String unescape(String field) {
+    /** mountinfo(5) escapes space, tab, newline and backslash as three octal digits ({@code \040}). */
+    static String unescape(String field) {
         var out = new StringBuilder(field.length());
         for (int i = 0; i < field.length(); i++) {
             char c = field.charAt(i);
-            if (c == '\\' && i + 3 < field.length()) {
+            if (c == '\\' && isOctal(field, i + 1)) {
                 out.append((char) Integer.parseInt(field.substring(i + 1, i + 4), 8));
                 i += 3;
             } else {
@@ -122,5 +156,18 @@ final class MountTable {
             }
         }
         return out.toString();
+    }
+
+    private static boolean isOctal(String field, int from) {
+        if (from + 3 > field.length()) {
+            return false;
+        }
+        for (int i = from; i < from + 3; i++) {
+            char c = field.charAt(i);
+            if (c < '0' || c > '7') {
+                return false;
+            }
+        }
+        return true;
     }
 }

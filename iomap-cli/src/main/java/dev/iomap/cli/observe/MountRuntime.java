@@ -31,6 +31,13 @@ import java.util.Set;
  */
 public record MountRuntime(Path directory) {
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+    /**
+     * This process's lock of runtime files: in one process (the mount server) a mount closing never removes
+     * the file of the mount that followed it at its mount point. Between processes a window of a read and
+     * a delete is left (a mount process ending as another starts at its mount point); losing it costs the
+     * newer mount its runtime file (iomap top and trace do not find it), never data.
+     */
+    private static final Object FILES = new Object();
     /** Sockets made by this process, for {@link #newSocket}. */
     private static final java.util.concurrent.atomic.AtomicLong SOCKETS = new java.util.concurrent.atomic.AtomicLong();
 
@@ -138,12 +145,12 @@ public record MountRuntime(Path directory) {
     public void publish(MountInfo info) throws IOException {
         Path file = infoFile(info.mountPoint());
         Path temporary = directory.resolve(file.getFileName() + ".tmp");
-        exclusively(() -> {
+        synchronized (FILES) {
             try (OutputStream out = Files.newOutputStream(temporary)) {
                 info.toProperties().store(out, "iomap mount: how to reach it (iomap trace, iomap top)");
             }
             Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        });
+        }
     }
 
     /**
@@ -180,7 +187,7 @@ public record MountRuntime(Path directory) {
      */
     public void withdraw(Path mountPoint, Path socket) throws IOException {
         Path file = infoFile(mountPoint);
-        exclusively(() -> {
+        synchronized (FILES) {
             Properties properties = new Properties();
             try (InputStream in = Files.newInputStream(file)) {
                 properties.load(in);
@@ -192,26 +199,8 @@ public record MountRuntime(Path directory) {
             } catch (IllegalArgumentException unreadable) {
                 Files.deleteIfExists(file);
             }
-        });
-        Files.deleteIfExists(socket);
-    }
-
-    /** Something done with a mount point's files while no other mount of this process changes them. */
-    @FunctionalInterface
-    private interface FileAction {
-        void run() throws IOException;
-    }
-
-    /**
-     * Runs {@code action} under this process's lock of runtime files: in one process (the mount server) a
-     * mount closing never removes the file of the mount that followed it. Between processes a window of a
-     * read and a delete is left (a mount process ending as another starts at its mount point); losing it
-     * costs the newer mount its runtime file (iomap top and trace do not find it), never data.
-     */
-    private static void exclusively(FileAction action) throws IOException {
-        synchronized (MountRuntime.class) {
-            action.run();
         }
+        Files.deleteIfExists(socket);
     }
 
     /** No running mount at the mount point asked about. */
