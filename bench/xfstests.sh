@@ -6,7 +6,8 @@
 #        bench/xfstests.sh table [CONFIG...]
 #   CONFIG: xfs-like, gfs2-like, gfs2-like:data=journal, bcachefs-like, zonefs-like (FUSE mounts through
 #           `mount -t fuse.iomap`), ext4 or xfs (the kernel's, on loop devices over sparse files), or
-#           all (ext4, xfs, then the four FUSE configs; zonefs-like runs only with TESTs given).
+#           all (ext4, xfs, then the four FUSE configs; zonefs-like runs only with TESTs given), or several
+#           of these joined by commas (ext4,xfs-like,bcachefs-like).
 #   TEST:   what ./check takes (generic/003, -g generic/quick, ...); default -g generic/quick.
 #   table:  prints the Markdown table of the results kept for each CONFIG (default: every one run),
 #           one row per test, one column per CONFIG: pass, FAIL or "-" (not run), and the counts.
@@ -56,7 +57,7 @@ die() {
 }
 
 usage() {
-    sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -406,16 +407,20 @@ main() {
     [[ $(id -u) -eq 0 ]] || die "xfstests needs root (mount, losetup, the fsgqa users)"
     local config="$1"
     shift
-    local configs
-    case "$config" in
-        all) configs=(ext4 xfs "${fuse_configs[@]}") ;;
-        ext4 | xfs | xfs-like | gfs2-like | gfs2-like:data=journal | bcachefs-like | zonefs-like) configs=("$config") ;;
-        *) usage ;;
-    esac
+    local configs=() named
+    IFS=, read -r -a named <<<"$config"
+    for one in "${named[@]}"; do
+        case "$one" in
+            all) configs+=(ext4 xfs "${fuse_configs[@]}") ;;
+            ext4 | xfs | xfs-like | gfs2-like | gfs2-like:data=journal | bcachefs-like | zonefs-like) configs+=("$one") ;;
+            *) usage ;;
+        esac
+    done
+    ((${#configs[@]} > 0)) || usage
     ensure_packages
     ensure_users
     ensure_xfstests
-    if [[ "$config" != ext4 && "$config" != xfs ]]; then
+    if [[ " ${configs[*]} " =~ -like ]]; then
         "$iomap" install-mount-helper >/dev/null
     fi
     local jobs="${XFSTESTS_JOBS:-1}"
