@@ -50,6 +50,12 @@ public enum Capability {
     /** Hard links: several names of one regular file, counted; the inode lives until the last goes. */
     HARD_LINKS,
     /**
+     * Special files ({@code mknod}, {@code mkfifo}, a socket's {@code bind}): FIFOs, character and block
+     * device nodes (with their device number) and sockets, kept with their attributes and names like any
+     * inode, holding no data ({@link IomapFileSystem#createSpecialFile}).
+     */
+    SPECIAL_FILES,
+    /**
      * Mode bits, owner and group, and access, modification, change and birth times with nanoseconds,
      * kept on the device and changed by {@link IomapFileSystem#setAttributes}.
      */

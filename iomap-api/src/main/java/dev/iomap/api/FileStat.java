@@ -16,7 +16,7 @@ import java.util.Objects;
  * all four times.
  *
  * @param ino inode number, unique within the mounted filesystem
- * @param type regular file, directory or symbolic link
+ * @param type regular file, directory, symbolic link or special file
  * @param size bytes (a directory: as the adapter reports it; a symbolic link: its target's length)
  * @param allocatedBytes bytes of device space the file holds (data and reservations)
  * @param linkCount names pointing at the inode
@@ -31,22 +31,51 @@ import java.util.Objects;
  * @param atomicWrite what atomic writes the file takes ({@code statx}'s {@code STATX_WRITE_ATOMIC}
  *     fields): {@link AtomicWriteLimits#NONE} but for a regular file of an adapter with
  *     {@link Capability#ATOMIC_WRITES}
+ * @param rdev a device node's device number ({@code st_rdev}, Linux's encoding: {@link DeviceNumber});
+ *     0 for every other type
  */
 public record FileStat(long ino, FileType type, long size, long allocatedBytes, int linkCount, int mode, int uid,
-        int gid, Instant atime, Instant mtime, Instant ctime, Instant btime, AtomicWriteLimits atomicWrite) {
+        int gid, Instant atime, Instant mtime, Instant ctime, Instant btime, AtomicWriteLimits atomicWrite,
+        long rdev) {
 
     /**
-     * @throws IllegalArgumentException if {@code mode} has bits outside {@code 07777}
+     * @throws IllegalArgumentException if {@code mode} has bits outside {@code 07777}, or {@code rdev} is
+     *     not 0 for a type other than a device node
      * @throws NullPointerException if a time, the type or the atomic write limits are null
      */
     public FileStat {
         Objects.requireNonNull(type, "type");
         NewInodeAttributes.checkMode(mode);
+        if (rdev != 0 && type != FileType.CHARACTER_DEVICE && type != FileType.BLOCK_DEVICE) {
+            throw new IllegalArgumentException("a " + type + " has no device number, not " + rdev);
+        }
         Objects.requireNonNull(atime, "atime");
         Objects.requireNonNull(mtime, "mtime");
         Objects.requireNonNull(ctime, "ctime");
         Objects.requireNonNull(btime, "btime");
         Objects.requireNonNull(atomicWrite, "atomicWrite");
+    }
+
+    /**
+     * A stat of anything but a device node (device number 0); the parameters are the record's.
+     *
+     * @param ino inode number
+     * @param type what it is
+     * @param size bytes
+     * @param allocatedBytes bytes of device space held
+     * @param linkCount names pointing at it
+     * @param mode permission bits
+     * @param uid owner
+     * @param gid group
+     * @param atime last access
+     * @param mtime last change of the contents
+     * @param ctime last change of contents or inode
+     * @param btime creation
+     * @param atomicWrite what atomic writes the file takes
+     */
+    public FileStat(long ino, FileType type, long size, long allocatedBytes, int linkCount, int mode, int uid,
+            int gid, Instant atime, Instant mtime, Instant ctime, Instant btime, AtomicWriteLimits atomicWrite) {
+        this(ino, type, size, allocatedBytes, linkCount, mode, uid, gid, atime, mtime, ctime, btime, atomicWrite, 0);
     }
 
     /**
@@ -94,7 +123,7 @@ public record FileStat(long ino, FileType type, long size, long allocatedBytes, 
      */
     public FileStat withSize(long newSize) {
         return newSize == size ? this : new FileStat(ino, type, newSize, allocatedBytes, linkCount, mode, uid, gid,
-                atime, mtime, ctime, btime, atomicWrite);
+                atime, mtime, ctime, btime, atomicWrite, rdev);
     }
 
     /** @return whether this is a directory */

@@ -227,6 +227,26 @@ public interface IomapFileSystem extends Closeable {
     }
 
     /**
+     * Creates a special file, as {@code mknod(2)} does: a FIFO, a character or block device node, or a
+     * socket's name. It holds no data: {@link #open} of it is refused (the kernel, not the file system,
+     * joins a FIFO's readers and writers and opens a device). Needs {@link Capability#SPECIAL_FILES}.
+     *
+     * @param path the new name, in an existing directory
+     * @param type {@link FileType#FIFO}, {@link FileType#CHARACTER_DEVICE}, {@link FileType#BLOCK_DEVICE}
+     *     or {@link FileType#SOCKET}
+     * @param rdev a device node's number ({@link DeviceNumber}); 0 for a FIFO or a socket
+     * @param attributes mode, owner and group
+     * @throws IllegalArgumentException if {@code type} is not a special file's, or {@code rdev} is not 0
+     *     for one that is not a device node
+     * @throws IOException {@link java.nio.file.FileAlreadyExistsException} if {@code path} exists,
+     *     {@link NotSupportedException} without {@link Capability#SPECIAL_FILES}
+     */
+    default void createSpecialFile(String path, FileType type, long rdev, NewInodeAttributes attributes)
+            throws IOException {
+        throw new NotSupportedException("special files are not supported here");
+    }
+
+    /**
      * Reads a symbolic link's target.
      *
      * @param link the link

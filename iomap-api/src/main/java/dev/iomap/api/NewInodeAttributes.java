@@ -21,11 +21,12 @@ public record NewInodeAttributes(int mode, int uid, int gid) {
 
     /**
      * @param type what is created
-     * @return {@code 0644} for a file, {@code 0755} for a directory, {@code 0777} for a symbolic link
+     * @return {@code 0644} for a file or a special file, {@code 0755} for a directory, {@code 0777} for a
+     *     symbolic link
      */
     public static int defaultMode(FileType type) {
         return switch (type) {
-            case REGULAR -> 0644;
+            case REGULAR, FIFO, CHARACTER_DEVICE, BLOCK_DEVICE, SOCKET -> 0644;
             case DIRECTORY -> 0755;
             case SYMLINK -> 0777;
         };

@@ -114,6 +114,24 @@ public interface InodeOps {
     }
 
     /**
+     * Creates a special file (a FIFO, a device node or a socket) with the given attributes: no data,
+     * size 0, all four times now. Adapters with {@link dev.iomap.api.Capability#SPECIAL_FILES} implement
+     * it; {@link #getattr} then reports the type and, for a device node, {@code rdev}.
+     *
+     * @param dirIno the parent directory
+     * @param name the new name, checked (see the class comment)
+     * @param type a type whose {@link FileType#isSpecial()} holds
+     * @param rdev a device node's number ({@link dev.iomap.api.DeviceNumber}); 0 for a FIFO or socket
+     * @param attributes mode, owner and group
+     * @return the new inode number
+     * @throws IOException if the name exists or there is no space
+     */
+    default long mknod(long dirIno, String name, FileType type, long rdev, NewInodeAttributes attributes)
+            throws IOException {
+        throw new NotSupportedException("special files are not supported");
+    }
+
+    /**
      * @param ino a symbolic link
      * @return its target's bytes, exactly as created
      * @throws IOException on a device error, {@link java.nio.file.NotLinkException} if not a link

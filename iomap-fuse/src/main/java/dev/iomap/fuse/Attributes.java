@@ -17,7 +17,8 @@ import java.time.Instant;
  * @param atime last access
  * @param mtime last change of the contents
  * @param ctime last change of the contents or the inode
+ * @param rdev a device node's number ({@code st_rdev}), else 0
  */
 record Attributes(long ino, int mode, int linkCount, int uid, int gid, long size, long allocatedBytes,
-        int blockSize, Instant atime, Instant mtime, Instant ctime) {
+        int blockSize, Instant atime, Instant mtime, Instant ctime, long rdev) {
 }

@@ -1,5 +1,6 @@
 package dev.iomap.fuse;
 
+import dev.iomap.api.Capability;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
@@ -477,20 +478,33 @@ public final class FuseBridge {
     }
 
     /**
-     * mknod: regular files only (created empty, as {@code mknod(2)} with {@code S_IFREG} does); anything
-     * else is EPERM, as Linux answers for a filesystem without device nodes, FIFOs or sockets.
+     * mknod: a regular file (created empty, as {@code mknod(2)} with {@code S_IFREG} does), or a FIFO, a
+     * device node or a socket where the file system keeps special files
+     * ({@link Capability#SPECIAL_FILES}); a special file elsewhere is EPERM, as Linux answers for a
+     * filesystem without them.
      *
      * @param parent the directory
      * @param name the new name
      * @param mode type and permission bits
+     * @param rdev a device node's number (the kernel's encoding), else ignored
      * @param caller who creates it
      * @return the new inode
-     * @throws IOException EPERM, EEXIST, or as the file system
+     * @throws IOException EPERM, EINVAL for an unknown type, EEXIST, or as the file system
      */
-    Entry mknod(long parent, String name, int mode, InodeOperations.Caller caller) throws IOException {
-        if ((mode & S_IFMT) != S_IFREG && (mode & S_IFMT) != 0) {
-            throw new ErrnoException(LinuxErrno.EPERM, "mknod " + name + ": only regular files can be made here");
+    Entry mknod(long parent, String name, int mode, long rdev, InodeOperations.Caller caller) throws IOException {
+        FileType type;
+        try {
+            type = (mode & S_IFMT) == 0 ? FileType.REGULAR : FileType.ofModeBits(mode);
+        } catch (IllegalArgumentException e) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "mknod " + name + ": " + e.getMessage());
         }
+        if (type == FileType.DIRECTORY || type == FileType.SYMLINK) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "mknod " + name + ": a " + type + " is not made by mknod");
+        }
+        if (type != FileType.REGULAR && (!inodes.has(Capability.SPECIAL_FILES) || !inodes.posix())) {
+            throw new ErrnoException(LinuxErrno.EPERM, "mknod " + name + ": no special files (" + type + ") here");
+        }
+        long device = type == FileType.CHARACTER_DEVICE || type == FileType.BLOCK_DEVICE ? rdev : 0;
         Nodes.Name at = new Nodes.Name(parent, checked(name));
         return onPath(parent, directory -> {
             String path = join(directory, name);
@@ -498,8 +512,12 @@ public final class FuseBridge {
                 fs.create(path).close();
                 return handOut(path, at);
             }
-            InodeOperations.NewNode node = inodes.newNode(directory, mode, FileType.REGULAR, caller);
-            fs.create(path, node.attributes()).close();
+            InodeOperations.NewNode node = inodes.newNode(directory, mode, type, caller);
+            if (type == FileType.REGULAR) {
+                fs.create(path, node.attributes()).close();
+            } else {
+                fs.createSpecialFile(path, type, device, node.attributes());
+            }
             inodes.inherit(path, node);
             return handOut(path, at);
         });

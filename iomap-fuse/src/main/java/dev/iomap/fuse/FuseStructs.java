@@ -128,6 +128,7 @@ final class FuseStructs {
     static final long STAT_UID = offset(STAT, "st_uid");
     static final long STAT_GID = offset(STAT, "st_gid");
     static final long STAT_SIZE = offset(STAT, "st_size");
+    static final long STAT_RDEV = offset(STAT, "st_rdev");
     static final long STAT_BLKSIZE = offset(STAT, "st_blksize");
     static final long STAT_BLOCKS = offset(STAT, "st_blocks");
     static final long STAT_ATIM = offset(STAT, "st_atim");
@@ -195,6 +196,7 @@ final class FuseStructs {
         stat.set(JAVA_INT, STAT_UID, attributes.uid());
         stat.set(JAVA_INT, STAT_GID, attributes.gid());
         stat.set(JAVA_LONG, STAT_SIZE, attributes.size());
+        stat.set(JAVA_LONG, STAT_RDEV, attributes.rdev());
         stat.set(JAVA_LONG, STAT_BLOCKS, Math.ceilDiv(Math.max(0, attributes.allocatedBytes()), 512));
         setTime(stat, STAT_ATIM, attributes.atime());
         setTime(stat, STAT_MTIM, attributes.mtime());

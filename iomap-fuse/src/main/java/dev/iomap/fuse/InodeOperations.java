@@ -162,12 +162,13 @@ final class InodeOperations {
     Attributes attributes(FileStat file) {
         if (posix) {
             return new Attributes(file.ino(), file.posixMode(), file.linkCount(), file.uid(), file.gid(),
-                    file.size(), file.allocatedBytes(), blockSize, file.atime(), file.mtime(), file.ctime());
+                    file.size(), file.allocatedBytes(), blockSize, file.atime(), file.mtime(), file.ctime(),
+                    file.rdev());
         }
         Instant modified = Instant.ofEpochMilli(file.modifiedMillis());
         int links = file.isDirectory() ? 1 : file.linkCount();
         return new Attributes(file.ino(), defaultMode(file.type()), links, owner.uid(), owner.gid(), file.size(),
-                file.allocatedBytes(), blockSize, modified, modified, modified);
+                file.allocatedBytes(), blockSize, modified, modified, modified, file.rdev());
     }
 
     /**

@@ -385,7 +385,7 @@ final class LowLevelOps {
 
     void mknod(MemorySegment req, long parent, MemorySegment name, int mode, long rdev) {
         try {
-            replyEntry(req, bridge.mknod(parent, name(name), mode, caller(req)));
+            replyEntry(req, bridge.mknod(parent, name(name), mode, rdev, caller(req)));
         } catch (Throwable t) {
             error(req, "mknod", parent, t);
         }

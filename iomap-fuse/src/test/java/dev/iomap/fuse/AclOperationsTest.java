@@ -103,7 +103,7 @@ class AclOperationsTest {
         assertThat(fs.lstat("/d/sub").mode()).isEqualTo(0775);
         assertThat(fs.getXattr("/d/sub", Xattrs.POSIX_ACL_ACCESS)).isEqualTo(NOBODY_DEFAULT);
         assertThat(fs.getXattr("/d/sub", Xattrs.POSIX_ACL_DEFAULT)).isEqualTo(NOBODY_DEFAULT);
-        bridge.mknod(d, "n", FuseBridge.S_IFREG | 0640, USER);
+        bridge.mknod(d, "n", FuseBridge.S_IFREG | 0640, 0, USER);
         assertThat(fs.lstat("/d/n").mode()).isEqualTo(0640);
 
         file(ROOT, "plain", 0666, USER);

@@ -221,8 +221,8 @@ class FuseBridgeTest {
         assertThat(errno(() -> bridge.rmdir(ROOT, "d"))).isEqualTo(-LinuxErrno.ENOTEMPTY);
         assertThat(errno(() -> bridge.unlink(ROOT, "d"))).isEqualTo(-LinuxErrno.EISDIR);
         assertThat(errno(() -> bridge.lookup(ROOT, "x".repeat(256)))).isEqualTo(-LinuxErrno.ENAMETOOLONG);
-        assertThat(errno(() -> bridge.mknod(ROOT, "fifo", 0010644, USER))).isEqualTo(-LinuxErrno.EPERM);
-        assertThat(bridge.mknod(ROOT, "plain", 0100600, USER).attributes().mode()).isEqualTo(0100600);
+        assertThat(errno(() -> bridge.mknod(ROOT, "fifo", 0010644, 0, USER))).isEqualTo(-LinuxErrno.EPERM);
+        assertThat(bridge.mknod(ROOT, "plain", 0100600, 0, USER).attributes().mode()).isEqualTo(0100600);
     }
 
     /** Names are bytes: one that is not UTF-8 goes in and comes back as the same bytes. */

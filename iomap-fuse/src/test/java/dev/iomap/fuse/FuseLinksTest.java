@@ -107,6 +107,35 @@ class FuseLinksTest {
     }
 
     @Test
+    void fifosDeviceNodesAndSocketsAreMadeListedCopiedAndKept() throws Exception {
+        assumeRoot();
+        mount(FuseMountOptions.defaults(), Capability.SPECIAL_FILES, Capability.POSIX_ATTRIBUTES);
+        mount.sh("umask 022 && mkdir d && mkfifo -m 640 d/p && mknod d/c c 1 3 && mknod -m 600 d/b b 7 300"
+                + " && python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"d/s\")'");
+        assertThat(mount.sh("cd d && stat -c '%n %F %a %t %T %s' p c b s"))
+                .isEqualTo("p fifo 640 0 0 0\nc character special file 644 1 3 0\nb block special file 600 7 12c 0\n"
+                        + "s socket 755 0 0 0\n");
+        assertThat(mount.sh("ls -l d | cut -c1 | sort | tr -d '\\n'")).isEqualTo("bcpst");
+        assertThat(mount.sh("(echo through-the-pipe > d/p &) && cat d/p")).isEqualTo("through-the-pipe\n");
+        assertThat(mount.sh(py("os.open(\"d/c2\", os.O_RDONLY)", "os.mknod(\"d/p\", 0o10644)")))
+                .isEqualTo("ENOENT\nEEXIST\n");
+        mount.sh("cp -a d e && tar -cf t.tar d && mkdir x && tar -C x -xf t.tar && ln d/c c-link && mv d/b b2 && rm d/s");
+        assertThat(mount.sh("stat -c '%n %F %a %t %T' e/p e/c e/b x/d/p x/d/c b2 && stat -c %h c-link"))
+                .isEqualTo("e/p fifo 640 0 0\ne/c character special file 644 1 3\ne/b block special file 600 7 12c\n"
+                        + "x/d/p fifo 640 0 0\nx/d/c character special file 644 1 3\nb2 block special file 600 7 12c\n2\n");
+        mount.unmount();
+
+        try (var image = MountedImage.reopen(MountedImage.ADAPTER, this.image)) {
+            assertThat(image.fs().lstat("/d/p").type()).isEqualTo(dev.iomap.api.FileType.FIFO);
+            assertThat(image.fs().lstat("/c-link").rdev()).isEqualTo(dev.iomap.api.DeviceNumber.of(1, 3));
+            assertThat(image.fs().lstat("/b2").rdev()).isEqualTo(dev.iomap.api.DeviceNumber.of(7, 300));
+            assertThat(image.fs().lstat("/e/b").type()).isEqualTo(dev.iomap.api.FileType.BLOCK_DEVICE);
+            assertThat(image.fs().readdir("/d")).extracting(dev.iomap.api.DirEntry::name)
+                    .containsExactlyInAnyOrder("p", "c");
+        }
+    }
+
+    @Test
     void modeOwnerAndNanosecondTimesAreStoredAndReported() throws Exception {
         assumeRoot();
         mount(FuseMountOptions.defaults(), Capability.POSIX_ATTRIBUTES);

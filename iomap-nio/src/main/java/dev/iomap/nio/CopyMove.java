@@ -94,6 +94,8 @@ final class CopyMove {
                 to.iomap().createSymbolicLink(name, link, NewInodeAttributes.defaults(FileType.SYMLINK));
             }
             case REGULAR -> copyData(source.getFileSystem().target(source, flags.follow()), source, name, to);
+            case FIFO, CHARACTER_DEVICE, BLOCK_DEVICE, SOCKET -> to.iomap().createSpecialFile(name, stat.type(),
+                    stat.rdev(), NewInodeAttributes.defaults(stat.type()));
         }
         if (flags.copyAttributes()) {
             copyAttributes(source, flags.follow(), stat, to, name);

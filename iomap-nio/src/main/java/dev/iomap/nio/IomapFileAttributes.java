@@ -64,7 +64,7 @@ record IomapFileAttributes(FileStat stat, IomapUserPrincipalLookupService names)
 
     @Override
     public boolean isOther() {
-        return false;
+        return stat.type().isSpecial();
     }
 
     @Override

@@ -62,6 +62,15 @@ public abstract class AdapterContractSuite {
         }
     }
 
+    /** Special files: FIFOs, device nodes and sockets. */
+    @Nested
+    public class SpecialFiles extends SpecialFilesContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
     /** Mode, owner, group and times. */
     @Nested
     public class Attributes extends AttributesContract {

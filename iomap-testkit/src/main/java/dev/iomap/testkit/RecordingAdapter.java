@@ -289,6 +289,12 @@ public final class RecordingAdapter implements FileSystemAdapter {
         }
 
         @Override
+        public long mknod(long dirIno, String name, FileType type, long rdev, NewInodeAttributes attributes)
+                throws IOException {
+            return mount.inodeOps().mknod(dirIno, name, type, rdev, attributes);
+        }
+
+        @Override
         public byte[] readlink(long ino) throws IOException {
             return mount.inodeOps().readlink(ino);
         }

@@ -13,6 +13,7 @@ import dev.iomap.testkit.CapabilityContract;
 import dev.iomap.testkit.FiemapContract;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.LinksContract;
+import dev.iomap.testkit.SpecialFilesContract;
 import dev.iomap.testkit.NamesContract;
 import dev.iomap.testkit.RenameFlagsContract;
 import dev.iomap.testkit.SeekContract;
@@ -117,6 +118,15 @@ class ZonefsLikeKitTest {
     /** Links: zonefs-like declares neither SYMLINKS nor HARD_LINKS, so every test but the refusal skips. */
     @Nested
     class Links extends LinksContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture();
+        }
+    }
+
+    /** Special files: zonefs-like does not declare SPECIAL_FILES, so every test but the refusal skips. */
+    @Nested
+    class SpecialFiles extends SpecialFilesContract {
         @Override
         protected AdapterFixture fixture() {
             return ZonefsLikeKitTest.this.fixture();

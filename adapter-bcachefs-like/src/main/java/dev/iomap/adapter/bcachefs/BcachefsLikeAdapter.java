@@ -77,7 +77,8 @@ public final class BcachefsLikeAdapter implements FileSystemAdapter {
         return Capability.withImplied(EnumSet.of(Capability.DIRECTORIES, Capability.FALLOCATE,
                 Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.COPY_ON_WRITE, Capability.CLONE,
                 Capability.TRUNCATE, Capability.RANDOM_WRITE, Capability.DURABLE_FSYNC, Capability.RENAME_EXCHANGE,
-                Capability.SYMLINKS, Capability.HARD_LINKS, Capability.POSIX_ATTRIBUTES, Capability.XATTRS,
+                Capability.SYMLINKS, Capability.HARD_LINKS, Capability.SPECIAL_FILES, Capability.POSIX_ATTRIBUTES,
+                Capability.XATTRS,
                 Capability.DATA_CHECKSUMS, Capability.DIRECT_IO, Capability.ATOMIC_WRITES));
     }
 

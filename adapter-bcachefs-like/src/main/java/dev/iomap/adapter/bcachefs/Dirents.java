@@ -87,7 +87,7 @@ final class Dirents {
         long ino = b.getLong();
         int code = b.get() & 0xff;
         int length = b.get() & 0xff;
-        if (length == 0 || v.length != 10 + length || code == FileTypeCodes.FREE || code > FileTypeCodes.SYMLINK) {
+        if (length == 0 || v.length != 10 + length || FileTypeCodes.typeOf(code) == null) {
             throw new CorruptFileSystemException(where + " is malformed (type " + code + ", name length " + length + ")");
         }
         byte[] name = Arrays.copyOfRange(v, 10, v.length);

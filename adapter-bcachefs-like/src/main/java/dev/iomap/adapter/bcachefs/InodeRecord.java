@@ -16,6 +16,8 @@ import java.time.Instant;
 final class InodeRecord implements NamespaceInode {
     /** Encoded size. */
     static final int BYTES = 84;
+    /** Encoded size of a device node's inode: the device number follows the common fields. */
+    static final int DEVICE_BYTES = BYTES + 8;
     /** The largest size of any inode, the format's limit (1 TiB): a larger one is damage. */
     static final long MAX_SIZE = 1L << 40;
 
@@ -35,6 +37,8 @@ final class InodeRecord implements NamespaceInode {
     long generation;
     /** Parent directory (directories only; 0 otherwise). */
     long parent;
+    /** A device node's number, else 0 (encoded only for a device node). */
+    long rdev;
     /** Live blocks of this inode's extents ({@link ExtentValue#liveBlocks()} summed; a shared block counts in each file). */
     long blocks;
 
@@ -44,14 +48,22 @@ final class InodeRecord implements NamespaceInode {
 
     /** @return the value of the inode's key */
     byte[] encode() {
-        ByteBuffer b = ByteBuffer.allocate(BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        boolean device = isDevice(type);
+        ByteBuffer b = ByteBuffer.allocate(device ? DEVICE_BYTES : BYTES).order(ByteOrder.LITTLE_ENDIAN);
         b.put((byte) FileTypeCodes.code(type)).put((byte) 0).putShort((short) mode);
         b.putInt(uid).putInt(gid).putInt(nlink).putLong(size);
         for (Instant t : new Instant[] {atime, mtime, ctime, btime}) {
             b.putLong(nanos(t));
         }
         b.putInt(flags).putLong(generation).putLong(parent).putLong(blocks);
+        if (device) {
+            b.putLong(rdev);
+        }
         return b.array();
+    }
+
+    private static boolean isDevice(FileType type) {
+        return type == FileType.CHARACTER_DEVICE || type == FileType.BLOCK_DEVICE;
     }
 
     /**
@@ -61,17 +73,21 @@ final class InodeRecord implements NamespaceInode {
      * @throws CorruptFileSystemException if the value is not an inode
      */
     static InodeRecord decode(long ino, byte[] value) throws CorruptFileSystemException {
-        if (value.length != BYTES) {
-            throw new CorruptFileSystemException("inode " + ino + " has a value of " + value.length + " bytes, not "
-                    + BYTES);
+        if (value.length == 0) {
+            throw new CorruptFileSystemException("inode " + ino + " has an empty value");
         }
         ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
         InodeRecord r = new InodeRecord(ino);
         int code = b.get() & 0xff;
-        if (code == FileTypeCodes.FREE || code > FileTypeCodes.SYMLINK) {
+        r.type = FileTypeCodes.typeOf(code);
+        if (r.type == null) {
             throw new CorruptFileSystemException("inode " + ino + " has type code " + code);
         }
-        r.type = FileTypeCodes.typeOf(code);
+        int expected = isDevice(r.type) ? DEVICE_BYTES : BYTES;
+        if (value.length != expected) {
+            throw new CorruptFileSystemException("inode " + ino + " (" + r.type + ") has a value of " + value.length
+                    + " bytes, not " + expected);
+        }
         b.get();
         r.mode = b.getShort() & 0xffff;
         if ((r.mode & ~07777) != 0) {
@@ -96,6 +112,13 @@ final class InodeRecord implements NamespaceInode {
         r.generation = b.getLong();
         r.parent = b.getLong();
         r.blocks = b.getLong();
+        if (isDevice(r.type)) {
+            r.rdev = b.getLong();
+        }
+        if (r.type.isSpecial() && (r.size != 0 || r.blocks != 0)) {
+            throw new CorruptFileSystemException("inode " + ino + " is a " + r.type + " with size " + r.size
+                    + " and " + r.blocks + " blocks (a special file has no data)");
+        }
         return r;
     }
 
@@ -116,6 +139,7 @@ final class InodeRecord implements NamespaceInode {
         r.generation = generation;
         r.parent = parent;
         r.blocks = blocks;
+        r.rdev = rdev;
         return r;
     }
 

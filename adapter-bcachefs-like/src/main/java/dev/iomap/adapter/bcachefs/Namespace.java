@@ -2,6 +2,7 @@ package dev.iomap.adapter.bcachefs;
 
 import dev.iomap.adapter.support.ns.PosixNamespace;
 import dev.iomap.adapter.support.ns.XattrSet;
+import dev.iomap.api.AtomicWriteLimits;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
@@ -81,7 +82,7 @@ abstract class Namespace implements InodeOps, XattrOps {
         return locked(() -> {
             InodeRecord r = volume.inode(ino);
             return new FileStat(ino, r.type, r.size, r.blocks * volume.blockSize, r.nlink, r.mode, r.uid, r.gid,
-                    r.atime, r.mtime, r.ctime, r.btime);
+                    r.atime, r.mtime, r.ctime, r.btime, AtomicWriteLimits.NONE, r.rdev);
         });
     }
 
@@ -98,6 +99,12 @@ abstract class Namespace implements InodeOps, XattrOps {
     @Override
     public long create(long dirIno, String name, FileType type, NewInodeAttributes attributes) throws IOException {
         return change(store -> PosixNamespace.create(store, dirIno, name, type, attributes));
+    }
+
+    @Override
+    public long mknod(long dirIno, String name, FileType type, long rdev, NewInodeAttributes attributes)
+            throws IOException {
+        return change(store -> PosixNamespace.mknod(store, dirIno, name, type, rdev, attributes));
     }
 
     @Override
@@ -315,6 +322,7 @@ abstract class Namespace implements InodeOps, XattrOps {
             r.uid = inode.uid();
             r.gid = inode.gid();
             r.nlink = inode.linkCount();
+            r.rdev = inode.rdev();
             r.parent = inode.type() == FileType.DIRECTORY ? inode.dirIno() : 0;
             r.atime = r.mtime = r.ctime = r.btime = inode.now();
             if (inode.target() != null) {

@@ -14,7 +14,9 @@ import java.util.Arrays;
  * payload after the {@value #HEADER_BYTES}-byte header holds either the stuffed data (height 0) or
  * the top block pointers of the tree (height 1 and up); directories and symbolic links keep their
  * bytes stuffed while they fit and in a chain of blocks after that (height 1, first chain block in
- * pointer 0). Not thread-safe: the mount's metadata lock guards it.
+ * pointer 0). A special file (FIFO, device node, socket) is stuffed and empty; a device node keeps its
+ * device number in the first 8 bytes of the stuffed area (as ext4 keeps it in {@code i_block}). Not
+ * thread-safe: the mount's metadata lock guards it.
  */
 final class Dinode implements NamespaceInode {
     /** Bytes of the header before the stuffed data or pointers. */
@@ -34,6 +36,8 @@ final class Dinode implements NamespaceInode {
     long blocks;
     long parent;
     long xattrHead;
+    /** A device node's number, else 0. */
+    long rdev;
     int xattrLength;
     Instant atime;
     Instant mtime;
@@ -90,7 +94,9 @@ final class Dinode implements NamespaceInode {
         putTime(p, mtime);
         putTime(p, ctime);
         putTime(p, btime);
-        if (height == 0) {
+        if (height == 0 && type.isSpecial()) {
+            p.putLong(rdev).put(new byte[inline.length - Long.BYTES]);
+        } else if (height == 0) {
             p.put(inline);
         } else {
             for (long pointer : pointers) {
@@ -135,7 +141,7 @@ final class Dinode implements NamespaceInode {
         d.mtime = getTime(p, d.ino, "mtime");
         d.ctime = getTime(p, d.ino, "ctime");
         d.btime = getTime(p, d.ino, "btime");
-        int maxHeight = d.type == FileType.REGULAR ? 16 : 1;
+        int maxHeight = d.type == FileType.REGULAR ? 16 : d.type.isSpecial() ? 0 : 1;
         if (d.height > maxHeight || d.size < 0 || (d.mode & ~07777) != 0 || contentLength < 0 || d.xattrLength < 0) {
             throw new CorruptFileSystemException("dinode " + d.ino + ": bad height " + d.height + ", size " + d.size
                     + ", mode " + Integer.toOctalString(d.mode) + ", content length " + contentLength
@@ -149,7 +155,15 @@ final class Dinode implements NamespaceInode {
         layout.checkPointer(d.xattrHead, "dinode " + d.ino + " attribute chain");
         if (d.height == 0) {
             p.get(d.inline);
-            if (d.type != FileType.REGULAR) {
+            if (d.type.isSpecial()) {
+                d.rdev = ByteBuffer.wrap(d.inline).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+                boolean device = d.type == FileType.CHARACTER_DEVICE || d.type == FileType.BLOCK_DEVICE;
+                if (d.size != 0 || contentLength != 0 || (!device && d.rdev != 0)) {
+                    throw new CorruptFileSystemException("dinode " + d.ino + ": a " + d.type + " with size " + d.size
+                            + ", content of " + contentLength + " bytes and device number " + d.rdev);
+                }
+                Arrays.fill(d.inline, (byte) 0);
+            } else if (d.type != FileType.REGULAR) {
                 if (contentLength > d.inline.length) {
                     throw new CorruptFileSystemException("dinode " + d.ino + ": stuffed content of " + contentLength
                             + " bytes does not fit in " + d.inline.length);
@@ -184,6 +198,10 @@ final class Dinode implements NamespaceInode {
             case REGULAR -> 1;
             case DIRECTORY -> 2;
             case SYMLINK -> 3;
+            case FIFO -> 4;
+            case CHARACTER_DEVICE -> 5;
+            case BLOCK_DEVICE -> 6;
+            case SOCKET -> 7;
         };
     }
 
@@ -192,6 +210,10 @@ final class Dinode implements NamespaceInode {
             case 1 -> FileType.REGULAR;
             case 2 -> FileType.DIRECTORY;
             case 3 -> FileType.SYMLINK;
+            case 4 -> FileType.FIFO;
+            case 5 -> FileType.CHARACTER_DEVICE;
+            case 6 -> FileType.BLOCK_DEVICE;
+            case 7 -> FileType.SOCKET;
             default -> throw new CorruptFileSystemException("dinode " + ino + ": unknown type " + code);
         };
     }

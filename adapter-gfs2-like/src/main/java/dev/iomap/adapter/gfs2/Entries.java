@@ -52,7 +52,7 @@ final class Entries {
                 long ino = p.getLong();
                 byte[] name = new byte[p.getShort() & 0xffff];
                 p.get(name);
-                if (code < FileTypeCodes.REGULAR || code > FileTypeCodes.SYMLINK) {
+                if (FileTypeCodes.typeOf(code) == null) {
                     throw new CorruptFileSystemException("directory " + dirIno + ": entry type " + code);
                 }
                 FileType type = FileTypeCodes.typeOf(code);

@@ -95,6 +95,7 @@ public final class Gfs2LikeAdapter implements FileSystemAdapter {
         return Capability.withImplied(EnumSet.of(Capability.DIRECTORIES, Capability.FALLOCATE,
                 Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.TRUNCATE, Capability.RANDOM_WRITE,
                 Capability.DURABLE_FSYNC, Capability.RENAME_EXCHANGE, Capability.SYMLINKS, Capability.HARD_LINKS,
+                Capability.SPECIAL_FILES,
                 Capability.POSIX_ATTRIBUTES, Capability.XATTRS, Capability.JOURNALED_DATA,
                 Capability.DIRECT_IO));
     }

@@ -2,6 +2,7 @@ package dev.iomap.adapter.gfs2;
 
 import dev.iomap.adapter.support.ns.PosixNamespace;
 import dev.iomap.adapter.support.ns.XattrSet;
+import dev.iomap.api.AtomicWriteLimits;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FileNames;
@@ -134,7 +135,7 @@ abstract class Namespace implements InodeOps, XattrOps {
         return glocked(NodeLocks.Plan.shared(ino), () -> read(() -> {
             Dinode d = volume.dinode(ino);
             return new FileStat(ino, d.type, d.size, (d.blocks + 1) * volume.blockSize, d.nlink, d.mode, d.uid, d.gid,
-                    d.atime, d.mtime, d.ctime, d.btime);
+                    d.atime, d.mtime, d.ctime, d.btime, AtomicWriteLimits.NONE, d.rdev);
         }));
     }
 
@@ -185,6 +186,17 @@ abstract class Namespace implements InodeOps, XattrOps {
         beforeNewInode();
         return glocked(NodeLocks.Plan.allocatingOnly(newInodeBlocks(name, target.length), dirIno), () -> {
             long ino = posix(store -> PosixNamespace.symlink(store, dirIno, name, target, attributes));
+            claim(ino);
+            return ino;
+        });
+    }
+
+    @Override
+    public long mknod(long dirIno, String name, FileType type, long rdev, NewInodeAttributes attributes)
+            throws IOException {
+        beforeNewInode();
+        return glocked(NodeLocks.Plan.allocatingOnly(newInodeBlocks(name, 0), dirIno), () -> {
+            long ino = posix(store -> PosixNamespace.mknod(store, dirIno, name, type, rdev, attributes));
             claim(ino);
             return ino;
         });
@@ -380,7 +392,8 @@ abstract class Namespace implements InodeOps, XattrOps {
             d.gid = inode.gid();
             d.nlink = inode.linkCount();
             d.parent = inode.dirIno();
-            d.flags = dir.flags & Dinode.FLAG_JDATA;
+            d.flags = inode.type().isSpecial() ? 0 : dir.flags & Dinode.FLAG_JDATA;
+            d.rdev = inode.rdev();
             d.atime = d.mtime = d.ctime = d.btime = inode.now();
             volume.add(d);
             if (inode.target() != null) {

@@ -4,6 +4,7 @@ import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.ns.ChainBlocks;
 import dev.iomap.adapter.support.ns.XattrSet;
+import dev.iomap.api.AtomicWriteLimits;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
@@ -47,7 +48,8 @@ final class AttributeOps {
         try {
             long blocks = inode.data.mappedBlocks() + inode.cow.mappedBlocks() + inode.attachedBlocks();
             return new FileStat(ino, inode.type, inode.diskSize, blocks * volume.geometry.blockSize(), inode.nlink,
-                    inode.mode, inode.uid, inode.gid, inode.atime, inode.mtime, inode.ctime, inode.btime);
+                    inode.mode, inode.uid, inode.gid, inode.atime, inode.mtime, inode.ctime, inode.btime,
+                    AtomicWriteLimits.NONE, inode.rdev);
         } finally {
             inode.lock.unlock();
         }

@@ -130,6 +130,7 @@ final class ImageLoader {
         inode.mtime = slot.times().get(1);
         inode.ctime = slot.times().get(2);
         inode.btime = slot.times().get(3);
+        inode.rdev = slot.rdev();
         readAttached(inode, slot, where);
         List<Extent> extents = slot.listHead() == 0 ? slot.inline() : readList(image, inode, slot, where);
         if (extents.size() != slot.dataCount() + slot.cowCount()) {

@@ -32,7 +32,7 @@ final class InodeCodec {
      * One decoded inode slot.
      *
      * @param ino the inode number stored in it
-     * @param typeCode 0 free, 1 regular, 2 directory, 3 symbolic link
+     * @param typeCode 0 free, else {@link FileTypeCodes}' code
      * @param flags {@link #FLAG_EXTENT_LIST}
      * @param mode permission bits
      * @param nlink names
@@ -48,10 +48,11 @@ final class InodeCodec {
      * @param targetHead the first symlink block, 0 if none
      * @param inline the extents stored in the slot (data fork first), if not in a list
      * @param inlineTarget a symbolic link's target stored in the slot, else null
+     * @param rdev a device node's number, else 0
      */
     record Slot(long ino, int typeCode, int flags, int mode, int nlink, long size, long parent, int dataCount,
             int cowCount, long listHead, int uid, int gid, List<Instant> times, long xattrHead, long targetHead,
-            List<Extent> inline, byte[] inlineTarget) {
+            List<Extent> inline, byte[] inlineTarget, long rdev) {
     }
 
     /**
@@ -131,7 +132,7 @@ final class InodeCodec {
         }
         writer.putLong(state.xattrBlocks.isEmpty() ? 0 : state.xattrBlocks.getFirst())
                 .putLong(state.targetBlocks.isEmpty() ? 0 : state.targetBlocks.getFirst())
-                .putLong(0);
+                .putLong(state.rdev);
         if (state.target != null && state.targetBlocks.isEmpty()) {
             writer.putBytes(state.target);
         } else if (!inList) {
@@ -200,7 +201,7 @@ final class InodeCodec {
         }
         long xattrHead = reader.getLong();
         long targetHead = reader.getLong();
-        long reserved = reader.getLong();
+        long rdev = reader.getLong();
         List<Extent> inline = new ArrayList<>();
         Instant[] times = {Instant.EPOCH, Instant.EPOCH, Instant.EPOCH, Instant.EPOCH};
         byte[] inlineTarget = null;
@@ -208,10 +209,10 @@ final class InodeCodec {
             FileType type = FileTypeCodes.typeOf(typeCode);
             if (ino != expectedIno || type == null || (flags & ~FLAG_EXTENT_LIST) != 0 || nlink < 0 || size < 0
                     || dataCount < 0 || cowCount < 0 || (mode & ~NewInodeAttributes.MODE_MASK) != 0
-                    || reserved != 0) {
+                    || (rdev != 0 && type != FileType.CHARACTER_DEVICE && type != FileType.BLOCK_DEVICE)) {
                 throw reader.corrupt("inode slot " + expectedIno + " is damaged (ino " + ino + ", type "
                         + typeCode + ", flags " + flags + ", mode 0" + Integer.toOctalString(mode) + ", nlink "
-                        + nlink + ", size " + size + ", reserved " + reserved + ")");
+                        + nlink + ", size " + size + ", device number " + rdev + ")");
             }
             for (int i = 0; i < 4; i++) {
                 times[i] = time(reader, ino, i, seconds[i], nanos[i]);
@@ -222,6 +223,10 @@ final class InodeCodec {
             }
             if (inList == (listHead == 0)) {
                 throw reader.corrupt("inode " + ino + " has extent-list flag " + inList + " and head " + listHead);
+            }
+            if (type.isSpecial() && (size != 0 || inList || dataCount + cowCount > 0)) {
+                throw reader.corrupt("inode " + ino + " is a " + type + " with size " + size + " and "
+                        + (dataCount + cowCount) + " extents (a special file has no data)");
             }
             if (type == FileType.SYMLINK) {
                 inlineTarget = symlinkTarget(reader, ino, size, inList || dataCount + cowCount > 0, targetHead, mode);
@@ -238,7 +243,7 @@ final class InodeCodec {
         }
         reader.skip(XfsLayout.INODE_BYTES - (reader.position() - start));
         return new Slot(ino, typeCode, flags, mode, nlink, size, parent, dataCount, cowCount, listHead, uid, gid,
-                List.of(times), xattrHead, targetHead, inline, inlineTarget);
+                List.of(times), xattrHead, targetHead, inline, inlineTarget, rdev);
     }
 
     private static Instant time(BlockReader reader, long ino, int which, long seconds, int nanos)

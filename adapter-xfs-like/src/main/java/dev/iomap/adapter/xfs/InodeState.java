@@ -56,6 +56,8 @@ final class InodeState implements NamespaceInode {
     Instant btime = Instant.EPOCH;
     /** A symbolic link's target, else null. */
     byte[] target;
+    /** A device node's number, else 0 (kept in the slot's device-number field). */
+    long rdev;
     /** The extended attributes; never null. */
     XattrSet xattrs = new XattrSet();
     DirectoryBlocks directory;

@@ -130,6 +130,7 @@ final class Namespace implements PosixNamespace.Store<InodeState> {
         inode.gid = wanted.gid();
         inode.born(wanted.now());
         inode.nlink = wanted.linkCount();
+        inode.rdev = wanted.rdev();
         inode.parent = wanted.type() == FileType.DIRECTORY ? wanted.dirIno() : 0;
         volume.inodes.put(ino, inode);
         volume.usedInodes.set((int) ino);

@@ -51,7 +51,7 @@ public final class XfsLikeAdapter implements FileSystemAdapter {
         return Capability.withImplied(EnumSet.of(Capability.DIRECTORIES, Capability.FALLOCATE, Capability.UNWRITTEN_EXTENTS,
                 Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.COPY_ON_WRITE, Capability.CLONE,
                 Capability.TRUNCATE, Capability.RANDOM_WRITE, Capability.DURABLE_FSYNC,
-                Capability.RENAME_EXCHANGE, Capability.SYMLINKS, Capability.HARD_LINKS,
+                Capability.RENAME_EXCHANGE, Capability.SYMLINKS, Capability.HARD_LINKS, Capability.SPECIAL_FILES,
                 Capability.POSIX_ATTRIBUTES, Capability.XATTRS, Capability.DIRECT_IO, Capability.ATOMIC_WRITES));
     }
 

@@ -11,6 +11,7 @@ import dev.iomap.device.BlockDevice;
 import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.adapter.support.ns.PosixNamespace;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.AttributeChange;
@@ -174,6 +175,12 @@ final class XfsLikeMount implements MountedFileSystem, SuperOps, InodeOps, FileO
     @Override
     public long create(long dirIno, String name, FileType type, NewInodeAttributes attributes) throws IOException {
         return change(() -> namespace.create(dirIno, name, type, attributes));
+    }
+
+    @Override
+    public long mknod(long dirIno, String name, FileType type, long rdev, NewInodeAttributes attributes)
+            throws IOException {
+        return change(() -> PosixNamespace.mknod(namespace, dirIno, name, type, rdev, attributes));
     }
 
     @Override

@@ -302,6 +302,22 @@ final class CoreFileSystem implements IomapFileSystem {
     }
 
     @Override
+    public void createSpecialFile(String path, FileType type, long rdev, NewInodeAttributes attributes)
+            throws IOException {
+        if (!type.isSpecial()) {
+            throw new IllegalArgumentException(path + ": " + type + " is not a special file's type");
+        }
+        if (rdev != 0 && type != FileType.CHARACTER_DEVICE && type != FileType.BLOCK_DEVICE) {
+            throw new IllegalArgumentException(path + ": a " + type + " has no device number, not " + rdev);
+        }
+        require(Capability.SPECIAL_FILES, "special file");
+        locked(() -> {
+            Parent parent = parent(path);
+            return inodes.mknod(parent.dir(), parent.name(), type, rdev, attributes);
+        });
+    }
+
+    @Override
     public String readSymbolicLink(String link) throws IOException {
         require(Capability.SYMLINKS, "symbolic link");
         return locked(() -> {
@@ -404,10 +420,11 @@ final class CoreFileSystem implements IomapFileSystem {
         });
     }
 
-    /** Linux keeps {@code user.} attributes off symbolic links (and devices): EPERM. */
+    /** Linux keeps {@code user.} attributes off symbolic links and special files: EPERM. */
     private void refuseUserXattrOnLink(String path, long ino, String name) throws IOException {
-        if (Xattrs.isUser(name) && inodes.getattr(ino).type() == FileType.SYMLINK) {
-            throw new OperationNotPermittedException(path, "user." + " extended attribute on a symbolic link");
+        FileType type = Xattrs.isUser(name) ? inodes.getattr(ino).type() : FileType.REGULAR;
+        if (type == FileType.SYMLINK || type.isSpecial()) {
+            throw new OperationNotPermittedException(path, "user." + " extended attribute on a " + type);
         }
     }
 
@@ -581,7 +598,7 @@ final class CoreFileSystem implements IomapFileSystem {
         }
         return new FileStat(ino, info.type(), size, info.allocatedBytes(), info.linkCount(), info.mode(), info.uid(),
                 info.gid(), info.atime(), info.mtime(), info.ctime(), info.btime(),
-                info.type() == FileType.REGULAR ? atomicWriteLimits : AtomicWriteLimits.NONE);
+                info.type() == FileType.REGULAR ? atomicWriteLimits : AtomicWriteLimits.NONE, info.rdev());
     }
 
     @Override

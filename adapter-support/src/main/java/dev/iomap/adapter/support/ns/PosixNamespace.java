@@ -169,9 +169,10 @@ public final class PosixNamespace {
      * @param dirIno the directory it is created in (its parent if it is a directory)
      * @param now its four times
      * @param target a symbolic link's target bytes, else null
+     * @param rdev a device node's number, else 0
      */
     public record NewInode(FileType type, int mode, int uid, int gid, int linkCount, long dirIno, Instant now,
-            byte[] target) {
+            byte[] target, long rdev) {
     }
 
     /**
@@ -217,10 +218,37 @@ public final class PosixNamespace {
      */
     public static <I extends NamespaceInode> long create(Store<I> store, long dirIno, String name, FileType type,
             NewInodeAttributes attributes) throws IOException {
-        if (type == FileType.SYMLINK) {
-            throw new IllegalArgumentException("symbolic links are created by symlink");
+        if (type != FileType.REGULAR && type != FileType.DIRECTORY) {
+            throw new IllegalArgumentException("a " + type + " is created by symlink or mknod");
         }
-        return newInode(store, dirIno, name, type, attributes.mode(), attributes, null);
+        return newInode(store, dirIno, name, type, attributes.mode(), attributes, null, 0);
+    }
+
+    /**
+     * Creates a special file (a FIFO, a device node or a socket) with the given attributes: no data, all
+     * four times now, the directory's mtime and ctime now.
+     *
+     * @param store the change
+     * @param dirIno the parent directory
+     * @param name the new name
+     * @param type a type whose {@link FileType#isSpecial()} holds
+     * @param rdev a device node's number; 0 for a FIFO or a socket
+     * @param attributes mode, owner and group asked for
+     * @param <I> the adapter's inode record
+     * @return the new inode number
+     * @throws IllegalArgumentException if {@code type} is not special, or {@code rdev} is not 0 for a type
+     *     other than a device node
+     * @throws IOException {@link FileAlreadyExistsException}, {@link NotDirectoryException}, no space
+     */
+    public static <I extends NamespaceInode> long mknod(Store<I> store, long dirIno, String name, FileType type,
+            long rdev, NewInodeAttributes attributes) throws IOException {
+        if (!type.isSpecial()) {
+            throw new IllegalArgumentException("a " + type + " is not created by mknod");
+        }
+        if (rdev != 0 && type != FileType.CHARACTER_DEVICE && type != FileType.BLOCK_DEVICE) {
+            throw new IllegalArgumentException("a " + type + " has no device number, not " + rdev);
+        }
+        return newInode(store, dirIno, name, type, attributes.mode(), attributes, null, rdev);
     }
 
     /**
@@ -241,16 +269,17 @@ public final class PosixNamespace {
             throw new IllegalArgumentException("a symbolic link's target has 1 to " + FileNames.MAX_TARGET_BYTES
                     + " bytes, not " + target.length);
         }
-        return newInode(store, dirIno, name, FileType.SYMLINK, 0777, attributes, target.clone());
+        return newInode(store, dirIno, name, FileType.SYMLINK, 0777, attributes, target.clone(), 0);
     }
 
     private static <I extends NamespaceInode> long newInode(Store<I> store, long dirIno, String name, FileType type,
-            int mode, NewInodeAttributes attributes, byte[] target) throws IOException {
+            int mode, NewInodeAttributes attributes, byte[] target, long rdev) throws IOException {
         I dir = directory(store, dirIno);
         checkAbsent(store, dir, name);
         int linkCount = type == FileType.DIRECTORY ? 2 : 1;
         NewInode wanted = new NewInode(type, PosixRules.newMode(type, mode, dir.mode()), attributes.uid(),
-                PosixRules.newGid(attributes, dir.mode(), dir.gid()), linkCount, dirIno, Instant.now(), target);
+                PosixRules.newGid(attributes, dir.mode(), dir.gid()), linkCount, dirIno, Instant.now(), target,
+                rdev);
         I inode = store.allocate(dir, name, wanted);
         if (type == FileType.DIRECTORY) {
             dir.setLinkCount(dir.linkCount() + 1);

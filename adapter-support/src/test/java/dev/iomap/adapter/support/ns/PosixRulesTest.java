@@ -33,8 +33,12 @@ class PosixRulesTest {
         assertThat(FileTypeCodes.code(FileType.REGULAR)).isEqualTo(1);
         assertThat(FileTypeCodes.code(FileType.DIRECTORY)).isEqualTo(2);
         assertThat(FileTypeCodes.code(FileType.SYMLINK)).isEqualTo(3);
+        assertThat(FileTypeCodes.code(FileType.FIFO)).isEqualTo(4);
+        assertThat(FileTypeCodes.code(FileType.CHARACTER_DEVICE)).isEqualTo(5);
+        assertThat(FileTypeCodes.code(FileType.BLOCK_DEVICE)).isEqualTo(6);
+        assertThat(FileTypeCodes.code(FileType.SOCKET)).isEqualTo(7);
         assertThat(FileTypeCodes.typeOf(FileTypeCodes.FREE)).isNull();
-        assertThat(FileTypeCodes.typeOf(4)).isNull();
+        assertThat(FileTypeCodes.typeOf(8)).isNull();
         assertThat(FileTypeCodes.typeOf(-1)).isNull();
     }
 }
