@@ -79,6 +79,20 @@ public final class IomapFileSystems {
     }
 
     /**
+     * Whether an unmounted image must have its journal replayed onto the device before it can be mounted as
+     * it was left (it was not unmounted cleanly): a mount on a write-protected device refuses such an image
+     * unless told {@code norecovery}, as XFS and ext4 do. Reads, never writes.
+     *
+     * @param adapter the adapter's name
+     * @param device the device
+     * @return what {@link dev.iomap.spi.FileSystemAdapter#needsRecovery} says
+     * @throws IOException as that method
+     */
+    public static boolean needsRecovery(String adapter, BlockDevice device) throws IOException {
+        return runtime().needsRecovery(adapter, device);
+    }
+
+    /**
      * @return the names of the adapters on the class path
      */
     public static java.util.SortedSet<String> adapters() {
@@ -131,6 +145,14 @@ public final class IomapFileSystems {
          * @throws IOException as {@link IomapFileSystems#fsck(String, BlockDevice, FsckOptions)}
          */
         FsckReport fsck(String adapter, BlockDevice device, FsckOptions options) throws IOException;
+
+        /**
+         * @param adapter adapter name
+         * @param device the device
+         * @return whether the image needs recovery
+         * @throws IOException as {@link IomapFileSystems#needsRecovery}
+         */
+        boolean needsRecovery(String adapter, BlockDevice device) throws IOException;
 
         /** @return adapter names */
         java.util.SortedSet<String> adapters();

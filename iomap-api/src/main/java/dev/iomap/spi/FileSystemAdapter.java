@@ -142,6 +142,21 @@ public interface FileSystemAdapter {
     FsckReport fsck(BlockDevice device) throws IOException;
 
     /**
+     * Whether an unmounted image was left needing recovery: not unmounted cleanly, so that mounting it as
+     * it was left means replaying its journal onto the device. A mount of a write-protected device refuses
+     * such an image (XFS's and ext4's "cannot mount read-only") unless told {@code norecovery}. Reads, never
+     * writes. The default answers false: an adapter without a journal, or one whose read-only mount
+     * replays into memory as bcachefs does, can always be mounted read-only.
+     *
+     * @param device the device, holding this adapter's format
+     * @return whether it needs recovery
+     * @throws IOException on a device error or a damaged superblock
+     */
+    default boolean needsRecovery(BlockDevice device) throws IOException {
+        return false;
+    }
+
+    /**
      * Checks an unmounted image without changing it, with options. The default does the metadata
      * check of {@link #fsck(BlockDevice)} and refuses a scrub: an adapter that declares
      * {@link Capability#DATA_CHECKSUMS} overrides this.

@@ -33,6 +33,17 @@ final class LoopDevice {
 
     /**
      * @param device a block device
+     * @return whether it is write-protected ({@code /sys/block/NAME/ro}: {@code blockdev --setro}, a
+     *     read-only loop device)
+     * @throws IOException if sysfs cannot be read
+     */
+    static boolean isReadOnly(Path device) throws IOException {
+        String name = device.toRealPath().getFileName().toString();
+        return Files.readString(Path.of("/sys/block", name, "ro"), StandardCharsets.UTF_8).strip().equals("1");
+    }
+
+    /**
+     * @param device a block device
      * @return the file a loop device reads and writes ({@code /sys/block/loopN/loop/backing_file})
      * @throws UsageException if it is not a loop device, or has no backing file
      * @throws IOException if sysfs cannot be read

@@ -198,11 +198,20 @@ final class MountCommand implements Callable<Integer> {
         }
         PageCacheOptions cache = CacheSettings.options(pageSize == null ? "4096" : pageSize, assignments);
         // A cluster node's image changes under it (other nodes write): nothing may stay in the kernel's cache.
+        Path loop = loopDeviceGiven();
         FuseMountOptions fuse = FuseMountOptions.defaults().withDirectIo(cluster != null || (!kernelCache && !writebackCache))
                 .withReadCache(cluster == null && !noReadCache).withWritebackCache(cluster == null && writebackCache)
                 .withSharedImage(cluster != null).withFuseOptions(fuseOptions);
+        boolean writeProtected = loop != null && !fuse.readOnly() && LoopDevice.isReadOnly(loop);
+        if (writeProtected && cluster != null) {
+            throw new UsageException(loop + " is write-protected, and a cluster node mounts read-write");
+        }
+        if (writeProtected) {
+            // As mount(8) does for a kernel file system on a write-protected device (blockdev --setro).
+            fuseOptions.add("ro");
+            fuse = fuse.withFuseOptions(fuseOptions);
+        }
         fuse = withReadAhead(fuse);
-        Path loop = loopDeviceGiven();
         if (norecovery && !fuse.readOnly()) {
             throw new UsageException("-o norecovery needs ro (-o ro,norecovery): a read-write mount replays the"
                     + " journal first");
@@ -212,6 +221,9 @@ final class MountCommand implements Callable<Integer> {
                     + " a journal and take part in recovery); mount without ro");
         }
         BlockDevice device = openWaiting(cluster != null, fuse.readOnly());
+        if (writeProtected) {
+            refuseIfRecoveryNeeded(device, loop);
+        }
         boolean attached = false;
         IomapFileSystem fs;
         try {
@@ -265,6 +277,34 @@ final class MountCommand implements Callable<Integer> {
             }
             return mount.serveUntilUnmounted();
         }
+    }
+
+    /**
+     * A mount asked read-write of a write-protected device goes on read-only, as mount(8) does for a kernel
+     * file system, unless the image needs its journal replayed onto the device ({@code norecovery} mounts
+     * it anyway: a read-only mount replays in memory).
+     *
+     * @param device the image, opened read-only under an overlay
+     * @param loop the write-protected device
+     * @throws IOException (the device closed) if the image needs recovery, in the words mount(8) uses
+     */
+    private void refuseIfRecoveryNeeded(BlockDevice device, Path loop) throws IOException {
+        boolean dirty;
+        try {
+            dirty = !norecovery && IomapFileSystems.needsRecovery(image.adapter(), device);
+        } catch (IOException | RuntimeException e) {
+            device.close();
+            throw e;
+        }
+        if (dirty) {
+            device.close();
+            throw new IOException("mount: " + loop + ": cannot mount " + loop + " read-only: it was not unmounted"
+                    + " cleanly, and its journal must be replayed onto the device, which is write-protected"
+                    + " (-o ro,norecovery mounts it without writing)");
+        }
+        spec.commandLine().getErr().println("iomap mount: " + loop + ": WARNING: device write-protected, mounting"
+                + " read-only.");
+        spec.commandLine().getErr().flush();
     }
 
     /** The loop device an fuseblk mount attaches when --blkdev is given with an image file. */

@@ -253,6 +253,88 @@ class MountHelperTest {
                 .doesNotExist();
     }
 
+    /**
+     * A device write-protected with {@code blockdev --setro} (xfstests generic/050): a clean image is mounted
+     * read-only with mount(8)'s warning; one left unclean by a shutdown is refused, as XFS and ext4 refuse
+     * it, unless {@code -o norecovery} (a read-only mount replays in memory); {@code -o ro} of the same image
+     * on the writable device mounts.
+     */
+    @ParameterizedTest
+    @Timeout(300)
+    @ValueSource(strings = {"xfs-like", "gfs2-like"})
+    void aWriteProtectedDeviceIsMountedReadOnlyUnlessItsJournalNeedsReplaying(String adapter) throws Exception {
+        assumeTrue(ClusterProcesses.fuseAvailable(), "no /dev/fuse or fusermount3");
+        assumeTrue("root".equals(System.getProperty("user.name")) && Files.isExecutable(Path.of("/usr/sbin/losetup")),
+                "a loop device needs root and losetup");
+        Path image = image(adapter);
+        Path mountPoint = mountPoint("mnt");
+        Path helper = installHelper();
+        String loop = output(List.of("losetup", "--find", "--show", image.toString())).strip();
+        try {
+            run(List.of("blockdev", "--setro", loop));
+            String said = output(List.of(helper.toString(), loop, mountPoint.toString(), "-o", "rw"));
+            assertThat(said).contains("iomap mount: " + loop + ": WARNING: device write-protected, mounting read-only.");
+            assertThat(ProcessMounts.line(mountPoint)).as("mounted read-only").contains(" ro,");
+            assertThatThrownBy(() -> Files.writeString(mountPoint.resolve("f"), "x")).isInstanceOf(IOException.class)
+                    .hasMessageContaining("Read-only file system");
+            unmount(mountPoint);
+            run(List.of("blockdev", "--setrw", loop));
+
+            mount(helper, Path.of(loop), mountPoint, "rw");
+            Files.writeString(mountPoint.resolve("f"), "kept by the log force");
+            // XFS_IOC_GOINGDOWN with XFS_FSOP_GOING_FLAGS_LOGFLUSH, as xfstests' godown -f
+            run(List.of("python3", "-c", "import fcntl, os, struct, sys; fd = os.open(sys.argv[1], os.O_RDONLY);"
+                    + " fcntl.ioctl(fd, 0x8004587d, struct.pack('I', 1))", mountPoint.toString()));
+            unmount(mountPoint);
+            run(List.of("blockdev", "--setro", loop));
+            Result refused = status(List.of(helper.toString(), loop, mountPoint.toString(), "-o", "rw"));
+            assertThat(refused.status()).as(refused.output()).isNotZero();
+            assertThat(refused.output()).contains("mount: " + loop + ": cannot mount " + loop + " read-only:")
+                    .doesNotContain("WARNING");
+            assertThat(ProcessMounts.line(mountPoint)).as("not mounted").isNull();
+
+            said = output(List.of(helper.toString(), loop, mountPoint.toString(), "-o", "norecovery"));
+            assertThat(said).contains("WARNING: device write-protected, mounting read-only.");
+            assertThat(Files.readString(mountPoint.resolve("f"))).isEqualTo("kept by the log force");
+            unmount(mountPoint);
+            run(List.of("blockdev", "--setrw", loop));
+            mount(helper, Path.of(loop), mountPoint, "ro");
+            assertThat(Files.readString(mountPoint.resolve("f"))).isEqualTo("kept by the log force");
+            unmount(mountPoint);
+        } finally {
+            new ProcessBuilder("blockdev", "--setrw", loop).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
+            if (ProcessMounts.line(mountPoint) != null) {
+                new ProcessBuilder("umount", "-l", mountPoint.toString()).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
+            }
+            new ProcessBuilder("losetup", "-d", loop).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A command's exit status and its output (standard output and error together). */
+    private record Result(int status, String output) {
+    }
+
+    /** @return what a command that must succeed printed */
+    private String output(List<String> command) throws Exception {
+        Result result = status(command);
+        assertThat(result.status()).as(command + ": " + result.output()).isZero();
+        return result.output();
+    }
+
+    /** Runs a command to its end (bounded), as mount(8) runs the helper. */
+    private Result status(List<String> command) throws Exception {
+        Path out = dir.resolve("status.out");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
+        builder.environment().put("IOMAP_CLI_CLASSPATH", System.getProperty("java.class.path"));
+        builder.environment().put("IOMAP_JAVA_HOME", Path.of(System.getProperty("java.home")).toString());
+        Process process = builder.start();
+        if (!process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError(command + " did not return: " + Files.readString(out));
+        }
+        return new Result(process.exitValue(), Files.readString(out));
+    }
+
     private Path image(String adapter) throws IOException {
         Path image = dir.resolve(adapter + ".img");
         images.add(image);

@@ -1,5 +1,6 @@
 package dev.iomap.adapter.gfs2;
 
+import dev.iomap.adapter.support.Journal;
 import dev.iomap.adapter.support.lock.InProcessLockManager;
 import dev.iomap.adapter.support.lock.InProcessLockSpace;
 import dev.iomap.api.Capability;
@@ -162,6 +163,23 @@ public final class Gfs2LikeAdapter implements FileSystemAdapter {
         InProcessLockManager locks = lockSpace == null ? new InProcessLockManager()
                 : new InProcessLockManager(lockSpace, "gfs2-like node " + nodes.incrementAndGet(), false);
         return Mounts.mount(device, data.equals("journal"), journal, locks);
+    }
+
+    /**
+     * {@inheritDoc} Some node's journal holds transactions a mount would replay (a node unmounting
+     * cleanly leaves its journal empty).
+     */
+    @Override
+    public boolean needsRecovery(BlockDevice device) throws IOException {
+        Gfs2Layout layout = Gfs2Layout.read(device);
+        BlockDevice scratch = new ScratchOverlay(device);
+        for (int j = 0; j < layout.journals(); j++) {
+            Journal journal = Journal.open(scratch, layout.journalStart(j), layout.journalBlocks());
+            if (!journal.inspect().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

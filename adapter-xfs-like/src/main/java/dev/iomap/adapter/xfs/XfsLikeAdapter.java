@@ -92,6 +92,12 @@ public final class XfsLikeAdapter implements FileSystemAdapter {
         return XfsLikeMount.mount(device);
     }
 
+    /** {@inheritDoc} Its superblock says so: it is marked clean only by an unmount. */
+    @Override
+    public boolean needsRecovery(BlockDevice device) throws IOException {
+        return !XfsSuperblock.read(device).clean();
+    }
+
     @Override
     public FsckReport fsck(BlockDevice device) throws IOException {
         return XfsFsck.check(device);

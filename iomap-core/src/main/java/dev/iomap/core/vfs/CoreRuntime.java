@@ -144,6 +144,11 @@ public final class CoreRuntime implements IomapFileSystems.FileSystemRuntime, Ad
     }
 
     @Override
+    public boolean needsRecovery(String adapter, BlockDevice device) throws IOException {
+        return adapter(adapter).needsRecovery(device);
+    }
+
+    @Override
     public SortedSet<String> adapters() {
         return new TreeSet<>(engine().adapters().keySet());
     }
