@@ -299,7 +299,8 @@ public final class IomapMount implements AutoCloseable {
      * fsname, subtype, {@code default_permissions} where the file system keeps POSIX attributes (the
      * kernel then checks every access against the mode, owner and group {@code getattr} reports, as
      * for a local filesystem; without them it checks nothing and only the mounting user, or everyone
-     * with {@code allow_other}, gets in), then {@link FuseMountOptions#fuseOptions()} but for the high-level
+     * with {@code allow_other}, gets in); for a mount by root, mount(8)'s {@code suid} and (where the
+     * file system keeps device nodes) {@code dev} unless {@code nosuid}/{@code nodev} are given, then {@link FuseMountOptions#fuseOptions()} but for the high-level
      * API's options ({@link HighLevelOptions}, which become the mount's {@link CacheMode}).
      */
     static List<String> arguments(IomapFileSystem fs, FuseMountOptions options) throws IOException {
@@ -316,10 +317,29 @@ public final class IomapMount implements AutoCloseable {
         if (fs.capabilities().contains(Capability.POSIX_ATTRIBUTES) && !libfuse.contains("default_permissions")) {
             args.add("-odefault_permissions");
         }
+        if (runByRoot()) {
+            // mount(8)'s defaults for a kernel file system that root mounts (libfuse's are nosuid and nodev).
+            if (fs.capabilities().contains(Capability.SPECIAL_FILES) && !libfuse.contains("nodev")
+                    && !libfuse.contains("dev")) {
+                args.add("-odev");
+            }
+            if (!libfuse.contains("nosuid") && !libfuse.contains("suid")) {
+                args.add("-osuid");
+            }
+        }
         for (String option : libfuse) {
             args.add("-o" + option);
         }
         return args;
+    }
+
+    /** @return whether this process runs as root (user id 0), whose mounts take mount(8)'s defaults */
+    private static boolean runByRoot() {
+        try {
+            return ((Integer) java.nio.file.Files.getAttribute(java.nio.file.Path.of("/proc/self"), "unix:uid")) == 0;
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
     }
 
     /**

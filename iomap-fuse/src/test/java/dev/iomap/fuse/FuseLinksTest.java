@@ -117,6 +117,9 @@ class FuseLinksTest {
                         + "s socket 755 0 0 0\n");
         assertThat(mount.sh("ls -l d | cut -c1 | sort | tr -d '\\n'")).isEqualTo("bcpst");
         assertThat(mount.sh("(echo through-the-pipe > d/p &) && cat d/p")).isEqualTo("through-the-pipe\n");
+        assertThat(mount.sh("echo gone > d/c && head -c 4 d/c | wc -c")).as("root's mount takes mount(8)'s dev:"
+                + " the node is /dev/null").isEqualTo("0\n");
+        assertThat(mount.sh("findmnt -n -o OPTIONS -T .")).doesNotContain("nodev").doesNotContain("nosuid");
         assertThat(mount.sh(py("os.open(\"d/c2\", os.O_RDONLY)", "os.mknod(\"d/p\", 0o10644)")))
                 .isEqualTo("ENOENT\nEEXIST\n");
         mount.sh("cp -a d e && tar -cf t.tar d && mkdir x && tar -C x -xf t.tar && ln d/c c-link && mv d/b b2 && rm d/s");
