@@ -261,7 +261,7 @@ class MountHelperTest {
      */
     @ParameterizedTest
     @Timeout(300)
-    @ValueSource(strings = {"xfs-like", "gfs2-like"})
+    @ValueSource(strings = {"xfs-like", "gfs2-like", "bcachefs-like"})
     void aWriteProtectedDeviceIsMountedReadOnlyUnlessItsJournalNeedsReplaying(String adapter) throws Exception {
         assumeTrue(ClusterProcesses.fuseAvailable(), "no /dev/fuse or fusermount3");
         assumeTrue("root".equals(System.getProperty("user.name")) && Files.isExecutable(Path.of("/usr/sbin/losetup")),

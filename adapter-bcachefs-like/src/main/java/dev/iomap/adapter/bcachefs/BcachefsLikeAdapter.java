@@ -123,6 +123,12 @@ public final class BcachefsLikeAdapter implements FileSystemAdapter {
         stores.checkFormat(deviceBlockSize, capacity, plan(deviceBlockSize, options));
     }
 
+    /** {@inheritDoc} Its journal holds entries after the last checkpoint (an unmount checkpoints). */
+    @Override
+    public boolean needsRecovery(BlockDevice device) throws IOException {
+        return stores.needsReplay(device);
+    }
+
     /** @return whether the device carries the store's superblock magic */
     @Override
     public boolean probe(BlockDevice device) throws IOException {

@@ -70,6 +70,11 @@ final class BtreeStoreAccess implements StoreAccess {
     }
 
     @Override
+    public boolean needsReplay(BlockDevice device) throws IOException {
+        return BtreeStore.needsReplay(device);
+    }
+
+    @Override
     public List<String> check(BlockDevice device) throws IOException {
         return StoreCheck.check(device);
     }

@@ -51,6 +51,14 @@ interface StoreAccess {
     int probe(BlockDevice device) throws IOException;
 
     /**
+     * @param device the device, carrying this store
+     * @return whether its journal holds entries after the last checkpoint, which a mount replays (an
+     *     unmount checkpoints and leaves none)
+     * @throws IOException if the superblock is damaged or the device fails
+     */
+    boolean needsReplay(BlockDevice device) throws IOException;
+
+    /**
      * Checks the store's own structure (node checksums, key order, allocation).
      *
      * @param device the device

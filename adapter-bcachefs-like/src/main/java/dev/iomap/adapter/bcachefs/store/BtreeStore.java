@@ -112,6 +112,16 @@ public final class BtreeStore implements KeyStore {
         return store;
     }
 
+    /**
+     * @param device a device carrying a store
+     * @return whether its journal ring holds entries after the checkpoint the superblock records (what
+     *     {@link #open} would replay); reads only
+     * @throws IOException if no superblock is valid or the device fails
+     */
+    public static boolean needsReplay(BlockDevice device) throws IOException {
+        return !JournalRing.replay(device, readSuperblock(device)).entries().isEmpty();
+    }
+
     /** @return the newer valid superblock copy; see {@link BcachefsSuperblock#readNewest} */
     static BcachefsSuperblock readSuperblock(BlockDevice device) throws IOException {
         return BcachefsSuperblock.readNewest(device);
