@@ -159,6 +159,28 @@ public interface IomapFileSystem extends Closeable {
     }
 
     /**
+     * {@link #rename(String, String, Set)}, with the owner and group of the whiteout
+     * {@link RenameFlag#WHITEOUT} leaves (its mode is always 0; the directory's set-group-ID bit gives it
+     * the directory's group, as for any new inode). Without WHITEOUT, {@code whiteout} is ignored. This
+     * default refuses WHITEOUT with {@link NotSupportedException}.
+     *
+     * @param from the existing name
+     * @param to the new name
+     * @param flags as {@link #rename(String, String, Set)} takes them, or WHITEOUT, alone or with NOREPLACE
+     * @param whiteout the whiteout's owner and group (its mode is ignored)
+     * @throws IOException as {@link #rename(String, String, Set)}; {@link NotSupportedException} for
+     *     WHITEOUT without {@link Capability#SPECIAL_FILES}
+     */
+    default void rename(String from, String to, Set<RenameFlag> flags, NewInodeAttributes whiteout)
+            throws IOException {
+        if (flags.contains(RenameFlag.WHITEOUT)) {
+            RenameFlags.check(flags);
+            throw new NotSupportedException("rename with WHITEOUT is not supported here");
+        }
+        rename(from, to, flags);
+    }
+
+    /**
      * @param path a file or directory
      * @return what it is
      * @throws IOException if it does not exist

@@ -8,12 +8,12 @@ public final class RenameFlags {
 
     /**
      * @param flags the flags of one rename
-     * @throws IllegalArgumentException if they hold both {@link RenameFlag#NOREPLACE} and
-     *     {@link RenameFlag#EXCHANGE} (EINVAL in Linux)
+     * @throws IllegalArgumentException if they hold {@link RenameFlag#EXCHANGE} with another flag (EINVAL
+     *     in Linux)
      */
     public static void check(Set<RenameFlag> flags) {
-        if (flags.contains(RenameFlag.NOREPLACE) && flags.contains(RenameFlag.EXCHANGE)) {
-            throw new IllegalArgumentException("rename flags NOREPLACE and EXCHANGE exclude each other");
+        if (flags.contains(RenameFlag.EXCHANGE) && flags.size() > 1) {
+            throw new IllegalArgumentException("rename flag EXCHANGE excludes " + flags);
         }
     }
 }

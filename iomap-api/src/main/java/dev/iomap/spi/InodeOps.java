@@ -252,6 +252,26 @@ public interface InodeOps {
     long rename(long fromDir, String fromName, long toDir, String toName) throws IOException;
 
     /**
+     * {@link #rename}, leaving a whiteout at the old name in the same metadata change
+     * ({@code RENAME_WHITEOUT}): a character device 0:0, mode 0, owned as {@code whiteout} says (the
+     * directory's set-group-ID bit applies). Adapters with {@link dev.iomap.api.Capability#SPECIAL_FILES}
+     * implement it ({@code PosixNamespace.renameWhiteout}); the core calls it under the same conditions as
+     * {@link #rename}.
+     *
+     * @param fromDir source directory
+     * @param fromName source name, checked (see the class comment)
+     * @param toDir target directory
+     * @param toName target name, checked (see the class comment)
+     * @param whiteout the whiteout's owner and group (mode ignored)
+     * @return the inode number that lost its last name, or -1
+     * @throws IOException as {@link #rename}, or if there is no space for the whiteout (nothing changed)
+     */
+    default long renameWhiteout(long fromDir, String fromName, long toDir, String toName,
+            NewInodeAttributes whiteout) throws IOException {
+        throw new NotSupportedException("rename with a whiteout is not supported");
+    }
+
+    /**
      * Swaps two existing names atomically ({@code RENAME_EXCHANGE}): {@code name1} in {@code dir1}
      * then points at what {@code name2} pointed at and the other way round, with the entries' types;
      * a directory that changes parent gets its parent pointer and both parents their link counts

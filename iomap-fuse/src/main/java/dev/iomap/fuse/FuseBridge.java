@@ -14,6 +14,7 @@ import dev.iomap.api.IomapFileSystem;
 import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.OpenFlag;
+import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.RenameFlag;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -71,6 +72,7 @@ public final class FuseBridge {
     /** linux/fs.h renameat2 flags. */
     static final int RENAME_NOREPLACE = 1;
     static final int RENAME_EXCHANGE = 2;
+    static final int RENAME_WHITEOUT = 4;
     /** sys/stat.h file type bits. */
     static final int S_IFMT = 0170000;
     static final int S_IFREG = 0100000;
@@ -622,9 +624,8 @@ public final class FuseBridge {
     }
 
     /**
-     * renameat2: RENAME_NOREPLACE and RENAME_EXCHANGE become {@link RenameFlag}s (decided atomically
-     * by the file system); any other bit, or both, is EINVAL; an adapter without exchange gives
-     * EOPNOTSUPP.
+     * renameat2 by the mount's own user ({@link #rename(long, String, long, String, int,
+     * InodeOperations.Caller)}).
      *
      * @param parent the old name's directory
      * @param name the old name
@@ -634,8 +635,30 @@ public final class FuseBridge {
      * @throws IOException as the file system
      */
     void rename(long parent, String name, long newParent, String newName, int flags) throws IOException {
+        rename(parent, name, newParent, newName, flags, inodes.owner());
+    }
+
+    /**
+     * renameat2: RENAME_NOREPLACE, RENAME_EXCHANGE and RENAME_WHITEOUT become {@link RenameFlag}s (decided
+     * atomically by the file system; the whiteout is the caller's); any other bit, or EXCHANGE with
+     * another, is EINVAL, and so is WHITEOUT where the file system keeps no special files (what xfstests
+     * and overlayfs take for "not supported"); an adapter without exchange gives EOPNOTSUPP.
+     *
+     * @param parent the old name's directory
+     * @param name the old name
+     * @param newParent the new name's directory
+     * @param newName the new name
+     * @param flags renameat2's flags
+     * @param renamer who renames: the whiteout's owner
+     * @throws IOException as the file system
+     */
+    void rename(long parent, String name, long newParent, String newName, int flags,
+            InodeOperations.Caller renamer) throws IOException {
         live();
-        if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE)) != 0 || flags == (RENAME_NOREPLACE | RENAME_EXCHANGE)) {
+        int known = RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT;
+        boolean whiteoutRefused = (flags & RENAME_WHITEOUT) != 0
+                && !(inodes.has(Capability.SPECIAL_FILES) && inodes.posix());
+        if ((flags & ~known) != 0 || ((flags & RENAME_EXCHANGE) != 0 && flags != RENAME_EXCHANGE) || whiteoutRefused) {
             throw new ErrnoException(LinuxErrno.EINVAL, "rename " + name + ": flags " + flags);
         }
         EnumSet<RenameFlag> renameFlags = EnumSet.noneOf(RenameFlag.class);
@@ -645,10 +668,14 @@ public final class FuseBridge {
         if ((flags & RENAME_EXCHANGE) != 0) {
             renameFlags.add(RenameFlag.EXCHANGE);
         }
+        if ((flags & RENAME_WHITEOUT) != 0) {
+            renameFlags.add(RenameFlag.WHITEOUT);
+        }
         Nodes.Name from = new Nodes.Name(parent, checked(name));
         Nodes.Name to = new Nodes.Name(newParent, checked(newName));
         locked(nodes.namespace().writeLock(), () -> {
-            fs.rename(nodes.path(parent, name), nodes.path(newParent, newName), renameFlags);
+            fs.rename(nodes.path(parent, name), nodes.path(newParent, newName), renameFlags,
+                    new NewInodeAttributes(0, renamer.uid(), renamer.gid()));
             nodes.renamed(from, to, renameFlags.contains(RenameFlag.EXCHANGE));
             return null;
         });

@@ -102,6 +102,11 @@ final class InodeOperations {
     private final int blockSize;
     private final AclOperations acls;
 
+    /** @return the mounting user (the owner shown where the file system keeps no POSIX attributes) */
+    Caller owner() {
+        return owner;
+    }
+
     /**
      * @param fs the file system
      * @param owner the mounting user: the owner shown without POSIX attributes

@@ -427,7 +427,7 @@ final class LowLevelOps {
 
     void rename(MemorySegment req, long parent, MemorySegment name, long newParent, MemorySegment newName, int flags) {
         try {
-            bridge.rename(parent, name(name), newParent, name(newName), flags);
+            bridge.rename(parent, name(name), newParent, name(newName), flags, caller(req));
             replyErr(req, 0);
         } catch (Throwable t) {
             error(req, "rename", parent, t);

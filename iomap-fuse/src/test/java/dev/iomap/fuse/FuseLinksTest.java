@@ -120,6 +120,10 @@ class FuseLinksTest {
         assertThat(mount.sh("echo gone > d/c && head -c 4 d/c | wc -c")).as("root's mount takes mount(8)'s dev:"
                 + " the node is /dev/null").isEqualTo("0\n");
         assertThat(mount.sh("findmnt -n -o OPTIONS -T .")).doesNotContain("nodev").doesNotContain("nosuid");
+        // renameat2(RENAME_WHITEOUT), as overlayfs asks it of its upper file system
+        mount.sh("printf lower > w && python3 -c 'import ctypes; libc = ctypes.CDLL(None, use_errno=True);"
+                + " assert libc.renameat2(-100, b\"w\", -100, b\"w2\", 4) == 0, ctypes.get_errno()'");
+        assertThat(mount.sh("stat -c '%F %t %T %a %u' w && cat w2")).isEqualTo("character special file 0 0 0 0\nlower");
         assertThat(mount.sh(py("os.open(\"d/c2\", os.O_RDONLY)", "os.mknod(\"d/p\", 0o10644)")))
                 .isEqualTo("ENOENT\nEEXIST\n");
         mount.sh("cp -a d e && tar -cf t.tar d && mkdir x && tar -C x -xf t.tar && ln d/c c-link && mv d/b b2 && rm d/s");

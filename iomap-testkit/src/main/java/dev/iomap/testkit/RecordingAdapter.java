@@ -295,6 +295,12 @@ public final class RecordingAdapter implements FileSystemAdapter {
         }
 
         @Override
+        public long renameWhiteout(long fromDir, String fromName, long toDir, String toName,
+                NewInodeAttributes whiteout) throws IOException {
+            return mount.inodeOps().renameWhiteout(fromDir, fromName, toDir, toName, whiteout);
+        }
+
+        @Override
         public byte[] readlink(long ino) throws IOException {
             return mount.inodeOps().readlink(ino);
         }

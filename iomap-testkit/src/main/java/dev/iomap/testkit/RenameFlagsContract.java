@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.iomap.api.Capability;
 import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
+import dev.iomap.api.NewInodeAttributes;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.RenameFlag;
 import java.io.IOException;
@@ -14,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -50,6 +53,8 @@ public abstract class RenameFlagsContract extends AdapterContract {
         return fs.stat(dir).linkCount() == 2 + subdirectories;
     }
 
+    private static final NewInodeAttributes OWNER = new NewInodeAttributes(0, 1000, 100);
+
     private DirEntry entry(String dir, String name) throws IOException {
         return fs.readdir(dir).stream().filter(entry -> entry.name().equals(name)).findFirst().orElseThrow();
     }
@@ -67,6 +72,65 @@ public abstract class RenameFlagsContract extends AdapterContract {
         if (!has(Capability.RENAME)) {
             assertThatThrownBy(() -> fs.rename("/a", "/b", NOREPLACE)).isInstanceOf(NotSupportedException.class);
         }
+    }
+
+    @Test
+    void withoutSpecialFilesAWhiteoutIsNotSupported() {
+        assumeFalse(has(Capability.SPECIAL_FILES), "SPECIAL_FILES is declared");
+        assertThatThrownBy(() -> fs.rename("/a", "/b", EnumSet.of(RenameFlag.WHITEOUT), OWNER))
+                .isInstanceOf(NotSupportedException.class);
+    }
+
+    /** RENAME_WHITEOUT: the old name becomes a character device 0:0 with mode 0, the caller's, in one change. */
+    @Test
+    void aWhiteoutIsLeftAtTheOldNameReplacingOrNot() throws IOException {
+        assumeCapable(Capability.RENAME, Capability.SPECIAL_FILES, Capability.POSIX_ATTRIBUTES, Capability.DIRECTORIES);
+        file("/a", "alpha");
+        file("/b", "bravo");
+        fs.mkdir("/d");
+        file("/d/c", "charlie");
+        long a = ino("/a");
+        fs.rename("/a", "/b", EnumSet.of(RenameFlag.WHITEOUT), OWNER);
+        fs.rename("/d/c", "/c", EnumSet.of(RenameFlag.WHITEOUT, RenameFlag.NOREPLACE), OWNER);
+        assertThatThrownBy(() -> fs.rename("/b", "/c", EnumSet.of(RenameFlag.WHITEOUT, RenameFlag.NOREPLACE), OWNER))
+                .isInstanceOf(FileAlreadyExistsException.class);
+        for (int round = 0; round < 2; round++) {
+            assertFile("/b", "alpha");
+            assertFile("/c", "charlie");
+            assertThat(ino("/b")).isEqualTo(a);
+            for (String whiteout : new String[] {"/a", "/d/c"}) {
+                FileStat stat = fs.lstat(whiteout);
+                assertThat(stat.type()).as(whiteout).isEqualTo(FileType.CHARACTER_DEVICE);
+                assertThat(stat.rdev()).as(whiteout).isZero();
+                assertThat(stat.mode()).as(whiteout).isZero();
+                assertThat(List.of(stat.uid(), stat.gid())).as(whiteout).containsExactly(OWNER.uid(), OWNER.gid());
+                assertThat(stat.linkCount()).as(whiteout).isEqualTo(1);
+            }
+            assertThat(entry("/", "a").type()).isEqualTo(FileType.CHARACTER_DEVICE);
+            assertThat(fs.readdir("/d")).extracting(DirEntry::name).containsExactly("c");
+            remountChecked();
+        }
+    }
+
+    @Test
+    void aWhiteoutOfADirectoryMovesItAndLeavesTheWhiteout() throws IOException {
+        assumeCapable(Capability.RENAME, Capability.SPECIAL_FILES, Capability.DIRECTORIES);
+        fs.mkdir("/p");
+        fs.mkdir("/p/sub");
+        file("/p/sub/f", "foxtrot");
+        fs.mkdir("/q");
+        fs.rename("/p/sub", "/q/sub", EnumSet.of(RenameFlag.WHITEOUT), OWNER);
+        remountChecked();
+        assertFile("/q/sub/f", "foxtrot");
+        assertThat(fs.lstat("/p/sub").type()).isEqualTo(FileType.CHARACTER_DEVICE);
+        if (countsSubdirectories("/p")) {
+            assertThat(fs.stat("/p").linkCount()).isEqualTo(2);
+            assertThat(fs.stat("/q").linkCount()).isEqualTo(3);
+        }
+        fs.unlink("/p/sub");
+        fs.rmdir("/p");
+        remountChecked();
+        assertThat(fs.readdir("/")).extracting(DirEntry::name).containsExactlyInAnyOrder("q");
     }
 
     @Test

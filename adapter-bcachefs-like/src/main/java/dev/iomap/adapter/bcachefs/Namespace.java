@@ -255,6 +255,12 @@ abstract class Namespace implements InodeOps, XattrOps {
     }
 
     @Override
+    public long renameWhiteout(long fromDir, String fromName, long toDir, String toName, NewInodeAttributes whiteout)
+            throws IOException {
+        return change(store -> PosixNamespace.renameWhiteout(store, fromDir, fromName, toDir, toName, whiteout));
+    }
+
+    @Override
     public void exchange(long dir1, String name1, long dir2, String name2) throws IOException {
         change(store -> {
             PosixNamespace.exchange(store, dir1, name1, dir2, name2);

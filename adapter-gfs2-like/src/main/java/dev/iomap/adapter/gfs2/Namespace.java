@@ -323,6 +323,22 @@ abstract class Namespace implements InodeOps, XattrOps {
     }
 
     @Override
+    public long renameWhiteout(long fromDir, String fromName, long toDir, String toName, NewInodeAttributes whiteout)
+            throws IOException {
+        beforeNewInode();
+        return glocked(NodeLocks.Plan.exclusive(fromDir, toDir).withRename(), () -> glocked(
+                NodeLocks.Plan.allocating(entryIno(fromDir, fromName), entryIno(toDir, toName)), () -> {
+            long orphan = posix(store -> PosixNamespace.renameWhiteout(store, fromDir, fromName, toDir, toName,
+                    whiteout));
+            long left = entryIno(fromDir, fromName);
+            if (left >= 0) {
+                claim(left);
+            }
+            return orphan;
+        }));
+    }
+
+    @Override
     public void exchange(long dir1, String name1, long dir2, String name2) throws IOException {
         glocked(NodeLocks.Plan.exclusive(dir1, dir2).withRename(), () -> glocked(
                 NodeLocks.Plan.allocating(entryIno(dir1, name1), entryIno(dir2, name2)),

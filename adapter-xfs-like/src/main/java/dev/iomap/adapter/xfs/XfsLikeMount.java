@@ -264,6 +264,12 @@ final class XfsLikeMount implements MountedFileSystem, SuperOps, InodeOps, FileO
         return change(() -> namespace.rename(fromDir, fromName, toDir, toName));
     }
 
+    @Override
+    public long renameWhiteout(long fromDir, String fromName, long toDir, String toName, NewInodeAttributes whiteout)
+            throws IOException {
+        return change(() -> PosixNamespace.renameWhiteout(namespace, fromDir, fromName, toDir, toName, whiteout));
+    }
+
     /** One metadata transaction: after a power cut the journal replays all of it or none. */
     @Override
     public void exchange(long dir1, String name1, long dir2, String name2) throws IOException {

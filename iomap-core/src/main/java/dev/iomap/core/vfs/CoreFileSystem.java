@@ -500,8 +500,43 @@ final class CoreFileSystem implements IomapFileSystem {
      * name in its own subtree by path (directories have exactly one name) before the adapter sees it.
      */
     @Override
+    public void rename(String from, String to, Set<RenameFlag> flags, NewInodeAttributes whiteout)
+            throws IOException {
+        RenameFlags.check(flags);
+        if (!flags.contains(RenameFlag.WHITEOUT)) {
+            rename(from, to, flags);
+            return;
+        }
+        require(Capability.RENAME, "rename");
+        require(Capability.SPECIAL_FILES, "rename with WHITEOUT");
+        boolean noReplace = flags.contains(RenameFlag.NOREPLACE);
+        locked(() -> {
+            Parent source = parent(from);
+            Parent target = parent(to);
+            long sourceIno = inodes.lookup(source.dir(), source.name());
+            long targetIno = lookupIfPresent(target);
+            if (noReplace && targetIno >= 0) {
+                throw new FileAlreadyExistsException(to, null, "exists, and rename was asked not to replace it");
+            }
+            if (targetIno == sourceIno) {
+                return null; // two names of one inode: rename(2) does nothing, and leaves no whiteout
+            }
+            refuseAncestors(source, sourceIno, target, targetIno, to);
+            long orphan = inodes.renameWhiteout(source.dir(), source.name(), target.dir(), target.name(), whiteout);
+            if (orphan >= 0) {
+                forgetIfUnlinked(orphan);
+            }
+            return null;
+        });
+    }
+
+    @Override
     public void rename(String from, String to, Set<RenameFlag> flags) throws IOException {
         RenameFlags.check(flags);
+        if (flags.contains(RenameFlag.WHITEOUT)) {
+            rename(from, to, flags, NewInodeAttributes.defaults(FileType.CHARACTER_DEVICE));
+            return;
+        }
         if (flags.isEmpty()) {
             rename(from, to);
             return;

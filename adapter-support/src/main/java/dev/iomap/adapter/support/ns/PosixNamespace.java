@@ -394,6 +394,34 @@ public final class PosixNamespace {
      */
     public static <I extends NamespaceInode> long rename(Store<I> store, long fromDir, String fromName, long toDir,
             String toName) throws IOException {
+        return move(store, fromDir, fromName, toDir, toName, null);
+    }
+
+    /**
+     * {@link #rename}, leaving a whiteout at the old name in the same change ({@code RENAME_WHITEOUT}): a
+     * character device 0:0, mode 0, owned as {@code whiteout} says (the source directory's set-group-ID
+     * bit gives it the directory's group), all four times now. The whiteout is allocated after every
+     * check and before the first change, so that running out of space changes nothing; the old name's
+     * entry is pointed at it where it is. Two names of one inode, or a name onto itself, change nothing
+     * and leave no whiteout.
+     *
+     * @param store the change
+     * @param fromDir the source directory
+     * @param fromName the source name
+     * @param toDir the target directory
+     * @param toName the target name
+     * @param whiteout the whiteout's owner and group (mode ignored)
+     * @param <I> the adapter's inode record
+     * @return the replaced inode if it lost its last name, else -1
+     * @throws IOException as {@link #rename}, or no space for the whiteout
+     */
+    public static <I extends NamespaceInode> long renameWhiteout(Store<I> store, long fromDir, String fromName,
+            long toDir, String toName, NewInodeAttributes whiteout) throws IOException {
+        return move(store, fromDir, fromName, toDir, toName, java.util.Objects.requireNonNull(whiteout, "whiteout"));
+    }
+
+    private static <I extends NamespaceInode> long move(Store<I> store, long fromDir, String fromName, long toDir,
+            String toName, NewInodeAttributes whiteout) throws IOException {
         I from = directory(store, fromDir);
         DirEntry moving = existing(store, from, fromName);
         I to = directory(store, toDir);
@@ -412,6 +440,12 @@ public final class PosixNamespace {
             checkReplaceable(store, replaced, moving.type(), toName);
         }
         Instant now = Instant.now();
+        I left = null;
+        if (whiteout != null) {
+            left = store.allocate(from, fromName, new NewInode(FileType.CHARACTER_DEVICE,
+                    PosixRules.newMode(FileType.CHARACTER_DEVICE, 0, from.mode()), whiteout.uid(),
+                    PosixRules.newGid(whiteout, from.mode(), from.gid()), 1, fromDir, now, null, 0));
+        }
         long lostLastName = -1;
         if (replaced != null) {
             store.replaceEntry(to, toName, moving.ino(), moving.type());
@@ -424,7 +458,11 @@ public final class PosixNamespace {
         } else {
             store.addEntry(to, toName, moving.ino(), moving.type());
         }
-        store.removeEntry(from, fromName);
+        if (left == null) {
+            store.removeEntry(from, fromName);
+        } else {
+            store.replaceEntry(from, fromName, left.ino(), FileType.CHARACTER_DEVICE);
+        }
         moved.setCtime(now);
         if (moved.type() == FileType.DIRECTORY && fromDir != toDir) {
             moved.setParent(toDir);
