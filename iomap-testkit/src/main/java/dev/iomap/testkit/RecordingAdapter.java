@@ -171,6 +171,12 @@ public final class RecordingAdapter implements FileSystemAdapter {
         return adapter.fsck(device);
     }
 
+    /** Passes on. */
+    @Override
+    public boolean needsRecovery(BlockDevice device) throws IOException {
+        return adapter.needsRecovery(device);
+    }
+
     /** Checks with the wrapped adapter and options; not recorded. */
     @Override
     public FsckReport fsck(BlockDevice device, dev.iomap.api.FsckOptions options) throws IOException {
