@@ -112,6 +112,52 @@ public abstract class RenameFlagsContract extends AdapterContract {
         }
     }
 
+    /**
+     * xfstests generic/626: on a file system full to the last block and inode, each rename with a whiteout
+     * either happens whole or fails {@link dev.iomap.api.NoSpaceException} having changed nothing; fsck
+     * finds the image clean either way.
+     */
+    @Test
+    void whiteoutRenamesOnAFullFileSystemHappenWholeOrNotAtAll() throws IOException {
+        assumeCapable(Capability.RENAME, Capability.SPECIAL_FILES, Capability.DIRECTORIES);
+        int files = 64;
+        fs.mkdir("/src");
+        for (int i = 0; i < files; i++) {
+            create("/src/f" + i).close();
+        }
+        long perFile = Math.max(blockSize(), withinFileLimit(4L << 20) / blockSize() * blockSize());
+        DeviceFill.untilNoSpace(fs, "/fill-", perFile, (int) Math.min(perFile, 1 << 20), blockSize(), 7, true,
+                2 * device.capacity());
+        for (int i = 0; ; i++) {
+            try {
+                create("/src/more" + i).close();
+            } catch (dev.iomap.api.NoSpaceException e) {
+                break;
+            }
+        }
+        int moved = 0;
+        for (int i = 0; i < files; i++) {
+            try {
+                fs.rename("/src/f" + i, "/src/g" + i, EnumSet.of(RenameFlag.WHITEOUT), OWNER);
+                moved++;
+            } catch (dev.iomap.api.NoSpaceException e) {
+                assertThat(fs.lstat("/src/f" + i).type()).as("refused: nothing changed").isEqualTo(FileType.REGULAR);
+            }
+        }
+        skipFinalCheck();
+        remountChecked();
+        int whiteouts = 0;
+        for (int i = 0; i < files; i++) {
+            FileType type = fs.lstat("/src/f" + i).type();
+            boolean renamed = type == FileType.CHARACTER_DEVICE;
+            whiteouts += renamed ? 1 : 0;
+            String moveTarget = "g" + i;
+            assertThat(fs.readdir("/src").stream().map(DirEntry::name).anyMatch(moveTarget::equals))
+                    .as("f%d renamed: %s", i, renamed).isEqualTo(renamed);
+        }
+        assertThat(whiteouts).isEqualTo(moved);
+    }
+
     @Test
     void aWhiteoutOfADirectoryMovesItAndLeavesTheWhiteout() throws IOException {
         assumeCapable(Capability.RENAME, Capability.SPECIAL_FILES, Capability.DIRECTORIES);

@@ -78,7 +78,15 @@ final class BcachefsVolume {
 
         /** Commits; caller holds {@link #meta}. @return the sequence */
         long commit() throws IOException {
-            long seq = update.commit();
+            return committed(update.commit());
+        }
+
+        /** Commits a transaction that only rewrites existing inode records ({@link Update#commitRewrite}). */
+        long commitRewrite() throws IOException {
+            return committed(update.commitRewrite());
+        }
+
+        private long committed(long seq) {
             for (long ino : touched) {
                 lastSeq.merge(ino, seq, Math::max);
                 dirty.remove(ino);
@@ -178,14 +186,20 @@ final class BcachefsVolume {
             return;
         }
         Tx tx = tx();
-        for (long ino : List.copyOf(dirty)) {
+        List<Long> written = List.copyOf(dirty);
+        for (long ino : written) {
             InodeRecord r = inodes.get(ino);
             if (r != null) {
                 tx.put(r);
             }
         }
         dirty.clear();
-        tx.commit();
+        try {
+            tx.commitRewrite();
+        } catch (IOException | RuntimeException e) {
+            dirty.addAll(written); // not written: the next sync tries again
+            throw e;
+        }
     }
 
     /** @return the last sequence that changed {@code ino}, or 0 */

@@ -109,6 +109,18 @@ final class Namespace implements PosixNamespace.Store<InodeState> {
      */
     @Override
     public InodeState allocate(InodeState dir, String name, PosixNamespace.NewInode wanted) throws IOException {
+        return allocate(dir, name, wanted, true);
+    }
+
+    /** {@link #allocate} without the directory block: the entry exists and will be pointed at the inode. */
+    @Override
+    public InodeState allocateForExistingEntry(InodeState dir, String name, PosixNamespace.NewInode wanted)
+            throws IOException {
+        return allocate(dir, name, wanted, false);
+    }
+
+    private InodeState allocate(InodeState dir, String name, PosixNamespace.NewInode wanted, boolean entry)
+            throws IOException {
         long ino = volume.allocateInodeNumber();
         byte[] target = wanted.target();
         List<Long> blocks = new ArrayList<>();
@@ -116,14 +128,16 @@ final class Namespace implements PosixNamespace.Store<InodeState> {
             volume.resizeChain(blocks, XfsLayout.chainBlocks(target.length, volume.geometry.blockSize()),
                     "the target of symbolic link '" + name + "'");
         }
-        try {
-            reservedBlock = reserveEntry(dir, name);
-        } catch (IOException e) {
-            volume.resizeChain(blocks, 0, "a symbolic link's target");
-            throw e;
+        if (entry) {
+            try {
+                reservedBlock = reserveEntry(dir, name);
+            } catch (IOException e) {
+                volume.resizeChain(blocks, 0, "a symbolic link's target");
+                throw e;
+            }
+            reservedDir = dir;
+            reservedName = name;
         }
-        reservedDir = dir;
-        reservedName = name;
         InodeState inode = new InodeState(ino, wanted.type());
         inode.mode = wanted.mode();
         inode.uid = wanted.uid();

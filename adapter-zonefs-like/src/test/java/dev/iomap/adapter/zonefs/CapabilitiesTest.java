@@ -63,6 +63,9 @@ class CapabilitiesTest {
             Map.entry(Capability.SYMLINKS, (fs, file, other) -> fs.createSymbolicLink("/cnv/link", "0",
                     NewInodeAttributes.defaults(FileType.SYMLINK))),
             Map.entry(Capability.HARD_LINKS, (fs, file, other) -> fs.createLink("/cnv/link", "/cnv/0")),
+            Map.entry(Capability.SPECIAL_FILES, (fs, file, other) -> fs.createSpecialFile("/cnv/fifo",
+                    dev.iomap.api.FileType.FIFO, 0, dev.iomap.api.NewInodeAttributes.defaults(
+                            dev.iomap.api.FileType.FIFO))),
             Map.entry(Capability.POSIX_ATTRIBUTES,
                     (fs, file, other) -> fs.setAttributes("/cnv/0", AttributeChange.none().withMode(0600))),
             Map.entry(Capability.XATTRS,

@@ -233,8 +233,13 @@ public final class BtreeStore implements KeyStore {
         return new StoreUpdate(this);
     }
 
-    /** Commits a transaction's ops (from {@link StoreUpdate#commit}). */
-    long commit(List<StoreOp> ops) throws IOException {
+    /**
+     * Commits a transaction's ops (from {@link StoreUpdate#commit}).
+     *
+     * @param rewrite whether they only rewrite existing keys ({@link Update#commitRewrite}): the node
+     *     headroom they must leave is data writeback's
+     */
+    long commit(List<StoreOp> ops, boolean rewrite) throws IOException {
         lock.lock();
         try {
             checkWritable();
@@ -249,7 +254,7 @@ public final class BtreeStore implements KeyStore {
             }
             long seq = lastSeq + 1;
             byte[] entry = JournalCodec.encodeEntry(sb.nonce(), seq, ops);
-            checkNodeHeadroom(ops);
+            checkNodeHeadroom(ops, rewrite);
             prepare(ops);
             pending.add(entry);
             pendingBytes += entry.length;
@@ -289,12 +294,12 @@ public final class BtreeStore implements KeyStore {
      * (writeback of reserved data, which must keep working), so checkpoints and deletions always find
      * blocks.
      */
-    private void checkNodeHeadroom(List<StoreOp> ops) throws NoSpaceException {
+    private void checkNodeHeadroom(List<StoreOp> ops, boolean rewrite) throws NoSpaceException {
         if (ops.stream().noneMatch(op -> op instanceof StoreOp.Put)) {
             return;
         }
         boolean addsReferences = ops.stream().anyMatch(op -> op instanceof StoreOp.AddRefs add && add.delta() > 0);
-        long floor = addsReferences ? space.nodeReserve() / 4 : space.nodeReserve() / 2;
+        long floor = addsReferences || rewrite ? space.nodeReserve() / 4 : space.nodeReserve() / 2;
         long headroom = space.nodeHeadroom(tree.dirtyCount());
         if (headroom < floor) {
             throw new NoSpaceException("no space for B-tree growth: " + headroom + " blocks left for nodes, "

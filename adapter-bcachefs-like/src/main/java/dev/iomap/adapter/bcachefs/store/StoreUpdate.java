@@ -61,10 +61,19 @@ final class StoreUpdate implements Update {
 
     @Override
     public long commit() throws IOException {
+        return commit(false);
+    }
+
+    @Override
+    public long commitRewrite() throws IOException {
+        return commit(true);
+    }
+
+    private long commit(boolean rewrite) throws IOException {
         if (committed) {
             throw new IllegalStateException("the update was committed already");
         }
-        long seq = store.commit(List.copyOf(ops));
+        long seq = store.commit(List.copyOf(ops), rewrite);
         committed = true;
         return seq;
     }

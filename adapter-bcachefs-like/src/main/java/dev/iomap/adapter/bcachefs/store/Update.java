@@ -49,4 +49,16 @@ public interface Update {
      * @throws IllegalStateException if the update was committed already
      */
     long commit() throws IOException;
+
+    /**
+     * {@link #commit} of a transaction that only rewrites keys that exist (inode records brought up to date
+     * by writeback, sync and unmount): it may use the node reserve down to what data writeback may, so that
+     * a full file system can still write back and unmount. This default commits as {@link #commit}.
+     *
+     * @return its sequence number
+     * @throws IOException as {@link #commit}
+     */
+    default long commitRewrite() throws IOException {
+        return commit();
+    }
 }

@@ -78,6 +78,22 @@ public final class PosixNamespace {
         I allocate(I dir, String name, NewInode inode) throws IOException;
 
         /**
+         * Makes a new inode as {@link #allocate} does, for an entry {@code name} that exists in {@code dir}
+         * and that {@link #replaceEntry} points at the inode next: no room is made for an entry (a store
+         * that makes room in advance must not here: the room would go unused). This default calls
+         * {@link #allocate}, right for a store whose allocation makes no room in advance.
+         *
+         * @param dir the directory the entry is in
+         * @param name the existing entry's name
+         * @param inode what the inode is to be
+         * @return the new record, recorded in the change
+         * @throws IOException {@link dev.iomap.api.NoSpaceException} if the inode does not fit
+         */
+        default I allocateForExistingEntry(I dir, String name, NewInode inode) throws IOException {
+            return allocate(dir, name, inode);
+        }
+
+        /**
          * Adds an entry.
          *
          * @param dir the directory
@@ -442,9 +458,13 @@ public final class PosixNamespace {
         Instant now = Instant.now();
         I left = null;
         if (whiteout != null) {
-            left = store.allocate(from, fromName, new NewInode(FileType.CHARACTER_DEVICE,
+            NewInode spec = new NewInode(FileType.CHARACTER_DEVICE,
                     PosixRules.newMode(FileType.CHARACTER_DEVICE, 0, from.mode()), whiteout.uid(),
-                    PosixRules.newGid(whiteout, from.mode(), from.gid()), 1, fromDir, now, null, 0));
+                    PosixRules.newGid(whiteout, from.mode(), from.gid()), 1, fromDir, now, null, 0);
+            // The one allocation before the first change: a new target name's room is made with the
+            // whiteout (addEntry below fills it), a replaced target's entry and the source's are reused.
+            left = replaced == null ? store.allocate(to, toName, spec)
+                    : store.allocateForExistingEntry(from, fromName, spec);
         }
         long lostLastName = -1;
         if (replaced != null) {
