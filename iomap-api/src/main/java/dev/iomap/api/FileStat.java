@@ -46,7 +46,7 @@ public record FileStat(long ino, FileType type, long size, long allocatedBytes, 
     public FileStat {
         Objects.requireNonNull(type, "type");
         NewInodeAttributes.checkMode(mode);
-        if (rdev != 0 && type != FileType.CHARACTER_DEVICE && type != FileType.BLOCK_DEVICE) {
+        if (rdev != 0 && !type.isDevice()) {
             throw new IllegalArgumentException("a " + type + " has no device number, not " + rdev);
         }
         Objects.requireNonNull(atime, "atime");

@@ -44,6 +44,11 @@ public enum FileType {
         };
     }
 
+    /** @return whether this is a device node, the one type with a device number ({@link FileStat#rdev}) */
+    public boolean isDevice() {
+        return this == CHARACTER_DEVICE || this == BLOCK_DEVICE;
+    }
+
     /**
      * @param modeBits the {@code S_IFMT} bits of a mode (other bits are ignored)
      * @return the type they name

@@ -197,17 +197,6 @@ final class ImageOptions {
     }
 
     /**
-     * @return whether the image must have its journal replayed onto the device to be mounted as it was
-     *     left ({@link IomapFileSystems#needsRecovery}); read-only, under an overlay
-     * @throws dev.iomap.device.DeviceBusyException if a device for writing has the image open
-     */
-    boolean needsRecovery() throws UsageException, IOException {
-        try (BlockDevice device = openReadOnlyForMount()) {
-            return IomapFileSystems.needsRecovery(adapter(), device);
-        }
-    }
-
-    /**
      * @return the existing image opened read-only as by {@link #openReadOnly()}, under an
      *     {@link OverlayDevice} that keeps in memory what a mount writes (its mounted flag, a journal
      *     replay), so that a command can mount the image without changing it

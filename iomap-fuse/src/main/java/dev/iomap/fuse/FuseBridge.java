@@ -506,7 +506,7 @@ public final class FuseBridge {
         if (type != FileType.REGULAR && (!inodes.has(Capability.SPECIAL_FILES) || !inodes.posix())) {
             throw new ErrnoException(LinuxErrno.EPERM, "mknod " + name + ": no special files (" + type + ") here");
         }
-        long device = type == FileType.CHARACTER_DEVICE || type == FileType.BLOCK_DEVICE ? rdev : 0;
+        long device = type.isDevice() ? rdev : 0;
         Nodes.Name at = new Nodes.Name(parent, checked(name));
         return onPath(parent, directory -> {
             String path = join(directory, name);

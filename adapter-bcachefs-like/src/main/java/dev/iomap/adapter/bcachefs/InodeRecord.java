@@ -48,7 +48,7 @@ final class InodeRecord implements NamespaceInode {
 
     /** @return the value of the inode's key */
     byte[] encode() {
-        boolean device = isDevice(type);
+        boolean device = type.isDevice();
         ByteBuffer b = ByteBuffer.allocate(device ? DEVICE_BYTES : BYTES).order(ByteOrder.LITTLE_ENDIAN);
         b.put((byte) FileTypeCodes.code(type)).put((byte) 0).putShort((short) mode);
         b.putInt(uid).putInt(gid).putInt(nlink).putLong(size);
@@ -60,10 +60,6 @@ final class InodeRecord implements NamespaceInode {
             b.putLong(rdev);
         }
         return b.array();
-    }
-
-    private static boolean isDevice(FileType type) {
-        return type == FileType.CHARACTER_DEVICE || type == FileType.BLOCK_DEVICE;
     }
 
     /**
@@ -83,7 +79,7 @@ final class InodeRecord implements NamespaceInode {
         if (r.type == null) {
             throw new CorruptFileSystemException("inode " + ino + " has type code " + code);
         }
-        int expected = isDevice(r.type) ? DEVICE_BYTES : BYTES;
+        int expected = r.type.isDevice() ? DEVICE_BYTES : BYTES;
         if (value.length != expected) {
             throw new CorruptFileSystemException("inode " + ino + " (" + r.type + ") has a value of " + value.length
                     + " bytes, not " + expected);
@@ -112,7 +108,7 @@ final class InodeRecord implements NamespaceInode {
         r.generation = b.getLong();
         r.parent = b.getLong();
         r.blocks = b.getLong();
-        if (isDevice(r.type)) {
+        if (r.type.isDevice()) {
             r.rdev = b.getLong();
         }
         if (r.type.isSpecial() && (r.size != 0 || r.blocks != 0)) {

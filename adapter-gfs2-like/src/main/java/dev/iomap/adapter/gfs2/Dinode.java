@@ -157,8 +157,7 @@ final class Dinode implements NamespaceInode {
             p.get(d.inline);
             if (d.type.isSpecial()) {
                 d.rdev = ByteBuffer.wrap(d.inline).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
-                boolean device = d.type == FileType.CHARACTER_DEVICE || d.type == FileType.BLOCK_DEVICE;
-                if (d.size != 0 || contentLength != 0 || (!device && d.rdev != 0)) {
+                if (d.size != 0 || contentLength != 0 || (!d.type.isDevice() && d.rdev != 0)) {
                     throw new CorruptFileSystemException("dinode " + d.ino + ": a " + d.type + " with size " + d.size
                             + ", content of " + contentLength + " bytes and device number " + d.rdev);
                 }

@@ -209,7 +209,7 @@ final class InodeCodec {
             FileType type = FileTypeCodes.typeOf(typeCode);
             if (ino != expectedIno || type == null || (flags & ~FLAG_EXTENT_LIST) != 0 || nlink < 0 || size < 0
                     || dataCount < 0 || cowCount < 0 || (mode & ~NewInodeAttributes.MODE_MASK) != 0
-                    || (rdev != 0 && type != FileType.CHARACTER_DEVICE && type != FileType.BLOCK_DEVICE)) {
+                    || (rdev != 0 && !type.isDevice())) {
                 throw reader.corrupt("inode slot " + expectedIno + " is damaged (ino " + ino + ", type "
                         + typeCode + ", flags " + flags + ", mode 0" + Integer.toOctalString(mode) + ", nlink "
                         + nlink + ", size " + size + ", device number " + rdev + ")");

@@ -307,7 +307,7 @@ final class CoreFileSystem implements IomapFileSystem {
         if (!type.isSpecial()) {
             throw new IllegalArgumentException(path + ": " + type + " is not a special file's type");
         }
-        if (rdev != 0 && type != FileType.CHARACTER_DEVICE && type != FileType.BLOCK_DEVICE) {
+        if (rdev != 0 && !type.isDevice()) {
             throw new IllegalArgumentException(path + ": a " + type + " has no device number, not " + rdev);
         }
         require(Capability.SPECIAL_FILES, "special file");
@@ -477,21 +477,7 @@ final class CoreFileSystem implements IomapFileSystem {
     @Override
     public void rename(String from, String to) throws IOException {
         require(Capability.RENAME, "rename");
-        locked(() -> {
-            Parent source = parent(from);
-            Parent target = parent(to);
-            long sourceIno = inodes.lookup(source.dir(), source.name());
-            long targetIno = lookupIfPresent(target);
-            if (targetIno == sourceIno) {
-                return null; // two names of one inode: rename(2) does nothing and both names stay
-            }
-            refuseAncestors(source, sourceIno, target, targetIno, to);
-            long orphan = inodes.rename(source.dir(), source.name(), target.dir(), target.name());
-            if (orphan >= 0) {
-                forgetIfUnlinked(orphan);
-            }
-            return null;
-        });
+        move(from, to, false, null);
     }
 
     /**
@@ -503,13 +489,31 @@ final class CoreFileSystem implements IomapFileSystem {
     public void rename(String from, String to, Set<RenameFlag> flags, NewInodeAttributes whiteout)
             throws IOException {
         RenameFlags.check(flags);
-        if (!flags.contains(RenameFlag.WHITEOUT)) {
-            rename(from, to, flags);
+        if (flags.contains(RenameFlag.EXCHANGE)) {
+            require(Capability.RENAME_EXCHANGE, "rename with EXCHANGE");
+            exchange(from, to);
             return;
         }
         require(Capability.RENAME, "rename");
-        require(Capability.SPECIAL_FILES, "rename with WHITEOUT");
-        boolean noReplace = flags.contains(RenameFlag.NOREPLACE);
+        if (flags.contains(RenameFlag.WHITEOUT)) {
+            require(Capability.SPECIAL_FILES, "rename with WHITEOUT");
+        }
+        move(from, to, flags.contains(RenameFlag.NOREPLACE), flags.contains(RenameFlag.WHITEOUT) ? whiteout : null);
+    }
+
+    @Override
+    public void rename(String from, String to, Set<RenameFlag> flags) throws IOException {
+        rename(from, to, flags, NewInodeAttributes.defaults(FileType.CHARACTER_DEVICE));
+    }
+
+    /**
+     * A rename other than an exchange, under the namespace lock: two names of one inode change nothing
+     * (and leave no whiteout), as rename(2).
+     *
+     * @param noReplace refuse an existing target ({@link RenameFlag#NOREPLACE})
+     * @param whiteout the owner of the whiteout left at the old name, or null for none
+     */
+    private void move(String from, String to, boolean noReplace, NewInodeAttributes whiteout) throws IOException {
         locked(() -> {
             Parent source = parent(from);
             Parent target = parent(to);
@@ -519,43 +523,15 @@ final class CoreFileSystem implements IomapFileSystem {
                 throw new FileAlreadyExistsException(to, null, "exists, and rename was asked not to replace it");
             }
             if (targetIno == sourceIno) {
-                return null; // two names of one inode: rename(2) does nothing, and leaves no whiteout
+                return null;
             }
             refuseAncestors(source, sourceIno, target, targetIno, to);
-            long orphan = inodes.renameWhiteout(source.dir(), source.name(), target.dir(), target.name(), whiteout);
+            long orphan = whiteout == null
+                    ? inodes.rename(source.dir(), source.name(), target.dir(), target.name())
+                    : inodes.renameWhiteout(source.dir(), source.name(), target.dir(), target.name(), whiteout);
             if (orphan >= 0) {
                 forgetIfUnlinked(orphan);
             }
-            return null;
-        });
-    }
-
-    @Override
-    public void rename(String from, String to, Set<RenameFlag> flags) throws IOException {
-        RenameFlags.check(flags);
-        if (flags.contains(RenameFlag.WHITEOUT)) {
-            rename(from, to, flags, NewInodeAttributes.defaults(FileType.CHARACTER_DEVICE));
-            return;
-        }
-        if (flags.isEmpty()) {
-            rename(from, to);
-            return;
-        }
-        if (flags.contains(RenameFlag.EXCHANGE)) {
-            require(Capability.RENAME_EXCHANGE, "rename with EXCHANGE");
-            exchange(from, to);
-            return;
-        }
-        require(Capability.RENAME, "rename");
-        locked(() -> {
-            Parent source = parent(from);
-            Parent target = parent(to);
-            long sourceIno = inodes.lookup(source.dir(), source.name());
-            if (lookupIfPresent(target) >= 0) {
-                throw new FileAlreadyExistsException(to, null, "exists, and rename was asked not to replace it");
-            }
-            refuseAncestors(source, sourceIno, target, -1, to);
-            inodes.rename(source.dir(), source.name(), target.dir(), target.name());
             return null;
         });
     }

@@ -261,7 +261,7 @@ public final class PosixNamespace {
         if (!type.isSpecial()) {
             throw new IllegalArgumentException("a " + type + " is not created by mknod");
         }
-        if (rdev != 0 && type != FileType.CHARACTER_DEVICE && type != FileType.BLOCK_DEVICE) {
+        if (rdev != 0 && !type.isDevice()) {
             throw new IllegalArgumentException("a " + type + " has no device number, not " + rdev);
         }
         return newInode(store, dirIno, name, type, attributes.mode(), attributes, null, rdev);
