@@ -14,6 +14,7 @@ import dev.iomap.api.FsStat;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.device.BlockDevice;
 import dev.iomap.device.IoPurpose;
+import dev.iomap.device.ReadOnlyDeviceException;
 import dev.iomap.spi.FileOps;
 import dev.iomap.spi.InodeOps;
 import dev.iomap.spi.IomapInode;
@@ -29,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One mounted bcachefs-like filesystem: file sizes, fallocate, reflink, durability and the mount's
@@ -43,6 +45,7 @@ final class BcachefsLikeMount extends Namespace implements MountedFileSystem, Su
     private final ExtentReader reader;
     private final DataPath data;
     private final DataSpace space;
+    private final AtomicLong trimmedBytes = new AtomicLong();
 
     private BcachefsLikeMount(BcachefsVolume volume, BlockDevice device) {
         super(volume);
@@ -369,6 +372,35 @@ final class BcachefsLikeMount extends Namespace implements MountedFileSystem, Su
         volume.store.flushAll();
     }
 
+    /**
+     * FITRIM, as bcachefs discards only buckets whose freeing journal entry is on the device: refused on
+     * a read-only device (even with nothing free); then {@link #sync} makes the space freed so far
+     * durably free; then every free run of the range (clipped to the file system's blocks) at least
+     * {@code minLength} long is discarded by the store under its allocation lock
+     * ({@link KeyStore#discardFree}). Blocks any key, node or write in flight holds, and blocks freed
+     * after the sync, are not discarded.
+     */
+    @Override
+    public long trim(long start, long length, long minLength) throws IOException {
+        volume.checkLive();
+        int bs = blockSize();
+        long fsBlocks = volume.store.deviceBlocks();
+        if (start < 0 || minLength < 0 || length < bs || start >= fsBlocks * bs) {
+            throw new InvalidRangeException("bcachefs-like: trim of " + length + " bytes at " + start
+                    + " (free runs of at least " + minLength + " bytes): the range must start inside the "
+                    + fsBlocks * bs + "-byte file system and cover a block");
+        }
+        if (volume.device().readOnly()) {
+            throw new ReadOnlyDeviceException("bcachefs-like: cannot trim a file system on a read-only device");
+        }
+        long first = start / bs;
+        long end = first + Math.ceilDiv(Math.min(length, (fsBlocks - first) * bs), bs);
+        sync();
+        long trimmed = volume.store.discardFree(first, end, Math.max(1, Math.ceilDiv(minLength, bs))) * bs;
+        trimmedBytes.addAndGet(trimmed);
+        return trimmed;
+    }
+
     @Override
     public void evict(long ino) throws IOException {
         locked(() -> {
@@ -399,7 +431,8 @@ final class BcachefsLikeMount extends Namespace implements MountedFileSystem, Su
 
     /**
      * {@code checksum_errors} (extents that failed verification on read), {@code extent_reads} (whole
-     * extents read and verified), {@code extent_cache_hits}, and the store's journal and node counters.
+     * extents read and verified), {@code extent_cache_hits}, the store's journal and node counters, and
+     * {@code trimmed_bytes} (bytes {@link #trim} discarded).
      */
     @Override
     public Map<String, Long> counters() {
@@ -413,6 +446,7 @@ final class BcachefsLikeMount extends Namespace implements MountedFileSystem, Su
         c.put("node_bytes", s.nodeBytes());
         c.put("superblock_bytes", s.superblockBytes());
         c.put("checkpoints", s.checkpoints());
+        c.put("trimmed_bytes", trimmedBytes.get());
         return c;
     }
 }

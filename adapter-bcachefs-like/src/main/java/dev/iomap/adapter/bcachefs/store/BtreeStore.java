@@ -1,6 +1,7 @@
 package dev.iomap.adapter.bcachefs.store;
 
 import dev.iomap.adapter.support.BlockIo;
+import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.FileSystemShutdownException;
 import dev.iomap.api.NoSpaceException;
@@ -458,6 +459,54 @@ public final class BtreeStore implements KeyStore {
         lock.lock();
         try {
             leafCacheLimit = leaves;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public long discardFree(long first, long end, long minBlocks) throws IOException {
+        if (first < 0 || minBlocks < 1) {
+            throw new IllegalArgumentException("discard of free runs of at least " + minBlocks + " blocks from block "
+                    + first);
+        }
+        if (readOnly || device.readOnly()) {
+            throw new ReadOnlyDeviceException("cannot discard free space: the store or its device is read-only");
+        }
+        long discarded = 0;
+        long at = first;
+        for (BlockRange run; at < end && (run = discardNextFree(at, end, minBlocks)) != null; at = run.end()) {
+            if (run.length() >= minBlocks) {
+                discarded += run.length();
+            }
+        }
+        return discarded;
+    }
+
+    /**
+     * Under the lock, finds the first free run of {@code [at, end)} and discards it if it is long enough.
+     *
+     * @return the run (discarded or too short), or null if none is left
+     */
+    private BlockRange discardNextFree(long at, long end, long minBlocks) throws IOException {
+        lock.lock();
+        try {
+            checkWritable();
+            BlockRange run = space.firstFreeIn(at, end).orElse(null);
+            if (run != null && run.length() >= minBlocks) {
+                device.discard(run.start() * blockSize, run.length() * blockSize);
+            }
+            return run;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public long deviceBlocks() {
+        lock.lock();
+        try {
+            return sb.totalBlocks();
         } finally {
             lock.unlock();
         }

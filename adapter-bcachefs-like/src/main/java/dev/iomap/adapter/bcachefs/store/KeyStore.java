@@ -72,6 +72,28 @@ public interface KeyStore extends AutoCloseable {
      */
     void checkpoint() throws IOException;
 
+    /**
+     * Discards ({@link dev.iomap.device.BlockDevice#discard}) every run of free blocks of
+     * {@code [first, end)}, clipped to that range, that is at least {@code minBlocks} long: only blocks
+     * that are free in the allocator, i.e. never referenced, or freed by a durable transaction or by a
+     * checkpoint whose superblock is on the device; never a block that a committed key, a node or an
+     * allocation in flight holds, nor one freed by a transaction not yet durable ({@link #flush} first
+     * to include those). Each run is discarded under the lock that allocation takes, so nothing is
+     * allocated from it meanwhile; runs are looked up one at a time, so other work goes on between them.
+     *
+     * @param first first device block of the range
+     * @param end first device block past it
+     * @param minBlocks the shortest run worth discarding, at least 1
+     * @return blocks discarded
+     * @throws dev.iomap.device.ReadOnlyDeviceException if the device or the store is read-only (even if
+     *     nothing is free)
+     * @throws IOException if the store failed or is closed, or a discard fails
+     */
+    long discardFree(long first, long end, long minBlocks) throws IOException;
+
+    /** @return blocks of the device the store spans (superblocks, journal, nodes and data) */
+    long deviceBlocks();
+
     /** @return the data-space allocator (reservations, allocation, reference counts) */
     DataSpace space();
 

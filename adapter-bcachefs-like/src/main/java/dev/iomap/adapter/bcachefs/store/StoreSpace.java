@@ -7,6 +7,7 @@ import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NoSpaceException;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -85,6 +86,19 @@ final class StoreSpace implements DataSpace {
                 allocator.free(zero.start(), zero.length());
             }
         }
+    }
+
+    /**
+     * @param from first block wanted
+     * @param end first block past the range, above {@code from}
+     * @return the first run of blocks free in the allocator (durably free: pending frees are not in it)
+     *     inside {@code [from, end)}, clipped to it, if any (caller holds the lock)
+     */
+    Optional<BlockRange> firstFreeIn(long from, long end) {
+        return allocator.firstFreeOverlap(new BlockRange(from, end - from)).map(free -> {
+            long start = Math.max(free.start(), from);
+            return new BlockRange(start, Math.min(free.end(), end) - start);
+        });
     }
 
     /** @return whether some block of {@code range} is free in the allocator (caller holds the lock) */
