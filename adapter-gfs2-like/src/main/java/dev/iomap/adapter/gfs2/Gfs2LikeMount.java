@@ -20,6 +20,7 @@ import dev.iomap.api.FsStat;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.device.BlockDevice;
+import dev.iomap.device.ReadOnlyDeviceException;
 import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.WritebackOps;
@@ -51,6 +52,8 @@ final class Gfs2LikeMount extends Namespace implements MountedFileSystem, SuperO
     final Iopen iopen;
     private final Gfs2IomapOps ops;
     private final Map<Long, IomapInode> inodes = new ConcurrentHashMap<>();
+    /** Bytes {@link #trim} discarded since mount. */
+    private final java.util.concurrent.atomic.AtomicLong trimmedBytes = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
 
     /**
@@ -554,6 +557,86 @@ final class Gfs2LikeMount extends Namespace implements MountedFileSystem, SuperO
         volume.removeDinode(d);
     }
 
+    /**
+     * GFS2's {@code gfs2_fitrim}, with the arguments checked as xfs-like checks them (the range must start
+     * inside the file system and cover a block; it is clipped to the file system; {@code minLength} is
+     * rounded up to whole blocks, at least one). Refused on a read-only device. The running transaction is
+     * committed first, so blocks freed before the call are durably free; then, one resource group at a
+     * time, holding {@code meta} and, on a cluster node, the group's glock in EX (no node allocates there
+     * meanwhile, and the nodes that did committed and wrote their changes home when they gave the glock
+     * up), every run of the group's blocks that are free and not freed by a running transaction
+     * ({@link ResourceGroup#usable}) is discarded where it overlaps the range by at least the minimum.
+     * Blocks allocated by a running transaction are used in memory, so never discarded either. Discards go
+     * to the mount's device (a cluster node's fenced one). Counted in {@code trim.bytes}.
+     */
+    @Override
+    public long trim(long start, long length, long minLength) throws IOException {
+        checkLive();
+        long bs = blockSize();
+        long total = volume.layout.totalBlocks();
+        if (start < 0 || minLength < 0 || length < bs || start >= total * bs) {
+            throw new InvalidRangeException("gfs2-like: trim of " + length + " bytes at " + start + " (extents of at"
+                    + " least " + minLength + "): the range must start inside the " + total * bs
+                    + "-byte file system and cover a block");
+        }
+        if (volume.device.readOnly()) {
+            throw new ReadOnlyDeviceException("gfs2-like: trim on a read-only device");
+        }
+        long first = start / bs;
+        long end = Math.min(total, first + Math.ceilDiv(Math.min(length, total * bs - first * bs), bs));
+        long minBlocks = Math.max(1, Math.ceilDiv(minLength, bs));
+        tx.commit();
+        long trimmed = 0;
+        for (int g = 0; g < volume.layout.rgCount(); g++) {
+            long rgStart = volume.layout.rgStart(g);
+            if (rgStart < end && rgStart + volume.layout.rgLength(g) > first) {
+                trimmed += trimGroup(g, first, end, minBlocks);
+            }
+        }
+        return trimmed;
+    }
+
+    /**
+     * Discards the usable free runs of group {@code g} inside {@code [first, end)} of at least
+     * {@code minBlocks}, holding the group's glock (cluster nodes, {@link NodeLocks#lockRgrp}) and {@code meta}.
+     *
+     * @return bytes discarded
+     */
+    private long trimGroup(int g, long first, long end, long minBlocks) throws IOException {
+        checkLive();
+        node.lockRgrp(g);
+        try {
+            return read(() -> discardFree(volume.rgs[g], first, end, minBlocks));
+        } finally {
+            node.unlockRgrps();
+        }
+    }
+
+    /** @return bytes discarded of {@code rg}'s usable runs inside {@code [first, end)}; caller holds {@code meta} */
+    private long discardFree(ResourceGroup rg, long first, long end, long minBlocks) throws IOException {
+        long bs = blockSize();
+        long stop = Math.min(end, rg.start + rg.length);
+        long trimmed = 0;
+        long b = Math.max(first, rg.dataStart());
+        while (b < stop) {
+            if (!rg.usable(b)) {
+                b++;
+                continue;
+            }
+            long e = b + 1;
+            while (e < stop && rg.usable(e)) {
+                e++;
+            }
+            if (e - b >= minBlocks) {
+                volume.device.discard(b * bs, (e - b) * bs);
+                trimmedBytes.addAndGet((e - b) * bs);
+                trimmed += (e - b) * bs;
+            }
+            b = e;
+        }
+        return trimmed;
+    }
+
     @Override
     public void unmount() throws IOException {
         checkLive();
@@ -603,7 +686,7 @@ final class Gfs2LikeMount extends Namespace implements MountedFileSystem, SuperO
     @Override
     public Map<String, Long> counters() {
         Map<String, Long> counters = new java.util.LinkedHashMap<>(
-                MountCounters.of(volume.journal.stats(), glocks, tx, node.clusterCounters()));
+                MountCounters.of(volume.journal.stats(), glocks, tx, trimmedBytes.get(), node.clusterCounters()));
         if (node.clustered()) {
             counters.putAll(new java.util.TreeMap<>(iopen.counters()));
         }

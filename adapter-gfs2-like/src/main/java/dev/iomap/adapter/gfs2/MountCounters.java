@@ -16,7 +16,8 @@ final class MountCounters {
      * not hold the mode; on ZooKeeper each costs requests), {@code glock.cachedHolds} (those served from
      * the mode the node kept: no request), {@code glock.demotions} (this node's glocks lowered for
      * another holder), {@code glock.pagesInvalidated}, {@code journal.commits},
-     * {@code journal.blocksLogged}, {@code journal.checkpoints}, {@code journal.dataCommits}, then the
+     * {@code journal.blocksLogged}, {@code journal.checkpoints}, {@code journal.dataCommits},
+     * {@code trim.bytes} (bytes FITRIM discarded), then the
      * lock manager's service counters prefixed {@code glock.} (on ZooKeeper: {@code glock.zk.requests},
      * every request this node sent, one round trip each; {@code glock.zk.demoteRequestsSent}), then on a
      * cluster node the cluster's counters prefixed {@code cluster.} (on ZooKeeper:
@@ -27,11 +28,13 @@ final class MountCounters {
      * @param journal the node's journal counters
      * @param glocks the node's glocks
      * @param tx the node's transactions
+     * @param trimmedBytes bytes the mount's trims discarded
      * @param cluster the cluster's counters of this node ({@code ClusterContext.counters}); none on a
      *     single node
      * @return the counters, a snapshot
      */
-    static Map<String, Long> of(Journal.Stats journal, Glocks glocks, Gfs2Transactions tx, Map<String, Long> cluster) {
+    static Map<String, Long> of(Journal.Stats journal, Glocks glocks, Gfs2Transactions tx, long trimmedBytes,
+            Map<String, Long> cluster) {
         Map<String, Long> counters = new LinkedHashMap<>();
         LockStats locks = glocks.stats();
         counters.put("glock.acquisitions", locks.acquisitions() + locks.cachedHolds());
@@ -43,6 +46,7 @@ final class MountCounters {
         counters.put("journal.blocksLogged", journal.blocksLogged());
         counters.put("journal.checkpoints", journal.checkpoints());
         counters.put("journal.dataCommits", tx.dataCommits());
+        counters.put("trim.bytes", trimmedBytes);
         glocks.serviceCounters().forEach((name, value) -> counters.put("glock." + name, value));
         cluster.forEach((name, value) -> counters.put("cluster." + name, value));
         return counters;

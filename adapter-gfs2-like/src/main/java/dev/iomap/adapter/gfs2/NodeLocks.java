@@ -235,6 +235,32 @@ final class NodeLocks {
         lockAllRgrps();
     }
 
+    /**
+     * Takes resource group {@code g}'s glock in EX for the calling thread (FITRIM's hold: no node allocates
+     * there until {@link #unlockRgrps}) and reads its copy again if a demotion made it stale. Does nothing
+     * on a single node.
+     *
+     * @param g the group
+     * @throws IOException if the glock cannot be had or the group cannot be read; nothing is held then
+     */
+    void lockRgrp(int g) throws IOException {
+        if (cluster == null) {
+            return;
+        }
+        BitSet group = new BitSet();
+        group.set(g);
+        mount.glocks.lockRgrps(group);
+        try {
+            mount.read(() -> {
+                mount.volume.refreshRgrps();
+                return null;
+            });
+        } catch (IOException | RuntimeException e) {
+            mount.glocks.unlockRgrps();
+            throw e;
+        }
+    }
+
     /** Ends the resource-group glocks this thread holds; does nothing on a single node. */
     void unlockRgrps() {
         if (cluster != null) {
