@@ -19,12 +19,15 @@ import java.util.OptionalInt;
  * @param access whether this is a read's access-time update (the kernel's {@code touch_atime}): only
  *     {@code atime} is present, and the change time stays as it is; false for every change a caller asks
  *     ({@code utimensat} sets the change time too)
+ * @param touch whether every time this change sets is the current time, as {@code utimensat} with no
+ *     times (or {@code UTIME_NOW} for both) asks: Linux's {@code ATTR_TOUCH}, which a file with
+ *     {@link FileFlag#APPEND} allows and explicit times ({@code ATTR_TIMES_SET}) do not
  */
 public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid, Optional<Instant> atime,
-        Optional<Instant> mtime, boolean access) {
+        Optional<Instant> mtime, boolean access, boolean touch) {
 
     private static final AttributeChange NONE = new AttributeChange(OptionalInt.empty(), OptionalInt.empty(),
-            OptionalInt.empty(), Optional.empty(), Optional.empty(), false);
+            OptionalInt.empty(), Optional.empty(), Optional.empty(), false, false);
 
     /** @throws IllegalArgumentException if the mode has bits outside {@code 07777} */
     public AttributeChange {
@@ -38,6 +41,9 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
                 || atime.isEmpty())) {
             throw new IllegalArgumentException("an access changes the access time alone");
         }
+        if (touch && atime.isEmpty() && mtime.isEmpty()) {
+            throw new IllegalArgumentException("a touch sets a time");
+        }
     }
 
     /**
@@ -46,7 +52,7 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
      */
     public static AttributeChange accessed(Instant time) {
         return new AttributeChange(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), Optional.of(time),
-                Optional.empty(), true);
+                Optional.empty(), true, false);
     }
 
     /** @return whether whoever applies this change sets the change time: every change but an {@link #access} */
@@ -65,7 +71,7 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
      * @throws IllegalArgumentException if {@code newMode} has bits outside {@code 07777}
      */
     public AttributeChange withMode(int newMode) {
-        return new AttributeChange(OptionalInt.of(newMode), uid, gid, atime, mtime, false);
+        return new AttributeChange(OptionalInt.of(newMode), uid, gid, atime, mtime, false, touch);
     }
 
     /**
@@ -73,7 +79,7 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
      * @return this change, also setting the owner
      */
     public AttributeChange withUid(int newUid) {
-        return new AttributeChange(mode, OptionalInt.of(newUid), gid, atime, mtime, false);
+        return new AttributeChange(mode, OptionalInt.of(newUid), gid, atime, mtime, false, touch);
     }
 
     /**
@@ -81,7 +87,7 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
      * @return this change, also setting the group
      */
     public AttributeChange withGid(int newGid) {
-        return new AttributeChange(mode, uid, OptionalInt.of(newGid), atime, mtime, false);
+        return new AttributeChange(mode, uid, OptionalInt.of(newGid), atime, mtime, false, touch);
     }
 
     /**
@@ -89,7 +95,7 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
      * @return this change, also setting the access time
      */
     public AttributeChange withAtime(Instant time) {
-        return new AttributeChange(mode, uid, gid, Optional.of(time), mtime, false);
+        return new AttributeChange(mode, uid, gid, Optional.of(time), mtime, false, false);
     }
 
     /**
@@ -97,7 +103,21 @@ public record AttributeChange(OptionalInt mode, OptionalInt uid, OptionalInt gid
      * @return this change, also setting the modification time
      */
     public AttributeChange withMtime(Instant time) {
-        return new AttributeChange(mode, uid, gid, atime, Optional.of(time), false);
+        return new AttributeChange(mode, uid, gid, atime, Optional.of(time), false, false);
+    }
+
+    /**
+     * @param now the current time
+     * @param atimeToo whether the access time is set too
+     * @param mtimeToo whether the modification time is set too
+     * @return this change, also setting those times to {@code now} as a {@link #touch()}, which it stays
+     *     unless a time was set explicitly before
+     * @throws IllegalArgumentException if neither time is set
+     */
+    public AttributeChange withTimesNow(Instant now, boolean atimeToo, boolean mtimeToo) {
+        boolean explicit = (atime.isPresent() || mtime.isPresent()) && !touch;
+        return new AttributeChange(mode, uid, gid, atimeToo ? Optional.of(now) : atime,
+                mtimeToo ? Optional.of(now) : mtime, false, !explicit);
     }
 
     /** @return whether nothing is changed */

@@ -69,6 +69,15 @@ public enum Capability {
      */
     JOURNALED_DATA,
     /**
+     * The inode flags {@link FileFlag#SYNC}, {@link FileFlag#IMMUTABLE}, {@link FileFlag#APPEND},
+     * {@link FileFlag#NO_DUMP}, {@link FileFlag#NO_ATIME} and {@link FileFlag#DAX}: kept on the device
+     * (durable with the inode's next commit, as any attribute change), set and read with
+     * {@link IomapFileSystem#setFileFlags} and {@link IomapFileSystem#getFileFlags}, the inherited ones
+     * passed to new files and directories, and IMMUTABLE, APPEND, SYNC and NO_ATIME enforced as Linux
+     * enforces them.
+     */
+    INODE_FLAGS,
+    /**
      * Every data extent carries a checksum that a read verifies before any of its bytes is returned (a
      * mismatch is an I/O error, never wrong bytes), and {@code fsck} can scrub: read and verify every
      * extent ({@link FsckOptions#scrub()}).

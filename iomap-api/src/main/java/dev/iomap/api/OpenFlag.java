@@ -44,7 +44,16 @@ public enum OpenFlag {
      * several threads, open files or cluster nodes never overwrite each other: each lands whole after
      * the ones before it. The write returns the bytes written; the file's size afterwards is at least
      * where they ended. A {@link #DIRECT} append needs a block-aligned size, else it fails with
-     * {@link InvalidRangeException} (EINVAL), as on Linux.
+     * {@link InvalidRangeException} (EINVAL), as on Linux. The only writable open of a file with
+     * {@link FileFlag#APPEND}.
      */
-    APPEND
+    APPEND,
+    /**
+     * Read only ({@code O_RDONLY}): the file is opened for reading; {@link IomapFile#write},
+     * {@link IomapFile#truncate}, {@link IomapFile#fallocate} and the other changes through it are refused
+     * with {@link OperationNotPermittedException} (Linux: EBADF). The only open of a file with
+     * {@link FileFlag#IMMUTABLE}, and with {@link FileFlag#APPEND} the other one; a file opened without it
+     * is open for reading and writing.
+     */
+    READ_ONLY
 }

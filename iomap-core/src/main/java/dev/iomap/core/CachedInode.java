@@ -11,6 +11,7 @@ import dev.iomap.device.BlockDevice;
 import dev.iomap.spi.DelallocPunch;
 import dev.iomap.spi.DirtyCacheException;
 import dev.iomap.api.FileExtent;
+import dev.iomap.api.FileFlag;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.WriteOps;
@@ -18,6 +19,7 @@ import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -38,6 +40,8 @@ public final class CachedInode extends IomapContext {
     private final WritebackOps writebackOps;
     private final PageCache pageCache;
     private final ReentrantReadWriteLock inodeLock = new ReentrantReadWriteLock();
+    /** The inode's flags as the file system last read or set them (see {@link #fileFlags()}). */
+    private volatile Set<FileFlag> fileFlags = Set.of();
     /** Taken by each writeback pass of an inode whose adapter wants file order. */
     private final ReentrantLock writebackOrder = new ReentrantLock();
     private final WritebackError writebackError = new WritebackError();
@@ -655,5 +659,23 @@ public final class CachedInode extends IomapContext {
     @Override
     public String toString() {
         return "CachedInode[ino=" + ino + ", size=" + size + "]";
+    }
+
+    /**
+     * @return the inode's flags ({@link FileFlag#IMMUTABLE}, {@link FileFlag#APPEND}, {@link FileFlag#SYNC}
+     *     are what writes through an open file obey), as read at the latest open or set through this mount
+     *     since; empty for an adapter that keeps none
+     */
+    public Set<FileFlag> fileFlags() {
+        return fileFlags;
+    }
+
+    /**
+     * Records the inode's flags, read from the adapter or just set through it.
+     *
+     * @param flags the complete set
+     */
+    public void fileFlags(Set<FileFlag> flags) {
+        this.fileFlags = Set.copyOf(flags);
     }
 }

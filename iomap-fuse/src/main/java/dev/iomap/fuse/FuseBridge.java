@@ -453,8 +453,8 @@ public final class FuseBridge {
 
     private void truncate(long nodeid, long size, long fh) throws IOException {
         IomapFile open = fh == 0 ? null : handles.find(fh);
-        if (open == null) {
-            open = nodes.openFile(nodeid);
+        if (open == null || open.openFlags().contains(OpenFlag.READ_ONLY)) {
+            open = nodes.writableFile(nodeid);
         }
         if (open != null) {
             open.truncate(size);
@@ -814,13 +814,18 @@ public final class FuseBridge {
      * size after every write, so its next stat and read ask again. Not with the kernel's writeback
      * cache: the kernel then appends into its own page cache and writes back at fixed offsets through
      * any open file of the inode, which must not move them (libfuse's passthrough drops
-     * {@code O_APPEND} there too).
+     * {@code O_APPEND} there too), so there an append-only file ({@link dev.iomap.api.FileFlag#APPEND})
+     * cannot be opened for writing (EPERM). {@code O_RDONLY} without {@code O_TRUNC} becomes
+     * {@link OpenFlag#READ_ONLY}, the one open an immutable file allows.
      *
      * @param flags {@code open(2)} flags as the kernel passes them on this architecture
      * @return the {@link OpenFlag}s they ask for
      */
     Set<OpenFlag> openFlags(int flags) {
         Set<OpenFlag> wanted = EnumSet.noneOf(OpenFlag.class);
+        if ((flags & O_ACCMODE) == O_RDONLY && (flags & O_TRUNC) == 0) {
+            wanted.add(OpenFlag.READ_ONLY);
+        }
         if ((flags & O_APPEND) != 0 && !kernelWritebackCache) {
             wanted.add(OpenFlag.APPEND);
         }

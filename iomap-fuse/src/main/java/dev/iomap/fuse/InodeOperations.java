@@ -58,6 +58,8 @@ final class InodeOperations {
     static final int FLAGS_BYTES = Integer.BYTES;
     /** {@code FS_IOC_FSGETXATTR}, {@code _IOR('X', 31, struct fsxattr)}. */
     static final int FS_IOC_FSGETXATTR = 0x801c581f;
+    /** {@code FS_IOC_FSSETXATTR}, {@code _IOW('X', 32, struct fsxattr)}. */
+    static final int FS_IOC_FSSETXATTR = 0x401c5820;
     /** Bytes of {@code struct fsxattr}: five 32-bit fields and 8 bytes of padding. */
     static final int FSXATTR_BYTES = 28;
     /**
@@ -315,11 +317,15 @@ final class InodeOperations {
         if (change.gid() != null) {
             attributes = attributes.withGid(change.gid());
         }
-        if (change.atime() != null) {
-            attributes = attributes.withAtime(change.atime() == SetAttributes.NOW ? now : change.atime());
+        if (change.atime() != null && change.atime() != SetAttributes.NOW) {
+            attributes = attributes.withAtime(change.atime());
         }
-        if (change.mtime() != null) {
-            attributes = attributes.withMtime(change.mtime() == SetAttributes.NOW ? now : change.mtime());
+        if (change.mtime() != null && change.mtime() != SetAttributes.NOW) {
+            attributes = attributes.withMtime(change.mtime());
+        }
+        if (change.atime() == SetAttributes.NOW || change.mtime() == SetAttributes.NOW) {
+            attributes = attributes.withTimesNow(now, change.atime() == SetAttributes.NOW,
+                    change.mtime() == SetAttributes.NOW);
         }
         if (change.uid() != null || change.gid() != null) {
             killCapabilities(path);
@@ -540,9 +546,13 @@ final class InodeOperations {
      * ({@link FileFlag#linuxBit()}s) to {@code data}; {@code FS_IOC_SETFLAGS} ({@code chattr}) sets the
      * inode's flags to exactly those in {@code data}, EOPNOTSUPP for a bit that is no {@link FileFlag} or
      * a flag the file system does not support. The flags word is an {@code int} in native byte order.
-     * {@code FS_IOC_FSGETXATTR} answers a {@code struct fsxattr} of zeros: no {@link FileFlag} has an
-     * {@code FS_XFLAG_*} counterpart (Linux asks for it before every {@code FS_IOC_SETFLAGS}, and fails
-     * the set if it fails). Every other command is ENOTTY.
+     * {@code FS_IOC_FSGETXATTR} answers a {@code struct fsxattr} whose {@code fsx_xflags} are the
+     * {@link FileFlag#xflag()}s of the inode's flags, every other field 0 (Linux asks for it before every
+     * set, to check {@code CAP_LINUX_IMMUTABLE} against the flags as they were);
+     * {@code FS_IOC_FSSETXATTR} ({@code xfs_io -c chattr}) sets the flags with an {@code FS_XFLAG_*}
+     * counterpart to exactly those in {@code fsx_xflags} and keeps the others, EOPNOTSUPP for an xflag
+     * that is no {@link FileFlag}'s, EINVAL for an extent size or project id (none is kept). Every other
+     * command is ENOTTY.
      *
      * @param path the file
      * @param command the ioctl command, as the kernel passes it (64-bit numbering)
@@ -550,39 +560,67 @@ final class InodeOperations {
      * @throws IOException ENOTTY for another command, EINVAL for a short buffer, or as the file system
      */
     void ioctl(String path, int command, ByteBuffer data) throws IOException {
-        if (command != FS_IOC_GETFLAGS && command != FS_IOC_SETFLAGS && command != FS_IOC_FSGETXATTR) {
+        if (command != FS_IOC_GETFLAGS && command != FS_IOC_SETFLAGS && command != FS_IOC_FSGETXATTR
+                && command != FS_IOC_FSSETXATTR) {
             throw new ErrnoException(LinuxErrno.ENOTTY, "ioctl " + Integer.toHexString(command) + " on " + path);
         }
         if (data.capacity() < ioctlBytes(command)) {
             throw new ErrnoException(LinuxErrno.EINVAL, "ioctl " + Integer.toHexString(command) + ": short buffer");
         }
         ByteBuffer word = data.duplicate().order(ByteOrder.nativeOrder());
-        if (command == FS_IOC_FSGETXATTR) {
-            fs.getFileFlags(path);
-            word.put(new byte[FSXATTR_BYTES]);
-            return;
-        }
-        if (command == FS_IOC_GETFLAGS) {
-            int bits = 0;
-            for (FileFlag flag : fs.getFileFlags(path)) {
-                bits |= flag.linuxBit();
+        switch (command) {
+            case FS_IOC_FSGETXATTR -> {
+                word.put(0, new byte[FSXATTR_BYTES]);
+                word.putInt(0, xflags(fs.getFileFlags(path)));
             }
-            word.putInt(0, bits);
-            return;
+            case FS_IOC_GETFLAGS -> word.putInt(0, FileFlag.linuxBits(fs.getFileFlags(path)));
+            case FS_IOC_SETFLAGS -> fs.setFileFlags(path, fromLinuxBits(path, word.getInt(0)));
+            default -> fs.setFileFlags(path, fromXflags(path, word, fs.getFileFlags(path)));
         }
-        int bits = word.getInt(0);
+    }
+
+    private static int xflags(Set<FileFlag> flags) {
+        int bits = 0;
+        for (FileFlag flag : flags) {
+            bits |= flag.xflag();
+        }
+        return bits;
+    }
+
+    private static Set<FileFlag> fromLinuxBits(String path, int bits) throws ErrnoException {
+        Set<FileFlag> flags = FileFlag.fromLinuxBits(bits);
+        int unknown = bits & ~FileFlag.linuxBits(flags);
+        if (unknown != 0) {
+            throw new ErrnoException(LinuxErrno.EOPNOTSUPP, "chattr " + path + ": flag bits "
+                    + Integer.toHexString(unknown) + " have no counterpart here");
+        }
+        return flags;
+    }
+
+    /**
+     * @param fsxattr the {@code struct fsxattr} the caller passed: xflags, extent size, extent count,
+     *     project id, CoW extent size
+     * @param now the inode's flags as they are
+     */
+    private static Set<FileFlag> fromXflags(String path, ByteBuffer fsxattr, Set<FileFlag> now)
+            throws ErrnoException {
+        int xflags = fsxattr.getInt(0);
+        if (fsxattr.getInt(4) != 0 || fsxattr.getInt(12) != 0 || fsxattr.getInt(16) != 0) {
+            throw new ErrnoException(LinuxErrno.EINVAL, "xfs_io chattr " + path
+                    + ": no extent size hint or project id is kept here");
+        }
         Set<FileFlag> flags = EnumSet.noneOf(FileFlag.class);
         for (FileFlag flag : FileFlag.values()) {
-            if ((bits & flag.linuxBit()) != 0) {
+            if (flag.xflag() == 0 ? now.contains(flag) : (xflags & flag.xflag()) != 0) {
                 flags.add(flag);
-                bits &= ~flag.linuxBit();
+                xflags &= ~flag.xflag();
             }
         }
-        if (bits != 0) {
-            throw new ErrnoException(LinuxErrno.EOPNOTSUPP, "chattr " + path + ": flag bits " + Integer.toHexString(bits)
-                    + " have no counterpart here");
+        if (xflags != 0) {
+            throw new ErrnoException(LinuxErrno.EOPNOTSUPP, "xfs_io chattr " + path + ": xflags "
+                    + Integer.toHexString(xflags) + " have no counterpart here");
         }
-        fs.setFileFlags(path, flags);
+        return flags;
     }
 
     /**
@@ -596,7 +634,7 @@ final class InodeOperations {
     static int ioctlBytes(int command) {
         return switch (command) {
             case FS_IOC_GETFLAGS, FS_IOC_SETFLAGS -> FLAGS_BYTES;
-            case FS_IOC_FSGETXATTR -> FSXATTR_BYTES;
+            case FS_IOC_FSGETXATTR, FS_IOC_FSSETXATTR -> FSXATTR_BYTES;
             case FS_IOC_GETFSLABEL, FS_IOC_SETFSLABEL -> FSLABEL_MAX;
             case FITRIM -> FSTRIM_RANGE_BYTES;
             default -> 0;

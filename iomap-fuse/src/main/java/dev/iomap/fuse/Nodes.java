@@ -304,4 +304,20 @@ final class Nodes {
         Node node = nodes.get(nodeid);
         return node == null || node.opens.isEmpty() ? null : node.opens.getFirst();
     }
+
+    /**
+     * @param nodeid a node
+     * @return one of its files open for writing (not {@link dev.iomap.api.OpenFlag#READ_ONLY}), or null
+     */
+    synchronized IomapFile writableFile(long nodeid) {
+        Node node = nodes.get(nodeid);
+        if (node != null) {
+            for (IomapFile file : node.opens) {
+                if (!file.openFlags().contains(dev.iomap.api.OpenFlag.READ_ONLY)) {
+                    return file;
+                }
+            }
+        }
+        return null;
+    }
 }

@@ -76,7 +76,7 @@ class FileFlagsIoctlTest {
 
     @Test
     void aBitThatIsNoFileFlagIsRefusedWithoutCallingTheFileSystem() throws Exception {
-        assertThat(call(() -> inodes.ioctl("/f", InodeOperations.FS_IOC_SETFLAGS, word(0x4000 | 0x80)))).isEqualTo(-95);
+        assertThat(call(() -> inodes.ioctl("/f", InodeOperations.FS_IOC_SETFLAGS, word(0x4000 | 0x1)))).isEqualTo(-95);
 
         verify(fs, never()).setFileFlags(ArgumentMatchers.anyString(), ArgumentMatchers.anySet());
     }
@@ -90,17 +90,64 @@ class FileFlagsIoctlTest {
     }
 
     @Test
-    void fsgetxattrAnswersZerosAndOtherCommandsAreEnotty() throws Exception {
+    void getAndSetflagsCarryEveryFlagByItsLinuxBit() throws Exception {
+        when(fs.getFileFlags("/f")).thenReturn(EnumSet.of(FileFlag.SYNC, FileFlag.IMMUTABLE, FileFlag.APPEND,
+                FileFlag.NO_DUMP, FileFlag.NO_ATIME, FileFlag.DAX));
+        ByteBuffer data = word(0);
+
+        assertThat(call(() -> inodes.ioctl("/f", InodeOperations.FS_IOC_GETFLAGS, data))).isZero();
+        assertThat(data.order(ByteOrder.nativeOrder()).getInt(0)).isEqualTo(0x8 | 0x10 | 0x20 | 0x40 | 0x80 | 0x0200_0000);
+
+        assertThat(call(() -> inodes.ioctl("/g", InodeOperations.FS_IOC_SETFLAGS, word(0x10 | 0x20)))).isZero();
+        verify(fs).setFileFlags("/g", EnumSet.of(FileFlag.IMMUTABLE, FileFlag.APPEND));
+    }
+
+    @Test
+    void fsgetxattrAnswersTheXflagsAndZerosElsewhere() throws Exception {
+        when(fs.getFileFlags("/f")).thenReturn(EnumSet.of(FileFlag.IMMUTABLE, FileFlag.APPEND, FileFlag.DAX,
+                FileFlag.JOURNAL_DATA));
         ByteBuffer fsxattr = ByteBuffer.allocate(InodeOperations.FSXATTR_BYTES);
         fsxattr.put(0, (byte) 0x5a).put(27, (byte) 0x5a);
 
         assertThat(call(() -> inodes.ioctl("/f", InodeOperations.FS_IOC_FSGETXATTR, fsxattr))).isZero();
-        assertThat(fsxattr.array()).containsOnly(0);
+
+        ByteBuffer read = fsxattr.duplicate().order(ByteOrder.nativeOrder());
+        assertThat(read.getInt(0)).as("FS_XFLAG_IMMUTABLE | APPEND | DAX").isEqualTo(0x8 | 0x10 | 0x8000);
+        assertThat(java.util.Arrays.copyOfRange(fsxattr.array(), 4, 28)).containsOnly(0);
+    }
+
+    @Test
+    void fssetxattrSetsTheXflagsAndKeepsFlagsWithoutOne() throws Exception {
+        when(fs.getFileFlags("/f")).thenReturn(EnumSet.of(FileFlag.JOURNAL_DATA, FileFlag.NO_DUMP));
+        ByteBuffer fsxattr = ByteBuffer.allocate(InodeOperations.FSXATTR_BYTES).order(ByteOrder.nativeOrder());
+        fsxattr.putInt(0, 0x8000 | 0x40);
+
+        assertThat(call(() -> inodes.ioctl("/f", InodeOperations.FS_IOC_FSSETXATTR, fsxattr))).isZero();
+
+        verify(fs).setFileFlags("/f", EnumSet.of(FileFlag.JOURNAL_DATA, FileFlag.DAX, FileFlag.NO_ATIME));
+    }
+
+    @Test
+    void fssetxattrRefusesAnUnknownXflagAndAnExtentSize() throws Exception {
+        when(fs.getFileFlags("/f")).thenReturn(Set.of());
+        ByteBuffer unknown = ByteBuffer.allocate(InodeOperations.FSXATTR_BYTES).order(ByteOrder.nativeOrder());
+        unknown.putInt(0, 0x1);
+        ByteBuffer extsize = ByteBuffer.allocate(InodeOperations.FSXATTR_BYTES).order(ByteOrder.nativeOrder());
+        extsize.putInt(4, 65536);
+
+        assertThat(call(() -> inodes.ioctl("/f", InodeOperations.FS_IOC_FSSETXATTR, unknown))).isEqualTo(-95);
+        assertThat(call(() -> inodes.ioctl("/f", InodeOperations.FS_IOC_FSSETXATTR, extsize))).isEqualTo(-22);
+        verify(fs, never()).setFileFlags(ArgumentMatchers.anyString(), ArgumentMatchers.anySet());
+    }
+
+    @Test
+    void otherCommandsAreEnotty() throws Exception {
         assertThat(call(() -> inodes.ioctl("/f", 0x80087601, word(0)))).isEqualTo(-25);
-        assertThat(call(() -> inodes.ioctl("/f", 0x401c5820, ByteBuffer.allocate(28)))).isEqualTo(-25);
         assertThat(InodeOperations.ioctlBytes(InodeOperations.FS_IOC_GETFLAGS)).isEqualTo(4);
         assertThat(InodeOperations.ioctlBytes(InodeOperations.FS_IOC_SETFLAGS)).isEqualTo(4);
         assertThat(InodeOperations.ioctlBytes(InodeOperations.FS_IOC_FSGETXATTR)).isEqualTo(28);
+        assertThat(InodeOperations.ioctlBytes(InodeOperations.FS_IOC_FSSETXATTR)).isEqualTo(28);
+        assertThat(InodeOperations.ioctlReads(InodeOperations.FS_IOC_FSSETXATTR)).isTrue();
         assertThat(InodeOperations.ioctlBytes(0x80087601)).isZero();
     }
 

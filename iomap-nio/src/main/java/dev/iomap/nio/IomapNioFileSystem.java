@@ -383,7 +383,8 @@ final class IomapNioFileSystem extends FileSystem {
     /**
      * Opens as {@code flags} say: {@code DIRECT} as a {@link dev.iomap.api.OpenFlag#DIRECT} open,
      * {@code APPEND} as an {@link dev.iomap.api.OpenFlag#APPEND} one (each write lands at the end the
-     * filesystem knows when it runs, also against other channels and cluster nodes).
+     * filesystem knows when it runs, also against other channels and cluster nodes), an open for reading
+     * alone of an existing file as a {@link dev.iomap.api.OpenFlag#READ_ONLY} one (an immutable file opens).
      */
     private IomapFile openFile(String name, OpenFlags flags, NewInodeAttributes created) throws IOException {
         var wanted = java.util.EnumSet.noneOf(dev.iomap.api.OpenFlag.class);
@@ -398,6 +399,9 @@ final class IomapNioFileSystem extends FileSystem {
             wanted.add(dev.iomap.api.OpenFlag.APPEND);
         }
         if (wanted.isEmpty()) {
+            if (!flags.write() && !flags.create() && !flags.createNew()) {
+                return iomap.open(name, java.util.Set.of(dev.iomap.api.OpenFlag.READ_ONLY));
+            }
             return openPlain(name, flags, created);
         }
         // Created (or found) as usual, then opened again with the flags.

@@ -71,7 +71,16 @@ public abstract class AdapterContractSuite {
         }
     }
 
-    /** Mode, owner, group and times. */
+    /** Inode flags: chattr's immutable, append-only, sync, nodump, noatime and DAX. */
+    @Nested
+    public class InodeFlags extends InodeFlagsContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return AdapterContractSuite.this.fixture();
+        }
+    }
+
+        /** Mode, owner, group and times. */
     @Nested
     public class Attributes extends AttributesContract {
         @Override

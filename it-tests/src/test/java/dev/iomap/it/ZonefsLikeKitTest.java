@@ -13,6 +13,7 @@ import dev.iomap.testkit.CapabilityContract;
 import dev.iomap.testkit.FiemapContract;
 import dev.iomap.testkit.Geometry;
 import dev.iomap.testkit.LinksContract;
+import dev.iomap.testkit.InodeFlagsContract;
 import dev.iomap.testkit.SpecialFilesContract;
 import dev.iomap.testkit.NamesContract;
 import dev.iomap.testkit.RenameFlagsContract;
@@ -124,7 +125,16 @@ class ZonefsLikeKitTest {
         }
     }
 
-    /** Special files: zonefs-like does not declare SPECIAL_FILES, so every test but the refusal skips. */
+    /** Inode flags: zonefs-like does not declare INODE_FLAGS, so every test but the refusal skips. */
+    @Nested
+    class InodeFlags extends InodeFlagsContract {
+        @Override
+        protected AdapterFixture fixture() {
+            return ZonefsLikeKitTest.this.fixture();
+        }
+    }
+
+        /** Special files: zonefs-like does not declare SPECIAL_FILES, so every test but the refusal skips. */
     @Nested
     class SpecialFiles extends SpecialFilesContract {
         @Override

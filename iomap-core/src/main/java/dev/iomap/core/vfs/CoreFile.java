@@ -2,6 +2,7 @@ package dev.iomap.core.vfs;
 
 import dev.iomap.api.Capability;
 import dev.iomap.api.FallocateMode;
+import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileExtent;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.InvalidRangeException;
@@ -9,6 +10,7 @@ import dev.iomap.api.IomapFile;
 import dev.iomap.api.MappedFile;
 import dev.iomap.api.NotSupportedException;
 import dev.iomap.api.OpenFlag;
+import dev.iomap.api.OperationNotPermittedException;
 import dev.iomap.api.RwFlag;
 import dev.iomap.core.dio.DirectIo;
 import dev.iomap.spi.FileOps;
@@ -167,6 +169,7 @@ final class CoreFile implements IomapFile {
 
     private int write(long pos, ByteBuffer src, boolean uncached, boolean atomic) throws IOException {
         ensureOpen();
+        mayChange("write", false);
         try (FileOps.FileUse _ = fs.files().use(inode, true)) {
             if (src.hasRemaining()) {
                 fs.touch(inode);
@@ -179,7 +182,7 @@ final class CoreFile implements IomapFile {
                 fs.require(Capability.RANDOM_WRITE, "a write at " + pos + " (not at EOF " + inode.size() + ")");
             }
             int written = writeAt(pos, src, uncached, atomic);
-            if (written > 0 && flags.contains(OpenFlag.DSYNC)) {
+            if (written > 0 && synchronous()) {
                 dataSync(pos, pos + written);
             }
             return written;
@@ -200,10 +203,38 @@ final class CoreFile implements IomapFile {
             landed[0] = inode.size();
             landed[1] = writeAt(landed[0], src, uncached, atomic);
         });
-        if (landed[1] > 0 && flags.contains(OpenFlag.DSYNC)) {
+        if (landed[1] > 0 && synchronous()) {
             dataSync(landed[0], landed[0] + landed[1]);
         }
         return (int) landed[1];
+    }
+
+    /** @return whether writes are synchronous: {@link OpenFlag#DSYNC}, or the inode's {@link FileFlag#SYNC} */
+    private boolean synchronous() {
+        return flags.contains(OpenFlag.DSYNC) || inode.fileFlags().contains(FileFlag.SYNC);
+    }
+
+    /**
+     * Linux's refusals of a change through an open file, EPERM: a {@link OpenFlag#READ_ONLY} open (Linux:
+     * EBADF), an immutable inode ({@code IS_IMMUTABLE}, as ext4 and {@code generic_copy_file_checks}
+     * check it for a file opened before it became immutable) and, for a change that is no append, an
+     * append-only one ({@code IS_APPEND}: truncate, punch, collapse, clone into it).
+     *
+     * @param what the change, for the message
+     * @param appendOnlyRefuses whether an append-only inode refuses it
+     */
+    private void mayChange(String what, boolean appendOnlyRefuses) throws OperationNotPermittedException {
+        String path = "inode " + inode.ino();
+        if (flags.contains(OpenFlag.READ_ONLY)) {
+            throw new OperationNotPermittedException(path, what + " through a read-only open");
+        }
+        Set<FileFlag> inodeFlags = inode.fileFlags();
+        if (inodeFlags.contains(FileFlag.IMMUTABLE)) {
+            throw new OperationNotPermittedException(path, what + " of an immutable file");
+        }
+        if (appendOnlyRefuses && inodeFlags.contains(FileFlag.APPEND)) {
+            throw new OperationNotPermittedException(path, what + " of an append-only file");
+        }
     }
 
     private int writeAt(long pos, ByteBuffer src, boolean uncached, boolean atomic) throws IOException {
@@ -233,6 +264,7 @@ final class CoreFile implements IomapFile {
         ensureOpen();
         fs.require(Capability.TRUNCATE, "truncate");
         InvalidRangeException.checkRange("truncate of inode " + inode.ino(), size, 0, inode.maxFileSize());
+        mayChange("truncate", true);
         try (FileOps.FileUse _ = fs.files().use(inode, true)) {
             inode.withExclusiveLock(() -> {
                 fs.files().checkSetSize(inode, size);
@@ -256,6 +288,7 @@ final class CoreFile implements IomapFile {
             case ZERO_RANGE -> fs.require(Capability.ZERO_RANGE, "zero range");
             default -> throw new IllegalStateException(mode.name());
         }
+        mayChange("fallocate " + mode, mode != FallocateMode.ALLOCATE);
         long end = offset + length;
         try (FileOps.FileUse _ = fs.files().use(inode, true)) {
             inode.withExclusiveLock(() -> {
@@ -299,6 +332,7 @@ final class CoreFile implements IomapFile {
     public void unshare(long offset, long length) throws IOException {
         ensureOpen();
         fs.require(Capability.COPY_ON_WRITE, "unshare");
+        mayChange("unshare", true);
         inode.unshare(offset, length);
     }
 
@@ -310,6 +344,7 @@ final class CoreFile implements IomapFile {
             throw new InvalidRangeException("clone source must be an open file of the same filesystem");
         }
         src.ensureOpen();
+        mayChange("clone", true);
         CloneRange.clone(fs.files(), src.inode, srcOffset, inode, dstOffset, length);
     }
 

@@ -72,6 +72,8 @@ final class CoreFileSystem implements IomapFileSystem {
     private final InodeOps inodes;
     private final FileOps files;
     private final XattrOps xattrs;
+    /** Linux's refusals for immutable and append-only inodes. */
+    private final InodeFlagRules flagRules;
     private final IomapCache cache;
     private final Set<Capability> capabilities;
     /** What atomic writes the regular files take: the adapter's limits, checked once at mount. */
@@ -100,6 +102,7 @@ final class CoreFileSystem implements IomapFileSystem {
         this.files = mount.fileOps();
         this.xattrs = mount.xattrOps();
         this.capabilities = Capability.withImplied(adapter.capabilities());
+        this.flagRules = new InodeFlagRules(inodes, capabilities.contains(Capability.INODE_FLAGS));
         this.atomicWriteLimits = atomicWriteLimits(adapter, mount, capabilities);
         this.cache = new IomapCache(options.pageCache(), device);
         cache.onOutOfMemory(this::shutDown);
@@ -241,6 +244,7 @@ final class CoreFileSystem implements IomapFileSystem {
         }
         return locked(() -> {
             Parent parent = parent(path);
+            flagRules.mayCreateIn(parent.dir(), path);
             long ino = inodes.create(parent.dir(), parent.name(), FileType.REGULAR, attributes);
             return openInode(ino);
         });
@@ -264,6 +268,7 @@ final class CoreFileSystem implements IomapFileSystem {
                 throw new FileSystemException(path, null, type == FileType.DIRECTORY ? "Is a directory"
                         : "not a regular file: " + type);
             }
+            flagRules.mayOpen(ino, openFlags, path);
             return openInode(ino, openFlags);
         });
     }
@@ -278,6 +283,7 @@ final class CoreFileSystem implements IomapFileSystem {
         require(Capability.DIRECTORIES, "mkdir");
         locked(() -> {
             Parent parent = parent(path);
+            flagRules.mayCreateIn(parent.dir(), path);
             return inodes.create(parent.dir(), parent.name(), FileType.DIRECTORY, attributes);
         });
     }
@@ -297,6 +303,7 @@ final class CoreFileSystem implements IomapFileSystem {
         byte[] bytes = FileNames.checkTarget(target);
         locked(() -> {
             Parent parent = parent(link);
+            flagRules.mayCreateIn(parent.dir(), link);
             return inodes.symlink(parent.dir(), parent.name(), bytes, attributes);
         });
     }
@@ -313,6 +320,7 @@ final class CoreFileSystem implements IomapFileSystem {
         require(Capability.SPECIAL_FILES, "special file");
         locked(() -> {
             Parent parent = parent(path);
+            flagRules.mayCreateIn(parent.dir(), path);
             return inodes.mknod(parent.dir(), parent.name(), type, rdev, attributes);
         });
     }
@@ -337,7 +345,9 @@ final class CoreFileSystem implements IomapFileSystem {
             if (inodes.getattr(ino).type() == FileType.DIRECTORY) {
                 throw new OperationNotPermittedException(existing, "hard link to a directory");
             }
+            flagRules.mayLink(ino, existing);
             Parent parent = parent(link);
+            flagRules.mayCreateIn(parent.dir(), link);
             inodes.link(ino, parent.dir(), parent.name());
             return null;
         });
@@ -352,6 +362,10 @@ final class CoreFileSystem implements IomapFileSystem {
                 throw new NotSupportedException("mode of symbolic link '" + path + "': links have no mode of"
                         + " their own");
             }
+            if (change.access() && flagRules.skipsAccessTime(ino)) {
+                return stat(ino);
+            }
+            flagRules.maySetattr(ino, change, path);
             if (!change.isEmpty()) {
                 CachedInode cached = cache.inode(ino);
                 if (cached != null) {
@@ -385,6 +399,7 @@ final class CoreFileSystem implements IomapFileSystem {
         locked(() -> {
             long ino = resolve(path, false);
             refuseUserXattrOnLink(path, ino, name);
+            flagRules.mayChangeXattrs(ino, path);
             xattrs.setxattr(ino, name, copy, mode);
             return null;
         });
@@ -397,6 +412,7 @@ final class CoreFileSystem implements IomapFileSystem {
         locked(() -> {
             long ino = resolve(path, false);
             refuseUserXattrOnLink(path, ino, name);
+            flagRules.mayChangeXattrs(ino, path);
             xattrs.removexattr(ino, name);
             return null;
         });
@@ -413,9 +429,22 @@ final class CoreFileSystem implements IomapFileSystem {
         if (copy.contains(FileFlag.JOURNAL_DATA)) {
             require(Capability.JOURNALED_DATA, "journaled data");
         }
+        for (FileFlag flag : copy) {
+            if (flag != FileFlag.JOURNAL_DATA) {
+                require(Capability.INODE_FLAGS, "the inode flag " + flag);
+            }
+        }
         locked(() -> {
             long ino = resolve(path, true);
-            inodes.setflags(ino, Optional.ofNullable(cache.inode(ino)), copy);
+            FileType type = copy.contains(FileFlag.DAX) ? inodes.getattr(ino).type() : FileType.REGULAR;
+            if (type != FileType.REGULAR && type != FileType.DIRECTORY) {
+                throw new IllegalArgumentException(path + ": the DAX flag is for regular files and directories");
+            }
+            CachedInode cached = cache.inode(ino);
+            inodes.setflags(ino, Optional.ofNullable(cached), copy);
+            if (cached != null) {
+                cached.fileFlags(copy);
+            }
             return null;
         });
     }
@@ -459,6 +488,7 @@ final class CoreFileSystem implements IomapFileSystem {
             if (hasTrailingSlash(path) && inodes.getattr(ino).type() != FileType.DIRECTORY) {
                 throw new NotDirectoryException(path);
             }
+            flagRules.mayDelete(parent.dir(), ino, path);
             inodes.unlink(parent.dir(), parent.name());
             forgetIfUnlinked(ino);
             return null;
@@ -469,6 +499,7 @@ final class CoreFileSystem implements IomapFileSystem {
     public void rmdir(String path) throws IOException {
         locked(() -> {
             Parent parent = parent(path);
+            flagRules.mayDelete(parent.dir(), inodes.lookup(parent.dir(), parent.name()), path);
             inodes.rmdir(parent.dir(), parent.name());
             return null;
         });
@@ -526,6 +557,11 @@ final class CoreFileSystem implements IomapFileSystem {
                 return null;
             }
             refuseAncestors(source, sourceIno, target, targetIno, to);
+            flagRules.mayDelete(source.dir(), sourceIno, from);
+            flagRules.mayCreateIn(target.dir(), to);
+            if (targetIno >= 0) {
+                flagRules.mayDelete(target.dir(), targetIno, to);
+            }
             long orphan = whiteout == null
                     ? inodes.rename(source.dir(), source.name(), target.dir(), target.name())
                     : inodes.renameWhiteout(source.dir(), source.name(), target.dir(), target.name(), whiteout);
@@ -546,11 +582,13 @@ final class CoreFileSystem implements IomapFileSystem {
         locked(() -> {
             Parent first = parent(from);
             Parent second = parent(to);
-            inodes.lookup(first.dir(), first.name());
-            inodes.lookup(second.dir(), second.name());
+            long firstIno = inodes.lookup(first.dir(), first.name());
+            long secondIno = inodes.lookup(second.dir(), second.name());
             if (first.dir() == second.dir() && first.name().equals(second.name())) {
                 return null;
             }
+            flagRules.mayDelete(first.dir(), firstIno, from);
+            flagRules.mayDelete(second.dir(), secondIno, to);
             inodes.exchange(first.dir(), first.name(), second.dir(), second.name());
             return null;
         });
@@ -731,6 +769,7 @@ final class CoreFileSystem implements IomapFileSystem {
             inode = cache.addInode(ino, mount.blockSize(), info.size(), mount.maxFileSize(), mount.iomapOps(),
                     mount.writebackOps());
         }
+        inode.fileFlags(flagRules.of(ino));
         if (!openCounts.containsKey(ino)) {
             files.open(inode);
         }
