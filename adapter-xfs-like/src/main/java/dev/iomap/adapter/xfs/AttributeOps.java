@@ -1,5 +1,7 @@
 package dev.iomap.adapter.xfs;
 
+import java.util.Set;
+import dev.iomap.api.FileFlag;
 import dev.iomap.adapter.support.BlockRange;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.ns.ChainBlocks;
@@ -79,6 +81,35 @@ final class AttributeOps {
             volume.log.inodeChanged(inode);
         }
         return getattr(ino);
+    }
+
+    /** @return the inode's flags */
+    Set<FileFlag> getflags(long ino) throws IOException {
+        InodeState inode = volume.inode(ino);
+        inode.lock.lock();
+        try {
+            return InodeCodec.inodeFlags(inode.fileFlags);
+        } finally {
+            inode.lock.unlock();
+        }
+    }
+
+    /** Sets the inode's flags and its ctime; the slot joins the running transaction. */
+    void setflags(long ino, Set<FileFlag> flags) throws IOException {
+        for (FileFlag flag : flags) {
+            if (!InodeCodec.keeps(flag)) {
+                throw new NotSupportedException("xfs-like keeps no " + flag + " flag (inode " + ino + ")");
+            }
+        }
+        InodeState inode = volume.inode(ino);
+        inode.lock.lock();
+        try {
+            inode.fileFlags = InodeCodec.slotBits(flags);
+            inode.ctime = Instant.now();
+        } finally {
+            inode.lock.unlock();
+        }
+        volume.log.inodeChanged(inode);
     }
 
     /**

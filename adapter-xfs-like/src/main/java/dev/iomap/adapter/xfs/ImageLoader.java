@@ -131,6 +131,7 @@ final class ImageLoader {
         inode.ctime = slot.times().get(2);
         inode.btime = slot.times().get(3);
         inode.rdev = slot.rdev();
+        inode.fileFlags = slot.flags() & ~InodeCodec.FLAG_EXTENT_LIST;
         readAttached(inode, slot, where);
         List<Extent> extents = slot.listHead() == 0 ? slot.inline() : readList(image, inode, slot, where);
         if (extents.size() != slot.dataCount() + slot.cowCount()) {

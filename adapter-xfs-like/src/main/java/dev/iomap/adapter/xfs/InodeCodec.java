@@ -1,5 +1,8 @@
 package dev.iomap.adapter.xfs;
 
+import java.util.Set;
+import java.util.EnumSet;
+import dev.iomap.api.FileFlag;
 import dev.iomap.adapter.support.BlockReader;
 import dev.iomap.adapter.support.BlockWriter;
 import dev.iomap.adapter.support.Extent;
@@ -24,8 +27,52 @@ import java.util.function.LongFunction;
 final class InodeCodec {
     /** Slot flag: the extents are in extent-list blocks, not in the slot. */
     static final int FLAG_EXTENT_LIST = 1;
+    /**
+     * The inode flags (chattr) in the slot's flags byte, bits 1 to 6: {@link FileFlag#SYNC},
+     * {@link FileFlag#IMMUTABLE}, {@link FileFlag#APPEND}, {@link FileFlag#NO_DUMP}, {@link FileFlag#NO_ATIME},
+     * {@link FileFlag#DAX}; an image written before they were kept has 0 there.
+     */
+    private static final List<FileFlag> SLOT_FLAGS = List.of(FileFlag.SYNC, FileFlag.IMMUTABLE, FileFlag.APPEND,
+            FileFlag.NO_DUMP, FileFlag.NO_ATIME, FileFlag.DAX);
+    /** Every bit a slot's flags byte may have. */
+    private static final int KNOWN_FLAGS = FLAG_EXTENT_LIST | ((1 << SLOT_FLAGS.size()) - 1) << 1;
 
     private InodeCodec() {
+    }
+
+    /**
+     * @param flags inode flags, each of {@link #SLOT_FLAGS}
+     * @return their bits in a slot's flags byte
+     */
+    static int slotBits(Set<FileFlag> flags) {
+        int bits = 0;
+        for (FileFlag flag : flags) {
+            int index = SLOT_FLAGS.indexOf(flag);
+            if (index < 0) {
+                throw new IllegalArgumentException("xfs-like keeps no " + flag + " flag");
+            }
+            bits |= 1 << (index + 1);
+        }
+        return bits;
+    }
+
+    /**
+     * @param bits a slot's flags byte
+     * @return the inode flags in it
+     */
+    static Set<FileFlag> inodeFlags(int bits) {
+        Set<FileFlag> flags = EnumSet.noneOf(FileFlag.class);
+        for (int i = 0; i < SLOT_FLAGS.size(); i++) {
+            if ((bits & 1 << (i + 1)) != 0) {
+                flags.add(SLOT_FLAGS.get(i));
+            }
+        }
+        return flags;
+    }
+
+    /** @return whether xfs-like keeps the flag */
+    static boolean keeps(FileFlag flag) {
+        return SLOT_FLAGS.contains(flag);
     }
 
     /**
@@ -33,7 +80,7 @@ final class InodeCodec {
      *
      * @param ino the inode number stored in it
      * @param typeCode 0 free, else {@link FileTypeCodes}' code
-     * @param flags {@link #FLAG_EXTENT_LIST}
+     * @param flags {@link #FLAG_EXTENT_LIST} and the inode flags ({@link #inodeFlags})
      * @param mode permission bits
      * @param nlink names
      * @param size the on-disk size (a symbolic link: its target's length)
@@ -118,7 +165,7 @@ final class InodeCodec {
         List<Extent> cow = state.persistedCow();
         boolean inList = !state.listBlocks.isEmpty();
         BlockWriter writer = BlockWriter.allocate(XfsLayout.INODE_BYTES, "xfs-like inode " + state.ino);
-        writer.putByte(FileTypeCodes.code(state.type)).putByte(inList ? FLAG_EXTENT_LIST : 0)
+        writer.putByte(FileTypeCodes.code(state.type)).putByte((inList ? FLAG_EXTENT_LIST : 0) | state.fileFlags)
                 .putByte(state.mode & 0xFF).putByte(state.mode >>> 8)
                 .putInt(state.nlink)
                 .putLong(state.ino)
@@ -207,7 +254,7 @@ final class InodeCodec {
         byte[] inlineTarget = null;
         if (typeCode != XfsLayout.TYPE_FREE) {
             FileType type = FileTypeCodes.typeOf(typeCode);
-            if (ino != expectedIno || type == null || (flags & ~FLAG_EXTENT_LIST) != 0 || nlink < 0 || size < 0
+            if (ino != expectedIno || type == null || (flags & ~KNOWN_FLAGS) != 0 || nlink < 0 || size < 0
                     || dataCount < 0 || cowCount < 0 || (mode & ~NewInodeAttributes.MODE_MASK) != 0
                     || (rdev != 0 && !type.isDevice())) {
                 throw reader.corrupt("inode slot " + expectedIno + " is damaged (ino " + ino + ", type "

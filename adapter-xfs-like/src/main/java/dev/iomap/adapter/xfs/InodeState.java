@@ -58,6 +58,8 @@ final class InodeState implements NamespaceInode {
     byte[] target;
     /** A device node's number, else 0 (kept in the slot's device-number field). */
     long rdev;
+    /** The inode flags, as bits of the slot's flags byte ({@link InodeCodec#slotBits}). */
+    int fileFlags;
     /** The extended attributes; never null. */
     XattrSet xattrs = new XattrSet();
     DirectoryBlocks directory;

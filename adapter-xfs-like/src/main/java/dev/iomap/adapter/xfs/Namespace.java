@@ -7,6 +7,7 @@ import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.ns.DirectoryBlocks;
 import dev.iomap.adapter.support.ns.PosixNamespace;
 import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileType;
 import dev.iomap.api.InvalidRangeException;
 import dev.iomap.api.NewInodeAttributes;
@@ -145,6 +146,8 @@ final class Namespace implements PosixNamespace.Store<InodeState> {
         inode.born(wanted.now());
         inode.nlink = wanted.linkCount();
         inode.rdev = wanted.rdev();
+        inode.fileFlags = InodeCodec.slotBits(FileFlag.inheritedFrom(InodeCodec.inodeFlags(dir.fileFlags),
+                wanted.type()));
         inode.parent = wanted.type() == FileType.DIRECTORY ? wanted.dirIno() : 0;
         volume.inodes.put(ino, inode);
         volume.usedInodes.set((int) ino);

@@ -52,7 +52,8 @@ public final class XfsLikeAdapter implements FileSystemAdapter {
                 Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.COPY_ON_WRITE, Capability.CLONE,
                 Capability.TRUNCATE, Capability.RANDOM_WRITE, Capability.DURABLE_FSYNC,
                 Capability.RENAME_EXCHANGE, Capability.SYMLINKS, Capability.HARD_LINKS, Capability.SPECIAL_FILES,
-                Capability.POSIX_ATTRIBUTES, Capability.XATTRS, Capability.DIRECT_IO, Capability.ATOMIC_WRITES));
+                Capability.POSIX_ATTRIBUTES, Capability.XATTRS, Capability.DIRECT_IO, Capability.ATOMIC_WRITES,
+                Capability.INODE_FLAGS));
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.iomap.api.CorruptFileSystemException;
 import dev.iomap.api.DirEntry;
 import dev.iomap.api.FallocateMode;
 import dev.iomap.adapter.support.ns.PosixNamespace;
+import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileType;
 import dev.iomap.api.FsStat;
 import dev.iomap.api.AttributeChange;
@@ -29,6 +30,8 @@ import dev.iomap.spi.XattrOps;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * One mounted xfs-like filesystem: the adapter's side of the mount.
@@ -209,6 +212,20 @@ final class XfsLikeMount implements MountedFileSystem, SuperOps, InodeOps, FileO
             return 0L;
         });
         return result[0];
+    }
+
+    @Override
+    public Set<FileFlag> getflags(long ino) throws IOException {
+        return read(() -> attributes.getflags(ino));
+    }
+
+    /** Flags change as any attribute: in the running transaction, durable with the next commit or fsync. */
+    @Override
+    public void setflags(long ino, Optional<IomapInode> cached, Set<FileFlag> flags) throws IOException {
+        change(() -> {
+            attributes.setflags(ino, flags);
+            return 0L;
+        });
     }
 
     /** Sets mtime and ctime under the inode's lock only; the slot joins the next commit. */
