@@ -70,7 +70,8 @@ public final class BcachefsLikeAdapter implements FileSystemAdapter {
      * writes anywhere, always copy-on-write; reflink by shared extents; fsync that survives a power cut (the
      * journal of keys is flushed up to the inode's last transaction after its data is on the device);
      * rename exchange in one transaction; symbolic and hard links; mode, owner and four times; extended
-     * attributes. No unwritten extents, no journaled data.
+     * attributes; inode flags (sync, immutable, append, nodump, noatime, DAX: bcachefs's {@code bi_flags}).
+     * No unwritten extents, no journaled data.
      */
     @Override
     public Set<Capability> capabilities() {
@@ -78,7 +79,7 @@ public final class BcachefsLikeAdapter implements FileSystemAdapter {
                 Capability.PUNCH_HOLE, Capability.ZERO_RANGE, Capability.COPY_ON_WRITE, Capability.CLONE,
                 Capability.TRUNCATE, Capability.RANDOM_WRITE, Capability.DURABLE_FSYNC, Capability.RENAME_EXCHANGE,
                 Capability.SYMLINKS, Capability.HARD_LINKS, Capability.SPECIAL_FILES, Capability.POSIX_ATTRIBUTES,
-                Capability.XATTRS,
+                Capability.XATTRS, Capability.INODE_FLAGS,
                 Capability.DATA_CHECKSUMS, Capability.DIRECT_IO, Capability.ATOMIC_WRITES));
     }
 

@@ -3,10 +3,14 @@ package dev.iomap.adapter.bcachefs;
 import dev.iomap.adapter.support.ns.FileTypeCodes;
 import dev.iomap.adapter.support.ns.NamespaceInode;
 import dev.iomap.api.CorruptFileSystemException;
+import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileType;
+import dev.iomap.api.NotSupportedException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
  * An inode as its key {@code (INODES, ino, 0)} holds it (bcachefs's {@code bch_inode}). Mutable: the
@@ -20,6 +24,24 @@ final class InodeRecord implements NamespaceInode {
     static final int DEVICE_BYTES = BYTES + 8;
     /** The largest size of any inode, the format's limit (1 TiB): a larger one is damage. */
     static final long MAX_SIZE = 1L << 40;
+    /** Flag bit: {@link FileFlag#SYNC} (bcachefs's {@code BCH_INODE_sync}, bit 0 of {@code bi_flags}). */
+    static final int FLAG_SYNC = 1;
+    /** Flag bit: {@link FileFlag#IMMUTABLE} ({@code BCH_INODE_immutable}). */
+    static final int FLAG_IMMUTABLE = 1 << 1;
+    /** Flag bit: {@link FileFlag#APPEND} ({@code BCH_INODE_append}). */
+    static final int FLAG_APPEND = 1 << 2;
+    /** Flag bit: {@link FileFlag#NO_DUMP} ({@code BCH_INODE_nodump}). */
+    static final int FLAG_NO_DUMP = 1 << 3;
+    /** Flag bit: {@link FileFlag#NO_ATIME} ({@code BCH_INODE_noatime}). */
+    static final int FLAG_NO_ATIME = 1 << 4;
+    /**
+     * Flag bit: {@link FileFlag#DAX}. bcachefs has no DAX flag; this model keeps it at bit 16, clear of the
+     * bits bcachefs gives its own inode states (5 and up).
+     */
+    static final int FLAG_DAX = 1 << 16;
+    /** Every bit the flags field may have; any other is damage. */
+    static final int KNOWN_FLAGS = FLAG_SYNC | FLAG_IMMUTABLE | FLAG_APPEND | FLAG_NO_DUMP | FLAG_NO_ATIME
+            | FLAG_DAX;
 
     final long ino;
     FileType type;
@@ -33,6 +55,10 @@ final class InodeRecord implements NamespaceInode {
     Instant mtime;
     Instant ctime;
     Instant btime;
+    /**
+     * The inode flags (chattr), as bits {@code FLAG_*} of the value's u32 at offset 56: bcachefs's
+     * {@code bi_flags}. Images written before flags were kept hold 0 there, so they read as no flags.
+     */
     int flags;
     long generation;
     /** Parent directory (directories only; 0 otherwise). */
@@ -105,6 +131,10 @@ final class InodeRecord implements NamespaceInode {
         r.ctime = instant(b.getLong());
         r.btime = instant(b.getLong());
         r.flags = b.getInt();
+        if ((r.flags & ~KNOWN_FLAGS) != 0) {
+            throw new CorruptFileSystemException("inode " + ino + " has flags 0x" + Integer.toHexString(r.flags)
+                    + " (unknown bits 0x" + Integer.toHexString(r.flags & ~KNOWN_FLAGS) + ")");
+        }
         r.generation = b.getLong();
         r.parent = b.getLong();
         r.blocks = b.getLong();
@@ -137,6 +167,55 @@ final class InodeRecord implements NamespaceInode {
         r.blocks = blocks;
         r.rdev = rdev;
         return r;
+    }
+
+    /**
+     * @param flags inode flags
+     * @return their bits in the flags field
+     * @throws NotSupportedException for a flag this format does not keep ({@link FileFlag#JOURNAL_DATA})
+     */
+    static int flagBits(Set<FileFlag> flags) throws NotSupportedException {
+        int bits = 0;
+        for (FileFlag flag : flags) {
+            bits |= switch (flag) {
+                case SYNC -> FLAG_SYNC;
+                case IMMUTABLE -> FLAG_IMMUTABLE;
+                case APPEND -> FLAG_APPEND;
+                case NO_DUMP -> FLAG_NO_DUMP;
+                case NO_ATIME -> FLAG_NO_ATIME;
+                case DAX -> FLAG_DAX;
+                case JOURNAL_DATA -> throw new NotSupportedException("bcachefs-like keeps no " + flag
+                        + " flag (it has no journaled data)");
+            };
+        }
+        return bits;
+    }
+
+    /**
+     * @param bits a flags field (only {@link #KNOWN_FLAGS} bits: decode refuses others)
+     * @return the inode flags it holds
+     */
+    static Set<FileFlag> fileFlags(int bits) {
+        Set<FileFlag> flags = EnumSet.noneOf(FileFlag.class);
+        if ((bits & FLAG_SYNC) != 0) {
+            flags.add(FileFlag.SYNC);
+        }
+        if ((bits & FLAG_IMMUTABLE) != 0) {
+            flags.add(FileFlag.IMMUTABLE);
+        }
+        if ((bits & FLAG_APPEND) != 0) {
+            flags.add(FileFlag.APPEND);
+        }
+        if ((bits & FLAG_NO_DUMP) != 0) {
+            flags.add(FileFlag.NO_DUMP);
+        }
+        if ((bits & FLAG_NO_ATIME) != 0) {
+            flags.add(FileFlag.NO_ATIME);
+        }
+        if ((bits & FLAG_DAX) != 0) {
+            flags.add(FileFlag.DAX);
+        }
+        return flags;
     }
 
     /** @return nanoseconds since the epoch, saturated to the range of a long (years 1677 to 2262) */

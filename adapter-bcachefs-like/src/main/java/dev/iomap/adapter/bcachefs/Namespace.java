@@ -5,6 +5,7 @@ import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AtomicWriteLimits;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
@@ -13,6 +14,7 @@ import dev.iomap.api.NoSpaceException;
 import dev.iomap.api.NoSuchAttributeException;
 import dev.iomap.api.XattrMode;
 import dev.iomap.spi.InodeOps;
+import dev.iomap.spi.IomapInode;
 import dev.iomap.spi.XattrOps;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -26,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The POSIX namespace of a bcachefs-like mount: inodes, directory entries, symbolic links, hard
@@ -147,6 +150,29 @@ abstract class Namespace implements InodeOps, XattrOps {
             return null;
         });
         return getattr(ino);
+    }
+
+    /** Served from the cached record (read and cached from the store the first time). */
+    @Override
+    public Set<FileFlag> getflags(long ino) throws IOException {
+        return locked(() -> InodeRecord.fileFlags(volume.inode(ino).flags));
+    }
+
+    /**
+     * Flags change as any attribute: the record with the new flags and ctime in one transaction, durable
+     * with the next journal flush (fsync of the inode, sync). {@link FileFlag#JOURNAL_DATA} is refused.
+     */
+    @Override
+    public void setflags(long ino, Optional<IomapInode> cached, Set<FileFlag> flags) throws IOException {
+        int bits = InodeRecord.flagBits(flags);
+        locked(() -> {
+            InodeRecord r = volume.inode(ino).copy();
+            r.flags = bits;
+            r.ctime = Instant.now();
+            volume.tx().put(r).commit();
+            volume.cache(r);
+            return null;
+        });
     }
 
     private XattrSet xattrs(long ino) throws IOException {
@@ -329,6 +355,8 @@ abstract class Namespace implements InodeOps, XattrOps {
             r.gid = inode.gid();
             r.nlink = inode.linkCount();
             r.rdev = inode.rdev();
+            // A new file or directory inherits the parent's SYNC, NO_DUMP, NO_ATIME and DAX, in this transaction.
+            r.flags = InodeRecord.flagBits(FileFlag.inheritedFrom(InodeRecord.fileFlags(dir.flags), inode.type()));
             r.parent = inode.type() == FileType.DIRECTORY ? inode.dirIno() : 0;
             r.atime = r.mtime = r.ctime = r.btime = inode.now();
             if (inode.target() != null) {
