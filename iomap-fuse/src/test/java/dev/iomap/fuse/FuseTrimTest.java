@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -18,14 +19,14 @@ class FuseTrimTest {
     @TempDir
     Path dir;
 
-    @Test
-    void fstrimDiscardsTheDeletedFilesBlocksAndReportsIt() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"xfs-like", "gfs2-like", "bcachefs-like"})
+    void fstrimDiscardsTheDeletedFilesBlocksAndReportsIt(String adapter) throws Exception {
         MountedImage.assumeFuse();
         assumeTrue(MountedImage.onPath("fstrim"), "fstrim (util-linux) missing");
-        assumeTrue(MountedImage.ADAPTER.equals("xfs-like"), "xfs-like trims its free space");
         Path image = dir.resolve("disk.img");
-        MountedImage.format(MountedImage.ADAPTER, image, 64L << 20);
-        try (MountedImage mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"))) {
+        MountedImage.format(adapter, image, 64L << 20);
+        try (MountedImage mount = MountedImage.mount(adapter, image, dir.resolve("mnt"))) {
             mount.sh("dd if=/dev/urandom of=big bs=1M count=8 status=none && sync big");
             mount.sh("rm big && sync .");
             String out = mount.sh("fstrim -v .");
@@ -35,18 +36,18 @@ class FuseTrimTest {
             mount.sh("printf x > after && sync after && cat after");
             mount.unmount();
         }
-        assertThat(MountedImage.fsck(MountedImage.ADAPTER, image).problems()).isEmpty();
+        assertThat(MountedImage.fsck(adapter, image).problems()).isEmpty();
     }
 
-    @Test
-    void fstrimOnAReadOnlyMountIsRefused() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"xfs-like", "gfs2-like", "bcachefs-like"})
+    void fstrimOnAReadOnlyMountIsRefused(String adapter) throws Exception {
         MountedImage.assumeFuse();
         assumeTrue(MountedImage.onPath("fstrim"), "fstrim (util-linux) missing");
-        assumeTrue(MountedImage.ADAPTER.equals("xfs-like"), "xfs-like trims its free space");
         Path image = dir.resolve("disk.img");
-        MountedImage.format(MountedImage.ADAPTER, image, 64L << 20);
+        MountedImage.format(adapter, image, 64L << 20);
         FuseMountOptions readOnly = FuseMountOptions.defaults().withFuseOptions(List.of("ro"));
-        try (MountedImage mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"), readOnly)) {
+        try (MountedImage mount = MountedImage.mount(adapter, image, dir.resolve("mnt"), readOnly)) {
             MountedImage.ShellResult result = mount.shell("fstrim -v .");
             assertThat(result.exit()).as(result.stdout()).isNotZero();
             assertThat(result.stderr()).contains("Read-only file system");
