@@ -341,8 +341,87 @@ public final class FuseBridge {
      * @throws IOException ENOENT if there is no such name
      */
     Entry lookup(long parent, String name) throws IOException {
+        if (name.equals(".") || name.equals("..")) {
+            return exported(parent, name.equals("."));
+        }
         Nodes.Name at = new Nodes.Name(parent, checked(name));
         return onPath(parent, directory -> handOut(join(directory, name), at));
+    }
+
+    /**
+     * The lookups of {@code FUSE_EXPORT_SUPPORT}, with which the kernel turns a file handle
+     * ({@code open_by_handle_at}, an NFS export) back into an inode it no longer caches: "{@code .}" of a
+     * node id asks for that inode itself, "{@code ..}" of a directory's for its parent. A node the table
+     * no longer holds is looked for by its inode number, walking the tree from the root (there are no
+     * parent pointers for files: the cost is one listing per directory walked, paid only by a handle
+     * whose inode the kernel forgot); the directories on the way are remembered without a lookup count so
+     * that the inode has a path. The kernel compares the generation it gets with the handle's, so an inode
+     * number reused for a new file answers ESTALE, as a removed one (ENOENT here) does.
+     *
+     * @param nodeid the node id of the handle, or of the directory whose parent is asked for
+     * @param self "{@code .}" rather than "{@code ..}"
+     * @return the inode, one lookup counted
+     * @throws IOException ENOENT if no name in the tree has the inode
+     */
+    private Entry exported(long nodeid, boolean self) throws IOException {
+        live();
+        return locked(nodes.namespace().readLock(), () -> {
+            if (!nodes.hasPath(nodeid) && (!self || !findByNumber(nodes.ino(nodeid)))) {
+                throw new NoSuchFileException("node " + nodeid, null, "no name in the file system has its inode");
+            }
+            String path = nodes.path(nodeid);
+            if (!self && !path.equals("/")) {
+                path = path.substring(0, Math.max(1, path.lastIndexOf('/')));
+            }
+            Entry entry = handOut(path, null);
+            if (self && entry.nodeid() != nodeid) {
+                throw new NoSuchFileException(path, null, "names another inode now");
+            }
+            return entry;
+        });
+    }
+
+    /**
+     * Walks the tree breadth first for a name of inode {@code ino} and remembers the names from the root
+     * to it ({@link Nodes#passedThrough}). Namespace read lock held, so no rename moves what it walks.
+     *
+     * @return whether a name was found
+     */
+    private boolean findByNumber(long ino) throws IOException {
+        java.util.ArrayDeque<String> directories = new java.util.ArrayDeque<>();
+        directories.add("/");
+        while (!directories.isEmpty()) {
+            String directory = directories.poll();
+            List<DirEntry> listing;
+            try {
+                listing = fs.readdir(directory);
+            } catch (NoSuchFileException | java.nio.file.AccessDeniedException gone) {
+                continue;
+            }
+            for (DirEntry child : listing) {
+                String path = join(directory, child.name());
+                if (child.ino() == ino) {
+                    rememberNames(path);
+                    return true;
+                }
+                if (child.type() == FileType.DIRECTORY) {
+                    directories.add(path);
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Remembers every name of {@code path} but the root, each under its parent's node. */
+    private void rememberNames(String path) throws IOException {
+        long parent = Nodes.ROOT;
+        StringBuilder prefix = new StringBuilder();
+        for (String name : path.substring(1).split("/")) {
+            prefix.append('/').append(name);
+            Entry entry = entry(inodes.lstat(prefix.toString()));
+            nodes.passedThrough(entry.nodeid(), entry.generation(), new Nodes.Name(parent, name));
+            parent = entry.nodeid();
+        }
     }
 
     private static String join(String directory, String name) {

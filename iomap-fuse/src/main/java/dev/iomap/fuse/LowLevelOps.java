@@ -32,6 +32,7 @@ import java.lang.invoke.MethodHandles;
 final class LowLevelOps {
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
     /** libfuse's {@code FUSE_CAP_*} bits the mount changes in {@code want} (fuse_common.h). */
+    static final int CAP_EXPORT_SUPPORT = 1 << 4;
     static final int CAP_AUTO_INVAL_DATA = 1 << 12;
     static final int CAP_READDIRPLUS = 1 << 13;
     static final int CAP_READDIRPLUS_AUTO = 1 << 14;
@@ -235,7 +236,10 @@ final class LowLevelOps {
      * sent one LOOKUP per entry: 5,000 lookups for 5,000 files), asks for the writeback cache in
      * {@link CacheMode.Mode#WRITEBACK}, and, where the file system keeps modes and extended attributes,
      * for POSIX ACLs ({@code FUSE_CAP_POSIX_ACL}: the kernel enforces them, {@link AclOperations} keeps
-     * them) with {@code FUSE_CAP_DONT_MASK} (the umask is then the file system's to apply).
+     * them) with {@code FUSE_CAP_DONT_MASK} (the umask is then the file system's to apply), and for
+     * {@code FUSE_CAP_EXPORT_SUPPORT}: file handles ({@code open_by_handle_at}, NFS) of inodes the kernel
+     * no longer caches are looked up by node id ({@link FuseBridge#lookup} of "{@code .}" and
+     * "{@code ..}").
      */
     @SuppressWarnings("restricted") // libfuse's struct fuse_conn_info
     void init(MemorySegment userdata, MemorySegment conn) {
@@ -248,6 +252,9 @@ final class LowLevelOps {
         }
         if ((want & CAP_READDIRPLUS) != 0) {
             want &= ~CAP_READDIRPLUS_AUTO;
+        }
+        if ((capable & CAP_EXPORT_SUPPORT) != 0) {
+            want |= CAP_EXPORT_SUPPORT;
         }
         if (cache.writebackCache() && (capable & CAP_WRITEBACK_CACHE) != 0) {
             want |= CAP_WRITEBACK_CACHE;

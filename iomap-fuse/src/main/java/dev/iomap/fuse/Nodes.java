@@ -116,6 +116,34 @@ final class Nodes {
         }
     }
 
+    /**
+     * Remembers a name of a directory on the way to an inode found by number ({@code open_by_handle_at}),
+     * counting no lookup: the kernel never met it; it stays while a name below it is known, so that the
+     * found inode has a path.
+     *
+     * @param nodeid the directory's node id
+     * @param generation its generation
+     * @param name its name
+     */
+    synchronized void passedThrough(long nodeid, int generation, Name name) {
+        Node node = nodes.computeIfAbsent(nodeid, id -> new Node(id, generation));
+        node.generation = generation;
+        addName(node, name);
+    }
+
+    /**
+     * @param nodeid a node
+     * @return whether the table can build its path (it is the root, or has a name up to the root)
+     */
+    synchronized boolean hasPath(long nodeid) {
+        try {
+            path(nodeid);
+            return true;
+        } catch (NoSuchFileException e) {
+            return false;
+        }
+    }
+
     private void addName(Node node, Name name) {
         Node previous = byName.get(name);
         if (previous == node) {
