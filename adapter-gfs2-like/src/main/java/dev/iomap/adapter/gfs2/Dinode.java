@@ -3,11 +3,16 @@ package dev.iomap.adapter.gfs2;
 import dev.iomap.adapter.support.MetadataBlock;
 import dev.iomap.adapter.support.ns.NamespaceInode;
 import dev.iomap.api.CorruptFileSystemException;
+import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * One dinode in memory: a whole block, its number the inode number (GFS2's {@code no_addr}). The
@@ -21,8 +26,35 @@ import java.util.Arrays;
 final class Dinode implements NamespaceInode {
     /** Bytes of the header before the stuffed data or pointers. */
     static final int HEADER_BYTES = 112;
-    /** Flag bit: data journaled (on a directory: inherited by new children). */
-    static final int FLAG_JDATA = 1;
+    /**
+     * Flag bit: data journaled (on a directory: inherited by new children); GFS2's {@code GFS2_DIF_JDATA}
+     * (GFS2 marks the directory's with {@code GFS2_DIF_INHERIT_JDATA}, outside this 16-bit word).
+     */
+    static final int FLAG_JDATA = 0x0001;
+    /** Flag bit: {@link FileFlag#IMMUTABLE}, GFS2's {@code GFS2_DIF_IMMUTABLE}. */
+    static final int FLAG_IMMUTABLE = 0x0020;
+    /** Flag bit: {@link FileFlag#APPEND}, GFS2's {@code GFS2_DIF_APPENDONLY}. */
+    static final int FLAG_APPEND = 0x0040;
+    /** Flag bit: {@link FileFlag#NO_ATIME}, GFS2's {@code GFS2_DIF_NOATIME}. */
+    static final int FLAG_NO_ATIME = 0x0080;
+    /** Flag bit: {@link FileFlag#SYNC}, GFS2's {@code GFS2_DIF_SYNC}. */
+    static final int FLAG_SYNC = 0x0100;
+    /**
+     * Flag bit: {@link FileFlag#NO_DUMP}. GFS2 keeps no such flag; this bit is one GFS2 leaves unused
+     * (its {@code 0x0200} is {@code GFS2_DIF_SYSTEM}, {@code 0x0400} {@code GFS2_DIF_TOPDIR}: both unused here).
+     */
+    static final int FLAG_NO_DUMP = 0x0800;
+    /** Flag bit: {@link FileFlag#DAX}. GFS2 keeps no such flag; this bit is one GFS2 leaves unused. */
+    static final int FLAG_DAX = 0x1000;
+    /** Every bit of {@link #flags} that is an inode flag's. */
+    static final int FILE_FLAG_BITS = FLAG_JDATA | FLAG_IMMUTABLE | FLAG_APPEND | FLAG_NO_ATIME | FLAG_SYNC
+            | FLAG_NO_DUMP | FLAG_DAX;
+
+    /** Each inode flag's bit in {@link #flags}; every {@link FileFlag} has one. */
+    private static final Map<FileFlag, Integer> FLAG_BITS = new EnumMap<>(Map.of(
+            FileFlag.JOURNAL_DATA, FLAG_JDATA, FileFlag.IMMUTABLE, FLAG_IMMUTABLE, FileFlag.APPEND, FLAG_APPEND,
+            FileFlag.NO_ATIME, FLAG_NO_ATIME, FileFlag.SYNC, FLAG_SYNC, FileFlag.NO_DUMP, FLAG_NO_DUMP,
+            FileFlag.DAX, FLAG_DAX));
 
     final long ino;
     FileType type;
@@ -79,6 +111,41 @@ final class Dinode implements NamespaceInode {
     /** @return whether this inode's data goes through the journal */
     boolean jdata() {
         return (flags & FLAG_JDATA) != 0;
+    }
+
+    /** @return whether the flags word has a bit for {@code flag} */
+    static boolean keeps(FileFlag flag) {
+        return FLAG_BITS.containsKey(flag);
+    }
+
+    /**
+     * @param fileFlags inode flags, each {@link #keeps kept}
+     * @return their bits in the flags word
+     */
+    static int flagBits(Set<FileFlag> fileFlags) {
+        int bits = 0;
+        for (FileFlag flag : fileFlags) {
+            Integer bit = FLAG_BITS.get(flag);
+            if (bit == null) {
+                throw new IllegalArgumentException("gfs2-like keeps no " + flag + " flag");
+            }
+            bits |= bit;
+        }
+        return bits;
+    }
+
+    /**
+     * @return the inode flags in {@link #flags} (on a directory, {@link FileFlag#JOURNAL_DATA} is the one its
+     *     new children inherit)
+     */
+    Set<FileFlag> fileFlags() {
+        Set<FileFlag> set = EnumSet.noneOf(FileFlag.class);
+        for (Map.Entry<FileFlag, Integer> e : FLAG_BITS.entrySet()) {
+            if ((flags & e.getValue()) != 0) {
+                set.add(e.getKey());
+            }
+        }
+        return set;
     }
 
     /**

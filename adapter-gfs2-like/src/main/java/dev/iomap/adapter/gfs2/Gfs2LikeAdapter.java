@@ -89,7 +89,9 @@ public final class Gfs2LikeAdapter implements FileSystemAdapter {
      * writes anywhere; fsync that survives a power cut (journal commit after the ordered data); rename
      * exchange in one transaction; symbolic and hard links; mode, owner and four times; extended
      * attributes; journaled data per file (chattr +j, inherited from a directory's flag) or per mount
-     * ({@code data=journal}). No reflink, no copy-on-write, no unwritten extents.
+     * ({@code data=journal}); the inode flags sync, immutable, append-only, nodump, noatime and DAX, kept
+     * in the dinode's flags word (the core enforces them). No reflink, no copy-on-write, no unwritten
+     * extents.
      */
     @Override
     public Set<Capability> capabilities() {
@@ -98,7 +100,7 @@ public final class Gfs2LikeAdapter implements FileSystemAdapter {
                 Capability.DURABLE_FSYNC, Capability.RENAME_EXCHANGE, Capability.SYMLINKS, Capability.HARD_LINKS,
                 Capability.SPECIAL_FILES,
                 Capability.POSIX_ATTRIBUTES, Capability.XATTRS, Capability.JOURNALED_DATA,
-                Capability.DIRECT_IO));
+                Capability.DIRECT_IO, Capability.INODE_FLAGS));
     }
 
     /**

@@ -26,7 +26,6 @@ import dev.iomap.spi.IomapOps;
 import dev.iomap.spi.WritebackOps;
 import java.io.IOException;
 import java.time.Instant;
-import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -653,28 +652,39 @@ final class Gfs2LikeMount extends Namespace implements MountedFileSystem, SuperO
         node.leave();
     }
 
+    /** The flags of the cached dinode (read once, then kept), under the inode's glock in SH on a cluster node. */
     @Override
     public Set<FileFlag> getflags(long ino) throws IOException {
-        return node.glocked(NodeLocks.Plan.shared(ino), () -> read(
-                () -> volume.dinode(ino).jdata() ? EnumSet.of(FileFlag.JOURNAL_DATA) : Set.<FileFlag>of()));
+        return node.glocked(NodeLocks.Plan.shared(ino), () -> read(() -> volume.dinode(ino).fileFlags()));
     }
 
+    /**
+     * Sets the dinode's flags word ({@link Dinode#flagBits}) and ctime in the running transaction, under
+     * the inode's glock in EX on a cluster node: durable with the next commit (fsync, sync). When
+     * {@link FileFlag#JOURNAL_DATA} changes, the file's cached data is written back and its size recorded,
+     * and the transaction committed, under the old mode first ({@code gfs2_set_inode_flags}).
+     */
     @Override
     public void setflags(long ino, Optional<IomapInode> cached, Set<FileFlag> flags) throws IOException {
         checkLive();
-        if (!EnumSet.of(FileFlag.JOURNAL_DATA).containsAll(flags)) {
-            throw new NotSupportedException("inode flags " + flags + " are not supported");
-        }
-        node.glocked(NodeLocks.Plan.exclusive(ino), () -> {
-            if (cached.isPresent()) {
-                cached.get().writeAndWait(0, Long.MAX_VALUE);
-                syncSize(cached.get());
+        for (FileFlag flag : flags) {
+            if (!Dinode.keeps(flag)) {
+                throw new NotSupportedException("inode flags " + flags + " are not supported");
             }
-            tx.commit();
-            return read(() -> {
+        }
+        int bits = Dinode.flagBits(flags);
+        node.glocked(NodeLocks.Plan.exclusive(ino), () -> {
+            boolean jdataChanges = read(() -> volume.dinode(ino).jdata()) != flags.contains(FileFlag.JOURNAL_DATA);
+            if (jdataChanges) {
+                if (cached.isPresent()) {
+                    cached.get().writeAndWait(0, Long.MAX_VALUE);
+                    syncSize(cached.get());
+                }
+                tx.commit();
+            }
+            return change(() -> {
                 Dinode d = volume.dinode(ino);
-                d.flags = flags.contains(FileFlag.JOURNAL_DATA) ? d.flags | Dinode.FLAG_JDATA
-                        : d.flags & ~Dinode.FLAG_JDATA;
+                d.flags = (d.flags & ~Dinode.FILE_FLAG_BITS) | bits;
                 d.ctime = Instant.now();
                 volume.dirtyDinode(d);
                 return null;

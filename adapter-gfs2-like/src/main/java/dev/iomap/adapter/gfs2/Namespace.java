@@ -5,6 +5,7 @@ import dev.iomap.adapter.support.ns.XattrSet;
 import dev.iomap.api.AtomicWriteLimits;
 import dev.iomap.api.AttributeChange;
 import dev.iomap.api.DirEntry;
+import dev.iomap.api.FileFlag;
 import dev.iomap.api.FileNames;
 import dev.iomap.api.FileStat;
 import dev.iomap.api.FileType;
@@ -408,7 +409,10 @@ abstract class Namespace implements InodeOps, XattrOps {
             d.gid = inode.gid();
             d.nlink = inode.linkCount();
             d.parent = inode.dirIno();
-            d.flags = inode.type().isSpecial() ? 0 : dir.flags & Dinode.FLAG_JDATA;
+            // JDATA as before (a directory's is inherited by what is created in it); the chattr flags Linux
+            // passes on (FileFlag.inheritedFrom: regular files and directories only), in this same change.
+            d.flags = inode.type().isSpecial() ? 0 : (dir.flags & Dinode.FLAG_JDATA)
+                    | Dinode.flagBits(FileFlag.inheritedFrom(dir.fileFlags(), inode.type()));
             d.rdev = inode.rdev();
             d.atime = d.mtime = d.ctime = d.btime = inode.now();
             volume.add(d);
