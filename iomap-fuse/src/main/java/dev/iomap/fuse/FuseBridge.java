@@ -127,6 +127,8 @@ public final class FuseBridge {
     private final FileHandles handles = new FileHandles();
     private final Directories directories = new Directories();
     private final InodeOperations inodes;
+    /** Finds an inode the kernel forgot by its number, for {@code FUSE_EXPORT_SUPPORT}'s lookups. */
+    private final ExportLookups exports;
     private final CacheMode cache;
     private final AtimePolicy atime;
     private volatile BooleanSupplier readOnlyMount = () -> false;
@@ -171,6 +173,7 @@ public final class FuseBridge {
         FileStat root = fs.stat("/");
         this.nodes = new Nodes(root.ino());
         this.inodes = new InodeOperations(fs, owner, fs.statfs().blockSize());
+        this.exports = new ExportLookups(fs, nodes, inodes);
     }
 
     /**
@@ -366,7 +369,7 @@ public final class FuseBridge {
     private Entry exported(long nodeid, boolean self) throws IOException {
         live();
         return locked(nodes.namespace().readLock(), () -> {
-            if (!nodes.hasPath(nodeid) && (!self || !findByNumber(nodes.ino(nodeid)))) {
+            if (!nodes.hasPath(nodeid) && (!self || !exports.findByNumber(nodes.ino(nodeid)))) {
                 throw new NoSuchFileException("node " + nodeid, null, "no name in the file system has its inode");
             }
             String path = nodes.path(nodeid);
@@ -379,49 +382,6 @@ public final class FuseBridge {
             }
             return entry;
         });
-    }
-
-    /**
-     * Walks the tree breadth first for a name of inode {@code ino} and remembers the names from the root
-     * to it ({@link Nodes#passedThrough}). Namespace read lock held, so no rename moves what it walks.
-     *
-     * @return whether a name was found
-     */
-    private boolean findByNumber(long ino) throws IOException {
-        java.util.ArrayDeque<String> directories = new java.util.ArrayDeque<>();
-        directories.add("/");
-        while (!directories.isEmpty()) {
-            String directory = directories.poll();
-            List<DirEntry> listing;
-            try {
-                listing = fs.readdir(directory);
-            } catch (NoSuchFileException | java.nio.file.AccessDeniedException gone) {
-                continue;
-            }
-            for (DirEntry child : listing) {
-                String path = join(directory, child.name());
-                if (child.ino() == ino) {
-                    rememberNames(path);
-                    return true;
-                }
-                if (child.type() == FileType.DIRECTORY) {
-                    directories.add(path);
-                }
-            }
-        }
-        return false;
-    }
-
-    /** Remembers every name of {@code path} but the root, each under its parent's node. */
-    private void rememberNames(String path) throws IOException {
-        long parent = Nodes.ROOT;
-        StringBuilder prefix = new StringBuilder();
-        for (String name : path.substring(1).split("/")) {
-            prefix.append('/').append(name);
-            Entry entry = entry(inodes.lstat(prefix.toString()));
-            nodes.passedThrough(entry.nodeid(), entry.generation(), new Nodes.Name(parent, name));
-            parent = entry.nodeid();
-        }
     }
 
     private static String join(String directory, String name) {
