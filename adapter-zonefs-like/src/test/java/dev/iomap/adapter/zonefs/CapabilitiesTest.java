@@ -72,6 +72,8 @@ class CapabilitiesTest {
                     (fs, file, other) -> fs.setXattr("/cnv/0", "user.a", new byte[] {1}, XattrMode.ANY)),
             Map.entry(Capability.JOURNALED_DATA,
                     (fs, file, other) -> fs.setFileFlags("/cnv/0", EnumSet.of(dev.iomap.api.FileFlag.JOURNAL_DATA))),
+            Map.entry(Capability.INODE_FLAGS,
+                    (fs, file, other) -> fs.setFileFlags("/cnv/0", EnumSet.of(dev.iomap.api.FileFlag.IMMUTABLE))),
             // A sequential zone's append advances the write pointer block by block and a conventional zone is
             // overwritten in place, with no journal to switch a mapping: nothing can make a write all or nothing.
             Map.entry(Capability.ATOMIC_WRITES, (fs, file, other) -> file.writeAtomic(0, ByteBuffer.allocate(4096))));
