@@ -87,7 +87,7 @@ public final class BcachefsLikeAdapter implements FileSystemAdapter {
      * {@inheritDoc}
      *
      * <p>The device's block size must be the filesystem's. Properties: see the class comment; others
-     * are refused.
+     * are refused. The label (at most 32 bytes of UTF-8, no NUL) goes into the superblock.
      */
     @Override
     public void format(BlockDevice device, FormatOptions options) throws IOException {
@@ -106,7 +106,7 @@ public final class BcachefsLikeAdapter implements FileSystemAdapter {
             update.put(Keys.inode(Keys.ROOT_INO), root.encode());
             update.commit();
             store.flushAll();
-            store.checkpoint();
+            store.setLabel(options.label()); // the checkpoint that ends format, its superblock with the label
         }
         device.flush();
     }
@@ -116,6 +116,7 @@ public final class BcachefsLikeAdapter implements FileSystemAdapter {
             throw new InvalidRangeException("bcachefs-like: the device's block size " + deviceBlockSize
                     + " is not the filesystem's " + options.blockSize());
         }
+        KeyStore.checkLabel(options.label());
         return Config.parse(options);
     }
 

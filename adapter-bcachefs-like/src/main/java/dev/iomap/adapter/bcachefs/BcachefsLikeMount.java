@@ -372,6 +372,32 @@ final class BcachefsLikeMount extends Namespace implements MountedFileSystem, Su
         volume.store.flushAll();
     }
 
+    @Override
+    public String label() throws IOException {
+        volume.checkLive();
+        return volume.store.label();
+    }
+
+    /**
+     * bcachefs's {@code FS_IOC_SETFSLABEL}: the label goes into the superblock by a checkpoint of the
+     * store (the one path that writes superblocks: the copy {@code sequence % 2}, then a device flush),
+     * under the metadata lock that unmount's last checkpoint takes too. Checked first: at most 32 bytes
+     * of UTF-8 without NUL ({@link dev.iomap.api.InvalidRangeException}); a read-only device is refused
+     * ({@link ReadOnlyDeviceException}); nothing is written then.
+     */
+    @Override
+    public void setLabel(String label) throws IOException {
+        KeyStore.checkLabel(label);
+        locked(() -> {
+            volume.checkLive();
+            if (volume.device().readOnly()) {
+                throw new ReadOnlyDeviceException("bcachefs-like: cannot set the label on a read-only device");
+            }
+            volume.store.setLabel(label);
+            return null;
+        });
+    }
+
     /**
      * FITRIM, as bcachefs discards only buckets whose freeing journal entry is on the device: refused on
      * a read-only device (even with nothing free); then {@link #sync} makes the space freed so far

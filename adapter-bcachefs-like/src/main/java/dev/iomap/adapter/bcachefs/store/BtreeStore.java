@@ -426,6 +426,15 @@ public final class BtreeStore implements KeyStore {
     }
 
     private void checkpointLocked() throws IOException {
+        checkpointLocked(null);
+    }
+
+    /**
+     * A checkpoint whose superblock records {@code label}, or the label it has if null (read only after
+     * any journal write in flight is over: a label change may have checkpointed meanwhile). Caller
+     * holds the lock.
+     */
+    private void checkpointLocked(String label) throws IOException {
         while (flushing) {
             flushDone.awaitUninterruptibly();
         }
@@ -434,7 +443,8 @@ public final class BtreeStore implements KeyStore {
         }
         Checkpointer.Result result;
         try {
-            result = new Checkpointer(device, space, tree).run(sb, lastSeq, ring.head());
+            result = new Checkpointer(device, space, tree).run(sb, label == null ? sb.label() : label, lastSeq,
+                    ring.head());
         } catch (NoSpaceException e) {
             throw e;
         } catch (IOException e) {
@@ -452,6 +462,40 @@ public final class BtreeStore implements KeyStore {
         space.releaseDurable(Long.MAX_VALUE);
         tree.evictLeaves(leafCacheLimit);
         flushDone.signalAll();
+    }
+
+    @Override
+    public String label() throws IOException {
+        lock.lock();
+        try {
+            checkOpen();
+            return sb.label();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A checkpoint whose superblock carries the label: written to the copy the next checkpoint
+     * rotates to ({@code sequence % 2}) and flushed, as every checkpoint, under the store's lock. The
+     * other copy keeps the previous label until the next checkpoint overwrites it with this one; a torn
+     * write of this copy leaves the previous checkpoint, label and all, as the valid one.
+     */
+    @Override
+    public void setLabel(String label) throws IOException {
+        BcachefsSuperblock.labelBytes(label);
+        lock.lock();
+        try {
+            checkWritable();
+            if (device.readOnly()) {
+                throw new ReadOnlyDeviceException("cannot set the label: the device is read-only");
+            }
+            checkpointLocked(label);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Sets how many leaves stay loaded after a checkpoint (for tests; {@value #LEAF_CACHE_LIMIT} by default). */

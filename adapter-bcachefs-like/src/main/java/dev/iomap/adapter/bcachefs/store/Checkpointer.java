@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * One checkpoint: every dirty node goes to a newly allocated block (never its old one), children
  * before parents; the writes are awaited and flushed; then the superblock copy {@code sequence % 2}
- * points to the new root with the journal tail; flushed again; only then are the old blocks of
+ * points to the new root with the journal tail (and the label); flushed again; only then are the old blocks of
  * rewritten and removed nodes freed. Runs under the store's lock.
  */
 final class Checkpointer {
@@ -35,13 +35,14 @@ final class Checkpointer {
 
     /**
      * @param old the superblock on the device now
+     * @param label the label the new superblock records (the old one's, or a new one)
      * @param checkpointSeq the last transaction the tree holds
      * @param journalTail where the journal continues
      * @return the new superblock
      * @throws NoSpaceException if there are not enough blocks for the dirty nodes (nothing changed)
      * @throws IOException if a write or flush fails (the old superblock and journal stay valid)
      */
-    Result run(BcachefsSuperblock old, long checkpointSeq, long journalTail) throws IOException {
+    Result run(BcachefsSuperblock old, String label, long checkpointSeq, long journalTail) throws IOException {
         int blockSize = old.blockSize();
         long sequence = old.sequence() + 1;
         List<Node> dirty = new ArrayList<>();
@@ -74,7 +75,7 @@ final class Checkpointer {
         Node root = tree.root();
         BcachefsSuperblock next = new BcachefsSuperblock(sequence, blockSize, old.totalBlocks(), old.journalStart(),
                 old.journalBlocks(), old.nonce(), root.block, root.level, checkpointSeq, journalTail,
-                space.freeBlocks() + freed.size(), old.nodeBlocks() + fresh.size() - freed.size());
+                space.freeBlocks() + freed.size(), old.nodeBlocks() + fresh.size() - freed.size(), label);
         BlockIo.write(device, sequence % BcachefsSuperblock.COPIES, next.encode(), IoPurpose.METADATA);
         device.flush();
         for (Node node : dirty) {

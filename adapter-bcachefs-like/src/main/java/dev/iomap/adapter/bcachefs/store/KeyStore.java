@@ -91,6 +91,38 @@ public interface KeyStore extends AutoCloseable {
      */
     long discardFree(long first, long end, long minBlocks) throws IOException;
 
+    /** Bytes of UTF-8 a label holds at most: bcachefs's {@code BCH_SB_LABEL_SIZE}. */
+    int MAX_LABEL_BYTES = BcachefsSuperblock.LABEL_BYTES;
+
+    /**
+     * Checks a label as {@link #setLabel} does, without a store (for mkfs's checks).
+     *
+     * @param label the label, empty for none
+     * @throws dev.iomap.api.InvalidRangeException if it holds a NUL, is not valid text, or is longer than
+     *     {@link #MAX_LABEL_BYTES} bytes of UTF-8
+     */
+    static void checkLabel(String label) throws dev.iomap.api.InvalidRangeException {
+        BcachefsSuperblock.labelBytes(label);
+    }
+
+    /**
+     * @return the label the newest superblock records, empty if none
+     * @throws IOException if the store is closed
+     */
+    String label() throws IOException;
+
+    /**
+     * Records a new label: a checkpoint whose superblock carries it, written and flushed before this
+     * returns (every committed transaction becomes durable with it).
+     *
+     * @param label the label, empty to clear it
+     * @throws dev.iomap.api.InvalidRangeException as {@link #checkLabel} (nothing written)
+     * @throws dev.iomap.device.ReadOnlyDeviceException if the store or its device is read-only
+     * @throws dev.iomap.api.FileSystemShutdownException after a failed write
+     * @throws IOException if the store is closed or a write fails (the previous superblock stays valid)
+     */
+    void setLabel(String label) throws IOException;
+
     /** @return blocks of the device the store spans (superblocks, journal, nodes and data) */
     long deviceBlocks();
 

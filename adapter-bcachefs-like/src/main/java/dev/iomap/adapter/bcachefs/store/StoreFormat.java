@@ -99,7 +99,7 @@ public record StoreFormat(long journalBlocks) {
         Node root = new Node(0);
         root.block = dataStart;
         BcachefsSuperblock first = new BcachefsSuperblock(1, blockSize, total, BcachefsSuperblock.COPIES, journalBlocks, nonce,
-                dataStart, 0, 0, BcachefsSuperblock.COPIES, total - dataStart - 1, 1);
+                dataStart, 0, 0, BcachefsSuperblock.COPIES, total - dataStart - 1, 1, "");
         BlockIo.write(device, dataStart, root.encode(blockSize, 1), IoPurpose.METADATA);
         writeEmptyRing(device);
         BlockIo.write(device, 1, ByteBuffer.allocate(blockSize), IoPurpose.METADATA);
