@@ -1310,7 +1310,8 @@ public final class FuseBridge {
 
     /**
      * ioctl by a caller: the shutdown command ({@link #shutDown}), the label commands ({@link #label}),
-     * {@code FITRIM} ({@link #trim}) and the inode flags' commands.
+     * {@code FITRIM} ({@link #trim}) and the inode flags' commands; after a set of the flags the kernel is
+     * told to drop the attributes it cached (the set changed the change time: generic/277).
      *
      * @param nodeid the file or directory
      * @param command the command
@@ -1338,6 +1339,9 @@ public final class FuseBridge {
             inodes.ioctl(path, command, data);
             return null;
         });
+        if (command == InodeOperations.FS_IOC_SETFLAGS || command == InodeOperations.FS_IOC_FSSETXATTR) {
+            attributesChanged.accept(nodeid);   // the set changed the change time the kernel caches
+        }
     }
 
     /**

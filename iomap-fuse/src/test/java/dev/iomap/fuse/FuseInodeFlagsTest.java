@@ -58,6 +58,9 @@ class FuseInodeFlagsTest {
         mount = MountedImage.mount(adapter, image, dir.resolve("mnt"));
         assumeTrue(mount.capabilities().contains(Capability.INODE_FLAGS), adapter + " keeps no inode flags");
         mount.sh("printf data > f && mkdir d && printf x > d/inside");
+        assertThat(mount.sh("c1=$(stat -c %z f); chattr +A f; c2=$(stat -c %z f); chattr -A f; "
+                + "[ \"$c1\" != \"$c2\" ] && echo changed")).as("the kernel's cached ctime is dropped (generic/277)")
+                .isEqualTo("changed\n");
 
         mount.sh("chattr +i f");
         assertThat(letters("", "f")).isEqualTo("i");

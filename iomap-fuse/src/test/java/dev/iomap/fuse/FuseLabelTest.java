@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -60,18 +62,18 @@ class FuseLabelTest {
         }
     }
 
-    @Test
-    void rootSetsTheLabelOfAMountAnotherUserCannotAndTheNextMountHasIt() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"xfs-like", "bcachefs-like"})
+    void rootSetsTheLabelOfAMountAnotherUserCannotAndTheNextMountHasIt(String adapter) throws Exception {
         MountedImage.assumeFuse();
         assumeTrue(MountedImage.run(Path.of("/"), List.of("id", "-u")).stdout().strip().equals("0"),
                 "acting as another user needs root");
         assumeTrue(MountedImage.onPath("setpriv") && Files.isExecutable(Path.of(PYTHON3)),
                 "setpriv or " + PYTHON3 + " missing");
-        assumeTrue(MountedImage.ADAPTER.equals("xfs-like"), "the label is set on a mount by xfs-like");
         Path image = dir.resolve("disk.img");
-        MountedImage.format(MountedImage.ADAPTER, image, 32L << 20);
+        MountedImage.format(adapter, image, 32L << 20);
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
-        try (MountedImage mount = MountedImage.mount(MountedImage.ADAPTER, image, dir.resolve("mnt"),
+        try (MountedImage mount = MountedImage.mount(adapter, image, dir.resolve("mnt"),
                 FuseMountOptions.defaults().withFuseOptions(List.of("allow_other")))) {
             String out = mount.sh(LABEL + "; " + LABEL + "backup-2026; "
                     + "setpriv --reuid=65534 --regid=65534 --clear-groups -- " + LABEL + "other; "
@@ -79,9 +81,9 @@ class FuseLabelTest {
             assertThat(out).isEqualTo("\nbackup-2026\nEPERM\nEINVAL\nbackup-2026\n");
             mount.unmount();
         }
-        try (var reopened = MountedImage.reopen(MountedImage.ADAPTER, image)) {
+        try (var reopened = MountedImage.reopen(adapter, image)) {
             assertThat(reopened.fs().label()).isEqualTo("backup-2026");
         }
-        assertThat(MountedImage.fsck(MountedImage.ADAPTER, image).problems()).isEmpty();
+        assertThat(MountedImage.fsck(adapter, image).problems()).isEmpty();
     }
 }
