@@ -30,6 +30,23 @@ public interface IomapFile extends Closeable {
     }
 
     /**
+     * Opens this file's inode again, as opening {@code /proc/self/fd/N} does on Linux: a new open file with
+     * its own flags, checked as {@link IomapFileSystem#open(String, java.util.Set)} checks them, closed on
+     * its own, and possible also when the inode has no name left (unlinked while open), which no path can
+     * reach. This default: refused.
+     *
+     * @param flags the new open's flags
+     * @return the new open file
+     * @throws java.nio.channels.ClosedChannelException if this file is closed
+     * @throws NotSupportedException if the file system cannot (this default), or for a flag as at open
+     * @throws IOException as an open ({@link OperationNotPermittedException} for an immutable file's
+     *     writable open, ...)
+     */
+    default IomapFile reopen(java.util.Set<OpenFlag> flags) throws IOException {
+        throw new NotSupportedException("this file system cannot open a file again by its handle");
+    }
+
+    /**
      * Reads from {@code pos} into {@code dst}, up to EOF.
      *
      * @param pos file offset, at least 0

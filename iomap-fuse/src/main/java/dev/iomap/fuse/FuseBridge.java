@@ -721,7 +721,9 @@ public final class FuseBridge {
     }
 
     /**
-     * open(2) of an existing file.
+     * open(2) of an existing file. An inode unlinked while open has no path: it is opened again through one
+     * of its open files ({@link IomapFile#reopen}), as {@code /proc/PID/fd/N} and {@code open_by_handle_at}
+     * of an unlinked open file ask.
      *
      * @param nodeid the file
      * @param flags the open flags ({@code O_TRUNC} empties it; {@code O_DIRECT} and {@code O_DSYNC} as in
@@ -732,6 +734,13 @@ public final class FuseBridge {
      * @throws IOException as the file system
      */
     Opened open(long nodeid, int flags, InodeOperations.Caller caller) throws IOException {
+        IomapFile unnamed = nodes.hasPath(nodeid) ? null : nodes.openFile(nodeid);
+        if (unnamed != null) {
+            live();
+            IomapFile file = unnamed.reopen(openFlags(flags));
+            truncateOnOpen(file, flags);
+            return opened(nodeid, file, flags);
+        }
         return onPath(nodeid, path -> {
             IomapFile file = openFile(path, flags & ~O_TRUNC);
             if (nodes.nodeid(file.ino()) != nodeid) {

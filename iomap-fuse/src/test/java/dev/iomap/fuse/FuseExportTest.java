@@ -13,7 +13,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * {@code name_to_handle_at} and {@code open_by_handle_at} through the kernel (xfstests generic/426, 467,
  * 477): a handle opens its file after the kernel dropped its inode and dentry caches, and after an unmount
- * and mount; a handle of a removed file is ESTALE. Needs root (drop_caches, {@code CAP_DAC_READ_SEARCH})
+ * and mount; a handle of a removed file is ESTALE; a file unlinked while open opens again through
+ * {@code /proc/self/fd} (generic/467's "unlinked open file": the open has no path to take). Needs root (drop_caches, {@code CAP_DAC_READ_SEARCH})
  * and python3 (the calls through ctypes).
  */
 class FuseExportTest {
@@ -73,6 +74,12 @@ class FuseExportTest {
         assertThat(handles("open", dir.resolve("g.handle").toString())).isEqualTo("ESTALE\n");
         mount.sh("echo 3 > /proc/sys/vm/drop_caches");
         assertThat(handles("open", dir.resolve("f.handle").toString())).isEqualTo("kept\n");
+
+        assertThat(mount.sh("exec 3<a/b/f; rm a/b/f; printf more >> /proc/self/fd/3; cat /proc/self/fd/3; "
+                + "echo 3 > /proc/sys/vm/drop_caches; cat /proc/self/fd/3; ls a/b | wc -l"))
+                .as("an unlinked open file opens again through /proc/self/fd").isEqualTo("keptmorekeptmore0\n");
+        mount.sh("printf kept > a/b/f");
+        handles("a/b/f", dir.resolve("f.handle").toString());
 
         Path mountPoint = dir.resolve("mnt");
         mount.unmount();

@@ -45,6 +45,33 @@ public abstract class CreateOpenContract extends AdapterContract {
         assertContent(open("/a"), data);
     }
 
+    /**
+     * {@link IomapFile#reopen}, as {@code /proc/self/fd/N} and {@code open_by_handle_at} open a file: the
+     * same inode, named or unlinked, with its own flags and its own close; the inode goes with the last.
+     */
+    @Test
+    void reopenOpensTheSameInodeAlsoAfterItsNameIsGone() throws IOException {
+        IomapFile first = create("/a");
+        byte[] model = writePattern(first, 0, 3 * blockSize() + 1, 4);
+        fs.unlink("/a");
+        IomapFile again = first.reopen(Set.of());
+        assertThat(again.ino()).isEqualTo(first.ino());
+        assertContent(again, model);
+        byte[] tail = {1, 2, 3};
+        write(again, model.length, tail);
+        first.close();
+        assertContent(again, apply(model, model.length, tail));
+        try (IomapFile reader = again.reopen(Set.of(dev.iomap.api.OpenFlag.READ_ONLY))) {
+            assertContent(reader, apply(model, model.length, tail));
+            assertThatThrownBy(() -> write(reader, 0, tail))
+                    .isInstanceOf(dev.iomap.api.OperationNotPermittedException.class);
+        }
+        again.close();
+        assertThatThrownBy(() -> again.reopen(Set.of())).isInstanceOf(ClosedChannelException.class);
+        assertThat(fs.readdir("/")).extracting(DirEntry::name).doesNotContain("a");
+        remountChecked();
+    }
+
     @Test
     void createOfAnExistingNameFails() throws IOException {
         create("/a");

@@ -371,6 +371,12 @@ final class CoreFile implements IomapFile {
     }
 
     @Override
+    public IomapFile reopen(Set<OpenFlag> flags) throws IOException {
+        ensureOpen();
+        return fs.reopen(inode.ino(), flags);
+    }
+
+    @Override
     public MappedFile map() {
         return new CoreMappedFile(this, inode.map());
     }

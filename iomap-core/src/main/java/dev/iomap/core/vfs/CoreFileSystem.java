@@ -273,6 +273,21 @@ final class CoreFileSystem implements IomapFileSystem {
         });
     }
 
+    /**
+     * {@link IomapFile#reopen}: a new open of an inode that is open (so cached), named or not, with the
+     * checks of {@link #open(String, Set)}.
+     */
+    IomapFile reopen(long ino, Set<OpenFlag> flags) throws IOException {
+        Set<OpenFlag> openFlags = flags.isEmpty() ? Set.of() : Set.copyOf(flags);
+        if (openFlags.contains(OpenFlag.DIRECT)) {
+            require(Capability.DIRECT_IO, "direct I/O (open of inode " + ino + " with DIRECT)");
+        }
+        return locked(() -> {
+            flagRules.mayOpen(ino, openFlags, "inode " + ino);
+            return openInode(ino, openFlags);
+        });
+    }
+
     @Override
     public void mkdir(String path) throws IOException {
         mkdir(path, NewInodeAttributes.defaults(FileType.DIRECTORY));
