@@ -109,7 +109,7 @@ class MockedLinksTest {
 
         when(mocked.iomap.lstat("/plain")).thenReturn(MockedFileSystem.stat(3, FileType.REGULAR, 0644));
         IomapFile file = org.mockito.Mockito.mock(IomapFile.class);
-        when(mocked.iomap.open("/plain")).thenReturn(file);
+        when(mocked.iomap.open("/plain", java.util.Set.of(dev.iomap.api.OpenFlag.READ_ONLY))).thenReturn(file);
         Files.newByteChannel(mocked.path("/plain"), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS).close();
         verify(file).close();
     }
