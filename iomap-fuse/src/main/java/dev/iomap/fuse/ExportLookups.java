@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -64,16 +65,18 @@ final class ExportLookups {
         return false;
     }
 
-    /** Remembers every name of {@code path} but the root, each under its parent's node. */
+    /** Remembers every name of {@code path} but the root, each under its parent's node, in one step. */
     private void rememberNames(String path) throws IOException {
+        List<Nodes.Step> chain = new ArrayList<>();
         long parent = Nodes.ROOT;
         StringBuilder prefix = new StringBuilder();
         for (String name : path.substring(1).split("/")) {
             prefix.append('/').append(name);
             FileStat stat = inodes.lstat(prefix.toString());
             long nodeid = nodes.nodeid(stat.ino());
-            nodes.passedThrough(nodeid, inodes.generation(stat), new Nodes.Name(parent, name));
+            chain.add(new Nodes.Step(nodeid, inodes.generation(stat), new Nodes.Name(parent, name)));
             parent = nodeid;
         }
+        nodes.passedThrough(chain);
     }
 }

@@ -369,10 +369,13 @@ public final class FuseBridge {
     private Entry exported(long nodeid, boolean self) throws IOException {
         live();
         return locked(nodes.namespace().readLock(), () -> {
-            if (!nodes.hasPath(nodeid) && (!self || !exports.findByNumber(nodes.ino(nodeid)))) {
+            String path = nodes.hasPath(nodeid) ? nodes.path(nodeid) : null;
+            if (path == null && self && exports.findByNumber(nodes.ino(nodeid))) {
+                path = nodes.path(nodeid);
+            }
+            if (path == null) {
                 throw new NoSuchFileException("node " + nodeid, null, "no name in the file system has its inode");
             }
-            String path = nodes.path(nodeid);
             if (!self && !path.equals("/")) {
                 path = path.substring(0, Math.max(1, path.lastIndexOf('/')));
             }

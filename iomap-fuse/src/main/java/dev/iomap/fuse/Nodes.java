@@ -117,18 +117,29 @@ final class Nodes {
     }
 
     /**
-     * Remembers a name of a directory on the way to an inode found by number ({@code open_by_handle_at}),
-     * counting no lookup: the kernel never met it; it stays while a name below it is known, so that the
-     * found inode has a path.
+     * One name on the way from the root to an inode found by number.
      *
-     * @param nodeid the directory's node id
+     * @param nodeid the inode's node id
      * @param generation its generation
-     * @param name its name
+     * @param name its name under the previous step (the root for the first)
      */
-    synchronized void passedThrough(long nodeid, int generation, Name name) {
-        Node node = nodes.computeIfAbsent(nodeid, id -> new Node(id, generation));
-        node.generation = generation;
-        addName(node, name);
+    record Step(long nodeid, int generation, Name name) {
+    }
+
+    /**
+     * Remembers the names from the root to an inode found by number ({@code open_by_handle_at}), in one
+     * step under the table's monitor, counting no lookup: the kernel never met them; each stays while a
+     * name below it is known, so that the inode has a path. One step, because a {@code forget} of a
+     * sibling may drop a directory of the chain between two of its names.
+     *
+     * @param chain the names, from the root's child down to the inode
+     */
+    synchronized void passedThrough(List<Step> chain) {
+        for (Step step : chain) {
+            Node node = nodes.computeIfAbsent(step.nodeid(), id -> new Node(id, step.generation()));
+            node.generation = step.generation();
+            addName(node, step.name());
+        }
     }
 
     /**
