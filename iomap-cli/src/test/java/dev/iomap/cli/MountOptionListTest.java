@@ -57,7 +57,7 @@ class MountOptionListTest {
 
     /**
      * A mount of an image another device holds waits for it (a mount just unmounted, still closing), says
-     * so once it has waited a second, and gives up after --busy-timeout with the holder's refusal first; -o busy_timeout=0 refuses at
+     * so once it has waited half the timeout (at most 5 s), and gives up after --busy-timeout with the holder's refusal first; -o busy_timeout=0 refuses at
      * once.
      */
     @Test
