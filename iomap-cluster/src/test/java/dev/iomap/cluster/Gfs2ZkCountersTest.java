@@ -116,8 +116,8 @@ class Gfs2ZkCountersTest {
                     "read " + i);
         }
         Map<String, Long> d = delta(before, counters(a));
-        assertThat(d.get("glock.cachedHolds")).as("uses served from the cached modes: 9 per open (the iopen glock"
-                + " and the link count included), stat and read").isEqualTo(900L);
+        assertThat(d.get("glock.cachedHolds")).as("uses served from the cached modes: 10 per open (the iopen glock,"
+                + " the link count and the inode flags included), stat and read").isEqualTo(1000L);
         assertThat(d.get("glock.zk.requests")).as("ZooKeeper requests").isZero();
         assertThat(d.get("glock.grants")).as("grants").isZero();
         assertThat(d.get("glock.demotions")).as("demotions").isZero();

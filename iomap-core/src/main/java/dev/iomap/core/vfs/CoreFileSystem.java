@@ -268,8 +268,9 @@ final class CoreFileSystem implements IomapFileSystem {
                 throw new FileSystemException(path, null, type == FileType.DIRECTORY ? "Is a directory"
                         : "not a regular file: " + type);
             }
-            flagRules.mayOpen(ino, openFlags, path);
-            return openInode(ino, openFlags);
+            Set<FileFlag> inodeFlags = flagRules.of(ino);
+            InodeFlagRules.mayOpen(inodeFlags, openFlags, path);
+            return openInode(ino, openFlags, inodeFlags);
         });
     }
 
@@ -283,8 +284,9 @@ final class CoreFileSystem implements IomapFileSystem {
             require(Capability.DIRECT_IO, "direct I/O (open of inode " + ino + " with DIRECT)");
         }
         return locked(() -> {
-            flagRules.mayOpen(ino, openFlags, "inode " + ino);
-            return openInode(ino, openFlags);
+            Set<FileFlag> inodeFlags = flagRules.of(ino);
+            InodeFlagRules.mayOpen(inodeFlags, openFlags, "inode " + ino);
+            return openInode(ino, openFlags, inodeFlags);
         });
     }
 
@@ -773,18 +775,22 @@ final class CoreFileSystem implements IomapFileSystem {
 
     /** Opens an inode: caches it on first use and counts the open file. Caller holds the namespace lock. */
     private IomapFile openInode(long ino) throws IOException {
-        return openInode(ino, Set.of());
+        return openInode(ino, Set.of(), flagRules.of(ino));
     }
 
-    /** {@link #openInode(long)} with open flags, checked by the caller. */
-    private IomapFile openInode(long ino, Set<OpenFlag> flags) throws IOException {
+    /**
+     * {@link #openInode(long)} with open flags, checked by the caller.
+     *
+     * @param inodeFlags the inode's flags as the caller read them for its checks (read once per open)
+     */
+    private IomapFile openInode(long ino, Set<OpenFlag> flags, Set<FileFlag> inodeFlags) throws IOException {
         CachedInode inode = cache.inode(ino);
         if (inode == null) {
             FileStat info = inodes.getattr(ino);
             inode = cache.addInode(ino, mount.blockSize(), info.size(), mount.maxFileSize(), mount.iomapOps(),
                     mount.writebackOps());
         }
-        inode.fileFlags(flagRules.of(ino));
+        inode.fileFlags(inodeFlags);
         if (!openCounts.containsKey(ino)) {
             files.open(inode);
         }

@@ -37,12 +37,15 @@ final class InodeFlagRules {
         return kept ? inodes.getflags(ino) : Set.of();
     }
 
-    /** {@code may_open}: an immutable file opens read-only, an append-only one read-only or to append. */
-    void mayOpen(long ino, Set<OpenFlag> open, String path) throws IOException {
-        if (!kept || open.contains(OpenFlag.READ_ONLY)) {
+    /**
+     * {@code may_open}: an immutable file opens read-only, an append-only one read-only or to append.
+     *
+     * @param flags the inode's flags ({@link #of})
+     */
+    static void mayOpen(Set<FileFlag> flags, Set<OpenFlag> open, String path) throws IOException {
+        if (open.contains(OpenFlag.READ_ONLY)) {
             return;
         }
-        Set<FileFlag> flags = of(ino);
         if (flags.contains(FileFlag.IMMUTABLE)) {
             throw refused(path, "open for writing of an immutable file");
         }
