@@ -27,7 +27,7 @@ class Gfs2LikeCommandsTest {
     /** stat's counter line on a fresh mount: only the checkpoint the mount's journal replay made. */
     private static final String FRESH_COUNTERS = "adapter ctrs : glock.acquisitions=0, glock.cachedHolds=0,"
             + " glock.demotions=0, glock.grants=0, glock.pagesInvalidated=0, journal.blocksLogged=0, journal.checkpoints=1, journal.commits=0,"
-            + " journal.dataCommits=0\n";
+            + " journal.dataCommits=0, trim.bytes=0\n";
 
     @TempDir
     Path dir;
@@ -60,7 +60,7 @@ class Gfs2LikeCommandsTest {
                 + " 8192 blocks in 8 resource groups, 2 journals)\n");
         assertThat(stat.status()).as(stat.err()).isZero();
         assertThat(stat.out()).contains("\nadapter      : gfs2-like (capabilities: [DIRECTORIES, RENAME, FALLOCATE,")
-                .contains("JOURNALED_DATA, DIRECT_IO])\nblock size   : 4096\n")
+                .contains("JOURNALED_DATA, INODE_FLAGS, DIRECT_IO])\nblock size   : 4096\n")
                 .contains("\nblocks       : 8192 total, 7662 free, 530 used (6.5%), 2120KiB of 32.0MiB\n")
                 .contains("\nroot         : 0 entries\n")
                 .endsWith("\n" + FRESH_COUNTERS)
