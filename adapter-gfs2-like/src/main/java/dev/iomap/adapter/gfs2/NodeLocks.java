@@ -181,16 +181,7 @@ final class NodeLocks {
         }
         BitSet groups = new BitSet();
         groups.set(0, mount.volume.rgs.length);
-        mount.glocks.lockRgrps(groups);
-        try {
-            mount.read(() -> {
-                mount.volume.refreshRgrps();
-                return null;
-            });
-        } catch (IOException | RuntimeException e) {
-            mount.glocks.unlockRgrps();
-            throw e;
-        }
+        lockAndRefresh(groups);
     }
 
     /**
@@ -249,7 +240,12 @@ final class NodeLocks {
         }
         BitSet group = new BitSet();
         group.set(g);
-        mount.glocks.lockRgrps(group);
+        lockAndRefresh(group);
+    }
+
+    /** Takes {@code groups}' glocks in EX and reads stale copies again; on failure nothing is held. */
+    private void lockAndRefresh(BitSet groups) throws IOException {
+        mount.glocks.lockRgrps(groups);
         try {
             mount.read(() -> {
                 mount.volume.refreshRgrps();
